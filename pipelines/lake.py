@@ -1,0 +1,180 @@
+"""The Parquet lake: versioned table folders published by an atomic symlink swap.
+
+Layout under the lake root::
+
+    <zone>/<table>                      -> .versions/<table>/<version>   (symlink, the published table)
+    <zone>/.versions/<table>/<version>/  *.parquet + _plumbline.json      (immutable once published)
+    <zone>/.versions/<table>/.staging-*  a build in progress
+
+Readers always go through ``<zone>/<table>``; ``os.replace`` of a symlink is atomic on
+POSIX, so a reader sees either the old complete table or the new complete one, never a
+half-written folder. A build that fails leaves only a staging folder, which is removed.
+The previous version is kept so that a reader that resolved the link just before a swap
+can finish; older versions are pruned.
+
+Pure file-system code: no Dagster here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+MANIFEST = "_plumbline.json"
+KEEP_VERSIONS = 2
+# A staging folder older than this belongs to a build that died without cleaning up.
+STALE_STAGING_SECONDS = 24 * 3600
+
+
+class LakeError(RuntimeError):
+    """A lake table is missing or its files do not match their manifest."""
+
+
+@dataclass(frozen=True)
+class TableVersion:
+    zone: str
+    table: str
+    path: Path  # the immutable version folder
+    manifest: dict[str, Any]
+
+    @property
+    def digest(self) -> str:
+        return self.manifest["digest"]
+
+    @property
+    def files(self) -> list[Path]:
+        return data_files(self.path)
+
+
+def data_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.parquet") if p.is_file())
+
+
+def digest_files(folder: Path) -> str:
+    """sha256 over every data file's relative path and bytes, in sorted order.
+
+    The names are part of the digest so that renaming or moving a file changes it.
+    """
+    h = hashlib.sha256()
+    for path in data_files(folder):
+        h.update(path.relative_to(folder).as_posix().encode())
+        h.update(b"\0")
+        with path.open("rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class TableStats:
+    row_count: int
+    bytes: int
+    schema: list[tuple[str, str, bool]]  # (column, arrow type, nullable)
+
+
+def table_stats(folder: Path) -> TableStats:
+    """Row count, size and schema from the Parquet footers, without reading the data."""
+    files = data_files(folder)
+    if not files:
+        raise LakeError(f"{folder}: no Parquet files")
+    schema = pq.read_schema(files[0])
+    rows = sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+    return TableStats(
+        row_count=rows,
+        bytes=sum(f.stat().st_size for f in files),
+        schema=[(fld.name, str(fld.type), fld.nullable) for fld in schema],
+    )
+
+
+class Lake:
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+
+    def table_path(self, zone: str, table: str) -> Path:
+        """The stable path readers use (a symlink to the published version)."""
+        return self.root / zone / table
+
+    def _versions_dir(self, zone: str, table: str) -> Path:
+        return self.root / zone / ".versions" / table
+
+    def current(self, zone: str, table: str) -> TableVersion | None:
+        link = self.table_path(zone, table)
+        if not link.is_symlink():
+            return None
+        target = link.resolve()
+        manifest_path = target / MANIFEST
+        if not manifest_path.is_file():
+            raise LakeError(f"{link}: published version {target.name} has no {MANIFEST}")
+        return TableVersion(zone, table, target, json.loads(manifest_path.read_text()))
+
+    def verify(self, version: TableVersion) -> bool:
+        """True when the files on disk still hash to the manifest's digest."""
+        return digest_files(version.path) == version.digest
+
+    @contextmanager
+    def stage(self, zone: str, table: str) -> Iterator[Path]:
+        """A fresh, empty staging folder for a new version; removed if the build fails."""
+        versions = self._versions_dir(zone, table)
+        versions.mkdir(parents=True, exist_ok=True)
+        self._remove_stale_staging(versions)
+        staging = versions / f".staging-{uuid.uuid4().hex}"
+        staging.mkdir()
+        try:
+            yield staging
+        finally:
+            # After a successful publish the folder has been renamed away.
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+
+    def publish(
+        self, zone: str, table: str, staging: Path, manifest: dict[str, Any]
+    ) -> TableVersion:
+        """Seal ``staging`` as a new version and point ``<zone>/<table>`` at it atomically."""
+        digest = digest_files(staging)
+        if not data_files(staging):
+            raise LakeError(f"{zone}/{table}: nothing to publish, {staging} has no Parquet files")
+        manifest = {**manifest, "zone": zone, "table": table, "digest": digest}
+        (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True))
+
+        # Nanoseconds in the name keep versions in publish order when several land in a second.
+        now = time.time_ns()
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 1_000_000_000))
+        version_name = f"{stamp}.{now % 1_000_000_000:09d}-{digest[:12]}"
+        version = staging.parent / version_name
+        staging.rename(version)
+
+        link = self.table_path(zone, table)
+        tmp_link = link.with_name(f".{table}.link-{uuid.uuid4().hex}")
+        tmp_link.symlink_to(os.path.relpath(version, link.parent))
+        os.replace(tmp_link, link)
+        self._prune(version.parent, keep=version)
+        return TableVersion(zone, table, version, manifest)
+
+    def _prune(self, versions: Path, keep: Path) -> None:
+        published = sorted(
+            (p for p in versions.iterdir() if p.is_dir() and not p.name.startswith(".")),
+            key=lambda p: p.name,  # names start with the UTC publish time
+            reverse=True,
+        )
+        survivors = {keep, *published[:KEEP_VERSIONS]}
+        for path in published:
+            if path not in survivors:
+                shutil.rmtree(path, ignore_errors=True)
+
+    @staticmethod
+    def _remove_stale_staging(versions: Path) -> None:
+        cutoff = time.time() - STALE_STAGING_SECONDS
+        for path in versions.glob(".staging-*"):
+            if path.stat().st_mtime < cutoff:
+                shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,167 @@
+"""plumbline's settings: the one place that reads ``PLUMBLINE_*`` environment variables.
+
+Everything else (resources, the CLI, the Dagster definitions) takes its values from a
+:class:`Settings` object, so a deployment changes behaviour through configuration alone.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, get_args
+
+Engine = Literal["duckdb", "spark"]
+ENGINES: tuple[str, ...] = get_args(Engine)
+
+DEFAULT_HOME = "./.plumbline"
+# 0.1 keeps `make run` (generation, tables, contracts and a 2-process CPU training run)
+# within a few minutes on 2 cores while lineitem still has ~600,000 rows to learn from.
+DEFAULT_SCALE = 0.1
+DEFAULT_ENGINE: Engine = "duckdb"
+
+
+class SettingsError(ValueError):
+    """A setting has a value plumbline cannot use. The message names the setting."""
+
+    def __init__(self, setting: str, accepted: str, got: object) -> None:
+        self.setting = setting
+        super().__init__(f"{setting} must be {accepted}; got {got!r}")
+
+
+@dataclass(frozen=True)
+class SettingDoc:
+    name: str
+    default: str
+    meaning: str
+
+
+# The documented settings, in the order the README's table shows them.
+SETTINGS_DOCS: tuple[SettingDoc, ...] = (
+    SettingDoc(
+        "PLUMBLINE_HOME",
+        DEFAULT_HOME,
+        "Where plumbline keeps its state: the Parquet lake (`lake/`), the Dagster "
+        "instance (`dagster/`, used as `DAGSTER_HOME`), MLflow's `mlflow.db` and artifacts.",
+    ),
+    SettingDoc(
+        "PLUMBLINE_SCALE",
+        str(DEFAULT_SCALE),
+        "TPC-H scale factor of the generated raw lake (1 = 6 million line items).",
+    ),
+    SettingDoc(
+        "PLUMBLINE_ENGINE", DEFAULT_ENGINE, "SQL engine that builds tables: `duckdb` or `spark`."
+    ),
+    SettingDoc(
+        "PLUMBLINE_MLFLOW_URI",
+        "sqlite:///$PLUMBLINE_HOME/mlflow.db",
+        "MLflow tracking and registry URI.",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path
+    scale: float = DEFAULT_SCALE
+    engine: Engine = DEFAULT_ENGINE
+    mlflow_uri: str = field(default="")
+
+    def __post_init__(self) -> None:
+        # Validation lives here so that a Settings built in code is checked like one
+        # read from the environment.
+        object.__setattr__(self, "home", Path(self.home).expanduser().absolute())
+        object.__setattr__(self, "scale", parse_scale(self.scale, "scale"))
+        object.__setattr__(self, "engine", parse_engine(self.engine, "engine"))
+        if not self.mlflow_uri:
+            object.__setattr__(self, "mlflow_uri", f"sqlite:///{self.home / 'mlflow.db'}")
+
+    @property
+    def lake_root(self) -> Path:
+        return self.home / "lake"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.home / "dagster"
+
+    @property
+    def mlflow_artifacts(self) -> Path:
+        return self.home / "mlartifacts"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """Read settings from ``environ`` (default: the process environment).
+
+        ``overrides`` (from CLI flags) win over the environment and are validated under
+        their flag name, so an error says which of the two was wrong.
+        """
+        env = os.environ if environ is None else environ
+        scale = overrides.get("scale")
+        engine = overrides.get("engine")
+        return cls(
+            home=Path(env.get("PLUMBLINE_HOME") or DEFAULT_HOME),
+            scale=parse_scale(
+                scale if scale is not None else env.get("PLUMBLINE_SCALE", DEFAULT_SCALE),
+                "--scale" if scale is not None else "PLUMBLINE_SCALE",
+            ),
+            engine=parse_engine(
+                engine if engine is not None else env.get("PLUMBLINE_ENGINE", DEFAULT_ENGINE),
+                "--engine" if engine is not None else "PLUMBLINE_ENGINE",
+            ),
+            mlflow_uri=env.get("PLUMBLINE_MLFLOW_URI", ""),
+        )
+
+    def to_env(self) -> dict[str, str]:
+        """The environment that reproduces these settings in a child process."""
+        return {
+            "PLUMBLINE_HOME": str(self.home),
+            "PLUMBLINE_SCALE": format_scale(self.scale),
+            "PLUMBLINE_ENGINE": self.engine,
+            "PLUMBLINE_MLFLOW_URI": self.mlflow_uri,
+        }
+
+
+def parse_scale(value: object, setting: str) -> float:
+    accepted = "a positive number (TPC-H scale factor, e.g. 0.01, 0.1, 1)"
+    try:
+        scale = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise SettingsError(setting, accepted, value) from None
+    if not math.isfinite(scale) or scale <= 0:
+        raise SettingsError(setting, accepted, value)
+    return scale
+
+
+def parse_engine(value: object, setting: str) -> Engine:
+    if value not in ENGINES:
+        raise SettingsError(setting, "one of " + ", ".join(ENGINES), value)
+    return value  # type: ignore[return-value]
+
+
+def format_scale(scale: float) -> str:
+    """``0.1`` -> ``"0.1"``, ``1.0`` -> ``"1"``: the form tpchgen-cli and humans expect."""
+    return f"{scale:g}"
+
+
+def check_home_writable(home: Path) -> None:
+    """Fail with a SettingsError unless ``home`` exists as a writable folder or can be made.
+
+    Nothing is left behind: the probe is a temporary folder created and removed in the
+    deepest existing ancestor. A real write is the only reliable test when running as root,
+    where permission bits do not stop writes but read-only mounts and pseudo file systems do.
+    """
+    accepted = "a folder plumbline can create and write"
+    probe_parent = home
+    while not probe_parent.exists():
+        if probe_parent.parent == probe_parent:
+            break
+        probe_parent = probe_parent.parent
+    if not probe_parent.is_dir():
+        raise SettingsError("PLUMBLINE_HOME", accepted, str(home))
+    try:
+        tempfile.TemporaryDirectory(dir=probe_parent, prefix=".plumbline-probe-").cleanup()
+    except OSError:
+        raise SettingsError("PLUMBLINE_HOME", accepted, str(home)) from None

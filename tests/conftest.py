@@ -1,0 +1,34 @@
+"""Fixtures shared across the suite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from assets.raw import raw_assets
+from pipelines.resources import LakeResource, TpchResource
+
+TEST_SCALE = 0.01
+
+
+def _materialize_raw(lake_root: Path, scale: float = TEST_SCALE) -> dg.ExecuteInProcessResult:
+    return dg.materialize(
+        raw_assets,
+        resources={"lake": LakeResource(root=str(lake_root)), "tpch": TpchResource(scale=scale)},
+    )
+
+
+@pytest.fixture(scope="session")
+def materialize_raw():
+    """Materialize the raw TPC-H assets into a lake root with the real generator."""
+    return _materialize_raw
+
+
+@pytest.fixture(scope="session")
+def raw_lake_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A lake holding the eight TPC-H tables at scale 0.01, generated once per session."""
+    root = tmp_path_factory.mktemp("lake")
+    assert _materialize_raw(root).success
+    return root

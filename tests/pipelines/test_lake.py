@@ -1,0 +1,73 @@
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.lake import KEEP_VERSIONS, Lake, digest_files, table_stats
+
+
+def write_version(lake: Lake, values: list[int], table: str = "t"):
+    with lake.stage("raw", table) as staging:
+        pq.write_table(pa.table({"x": values}), staging / "part-0.parquet")
+        return lake.publish("raw", table, staging, {"note": "test"})
+
+
+def read(lake: Lake, table: str = "t") -> list[int]:
+    return pq.read_table(lake.table_path("raw", table)).column("x").to_pylist()
+
+
+def test_publish_points_the_stable_path_at_a_sealed_version(tmp_path):
+    lake = Lake(tmp_path)
+    version = write_version(lake, [1, 2, 3])
+    assert lake.table_path("raw", "t").is_symlink()
+    assert read(lake) == [1, 2, 3]
+    current = lake.current("raw", "t")
+    assert current is not None
+    assert current.path == version.path
+    assert current.manifest["note"] == "test"
+    assert current.digest == digest_files(version.path)
+    assert lake.verify(current)
+    assert table_stats(current.path).row_count == 3
+
+
+def test_a_failed_build_leaves_the_last_good_table_and_no_staging(tmp_path):
+    lake = Lake(tmp_path)
+    good = write_version(lake, [1, 2, 3])
+    with pytest.raises(RuntimeError, match="generator crashed"), lake.stage("raw", "t") as staging:
+        (staging / "part-0.parquet").write_bytes(b"half a file")
+        raise RuntimeError("generator crashed")
+    assert read(lake) == [1, 2, 3]
+    assert lake.current("raw", "t").path == good.path
+    assert not list((tmp_path / "raw" / ".versions" / "t").glob(".staging-*"))
+
+
+def test_a_missing_table_has_no_current_version(tmp_path):
+    assert Lake(tmp_path).current("raw", "nothing") is None
+
+
+def test_old_versions_are_pruned_but_the_previous_one_is_kept(tmp_path):
+    lake = Lake(tmp_path)
+    versions = [write_version(lake, [i]) for i in range(KEEP_VERSIONS + 2)]
+    kept = sorted(p for p in (tmp_path / "raw" / ".versions" / "t").iterdir())
+    assert len(kept) == KEEP_VERSIONS
+    assert versions[-1].path in kept
+    assert versions[-2].path in kept
+    assert read(lake) == [KEEP_VERSIONS + 1]
+
+
+def test_digest_follows_content_and_names(tmp_path):
+    for name, values in [("a", [1]), ("b", [1]), ("c", [2])]:
+        (tmp_path / name).mkdir()
+        pq.write_table(pa.table({"x": values}), tmp_path / name / "part-0.parquet")
+    assert digest_files(tmp_path / "a") == digest_files(tmp_path / "b")
+    assert digest_files(tmp_path / "a") != digest_files(tmp_path / "c")
+    (tmp_path / "b" / "part-0.parquet").rename(tmp_path / "b" / "part-1.parquet")
+    assert digest_files(tmp_path / "a") != digest_files(tmp_path / "b")
+
+
+def test_tampering_is_detected(tmp_path):
+    lake = Lake(tmp_path)
+    version = write_version(lake, [1, 2, 3])
+    data = version.path / "part-0.parquet"
+    data.chmod(0o644)
+    pq.write_table(pa.table({"x": [1, 2, 4]}), data)
+    assert not lake.verify(lake.current("raw", "t"))

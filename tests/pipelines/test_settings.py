@@ -1,0 +1,89 @@
+from pathlib import Path
+
+import pytest
+
+from pipelines.settings import (
+    DEFAULT_SCALE,
+    Settings,
+    SettingsError,
+    check_home_writable,
+)
+
+
+def test_defaults_resolve_under_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    settings = Settings.from_env({})
+    assert settings.home == tmp_path / ".plumbline"
+    assert settings.scale == DEFAULT_SCALE
+    assert settings.engine == "duckdb"
+    assert settings.lake_root == tmp_path / ".plumbline" / "lake"
+    assert settings.dagster_home == tmp_path / ".plumbline" / "dagster"
+    assert settings.mlflow_uri == f"sqlite:///{tmp_path}/.plumbline/mlflow.db"
+
+
+def test_environment_values_are_read_and_typed(tmp_path):
+    settings = Settings.from_env(
+        {
+            "PLUMBLINE_HOME": str(tmp_path / "h"),
+            "PLUMBLINE_SCALE": "0.5",
+            "PLUMBLINE_ENGINE": "spark",
+            "PLUMBLINE_MLFLOW_URI": "http://mlflow:5000",
+        }
+    )
+    assert settings == Settings(
+        home=tmp_path / "h", scale=0.5, engine="spark", mlflow_uri="http://mlflow:5000"
+    )
+
+
+def test_flags_override_the_environment(tmp_path):
+    env = {"PLUMBLINE_HOME": str(tmp_path), "PLUMBLINE_SCALE": "1", "PLUMBLINE_ENGINE": "spark"}
+    settings = Settings.from_env(env, scale="0.01", engine="duckdb")
+    assert (settings.scale, settings.engine) == (0.01, "duckdb")
+
+
+def test_to_env_round_trips(tmp_path):
+    settings = Settings(home=tmp_path, scale=0.25, engine="spark")
+    assert Settings.from_env(settings.to_env()) == settings
+
+
+@pytest.mark.parametrize(
+    ("env", "overrides", "setting", "got"),
+    [
+        ({"PLUMBLINE_SCALE": "-1"}, {}, "PLUMBLINE_SCALE", "'-1'"),
+        ({"PLUMBLINE_SCALE": "0"}, {}, "PLUMBLINE_SCALE", "'0'"),
+        ({"PLUMBLINE_SCALE": "abc"}, {}, "PLUMBLINE_SCALE", "'abc'"),
+        ({"PLUMBLINE_SCALE": "nan"}, {}, "PLUMBLINE_SCALE", "'nan'"),
+        ({"PLUMBLINE_SCALE": "inf"}, {}, "PLUMBLINE_SCALE", "'inf'"),
+        ({}, {"scale": "0"}, "--scale", "'0'"),
+        ({}, {"scale": "abc"}, "--scale", "'abc'"),
+        ({"PLUMBLINE_ENGINE": "oracle"}, {}, "PLUMBLINE_ENGINE", "'oracle'"),
+        ({}, {"engine": "oracle"}, "--engine", "'oracle'"),
+    ],
+)
+def test_bad_values_name_the_setting_and_the_accepted_values(env, overrides, setting, got):
+    with pytest.raises(SettingsError) as info:
+        Settings.from_env(env, **overrides)
+    message = str(info.value)
+    assert info.value.setting == setting
+    assert message.startswith(f"{setting} must be ")
+    assert message.endswith(f"got {got}")
+    assert "\n" not in message
+    accepted = "duckdb, spark" if "ENGINE" in setting.upper() else "positive number"
+    assert accepted in message
+
+
+def test_a_creatable_home_passes_and_nothing_is_left_behind(tmp_path):
+    before = sorted(tmp_path.iterdir())
+    check_home_writable(tmp_path / "new" / "home")
+    assert sorted(tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize(
+    "make_home", [lambda t: t / "a-file" / "home", lambda t: Path("/proc/plumbline")]
+)
+def test_an_unwritable_home_is_refused(tmp_path, make_home):
+    (tmp_path / "a-file").write_text("not a folder")
+    home = make_home(tmp_path)
+    with pytest.raises(SettingsError, match=r"^PLUMBLINE_HOME must be a folder"):
+        check_home_writable(home)
+    assert not home.exists()
