@@ -1,0 +1,225 @@
+"""``plumbline run``: execute the asset graph through Dagster with a progress display.
+
+The run goes through ``dg.execute_job`` against the persistent instance in
+``$DAGSTER_HOME`` with the default multiprocess executor, so it is recorded like a run
+launched from the UI. Progress is read back from the instance's event log while the run
+executes in a worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import dagster as dg
+
+from pipelines.definitions import build_definitions, materialize_all_job
+from pipelines.settings import Settings, format_scale
+
+INVOCATION_TAG = "plumbline/invocation"
+POLL_SECONDS = 0.5
+# Dagster's console logger prints every DEBUG event; the progress display replaces it.
+QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+PROGRESS_EVENTS = {
+    dg.DagsterEventType.STEP_START,
+    dg.DagsterEventType.STEP_FAILURE,
+    dg.DagsterEventType.STEP_SKIPPED,
+    dg.DagsterEventType.ASSET_MATERIALIZATION,
+    dg.DagsterEventType.ASSET_CHECK_EVALUATION,
+}
+
+
+class SelectionError(ValueError):
+    """The --select expression is invalid or matches nothing."""
+
+
+@dataclass
+class AssetProgress:
+    key: str
+    status: str = "not run"
+    rows: int | None = None
+    started: float | None = None
+    seconds: float | None = None
+    message: str = ""
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    success: bool
+    seconds: float
+    assets: dict[str, AssetProgress] = field(default_factory=dict)
+
+
+def resolve_selection(defs: dg.Definitions, selection: str | None) -> list[dg.AssetKey]:
+    graph = defs.resolve_asset_graph()
+    if not selection:
+        keys = set(graph.materializable_asset_keys)
+    else:
+        try:
+            keys = dg.AssetSelection.from_string(selection).resolve(graph)
+        except Exception as exc:  # Dagster raises several types for a bad expression
+            raise SelectionError(
+                f"--select {selection!r} is not a valid asset selection: {exc}"
+            ) from exc
+    keys = {k for k in keys if k in graph.materializable_asset_keys}
+    if not keys:
+        raise SelectionError(f"--select {selection!r} matches no asset")
+    return sorted(keys, key=lambda k: k.to_user_string())
+
+
+def _innermost_message(error: object) -> str:
+    while getattr(error, "cause", None) is not None:
+        error = error.cause  # type: ignore[attr-defined]
+    return str(getattr(error, "message", error)).strip().splitlines()[0]
+
+
+class _Tracker:
+    def __init__(self, defs: dg.Definitions, keys: list[dg.AssetKey], echo: Callable[[str], None]):
+        self.echo = echo
+        self.assets = {k.to_user_string(): AssetProgress(k.to_user_string()) for k in keys}
+        self.step_keys: dict[str, list[str]] = {}
+        for assets_def in defs.resolve_asset_graph().assets_defs:
+            names = [
+                k.to_user_string() for k in assets_def.keys if k.to_user_string() in self.assets
+            ]
+            if names:
+                self.step_keys[assets_def.node_def.name] = names
+
+    def handle(self, record: dg.EventLogRecord) -> None:
+        entry = record.event_log_entry
+        event = entry.dagster_event
+        if event is None:
+            return
+        kind = event.event_type
+        if kind == dg.DagsterEventType.STEP_START:
+            for name in self.step_keys.get(event.step_key or "", []):
+                self.assets[name].status = "running"
+                self.assets[name].started = entry.timestamp
+                self.echo(f"  started       {name}")
+        elif kind == dg.DagsterEventType.ASSET_MATERIALIZATION:
+            name = event.asset_key.to_user_string()
+            progress = self.assets.setdefault(name, AssetProgress(name))
+            progress.status = "materialized"
+            rows = event.event_specific_data.materialization.metadata.get("dagster/row_count")
+            progress.rows = None if rows is None else int(rows.value)
+            if progress.started is not None:
+                progress.seconds = entry.timestamp - progress.started
+            rows_text = "" if progress.rows is None else f"  {progress.rows:,} rows"
+            self.echo(f"  materialized  {name}{rows_text}  {progress.seconds or 0:.1f}s")
+        elif kind == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
+            evaluation = event.event_specific_data
+            verdict = "passed" if evaluation.passed else "FAILED"
+            self.echo(
+                f"  check {verdict:<7} {evaluation.asset_key.to_user_string()}"
+                f" {evaluation.check_name}"
+            )
+        elif kind in (dg.DagsterEventType.STEP_FAILURE, dg.DagsterEventType.STEP_SKIPPED):
+            failed = kind == dg.DagsterEventType.STEP_FAILURE
+            message = _innermost_message(event.event_specific_data.error) if failed else ""
+            for name in self.step_keys.get(event.step_key or "", []):
+                progress = self.assets[name]
+                if progress.status == "materialized":
+                    continue
+                progress.status = "FAILED" if failed else "skipped"
+                progress.message = message
+                self.echo(f"  {progress.status:<13} {name}" + (f": {message}" if message else ""))
+
+
+def run_assets(
+    settings: Settings,
+    keys: list[dg.AssetKey],
+    *,
+    echo: Callable[[str], None] = print,
+) -> RunOutcome:
+    """Materialize ``keys`` (from :func:`resolve_selection`) in one Dagster run."""
+    defs = build_definitions(settings)
+    tracker = _Tracker(defs, keys, echo)
+    invocation = uuid.uuid4().hex
+    tags = {
+        INVOCATION_TAG: invocation,
+        "plumbline/scale": format_scale(settings.scale),
+        "plumbline/engine": settings.engine,
+    }
+    echo(
+        f"plumbline run: {len(keys)} assets, scale {format_scale(settings.scale)}, "
+        f"engine {settings.engine}, home {settings.home}"
+    )
+
+    started = time.monotonic()
+    with dg.DagsterInstance.get() as instance:
+        box: dict[str, object] = {}
+
+        def execute() -> None:
+            try:
+                box["result"] = dg.execute_job(
+                    dg.reconstructable(materialize_all_job),
+                    instance=instance,
+                    asset_selection=keys,
+                    tags=tags,
+                    run_config=QUIET_RUN_CONFIG,
+                )
+            except BaseException as exc:  # re-raised in the caller's thread below
+                box["error"] = exc
+
+        worker = threading.Thread(target=execute, name="plumbline-run", daemon=True)
+        worker.start()
+        run_id, cursor = None, None
+        while True:
+            alive = worker.is_alive()
+            if run_id is None:
+                runs = instance.get_runs(filters=dg.RunsFilter(tags={INVOCATION_TAG: invocation}))
+                run_id = runs[0].run_id if runs else None
+            if run_id is not None:
+                while True:
+                    conn = instance.get_records_for_run(
+                        run_id, cursor=cursor, of_type=PROGRESS_EVENTS
+                    )
+                    for record in conn.records:
+                        tracker.handle(record)
+                    cursor = conn.cursor
+                    if not conn.has_more:
+                        break
+            if not alive:
+                break
+            time.sleep(POLL_SECONDS)
+        worker.join()
+        if "error" in box:
+            raise box["error"]  # type: ignore[misc]
+        result: dg.JobExecutionResult = box["result"]  # type: ignore[assignment]
+
+    outcome = RunOutcome(
+        run_id=result.run_id,
+        success=result.success,
+        seconds=time.monotonic() - started,
+        assets=tracker.assets,
+    )
+    echo_summary(outcome, settings, echo)
+    return outcome
+
+
+def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], None]) -> None:
+    width = max(len(name) for name in outcome.assets)
+    echo("")
+    echo(f"{'asset':<{width}}  {'status':<12}  {'rows':>12}  {'seconds':>8}")
+    for name in sorted(outcome.assets):
+        p = outcome.assets[name]
+        rows = "" if p.rows is None else f"{p.rows:,}"
+        seconds = "" if p.seconds is None else f"{p.seconds:.1f}"
+        echo(f"{name:<{width}}  {p.status:<12}  {rows:>12}  {seconds:>8}")
+    counts: dict[str, int] = {}
+    for p in outcome.assets.values():
+        counts[p.status] = counts.get(p.status, 0) + 1
+    verdict = "SUCCESS" if outcome.success else "FAILURE"
+    echo("")
+    echo(
+        f"Run {outcome.run_id}: {verdict} in {outcome.seconds:.1f}s ("
+        + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        + ")"
+    )
+    echo(f"Lake: {settings.lake_root}")
+    echo(f"See it in the UI: `make ui`, then http://127.0.0.1:3000/runs/{outcome.run_id}")

@@ -1,0 +1,149 @@
+"""Smoke tests through the installed console script, as a user runs it."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+PLUMBLINE = str(Path(sys.executable).parent / "plumbline")
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def plumbline(*args: str, env: dict[str, str] | None = None, timeout: int = 300):
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
+    environment.update(env or {})
+    return subprocess.run(
+        [PLUMBLINE, *args], capture_output=True, text=True, env=environment, timeout=timeout
+    )
+
+
+@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["ui", "--help"]])
+def test_help_everywhere(args):
+    result = plumbline(*args)
+    assert result.returncode == 0, result.stderr
+    assert "Usage: plumbline" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--scale", "0"], {}, "--scale must be a positive number"),
+        (["--scale", "abc"], {}, "--scale must be a positive number"),
+        (["--engine", "oracle"], {}, "--engine must be one of duckdb, spark; got 'oracle'"),
+        ([], {"PLUMBLINE_SCALE": "-1"}, "PLUMBLINE_SCALE must be a positive number"),
+        ([], {"PLUMBLINE_ENGINE": "oracle"}, "PLUMBLINE_ENGINE must be one of duckdb, spark"),
+        (["--select", "key:no/such/asset"], {}, "--select 'key:no/such/asset' matches no asset"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_creates_nothing(tmp_path, args, env, message):
+    home = tmp_path / "home"
+    result = plumbline("run", *args, env={"PLUMBLINE_HOME": str(home), **env})
+    assert result.returncode == 2
+    assert result.stderr.strip().count("\n") == 0, result.stderr
+    assert message in result.stderr
+    assert not home.exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_unwritable_home_is_refused(tmp_path):
+    (tmp_path / "a-file").write_text("")
+    result = plumbline("run", env={"PLUMBLINE_HOME": str(tmp_path / "a-file" / "home")})
+    assert result.returncode == 2
+    assert result.stderr.startswith("plumbline: error: PLUMBLINE_HOME must be")
+    assert (tmp_path / "a-file").read_text() == ""
+
+
+def test_run_materializes_through_the_persistent_instance(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    result = plumbline(
+        "run",
+        "--scale",
+        "0.01",
+        "--select",
+        "key:raw/orders or key:raw/region",
+        env={"PLUMBLINE_HOME": str(home)},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "materialized  raw/orders  15,000 rows" in result.stdout
+    assert "materialized  raw/region  5 rows" in result.stdout
+    assert "SUCCESS" in result.stdout
+    assert (home / "lake" / "raw" / "orders").is_symlink()
+    assert not (home / "lake" / "raw" / "lineitem").exists()
+
+    # The run is recorded in $PLUMBLINE_HOME/dagster, where `plumbline ui` looks.
+    monkeypatch.setenv("DAGSTER_HOME", str(home / "dagster"))
+    with dg.DagsterInstance.get() as instance:
+        runs = instance.get_runs()
+        assert len(runs) == 1
+        assert runs[0].status == dg.DagsterRunStatus.SUCCESS
+        assert runs[0].tags["plumbline/scale"] == "0.01"
+        event = instance.get_latest_materialization_event(dg.AssetKey(["raw", "orders"]))
+        assert event.asset_materialization.metadata["dagster/row_count"].value == 15_000
+
+
+def test_workspace_validates():
+    result = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "dagster"),
+            "definitions",
+            "validate",
+            "-w",
+            "workspace.yaml",
+        ],
+        cwd=PROJECT_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Validation successful" in result.stdout + result.stderr
+
+
+def test_ui_serves_the_runs_of_plumbline_run(tmp_path):
+    """`plumbline ui` is `dagster dev` over the same instance: the run is listed there."""
+    import json
+    import socket
+    import time
+    import urllib.request
+
+    home = tmp_path / "home"
+    env = {"PLUMBLINE_HOME": str(home)}
+    assert (
+        plumbline("run", "--scale", "0.01", "--select", "key:raw/region", env=env).returncode == 0
+    )
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
+    server = subprocess.Popen(
+        [PLUMBLINE, "ui", "--port", str(port)],
+        env={**environment, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    query = json.dumps({"query": "{ runsOrError { ... on Runs { results { status jobName } } } }"})
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                request = urllib.request.Request(
+                    f"http://127.0.0.1:{port}/graphql",
+                    data=query.encode(),
+                    headers={"Content-Type": "application/json"},
+                )
+                with urllib.request.urlopen(request, timeout=5) as response:
+                    runs = json.load(response)["data"]["runsOrError"]["results"]
+                break
+            except OSError:
+                assert server.poll() is None, "plumbline ui exited"
+                assert time.monotonic() < deadline, "the UI did not answer within 120 s"
+                time.sleep(1)
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=30)
+    assert runs == [{"status": "SUCCESS", "jobName": "materialize_all_job"}]
