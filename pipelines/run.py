@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -61,7 +62,10 @@ def resolve_selection(defs: dg.Definitions, selection: str | None) -> list[dg.As
         keys = set(graph.materializable_asset_keys)
     else:
         try:
-            keys = dg.AssetSelection.from_string(selection).resolve(graph)
+            # Dagster's own parser calls a beta parameter internally; that is not ours to warn about.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", dg.BetaWarning)
+                keys = dg.AssetSelection.from_string(selection).resolve(graph)
         except Exception as exc:  # Dagster raises several types for a bad expression
             raise SelectionError(
                 f"--select {selection!r} is not a valid asset selection: {exc}"
