@@ -1,0 +1,3 @@
+from benchmarks.translate_bench import main
+
+main()

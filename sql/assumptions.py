@@ -1,0 +1,74 @@
+"""Server settings that SQL text cannot show, under which a legacy file is translated.
+
+Each rule that depends on one of these reports a ``warning[RULE]`` naming the value it
+assumed, so a reviewer sees every assumption in the translation report. The values live in
+``sql/assumptions.yaml`` (reviewed with the SQL); ``plumbline translate --assume`` overrides
+them for one command.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+
+import yaml
+
+DEFAULT_ASSUMPTIONS_PATH = Path(__file__).with_name("assumptions.yaml")
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+class AssumptionError(ValueError):
+    """An assumption has a value that no server can have; the message names it."""
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    # T-SQL SET DATEFIRST: the first day of the week, 1 = Monday ... 7 = Sunday (us_english: 7).
+    tsql_datefirst: int = 7
+    # Snowflake WEEK_START: 0 = legacy (Sunday = 0 ... Saturday = 6), 1 ... 7 = weeks start
+    # on Monday ... Sunday and DAYOFWEEK counts 1 ... 7 from there.
+    snowflake_week_start: int = 0
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.tsql_datefirst, int) and 1 <= self.tsql_datefirst <= 7):
+            raise AssumptionError(
+                f"tsql_datefirst must be 1 (Monday) ... 7 (Sunday); got {self.tsql_datefirst!r}"
+            )
+        if not (isinstance(self.snowflake_week_start, int) and 0 <= self.snowflake_week_start <= 7):
+            raise AssumptionError(
+                "snowflake_week_start must be 0 (legacy) or 1 (Monday) ... 7 (Sunday); "
+                f"got {self.snowflake_week_start!r}"
+            )
+
+    def with_overrides(self, overrides: dict[str, str]) -> Assumptions:
+        """``{"tsql_datefirst": "1"}`` (from ``--assume KEY=VALUE``) applied to these values."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise AssumptionError(
+                f"unknown assumption {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        try:
+            values = {key: int(value) for key, value in overrides.items()}
+        except ValueError:
+            raise AssumptionError(f"assumption values must be integers; got {overrides}") from None
+        return replace(self, **values)
+
+    def key(self) -> str:
+        """A stable text of every value, part of a stored translation's cache key."""
+        return ",".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
+
+
+def load_assumptions(path: Path = DEFAULT_ASSUMPTIONS_PATH) -> Assumptions:
+    if not path.is_file():
+        return Assumptions()
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise AssumptionError(f"{path}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise AssumptionError(f"{path}: expected a mapping of assumption: value")
+    try:
+        return Assumptions().with_overrides({str(k): str(v) for k, v in data.items()})
+    except AssumptionError as exc:
+        raise AssumptionError(f"{path}: {exc}") from None

@@ -1,0 +1,59 @@
+"""Located diagnostics and the one exception type translation raises.
+
+Every refusal must point a person at the exact place in the legacy file, so a
+diagnostic always carries ``file:line:col`` and the id of the rule that fired.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlglot import exp
+
+Severity = Literal["error", "warning", "info"]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: Severity
+    rule: str
+    message: str
+    file: str
+    line: int
+    col: int
+
+    def format(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}: {self.severity}[{self.rule}]: {self.message}"
+
+
+class TranslationError(Exception):
+    """Raised when a statement cannot be translated exactly; carries every error diagnostic."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]):
+        self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
+        super().__init__("\n".join(d.format() for d in self.diagnostics))
+
+
+def offset_to_line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset into ``text``."""
+    offset = max(0, min(offset, len(text)))
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, col
+
+
+def node_offset(node: exp.Expr | None) -> int | None:
+    """Start offset of the earliest token under ``node``, walking up when it has none.
+
+    sqlglot records token positions on leaves (identifiers, literals, function names),
+    not on every node, so we take the smallest start below the node, or above it.
+    """
+    current = node
+    while current is not None:
+        starts = [n.meta["start"] for n in current.walk() if "start" in n.meta]
+        if starts:
+            return min(starts)
+        current = current.parent
+    return None

@@ -1,0 +1,176 @@
+"""The rule catalog: one rule per proprietary construct, each rewriting, warning or refusing.
+
+A rule matches sqlglot node types parsed from one or more source dialects. Rules run
+bottom-up over the parsed tree, so a rule sees its children already in ANSI form, and
+must return nodes the ANSI generator allows (``sql/ansi.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal
+
+from sqlglot import exp
+
+from sql.assumptions import Assumptions
+from sql.diagnostics import Diagnostic, Severity, TranslationError, node_offset, offset_to_line_col
+
+Action = Literal["rewrite", "warn", "refuse", "info"]
+Phase = Literal["syntax", "typed", "arithmetic", "final"]
+ALL_DIALECTS = ("snowflake", "tsql", "teradata", "oracle", "bigquery", "redshift")
+
+
+@dataclass
+class Context:
+    """What a rule may read (dialect, source text) and write (diagnostics, applied rule ids)."""
+
+    dialect: str
+    file: str
+    text: str
+    assumptions: Assumptions = field(default_factory=Assumptions)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    applied: set[str] = field(default_factory=set)
+    # Offsets where each statement of the script starts, to locate statement-level problems
+    # at the statement's first token rather than at its first name.
+    statement_starts: list[int] = field(default_factory=list)
+
+    def locate(self, node: exp.Expr | None) -> tuple[int, int]:
+        offset = node_offset(node)
+        return offset_to_line_col(self.text, offset) if offset is not None else (1, 1)
+
+    def locate_statement(self, node: exp.Expr | None) -> tuple[int, int]:
+        offset = node_offset(node)
+        if offset is None:
+            return 1, 1
+        start = max((s for s in self.statement_starts if s <= offset), default=offset)
+        return offset_to_line_col(self.text, start)
+
+    def report(
+        self,
+        severity: Severity,
+        rule: str,
+        node: exp.Expr | None,
+        message: str,
+        *,
+        statement: bool = False,
+    ) -> None:
+        line, col = self.locate_statement(node) if statement else self.locate(node)
+        diagnostic = Diagnostic(severity, rule, message, self.file, line, col)
+        if diagnostic not in self.diagnostics:
+            self.diagnostics.append(diagnostic)
+
+    def raise_errors(self) -> None:
+        errors = [d for d in self.diagnostics if d.severity == "error"]
+        if errors:
+            raise TranslationError(sorted(errors, key=lambda d: (d.line, d.col, d.rule)))
+
+
+# Returns the replacement node, the same node when it only reported, or None when the
+# rule does not apply to this particular node.
+Apply = Callable[[exp.Expr, Context], exp.Expr | None]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    action: Action
+    dialects: tuple[str, ...]
+    nodes: tuple[type[exp.Expr], ...]
+    description: str
+    # (dialect, source SQL, expected ANSI on one line); for refusals the expected text is
+    # the "line:col" of the diagnostic.
+    examples: tuple[tuple[str, str, str], ...]
+    apply: Apply
+    # "syntax" rules run before column qualification (they remove what it cannot resolve,
+    # such as ROWNUM); "typed" rules run after type annotation; types are annotated again
+    # before "arithmetic" (date/number operators) and "final" (division, casts, averages),
+    # because those depend on the result types of everything rewritten before them.
+    phase: Phase = "typed"
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(
+    id: str,
+    action: Action,
+    dialects: tuple[str, ...],
+    nodes: tuple[type[exp.Expr], ...],
+    description: str,
+    examples: tuple[tuple[str, str, str], ...],
+    phase: Phase = "typed",
+) -> Callable[[Apply], Apply]:
+    """Register ``apply`` in the catalog under ``id``."""
+
+    def register(apply: Apply) -> Apply:
+        if id in RULES:
+            raise ValueError(f"duplicate rule id {id}")
+        if not examples:
+            raise ValueError(f"rule {id} needs at least one example")
+        RULES[id] = Rule(id, action, dialects, nodes, description, examples, apply, phase)
+        rules_for.cache_clear()
+        return apply
+
+    return register
+
+
+@lru_cache(maxsize=32)
+def rules_for(dialect: str, phase: Phase) -> dict[type[exp.Expr], list[Rule]]:
+    """Rules of ``dialect`` and ``phase`` by the node types they match; refusals come last
+    so that a specific rewrite (e.g. Teradata ZEROIFNULL) wins over a catch-all refusal."""
+    by_type: dict[type[exp.Expr], list[Rule]] = {}
+    ordered = sorted(RULES.values(), key=lambda r: r.action == "refuse")
+    for registered in ordered:
+        if dialect in registered.dialects and registered.phase == phase:
+            for node_type in registered.nodes:
+                by_type.setdefault(node_type, []).append(registered)
+    return by_type
+
+
+def apply_rules(tree: exp.Expr, ctx: Context, phase: Phase) -> exp.Expr:
+    """Run every matching rule of ``phase`` bottom-up; returns the (possibly replaced) root."""
+    by_type = rules_for(ctx.dialect, phase)
+    # Reversed pre-order visits every node after all of its descendants.
+    for node in reversed(list(tree.walk(bfs=False))):
+        if node.meta.get("generated"):
+            continue  # already ANSI: written by a rule, not parsed from the source
+        for candidate in by_type.get(type(node), ()):
+            result = candidate.apply(node, ctx)
+            if result is None:
+                continue
+            ctx.applied.add(candidate.id)
+            if result is not node:
+                if result.type is None and node.type is not None:
+                    result.type = node.type
+                # What the rule built is ANSI already; what it copied from the source
+                # (marked at parse time) still needs the later phases, e.g. a date
+                # subtraction repeated inside the CASE that replaces SIGN(...).
+                for written in result.walk():
+                    if "start" not in written.meta and not written.meta.get("source"):
+                        written.meta["generated"] = True
+                if node is tree:
+                    tree = result
+                else:
+                    node.replace(result)
+            break
+    return tree
+
+
+def load_all() -> dict[str, Rule]:
+    """Import every rule module so the catalog is complete; returns it sorted by id."""
+    from sql.rules import (  # noqa: F401  (imported for their registrations)
+        aggregates,
+        calendar,
+        conditionals,
+        dates,
+        dialect_specific,
+        division,
+        functions,
+        refusals,
+        strings,
+        types,
+    )
+
+    return dict(sorted(RULES.items()))

@@ -1,0 +1,211 @@
+"""Small ANSI AST builders shared by the rules (never string formatting)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from sqlglot import exp
+
+INTEGER_TYPES = {exp.DType.TINYINT, exp.DType.SMALLINT, exp.DType.INT, exp.DType.BIGINT}
+NUMERIC_TYPES = {
+    *INTEGER_TYPES,
+    exp.DType.DECIMAL,
+    exp.DType.DOUBLE,
+    exp.DType.FLOAT,
+    exp.DType.BIGDECIMAL,
+}
+STRING_TYPES = {
+    exp.DType.VARCHAR,
+    exp.DType.CHAR,
+    exp.DType.TEXT,
+    exp.DType.NVARCHAR,
+    exp.DType.NCHAR,
+}
+TIMESTAMP_TYPES = {exp.DType.TIMESTAMP, exp.DType.DATETIME, exp.DType.DATETIME2}
+
+
+def type_of(node: exp.Expr) -> exp.DType | None:
+    """The annotated type of ``node``, or None when annotation could not tell."""
+    if isinstance(node, exp.Paren):
+        return type_of(node.this)
+    if isinstance(node, exp.CurrentDate):
+        return exp.DType.DATE
+    if isinstance(node, (exp.CurrentTimestamp, exp.CurrentDatetime)):
+        return exp.DType.TIMESTAMP
+    data_type = node.type
+    if data_type is None or data_type.this in (exp.DType.UNKNOWN, exp.DType.NULL):
+        return _structural_type(node)
+    return data_type.this
+
+
+def _structural_type(node: exp.Expr) -> exp.DType | None:
+    """Types for nodes that annotation left unknown: nodes a rule wrote after annotation ran,
+    and columns of derived tables annotation does not follow (LATERAL subqueries)."""
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return exp.DType.VARCHAR
+        return exp.DType.INT if node.is_int else exp.DType.DECIMAL
+    if isinstance(node, exp.Cast):
+        return node.args["to"].this
+    if isinstance(node, exp.Column):
+        return _derived_column_type(node)
+    if isinstance(node, (exp.Count, exp.Extract)):
+        return exp.DType.BIGINT
+    if isinstance(node, (exp.Min, exp.Max, exp.Neg, exp.Abs, exp.Nullif)):
+        return type_of(node.this)
+    if isinstance(node, exp.Sum):
+        inner = type_of(node.this)
+        return exp.DType.BIGINT if inner in INTEGER_TYPES else inner
+    if isinstance(node, exp.Case):
+        branches = [i.args.get("true") for i in node.args.get("ifs", [])]
+        branches.append(node.args.get("default"))
+        return _common(
+            [type_of(b) for b in branches if b is not None and not isinstance(b, exp.Null)]
+        )
+    if isinstance(node, exp.Coalesce):
+        values = [node.this, *node.expressions]
+        return _common([type_of(v) for v in values if not isinstance(v, exp.Null)])
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
+        return _common([type_of(node.this), type_of(node.expression)])
+    return None
+
+
+def _derived_column_type(column: exp.Column) -> exp.DType | None:
+    select = column.find_ancestor(exp.Select)
+    while select is not None:
+        sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
+        for source in sources:
+            derived = source.this if source is not None else None
+            if not isinstance(derived, (exp.Lateral, exp.Subquery)):
+                continue
+            if derived.alias_or_name != column.table:
+                continue
+            query = derived.this
+            while isinstance(query, exp.Subquery):
+                query = query.this
+            if isinstance(query, exp.Select):
+                for projection in query.selects:
+                    if projection.alias_or_name == column.name:
+                        return type_of(projection.unalias())
+        select = select.find_ancestor(exp.Select)
+    return None
+
+
+def _common(types: list[exp.DType | None]) -> exp.DType | None:
+    if not types or any(t is None for t in types):
+        return None
+    if all(t in INTEGER_TYPES for t in types):
+        return exp.DType.BIGINT if exp.DType.BIGINT in types else exp.DType.INT
+    if all(t in NUMERIC_TYPES for t in types):
+        approximate = exp.DType.DOUBLE in types or exp.DType.FLOAT in types
+        return exp.DType.DOUBLE if approximate else exp.DType.DECIMAL
+    return types[0] if len(set(types)) == 1 else None
+
+
+@lru_cache(maxsize=64)
+def _data_type(dtype: str) -> exp.DataType:
+    # DataType.build tokenizes and parses its argument; rules build the same few types often.
+    return exp.DataType.build(dtype)
+
+
+def data_type(dtype: str) -> exp.DataType:
+    return _data_type(dtype).copy()
+
+
+def typed(node: exp.Expr, dtype: str) -> exp.Expr:
+    node.type = data_type(dtype)
+    return node
+
+
+def paren(node: exp.Expr) -> exp.Expr:
+    simple = (exp.Column, exp.Literal, exp.Paren, exp.Func, exp.Cast, exp.Null)
+    return node if isinstance(node, simple) else exp.Paren(this=node)
+
+
+def own(node: exp.Expr) -> exp.Expr:
+    """``node`` itself while it is detached (freshly built), else a copy.
+
+    A node has one parent: attaching a node that is already in a tree would move it. Fresh
+    builder output is used as is, which saves deep copies of large date expressions.
+    """
+    return node if node.parent is None else node.copy()
+
+
+def cast(node: exp.Expr, dtype: str) -> exp.Expr:
+    return typed(exp.Cast(this=own(node), to=data_type(dtype)), dtype)
+
+
+def lit(value: int | str) -> exp.Literal:
+    return exp.Literal.number(value) if isinstance(value, int) else exp.Literal.string(value)
+
+
+def interval(amount: exp.Expr | int, unit: str) -> exp.Expr:
+    """INTERVAL 'n' UNIT for a literal amount, amount * INTERVAL '1' UNIT otherwise."""
+    if isinstance(amount, int) or (isinstance(amount, exp.Literal) and amount.is_int):
+        value = str(amount) if isinstance(amount, int) else amount.name
+        if not value.startswith("-"):
+            return exp.Interval(this=exp.Literal.string(value), unit=exp.var(unit))
+    one = exp.Interval(this=exp.Literal.string("1"), unit=exp.var(unit))
+    return exp.Mul(this=paren(own(amount)), expression=one)
+
+
+def extract(part: str, node: exp.Expr) -> exp.Expr:
+    return typed(exp.Extract(this=exp.var(part), expression=own(node)), "BIGINT")
+
+
+def first_of_month(date: exp.Expr) -> exp.Expr:
+    """date - (EXTRACT(DAY FROM date) - 1) days: always a valid date."""
+    days = exp.Sub(this=extract("DAY", date), expression=lit(1))
+    return exp.Sub(this=own(date), expression=interval(days, "DAY"))
+
+
+def last_of_month(first: exp.Expr) -> exp.Expr:
+    """The last day of the month that starts at ``first``."""
+    return exp.Sub(
+        this=exp.Add(this=own(first), expression=interval(1, "MONTH")),
+        expression=interval(1, "DAY"),
+    )
+
+
+def add_months(date: exp.Expr, months: exp.Expr, *, keep_end_of_month: bool) -> exp.Expr:
+    """Month arithmetic that clamps to the last day of the target month.
+
+    Going through the first of the month keeps every intermediate date valid, where
+    ``date + INTERVAL '1' MONTH`` on the 31st is an error in the standard and clamps
+    in some engines. With ``keep_end_of_month`` (Oracle/Snowflake ADD_MONTHS) the last
+    day of a month maps to the last day of the target month.
+    """
+    target_first = exp.Add(this=first_of_month(date), expression=interval(months, "MONTH"))
+    target_last = last_of_month(target_first)
+    day = extract("DAY", date)
+    overflow: exp.Expr = exp.GT(this=day, expression=extract("DAY", target_last))
+    if keep_end_of_month:
+        next_day = exp.Add(this=date.copy(), expression=interval(1, "DAY"))
+        is_last = exp.NEQ(this=extract("MONTH", next_day), expression=extract("MONTH", date))
+        overflow = exp.Or(this=overflow, expression=is_last)
+    same_day = exp.Add(
+        this=own(target_first),
+        expression=interval(exp.Sub(this=day.copy(), expression=lit(1)), "DAY"),
+    )
+    return exp.Case(ifs=[exp.If(this=overflow, true=target_last)], default=same_day)
+
+
+def case_when(condition: exp.Expr, then: exp.Expr, default: exp.Expr | None = None) -> exp.Case:
+    return exp.Case(ifs=[exp.If(this=condition, true=then)], default=default)
+
+
+def is_null(node: exp.Expr) -> exp.Expr:
+    return exp.Is(this=node.copy(), expression=exp.Null())
+
+
+def day_number(date: exp.Expr) -> exp.Expr:
+    """Days from Monday 1900-01-01 to ``date``: the base for weekday arithmetic."""
+    epoch = exp.Cast(this=lit("1900-01-01 00:00:00"), to=data_type("TIMESTAMP"))
+    start = cast(cast(date, "DATE"), "TIMESTAMP")
+    return extract("DAY", exp.Paren(this=exp.Sub(this=start, expression=epoch)))
+
+
+def positive_mod(value: exp.Expr, divisor: int) -> exp.Expr:
+    """MOD that is never negative (MOD takes the dividend's sign for dates before 1900)."""
+    inner = exp.Add(this=exp.Mod(this=value, expression=lit(divisor)), expression=lit(divisor))
+    return exp.Mod(this=inner, expression=lit(divisor))

@@ -1,0 +1,338 @@
+"""Date literals, day arithmetic with plain numbers, and calendar parts ANSI EXTRACT lacks."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+from sqlglot import exp
+
+from sql.assumptions import WEEKDAYS
+from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.build import (
+    INTEGER_TYPES,
+    TIMESTAMP_TYPES,
+    cast,
+    day_number,
+    extract,
+    first_of_month,
+    interval,
+    lit,
+    positive_mod,
+    type_of,
+)
+
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+@rule(
+    "DATE-LITERAL",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.DateStrToDate, exp.TsOrDsToDate, exp.TimeStrToTime, exp.StrToDate),
+    "DATE 'yyyy-mm-dd', TO_DATE('yyyy-mm-dd', 'YYYY-MM-DD') and ISO date strings used as dates "
+    "become CAST('yyyy-mm-dd' AS DATE); other formats are refused.",
+    (
+        (
+            "oracle",
+            "SELECT o_orderkey FROM SALES.ORDERS WHERE o_orderdate >= DATE '1998-01-01'",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_orderdate" >= CAST(\'1998-01-01\' AS DATE)',
+        ),
+    ),
+)
+def date_literal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    value = node.this
+    if isinstance(node, exp.StrToDate):
+        fmt = node.args.get("format")
+        if fmt is None or fmt.name != "%Y-%m-%d":
+            return None  # left for the FMT-TO-CHAR refusal
+    if isinstance(value, exp.Literal) and value.is_string and ISO_DATE.match(value.name):
+        target = "TIMESTAMP" if isinstance(node, exp.TimeStrToTime) else "DATE"
+        return cast(value, target)
+    if isinstance(node, (exp.TsOrDsToDate, exp.TimeStrToTime)) and type_of(value) in (
+        exp.DType.DATE,
+        *TIMESTAMP_TYPES,
+    ):
+        return value.copy()
+    return None
+
+
+@rule(
+    "DATE-NUMBER-ARITHMETIC",
+    "rewrite",
+    ("oracle", "teradata", "snowflake", "redshift"),
+    (exp.Add, exp.Sub),
+    "date - date is a number of days and date +/- n adds days: EXTRACT(DAY FROM (ts1 - ts2)) "
+    "and CAST(d + INTERVAL 'n' DAY AS DATE).",
+    (
+        (
+            "oracle",
+            "SELECT l_receiptdate - l_commitdate AS late_days, l_shipdate + 7 AS due FROM SALES.LINEITEM",
+            'SELECT EXTRACT(DAY FROM (CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - CAST("lineitem"."l_commitdate" AS TIMESTAMP))) AS "late_days", CAST("lineitem"."l_shipdate" + INTERVAL \'7\' DAY AS DATE) AS "due" FROM "raw"."lineitem" AS "lineitem"',
+        ),
+    ),
+    phase="arithmetic",
+)
+def date_number_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.find(exp.Interval):
+        return None  # interval arithmetic written by another rule
+    left, right = type_of(node.this), type_of(node.expression)
+    if left != exp.DType.DATE:
+        if isinstance(node, exp.Add) and right == exp.DType.DATE and left in INTEGER_TYPES:
+            return cast(
+                exp.Add(this=node.expression.copy(), expression=interval(node.this, "DAY")), "DATE"
+            )
+        return None
+    if right == exp.DType.DATE and isinstance(node, exp.Sub):
+        start = cast(node.expression, "TIMESTAMP")
+        end = cast(node.this, "TIMESTAMP")
+        return extract("DAY", exp.Paren(this=exp.Sub(this=end, expression=start)))
+    if right in INTEGER_TYPES:
+        days = (
+            node.expression if isinstance(node, exp.Add) else exp.Neg(this=node.expression.copy())
+        )
+        return cast(exp.Add(this=node.this.copy(), expression=interval(days, "DAY")), "DATE")
+    return None
+
+
+MONDAY, SUNDAY = 0, 6
+
+
+def _weekday(date: exp.Expr, first: int, base: int) -> exp.Expr:
+    """Day of week numbered from ``base`` for weeks starting on ``first`` (0 = Monday ...
+    6 = Sunday): day_number counts from a Monday."""
+    number = day_number(date)
+    shift = (7 - first) % 7  # + shift is - first modulo 7, and keeps the operand positive
+    if shift:
+        number = exp.Add(this=number, expression=lit(shift))
+    weekday = positive_mod(number, 7)
+    return exp.Add(this=weekday, expression=lit(base)) if base else weekday
+
+
+def _day_of_year(date: exp.Expr) -> exp.Expr:
+    month = extract("MONTH", date)
+    january_first = exp.Sub(
+        this=first_of_month(cast(date, "DATE")),
+        expression=interval(exp.Sub(this=month, expression=lit(1)), "MONTH"),
+    )
+    start = cast(cast(january_first, "DATE"), "TIMESTAMP")
+    end = cast(cast(date, "DATE"), "TIMESTAMP")
+    days = extract("DAY", exp.Paren(this=exp.Sub(this=end, expression=start)))
+    return exp.Add(this=days, expression=lit(1))
+
+
+WEEKDAY_PARTS = {"DAYOFWEEK", "DOW", "WEEKDAY", "DW", "DAYOFWEEKISO", "ISODOW", "DAYOFWEEK_ISO"}
+YEARDAY_PARTS = {"DAYOFYEAR", "DOY", "DY", "YEARDAY"}
+
+
+@rule(
+    "WEEKDAY",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Extract, exp.DayOfWeek, exp.DayOfWeekIso, exp.DayOfYear),
+    "Day of week and day of year are computed from the day count since Monday 1900-01-01. "
+    "BigQuery (Sunday=1), Redshift (Sunday=0) and ISO parts are fixed; T-SQL DATEPART(weekday) "
+    "and Snowflake DAYOFWEEK depend on DATEFIRST / WEEK_START and are translated assuming the "
+    "defaults (Sunday=1; Sunday=0) with a warning.",
+    (
+        (
+            "bigquery",
+            "SELECT EXTRACT(DAYOFWEEK FROM l_shipdate) AS wd FROM sales.lineitem",
+            'SELECT MOD((MOD((EXTRACT(DAY FROM (CAST(CAST("lineitem"."l_shipdate" AS DATE) AS TIMESTAMP) - CAST(\'1900-01-01 00:00:00\' AS TIMESTAMP))) + 1), 7) + 7), 7) + 1 AS "wd" FROM "raw"."lineitem" AS "lineitem"',
+        ),
+    ),
+)
+def weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if isinstance(node, exp.Extract):
+        part, date = node.this.name.upper(), node.expression
+    else:
+        part, date = (
+            {exp.DayOfWeek: "DAYOFWEEK", exp.DayOfWeekIso: "ISODOW", exp.DayOfYear: "DOY"}[
+                type(node)
+            ],
+            node.this,
+        )
+    if part in YEARDAY_PARTS:
+        return _day_of_year(date)
+    if part not in WEEKDAY_PARTS:
+        return None
+    if part in ("DAYOFWEEKISO", "ISODOW", "DAYOFWEEK_ISO"):
+        return _weekday(date, MONDAY, 1)
+    if ctx.dialect == "tsql":
+        datefirst = ctx.assumptions.tsql_datefirst
+        ctx.report(
+            "warning",
+            "TSQL-DATEFIRST",
+            node,
+            f"weekday numbering assumes SET DATEFIRST {datefirst} "
+            f"({WEEKDAYS[datefirst - 1]} = 1); set tsql_datefirst in sql/assumptions.yaml",
+        )
+        return _weekday(date, datefirst - 1, 1)
+    if ctx.dialect == "snowflake":
+        week_start = ctx.assumptions.snowflake_week_start
+        first = f"{WEEKDAYS[week_start - 1]} = 1" if week_start else "Sunday = 0"
+        ctx.report(
+            "warning",
+            "SF-WEEK-START",
+            node,
+            f"DAYOFWEEK assumes WEEK_START = {week_start} ({first}); "
+            "set snowflake_week_start in sql/assumptions.yaml",
+        )
+        return _weekday(date, week_start - 1, 1) if week_start else _weekday(date, SUNDAY, 0)
+    if ctx.dialect == "bigquery":
+        return _weekday(date, SUNDAY, 1)
+    if ctx.dialect == "redshift":
+        return _weekday(date, SUNDAY, 0)
+    return None
+
+
+@rule(
+    "DATE-PART-FUNCTION",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Year, exp.Month, exp.Day, exp.Quarter),
+    "YEAR(d) / MONTH(d) / DAY(d) / QUARTER(d) become EXTRACT (QUARTER from the month).",
+    (
+        (
+            "tsql",
+            "SELECT YEAR(o_orderdate) AS y, MONTH(o_orderdate) AS m FROM dbo.Orders",
+            'SELECT EXTRACT(YEAR FROM "orders"."o_orderdate") AS "y", EXTRACT(MONTH FROM "orders"."o_orderdate") AS "m" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def date_part_function(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    date = node.this
+    while isinstance(date, (exp.TsOrDsToDate, exp.TimeStrToTime)) and type_of(date.this):
+        date = date.this
+    if isinstance(node, exp.Quarter):
+        month = extract("MONTH", date)
+        quarter = exp.Floor(
+            this=exp.Div(
+                this=exp.Paren(this=exp.Add(this=month, expression=lit(2))), expression=lit(3)
+            )
+        )
+        return cast(quarter, "INTEGER")
+    part = {exp.Year: "YEAR", exp.Month: "MONTH", exp.Day: "DAY"}[type(node)]
+    return extract(part, date)
+
+
+BASIC_DATE = re.compile(r"^(\d{4})(\d{2})(\d{2})$")
+
+
+def _date_string(literal: exp.Expr) -> str | None:
+    """The ISO form of a 'yyyy-mm-dd' or 'yyyymmdd' string literal, else None."""
+    if not (isinstance(literal, exp.Literal) and literal.is_string):
+        return None
+    if ISO_DATE.match(literal.name):
+        return literal.name
+    basic = BASIC_DATE.match(literal.name)
+    return "-".join(basic.groups()) if basic else None
+
+
+@rule(
+    "DATE-STRING-COMPARISON",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between),
+    "A DATE compared with a string literal converts the string to a date in the source; "
+    "'yyyy-mm-dd' and 'yyyymmdd' become CAST('yyyy-mm-dd' AS DATE), other formats depend on "
+    "server date-format settings and are refused.",
+    (
+        (
+            "tsql",
+            "SELECT o_orderkey FROM dbo.Orders WHERE o_orderdate >= '19950101'",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_orderdate" >= CAST(\'1995-01-01\' AS DATE)',
+        ),
+    ),
+)
+def date_string_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    keys = ("this", "low", "high") if isinstance(node, exp.Between) else ("this", "expression")
+    operands = {key: node.args.get(key) for key in keys}
+    dated = [
+        k
+        for k, v in operands.items()
+        if v is not None and type_of(v) in (exp.DType.DATE, *TIMESTAMP_TYPES)
+    ]
+    strings = [k for k, v in operands.items() if isinstance(v, exp.Literal) and v.is_string]
+    if not dated or not strings:
+        return None
+    target = "TIMESTAMP" if type_of(operands[dated[0]]) in TIMESTAMP_TYPES else "DATE"
+    rewritten = node.copy()
+    for key in strings:
+        iso = _date_string(operands[key])
+        if iso is None:
+            ctx.report(
+                "error",
+                "DATE-STRING-COMPARISON",
+                operands[key],
+                f"date string {operands[key].name!r} is read by server date-format settings; "
+                "write it as 'yyyy-mm-dd'",
+            )
+            return None
+        rewritten.set(key, cast(lit(iso), target))
+    return rewritten
+
+
+def _reported_by_weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return None  # the WEEKDAY rule reports these warnings
+
+
+rule(
+    "TSQL-DATEFIRST",
+    "warn",
+    ("tsql",),
+    (),
+    "DATEPART(weekday, d) depends on SET DATEFIRST; translated assuming the us_english default "
+    "DATEFIRST 7 (Sunday = 1), with a warning.",
+    (
+        (
+            "tsql",
+            "SELECT DATEPART(weekday, o_orderdate) AS wd FROM dbo.Orders",
+            'SELECT MOD((MOD((EXTRACT(DAY FROM (CAST(CAST("orders"."o_orderdate" AS DATE) AS TIMESTAMP) - CAST(\'1900-01-01 00:00:00\' AS TIMESTAMP))) + 1), 7) + 7), 7) + 1 AS "wd" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)(_reported_by_weekday)
+rule(
+    "SF-WEEK-START",
+    "warn",
+    ("snowflake",),
+    (),
+    "DAYOFWEEK(d) depends on the WEEK_START parameter; translated assuming the default 0 "
+    "(Sunday = 0 ... Saturday = 6), with a warning.",
+    (
+        (
+            "snowflake",
+            "SELECT DAYOFWEEK(o_orderdate) AS wd FROM SALES.ORDERS",
+            'SELECT MOD((MOD((EXTRACT(DAY FROM (CAST(CAST("orders"."o_orderdate" AS DATE) AS TIMESTAMP) - CAST(\'1900-01-01 00:00:00\' AS TIMESTAMP))) + 1), 7) + 7), 7) AS "wd" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)(_reported_by_weekday)
+
+
+@rule(
+    "DATE-FROM-PARTS",
+    "rewrite",
+    ("tsql", "bigquery", "snowflake"),
+    (exp.DateFromParts,),
+    "DATEFROMPARTS / DATE(y, m, d) / DATE_FROM_PARTS with literal parts becomes "
+    "CAST('yyyy-mm-dd' AS DATE); computed parts are refused.",
+    (
+        (
+            "tsql",
+            "SELECT o_orderkey FROM dbo.Orders WHERE o_orderdate >= DATEFROMPARTS(1998, 1, 2)",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_orderdate" >= CAST(\'1998-01-02\' AS DATE)',
+        ),
+    ),
+)
+def date_from_parts(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    parts = [node.args.get(key) for key in ("year", "month", "day")]
+    if not all(isinstance(p, exp.Literal) and p.is_int for p in parts):
+        ctx.report("error", "DATE-FROM-PARTS", node, "date parts must be integer literals")
+        return None
+    year, month, day = (int(p.name) for p in parts)
+    try:
+        iso = dt.date(year, month, day).isoformat()
+    except ValueError:
+        ctx.report("error", "DATE-FROM-PARTS", node, f"{year}-{month}-{day} is not a valid date")
+        return None
+    return cast(lit(iso), "DATE")

@@ -1,0 +1,188 @@
+"""Conditional and NULL-handling functions -> CASE / COALESCE / NULLIF."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.build import case_when, is_null, lit
+
+
+@rule(
+    "FN-IF",
+    "rewrite",
+    ("snowflake", "tsql", "bigquery", "teradata", "redshift"),
+    (exp.If,),
+    "IFF / IIF / IF(cond, a, b) becomes CASE WHEN cond THEN a ELSE b END.",
+    (
+        (
+            "tsql",
+            "SELECT IIF(l_quantity > 10, 1, 0) AS big FROM dbo.LineItem",
+            'SELECT CASE WHEN "lineitem"."l_quantity" > 10 THEN 1 ELSE 0 END AS "big" FROM "raw"."lineitem" AS "lineitem"',
+        ),
+    ),
+)
+def if_to_case(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if isinstance(node.parent, exp.Case):
+        return None
+    return case_when(node.this, node.args["true"], node.args.get("false"))
+
+
+@rule(
+    "FN-NVL",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Coalesce,),
+    "NVL / ISNULL / IFNULL(a, b) becomes COALESCE(a, b).",
+    (
+        (
+            "oracle",
+            "SELECT NVL(c_comment, 'none') AS c FROM SALES.CUSTOMER",
+            'SELECT COALESCE("customer"."c_comment", \'none\') AS "c" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def nvl_to_coalesce(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not (node.args.get("is_nvl") or node.args.get("is_null")):
+        return None
+    return exp.Coalesce(this=node.this, expressions=node.expressions)
+
+
+@rule(
+    "FN-NVL2",
+    "rewrite",
+    ("snowflake", "oracle", "redshift", "teradata"),
+    (exp.Nvl2,),
+    "NVL2(a, b, c) becomes CASE WHEN a IS NOT NULL THEN b ELSE c END.",
+    (
+        (
+            "oracle",
+            "SELECT NVL2(c_comment, 1, 0) AS has_comment FROM SALES.CUSTOMER",
+            'SELECT CASE WHEN NOT "customer"."c_comment" IS NULL THEN 1 ELSE 0 END AS "has_comment" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def nvl2_to_case(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    condition = exp.Not(this=is_null(node.this))
+    return case_when(condition, node.args["true"], node.args.get("false"))
+
+
+def _anonymous_named(node: exp.Expr, name: str) -> bool:
+    return isinstance(node, exp.Anonymous) and node.name.upper() == name
+
+
+@rule(
+    "FN-ZEROIFNULL",
+    "rewrite",
+    ("teradata",),
+    (exp.Anonymous,),
+    "ZEROIFNULL(x) becomes COALESCE(x, 0) (Snowflake's is parsed straight to CASE).",
+    (
+        (
+            "teradata",
+            "SELECT ZEROIFNULL(o_totalprice) AS t FROM SALES_DB.ORDERS",
+            'SELECT COALESCE("orders"."o_totalprice", 0) AS "t" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def zeroifnull(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not _anonymous_named(node, "ZEROIFNULL") or len(node.expressions) != 1:
+        return None
+    return exp.Coalesce(this=node.expressions[0], expressions=[lit(0)])
+
+
+@rule(
+    "FN-NULLIFZERO",
+    "rewrite",
+    ("teradata",),
+    (exp.Anonymous,),
+    "NULLIFZERO(x) becomes NULLIF(x, 0) (Snowflake's is parsed straight to CASE).",
+    (
+        (
+            "teradata",
+            "SELECT NULLIFZERO(o_totalprice) AS t FROM SALES_DB.ORDERS",
+            'SELECT NULLIF("orders"."o_totalprice", 0) AS "t" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def nullifzero(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not _anonymous_named(node, "NULLIFZERO") or len(node.expressions) != 1:
+        return None
+    return exp.Nullif(this=node.expressions[0], expression=lit(0))
+
+
+@rule(
+    "FN-DECODE",
+    "rewrite",
+    ("oracle", "snowflake", "redshift", "teradata"),
+    (exp.DecodeCase,),
+    "DECODE(x, s1, r1, ..., default) becomes CASE; a NULL search value matches a NULL x, "
+    "as DECODE compares with IS NOT DISTINCT FROM semantics.",
+    (
+        (
+            "oracle",
+            "SELECT DECODE(o_orderstatus, 'F', 1, 'O', 2, 0) AS s FROM SALES.ORDERS",
+            'SELECT CASE WHEN "orders"."o_orderstatus" = \'F\' THEN 1 WHEN "orders"."o_orderstatus" = \'O\' THEN 2 ELSE 0 END AS "s" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def decode_to_case(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    subject, *pairs = node.expressions
+    default = pairs.pop() if len(pairs) % 2 else None
+    ifs = []
+    for search, result in zip(pairs[::2], pairs[1::2], strict=True):
+        if isinstance(search, exp.Null):
+            condition: exp.Expr = is_null(subject)
+        elif isinstance(search, exp.Literal):
+            condition = exp.EQ(this=subject.copy(), expression=search.copy())
+        else:
+            condition = exp.Or(
+                this=exp.EQ(this=subject.copy(), expression=search.copy()),
+                expression=exp.And(this=is_null(subject), expression=is_null(search)),
+            )
+        ifs.append(exp.If(this=condition, true=result.copy()))
+    return exp.Case(ifs=ifs, default=default.copy() if default else None)
+
+
+@rule(
+    "FN-COUNTIF",
+    "rewrite",
+    ("snowflake", "bigquery"),
+    (exp.CountIf,),
+    "COUNT_IF / COUNTIF(cond) becomes COUNT(CASE WHEN cond THEN 1 END), which is 0 "
+    "(not NULL) on an empty group like the original.",
+    (
+        (
+            "bigquery",
+            "SELECT COUNTIF(o_totalprice > 1000) AS n FROM sales.orders",
+            'SELECT COUNT(CASE WHEN "orders"."o_totalprice" > 1000 THEN 1 END) AS "n" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def countif(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return exp.Count(this=case_when(node.this, lit(1)))
+
+
+@rule(
+    "FN-SIGN",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Sign,),
+    "SIGN(x) becomes CASE WHEN x > 0 THEN 1 WHEN x < 0 THEN -1 WHEN x = 0 THEN 0 END.",
+    (
+        (
+            "oracle",
+            "SELECT SIGN(s_acctbal) AS side FROM SALES.SUPPLIER",
+            'SELECT CASE WHEN "supplier"."s_acctbal" > 0 THEN 1 WHEN "supplier"."s_acctbal" < 0 THEN -1 WHEN "supplier"."s_acctbal" = 0 THEN 0 END AS "side" FROM "raw"."supplier" AS "supplier"',
+        ),
+    ),
+)
+def sign(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    value = node.this
+    return exp.Case(
+        ifs=[
+            exp.If(this=exp.GT(this=value.copy(), expression=lit(0)), true=lit(1)),
+            exp.If(this=exp.LT(this=value.copy(), expression=lit(0)), true=exp.Neg(this=lit(1))),
+            exp.If(this=exp.EQ(this=value.copy(), expression=lit(0)), true=lit(0)),
+        ]
+    )

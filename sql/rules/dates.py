@@ -1,0 +1,449 @@
+"""Date arithmetic, differences, parts and truncation in standard SQL only.
+
+ANSI has no DATEADD/DATEDIFF/DATE_TRUNC; everything is built from EXTRACT, CAST and
+interval arithmetic whose intermediate dates are always valid (see ``build.add_months``).
+Results are cast back to the operand's type because ``DATE + INTERVAL`` is a TIMESTAMP
+in some engines.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.build import (
+    TIMESTAMP_TYPES,
+    add_months,
+    cast,
+    day_number,
+    extract,
+    first_of_month,
+    interval,
+    last_of_month,
+    lit,
+    positive_mod,
+    type_of,
+)
+
+DAY_UNITS = {"DAY", "DAYS", "D", "DD", "DY"}
+MONTH_UNITS = {"MONTH", "MONTHS", "MM", "M", "MON", "MONTHNAME"}
+YEAR_UNITS = {"YEAR", "YEARS", "YY", "YYYY", "Y", "YYY", "SYYYY", "YEAR_"}
+QUARTER_UNITS = {"QUARTER", "QUARTERS", "Q", "QQ"}
+EXTRACTABLE = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"}
+# Computed by the WEEKDAY rule (sql/rules/calendar.py), not refused here.
+CALENDAR_PARTS = {
+    "DAYOFWEEK", "DOW", "WEEKDAY", "DW", "DAYOFWEEKISO", "ISODOW", "DAYOFWEEK_ISO",
+    "DAYOFYEAR", "DOY", "DY", "YEARDAY",
+}  # fmt: skip
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _unit(node: exp.Expr) -> str:
+    if isinstance(node.expression, exp.Interval):
+        node = node.expression
+    unit = node.args.get("unit")
+    name = unit.name if unit is not None else "DAY"
+    return name.upper()
+
+
+def _canonical_unit(unit: str) -> str | None:
+    for canonical, spellings in (
+        ("DAY", DAY_UNITS),
+        ("MONTH", MONTH_UNITS),
+        ("YEAR", YEAR_UNITS),
+        ("QUARTER", QUARTER_UNITS),
+    ):
+        if unit in spellings:
+            return canonical
+    return None
+
+
+def _unwrap(operand: exp.Expr, ctx: Context) -> exp.Expr:
+    """Drop the string-to-date coercions sqlglot wraps around date arguments, and type an
+    ISO date string the way the dialect converts it (T-SQL: datetime; others: date)."""
+    while isinstance(operand, (exp.TimeStrToTime, exp.TsOrDsToDate)) and type_of(operand.this):
+        operand = operand.this
+    if isinstance(operand, exp.Literal) and operand.is_string and ISO_DATE.match(operand.name):
+        return cast(operand, "TIMESTAMP" if ctx.dialect == "tsql" else "DATE")
+    return operand
+
+
+def quarter_of(date: exp.Expr) -> exp.Expr:
+    """1..4: FLOOR((month + 2) / 3), the same whether `/` truncates or not."""
+    month = extract("MONTH", date)
+    quarter = exp.Floor(
+        this=exp.Div(this=exp.Paren(this=exp.Add(this=month, expression=lit(2))), expression=lit(3))
+    )
+    return cast(quarter, "INTEGER")
+
+
+def sunday_week(date: exp.Expr) -> exp.Expr:
+    """Index of the Sunday-to-Saturday week holding ``date`` (1900-01-01 was a Monday)."""
+    days = exp.Add(this=day_number(date), expression=lit(1))
+    return cast(exp.Floor(this=exp.Div(this=cast(days, "DOUBLE"), expression=lit(7))), "BIGINT")
+
+
+def _date_kind(node: exp.Expr, operand: exp.Expr, ctx: Context, rule_id: str) -> str | None:
+    """DATE or TIMESTAMP, the type the result is cast back to; reports when unknown."""
+    dtype = type_of(operand)
+    if dtype == exp.DType.DATE:
+        return "DATE"
+    if dtype in TIMESTAMP_TYPES:
+        return "TIMESTAMP"
+    ctx.report(
+        "error",
+        rule_id,
+        node,
+        "date arithmetic on an operand that is not a typed DATE or TIMESTAMP; "
+        "CAST it first so the result type is known",
+    )
+    return None
+
+
+TIME_UNITS = {
+    "HOUR": {"HOUR", "HOURS", "HH"},
+    "MINUTE": {"MINUTE", "MINUTES", "MI", "N"},
+    "SECOND": {"SECOND", "SECONDS", "SS", "S"},
+}
+
+
+def _shift(date: exp.Expr, amount: exp.Expr, unit: str, kind: str, *, keep_eom: bool) -> exp.Expr:
+    if unit == "WEEK":
+        unit, amount = "DAY", exp.Mul(this=exp.Paren(this=amount.copy()), expression=lit(7))
+    if unit in ("DAY", *TIME_UNITS):
+        return cast(exp.Add(this=date.copy(), expression=interval(amount, unit)), kind)
+    months = amount
+    if unit == "YEAR":
+        months = exp.Mul(this=amount.copy(), expression=lit(12))
+    elif unit == "QUARTER":
+        months = exp.Mul(this=amount.copy(), expression=lit(3))
+    return cast(add_months(date, months, keep_end_of_month=keep_eom), kind)
+
+
+def _amount(node: exp.Expr) -> exp.Expr:
+    amount = node.expression
+    if isinstance(amount, exp.Interval):
+        amount = amount.this
+    if isinstance(amount, exp.Literal) and amount.is_string and amount.name.lstrip("-").isdigit():
+        return exp.Literal.number(int(amount.name))
+    return amount
+
+
+@rule(
+    "DATE-ADD",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.DateAdd, exp.TsOrDsAdd, exp.DateSub),
+    "DATEADD / DATE_ADD / DATE_SUB by DAY, WEEK, MONTH, QUARTER or YEAR (HOUR, MINUTE, SECOND on "
+    "timestamps) becomes interval arithmetic; month steps clamp to the end of the target month as the source does. Other units are refused.",
+    (
+        (
+            "tsql",
+            "SELECT DATEADD(day, 7, o_orderdate) AS d FROM dbo.Orders",
+            'SELECT CAST("orders"."o_orderdate" + INTERVAL \'7\' DAY AS DATE) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "bigquery",
+            "SELECT DATE_ADD(o_orderdate, INTERVAL 1 MONTH) AS d FROM sales.orders",
+            'SELECT CAST(CASE WHEN EXTRACT(DAY FROM "orders"."o_orderdate") > EXTRACT(DAY FROM "orders"."o_orderdate" - (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH + INTERVAL \'1\' MONTH - INTERVAL \'1\' DAY) THEN "orders"."o_orderdate" - (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH + INTERVAL \'1\' MONTH - INTERVAL \'1\' DAY ELSE "orders"."o_orderdate" - (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH + (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY END AS DATE) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def date_add(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    unit = _canonical_unit(_unit(node))
+    if unit is None and _unit(node) in {"WEEK", "WEEKS", "WK", "WW"}:
+        unit = "WEEK"  # always 7 days, whatever the week settings
+    time_unit = next(
+        (name for name, spellings in TIME_UNITS.items() if _unit(node) in spellings), None
+    )
+    if unit is None and time_unit is None:
+        ctx.report(
+            "error", "DATE-ADD", node, f"date arithmetic in {_unit(node)} units is not supported"
+        )
+        return None
+    date = _unwrap(node.this, ctx)
+    kind = _date_kind(node, date, ctx, "DATE-ADD")
+    if kind is None:
+        return None
+    if node.args.get("return_type") is not None:
+        kind = node.args["return_type"].this.value  # Redshift DATEADD returns a TIMESTAMP
+    if time_unit is not None:
+        if kind != "TIMESTAMP":
+            ctx.report("error", "DATE-ADD", node, f"adding {time_unit} units to a DATE")
+            return None
+        unit = time_unit
+    amount = _amount(node)
+    if isinstance(node, exp.DateSub):
+        amount = exp.Neg(this=amount.copy())
+    return _shift(date, amount, unit, kind, keep_eom=False)
+
+
+@rule(
+    "ADD-MONTHS",
+    "rewrite",
+    ("oracle", "snowflake", "teradata", "redshift"),
+    (exp.AddMonths,),
+    "ADD_MONTHS(d, n) becomes explicit month arithmetic: a day past the end of the target month "
+    "clamps, and (Oracle, Snowflake, Redshift) the last day of a month maps to the last day of the target month.",
+    (
+        (
+            "oracle",
+            "SELECT ADD_MONTHS(o_orderdate, 1) AS d FROM SALES.ORDERS",
+            'SELECT CAST(CASE WHEN EXTRACT(DAY FROM "orders"."o_orderdate") > EXTRACT(DAY FROM "orders"."o_orderdate" - (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH + INTERVAL \'1\' MONTH - INTERVAL \'1\' DAY) OR EXTRACT(MONTH FROM "orders"."o_orderdate" + INTERVAL \'1\' DAY) <> EXTRACT(MONTH FROM "orders"."o_orderdate") THEN "orders"."o_orderdate" - (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH + INTERVAL \'1\' MONTH - INTERVAL \'1\' DAY ELSE "orders"."o_orderdate" - (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH + (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY END AS DATE) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def add_months_rule(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    kind = _date_kind(node, node.this, ctx, "ADD-MONTHS")
+    if kind is None:
+        return None
+    keep_eom = bool(node.args.get("preserve_end_of_month")) or ctx.dialect == "snowflake"
+    return cast(add_months(node.this, node.expression, keep_end_of_month=keep_eom), kind)
+
+
+@rule(
+    "DATE-DIFF",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.DateDiff, exp.TsOrDsDiff),
+    "DATEDIFF / DATE_DIFF counts unit boundaries crossed (BigQuery's argument order is "
+    "reversed): DAY via timestamp subtraction, MONTH, QUARTER and YEAR via EXTRACT, and WEEK as "
+    "Sunday-started weeks in T-SQL (DATEFIRST does not affect it) and BigQuery. Other units are "
+    "refused.",
+    (
+        (
+            "tsql",
+            "SELECT DATEDIFF(day, o_orderdate, l_shipdate) AS d FROM dbo.Orders JOIN dbo.LineItem ON o_orderkey = l_orderkey",
+            'SELECT EXTRACT(DAY FROM (CAST(CAST("lineitem"."l_shipdate" AS DATE) AS TIMESTAMP) - CAST(CAST("orders"."o_orderdate" AS DATE) AS TIMESTAMP))) AS "d" FROM "raw"."orders" AS "orders" JOIN "raw"."lineitem" AS "lineitem" ON "orders"."o_orderkey" = "lineitem"."l_orderkey"',
+        ),
+        (
+            "bigquery",
+            "SELECT DATE_DIFF(l_receiptdate, l_commitdate, MONTH) AS m FROM sales.lineitem",
+            'SELECT (EXTRACT(YEAR FROM "lineitem"."l_receiptdate") - EXTRACT(YEAR FROM "lineitem"."l_commitdate")) * 12 + EXTRACT(MONTH FROM "lineitem"."l_receiptdate") - EXTRACT(MONTH FROM "lineitem"."l_commitdate") AS "m" FROM "raw"."lineitem" AS "lineitem"',
+        ),
+    ),
+)
+def date_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    unit = _canonical_unit(_unit(node))
+    end, start = _unwrap(node.this, ctx), _unwrap(node.expression, ctx)
+    plain_week = isinstance(node.args.get("unit"), exp.Var) and _unit(node) in {"WEEK", "WK", "WW"}
+    # BigQuery parses WEEK as WEEK(SUNDAY).
+    sunday_week_unit = ctx.dialect == "bigquery" and _unit(node) == "SUNDAY"
+    if (plain_week and ctx.dialect in ("tsql", "bigquery")) or sunday_week_unit:
+        unit = "WEEK"  # Sunday boundaries: T-SQL ignores DATEFIRST here, BigQuery WEEK is Sunday
+    if unit not in ("DAY", "WEEK", "MONTH", "QUARTER", "YEAR"):
+        ctx.report(
+            "error", "DATE-DIFF", node, f"date difference in {_unit(node)} units is not supported"
+        )
+        return None
+    if (
+        _date_kind(node, end, ctx, "DATE-DIFF") is None
+        or _date_kind(node, start, ctx, "DATE-DIFF") is None
+    ):
+        return None
+    years = exp.Sub(this=extract("YEAR", end), expression=extract("YEAR", start))
+    if unit == "YEAR":
+        return years
+    if unit == "QUARTER":
+        quarters = exp.Sub(this=quarter_of(end), expression=quarter_of(start))
+        return exp.Add(
+            this=exp.Mul(this=exp.Paren(this=years), expression=lit(4)), expression=quarters
+        )
+    if unit == "WEEK":
+        return exp.Sub(this=sunday_week(end), expression=sunday_week(start))
+    if unit == "MONTH":
+        months = exp.Sub(this=extract("MONTH", end), expression=extract("MONTH", start))
+        return exp.Add(
+            this=exp.Mul(this=exp.Paren(this=years), expression=lit(12)), expression=months
+        )
+    # Day boundaries: the day count between the two dates at midnight.
+    start_day = cast(cast(start, "DATE"), "TIMESTAMP")
+    end_day = cast(cast(end, "DATE"), "TIMESTAMP")
+    return extract("DAY", exp.Paren(this=exp.Sub(this=end_day, expression=start_day)))
+
+
+@rule(
+    "DATE-PART",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Extract,),
+    "DATEPART / DATE_PART / EXTRACT of YEAR, QUARTER, MONTH, DAY, HOUR, MINUTE or SECOND; "
+    "week and weekday parts depend on DATEFIRST / WEEK_START settings and are refused.",
+    (
+        (
+            "tsql",
+            "SELECT DATEPART(quarter, o_orderdate) AS q FROM dbo.Orders",
+            'SELECT CAST(FLOOR((EXTRACT(MONTH FROM "orders"."o_orderdate") + 2) / 3) AS INTEGER) AS "q" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    part = node.this.name.upper()
+    part = {"YY": "YEAR", "YYYY": "YEAR", "MM": "MONTH", "DD": "DAY", "QQ": "QUARTER"}.get(
+        part, part
+    )
+    if part in CALENDAR_PARTS:
+        return None
+    if part in EXTRACTABLE:
+        return extract(part, node.expression)
+    if part == "QUARTER":
+        return quarter_of(node.expression)
+    ctx.report(
+        "error",
+        "DATE-PART",
+        node,
+        f"date part {part} depends on server week settings (DATEFIRST, WEEK_START) "
+        "and has no exact ANSI form",
+    )
+    return None
+
+
+def _truncate(
+    node: exp.Expr, date: exp.Expr, unit: str | None, ctx: Context, rule_id: str
+) -> exp.Expr | None:
+    kind = _date_kind(node, date, ctx, rule_id)
+    if kind is None:
+        return None
+    if isinstance(node, exp.TimestampTrunc) and not node.args.get("input_type_preserved"):
+        kind = "TIMESTAMP"  # Redshift DATE_TRUNC returns a TIMESTAMP even for a DATE
+    if unit == "DAY":
+        return cast(cast(date, "DATE"), kind)
+    if unit in ("MONDAY", "SUNDAY"):
+        # Days since the week's first day, counted from Monday 1900-01-01.
+        number = day_number(date)
+        if unit == "SUNDAY":
+            number = exp.Add(this=number, expression=lit(1))
+        into_week = positive_mod(number, 7)
+        start = exp.Sub(this=cast(date, "DATE"), expression=interval(into_week, "DAY"))
+        return cast(cast(start, "DATE"), kind)
+    if unit not in ("MONTH", "QUARTER", "YEAR"):
+        ctx.report(
+            "error", rule_id, node, "truncation is supported to DAY, MONTH, QUARTER and YEAR only"
+        )
+        return None
+    first = first_of_month(cast(date, "DATE"))
+    month = extract("MONTH", date)
+    if unit == "YEAR":
+        first = exp.Sub(
+            this=first, expression=interval(exp.Sub(this=month, expression=lit(1)), "MONTH")
+        )
+    elif unit == "QUARTER":
+        into_quarter = exp.Mod(this=exp.Sub(this=month, expression=lit(1)), expression=lit(3))
+        first = exp.Sub(this=first, expression=interval(into_quarter, "MONTH"))
+    return cast(cast(first, "DATE"), kind)
+
+
+@rule(
+    "DATE-TRUNC",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.DateTrunc, exp.TimestampTrunc, exp.Anonymous),
+    "DATE_TRUNC / TRUNC(date[, fmt]) to DAY, MONTH, QUARTER or YEAR becomes interval arithmetic "
+    "from the first of the month; WEEK truncates to Monday (Redshift, Oracle IW, Snowflake with "
+    "the WEEK_START default) or to the named day (BigQuery WEEK / WEEK(MONDAY)); T-SQL weeks "
+    "depend on DATEFIRST and are refused.",
+    (
+        (
+            "snowflake",
+            "SELECT DATE_TRUNC('month', o_orderdate) AS m FROM SALES.ORDERS",
+            'SELECT CAST(CAST(CAST("orders"."o_orderdate" AS DATE) - (EXTRACT(DAY FROM CAST("orders"."o_orderdate" AS DATE)) - 1) * INTERVAL \'1\' DAY AS DATE) AS DATE) AS "m" FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "oracle",
+            "SELECT TRUNC(o_orderdate, 'YYYY') AS y FROM SALES.ORDERS",
+            'SELECT CAST(CAST(CAST("orders"."o_orderdate" AS DATE) - (EXTRACT(DAY FROM CAST("orders"."o_orderdate" AS DATE)) - 1) * INTERVAL \'1\' DAY - (EXTRACT(MONTH FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' MONTH AS DATE) AS DATE) AS "y" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def date_trunc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if isinstance(node, exp.Anonymous):
+        # Oracle TRUNC(date) without a format truncates to the day.
+        if node.name.upper() != "TRUNC" or len(node.expressions) != 1:
+            return None
+        return _truncate(node, node.expressions[0], "DAY", ctx, "DATE-TRUNC")
+    unit = node.args.get("unit")
+    name = unit.name.upper() if unit is not None else "DAY"
+    if isinstance(unit, exp.WeekStart) and name in ("MONDAY", "SUNDAY"):
+        return _truncate(node, node.this, name, ctx, "DATE-TRUNC")  # BigQuery WEEK(<day>)
+    if name in ("WEEK", "IW") and ctx.dialect in ("redshift", "oracle", "snowflake"):
+        if ctx.dialect == "snowflake":
+            ctx.report(
+                "warning", "SF-WEEK-START", node, "week truncation assumes WEEK_START = 0 (Monday)"
+            )
+        return _truncate(node, node.this, "MONDAY", ctx, "DATE-TRUNC")
+    return _truncate(node, node.this, _canonical_unit(name), ctx, "DATE-TRUNC")
+
+
+@rule(
+    "LAST-DAY",
+    "rewrite",
+    ("snowflake", "tsql", "oracle", "teradata", "bigquery", "redshift"),
+    (exp.LastDay,),
+    "LAST_DAY(d) / EOMONTH(d) becomes the first of the month plus one month minus one day.",
+    (
+        (
+            "tsql",
+            "SELECT EOMONTH(o_orderdate) AS e FROM dbo.Orders",
+            'SELECT CAST(CAST("orders"."o_orderdate" AS DATE) - (EXTRACT(DAY FROM CAST("orders"."o_orderdate" AS DATE)) - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH - INTERVAL \'1\' DAY AS DATE) AS "e" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def last_day(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    date = node.this
+    if isinstance(date, exp.TsOrDsToDate):
+        date = date.this
+    if node.args.get("unit") is not None and node.args["unit"].name.upper() != "MONTH":
+        ctx.report("error", "LAST-DAY", node, "LAST_DAY is supported for MONTH only")
+        return None
+    if _date_kind(node, date, ctx, "LAST-DAY") is None:
+        return None
+    return cast(last_of_month(first_of_month(cast(date, "DATE"))), "DATE")
+
+
+def _is_last_day(date: exp.Expr) -> exp.Expr:
+    next_day = exp.Add(this=date.copy(), expression=interval(1, "DAY"))
+    return exp.NEQ(this=extract("MONTH", next_day), expression=extract("MONTH", date))
+
+
+@rule(
+    "ORA-MONTHS-BETWEEN",
+    "rewrite",
+    ("oracle",),
+    (exp.MonthsBetween,),
+    "MONTHS_BETWEEN(d1, d2) of two DATEs: whole months when the days match or both are month "
+    "ends, otherwise whole months plus (day1 - day2) / 31, in DOUBLE PRECISION.",
+    (
+        (
+            "oracle",
+            "SELECT MONTHS_BETWEEN(l_receiptdate, l_shipdate) AS m FROM SALES.LINEITEM",
+            'SELECT CASE WHEN EXTRACT(DAY FROM "lineitem"."l_receiptdate") = EXTRACT(DAY FROM "lineitem"."l_shipdate") OR EXTRACT(MONTH FROM "lineitem"."l_receiptdate" + INTERVAL \'1\' DAY) <> EXTRACT(MONTH FROM "lineitem"."l_receiptdate") AND EXTRACT(MONTH FROM "lineitem"."l_shipdate" + INTERVAL \'1\' DAY) <> EXTRACT(MONTH FROM "lineitem"."l_shipdate") THEN CAST(((EXTRACT(YEAR FROM "lineitem"."l_receiptdate") - EXTRACT(YEAR FROM "lineitem"."l_shipdate")) * 12 + EXTRACT(MONTH FROM "lineitem"."l_receiptdate") - EXTRACT(MONTH FROM "lineitem"."l_shipdate")) AS DOUBLE PRECISION) ELSE CAST(((EXTRACT(YEAR FROM "lineitem"."l_receiptdate") - EXTRACT(YEAR FROM "lineitem"."l_shipdate")) * 12 + EXTRACT(MONTH FROM "lineitem"."l_receiptdate") - EXTRACT(MONTH FROM "lineitem"."l_shipdate")) AS DOUBLE PRECISION) + CAST((EXTRACT(DAY FROM "lineitem"."l_receiptdate") - EXTRACT(DAY FROM "lineitem"."l_shipdate")) AS DOUBLE PRECISION) / 31 END AS "m" FROM "raw"."lineitem" AS "lineitem"',
+        ),
+    ),
+)
+def months_between(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    later, earlier = node.this, node.expression
+    if type_of(later) != exp.DType.DATE or type_of(earlier) != exp.DType.DATE:
+        ctx.report(
+            "error",
+            "ORA-MONTHS-BETWEEN",
+            node,
+            "MONTHS_BETWEEN is translated for DATE operands only",
+        )
+        return None
+    years = exp.Sub(this=extract("YEAR", later), expression=extract("YEAR", earlier))
+    months = exp.Add(
+        this=exp.Mul(this=exp.Paren(this=years), expression=lit(12)),
+        expression=exp.Sub(this=extract("MONTH", later), expression=extract("MONTH", earlier)),
+    )
+    days = exp.Sub(this=extract("DAY", later), expression=extract("DAY", earlier))
+    same_day = exp.Or(
+        this=exp.EQ(this=extract("DAY", later), expression=extract("DAY", earlier)),
+        expression=exp.And(this=_is_last_day(later), expression=_is_last_day(earlier)),
+    )
+    fraction = exp.Div(this=cast(exp.Paren(this=days), "DOUBLE"), expression=lit(31))
+    return exp.Case(
+        ifs=[exp.If(this=same_day, true=cast(exp.Paren(this=months), "DOUBLE"))],
+        default=exp.Add(this=cast(exp.Paren(this=months), "DOUBLE"), expression=fraction),
+    )

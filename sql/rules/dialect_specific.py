@@ -1,0 +1,610 @@
+"""Clause-level constructs: row limits, QUALIFY, hints, APPLY, MINUS, ROWNUM, NULL ordering.
+
+Rules with no node types run as passes in ``sql/translate.py`` (they need the whole
+statement or the catalog); they are registered here so the catalog and docs list them.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, STRING_TYPES, lit, type_of
+
+
+def _noop(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return None
+
+
+@rule(
+    "TOP",
+    "rewrite",
+    ("tsql", "teradata", "redshift"),
+    (exp.Limit,),
+    "TOP n [PERCENT] [WITH TIES] becomes FETCH FIRST n [PERCENT] ROWS ONLY / WITH TIES.",
+    (
+        (
+            "tsql",
+            "SELECT TOP 5 WITH TIES o_orderkey FROM dbo.Orders ORDER BY o_totalprice DESC",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" ORDER BY "orders"."o_totalprice" DESC NULLS LAST FETCH FIRST 5 ROWS WITH TIES',
+        ),
+    ),
+)
+def top(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not node.meta.get("top"):
+        return None
+    return exp.Fetch(
+        direction="FIRST", count=node.expression, limit_options=node.args.get("limit_options")
+    )
+
+
+@rule(
+    "LIMIT",
+    "rewrite",
+    ("snowflake", "teradata", "bigquery", "redshift"),
+    (exp.Limit,),
+    "LIMIT n becomes FETCH FIRST n ROWS ONLY (OFFSET m becomes OFFSET m ROWS).",
+    (
+        (
+            "bigquery",
+            "SELECT o_orderkey FROM sales.orders ORDER BY o_orderkey LIMIT 10",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" ORDER BY "o_orderkey" ASC NULLS FIRST FETCH FIRST 10 ROWS ONLY',
+        ),
+    ),
+)
+def limit(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return exp.Fetch(
+        direction="FIRST", count=node.expression, limit_options=node.args.get("limit_options")
+    )
+
+
+@rule(
+    "QUALIFY",
+    "rewrite",
+    ("snowflake", "teradata", "bigquery"),
+    (exp.Qualify,),
+    "QUALIFY filters on window functions after they are computed: the query becomes a "
+    "subquery that projects the window values, filtered by an outer WHERE.",
+    (
+        (
+            "snowflake",
+            "SELECT o_custkey, o_orderkey FROM SALES.ORDERS "
+            "QUALIFY ROW_NUMBER() OVER (PARTITION BY o_custkey ORDER BY o_orderdate DESC) = 1",
+            'SELECT "o_custkey", "o_orderkey" FROM (SELECT "orders"."o_custkey" AS "o_custkey", "orders"."o_orderkey" AS "o_orderkey", ROW_NUMBER() OVER (PARTITION BY "orders"."o_custkey" ORDER BY "orders"."o_orderdate" DESC NULLS FIRST) AS "_w" FROM "raw"."orders" AS "orders") AS "_t" WHERE "_w" = 1',
+        ),
+    ),
+)
+def qualify(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return node  # rewritten by a whole-statement pass once every rule has run
+
+
+@rule(
+    "TABLE-HINT",
+    "info",
+    ("tsql",),
+    (exp.WithTableHint,),
+    "Table hints such as WITH (NOLOCK) are dropped with an info diagnostic: they tune locking "
+    "and plans, not results (NOLOCK's dirty reads cannot happen on an immutable lake).",
+    (
+        (
+            "tsql",
+            "SELECT o_orderkey FROM dbo.Orders WITH (NOLOCK)",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def table_hint(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    hints = ", ".join(e.sql("tsql") for e in node.expressions)
+    ctx.report("info", "TABLE-HINT", node, f"table hint WITH ({hints}) dropped")
+    node.pop()
+    return node
+
+
+@rule(
+    "ORDER-NULLS",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Ordered,),
+    "ORDER BY without NULLS FIRST/LAST gets the source dialect's default made explicit "
+    "(NULLs sort high in Snowflake, Oracle and Redshift; low in T-SQL, Teradata and BigQuery).",
+    (
+        (
+            "tsql",
+            "SELECT o_orderkey FROM dbo.Orders ORDER BY o_orderdate",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" ORDER BY "orders"."o_orderdate" ASC NULLS FIRST',
+        ),
+    ),
+)
+def order_nulls(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return node  # the parser already resolved the dialect default; ANSI prints it
+
+
+@rule(
+    "APPLY",
+    "rewrite",
+    ("tsql",),
+    (exp.Lateral,),
+    "CROSS APPLY becomes CROSS JOIN LATERAL, OUTER APPLY becomes LEFT JOIN LATERAL ... ON TRUE.",
+    (
+        (
+            "tsql",
+            "SELECT c_custkey, x.o_orderkey FROM dbo.Customer c CROSS APPLY "
+            "(SELECT TOP 1 o_orderkey FROM dbo.Orders o WHERE o.o_custkey = c.c_custkey "
+            "ORDER BY o_orderdate DESC) x",
+            'SELECT "c"."c_custkey" AS "c_custkey", "x"."o_orderkey" AS "o_orderkey" FROM "raw"."customer" AS "c" CROSS JOIN LATERAL (SELECT "o"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "o" WHERE "o"."o_custkey" = "c"."c_custkey" ORDER BY "o"."o_orderdate" DESC NULLS LAST FETCH FIRST 1 ROWS ONLY) AS "x"',
+        ),
+    ),
+)
+def apply_to_lateral(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.args.get("cross_apply") is None:
+        return None
+    if node.args.get("view") or not isinstance(node.this, (exp.Subquery, exp.Select)):
+        ctx.report(
+            "error", "APPLY", node, "APPLY is translated for a derived table (subquery) only"
+        )
+        return None
+    return node
+
+
+@rule(
+    "ORA-MINUS",
+    "rewrite",
+    ("oracle", "teradata", "snowflake"),
+    (exp.Except,),
+    "MINUS becomes EXCEPT (both remove duplicates).",
+    (
+        (
+            "oracle",
+            "SELECT c_custkey FROM SALES.CUSTOMER MINUS SELECT o_custkey FROM SALES.ORDERS",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" EXCEPT SELECT "orders"."o_custkey" AS "o_custkey" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def minus(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return node if node.args.get("distinct") is not False else None
+
+
+@rule(
+    "MOD",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Mod,),
+    "`a % b` / `a MOD b` becomes MOD(a, b) (the result takes the dividend's sign everywhere).",
+    (
+        (
+            "teradata",
+            "SELECT o_orderkey MOD 7 AS bucket FROM SALES_DB.ORDERS",
+            'SELECT MOD("orders"."o_orderkey", 7) AS "bucket" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def mod(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return node
+
+
+@rule(
+    "STRING-AGG",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.GroupConcat,),
+    "LISTAGG / STRING_AGG / GROUP_CONCAT becomes LISTAGG(x, sep) WITHIN GROUP (ORDER BY ...); "
+    "without an order the value itself orders the list.",
+    (
+        (
+            "bigquery",
+            "SELECT o_custkey, STRING_AGG(o_orderstatus, ',') AS s FROM sales.orders GROUP BY o_custkey",
+            'SELECT "orders"."o_custkey" AS "o_custkey", LISTAGG("orders"."o_orderstatus", \',\') WITHIN GROUP (ORDER BY "orders"."o_orderstatus" ASC NULLS LAST) AS "s" FROM "raw"."orders" AS "orders" GROUP BY "orders"."o_custkey"',
+        ),
+    ),
+)
+def string_agg(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return node
+
+
+@rule(
+    "TSQL-CONVERT",
+    "rewrite",
+    ("tsql",),
+    (exp.Convert,),
+    "CONVERT(type, x) without a style becomes CAST(x AS type); a style code formats or parses "
+    "text by a server-specific table and is refused.",
+    (
+        (
+            "tsql",
+            "SELECT CONVERT(DECIMAL(10, 1), o_totalprice) AS p FROM dbo.Orders",
+            'SELECT CAST("orders"."o_totalprice" AS DECIMAL(10, 1)) AS "p" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def tsql_convert(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.args.get("style") is not None:
+        ctx.report(
+            "error",
+            "TSQL-CONVERT",
+            node,
+            "CONVERT with a style code formats text in a way ANSI CAST cannot",
+        )
+        return None
+    converted = exp.Cast(this=node.expression.copy(), to=node.this.copy())
+    return cast_rule(converted, ctx) or converted
+
+
+TRUNCATING_CASTS = ("tsql", "teradata")
+
+
+@rule(
+    "CAST-TO-INTEGER",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Cast,),
+    "CAST of a fractional number to an integer type truncates in T-SQL and Teradata and rounds "
+    "half away from zero elsewhere; ANSI leaves it implementation-defined, so it is made explicit.",
+    (
+        (
+            "tsql",
+            "SELECT CAST(o_totalprice AS INT) AS p FROM dbo.Orders",
+            'SELECT CAST("orders"."o_totalprice" - MOD("orders"."o_totalprice", 1) AS INTEGER) AS "p" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+    phase="final",
+)
+def cast_rule(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    target = node.args["to"].this
+    source = type_of(node.this)
+    if target not in INTEGER_TYPES or source not in NUMERIC_TYPES or source in INTEGER_TYPES:
+        return None
+    value = node.this.copy()
+    if ctx.dialect in TRUNCATING_CASTS:
+        whole: exp.Expr = exp.Sub(
+            this=value, expression=exp.Mod(this=value.copy(), expression=lit(1))
+        )
+    else:
+        whole = exp.Round(this=value, decimals=lit(0))
+    return exp.Cast(this=whole, to=node.args["to"].copy())
+
+
+CASE_WARNINGS = {
+    "tsql": (
+        "TSQL-COLLATION",
+        "assuming a case-sensitive collation (T-SQL defaults are case-insensitive)",
+    ),
+    "teradata": (
+        "TD-CASESPECIFIC",
+        "assuming CASESPECIFIC columns (Teradata mode defaults to NOT CASESPECIFIC)",
+    ),
+}
+
+
+def _without_trailing_spaces(node: exp.Expr) -> exp.Expr:
+    if isinstance(node, exp.Literal) and node.is_string:
+        return exp.Literal.string(node.name.rstrip(" "))
+    return exp.Trim(this=node.copy(), position="TRAILING", expression=lit(" "))
+
+
+@rule(
+    "PAD-COMPARISON",
+    "rewrite",
+    ("tsql", "teradata"),
+    (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In),
+    "T-SQL and Teradata compare strings as if the shorter were padded with spaces ('a' = 'a  '), "
+    "so both sides lose trailing spaces: TRIM(TRAILING ' ' FROM x). Case sensitivity depends on "
+    "collation (TSQL-COLLATION) or CASESPECIFIC (TD-CASESPECIFIC): translated as case-sensitive "
+    "with a warning.",
+    (
+        (
+            "tsql",
+            "SELECT c_custkey FROM dbo.Customer WHERE c_mktsegment = 'BUILDING  '",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" WHERE TRIM(TRAILING \' \' FROM "customer"."c_mktsegment") = \'BUILDING\'',
+        ),
+    ),
+)
+def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if isinstance(node, exp.In):
+        values = node.expressions
+        if node.args.get("query") or not values or type_of(node.this) not in STRING_TYPES:
+            return None
+        if not all(type_of(v) in STRING_TYPES for v in values):
+            return None
+        rewritten = exp.In(
+            this=_without_trailing_spaces(node.this),
+            expressions=[_without_trailing_spaces(v) for v in values],
+        )
+    else:
+        if type_of(node.this) not in STRING_TYPES or type_of(node.expression) not in STRING_TYPES:
+            return None
+        rewritten = type(node)(
+            this=_without_trailing_spaces(node.this),
+            expression=_without_trailing_spaces(node.expression),
+        )
+    rule_id, assumption = CASE_WARNINGS[ctx.dialect]
+    ctx.report("warning", rule_id, node, f"string comparison translated {assumption}")
+    return rewritten
+
+
+@rule(
+    "TSQL-COLLATION",
+    "warn",
+    ("tsql",),
+    (exp.Like,),
+    "String comparisons (=, <, IN, LIKE, REPLACE, ...) are translated assuming a case-sensitive "
+    "collation; a case-insensitive server collation (the T-SQL default) would match more rows.",
+    (
+        (
+            "tsql",
+            "SELECT c_custkey FROM dbo.Customer WHERE c_name LIKE 'Customer#0001%'",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" WHERE "customer"."c_name" LIKE \'Customer#0001%\'',
+        ),
+    ),
+)
+def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if type_of(node.this) not in STRING_TYPES:
+        return None
+    rule_id, assumption = CASE_WARNINGS[ctx.dialect]
+    ctx.report("warning", rule_id, node, f"string comparison translated {assumption}")
+    return node
+
+
+@rule(
+    "TD-CASESPECIFIC",
+    "warn",
+    ("teradata",),
+    (exp.Like,),
+    "Teradata-mode sessions compare NOT CASESPECIFIC columns case-insensitively; comparisons are "
+    "translated assuming CASESPECIFIC columns, with a warning.",
+    (
+        (
+            "teradata",
+            "SELECT c_custkey FROM SALES_DB.CUSTOMER WHERE c_name LIKE 'Customer#0001%'",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" WHERE "customer"."c_name" LIKE \'Customer#0001%\'',
+        ),
+    ),
+)
+def casespecific(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return collation(node, ctx)
+
+
+@rule(
+    "SESSION-TIME",
+    "warn",
+    ALL_DIALECTS,
+    (exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentDatetime),
+    "CURRENT_DATE / GETDATE() / SYSDATE read the clock in the session time zone; translated "
+    "assuming the engine session uses the same time zone as the legacy server.",
+    (
+        (
+            "tsql",
+            "SELECT o_orderkey FROM dbo.Orders WHERE o_orderdate < GETDATE()",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_orderdate" < CURRENT_TIMESTAMP',
+        ),
+    ),
+)
+def session_time(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    ctx.report(
+        "warning", "SESSION-TIME", node, "current date/time depends on the session time zone"
+    )
+    if isinstance(node, exp.CurrentDate):
+        return exp.CurrentDate()
+    return exp.CurrentTimestamp()
+
+
+@rule(
+    "ORA-ROWNUM",
+    "rewrite",
+    ("oracle",),
+    (exp.Column,),
+    "WHERE ROWNUM <= n becomes FETCH FIRST n ROWS ONLY; over a derived table that is ordered, "
+    "the fetch moves inside it (Oracle numbers rows before ORDER BY, so ROWNUM with ORDER BY "
+    "in the same query block, or any other use of ROWNUM, is refused).",
+    (
+        (
+            "oracle",
+            "SELECT * FROM (SELECT o_orderkey FROM SALES.ORDERS ORDER BY o_totalprice DESC) WHERE ROWNUM <= 5",
+            'SELECT "_0"."o_orderkey" AS "o_orderkey" FROM (SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" ORDER BY "orders"."o_totalprice" DESC NULLS FIRST FETCH FIRST 5 ROWS ONLY) AS "_0"',
+        ),
+    ),
+    phase="syntax",
+)
+def rownum(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.name.upper() != "ROWNUM" or node.table:
+        return None
+    comparison = node.parent
+    if isinstance(comparison, (exp.LTE, exp.LT)) and comparison.this is node:
+        bound = comparison.expression
+        where = comparison.parent
+        conjunct_of_where = isinstance(where, exp.Where) or (
+            isinstance(where, exp.And) and isinstance(where.parent, exp.Where)
+        )
+        if isinstance(bound, exp.Literal) and bound.is_int and conjunct_of_where:
+            select = comparison.find_ancestor(exp.Select)
+            count = int(bound.name) - (1 if isinstance(comparison, exp.LT) else 0)
+            if select is not None and not select.args.get("order") and not select.args.get("group"):
+                _limit_select(select, comparison, count)
+                return node
+    ctx.report(
+        "error",
+        "ORA-ROWNUM",
+        node,
+        "ROWNUM is translated only as `WHERE ROWNUM <= n` in a query block without ORDER BY",
+    )
+    return None
+
+
+def _limit_select(select: exp.Select, comparison: exp.Expr, count: int) -> None:
+    """Drop the ROWNUM predicate and fetch ``count`` rows from the right query block."""
+    where = comparison.parent
+    if isinstance(where, exp.Where):
+        where.pop()
+    else:
+        sibling = where.expression if where.this is comparison else where.this
+        where.replace(sibling)
+    target = select
+    source = select.args.get("from_")
+    inner = source.this if source is not None else None
+    if (
+        isinstance(inner, exp.Subquery)
+        and not select.args.get("joins")
+        and not select.args.get("where")
+    ):
+        query = inner.this
+        if (
+            isinstance(query, exp.Select)
+            and query.args.get("order")
+            and not query.args.get("limit")
+        ):
+            target = query
+    target.set("limit", exp.Fetch(direction="FIRST", count=lit(count)))
+
+
+PASS_REFUSALS = {
+    "PARSE",
+    "NAME-UNKNOWN",
+    "COLUMN-UNKNOWN",
+    "PROC-STATEMENT",
+    "SCRIPT-SHAPE",
+    "ANSI-UNSUPPORTED",
+}
+
+for _rule_id, _dialects, _description, _example in (
+    (
+        "PARSE",
+        ALL_DIALECTS,
+        "Input that the dialect's parser rejects is refused at the failing token.",
+        ("tsql", "SELECT FROM WHERE", "1:13"),
+    ),
+    (
+        "NAME-UNKNOWN",
+        ALL_DIALECTS,
+        "A table that sql/catalog.yaml does not map is an error naming it.",
+        ("tsql", "SELECT * FROM dbo.Nowhere", "1:15"),
+    ),
+    (
+        "COLUMN-UNKNOWN",
+        ALL_DIALECTS,
+        "A column that none of the query's tables has is an error.",
+        ("tsql", "SELECT o_nothing FROM dbo.Orders", "1:8"),
+    ),
+    (
+        "ORA-OUTER-PLUS",
+        ("oracle",),
+        "Oracle (+) outer-join markers become LEFT/RIGHT JOIN ... ON.",
+        (
+            "oracle",
+            "SELECT c_custkey, o_orderkey FROM SALES.CUSTOMER c, SALES.ORDERS o WHERE c.c_custkey = o.o_custkey(+)",
+            'SELECT "c"."c_custkey" AS "c_custkey", "o"."o_orderkey" AS "o_orderkey" FROM "raw"."customer" AS "c" LEFT JOIN "raw"."orders" AS "o" ON "c"."c_custkey" = "o"."o_custkey"',
+        ),
+    ),
+    (
+        "ORA-DUAL",
+        ("oracle",),
+        "FROM DUAL is dropped: SELECT without FROM yields one row.",
+        ("oracle", "SELECT 1 AS one FROM DUAL", 'SELECT 1 AS "one"'),
+    ),
+    (
+        "STAR-EXCEPT",
+        ("bigquery", "snowflake"),
+        "SELECT * EXCEPT / EXCLUDE (cols) is expanded to the remaining columns from the catalog schema.",
+        (
+            "bigquery",
+            "SELECT * EXCEPT (r_comment) FROM sales.region",
+            'SELECT "region"."r_regionkey" AS "r_regionkey", "region"."r_name" AS "r_name" FROM "raw"."region" AS "region"',
+        ),
+    ),
+    (
+        "TEMP-TABLE",
+        ("tsql", "teradata"),
+        "A #temp (T-SQL) or VOLATILE (Teradata) table written once and read later in the same script becomes a CTE.",
+        (
+            "tsql",
+            "SELECT o_custkey INTO #big FROM dbo.Orders WHERE o_totalprice > 1000; SELECT COUNT(*) AS n FROM #big",
+            'WITH "big" AS (SELECT "orders"."o_custkey" AS "o_custkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_totalprice" > 1000) SELECT COUNT(*) AS "n" FROM "big" AS "big"',
+        ),
+    ),
+    (
+        "PROC-STATEMENT",
+        ALL_DIALECTS,
+        "Procedural statements (variables, control flow, DML other than the final INSERT ... SELECT) are refused naming the construct.",
+        ("tsql", "DECLARE @x INT; SELECT 1 AS one", "1:1"),
+    ),
+    (
+        "SCRIPT-SHAPE",
+        ALL_DIALECTS,
+        "A file must define exactly one table: a SELECT, CREATE TABLE/VIEW AS SELECT or INSERT INTO ... SELECT.",
+        ("tsql", "SELECT 1 AS a; SELECT 2 AS b", "1:16"),
+    ),
+    (
+        "ANSI-UNSUPPORTED",
+        ALL_DIALECTS,
+        "Any expression outside the ANSI generator's allow-list is refused (the safety net under every rule).",
+        ("tsql", "SELECT SOUNDEX(c_name) AS s FROM dbo.Customer", "1:8"),
+    ),
+):
+    rule(
+        _rule_id,
+        "refuse" if _rule_id in PASS_REFUSALS else "rewrite",
+        _dialects,
+        (),
+        _description,
+        (_example,),
+    )(_noop)
+
+
+@rule(
+    "TSQL-PIVOT",
+    "rewrite",
+    ("tsql",),
+    (exp.Pivot,),
+    "PIVOT (AGG(x) FOR k IN ([a], [b])) over a derived table with an explicit select list becomes "
+    "a grouped derived table of AGG(CASE WHEN k = 'a' THEN x END) AS a, ..., grouped by the "
+    "derived table's other columns, which is what PIVOT computes.",
+    (
+        (
+            "tsql",
+            "SELECT p.yr, p.[F], p.[O] FROM (SELECT YEAR(o_orderdate) AS yr, o_orderstatus AS st, "
+            "o_totalprice AS v FROM dbo.Orders) AS s PIVOT (SUM(v) FOR st IN ([F], [O])) AS p",
+            'SELECT "p"."yr" AS "yr", "p"."f" AS "f", "p"."o" AS "o" FROM (SELECT "s"."yr" AS "yr", SUM(CASE WHEN TRIM(TRAILING \' \' FROM "s"."st") = \'F\' THEN "s"."v" END) AS "f", SUM(CASE WHEN TRIM(TRAILING \' \' FROM "s"."st") = \'O\' THEN "s"."v" END) AS "o" FROM (SELECT EXTRACT(YEAR FROM "orders"."o_orderdate") AS "yr", "orders"."o_orderstatus" AS "st", "orders"."o_totalprice" AS "v" FROM "raw"."orders" AS "orders") AS "s" GROUP BY "s"."yr") AS "p"',
+        ),
+    ),
+    phase="syntax",
+)
+def tsql_pivot(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    source = node.parent
+    fields = node.args.get("fields") or []
+    if (
+        node.args.get("unpivot")
+        or not isinstance(source, exp.Subquery)
+        or len(node.expressions) != 1
+        or len(fields) != 1
+        or not isinstance(source.this, exp.Select)
+        or any(s.is_star for s in source.this.selects)
+    ):
+        return None
+    aggregate, field = node.expressions[0], fields[0]
+    value = aggregate.this
+    if not isinstance(aggregate, exp.AggFunc) or not isinstance(value, exp.Column):
+        return None
+    if not isinstance(field.this, exp.Column) or not all(
+        isinstance(v, exp.Column) for v in field.expressions
+    ):
+        return None
+    key = field.this.name.lower()
+    group = [
+        s.alias_or_name
+        for s in source.this.selects
+        if s.alias_or_name.lower() not in (key, value.name.lower())
+    ]
+    inner_alias = source.args.get("alias") or exp.TableAlias(this=exp.to_identifier("pivot_source"))
+    inner = exp.Subquery(this=source.this.copy(), alias=inner_alias.copy())
+    projections: list[exp.Expr] = [exp.column(name) for name in group]
+    for pivot_value in field.expressions:
+        label = pivot_value.name
+        matches = exp.EQ(this=exp.column(key), expression=exp.Literal.string(label))
+        picked = exp.Case(ifs=[exp.If(this=matches, true=exp.column(value.name))])
+        measure = aggregate.copy()
+        measure.set("this", picked)
+        projections.append(exp.alias_(measure, exp.to_identifier(label, quoted=True)))
+    select = exp.Select(expressions=projections).from_(inner)
+    if group:
+        select = select.group_by(*[exp.column(name) for name in group])
+    alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier("pivoted"))
+    source.replace(exp.Subquery(this=select, alias=alias.copy()))
+    return node

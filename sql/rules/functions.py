@@ -1,0 +1,180 @@
+"""Common scalar and aggregate functions outside SQL:2016, rewritten to standard forms."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, is_null, lit, type_of
+
+MAX_GREATEST_ARGS = 4
+
+
+def _pick(left: exp.Expr, right: exp.Expr, compare: type[exp.Expr], ignore_nulls: bool) -> exp.Expr:
+    chosen = exp.If(this=compare(this=left.copy(), expression=right.copy()), true=left.copy())
+    if ignore_nulls:
+        ifs = [
+            exp.If(this=is_null(left), true=right.copy()),
+            exp.If(this=is_null(right), true=left.copy()),
+            chosen,
+        ]
+    else:
+        either_null = exp.Or(this=is_null(left), expression=is_null(right))
+        ifs = [exp.If(this=either_null, true=exp.Null()), chosen]
+    return exp.Case(ifs=ifs, default=right.copy())
+
+
+@rule(
+    "FN-GREATEST-LEAST",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Greatest, exp.Least),
+    f"GREATEST / LEAST of up to {MAX_GREATEST_ARGS} values becomes CASE, keeping the dialect's NULL "
+    "rule: NULL if any argument is NULL (Snowflake, Oracle, BigQuery, Teradata), or NULLs "
+    "ignored (T-SQL, Redshift).",
+    (
+        (
+            "snowflake",
+            "SELECT GREATEST(l_shipdate, l_commitdate) AS latest FROM SALES.LINEITEM",
+            'SELECT CASE WHEN "lineitem"."l_shipdate" IS NULL OR "lineitem"."l_commitdate" IS NULL THEN NULL WHEN "lineitem"."l_shipdate" >= "lineitem"."l_commitdate" THEN "lineitem"."l_shipdate" ELSE "lineitem"."l_commitdate" END AS "latest" FROM "raw"."lineitem" AS "lineitem"',
+        ),
+    ),
+)
+def greatest_least(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    values = [node.this, *node.expressions]
+    if len(values) > MAX_GREATEST_ARGS:
+        ctx.report("error", "FN-GREATEST-LEAST", node, f"more than {MAX_GREATEST_ARGS} arguments")
+        return None
+    ignore_nulls = bool(node.args.get("ignore_nulls")) or ctx.dialect in ("tsql", "redshift")
+    compare = exp.GTE if isinstance(node, exp.Greatest) else exp.LTE
+    result = values[0]
+    for value in values[1:]:
+        result = _pick(result, value, compare, ignore_nulls)
+    return result
+
+
+@rule(
+    "FN-ILIKE",
+    "rewrite",
+    ("snowflake", "redshift"),
+    (exp.ILike,),
+    "a ILIKE b becomes LOWER(a) LIKE LOWER(b).",
+    (
+        (
+            "snowflake",
+            "SELECT c_name FROM SALES.CUSTOMER WHERE c_name ILIKE '%#00%'",
+            'SELECT "customer"."c_name" AS "c_name" FROM "raw"."customer" AS "customer" WHERE LOWER("customer"."c_name") LIKE LOWER(\'%#00%\')',
+        ),
+    ),
+)
+def ilike(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return exp.Like(
+        this=exp.Lower(this=node.this.copy()), expression=exp.Lower(this=node.expression.copy())
+    )
+
+
+def _as_flag(condition: exp.Expr) -> exp.Expr:
+    # 1 for TRUE, 0 for FALSE, NULL for NULL: MAX/MIN over it is a NULL-aware OR/AND.
+    return exp.Case(
+        ifs=[
+            exp.If(this=condition.copy(), true=lit(1)),
+            exp.If(this=exp.Not(this=exp.Paren(this=condition.copy())), true=lit(0)),
+        ]
+    )
+
+
+@rule(
+    "FN-BOOL-AGG",
+    "rewrite",
+    ("snowflake", "bigquery", "redshift"),
+    (exp.LogicalOr, exp.LogicalAnd),
+    "LOGICAL_OR / BOOLOR_AGG and LOGICAL_AND / BOOLAND_AGG become MAX / MIN over a 1/0 CASE "
+    "compared with 1 (NULL for an empty or all-NULL group, as in the source).",
+    (
+        (
+            "bigquery",
+            "SELECT LOGICAL_OR(o_totalprice > 1000) AS any_big FROM sales.orders",
+            'SELECT MAX(CASE WHEN "orders"."o_totalprice" > 1000 THEN 1 WHEN NOT ("orders"."o_totalprice" > 1000) THEN 0 END) = 1 AS "any_big" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def bool_agg(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    aggregate = exp.Max if isinstance(node, exp.LogicalOr) else exp.Min
+    return exp.EQ(this=aggregate(this=_as_flag(node.this)), expression=lit(1))
+
+
+@rule(
+    "FN-ROUND",
+    "warn",
+    ALL_DIALECTS,
+    (exp.Round,),
+    "ROUND(x[, n]) is kept for exact numerics with an integer n (half away from zero in every "
+    "source and engine); on floating-point values ties may round differently (warning); on "
+    "dates (Oracle ROUND(date, fmt)) it is refused.",
+    (
+        (
+            "tsql",
+            "SELECT ROUND(CAST(o_totalprice AS FLOAT), 1) AS p FROM dbo.Orders",
+            'SELECT ROUND(CAST("orders"."o_totalprice" AS DOUBLE PRECISION), 1) AS "p" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+    phase="final",
+)
+def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    value_type = type_of(node.this)
+    decimals = node.args.get("decimals")
+    if node.args.get("truncate") or (
+        decimals is not None and type_of(decimals) not in INTEGER_TYPES
+    ):
+        ctx.report(
+            "error", "FN-ROUND", node, "ROUND with a non-integer precision or a mode argument"
+        )
+        return None
+    if value_type not in NUMERIC_TYPES:
+        ctx.report(
+            "error", "FN-ROUND", node, "ROUND of a non-numeric value (e.g. a date) has no ANSI form"
+        )
+        return None
+    if value_type in (exp.DType.DOUBLE, exp.DType.FLOAT):
+        ctx.report(
+            "warning",
+            "FN-ROUND",
+            node,
+            "ROUND of a floating-point value: ties may round differently",
+        )
+        return node
+    return None
+
+
+@rule(
+    "FN-REPLACE",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Replace,),
+    "REPLACE(s, from, to) is kept (an extension every target engine has with the same meaning); "
+    "T-SQL matches `from` by collation and is translated assuming a case-sensitive one.",
+    (
+        (
+            "oracle",
+            "SELECT REPLACE(o_clerk, 'Clerk#', '') AS clerk FROM SALES.ORDERS",
+            'SELECT NULLIF(REPLACE("orders"."o_clerk", \'Clerk#\', \'\'), \'\') AS "clerk" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def replace(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if ctx.dialect == "tsql":
+        ctx.report(
+            "warning",
+            "TSQL-COLLATION",
+            node,
+            "REPLACE translated assuming a case-sensitive collation",
+        )
+    if ctx.dialect == "oracle":
+        # Oracle REPLACE with a NULL or '' replacement removes the search string.
+        replacement = node.args.get("replacement")
+        if replacement is None or isinstance(replacement, exp.Null):
+            fixed = node.copy()
+            fixed.set("replacement", lit(""))
+            return exp.Nullif(this=fixed, expression=lit(""))
+        return exp.Nullif(this=node.copy(), expression=lit(""))
+    return node

@@ -1,0 +1,117 @@
+"""Constructs with no exact ANSI form: refused with a rule id and a reason."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sql.rules import ALL_DIALECTS, Context, rule
+
+# (rule id, dialects, node types, description, example, why)
+REFUSALS: tuple[
+    tuple[str, tuple[str, ...], tuple[type[exp.Expr], ...], str, tuple[str, str, str], str], ...
+] = (
+    (
+        "FMT-TO-CHAR",
+        ALL_DIALECTS,
+        (exp.ToChar, exp.TimeToStr, exp.NumberToStr, exp.StrToTime, exp.StrToDate),
+        "Format-string conversions (TO_CHAR, FORMAT, TO_DATE with a format, FORMAT_DATE) are refused: "
+        "ANSI has no format strings and CAST produces a different text.",
+        ("oracle", "SELECT TO_CHAR(o_orderdate, 'YYYY-MM') AS m FROM SALES.ORDERS", "1:8"),
+        "format-string conversion has no exact ANSI form",
+    ),
+    (
+        "FN-TRY-CAST",
+        ALL_DIALECTS,
+        (exp.TryCast,),
+        "TRY_CAST / TRY_CONVERT / SAFE_CAST return NULL on failure where ANSI CAST raises; refused.",
+        ("tsql", "SELECT TRY_CAST(o_comment AS INT) AS n FROM dbo.Orders", "1:17"),
+        "TRY_CAST returns NULL on bad input where ANSI CAST fails",
+    ),
+    (
+        "ORA-CONNECT-BY",
+        ("oracle", "snowflake"),
+        (exp.Connect,),
+        "Hierarchical CONNECT BY queries are refused (no exact recursive-CTE rewrite yet).",
+        (
+            "oracle",
+            "SELECT n_nationkey FROM SALES.NATION START WITH n_nationkey = 0 CONNECT BY PRIOR n_nationkey = n_regionkey",
+            "1:49",
+        ),
+        "CONNECT BY has no exact rewrite here; write a recursive CTE",
+    ),
+    (
+        "SAMPLE",
+        ALL_DIALECTS,
+        (exp.TableSample,),
+        "SAMPLE / TABLESAMPLE returns a random subset: no deterministic equivalent; refused.",
+        ("teradata", "SELECT o_orderkey FROM SALES_DB.ORDERS SAMPLE 10", "1:47"),
+        "sampling is random and cannot be reproduced exactly",
+    ),
+    (
+        "APPROX-AGG",
+        ALL_DIALECTS,
+        (exp.ApproxDistinct, exp.ApproxQuantile, exp.ApproxTopK),
+        "Approximate aggregates (APPROX_COUNT_DISTINCT, APPROX_PERCENTILE, ...) are refused: "
+        "their results depend on the engine's sketch.",
+        ("bigquery", "SELECT APPROX_COUNT_DISTINCT(o_custkey) AS n FROM sales.orders", "1:8"),
+        "approximate aggregates give engine-specific results",
+    ),
+    (
+        "ARRAY-AGG",
+        ALL_DIALECTS,
+        (exp.ArrayAgg, exp.Unnest, exp.Explode, exp.Array),
+        "Arrays, ARRAY_AGG, UNNEST, FLATTEN and VARIANT values are refused: the target keeps tables flat.",
+        ("bigquery", "SELECT ARRAY_AGG(o_orderkey) AS ks FROM sales.orders", "1:8"),
+        "arrays and semi-structured values are outside the flat ANSI target",
+    ),
+    (
+        "PIVOT",
+        ALL_DIALECTS,
+        (exp.Pivot,),
+        "PIVOT / UNPIVOT are refused; write the CASE aggregation explicitly.",
+        (
+            "bigquery",
+            "SELECT * FROM sales.orders PIVOT (SUM(o_totalprice) FOR o_orderstatus IN ('F', 'O'))",
+            "1:35",
+        ),
+        "PIVOT is not translated; write SUM(CASE WHEN ...) per column",
+    ),
+    (
+        "MONTHS-BETWEEN",
+        ("snowflake", "teradata"),
+        (exp.MonthsBetween,),
+        "MONTHS_BETWEEN returns fractions of a 31-day month; refused.",
+        (
+            "snowflake",
+            "SELECT MONTHS_BETWEEN(o_orderdate, o_orderdate) AS m FROM SALES.ORDERS",
+            "1:8",
+        ),
+        "MONTHS_BETWEEN's 31-day fractional months have no exact ANSI form",
+    ),
+    (
+        "FN-UNKNOWN",
+        ALL_DIALECTS,
+        (exp.Anonymous,),
+        "A function sqlglot does not know and no rule translates is refused, naming the function.",
+        ("tsql", "SELECT MY_UDF(o_orderkey) AS x FROM dbo.Orders", "1:8"),
+        "",
+    ),
+)
+
+
+def _refuse(rule_id: str, why: str):
+    def apply(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+        message = why or f"function {node.name.upper()} is not known to the translator"
+        ctx.report("error", rule_id, node, message)
+        return None
+
+    return apply
+
+
+for _id, _dialects, _nodes, _description, _example, _why in REFUSALS:
+    # Refused before column qualification, which may fail on them first; unknown
+    # functions wait until the typed rules had their chance to translate them.
+    _phase = "typed" if _id == "FN-UNKNOWN" else "syntax"
+    rule(_id, "refuse", _dialects, _nodes, _description, (_example,), phase=_phase)(
+        _refuse(_id, _why)
+    )

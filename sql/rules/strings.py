@@ -1,0 +1,409 @@
+"""String functions and operators whose meaning depends on the dialect."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.build import STRING_TYPES, lit, type_of
+
+
+@rule(
+    "TSQL-LEN",
+    "rewrite",
+    ("tsql",),
+    (exp.Length,),
+    "LEN(s) ignores trailing spaces: CHAR_LENGTH(TRIM(TRAILING ' ' FROM s)).",
+    (
+        (
+            "tsql",
+            "SELECT LEN(c_name) AS n FROM dbo.Customer",
+            'SELECT CHAR_LENGTH(TRIM(TRAILING \' \' FROM CAST("customer"."c_name" AS VARCHAR))) AS "n" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def tsql_len(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    trimmed = exp.Trim(this=node.this.copy(), position="TRAILING", expression=lit(" "))
+    return exp.Length(this=trimmed)
+
+
+@rule(
+    "FN-LENGTH",
+    "rewrite",
+    ("snowflake", "oracle", "teradata", "bigquery", "redshift"),
+    (exp.Length,),
+    "LENGTH / CHAR_LENGTH(s) becomes CHAR_LENGTH(s) (characters, not bytes).",
+    (
+        (
+            "snowflake",
+            "SELECT LENGTH(c_name) AS n FROM PROD_DW.SALES.CUSTOMER",
+            'SELECT CHAR_LENGTH("customer"."c_name") AS "n" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def length(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if ctx.dialect == "oracle":
+        # Oracle stores '' as NULL, so LENGTH('') is NULL: the same as CHAR_LENGTH(NULL).
+        return None
+    return node
+
+
+@rule(
+    "TSQL-PLUS-CONCAT",
+    "rewrite",
+    ("tsql",),
+    (exp.Add,),
+    "`a + b` on two strings is concatenation: a || b. Mixed string/number `+` converts the "
+    "string to a number in T-SQL and is refused, as is `+` on operands of unknown type.",
+    (
+        (
+            "tsql",
+            "SELECT c_name + ' (' + c_mktsegment + ')' AS label FROM dbo.Customer",
+            'SELECT "customer"."c_name" || \' (\' || "customer"."c_mktsegment" || \')\' AS "label" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+    phase="arithmetic",
+)
+def plus_concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    left, right = type_of(node.this), type_of(node.expression)
+    left_string, right_string = left in STRING_TYPES, right in STRING_TYPES
+    if left_string and right_string:
+        return exp.DPipe(this=node.this.copy(), expression=node.expression.copy())
+    if left_string or right_string or (left is None and right is None):
+        ctx.report(
+            "error",
+            "TSQL-PLUS-CONCAT",
+            node,
+            "`+` between these operands is either string concatenation or numeric addition "
+            "depending on types that cannot be established; CAST both operands",
+        )
+    return None
+
+
+@rule(
+    "ORA-EMPTY-STRING",
+    "rewrite",
+    ("oracle",),
+    (exp.Literal,),
+    "Oracle stores '' as NULL, so the literal '' becomes NULL.",
+    (
+        (
+            "oracle",
+            "SELECT NVL(c_comment, '') AS c FROM SALES.CUSTOMER",
+            'SELECT COALESCE("customer"."c_comment", NULL) AS "c" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def empty_string(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not (node.is_string and node.name == ""):
+        return None
+    return exp.Null()
+
+
+@rule(
+    "ORA-CONCAT-NULL",
+    "rewrite",
+    ("oracle",),
+    (exp.DPipe,),
+    "Oracle || treats NULL as '' (and an empty result as NULL): "
+    "NULLIF(COALESCE(a, '') || COALESCE(b, ''), '').",
+    (
+        (
+            "oracle",
+            "SELECT c_name || '-' || c_phone AS label FROM SALES.CUSTOMER",
+            'SELECT NULLIF(COALESCE("customer"."c_name", \'\') || \'-\' || COALESCE("customer"."c_phone", \'\'), \'\') AS "label" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def oracle_concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if isinstance(node.parent, exp.DPipe):
+        return None  # the outermost || of a chain rewrites the whole chain
+    operands: list[exp.Expr] = []
+    pending: list[exp.Expr] = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, exp.DPipe):
+            pending.extend([current.expression, current.this])
+        else:
+            operands.append(current)
+    parts = [
+        part.copy()
+        if isinstance(part, exp.Literal) and part.name
+        else exp.Coalesce(this=part.copy(), expressions=[lit("")])
+        for part in operands
+        if not isinstance(part, exp.Null)
+    ]
+    if not parts:
+        return exp.Null()
+    chain = parts[0]
+    for part in parts[1:]:
+        chain = exp.DPipe(this=chain, expression=part)
+    return exp.Nullif(this=chain, expression=lit(""))
+
+
+@rule(
+    "FN-CONCAT",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Concat,),
+    "CONCAT(a, b, ...) becomes a || b || ...; where the dialect's CONCAT skips NULLs "
+    "(T-SQL, Oracle, Redshift) each argument is wrapped in COALESCE(x, '').",
+    (
+        (
+            "tsql",
+            "SELECT CONCAT(c_name, '/', c_phone) AS label FROM dbo.Customer",
+            'SELECT COALESCE("customer"."c_name", \'\') || \'/\' || COALESCE("customer"."c_phone", \'\') AS "label" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    skips_nulls = bool(node.args.get("coalesce")) or ctx.dialect in ("tsql", "oracle")
+    parts = [
+        exp.Coalesce(this=arg.copy(), expressions=[lit("")])
+        if skips_nulls and not isinstance(arg, exp.Literal)
+        else arg.copy()
+        for arg in node.expressions
+    ]
+    if not parts:
+        return None
+    chain = parts[0]
+    for part in parts[1:]:
+        chain = exp.DPipe(this=chain, expression=part)
+    return chain
+
+
+@rule(
+    "FN-POSITION",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.StrPosition,),
+    "CHARINDEX(sub, s) / INSTR(s, sub) / STRPOS becomes POSITION(sub IN s); "
+    "a start position or occurrence argument is refused.",
+    (
+        (
+            "tsql",
+            "SELECT CHARINDEX(' ', c_name) AS p FROM dbo.Customer",
+            'SELECT POSITION(\' \' IN "customer"."c_name") AS "p" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def position(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.args.get("position") or node.args.get("occurrence"):
+        ctx.report(
+            "error", "FN-POSITION", node, "a start position or occurrence argument has no ANSI form"
+        )
+        return None
+    return exp.StrPosition(this=node.this.copy(), substr=node.args["substr"].copy())
+
+
+@rule(
+    "FN-LEFT-RIGHT",
+    "rewrite",
+    ("tsql", "redshift", "snowflake", "bigquery", "teradata"),
+    (exp.Left, exp.Right),
+    "LEFT(s, n) becomes SUBSTRING(s FROM 1 FOR n); RIGHT(s, n) becomes "
+    "SUBSTRING(s FROM CHAR_LENGTH(s) - n + 1) (a start below 1 yields the whole string, as RIGHT does).",
+    (
+        (
+            "tsql",
+            "SELECT LEFT(c_phone, 2) AS cc, RIGHT(c_phone, 4) AS tail FROM dbo.Customer",
+            'SELECT SUBSTRING("customer"."c_phone" FROM 1 FOR 2) AS "cc", SUBSTRING("customer"."c_phone" FROM CHAR_LENGTH("customer"."c_phone") - 4 + 1) AS "tail" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def left_right(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    text = node.this
+    if isinstance(text, exp.Cast) and type_of(text.this) in STRING_TYPES:
+        text = text.this
+    if isinstance(node, exp.Left):
+        return exp.Substring(this=text.copy(), start=lit(1), length=node.expression.copy())
+    start = exp.Add(
+        this=exp.Sub(this=exp.Length(this=text.copy()), expression=node.expression.copy()),
+        expression=lit(1),
+    )
+    return exp.Substring(this=text.copy(), start=start)
+
+
+@rule(
+    "TD-INDEX",
+    "rewrite",
+    ("teradata",),
+    (exp.Anonymous,),
+    "Teradata INDEX(s, sub) becomes POSITION(sub IN s).",
+    (
+        (
+            "teradata",
+            "SELECT INDEX(c_phone, '-') AS p FROM SALES_DB.CUSTOMER",
+            'SELECT POSITION(\'-\' IN "customer"."c_phone") AS "p" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def teradata_index(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.name.upper() != "INDEX" or len(node.expressions) != 2:
+        return None
+    text, sub = node.expressions
+    return exp.StrPosition(this=text.copy(), substr=sub.copy())
+
+
+def _oracle_substr(node: exp.Expr) -> exp.Expr:
+    """Oracle SUBSTR for any start and length, NULL where Oracle returns NULL.
+
+    A start of 0 means 1, a negative start counts from the end (NULL when it falls before the
+    first character), a length below 1 gives NULL, and an empty result is NULL.
+    """
+    text, start, length = node.this, node.args.get("start"), node.args.get("length")
+    conditions: list[exp.Expr] = []
+    if isinstance(start, exp.Literal) and start.is_int and int(start.name) >= 1:
+        position: exp.Expr = start.copy()
+    else:
+        from_end = exp.Add(
+            this=exp.Add(
+                this=exp.Length(this=text.copy()), expression=exp.Paren(this=start.copy())
+            ),
+            expression=lit(1),
+        )
+        position = exp.Case(
+            ifs=[
+                exp.If(this=exp.GT(this=start.copy(), expression=lit(0)), true=start.copy()),
+                exp.If(this=exp.EQ(this=start.copy(), expression=lit(0)), true=lit(1)),
+            ],
+            default=from_end,
+        )
+        conditions.append(exp.LT(this=position.copy(), expression=lit(1)))
+    if length is not None and not (
+        isinstance(length, exp.Literal) and length.is_int and int(length.name) >= 1
+    ):
+        conditions.append(exp.LT(this=length.copy(), expression=lit(1)))
+    substring = exp.Substring(
+        this=text.copy(), start=position, length=length.copy() if length else None
+    )
+    result: exp.Expr = exp.Nullif(this=substring, expression=lit(""))
+    if conditions:
+        condition = (
+            conditions[0]
+            if len(conditions) == 1
+            else exp.Or(this=conditions[0], expression=conditions[1])
+        )
+        result = exp.Case(ifs=[exp.If(this=condition, true=exp.Null())], default=result)
+    return result
+
+
+@rule(
+    "FN-SUBSTR",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Substring,),
+    "SUBSTR / SUBSTRING(s, start, len) becomes SUBSTRING(s FROM start FOR len). Where a start "
+    "of 0 or below means something else (Snowflake, Oracle, BigQuery count from the end), only "
+    "a positive literal start is accepted.",
+    (
+        (
+            "oracle",
+            "SELECT SUBSTR(c_phone, 1, 2) AS cc FROM SALES.CUSTOMER",
+            'SELECT NULLIF(SUBSTRING("customer"."c_phone" FROM 1 FOR 2), \'\') AS "cc" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def substring(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    start = node.args.get("start")
+    if ctx.dialect == "oracle":
+        return _oracle_substr(node)
+    if ctx.dialect in ("snowflake", "bigquery"):
+        positive = isinstance(start, exp.Literal) and start.is_int and int(start.name) >= 1
+        if not positive:
+            ctx.report(
+                "error",
+                "FN-SUBSTR",
+                node,
+                "SUBSTR with a start that may be 0 or negative counts from the end of the string "
+                "in this dialect; use a positive literal start",
+            )
+            return None
+    return node
+
+
+MAX_SPLIT_PART = 4
+
+
+@rule(
+    "FN-SPLIT-PART",
+    "rewrite",
+    ("snowflake", "redshift"),
+    (exp.SplitPart,),
+    f"SPLIT_PART(s, delimiter, n) with a literal delimiter and a literal n from 1 to {MAX_SPLIT_PART} "
+    "becomes POSITION/SUBSTRING arithmetic; a missing part is '' as in the source.",
+    (
+        (
+            "snowflake",
+            "SELECT SPLIT_PART(c_phone, '-', 2) AS area FROM SALES.CUSTOMER",
+            'SELECT CASE WHEN "customer"."c_phone" IS NULL THEN NULL WHEN CASE WHEN POSITION(\'-\' IN "customer"."c_phone") = 0 THEN NULL ELSE SUBSTRING("customer"."c_phone" FROM POSITION(\'-\' IN "customer"."c_phone") + 1) END IS NULL THEN \'\' ELSE CASE WHEN POSITION(\'-\' IN CASE WHEN POSITION(\'-\' IN "customer"."c_phone") = 0 THEN NULL ELSE SUBSTRING("customer"."c_phone" FROM POSITION(\'-\' IN "customer"."c_phone") + 1) END) = 0 THEN CASE WHEN POSITION(\'-\' IN "customer"."c_phone") = 0 THEN NULL ELSE SUBSTRING("customer"."c_phone" FROM POSITION(\'-\' IN "customer"."c_phone") + 1) END ELSE SUBSTRING(CASE WHEN POSITION(\'-\' IN "customer"."c_phone") = 0 THEN NULL ELSE SUBSTRING("customer"."c_phone" FROM POSITION(\'-\' IN "customer"."c_phone") + 1) END FROM 1 FOR POSITION(\'-\' IN CASE WHEN POSITION(\'-\' IN "customer"."c_phone") = 0 THEN NULL ELSE SUBSTRING("customer"."c_phone" FROM POSITION(\'-\' IN "customer"."c_phone") + 1) END) - 1) END END AS "area" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def split_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    delimiter, index = node.args.get("delimiter"), node.args.get("part_index")
+    literal_delimiter = (
+        isinstance(delimiter, exp.Literal) and delimiter.is_string and delimiter.name
+    )
+    if not literal_delimiter or not (
+        isinstance(index, exp.Literal) and index.is_int and 1 <= int(index.name) <= MAX_SPLIT_PART
+    ):
+        ctx.report(
+            "error",
+            "FN-SPLIT-PART",
+            node,
+            f"SPLIT_PART is translated for a literal delimiter and a literal part 1..{MAX_SPLIT_PART}",
+        )
+        return None
+    text = node.this
+
+    def found(value: exp.Expr) -> exp.Expr:
+        return exp.StrPosition(this=value.copy(), substr=delimiter.copy())
+
+    def after_delimiter(value: exp.Expr) -> exp.Expr:
+        # NULL marks "no further part" (a NULL input is handled separately below).
+        start = exp.Add(this=found(value), expression=lit(len(delimiter.name)))
+        missing = exp.EQ(this=found(value), expression=lit(0))
+        return exp.Case(
+            ifs=[exp.If(this=missing, true=exp.Null())],
+            default=exp.Substring(this=value.copy(), start=start),
+        )
+
+    rest = text
+    for _ in range(int(index.name) - 1):
+        rest = after_delimiter(rest)
+    first = exp.Case(
+        ifs=[exp.If(this=exp.EQ(this=found(rest), expression=lit(0)), true=rest.copy())],
+        default=exp.Substring(
+            this=rest.copy(),
+            start=lit(1),
+            length=exp.Sub(this=found(rest), expression=lit(1)),
+        ),
+    )
+    return exp.Case(
+        ifs=[
+            exp.If(this=exp.Is(this=text.copy(), expression=exp.Null()), true=exp.Null()),
+            exp.If(this=exp.Is(this=rest.copy(), expression=exp.Null()), true=lit("")),
+        ],
+        default=first,
+    )
+
+
+@rule(
+    "TD-CHARACTERS",
+    "rewrite",
+    ("teradata",),
+    (exp.Anonymous,),
+    "Teradata CHARACTERS(s) / CHARS(s) becomes CHAR_LENGTH(s).",
+    (
+        (
+            "teradata",
+            "SELECT CHARACTERS(c_name) AS n FROM SALES_DB.CUSTOMER",
+            'SELECT CHAR_LENGTH("customer"."c_name") AS "n" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def teradata_characters(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.name.upper() not in ("CHARACTERS", "CHARS") or len(node.expressions) != 1:
+        return None
+    return exp.Length(this=node.expressions[0].copy())

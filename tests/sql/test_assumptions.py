@@ -1,0 +1,84 @@
+"""Server settings the SQL cannot show are configurable assumptions, each one warned about."""
+
+import datetime as dt
+import re
+
+import duckdb
+import pytest
+
+from sql.assumptions import AssumptionError, Assumptions, load_assumptions
+from sql.render import render
+from sql.translate import translate
+
+# 2024-01-01 was a Monday, 2024-01-07 a Sunday.
+DATES = [dt.date(2024, 1, 1), dt.date(2024, 1, 3), dt.date(2024, 1, 7)]
+
+
+def weekdays(dialect: str, source: str, assumptions: Assumptions) -> tuple[list[int], list[str]]:
+    translation = translate(source, dialect, assumptions=assumptions)
+    with duckdb.connect() as con:
+        con.execute("CREATE SCHEMA raw")
+        con.execute("CREATE TABLE raw.orders (o_orderkey BIGINT, o_orderdate DATE)")
+        con.executemany("INSERT INTO raw.orders VALUES (?, ?)", list(enumerate(DATES)))
+        rows = con.sql(render(translation.ansi_sql, "duckdb")).fetchall()
+    return [r[0] for r in rows], [d.format() for d in translation.diagnostics]
+
+
+TSQL = "SELECT DATEPART(weekday, o_orderdate) AS wd FROM dbo.Orders ORDER BY o_orderkey"
+SNOWFLAKE = "SELECT DAYOFWEEK(o_orderdate) AS wd FROM SALES.ORDERS ORDER BY o_orderkey"
+
+
+@pytest.mark.parametrize(
+    ("dialect", "source", "assumptions", "expected", "warning"),
+    [
+        # DATEFIRST 7 (us_english): Sunday = 1, so Monday = 2, Wednesday = 4, Sunday = 1.
+        ("tsql", TSQL, Assumptions(tsql_datefirst=7), [2, 4, 1], "SET DATEFIRST 7 (Sunday = 1)"),
+        # DATEFIRST 1 (most European languages): Monday = 1 ... Sunday = 7.
+        ("tsql", TSQL, Assumptions(tsql_datefirst=1), [1, 3, 7], "SET DATEFIRST 1 (Monday = 1)"),
+        ("tsql", TSQL, Assumptions(tsql_datefirst=3), [6, 1, 5], "SET DATEFIRST 3 (Wednesday = 1)"),
+        # WEEK_START 0 (legacy): Sunday = 0 ... Saturday = 6.
+        ("snowflake", SNOWFLAKE, Assumptions(), [1, 3, 0], "WEEK_START = 0 (Sunday = 0)"),
+        # WEEK_START 1: Monday = 1 ... Sunday = 7.
+        (
+            "snowflake",
+            SNOWFLAKE,
+            Assumptions(snowflake_week_start=1),
+            [1, 3, 7],
+            "WEEK_START = 1 (Monday = 1)",
+        ),
+    ],
+)
+def test_weekday_numbering_follows_the_assumed_setting(
+    dialect, source, assumptions, expected, warning
+):
+    values, diagnostics = weekdays(dialect, source, assumptions)
+    assert values == expected
+    assert any(warning in d and "warning[" in d for d in diagnostics), diagnostics
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"tsql_datefirst": "0"}, "tsql_datefirst must be 1 (Monday) ... 7 (Sunday); got 0"),
+        ({"snowflake_week_start": "8"}, "snowflake_week_start must be 0"),
+        ({"tsql_datefirst": "monday"}, "must be integers"),
+        ({"datefirst": "1"}, "unknown assumption datefirst"),
+    ],
+)
+def test_impossible_assumptions_are_refused(overrides, message):
+    with pytest.raises(AssumptionError, match=re.escape(message)):
+        Assumptions().with_overrides(overrides)
+
+
+def test_the_project_file_is_read_and_checked(tmp_path):
+    assert load_assumptions() == Assumptions()  # sql/assumptions.yaml holds the defaults
+    path = tmp_path / "assumptions.yaml"
+    path.write_text("tsql_datefirst: 1\n")
+    assert load_assumptions(path) == Assumptions(tsql_datefirst=1)
+    path.write_text("tsql_datefirst: 9\n")
+    with pytest.raises(AssumptionError, match=r"assumptions\.yaml: tsql_datefirst must be"):
+        load_assumptions(path)
+
+
+def test_assumptions_change_the_cache_key():
+    assert Assumptions().key() != Assumptions(tsql_datefirst=1).key()
