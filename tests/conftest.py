@@ -32,3 +32,14 @@ def raw_lake_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("lake")
     assert _materialize_raw(root).success
     return root
+
+
+@pytest.fixture(scope="session")
+def spark_engine():
+    """One local SparkSession for the whole run: Spark takes seconds to start."""
+    from pipelines.engines.spark_engine import SparkEngine
+
+    engine = SparkEngine("local[2]")
+    engine.session()
+    yield engine
+    engine.stop()

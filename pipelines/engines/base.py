@@ -1,0 +1,92 @@
+"""What every engine shares: binding lake tables into rendered SQL, errors, build results."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar, Literal
+
+import pyarrow as pa
+import sqlglot
+from sqlglot import exp
+
+from sql.diagnostics import TranslationError
+from sql.render import render
+
+EngineName = Literal["duckdb", "spark"]
+
+
+class EngineError(RuntimeError):
+    """The engine could not build or read a table. The message is the engine's own, which
+    quotes the offending SQL line (DuckDB's ``LINE n:``, Spark's query context)."""
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    engine: str
+    rendered_sql: str
+    seconds: float
+
+
+def table_name(zone: str, table: str) -> str:
+    """``raw``, ``lineitem`` -> ``raw__lineitem``: the per-session view an engine registers."""
+    return f"{zone}__{table}"
+
+
+def bind_tables(ansi_sql: str, engine: EngineName, inputs: Mapping[str, Path], *, file: str) -> str:
+    """Render ``ansi_sql`` for ``engine`` and point its lake tables at session views.
+
+    Rendering goes through ``sql.render`` so it is exact or refused; re-parsing the
+    engine's own output in the engine's dialect is lossless.
+    """
+    try:
+        rendered = render(ansi_sql, engine, file=file)
+    except TranslationError as exc:
+        raise EngineError(str(exc)) from exc
+    return bind_views(rendered, engine, inputs, file=file)
+
+
+def bind_views(sql: str, dialect: str, inputs: Mapping[str, Path], *, file: str) -> str:
+    """Point each ``zone.table`` reference in ``sql`` (written in ``dialect``) at the view
+    ``zone__table`` that engines register over the table's published Parquet files."""
+    tree = sqlglot.parse_one(sql, read=dialect)
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    missing = []
+    for node in tree.find_all(exp.Table):
+        if not node.db and node.name in ctes:
+            continue
+        key = f"{node.db}.{node.name}" if node.db else node.name
+        if key not in inputs:
+            missing.append(key)
+            continue
+        view = exp.to_identifier(table_name(node.db, node.name), quoted=True)
+        alias = node.args.get("alias") or exp.TableAlias(
+            this=exp.to_identifier(node.name, quoted=True)
+        )
+        node.replace(exp.Table(this=view, alias=alias))
+    if missing:
+        names = sorted(set(missing))
+        raise EngineError(
+            f"{file}: reads {', '.join(names)}, which {'is' if len(names) == 1 else 'are'} "
+            f"not among its inputs ({', '.join(sorted(inputs)) or 'none'})"
+        )
+    return tree.sql(dialect, pretty=True)
+
+
+class Engine(ABC):
+    name: ClassVar[EngineName]
+
+    @abstractmethod
+    def build(
+        self, ansi_sql: str, inputs: Mapping[str, Path], out_dir: Path, *, file: str
+    ) -> BuildResult:
+        """Run ``ansi_sql`` over ``inputs`` (``"zone.table"`` -> published folder) and write
+        the result as Parquet into ``out_dir`` (created if missing, expected empty)."""
+
+    @abstractmethod
+    def query(
+        self, ansi_sql: str, inputs: Mapping[str, Path], *, file: str = "<query>"
+    ) -> pa.Table:
+        """Run ``ansi_sql`` over ``inputs`` and return the result."""

@@ -1,0 +1,103 @@
+"""Both engines over the same TPC-H lake (scale 0.01): same rows, same content digest."""
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipelines.engines.base import EngineError, bind_tables
+from pipelines.engines.digest import content_digest
+from pipelines.engines.duckdb_engine import DuckDBEngine
+
+REVENUE_BY_PRIORITY = """
+SELECT
+  "o"."o_orderpriority" AS "priority",
+  COUNT(*) AS "orders",
+  SUM("o"."o_totalprice") AS "revenue",
+  AVG("o"."o_totalprice") AS "average_order",
+  MIN("o"."o_orderdate") AS "first_order"
+FROM "raw"."orders" AS "o"
+JOIN "raw"."customer" AS "c" ON "c"."c_custkey" = "o"."o_custkey"
+WHERE "c"."c_mktsegment" <> 'AUTOMOBILE'
+GROUP BY "o"."o_orderpriority"
+"""
+
+
+@pytest.fixture(scope="module")
+def inputs(raw_lake_root) -> dict[str, Path]:
+    raw = raw_lake_root / "raw"
+    return {f"raw.{p.name}": p for p in raw.iterdir() if not p.name.startswith(".")}
+
+
+@pytest.fixture(params=["duckdb", "spark"])
+def engine(request):
+    if request.param == "duckdb":
+        return DuckDBEngine()
+    return request.getfixturevalue("spark_engine")
+
+
+def test_lake_tables_are_bound_to_session_views(inputs):
+    sql = bind_tables(REVENUE_BY_PRIORITY, "duckdb", inputs, file="x.sql")
+    assert '"raw__orders" AS "o"' in sql and '"raw__customer" AS "c"' in sql
+
+
+def test_a_cte_is_not_mistaken_for_a_lake_table(inputs):
+    ansi = 'WITH "n" AS (SELECT "n_name" FROM "raw"."nation") SELECT "n_name" FROM "n"'
+    assert '"raw__nation"' in bind_tables(ansi, "duckdb", inputs, file="x.sql")
+
+
+def test_a_missing_upstream_table_is_named(inputs):
+    with pytest.raises(EngineError, match=r"x\.sql: reads warehouse\.gone, which is not among"):
+        bind_tables('SELECT "a" FROM "warehouse"."gone"', "duckdb", inputs, file="x.sql")
+
+
+def test_a_rendering_that_cannot_be_exact_is_refused(inputs):
+    ansi = 'SELECT "n_name" FROM "raw"."nation" ORDER BY "n_name" FETCH FIRST 10 PERCENT ROWS ONLY'
+    with pytest.raises(EngineError, match="RENDER"):
+        bind_tables(ansi, "spark", inputs, file="x.sql")
+
+
+def test_build_writes_parquet_with_the_query_result(engine, inputs, tmp_path):
+    result = engine.build(REVENUE_BY_PRIORITY, inputs, tmp_path / "out", file="x.sql")
+    table = pq.read_table(tmp_path / "out")
+    assert result.engine == engine.name
+    assert table.num_rows == 5
+    assert table.column_names == ["priority", "orders", "revenue", "average_order", "first_order"]
+    assert sum(table.column("orders").to_pylist()) == pytest.approx(15_000 * 0.8, rel=0.05)
+
+
+def test_both_engines_produce_the_same_content_digest(spark_engine, inputs, tmp_path):
+    DuckDBEngine().build(REVENUE_BY_PRIORITY, inputs, tmp_path / "duck", file="x.sql")
+    spark_engine.build(REVENUE_BY_PRIORITY, inputs, tmp_path / "spark", file="x.sql")
+    # The files differ (decimal widths, writers); the content does not.
+    assert pq.read_schema(next((tmp_path / "spark").glob("*.parquet"))) != pq.read_schema(
+        tmp_path / "duck" / "part-0.parquet"
+    )
+    assert content_digest(tmp_path / "duck") == content_digest(tmp_path / "spark")
+
+
+@pytest.mark.parametrize(
+    "ansi",
+    [
+        'SELECT CAST(\'abc\' AS INTEGER) AS "x" FROM "raw"."region"',
+        'SELECT "no_such_column" FROM "raw"."region"',
+    ],
+)
+def test_engine_errors_name_the_file_and_quote_the_engine(engine, inputs, tmp_path, ansi):
+    with pytest.raises(EngineError, match=rf"^bad\.sql: {engine.name}: "):
+        engine.build(ansi, inputs, tmp_path / "out", file="bad.sql")
+
+
+def test_digest_ignores_row_order_but_not_content(tmp_path):
+    rows = {"k": [1, 2, 3], "v": ["a", None, "c"]}
+    pq.write_table(pa.table(rows), tmp_path / "a.parquet")
+    pq.write_table(pa.table({"k": [3, 1, 2], "v": ["c", "a", None]}), tmp_path / "b.parquet")
+    pq.write_table(pa.table({"k": [3, 1, 2], "v": ["c", "a", ""]}), tmp_path / "c.parquet")
+    pq.write_table(
+        pa.table({"k": [1, 2, 3, 3], "v": ["a", None, "c", "c"]}), tmp_path / "d.parquet"
+    )
+    digest = content_digest(tmp_path / "a.parquet")
+    assert digest == content_digest(tmp_path / "b.parquet")
+    assert digest != content_digest(tmp_path / "c.parquet"), "NULL and '' must differ"
+    assert digest != content_digest(tmp_path / "d.parquet"), "a duplicate row must count"
