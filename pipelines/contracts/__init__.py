@@ -1,0 +1,46 @@
+"""Data contracts: ODCS v3 files compiled to Great Expectations 1.x suites.
+
+``load_contract`` -> ``compile_contract`` -> ``validate_arrow`` / ``validate_spark``;
+``lint_contract`` checks a contract against its SQL, ``classify_changes`` and
+``check_version_bump`` guard the versions. No Dagster here: assets wire these up.
+"""
+
+from pipelines.contracts.breaking import Change, check_version_bump, classify_changes
+from pipelines.contracts.compile import (
+    CompiledContract,
+    ExpectationInfo,
+    SqlCheck,
+    compile_contract,
+)
+from pipelines.contracts.errors import ContractError
+from pipelines.contracts.lint import LintError, lint_contract
+from pipelines.contracts.model import ColumnSpec, Contract, load_contract, load_contracts
+from pipelines.contracts.validate import (
+    ContractResult,
+    ExpectationOutcome,
+    validate_arrow,
+    validate_parquet,
+    validate_spark,
+)
+
+__all__ = [
+    "Change",
+    "ColumnSpec",
+    "CompiledContract",
+    "Contract",
+    "ContractError",
+    "ContractResult",
+    "ExpectationInfo",
+    "ExpectationOutcome",
+    "LintError",
+    "SqlCheck",
+    "check_version_bump",
+    "classify_changes",
+    "compile_contract",
+    "lint_contract",
+    "load_contract",
+    "load_contracts",
+    "validate_arrow",
+    "validate_parquet",
+    "validate_spark",
+]

@@ -1,0 +1,511 @@
+"""A ``Contract`` compiled into a Great Expectations 1.x expectation suite.
+
+Every promise of the contract becomes exactly one expectation (or one SQL check) with a
+stable name; a promise GX cannot check exactly raises ``ContractError`` naming the rule.
+
+ODCS ``sql`` quality rules return one value that is compared with the rule's operator.
+GX's ``UnexpectedRowsExpectation`` has a different shape (a query returning bad rows) and
+does not run on pandas, so those rules compile to ``SqlCheck``s that the validator runs on
+the same data with the engine that holds it: DuckDB for Arrow, Spark SQL for Spark.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import great_expectations as gx
+import sqlglot
+from great_expectations.expectations import Expectation
+from sqlglot import exp
+
+from pipelines.contracts.errors import ContractError
+from pipelines.contracts.model import ColumnSpec, Contract, QualityRule
+
+# Placeholders ODCS uses in sql rules. They are swapped for identifiers before parsing so
+# the query is handled as an AST from then on.
+TABLE_PLACEHOLDER = "${table}"
+COLUMN_PLACEHOLDER = "${column}"
+_TABLE_TOKEN = "plumbline_contract_table"
+_COLUMN_TOKEN = "plumbline_contract_column"
+
+# Column dtypes that satisfy a logical type: pandas/numpy names (after validate.py's
+# Arrow -> pandas conversion) and pyspark.sql.types names in one list, because GX
+# resolves each name against the engine it runs on and ignores names of the other.
+TYPE_LISTS: dict[str, list[str]] = {
+    "integer": [
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "Int8Dtype",
+        "Int16Dtype",
+        "Int32Dtype",
+        "Int64Dtype",
+        "ByteType",
+        "ShortType",
+        "IntegerType",
+        "LongType",
+    ],
+    "number": [
+        "float32",
+        "float64",
+        "Float32Dtype",
+        "Float64Dtype",
+        "FloatType",
+        "DoubleType",
+        "DecimalType",
+    ],
+    "string": ["object", "StringDtype", "StringType", "VarcharType", "CharType"],
+    "boolean": ["bool", "BooleanDtype", "BooleanType"],
+    "date": ["datetime64[s]", "datetime64[ms]", "datetime64[us]", "datetime64[ns]", "DateType"],
+    "timestamp": [
+        "datetime64[s]",
+        "datetime64[ms]",
+        "datetime64[us]",
+        "datetime64[ns]",
+        "DatetimeTZDtype",
+        "TimestampType",
+        "TimestampNTZType",
+    ],
+}
+
+_SQL_OPERATORS = {
+    "mustBe": "=",
+    "mustNotBe": "!=",
+    "mustBeGreaterThan": ">",
+    "mustBeGreaterOrEqualTo": ">=",
+    "mustBeLessThan": "<",
+    "mustBeLessOrEqualTo": "<=",
+    "mustBeBetween": "between",
+    "mustNotBeBetween": "not between",
+}
+
+
+@dataclass(frozen=True)
+class ExpectationInfo:
+    name: str
+    kind: str
+    column: str | None
+    description: str
+
+
+@dataclass(frozen=True)
+class SqlCheck:
+    """An ODCS ``sql`` rule: a one-value query and the comparison its value must satisfy."""
+
+    name: str
+    query: exp.Expression  # references the table as plumbline_contract_table
+    operator: str
+    value: Any
+
+    def render(self, dialect: str, table: str) -> str:
+        """The query for ``dialect`` with the placeholder table renamed to ``table``."""
+
+        def rename(node: exp.Expression) -> exp.Expression:
+            if isinstance(node, exp.Table) and node.name == _TABLE_TOKEN:
+                return exp.to_table(table)
+            return node
+
+        return self.query.copy().transform(rename).sql(dialect=dialect)
+
+    def holds(self, observed: Any) -> bool:
+        if observed is None:
+            return False
+        operator, value = self.operator, self.value
+        if operator == "mustBe":
+            return observed == value
+        if operator == "mustNotBe":
+            return observed != value
+        if operator == "mustBeGreaterThan":
+            return observed > value
+        if operator == "mustBeGreaterOrEqualTo":
+            return observed >= value
+        if operator == "mustBeLessThan":
+            return observed < value
+        if operator == "mustBeLessOrEqualTo":
+            return observed <= value
+        inside = value[0] <= observed <= value[1]
+        return inside if operator == "mustBeBetween" else not inside
+
+
+@dataclass(frozen=True)
+class CompiledContract:
+    contract: Contract
+    suite: gx.ExpectationSuite
+    expectations: tuple[ExpectationInfo, ...]
+    sql_checks: tuple[SqlCheck, ...] = ()
+
+    def suite_json(self) -> str:
+        """The suite as canonical JSON: identical for identical contracts."""
+        return json.dumps(self.suite.to_json_dict(), sort_keys=True, default=str)
+
+
+class _Builder:
+    def __init__(self, contract: Contract) -> None:
+        self.contract = contract
+        self.file = str(contract.path)
+        self.gx_expectations: list[Expectation] = []
+        self.infos: list[ExpectationInfo] = []
+        self.sql_checks: list[SqlCheck] = []
+        self.names: set[str] = set()
+
+    def _unique_name(self, name: str) -> str:
+        if name in self.names:
+            suffix = 2
+            while f"{name}#{suffix}" in self.names:
+                suffix += 1
+            name = f"{name}#{suffix}"
+        self.names.add(name)
+        return name
+
+    def add(
+        self, name: str, kind: str, column: str | None, description: str, expectation: Expectation
+    ) -> None:
+        name = self._unique_name(name)
+        # The name travels in meta so results can be matched back: GX reorders results.
+        expectation.meta = {"name": name}
+        self.gx_expectations.append(expectation)
+        self.infos.append(ExpectationInfo(name, kind, column, description))
+
+    def error(self, field: str, message: str) -> ContractError:
+        return ContractError(self.file, field, message)
+
+
+def _regex(builder: _Builder, field: str, pattern: str) -> str:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise builder.error(field, f"invalid regular expression {pattern!r}: {exc}") from exc
+    return pattern
+
+
+def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
+    E = gx.expectations
+    name = column.name
+    builder.add(
+        f"{name}.exists",
+        "column_exists",
+        name,
+        f"column {name} exists",
+        E.ExpectColumnToExist(column=name),
+    )
+    builder.add(
+        f"{name}.type",
+        "type",
+        name,
+        f"column {name} has logical type {column.logical_type}",
+        E.ExpectColumnValuesToBeInTypeList(column=name, type_list=TYPE_LISTS[column.logical_type]),
+    )
+    if column.required:
+        builder.add(
+            f"{name}.not_null",
+            "not_null",
+            name,
+            f"{name} is never null",
+            E.ExpectColumnValuesToNotBeNull(column=name),
+        )
+    if column.unique:
+        builder.add(
+            f"{name}.unique",
+            "unique",
+            name,
+            f"{name} values are unique",
+            E.ExpectColumnValuesToBeUnique(column=name),
+        )
+    if column.allowed_values is not None:
+        builder.add(
+            f"{name}.allowed_values",
+            "allowed_values",
+            name,
+            f"{name} is one of {list(column.allowed_values)}",
+            E.ExpectColumnValuesToBeInSet(column=name, value_set=list(column.allowed_values)),
+        )
+    if column.minimum is not None or column.maximum is not None:
+        low = "(" if column.strict_minimum else "["
+        high = ")" if column.strict_maximum else "]"
+        builder.add(
+            f"{name}.range",
+            "range",
+            name,
+            f"{name} in {low}{column.minimum}, {column.maximum}{high}",
+            E.ExpectColumnValuesToBeBetween(
+                column=name,
+                min_value=column.minimum,
+                max_value=column.maximum,
+                strict_min=column.strict_minimum,
+                strict_max=column.strict_maximum,
+            ),
+        )
+    if column.min_length is not None or column.max_length is not None:
+        builder.add(
+            f"{name}.length",
+            "length",
+            name,
+            f"{name} length in [{column.min_length}, {column.max_length}]",
+            E.ExpectColumnValueLengthsToBeBetween(
+                column=name, min_value=column.min_length, max_value=column.max_length
+            ),
+        )
+    if column.pattern is not None:
+        pattern = _regex(builder, f"{column.field}.logicalTypeOptions.pattern", column.pattern)
+        builder.add(
+            f"{name}.pattern",
+            "pattern",
+            name,
+            f"{name} matches {pattern}",
+            E.ExpectColumnValuesToMatchRegex(column=name, regex=pattern),
+        )
+
+
+def _mostly(builder: _Builder, rule: QualityRule) -> float | None:
+    """GX's ``mostly`` for a count-of-bad-values rule, or an error when not exact.
+
+    ``mustBe: 0`` is "no bad value" (mostly None). ``mustBeLessOrEqualTo: p`` with
+    ``unit: percent`` is "at most p% bad" = "at least (100-p)% good", which is exactly
+    what ``mostly`` means; row-count thresholds have no exact GX form.
+    """
+    if rule.operator == "mustBe" and rule.value == 0:
+        return None
+    if (
+        rule.operator == "mustBeLessOrEqualTo"
+        and rule.unit == "percent"
+        and isinstance(rule.value, int | float)
+        and 0 <= rule.value <= 100
+    ):
+        return round(1 - rule.value / 100, 12)
+    raise builder.error(
+        rule.field,
+        f"{rule.metric} with {rule.operator}: {rule.value!r}"
+        f"{' ' + rule.unit if rule.unit else ''} cannot be expressed exactly in GX; "
+        "use mustBe: 0, or mustBeLessOrEqualTo with unit: percent",
+    )
+
+
+def _library_rule(builder: _Builder, rule: QualityRule) -> None:
+    E = gx.expectations
+    base = f"{rule.column or 'table'}.{rule.name or rule.metric}"
+    description = rule.description or f"{rule.metric} {rule.operator} {rule.value!r}"
+    column = rule.column
+    known = {c.name for c in builder.contract.columns}
+    if rule.metric == "duplicateValues" and column is None:
+        properties = rule.arguments.get("properties")
+        if not isinstance(properties, list) or not properties:
+            raise builder.error(
+                f"{rule.field}.arguments.properties",
+                "a table-level duplicateValues rule needs arguments.properties: [columns]",
+            )
+        for name in properties:
+            if name not in known:
+                raise builder.error(
+                    f"{rule.field}.arguments.properties", f"unknown column {name!r}"
+                )
+        if rule.operator != "mustBe" or rule.value != 0:
+            raise builder.error(
+                rule.field, "duplicateValues can only be checked as mustBe: 0 in GX"
+            )
+        builder.add(
+            base,
+            "library",
+            None,
+            description,
+            E.ExpectCompoundColumnsToBeUnique(column_list=list(properties)),
+        )
+        return
+    if column is None:
+        raise builder.error(
+            f"{rule.field}.metric",
+            f"library metric {rule.metric!r} needs a column; put it under the column's quality",
+        )
+    if rule.metric == "nullValues":
+        mostly = _mostly(builder, rule)
+        builder.add(
+            base,
+            "library",
+            column,
+            description,
+            E.ExpectColumnValuesToNotBeNull(column=column, mostly=mostly or 1.0),
+        )
+    elif rule.metric == "duplicateValues":
+        if rule.operator != "mustBe" or rule.value != 0:
+            raise builder.error(
+                rule.field, "duplicateValues can only be checked as mustBe: 0 in GX"
+            )
+        builder.add(
+            base, "library", column, description, E.ExpectColumnValuesToBeUnique(column=column)
+        )
+    elif rule.metric == "missingValues":
+        missing = rule.arguments.get("missingValues", [None])
+        if not isinstance(missing, list) or not missing:
+            raise builder.error(
+                f"{rule.field}.arguments.missingValues", "missingValues must be a list"
+            )
+        if rule.operator != "mustBe" or rule.value != 0:
+            raise builder.error(rule.field, "missingValues can only be checked as mustBe: 0 in GX")
+        if None in missing:
+            builder.add(
+                f"{base}.null",
+                "library",
+                column,
+                description,
+                E.ExpectColumnValuesToNotBeNull(column=column),
+            )
+        values = [value for value in missing if value is not None]
+        if values:
+            builder.add(
+                f"{base}.values",
+                "library",
+                column,
+                description,
+                E.ExpectColumnValuesToNotBeInSet(column=column, value_set=values),
+            )
+    elif rule.metric == "invalidValues":
+        valid, pattern = rule.arguments.get("validValues"), rule.arguments.get("pattern")
+        if valid is None and pattern is None:
+            raise builder.error(
+                f"{rule.field}.arguments", "invalidValues needs validValues or pattern"
+            )
+        if (
+            valid is not None
+            and pattern is not None
+            and not (rule.operator == "mustBe" and rule.value == 0)
+        ):
+            raise builder.error(
+                rule.field, "validValues with pattern can only be checked as mustBe: 0"
+            )
+        mostly = _mostly(builder, rule) or 1.0
+        if valid is not None:
+            if not isinstance(valid, list) or not valid:
+                raise builder.error(
+                    f"{rule.field}.arguments.validValues", "validValues must be a non-empty list"
+                )
+            builder.add(
+                f"{base}.valid_values",
+                "library",
+                column,
+                description,
+                E.ExpectColumnValuesToBeInSet(column=column, value_set=valid, mostly=mostly),
+            )
+        if pattern is not None:
+            if not isinstance(pattern, str):
+                raise builder.error(f"{rule.field}.arguments.pattern", "pattern must be a string")
+            _regex(builder, f"{rule.field}.arguments.pattern", pattern)
+            builder.add(
+                f"{base}.pattern",
+                "library",
+                column,
+                description,
+                E.ExpectColumnValuesToMatchRegex(column=column, regex=pattern, mostly=mostly),
+            )
+    else:
+        raise builder.error(
+            f"{rule.field}.metric",
+            f"library metric {rule.metric!r} cannot be expressed in GX; plumbline maps "
+            "nullValues, missingValues, invalidValues, duplicateValues and rowCount",
+        )
+
+
+def _sql_rule(builder: _Builder, rule: QualityRule) -> None:
+    text = rule.query.replace(TABLE_PLACEHOLDER, _TABLE_TOKEN)
+    if COLUMN_PLACEHOLDER in text:
+        if rule.column is None:
+            raise builder.error(
+                f"{rule.field}.query", "${column} is only defined in a column's rule"
+            )
+        text = text.replace(COLUMN_PLACEHOLDER, _COLUMN_TOKEN)
+    try:
+        statements = sqlglot.parse(text)
+    except sqlglot.errors.ParseError as exc:
+        raise builder.error(f"{rule.field}.query", f"cannot parse the query: {exc}") from exc
+    if len(statements) != 1 or not isinstance(statements[0], exp.Query):
+        raise builder.error(f"{rule.field}.query", "the query must be one SELECT statement")
+    query = statements[0]
+    if isinstance(query, exp.Select) and len(query.expressions) != 1:
+        raise builder.error(f"{rule.field}.query", "the query must return exactly one value")
+    if not any(table.name == _TABLE_TOKEN for table in query.find_all(exp.Table)):
+        raise builder.error(
+            f"{rule.field}.query", "the query must read the contract's table as ${table}"
+        )
+    value = rule.value
+    numbers = value if isinstance(value, list) else [value]
+    if rule.operator not in ("mustBe", "mustNotBe") and not all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in numbers
+    ):
+        raise builder.error(rule.field, f"{rule.operator} needs a number")
+    if rule.column is not None:
+        column = rule.column
+
+        def rename(node: exp.Expression) -> exp.Expression:
+            if isinstance(node, exp.Column) and node.name == _COLUMN_TOKEN:
+                return exp.column(column, quoted=True)
+            return node
+
+        query = query.transform(rename)
+    name = builder._unique_name(f"{rule.column or 'table'}.{rule.name or 'sql'}")
+    description = rule.description or f"({rule.query}) {_SQL_OPERATORS[rule.operator]} {value!r}"
+    builder.sql_checks.append(SqlCheck(name, query, rule.operator, value))
+    builder.infos.append(ExpectationInfo(name, "sql", rule.column, description))
+
+
+def _quality_rule(builder: _Builder, rule: QualityRule) -> None:
+    if rule.type == "sql":
+        _sql_rule(builder, rule)
+    else:
+        _library_rule(builder, rule)
+
+
+def compile_contract(contract: Contract) -> CompiledContract:
+    """Compile ``contract`` into an expectation suite; pure and deterministic."""
+    builder = _Builder(contract)
+    E = gx.expectations
+    if contract.row_count_min is not None or contract.row_count_max is not None:
+        builder.add(
+            "table.row_count",
+            "row_count",
+            None,
+            f"row count in [{contract.row_count_min}, {contract.row_count_max}]",
+            E.ExpectTableRowCountToBeBetween(
+                min_value=contract.row_count_min, max_value=contract.row_count_max
+            ),
+        )
+    if contract.primary_key:
+        key = list(contract.primary_key)
+        expectation = (
+            E.ExpectColumnValuesToBeUnique(column=key[0])
+            if len(key) == 1
+            else E.ExpectCompoundColumnsToBeUnique(column_list=key)
+        )
+        builder.add(
+            "table.primary_key",
+            "primary_key",
+            key[0] if len(key) == 1 else None,
+            f"primary key ({', '.join(key)}) is unique",
+            expectation,
+        )
+    for column in contract.columns:
+        _column_expectations(builder, column)
+    for rule in contract.quality:
+        _quality_rule(builder, rule)
+    for column in contract.columns:
+        for rule in column.quality:
+            _quality_rule(builder, rule)
+    # Built in one go: ``suite.add_expectation`` needs an active data context, and compiling
+    # must not depend on one.
+    suite = gx.ExpectationSuite(
+        name=f"{contract.table}@{contract.version}", expectations=builder.gx_expectations
+    )
+    if len(suite.expectations) != len(builder.gx_expectations):
+        # GX logs and drops an expectation it cannot configure; never run a thinner suite.
+        raise ContractError(str(contract.path), "schema[0]", "GX rejected an expectation")
+    return CompiledContract(
+        contract=contract,
+        suite=suite,
+        expectations=tuple(builder.infos),
+        sql_checks=tuple(builder.sql_checks),
+    )

@@ -1,0 +1,295 @@
+"""Run a compiled contract on data: Arrow/pandas for DuckDB-built tables, or Spark DataFrames.
+
+Both paths go through a GX ephemeral context and its dataframe datasources; ODCS ``sql``
+rules run on the engine that holds the data (DuckDB over the Arrow table, Spark SQL over
+the DataFrame), see compile.py.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import hashlib
+import json
+import math
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import great_expectations as gx
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from great_expectations.data_context.types.base import ProgressBarsConfig
+
+from pipelines.contracts.compile import CompiledContract, SqlCheck
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+MAX_FAILING_ROWS = 20
+
+# Arrow -> pandas with nullable extension dtypes: numpy ints and bools cannot hold NULL, and
+# pandas would otherwise silently turn an integer column with a NULL into float64, which
+# the contract's type check would then (rightly) reject.
+_PANDAS_TYPES = {
+    pa.int8(): pd.Int8Dtype(),
+    pa.int16(): pd.Int16Dtype(),
+    pa.int32(): pd.Int32Dtype(),
+    pa.int64(): pd.Int64Dtype(),
+    pa.uint8(): pd.UInt8Dtype(),
+    pa.uint16(): pd.UInt16Dtype(),
+    pa.uint32(): pd.UInt32Dtype(),
+    pa.uint64(): pd.UInt64Dtype(),
+    pa.bool_(): pd.BooleanDtype(),
+    pa.string(): pd.StringDtype(),
+    pa.large_string(): pd.StringDtype(),
+    pa.string_view(): pd.StringDtype(),  # tpchgen-cli writes string_view
+}
+
+
+@dataclass(frozen=True)
+class ExpectationOutcome:
+    name: str
+    column: str | None
+    passed: bool
+    observed: object
+    details: str
+
+
+@dataclass(frozen=True)
+class ContractResult:
+    table: str
+    contract_version: str
+    passed: bool
+    outcomes: tuple[ExpectationOutcome, ...]
+    failing_rows: tuple[dict, ...]  # at most MAX_FAILING_ROWS rows that violate
+
+    def canonical_json(self) -> str:
+        return json.dumps(_plain(asdict(self)), sort_keys=True, separators=(",", ":"))
+
+    def digest(self) -> str:
+        """sha256 of the canonical JSON of the result, for the audit registry."""
+        return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready values: data from engines holds Decimals, dates, numpy scalars, NaN."""
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return None if math.isnan(value) else value
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, dt.date | dt.datetime | pd.Timestamp):
+        return value.isoformat()
+    if hasattr(value, "item"):  # numpy scalar
+        return _plain(value.item())
+    return str(value)
+
+
+def _context():
+    context = gx.get_context(mode="ephemeral")
+    context.variables.progress_bars = ProgressBarsConfig(globally=False)
+    return context
+
+
+def _describe(result: Mapping[str, Any]) -> tuple[object, str]:
+    if "observed_value" in result:
+        return _plain(result["observed_value"]), f"observed {_plain(result['observed_value'])!r}"
+    if "unexpected_count" in result:
+        count = result["unexpected_count"]
+        examples = _plain(result.get("partial_unexpected_list") or [])[:5]
+        observed = {
+            "element_count": result.get("element_count"),
+            "unexpected_count": count,
+            "unexpected_percent": _plain(result.get("unexpected_percent")),
+        }
+        details = f"{count} of {result.get('element_count')} values unexpected"
+        return observed, details + (f", e.g. {examples}" if examples else "")
+    return None, ""
+
+
+def _exception_message(info: Any) -> str | None:
+    """The first exception GX caught while computing an expectation, if any.
+
+    GX 1.x reports either one ``{"raised_exception": ...}`` record or a mapping of metric
+    id -> such a record (when a metric, e.g. of a missing column, could not be computed).
+    """
+    if not isinstance(info, Mapping) or not info:
+        return None
+    records = [info] if "raised_exception" in info else list(info.values())
+    for record in records:
+        if isinstance(record, Mapping) and record.get("raised_exception"):
+            message = str(record.get("exception_message") or "unknown error").strip()
+            return message.splitlines()[0] if message else "unknown error"
+    return None
+
+
+def _gx_outcomes(
+    compiled: CompiledContract, validation: Any
+) -> tuple[list[ExpectationOutcome], list[tuple[str | None, Mapping[str, Any]]]]:
+    """Outcomes in the compiled order, and the raw results of failed expectations."""
+    by_name: dict[str, Any] = {}
+    for result in validation.results:
+        by_name[result.expectation_config.meta["name"]] = result
+    outcomes, failed = [], []
+    for info in compiled.expectations:
+        if info.kind == "sql":
+            continue
+        result = by_name[info.name]
+        error = _exception_message(result.exception_info)
+        if error is not None:
+            outcomes.append(
+                ExpectationOutcome(info.name, info.column, False, None, f"error: {error}")
+            )
+            continue
+        observed, details = _describe(result.result or {})
+        outcomes.append(
+            ExpectationOutcome(info.name, info.column, result.success, observed, details)
+        )
+        if not result.success:
+            failed.append((info.column, result.result or {}))
+    return outcomes, failed
+
+
+def _sql_outcome(check: SqlCheck, column: str | None, run) -> ExpectationOutcome:
+    try:
+        observed = run(check)
+    except Exception as exc:
+        # An engine error fails the check with its message: a rule that did not run must
+        # not pass.
+        return ExpectationOutcome(check.name, column, False, None, f"error: {exc}".splitlines()[0])
+    passed = check.holds(observed)
+    return ExpectationOutcome(
+        check.name,
+        column,
+        passed,
+        _plain(observed),
+        f"observed {_plain(observed)!r}, {check.operator} {check.value!r}",
+    )
+
+
+def _sql_outcomes(compiled: CompiledContract, run) -> list[ExpectationOutcome]:
+    columns = {info.name: info.column for info in compiled.expectations}
+    return [_sql_outcome(check, columns[check.name], run) for check in compiled.sql_checks]
+
+
+def _result(
+    compiled: CompiledContract, outcomes: Iterable[ExpectationOutcome], rows: list[dict]
+) -> ContractResult:
+    order = {info.name: index for index, info in enumerate(compiled.expectations)}
+    ordered = tuple(sorted(outcomes, key=lambda outcome: order[outcome.name]))
+    return ContractResult(
+        table=compiled.contract.table,
+        contract_version=compiled.contract.version,
+        passed=all(outcome.passed for outcome in ordered),
+        outcomes=ordered,
+        failing_rows=tuple(_plain(row) for row in rows[:MAX_FAILING_ROWS]),
+    )
+
+
+def _to_pandas(table: pa.Table) -> pd.DataFrame:
+    # GX's pandas type and range checks cannot see a Decimal inside an object column, so
+    # decimals are compared as float64; bounds in a contract are plain numbers anyway.
+    columns = [
+        column.cast(pa.float64()) if pa.types.is_decimal(column.type) else column
+        for column in table.columns
+    ]
+    table = pa.Table.from_arrays(columns, names=table.column_names)
+    return table.to_pandas(types_mapper=_PANDAS_TYPES.get, date_as_object=False)
+
+
+def validate_arrow(compiled: CompiledContract, table: pa.Table) -> ContractResult:
+    """Validate an Arrow table (e.g. DuckDB's result) through GX's pandas datasource."""
+    frame = _to_pandas(table)
+    context = _context()
+    batch = (
+        context.data_sources.add_pandas("contract")
+        .add_dataframe_asset(compiled.contract.table)
+        .add_batch_definition_whole_dataframe("whole")
+        .get_batch(batch_parameters={"dataframe": frame})
+    )
+    validation = batch.validate(
+        compiled.suite,
+        # SUMMARY, not COMPLETE: COMPLETE lists every unexpected value and row index,
+        # which on a badly broken million-row table costs more than the validation.
+        result_format={"result_format": "SUMMARY", "partial_unexpected_count": MAX_FAILING_ROWS},
+    )
+    outcomes, failed = _gx_outcomes(compiled, validation)
+    positions: list[int] = []
+    for _, result in failed:
+        for position in result.get("partial_unexpected_index_list") or ():
+            if isinstance(position, int) and position not in positions:
+                positions.append(position)
+    positions = sorted(positions)[:MAX_FAILING_ROWS]
+    rows = frame.iloc[positions].to_dict(orient="records") if positions else []
+
+    def run(check: SqlCheck) -> object:
+        name = f"contract_{uuid.uuid4().hex}"
+        with duckdb.connect() as connection:
+            connection.register(name, table)
+            return connection.execute(check.render("duckdb", name)).fetchone()[0]
+
+    outcomes += _sql_outcomes(compiled, run)
+    return _result(compiled, outcomes, rows)
+
+
+def validate_parquet(compiled: CompiledContract, path: Path) -> ContractResult:
+    """Validate a Parquet file or a folder of Parquet files."""
+    return validate_arrow(compiled, pq.read_table(str(path)))
+
+
+def validate_spark(compiled: CompiledContract, frame: DataFrame) -> ContractResult:
+    """Validate a Spark DataFrame through GX's Spark datasource.
+
+    Spark rows have no stable position, so failing rows are identified by the contract's
+    primary key: each holds the key columns and the offending value (without a primary
+    key, the offending value alone).
+    """
+    context = _context()
+    batch = (
+        context.data_sources.add_spark("contract")
+        .add_dataframe_asset(compiled.contract.table)
+        .add_batch_definition_whole_dataframe("whole")
+        .get_batch(batch_parameters={"dataframe": frame})
+    )
+    result_format: dict[str, Any] = {
+        "result_format": "SUMMARY",
+        "partial_unexpected_count": MAX_FAILING_ROWS,
+    }
+    key = list(compiled.contract.primary_key)
+    if key and set(key) <= set(frame.columns):
+        result_format["unexpected_index_column_names"] = key
+    validation = batch.validate(compiled.suite, result_format=result_format)
+    outcomes, failed = _gx_outcomes(compiled, validation)
+    rows: list[dict] = []
+    for column, result in failed:
+        entries = result.get("partial_unexpected_index_list")
+        if entries is None and column is not None:
+            entries = [{column: value} for value in result.get("partial_unexpected_list") or ()]
+        for entry in entries or ():
+            if isinstance(entry, dict) and entry not in rows:
+                rows.append(entry)
+
+    session = frame.sparkSession
+
+    def run(check: SqlCheck) -> object:
+        name = f"contract_{uuid.uuid4().hex}"
+        frame.createOrReplaceTempView(name)
+        try:
+            return session.sql(check.render("spark", name)).collect()[0][0]
+        finally:
+            session.catalog.dropTempView(name)
+
+    outcomes += _sql_outcomes(compiled, run)
+    return _result(compiled, outcomes, rows)
