@@ -1,3 +1,22 @@
-from benchmarks.translate_bench import main
+"""`make bench`: every benchmark, quick sizes; results in benchmarks/results/ (gitignored).
 
-main()
+Run one with a bigger size directly, e.g. `python -m benchmarks.warehouse_bench --scale 1`.
+"""
+
+import sys
+
+from benchmarks import contracts_bench, translate_bench, warehouse_bench
+
+BENCHMARKS = {
+    "translate": lambda: translate_bench.main(),
+    "warehouse": lambda: warehouse_bench.main(["--scale", "0.1"]),
+    "contracts": lambda: contracts_bench.main(["--scale", "0.1"]),
+}
+
+selected = sys.argv[1:] or list(BENCHMARKS)
+unknown = sorted(set(selected) - set(BENCHMARKS))
+if unknown:
+    sys.exit(f"unknown benchmark {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
+for name in selected:
+    print(f"== {name}", flush=True)
+    BENCHMARKS[name]()

@@ -14,10 +14,13 @@ from pipelines.settings import Settings, SettingsError, check_home_writable
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 # Telemetry off: these machines have no network beyond package registries, and a
-# regulated deployment should not phone home by default.
+# regulated deployment should not phone home by default. python_log_level INFO keeps the
+# step workers' DEBUG engine events out of the terminal (they stay in the event log).
 DAGSTER_YAML = """\
 telemetry:
   enabled: false
+python_logs:
+  python_log_level: INFO
 """
 
 
@@ -76,7 +79,12 @@ def main() -> None:
     metavar="SELECTION",
     help='Dagster asset selection, e.g. "group:raw" or "key:raw/orders"; default: every asset.',
 )
-def run(scale: str | None, engine: str | None, selection: str | None) -> None:
+@click.option(
+    "--portability",
+    is_flag=True,
+    help="Afterwards, run every warehouse table's SQL on the other engine and compare.",
+)
+def run(scale: str | None, engine: str | None, selection: str | None, portability: bool) -> None:
     """Materialize the asset graph through Dagster, as the UI's "Materialize all" does.
 
     Runs against the persistent Dagster instance in $PLUMBLINE_HOME/dagster, so the run
@@ -92,8 +100,115 @@ def run(scale: str | None, engine: str | None, selection: str | None) -> None:
     except SelectionError as exc:
         fail_usage(str(exc))
     prepare_environment(settings)
-    outcome = run_assets(settings, keys, echo=click.echo)
+    outcome = run_assets(settings, keys, subset=selection is not None, echo=click.echo)
+    if outcome.success and portability:
+        from pipelines.definitions import check_portability_job
+
+        click.echo("")
+        outcome = run_assets(
+            settings, None, job=check_portability_job, subset=False, echo=click.echo
+        )
+        outcome.success = outcome.success and all(outcome.checks.values())
     sys.exit(0 if outcome.success else 1)
+
+
+@main.command()
+@click.argument("sql")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of a table.")
+@click.option(
+    "--max-rows", default=40, show_default=True, help="Rows shown in the table (CSV prints all)."
+)
+def query(sql: str, as_csv: bool, max_rows: int) -> None:
+    """Run a DuckDB query over the published lake tables, e.g.
+
+    plumbline query "SELECT * FROM warehouse.customer_profile LIMIT 5"
+
+    Tables are named zone.table (raw.orders, warehouse.<name>).
+    """
+    settings = load_settings()
+    from pipelines.engines.base import EngineError
+    from pipelines.engines.duckdb_engine import DuckDBEngine
+    from pipelines.lake import Lake
+
+    tables = Lake(settings.lake_root).published()
+    try:
+        result = DuckDBEngine().query_duckdb(sql, tables, file="<query>")
+    except EngineError as exc:
+        click.echo(f"plumbline: error: {exc}", err=True)
+        sys.exit(1)
+    if as_csv:
+        import pyarrow.csv as pacsv
+
+        pacsv.write_csv(result, sys.stdout.buffer)
+        return
+    import duckdb
+
+    click.echo(str(duckdb.from_arrow(result.slice(0, max_rows))).rstrip())
+    if result.num_rows > max_rows:
+        click.echo(f"({result.num_rows:,} rows, first {max_rows} shown; --csv prints all)")
+
+
+DIALECT_CHOICES = ("snowflake", "tsql", "teradata", "oracle", "bigquery", "redshift")
+
+
+@main.command()
+@click.option(
+    "--from",
+    "dialect",
+    type=click.Choice(DIALECT_CHOICES),
+    help="Dialect of the legacy SQL.",
+)
+@click.option(
+    "--to",
+    "target",
+    type=click.Choice(["ansi", "duckdb", "spark"]),
+    default="ansi",
+    show_default=True,
+    help="ANSI SQL (the stored artifact), or its exact rendering for an engine.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of SQL.")
+@click.option(
+    "--report",
+    "report_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write report.html and report.md over the whole sql/legacy tree into this folder.",
+)
+@click.option(
+    "--assume",
+    "assume",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a server-setting assumption of sql/assumptions.yaml, e.g. tsql_datefirst=1.",
+)
+@click.argument("file", required=False, default="-", metavar="[FILE|-]")
+def translate(
+    dialect: str | None,
+    target: str,
+    as_json: bool,
+    report_dir: Path | None,
+    assume: tuple[str, ...],
+    file: str,
+) -> None:
+    """Translate legacy SQL to ANSI SQL, exactly or not at all.
+
+    SQL goes to stdout (exit 0). Diagnostics go to stderr as
+    FILE:LINE:COL: error[RULE]: message (also warning[...] and info[...]); a refused or
+    unparseable statement exits 1. Usage errors exit 2.
+    """
+    from pipelines.translate_command import run_report, run_translate
+    from sql.assumptions import AssumptionError, load_assumptions
+
+    try:
+        pairs = dict(item.split("=", 1) for item in assume)
+        assumptions = load_assumptions().with_overrides(pairs)
+    except ValueError as exc:  # AssumptionError, or an item without '='
+        message = str(exc) if isinstance(exc, AssumptionError) else f"{exc}; expected KEY=VALUE"
+        fail_usage(f"--assume: {message}")
+    if report_dir is not None:
+        sys.exit(run_report(PROJECT_ROOT / "sql" / "legacy", report_dir, assumptions))
+    if dialect is None:
+        raise click.UsageError("--from DIALECT is required (or use --report DIR)")
+    sys.exit(run_translate(dialect, target, file, as_json=as_json, assumptions=assumptions))
 
 
 @main.command()

@@ -4,25 +4,51 @@ from __future__ import annotations
 
 import dagster as dg
 
+from assets.ansi import build_ansi_assets
 from assets.raw import raw_assets
-from pipelines.resources import LakeResource, TpchResource
+from assets.warehouse import build_warehouse_definitions
+from pipelines.resources import AnsiStoreResource, EngineResource, LakeResource, TpchResource
 from pipelines.settings import Settings
 
 MATERIALIZE_ALL_JOB = "materialize_all_job"
+CHECK_PORTABILITY_JOB = "check_portability_job"
 
 
 def build_definitions(settings: Settings) -> dg.Definitions:
-    raw = dg.Definitions(
-        assets=raw_assets,
+    resources = dg.Definitions(
         resources={
             "lake": LakeResource(root=str(settings.lake_root)),
             "tpch": TpchResource(scale=settings.scale),
-        },
+            "ansi_store": AnsiStoreResource(root=str(settings.ansi_root)),
+            "warehouse_engine": EngineResource(
+                engine=settings.engine, spark_master=settings.spark_master
+            ),
+        }
     )
+    raw = dg.Definitions(assets=raw_assets)
+    ansi = dg.Definitions(assets=build_ansi_assets())
+    warehouse = build_warehouse_definitions(settings.engine)
+    [portability] = warehouse.asset_checks
+    # Every step of every job (the UI's "Materialize all" too) runs in the run's own
+    # process. Steps are many (one per table) and short, and their engines are
+    # multi-threaded already (DuckDB, a local Spark JVM): a process per step cost more in
+    # start-up than the work (82 steps: 235 s against 42 s at scale 0.01), and a local
+    # Spark master would start one JVM per step. Training runs out of process (Pipes).
     everything = dg.Definitions(
-        jobs=[dg.define_asset_job(MATERIALIZE_ALL_JOB, selection=dg.AssetSelection.all())]
+        jobs=[
+            dg.define_asset_job(
+                MATERIALIZE_ALL_JOB,
+                selection=dg.AssetSelection.all() - dg.AssetSelection.checks(portability),
+            ),
+            dg.define_asset_job(
+                CHECK_PORTABILITY_JOB,
+                selection=dg.AssetSelection.checks(portability),
+                description="Run every warehouse table's SQL on the other engine and compare.",
+            ),
+        ],
+        executor=dg.in_process_executor,
     )
-    return dg.Definitions.merge(raw, everything)
+    return dg.Definitions.merge(resources, raw, ansi, warehouse, everything)
 
 
 @dg.definitions
@@ -34,3 +60,9 @@ def materialize_all_job() -> dg.JobDefinition:
     """Every asset, as the UI's "Materialize all" runs them. Module-level so that
     ``dg.reconstructable`` can rebuild it in each step process of ``plumbline run``."""
     return defs().resolve_job_def(MATERIALIZE_ALL_JOB)
+
+
+def check_portability_job() -> dg.JobDefinition:
+    """The portability checks alone (they start the other engine); see ``plumbline run
+    --portability``."""
+    return defs().resolve_job_def(CHECK_PORTABILITY_JOB)

@@ -118,6 +118,16 @@ class Lake:
             raise LakeError(f"{link}: published version {target.name} has no {MANIFEST}")
         return TableVersion(zone, table, target, json.loads(manifest_path.read_text()))
 
+    def published(self) -> dict[str, Path]:
+        """Every published table as ``{"zone.table": version folder}``."""
+        tables = {}
+        if self.root.is_dir():
+            for zone in sorted(p for p in self.root.iterdir() if p.is_dir()):
+                for link in sorted(zone.iterdir()):
+                    if link.is_symlink() and link.resolve().is_dir():
+                        tables[f"{zone.name}.{link.name}"] = link.resolve()
+        return tables
+
     def verify(self, version: TableVersion) -> bool:
         """True when the files on disk still hash to the manifest's digest."""
         return digest_files(version.path) == version.digest

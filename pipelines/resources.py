@@ -6,6 +6,10 @@ from pathlib import Path
 
 import dagster as dg
 
+from pipelines.ansi_store import StoredTranslation, read_stored_manifest, read_stored_sql
+from pipelines.engines.base import Engine
+from pipelines.engines.duckdb_engine import DuckDBEngine
+from pipelines.engines.spark_engine import SparkEngine
 from pipelines.lake import Lake
 
 
@@ -23,3 +27,39 @@ class TpchResource(dg.ConfigurableResource):
 
     scale: float
     threads: int = 2
+
+
+class AnsiStoreResource(dg.ConfigurableResource):
+    """Where translated ANSI SQL is written (``$PLUMBLINE_HOME/ansi``)."""
+
+    root: str
+
+    def path(self) -> Path:
+        return Path(self.root)
+
+    def read_sql(self, name: str) -> str:
+        """The stored ANSI SQL of ``ansi/<name>``, checked against its manifest."""
+        return read_stored_sql(Path(self.root), name)
+
+    def read_manifest(self, name: str) -> StoredTranslation:
+        return read_stored_manifest(Path(self.root), name)
+
+
+class EngineResource(dg.ConfigurableResource):
+    """The SQL engine that builds warehouse tables (``PLUMBLINE_ENGINE``)."""
+
+    engine: str = "duckdb"
+    spark_master: str = "local[*]"
+
+    def build_engine(self, name: str | None = None) -> Engine:
+        """The configured engine, or ``name`` (the portability check asks for the other one)."""
+        match name or self.engine:
+            case "duckdb":
+                return DuckDBEngine()
+            case "spark":
+                return SparkEngine(self.spark_master)
+            case other:
+                raise ValueError(f"engine must be duckdb or spark; got {other!r}")
+
+    def other_engine_name(self) -> str:
+        return "spark" if self.engine == "duckdb" else "duckdb"

@@ -22,8 +22,9 @@ from pipelines.settings import Settings, format_scale
 
 INVOCATION_TAG = "plumbline/invocation"
 POLL_SECONDS = 0.5
-# Dagster's console logger prints every DEBUG event; the progress display replaces it.
-QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+# Dagster's console logger prints every event, failures with stack traces; the progress
+# display replaces it (the full logs stay in the run's event log, shown by the UI).
+QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 PROGRESS_EVENTS = {
     dg.DagsterEventType.STEP_START,
@@ -54,6 +55,7 @@ class RunOutcome:
     success: bool
     seconds: float
     assets: dict[str, AssetProgress] = field(default_factory=dict)
+    checks: dict[str, bool] = field(default_factory=dict)  # check name -> passed
 
 
 def resolve_selection(defs: dg.Definitions, selection: str | None) -> list[dg.AssetKey]:
@@ -87,6 +89,7 @@ class _Tracker:
         self.echo = echo
         self.assets = {k.to_user_string(): AssetProgress(k.to_user_string()) for k in keys}
         self.step_keys: dict[str, list[str]] = {}
+        self.checks: dict[str, bool] = {}
         for assets_def in defs.resolve_asset_graph().assets_defs:
             names = [
                 k.to_user_string() for k in assets_def.keys if k.to_user_string() in self.assets
@@ -118,6 +121,7 @@ class _Tracker:
         elif kind == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
             evaluation = event.event_specific_data
             verdict = "passed" if evaluation.passed else "FAILED"
+            self.checks[evaluation.check_name] = evaluation.passed
             self.echo(
                 f"  check {verdict:<7} {evaluation.asset_key.to_user_string()}"
                 f" {evaluation.check_name}"
@@ -136,21 +140,32 @@ class _Tracker:
 
 def run_assets(
     settings: Settings,
-    keys: list[dg.AssetKey],
+    keys: list[dg.AssetKey] | None,
     *,
+    job: Callable[[], dg.JobDefinition] = materialize_all_job,
+    subset: bool = True,
     echo: Callable[[str], None] = print,
 ) -> RunOutcome:
-    """Materialize ``keys`` (from :func:`resolve_selection`) in one Dagster run."""
+    """Run ``job`` over ``keys`` (from :func:`resolve_selection`; None: the whole job) in one
+    Dagster run on the instance in ``$DAGSTER_HOME``.
+
+    With ``subset`` the run selects exactly ``keys`` and every check on them; without it,
+    the job runs as defined (``keys`` only label the progress display).
+    """
     defs = build_definitions(settings)
-    tracker = _Tracker(defs, keys, echo)
+    job_name = job.__name__
+    # The job's own default config plus a quiet console logger.
+    run_config = {**(defs.resolve_job_def(job_name).run_config or {}), **QUIET_RUN_CONFIG}
+    tracker = _Tracker(defs, keys or [], echo)
     invocation = uuid.uuid4().hex
     tags = {
         INVOCATION_TAG: invocation,
         "plumbline/scale": format_scale(settings.scale),
         "plumbline/engine": settings.engine,
     }
+    what = f"{len(keys)} assets" if keys is not None else "every check"
     echo(
-        f"plumbline run: {len(keys)} assets, scale {format_scale(settings.scale)}, "
+        f"plumbline run: {job_name}, {what}, scale {format_scale(settings.scale)}, "
         f"engine {settings.engine}, home {settings.home}"
     )
 
@@ -161,11 +176,11 @@ def run_assets(
         def execute() -> None:
             try:
                 box["result"] = dg.execute_job(
-                    dg.reconstructable(materialize_all_job),
+                    dg.reconstructable(job),
                     instance=instance,
-                    asset_selection=keys,
+                    asset_selection=keys if subset else None,
                     tags=tags,
-                    run_config=QUIET_RUN_CONFIG,
+                    run_config=run_config,
                 )
             except BaseException as exc:  # re-raised in the caller's thread below
                 box["error"] = exc
@@ -201,20 +216,28 @@ def run_assets(
         success=result.success,
         seconds=time.monotonic() - started,
         assets=tracker.assets,
+        checks=tracker.checks,
     )
     echo_summary(outcome, settings, echo)
     return outcome
 
 
 def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], None]) -> None:
-    width = max(len(name) for name in outcome.assets)
-    echo("")
-    echo(f"{'asset':<{width}}  {'status':<12}  {'rows':>12}  {'seconds':>8}")
-    for name in sorted(outcome.assets):
-        p = outcome.assets[name]
-        rows = "" if p.rows is None else f"{p.rows:,}"
-        seconds = "" if p.seconds is None else f"{p.seconds:.1f}"
-        echo(f"{name:<{width}}  {p.status:<12}  {rows:>12}  {seconds:>8}")
+    if outcome.assets:
+        width = max(len(name) for name in outcome.assets)
+        echo("")
+        echo(f"{'asset':<{width}}  {'status':<12}  {'rows':>12}  {'seconds':>8}")
+        for name in sorted(outcome.assets):
+            p = outcome.assets[name]
+            rows = "" if p.rows is None else f"{p.rows:,}"
+            seconds = "" if p.seconds is None else f"{p.seconds:.1f}"
+            echo(f"{name:<{width}}  {p.status:<12}  {rows:>12}  {seconds:>8}")
+    if outcome.checks:
+        failed = sorted(name for name, passed in outcome.checks.items() if not passed)
+        echo("")
+        echo(f"checks: {len(outcome.checks) - len(failed)} passed, {len(failed)} failed")
+        for name in failed:
+            echo(f"  FAILED {name}")
     counts: dict[str, int] = {}
     for p in outcome.assets.values():
         counts[p.status] = counts.get(p.status, 0) + 1
@@ -222,7 +245,7 @@ def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], 
     echo("")
     echo(
         f"Run {outcome.run_id}: {verdict} in {outcome.seconds:.1f}s ("
-        + ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "checks only")
         + ")"
     )
     echo(f"Lake: {settings.lake_root}")

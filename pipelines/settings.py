@@ -22,6 +22,7 @@ DEFAULT_HOME = "./.plumbline"
 # within a few minutes on 2 cores while lineitem still has ~600,000 rows to learn from.
 DEFAULT_SCALE = 0.1
 DEFAULT_ENGINE: Engine = "duckdb"
+DEFAULT_SPARK_MASTER = "local[*]"
 
 
 class SettingsError(ValueError):
@@ -56,6 +57,12 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
         "PLUMBLINE_ENGINE", DEFAULT_ENGINE, "SQL engine that builds tables: `duckdb` or `spark`."
     ),
     SettingDoc(
+        "PLUMBLINE_SPARK_MASTER",
+        DEFAULT_SPARK_MASTER,
+        "Spark master when the engine is `spark`: `local[*]`, a cluster URL "
+        "(`spark://host:7077`) or Spark Connect (`sc://host:15002`).",
+    ),
+    SettingDoc(
         "PLUMBLINE_MLFLOW_URI",
         "sqlite:///$PLUMBLINE_HOME/mlflow.db",
         "MLflow tracking and registry URI.",
@@ -68,6 +75,7 @@ class Settings:
     home: Path
     scale: float = DEFAULT_SCALE
     engine: Engine = DEFAULT_ENGINE
+    spark_master: str = DEFAULT_SPARK_MASTER
     mlflow_uri: str = field(default="")
 
     def __post_init__(self) -> None:
@@ -82,6 +90,10 @@ class Settings:
     @property
     def lake_root(self) -> Path:
         return self.home / "lake"
+
+    @property
+    def ansi_root(self) -> Path:
+        return self.home / "ansi"
 
     @property
     def dagster_home(self) -> Path:
@@ -111,6 +123,7 @@ class Settings:
                 engine if engine is not None else env.get("PLUMBLINE_ENGINE", DEFAULT_ENGINE),
                 "--engine" if engine is not None else "PLUMBLINE_ENGINE",
             ),
+            spark_master=env.get("PLUMBLINE_SPARK_MASTER") or DEFAULT_SPARK_MASTER,
             mlflow_uri=env.get("PLUMBLINE_MLFLOW_URI", ""),
         )
 
@@ -120,6 +133,7 @@ class Settings:
             "PLUMBLINE_HOME": str(self.home),
             "PLUMBLINE_SCALE": format_scale(self.scale),
             "PLUMBLINE_ENGINE": self.engine,
+            "PLUMBLINE_SPARK_MASTER": self.spark_master,
             "PLUMBLINE_MLFLOW_URI": self.mlflow_uri,
         }
 

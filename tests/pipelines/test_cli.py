@@ -20,7 +20,10 @@ def plumbline(*args: str, env: dict[str, str] | None = None, timeout: int = 300)
     )
 
 
-@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["ui", "--help"]])
+@pytest.mark.parametrize(
+    "args",
+    [["--help"], ["run", "--help"], ["ui", "--help"], ["translate", "--help"], ["query", "--help"]],
+)
 def test_help_everywhere(args):
     result = plumbline(*args)
     assert result.returncode == 0, result.stderr
@@ -82,6 +85,24 @@ def test_run_materializes_through_the_persistent_instance(tmp_path, monkeypatch)
         assert runs[0].tags["plumbline/scale"] == "0.01"
         event = instance.get_latest_materialization_event(dg.AssetKey(["raw", "orders"]))
         assert event.asset_materialization.metadata["dagster/row_count"].value == 15_000
+
+    # `plumbline query` looks into the published lake.
+    env = {"PLUMBLINE_HOME": str(home)}
+    table = plumbline("query", "SELECT COUNT(*) AS n FROM raw.orders", env=env)
+    assert table.returncode == 0, table.stderr
+    assert "15000" in table.stdout
+    csv = plumbline("query", "SELECT r_name FROM raw.region ORDER BY 1", "--csv", env=env)
+    assert csv.stdout.splitlines() == [
+        '"r_name"',
+        '"AFRICA"',
+        '"AMERICA"',
+        '"ASIA"',
+        '"EUROPE"',
+        '"MIDDLE EAST"',
+    ]
+    missing = plumbline("query", "SELECT * FROM raw.lineitem", env=env)
+    assert missing.returncode == 1
+    assert "reads raw.lineitem, which is not among its inputs" in missing.stderr
 
 
 def test_workspace_validates():

@@ -1,0 +1,231 @@
+"""``warehouse/<name>``: tables built from ANSI SQL on the configured engine, write-audit-publish."""
+
+from pathlib import Path
+
+import dagster as dg
+
+from assets.ansi import column_lineage_metadata
+from pipelines.ansi_store import LEGACY_ROOT, StoreError
+from pipelines.engines.base import EngineError
+from pipelines.portability import check_portability
+from pipelines.reconcile import Thresholds
+from pipelines.resources import AnsiStoreResource, EngineResource, LakeResource
+from pipelines.warehouse import (
+    WAREHOUSE_ZONE,
+    BlockingCheckFailed,
+    CheckOutcome,
+    WarehouseTable,
+    build_table,
+    portable_sql,
+    reconciliation_check,
+    warehouse_tables,
+)
+from sql.catalog import load_catalog
+
+
+class PortabilityConfig(dg.Config):
+    """Launch-time knobs of the portability checks."""
+
+    # Above this many input rows (all inputs together) both engines run on a deterministic
+    # 1-in-sample_modulus sample of the inputs instead.
+    max_input_rows: int = 2_000_000
+    sample_modulus: int = 10
+
+
+class WarehouseBuildConfig(dg.Config):
+    """Launch-time knobs of a warehouse build."""
+
+    reconcile_relative_tolerance: float = 1e-9
+    reconcile_max_unmatched_fraction: float = 0.0
+
+
+def _check_result(outcome: CheckOutcome) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        check_name=outcome.name,
+        passed=outcome.passed,
+        severity=dg.AssetCheckSeverity.ERROR,
+        description=outcome.summary,
+        metadata={
+            key: dg.MetadataValue.json(value) if isinstance(value, list | dict) else value
+            for key, value in outcome.metadata.items()
+        },
+    )
+
+
+def warehouse_asset(table: WarehouseTable, engine_name: str) -> dg.AssetsDefinition:
+    key = dg.AssetKey([WAREHOUSE_ZONE, table.name])
+    deps = [dg.AssetKey(read.split(".")) for read in table.reads]
+    if table.legacy is not None:
+        deps.append(dg.AssetKey(["ansi", table.name]))
+    check_specs = []
+    if table.reference_path is not None:
+        check_specs.append(
+            dg.AssetCheckSpec(
+                f"{table.name}_reconciled",
+                asset=key,
+                blocking=True,
+                description=(
+                    "Row counts, per-column aggregates and the multiset of rows match the "
+                    f"independent reference query {table.reference_path.name}; checked on "
+                    "staging, before publish."
+                ),
+            )
+        )
+
+    @dg.asset(
+        key=key,
+        deps=deps,
+        group_name=WAREHOUSE_ZONE,
+        kinds={"parquet", engine_name},
+        check_specs=check_specs,
+        description=f"Built from `{table.source_file.relative_to(table.source_file.parents[2])}`.",
+        tags={"plumbline/zone": WAREHOUSE_ZONE},
+    )
+    def _table(
+        context: dg.AssetExecutionContext,
+        config: WarehouseBuildConfig,
+        lake: LakeResource,
+        warehouse_engine: EngineResource,
+        ansi_store: AnsiStoreResource,
+    ):
+        checks = []
+        if table.reference_path is not None:
+            thresholds = Thresholds(
+                relative_tolerance=config.reconcile_relative_tolerance,
+                max_unmatched_fraction=config.reconcile_max_unmatched_fraction,
+            )
+            checks.append(reconciliation_check(table, thresholds))
+        engine = warehouse_engine.build_engine()
+        try:
+            ansi_sql = (
+                ansi_store.read_sql(table.name) if table.legacy else portable_sql(table.sql_path)
+            )
+            built = build_table(lake.lake(), engine, table, ansi_sql, checks=checks)
+        except BlockingCheckFailed as exc:
+            for outcome in exc.outcomes:
+                yield _check_result(outcome)
+            raise dg.Failure(description=str(exc)) from exc
+        except (EngineError, StoreError) as exc:
+            # The message names the file; an engine's quotes the offending SQL line.
+            raise dg.Failure(description=str(exc)) from exc
+        lineage = (
+            {
+                "dagster/column_lineage": column_lineage_metadata(
+                    ansi_store.read_manifest(table.name).column_lineage
+                )
+            }
+            if table.legacy
+            else {}
+        )
+        context.log.info(
+            f"warehouse/{table.name}: {built.stats.row_count:,} rows on {engine.name} "
+            f"in {built.build.seconds:.2f}s"
+        )
+        yield dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": dg.MetadataValue.int(built.stats.row_count),
+                "dagster/column_schema": dg.TableSchema(
+                    columns=[dg.TableColumn(n, t) for n, t, _ in built.stats.schema]
+                ),
+                "bytes": dg.MetadataValue.int(built.stats.bytes),
+                "engine": dg.MetadataValue.text(engine.name),
+                "build_seconds": dg.MetadataValue.float(round(built.build.seconds, 3)),
+                "content_digest": dg.MetadataValue.text(f"sha256:{built.content_digest}"),
+                "file_digest": dg.MetadataValue.text(f"sha256:{built.version.digest}"),
+                "inputs": dg.MetadataValue.json(built.inputs),
+                "path": dg.MetadataValue.path(
+                    str(lake.lake().table_path(WAREHOUSE_ZONE, table.name))
+                ),
+                "rendered_sql": dg.MetadataValue.md(f"```sql\n{built.build.rendered_sql}\n```"),
+                **lineage,
+            },
+            data_version=dg.DataVersion(built.content_digest),
+            check_results=[_check_result(o) for o in built.checks],
+        )
+
+    return _table
+
+
+def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.AssetChecksDefinition:
+    """``<table>_portable`` for every warehouse table, in one step so that the other engine
+    (a Spark JVM, or DuckDB) starts once for all of them."""
+    other_name = "spark" if engine_name == "duckdb" else "duckdb"
+    by_check = {f"{t.name}_portable": t for t in tables}
+
+    @dg.multi_asset_check(
+        specs=[
+            dg.AssetCheckSpec(
+                name,
+                asset=dg.AssetKey([WAREHOUSE_ZONE, table.name]),
+                description=(
+                    f"The same ANSI SQL on {other_name} over the same inputs returns the same "
+                    "rows (order-insensitive content digest)."
+                ),
+            )
+            for name, table in by_check.items()
+        ],
+        can_subset=True,
+        name="warehouse_portability_checks",
+    )
+    def _portable(
+        context: dg.AssetCheckExecutionContext,
+        config: PortabilityConfig,
+        lake: LakeResource,
+        warehouse_engine: EngineResource,
+        ansi_store: AnsiStoreResource,
+    ):
+        engine = warehouse_engine.build_engine()
+        other = warehouse_engine.build_engine(warehouse_engine.other_engine_name())
+        for check_key in sorted(context.selected_asset_check_keys, key=lambda k: k.name):
+            table = by_check[check_key.name]
+            version = lake.lake().current(WAREHOUSE_ZONE, table.name)
+            if version is None:
+                yield dg.AssetCheckResult(
+                    check_name=check_key.name,
+                    asset_key=check_key.asset_key,
+                    passed=False,
+                    description=f"warehouse/{table.name} has no published table yet",
+                )
+                continue
+            ansi_sql = (
+                ansi_store.read_sql(table.name) if table.legacy else portable_sql(table.sql_path)
+            )
+            result = check_portability(
+                lake.lake(),
+                version,
+                ansi_sql,
+                engine,
+                other,
+                file=str(table.source_file),
+                max_input_rows=config.max_input_rows,
+                sample_modulus=config.sample_modulus,
+            )
+            yield dg.AssetCheckResult(
+                check_name=check_key.name,
+                asset_key=check_key.asset_key,
+                passed=result.passed,
+                description=result.summary,
+                metadata={
+                    "engine": result.engine,
+                    "other_engine": result.other_engine,
+                    "digest": result.digest,
+                    "other_digest": result.other_digest,
+                    "sampled": result.sampled,
+                    **{
+                        k: dg.MetadataValue.json(v) if isinstance(v, list | dict) else v
+                        for k, v in result.metadata.items()
+                    },
+                },
+            )
+
+    return _portable
+
+
+def build_warehouse_definitions(
+    engine_name: str, legacy_root: Path = LEGACY_ROOT, **roots: Path
+) -> dg.Definitions:
+    tables = warehouse_tables(load_catalog(), legacy_root, **roots)
+    return dg.Definitions(
+        assets=[warehouse_asset(table, engine_name) for table in tables],
+        asset_checks=[portability_checks(tables, engine_name)],
+    )

@@ -1,0 +1,224 @@
+"""Warehouse tables: which exist, what they read, and how one is built (write, audit, publish).
+
+Pure logic over the lake and an engine; the ``warehouse/<name>`` assets are thin shells.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from pipelines.ansi_store import PROJECT_ROOT, LegacySource, legacy_sources, sha256_text
+from pipelines.engines.base import BuildResult, Engine, EngineError
+from pipelines.engines.digest import content_digest
+from pipelines.engines.duckdb_engine import DuckDBEngine
+from pipelines.lake import Lake, TableStats, TableVersion, table_stats
+from pipelines.reconcile import Thresholds, reconcile
+from sql import ansi
+from sql.ansi import Ansi
+from sql.catalog import Catalog
+from sql.diagnostics import TranslationError
+from sql.translate import translate_file
+
+WAREHOUSE_ZONE = "warehouse"
+ANSI_SQL_ROOT = PROJECT_ROOT / "sql" / "ansi"
+REFERENCE_ROOT = PROJECT_ROOT / "sql" / "reference"
+
+
+@dataclass(frozen=True)
+class WarehouseTable:
+    name: str
+    reads: tuple[str, ...]  # lake tables, "zone.table"
+    legacy: LegacySource | None = None  # built from the translation stored by ansi/<name>
+    sql_path: Path | None = None  # or from portable SQL written in sql/ansi/
+    reference_path: Path | None = None  # independent reference query (DuckDB SQL)
+
+    @property
+    def source_file(self) -> Path:
+        return self.legacy.path if self.legacy else self.sql_path  # type: ignore[return-value]
+
+
+def portable_sql(path: Path) -> str:
+    """The text of a ``sql/ansi/*.sql`` file, once the strict ANSI generator accepts it:
+    SQL written "portable from the start" is held to the same allow-list as translations."""
+    text = path.read_text()
+    try:
+        ansi.generate(sqlglot.parse_one(text, read=Ansi))
+    except SqlglotError as exc:
+        raise EngineError(f"{path}: not portable ANSI SQL: {str(exc).splitlines()[0]}") from exc
+    return text
+
+
+def tables_read(ansi_sql: str) -> tuple[str, ...]:
+    """The lake tables an ANSI query reads: every ``"zone"."table"`` that is not a CTE."""
+    tree = sqlglot.parse_one(ansi_sql, read=Ansi)
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    return tuple(
+        sorted(
+            {f"{t.db}.{t.name}" for t in tree.find_all(exp.Table) if t.db and t.name not in ctes}
+        )
+    )
+
+
+def warehouse_tables(
+    catalog: Catalog,
+    legacy_root: Path,
+    ansi_root: Path = ANSI_SQL_ROOT,
+    reference_root: Path = REFERENCE_ROOT,
+) -> list[WarehouseTable]:
+    """One table per legacy file and per ``sql/ansi/*.sql``; dependencies from the SQL itself.
+
+    A legacy file's reads come from its translation; a file that is refused reads nothing
+    here, and its ansi/<name> asset fails with the diagnostics.
+    """
+    tables = []
+    for source in legacy_sources(legacy_root):
+        try:
+            reads = translate_file(source.path, source.dialect, catalog=catalog).source_tables
+        except TranslationError:
+            reads = ()
+        reference = reference_root / source.dialect / f"{source.name}.sql"
+        tables.append(
+            WarehouseTable(
+                source.name,
+                reads,
+                legacy=source,
+                reference_path=reference if reference.is_file() else None,
+            )
+        )
+    names = {t.name: t.source_file for t in tables}
+    for path in sorted(ansi_root.glob("*.sql")):
+        name = path.stem.lower()
+        if name in names:
+            raise ValueError(f"{path}: table {name!r} is already defined by {names[name]}")
+        tables.append(WarehouseTable(name, tables_read(path.read_text()), sql_path=path))
+    return tables
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """A blocking check's verdict on the staged table."""
+
+    name: str
+    passed: bool
+    summary: str
+    metadata: dict[str, object] = field(default_factory=dict)
+
+
+# A blocking check sees the staged table's folder and the pinned inputs it was built from.
+BlockingCheck = Callable[[Path, Mapping[str, Path]], CheckOutcome]
+
+
+class BlockingCheckFailed(RuntimeError):
+    def __init__(self, table: str, outcomes: Sequence[CheckOutcome]) -> None:
+        self.outcomes = list(outcomes)
+        failed = [o for o in outcomes if not o.passed]
+        super().__init__(
+            f"warehouse/{table} was not published: "
+            + "; ".join(f"{o.name}: {o.summary}" for o in failed)
+        )
+
+
+@dataclass(frozen=True)
+class BuiltTable:
+    version: TableVersion
+    stats: TableStats
+    content_digest: str
+    build: BuildResult
+    checks: list[CheckOutcome]
+    inputs: dict[str, str]  # input table -> published version folder it was read from
+
+
+def pin_inputs(lake: Lake, reads: Sequence[str], *, file: str) -> dict[str, Path]:
+    """Each input's currently published version folder: a build reads one consistent
+    snapshot even if an upstream table is republished meanwhile."""
+    pinned = {}
+    for key in reads:
+        zone, table = key.split(".", 1)
+        current = lake.current(zone, table)
+        if current is None:
+            raise EngineError(
+                f"{file}: reads {key}, which has no published table at "
+                f"{lake.table_path(zone, table)}; materialize {zone}/{table} first"
+            )
+        pinned[key] = current.path
+    return pinned
+
+
+def build_table(
+    lake: Lake,
+    engine: Engine,
+    table: WarehouseTable,
+    ansi_sql: str,
+    *,
+    checks: Sequence[BlockingCheck] = (),
+) -> BuiltTable:
+    """Write to staging, run the blocking checks there, publish only if all pass.
+
+    Any failure (engine error, failed check, interrupted write) leaves the last published
+    table untouched and removes the staging folder.
+    """
+    file = str(table.source_file)
+    inputs = pin_inputs(lake, table.reads, file=file)
+    with lake.stage(WAREHOUSE_ZONE, table.name) as staging:
+        started = time.perf_counter()
+        build = engine.build(ansi_sql, inputs, staging, file=file)
+        stats = table_stats(staging)
+        digest = content_digest(staging)
+        outcomes = [check(staging, inputs) for check in checks]
+        if not all(o.passed for o in outcomes):
+            raise BlockingCheckFailed(table.name, outcomes)
+        manifest = {
+            "engine": engine.name,
+            "ansi_sha256": sha256_text(ansi_sql),
+            "content_digest": digest,
+            "row_count": stats.row_count,
+            "build_seconds": round(time.perf_counter() - started, 3),
+            "inputs": {key: path.name for key, path in inputs.items()},
+        }
+        version = lake.publish(WAREHOUSE_ZONE, table.name, staging, manifest)
+    return BuiltTable(
+        version=version,
+        stats=table_stats(version.path),
+        content_digest=digest,
+        build=build,
+        checks=outcomes,
+        inputs={key: str(path) for key, path in inputs.items()},
+    )
+
+
+def reconciliation_check(table: WarehouseTable, thresholds: Thresholds) -> BlockingCheck:
+    """``<table>_reconciled``: the staged table against its independent reference query,
+    run on DuckDB over the same pinned inputs."""
+    assert table.reference_path is not None
+    reference_path = table.reference_path
+
+    def check(staged: Path, inputs: Mapping[str, Path]) -> CheckOutcome:
+        expected = DuckDBEngine().query_duckdb(
+            reference_path.read_text(), inputs, file=str(reference_path)
+        )
+        result = reconcile(staged, expected, thresholds)
+        return CheckOutcome(
+            name=f"{table.name}_reconciled",
+            passed=result.passed,
+            summary=result.summary(),
+            metadata={
+                "reference": str(reference_path),
+                "rows": result.actual_rows,
+                "reference_rows": result.expected_rows,
+                "columns_differing": result.columns_differing,
+                "differences": [d.describe() for d in result.differences],
+                "rows_only_in_table": result.only_in_table,
+                "rows_only_in_reference": result.only_in_reference,
+                "sample_only_in_table": result.sample_only_in_table,
+                "sample_only_in_reference": result.sample_only_in_reference,
+            },
+        )
+
+    return check

@@ -1,0 +1,184 @@
+"""warehouse/<name>: every table builds on DuckDB and reconciles; write-audit-publish holds."""
+
+import json
+
+import dagster as dg
+import pyarrow.parquet as pq
+import pytest
+
+from assets.ansi import build_ansi_assets
+from assets.raw import raw_assets
+from assets.warehouse import build_warehouse_definitions
+from pipelines.ansi_store import sha256_text
+from pipelines.lake import Lake
+from pipelines.resources import AnsiStoreResource, EngineResource, LakeResource, TpchResource
+from pipelines.warehouse import ANSI_SQL_ROOT, WAREHOUSE_ZONE, tables_read
+
+TABLE = "customer_profile"  # snowflake/customer_profile.sql, with a reference query
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory, raw_lake_root):
+    """raw (shared, scale 0.01) + ansi + warehouse materialized once on DuckDB."""
+    root = tmp_path_factory.mktemp("home")
+    (root / "lake").mkdir()
+    (root / "lake" / "raw").symlink_to(raw_lake_root / "raw")
+    return root
+
+
+def resources(home):
+    return {
+        "lake": LakeResource(root=str(home / "lake")),
+        "tpch": TpchResource(scale=0.01),
+        "ansi_store": AnsiStoreResource(root=str(home / "ansi")),
+        "warehouse_engine": EngineResource(engine="duckdb"),
+    }
+
+
+@pytest.fixture(scope="module")
+def warehouse_defs():
+    return build_warehouse_definitions("duckdb")
+
+
+@pytest.fixture(scope="module")
+def warehouse_assets(warehouse_defs):
+    return list(warehouse_defs.assets)
+
+
+@pytest.fixture(scope="module")
+def first_build(home, warehouse_assets):
+    return dg.materialize(
+        [*raw_assets, *build_ansi_assets(), *warehouse_assets], resources=resources(home)
+    )
+
+
+def materialize_one(home, warehouse_assets, name, **kwargs):
+    selected = [a for a in warehouse_assets if a.key.path[-1] == name]
+    return dg.materialize(selected, resources=resources(home), **kwargs)
+
+
+def test_dependencies_are_the_tables_the_sql_reads(first_build, home, warehouse_assets):
+    for assets_def in warehouse_assets:
+        name = assets_def.key.path[-1]
+        translated = home / "ansi" / f"{name}.sql"
+        portable = ANSI_SQL_ROOT / f"{name}.sql"  # written portable, no translation step
+        sql = (translated if translated.is_file() else portable).read_text()
+        expected = {dg.AssetKey(t.split(".")) for t in tables_read(sql)}
+        if translated.is_file():
+            expected.add(dg.AssetKey(["ansi", name]))
+        [spec] = assets_def.specs
+        assert {dep.asset_key for dep in spec.deps} == expected, name
+
+
+def test_tables_read_skips_ctes():
+    sql = 'WITH "late" AS (SELECT * FROM "raw"."lineitem") SELECT * FROM "late" JOIN "warehouse"."x" ON TRUE'
+    assert tables_read(sql) == ("raw.lineitem", "warehouse.x")
+
+
+def test_every_table_builds_on_duckdb_and_reconciles(first_build, home):
+    assert first_build.success
+    materialized = {
+        e.materialization.asset_key.path[-1]: e.materialization.metadata
+        for e in first_build.get_asset_materialization_events()
+        if e.materialization.asset_key.path[0] == WAREHOUSE_ZONE
+    }
+    assert len(materialized) >= 24
+    for name, metadata in materialized.items():
+        assert metadata["engine"].value == "duckdb"
+        assert metadata["content_digest"].value.startswith("sha256:")
+        assert metadata["dagster/row_count"].value > 0, name
+        assert pq.read_table(home / "lake" / WAREHOUSE_ZONE / name).num_rows == (
+            metadata["dagster/row_count"].value
+        )
+    checks = first_build.get_asset_check_evaluations()
+    translated = [name for name in materialized if (home / "ansi" / f"{name}.sql").is_file()]
+    assert {c.check_name for c in checks} == {f"{name}_reconciled" for name in translated}
+    assert all(c.passed for c in checks), [c.check_name for c in checks if not c.passed]
+
+
+def _rewrite_stored_translation(home, name, new_sql):
+    """Stand in for a translator bug: a consistent but wrong stored translation."""
+    sql_path, manifest_path = home / "ansi" / f"{name}.sql", home / "ansi" / f"{name}.json"
+    manifest = json.loads(manifest_path.read_text())
+    sql_path.write_text(new_sql)
+    manifest["ansi_sha256"] = sha256_text(new_sql)
+    manifest_path.write_text(json.dumps(manifest))
+    return sql_path
+
+
+@pytest.fixture
+def restore_translation(home):
+    saved = {p: p.read_text() for p in (home / "ansi").glob(f"{TABLE}.*")}
+    yield
+    for path, text in saved.items():
+        path.write_text(text)
+
+
+def test_a_wrong_translation_fails_reconciliation_naming_the_column(
+    first_build, home, warehouse_assets, restore_translation
+):
+    before = Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE)
+    good_sql = (home / "ansi" / f"{TABLE}.sql").read_text()
+    # COUNT(column) -> COUNT(*): customers without orders now count one order. The kind of
+    # slip an inexact translator makes, and it runs without error.
+    column = "order_count"
+    wrong = good_sql.replace('COUNT("o"."o_orderkey")', "COUNT(*)", 1)
+    assert wrong != good_sql
+    _rewrite_stored_translation(home, TABLE, wrong)
+
+    result = materialize_one(home, warehouse_assets, TABLE, raise_on_error=False)
+    assert not result.success
+    [evaluation] = result.get_asset_check_evaluations()
+    assert evaluation.check_name == f"{TABLE}_reconciled" and not evaluation.passed
+    assert column in evaluation.metadata["columns_differing"].value
+    after = Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE)
+    assert after.path == before.path, "a failed blocking check must not publish"
+    assert not result.get_asset_materialization_events()
+
+
+def test_a_runtime_error_names_the_file_and_keeps_the_last_good_table(
+    first_build, home, warehouse_assets, restore_translation
+):
+    lake = Lake(home / "lake")
+    before = lake.current(WAREHOUSE_ZONE, TABLE)
+    rows_before = pq.read_table(lake.table_path(WAREHOUSE_ZONE, TABLE)).num_rows
+    good_sql = (home / "ansi" / f"{TABLE}.sql").read_text()
+    broken = good_sql.replace("SELECT", "SELECT CAST('not a number' AS INTEGER) AS \"boom\",", 1)
+    _rewrite_stored_translation(home, TABLE, broken)
+
+    result = materialize_one(home, warehouse_assets, TABLE, raise_on_error=False)
+    assert not result.success
+    message = str(result.get_step_failure_events()[0].event_specific_data.error)
+    assert f"{TABLE}.sql: duckdb: Conversion Error" in message
+    assert lake.current(WAREHOUSE_ZONE, TABLE).path == before.path
+    assert pq.read_table(lake.table_path(WAREHOUSE_ZONE, TABLE)).num_rows == rows_before
+    assert not list((home / "lake" / WAREHOUSE_ZONE / ".versions" / TABLE).glob(".staging-*"))
+
+
+def test_a_missing_upstream_table_is_named(home, warehouse_assets, tmp_path):
+    empty = tmp_path / "empty"
+    (empty / "lake").mkdir(parents=True)
+    (empty / "ansi").mkdir()
+    for suffix in (".sql", ".json"):
+        (empty / "ansi" / f"{TABLE}{suffix}").write_text(
+            (home / "ansi" / f"{TABLE}{suffix}").read_text()
+        )
+    result = materialize_one(empty, warehouse_assets, TABLE, raise_on_error=False)
+    message = str(result.get_step_failure_events()[0].event_specific_data.error)
+    assert "which has no published table" in message and "materialize raw/" in message
+
+
+def test_every_table_is_portable_to_spark(first_build, home, warehouse_defs, spark_engine):
+    """The other engine (Spark, local) over the same inputs returns the same rows."""
+    [checks_def] = warehouse_defs.asset_checks
+    defs = dg.Definitions(
+        assets=warehouse_defs.assets,
+        asset_checks=warehouse_defs.asset_checks,
+        jobs=[dg.define_asset_job("portability", selection=dg.AssetSelection.checks(checks_def))],
+        resources=resources(home),
+    )
+    result = defs.resolve_job_def("portability").execute_in_process(raise_on_error=False)
+    evaluations = result.get_asset_check_evaluations()
+    assert len(evaluations) == len(checks_def.check_keys)
+    failed = {e.check_name: e.description for e in evaluations if not e.passed}
+    assert not failed

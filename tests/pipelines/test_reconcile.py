@@ -1,0 +1,77 @@
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+
+from pipelines.reconcile import Thresholds, reconcile
+
+REFERENCE = pa.table(
+    {
+        "k": [1, 2, 3],
+        "price": pa.array([Decimal("1.50"), Decimal("2.50"), None], pa.decimal128(15, 2)),
+        "name": ["a", "b", "c"],
+    }
+)
+
+
+def test_same_rows_in_another_order_and_type_reconcile():
+    table = pa.table({"k": [3, 1, 2], "price": [None, 1.5, 2.5], "name": ["c", "a", "b"]})
+    result = reconcile(table, REFERENCE)
+    assert result.passed, result.summary()
+    assert result.summary().startswith("reconciled: 3 rows")
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "measure"),
+    [
+        (
+            pa.table({"k": [1, 2, 3], "price": [1.5, 2.75, None], "name": ["a", "b", "c"]}),
+            "price",
+            "sum",
+        ),
+        (
+            pa.table({"k": [1, 2, 3], "price": [1.5, 2.5, 0.0], "name": ["a", "b", "c"]}),
+            "price",
+            "nulls",
+        ),
+        (
+            pa.table({"k": [1, 2, 3], "price": [1.5, 2.5, None], "name": ["a", "B", "c"]}),
+            "name",
+            "min",
+        ),
+    ],
+)
+def test_a_difference_names_the_column_and_the_measure(table, column, measure):
+    result = reconcile(table, REFERENCE)
+    assert not result.passed
+    assert result.columns_differing == [column]
+    assert measure in {d.measure for d in result.differences}
+    assert result.only_in_table == 1 and result.only_in_reference == 1
+    assert len(result.sample_only_in_table) == 1
+
+
+def test_missing_and_extra_columns_and_row_counts():
+    table = pa.table({"k": [1, 2], "name": ["a", "b"], "extra": [0, 0]})
+    result = reconcile(table, REFERENCE)
+    assert not result.passed
+    kinds = {(d.column, d.measure) for d in result.differences}
+    assert ("price", "missing") in kinds and ("extra", "extra") in kinds
+    assert (result.actual_rows, result.expected_rows) == (2, 3)
+    assert "2 rows vs 3 in the reference" in result.summary()
+
+
+def test_float_noise_below_twelve_digits_is_not_a_difference():
+    noisy = pa.table({"k": [1, 2, 3], "price": [1.5 + 1e-12, 2.5, None], "name": ["a", "b", "c"]})
+    assert reconcile(noisy, REFERENCE).passed
+
+
+def test_a_tolerated_fraction_of_unmatched_rows():
+    one_off = pa.table({"k": [1, 2, 3], "price": [1.5, 2.75, None], "name": ["a", "b", "c"]})
+    assert not reconcile(one_off, REFERENCE).passed
+    assert reconcile(one_off, REFERENCE, Thresholds(max_unmatched_fraction=0.34)).passed
+    assert not reconcile(one_off, REFERENCE, Thresholds(max_unmatched_fraction=0.2)).passed
+
+
+def test_thresholds_are_validated():
+    with pytest.raises(ValueError, match="max_unmatched_fraction"):
+        Thresholds(max_unmatched_fraction=1.5)
