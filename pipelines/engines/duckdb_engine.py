@@ -8,9 +8,9 @@ Parquet files themselves.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -23,6 +23,8 @@ from pipelines.engines.base import (
     bind_views,
     table_name,
 )
+
+T = TypeVar("T")
 
 
 class DuckDBEngine(Engine):
@@ -44,39 +46,44 @@ class DuckDBEngine(Engine):
             con.read_parquet(files).create_view(table_name(zone, table))
         return con
 
+    def _execute(
+        self,
+        sql: str,
+        inputs: Mapping[str, Path],
+        file: str,
+        action: Callable[[duckdb.DuckDBPyRelation], T],
+    ) -> T:
+        with self.connect(inputs) as con:
+            try:
+                return action(con.sql(sql))
+            except duckdb.Error as exc:
+                raise EngineError(f"{file}: duckdb: {exc}") from exc
+
+    def _write(self, sql: str, inputs: Mapping[str, Path], out_dir: Path, file: str) -> float:
+        started = time.perf_counter()
+        out_dir.mkdir(parents=True, exist_ok=True)
+        target = str(out_dir / "part-0.parquet")
+        self._execute(sql, inputs, file, lambda relation: relation.write_parquet(target))
+        return time.perf_counter() - started
+
     def build(
         self, ansi_sql: str, inputs: Mapping[str, Path], out_dir: Path, *, file: str
     ) -> BuildResult:
         sql = bind_tables(ansi_sql, "duckdb", inputs, file=file)
-        started = time.perf_counter()
-        out_dir.mkdir(parents=True, exist_ok=True)
-        with self.connect(inputs) as con:
-            try:
-                con.sql(sql).write_parquet(str(out_dir / "part-0.parquet"))
-            except duckdb.Error as exc:
-                raise EngineError(f"{file}: duckdb: {exc}") from exc
-        return BuildResult("duckdb", sql, time.perf_counter() - started)
+        return BuildResult("duckdb", sql, self._write(sql, inputs, out_dir, file))
 
     def query(
         self, ansi_sql: str, inputs: Mapping[str, Path], *, file: str = "<query>"
     ) -> pa.Table:
         sql = bind_tables(ansi_sql, "duckdb", inputs, file=file)
-        with self.connect(inputs) as con:
-            try:
-                return con.sql(sql).to_arrow_table()
-            except duckdb.Error as exc:
-                raise EngineError(f"{file}: duckdb: {exc}") from exc
+        return self._execute(sql, inputs, file, lambda relation: relation.to_arrow_table())
 
     def query_duckdb(
         self, duckdb_sql: str, inputs: Mapping[str, Path], *, file: str = "<query>"
     ) -> pa.Table:
         """Run SQL written for DuckDB itself (a reference query, `plumbline query`)."""
         sql = bind_views(duckdb_sql, "duckdb", inputs, file=file)
-        with self.connect(inputs) as con:
-            try:
-                return con.sql(sql).to_arrow_table()
-            except duckdb.Error as exc:
-                raise EngineError(f"{file}: duckdb: {exc}") from exc
+        return self._execute(sql, inputs, file, lambda relation: relation.to_arrow_table())
 
     def build_duckdb(
         self, duckdb_sql: str, inputs: Mapping[str, Path], out_dir: Path, *, file: str
@@ -84,11 +91,4 @@ class DuckDBEngine(Engine):
         """Write the result of SQL written for DuckDB itself; returns seconds (benchmarks
         compare this with :meth:`build` on the translated SQL)."""
         sql = bind_views(duckdb_sql, "duckdb", inputs, file=file)
-        started = time.perf_counter()
-        out_dir.mkdir(parents=True, exist_ok=True)
-        with self.connect(inputs) as con:
-            try:
-                con.sql(sql).write_parquet(str(out_dir / "part-0.parquet"))
-            except duckdb.Error as exc:
-                raise EngineError(f"{file}: duckdb: {exc}") from exc
-        return time.perf_counter() - started
+        return self._write(sql, inputs, out_dir, file)
