@@ -96,6 +96,7 @@ def render_html(results: list[FileResult], root: Path) -> str:
 body {{ font-family: system-ui, sans-serif; margin: 2rem; }}
 table {{ border-collapse: collapse; margin-bottom: 2rem; }}
 td, th {{ border: 1px solid #ccc; padding: .3rem .6rem; vertical-align: top; text-align: left; }}
+td:nth-child(4) {{ min-width: 20rem; }}
 tr.refused td {{ background: #fde8e8; }}
 li.error {{ color: #a40000; }} li.warning {{ color: #8a5a00; }} li.info {{ color: #555; }}
 ul {{ margin: 0; padding-left: 1.2rem; }}
