@@ -39,16 +39,21 @@ class WarehouseBuildConfig(dg.Config):
     reconcile_max_unmatched_fraction: float = 0.0
 
 
+def _metadata(values: dict[str, object]) -> dict[str, object]:
+    """Plain values as Dagster metadata: lists and dicts as JSON, the rest as they are."""
+    return {
+        key: dg.MetadataValue.json(value) if isinstance(value, list | dict) else value
+        for key, value in values.items()
+    }
+
+
 def _check_result(outcome: CheckOutcome) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(
         check_name=outcome.name,
         passed=outcome.passed,
         severity=dg.AssetCheckSeverity.ERROR,
         description=outcome.summary,
-        metadata={
-            key: dg.MetadataValue.json(value) if isinstance(value, list | dict) else value
-            for key, value in outcome.metadata.items()
-        },
+        metadata=_metadata(outcome.metadata),
     )
 
 
@@ -205,17 +210,16 @@ def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.Ass
                 asset_key=check_key.asset_key,
                 passed=result.passed,
                 description=result.summary,
-                metadata={
-                    "engine": result.engine,
-                    "other_engine": result.other_engine,
-                    "digest": result.digest,
-                    "other_digest": result.other_digest,
-                    "sampled": result.sampled,
-                    **{
-                        k: dg.MetadataValue.json(v) if isinstance(v, list | dict) else v
-                        for k, v in result.metadata.items()
-                    },
-                },
+                metadata=_metadata(
+                    {
+                        "engine": result.engine,
+                        "other_engine": result.other_engine,
+                        "digest": result.digest,
+                        "other_digest": result.other_digest,
+                        "sampled": result.sampled,
+                        **result.metadata,
+                    }
+                ),
             )
 
     return _portable
