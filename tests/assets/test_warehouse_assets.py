@@ -182,3 +182,26 @@ def test_every_table_is_portable_to_spark(first_build, home, warehouse_defs, spa
     assert len(evaluations) == len(checks_def.check_keys)
     failed = {e.check_name: e.description for e in evaluations if not e.passed}
     assert not failed
+
+
+def test_the_same_asset_builds_on_spark_with_the_same_content_digest(
+    first_build, home, warehouse_assets, spark_engine, tmp_path
+):
+    """PLUMBLINE_ENGINE=spark: the asset builds on Spark (reusing the session's JVM) and
+    publishes a table whose content digest equals the DuckDB build's."""
+    [duckdb_digest] = [
+        e.materialization.metadata["content_digest"].value
+        for e in first_build.get_asset_materialization_events()
+        if e.materialization.asset_key == dg.AssetKey([WAREHOUSE_ZONE, TABLE])
+    ]
+    spark_home = tmp_path / "spark_home"
+    (spark_home / "lake").mkdir(parents=True)
+    (spark_home / "lake" / "raw").symlink_to(home / "lake" / "raw")
+    (spark_home / "ansi").symlink_to(home / "ansi")
+    on_spark = {**resources(spark_home), "warehouse_engine": EngineResource(engine="spark")}
+    selected = [a for a in warehouse_assets if a.key.path[-1] == TABLE]
+    result = dg.materialize(selected, resources=on_spark)
+    [event] = result.get_asset_materialization_events()
+    assert event.materialization.metadata["engine"].value == "spark"
+    assert event.materialization.metadata["content_digest"].value == duckdb_digest
+    assert all(c.passed for c in result.get_asset_check_evaluations())
