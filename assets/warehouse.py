@@ -6,7 +6,7 @@ import dagster as dg
 
 from assets.ansi import column_lineage_metadata
 from pipelines.ansi_store import LEGACY_ROOT, StoreError
-from pipelines.engines.base import EngineError
+from pipelines.engines.base import OTHER_ENGINE, EngineError
 from pipelines.portability import check_portability
 from pipelines.reconcile import Thresholds
 from pipelines.resources import AnsiStoreResource, EngineResource, LakeResource
@@ -154,7 +154,7 @@ def warehouse_asset(table: WarehouseTable, engine_name: str) -> dg.AssetsDefinit
 def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.AssetChecksDefinition:
     """``<table>_portable`` for every warehouse table, in one step so that the other engine
     (a Spark JVM, or DuckDB) starts once for all of them."""
-    other_name = "spark" if engine_name == "duckdb" else "duckdb"
+    other_name = OTHER_ENGINE[engine_name]
     by_check = {f"{t.name}_portable": t for t in tables}
 
     @dg.multi_asset_check(
@@ -180,7 +180,7 @@ def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.Ass
         ansi_store: AnsiStoreResource,
     ):
         engine = warehouse_engine.build_engine()
-        other = warehouse_engine.build_engine(warehouse_engine.other_engine_name())
+        other = warehouse_engine.build_engine(OTHER_ENGINE[warehouse_engine.engine])
         for check_key in sorted(context.selected_asset_check_keys, key=lambda k: k.name):
             table = by_check[check_key.name]
             version = lake.lake().current(WAREHOUSE_ZONE, table.name)

@@ -195,6 +195,7 @@ def translate(
     FILE:LINE:COL: error[RULE]: message (also warning[...] and info[...]); a refused or
     unparseable statement exits 1. Usage errors exit 2.
     """
+    from pipelines.ansi_store import LEGACY_ROOT
     from pipelines.translate_command import run_report, run_translate
     from sql.assumptions import AssumptionError, load_assumptions
 
@@ -205,7 +206,7 @@ def translate(
         message = str(exc) if isinstance(exc, AssumptionError) else f"{exc}; expected KEY=VALUE"
         fail_usage(f"--assume: {message}")
     if report_dir is not None:
-        sys.exit(run_report(PROJECT_ROOT / "sql" / "legacy", report_dir, assumptions))
+        sys.exit(run_report(LEGACY_ROOT, report_dir, assumptions))
     if dialect is None:
         raise click.UsageError("--from DIALECT is required (or use --report DIR)")
     sys.exit(run_translate(dialect, target, file, as_json=as_json, assumptions=assumptions))

@@ -61,6 +61,12 @@ def data_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.parquet") if p.is_file())
 
 
+def parquet_source(path: Path) -> str:
+    """What DuckDB's read_parquet takes for a table: every Parquet file under a folder
+    (a published version, a staging folder, Spark's part files), or one file."""
+    return str(path / "**" / "*.parquet") if path.is_dir() else str(path)
+
+
 def digest_files(folder: Path) -> str:
     """sha256 over every data file's relative path and bytes, in sorted order.
 

@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from pipelines.engines.base import Engine, EngineError
 from pipelines.engines.digest import content_digest
-from pipelines.lake import Lake, TableVersion, table_stats
+from pipelines.lake import Lake, TableVersion, parquet_source, table_stats
 from pipelines.reconcile import reconcile
 
 
@@ -49,7 +49,7 @@ def sample_inputs(inputs: Mapping[str, Path], modulus: int, out: Path) -> dict[s
     sampled = {}
     with duckdb.connect() as con:
         for key, path in inputs.items():
-            relation = con.read_parquet(str(path / "**" / "*.parquet"))
+            relation = con.read_parquet(parquet_source(path))
             first = exp.column(relation.columns[0], quoted=True)
             keep = exp.EQ(
                 this=exp.Mod(this=exp.func("hash", first), expression=exp.Literal.number(modulus)),

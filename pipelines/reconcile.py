@@ -16,6 +16,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from pipelines.engines.digest import NUMERIC_PREFIXES, canonical, canonical_value
+from pipelines.lake import parquet_source
 
 SAMPLE_ROWS = 5
 
@@ -133,8 +134,7 @@ def reconcile(
             if isinstance(source, pa.Table):
                 con.from_arrow(source).create_view(view)
             else:
-                files = str(source / "**" / "*.parquet") if source.is_dir() else str(source)
-                con.read_parquet(files).create_view(view)
+                con.read_parquet(parquet_source(source)).create_view(view)
         actual_cols, expected_cols = _columns(con, "actual"), _columns(con, "expected")
         differences = [
             ColumnDifference(c, "missing", None, None)

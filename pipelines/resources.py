@@ -60,6 +60,3 @@ class EngineResource(dg.ConfigurableResource):
                 return SparkEngine(self.spark_master)
             case other:
                 raise ValueError(f"engine must be duckdb or spark; got {other!r}")
-
-    def other_engine_name(self) -> str:
-        return "spark" if self.engine == "duckdb" else "duckdb"

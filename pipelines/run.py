@@ -154,8 +154,6 @@ def run_assets(
     """
     defs = build_definitions(settings)
     job_name = job.__name__
-    # The job's own default config plus a quiet console logger.
-    run_config = {**(defs.resolve_job_def(job_name).run_config or {}), **QUIET_RUN_CONFIG}
     tracker = _Tracker(defs, keys or [], echo)
     invocation = uuid.uuid4().hex
     tags = {
@@ -180,7 +178,7 @@ def run_assets(
                     instance=instance,
                     asset_selection=keys if subset else None,
                     tags=tags,
-                    run_config=run_config,
+                    run_config=QUIET_RUN_CONFIG,
                 )
             except BaseException as exc:  # re-raised in the caller's thread below
                 box["error"] = exc

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal
 
-import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 
@@ -16,6 +15,8 @@ from sql.diagnostics import TranslationError
 from sql.render import render
 
 EngineName = Literal["duckdb", "spark"]
+# The engine a portability check compares against.
+OTHER_ENGINE: dict[str, EngineName] = {"duckdb": "spark", "spark": "duckdb"}
 
 
 class EngineError(RuntimeError):
@@ -84,9 +85,3 @@ class Engine(ABC):
     ) -> BuildResult:
         """Run ``ansi_sql`` over ``inputs`` (``"zone.table"`` -> published folder) and write
         the result as Parquet into ``out_dir`` (created if missing, expected empty)."""
-
-    @abstractmethod
-    def query(
-        self, ansi_sql: str, inputs: Mapping[str, Path], *, file: str = "<query>"
-    ) -> pa.Table:
-        """Run ``ansi_sql`` over ``inputs`` and return the result."""

@@ -14,6 +14,8 @@ from pathlib import Path
 import duckdb
 from sqlglot import exp
 
+from pipelines.lake import parquet_source
+
 NULL = r"\N"
 NUMERIC_PREFIXES = (
     "TINYINT",
@@ -75,9 +77,8 @@ def row_hashes_sql(columns: list[str], types: list[str], source: str) -> str:
 
 def content_digest(path: Path) -> str:
     """Digest of the Parquet table at ``path`` (a folder of files or one file)."""
-    files = str(path / "**" / "*.parquet") if path.is_dir() else str(path)
     with duckdb.connect() as con:
-        relation = con.read_parquet(files)
+        relation = con.read_parquet(parquet_source(path))
         columns = [c.lower() for c in relation.columns]
         relation.create_view("t")
         hashes = con.sql(row_hashes_sql(relation.columns, [str(t) for t in relation.types], "t"))

@@ -23,6 +23,7 @@ from pipelines.engines.base import (
     bind_views,
     table_name,
 )
+from pipelines.lake import parquet_source
 
 T = TypeVar("T")
 
@@ -42,8 +43,7 @@ class DuckDBEngine(Engine):
         con = duckdb.connect(config=self.config)
         for key, path in inputs.items():
             zone, table = key.split(".", 1)
-            files = str(path / "**" / "*.parquet") if path.is_dir() else str(path)
-            con.read_parquet(files).create_view(table_name(zone, table))
+            con.read_parquet(parquet_source(path)).create_view(table_name(zone, table))
         return con
 
     def _execute(
@@ -71,12 +71,6 @@ class DuckDBEngine(Engine):
     ) -> BuildResult:
         sql = bind_tables(ansi_sql, "duckdb", inputs, file=file)
         return BuildResult("duckdb", sql, self._write(sql, inputs, out_dir, file))
-
-    def query(
-        self, ansi_sql: str, inputs: Mapping[str, Path], *, file: str = "<query>"
-    ) -> pa.Table:
-        sql = bind_tables(ansi_sql, "duckdb", inputs, file=file)
-        return self._execute(sql, inputs, file, lambda relation: relation.to_arrow_table())
 
     def query_duckdb(
         self, duckdb_sql: str, inputs: Mapping[str, Path], *, file: str = "<query>"

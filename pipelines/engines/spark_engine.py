@@ -7,12 +7,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-import pyarrow as pa
-
 from pipelines.engines.base import BuildResult, Engine, EngineError, bind_tables, table_name
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import SparkSession
 
 # Settings every plumbline session needs whatever the master: UTC so DATE/TIMESTAMP values
 # mean the same as on DuckDB, and no UI port (several sessions run side by side in tests).
@@ -58,48 +56,25 @@ class SparkEngine(Engine):
                 self._session.sparkContext.setLogLevel("ERROR")
         return self._session
 
-    def _dataframe(self, ansi_sql: str, inputs: Mapping[str, Path], file: str) -> DataFrame:
-        from py4j.protocol import Py4JJavaError
-        from pyspark.errors import PySparkException
-
-        sql = bind_tables(ansi_sql, "spark", inputs, file=file)
-        # A new session per query: its own temp views over the shared SparkContext, so two
-        # builds in one process cannot see each other's inputs.
-        spark = self.session().newSession()
-        try:
-            for key, path in inputs.items():
-                zone, table = key.split(".", 1)
-                spark.read.parquet(str(path)).createOrReplaceTempView(table_name(zone, table))
-            return spark.sql(sql)
-        except (PySparkException, Py4JJavaError) as exc:
-            raise EngineError(f"{file}: spark: {_message(exc)}") from exc
-
     def build(
         self, ansi_sql: str, inputs: Mapping[str, Path], out_dir: Path, *, file: str
     ) -> BuildResult:
         from py4j.protocol import Py4JJavaError
         from pyspark.errors import PySparkException
 
-        started = time.perf_counter()
-        frame = self._dataframe(ansi_sql, inputs, file)
-        try:
-            frame.write.mode("overwrite").parquet(str(out_dir))
-        except (PySparkException, Py4JJavaError) as exc:
-            raise EngineError(f"{file}: spark: {_message(exc)}") from exc
         sql = bind_tables(ansi_sql, "spark", inputs, file=file)
-        return BuildResult("spark", sql, time.perf_counter() - started)
-
-    def query(
-        self, ansi_sql: str, inputs: Mapping[str, Path], *, file: str = "<query>"
-    ) -> pa.Table:
-        from py4j.protocol import Py4JJavaError
-        from pyspark.errors import PySparkException
-
-        frame = self._dataframe(ansi_sql, inputs, file)
+        started = time.perf_counter()
+        # A new session per build: its own temp views over the shared SparkContext, so two
+        # builds in one process cannot see each other's inputs.
+        spark = self.session().newSession()
         try:
-            return frame.toArrow()
+            for key, path in inputs.items():
+                zone, table = key.split(".", 1)
+                spark.read.parquet(str(path)).createOrReplaceTempView(table_name(zone, table))
+            spark.sql(sql).write.mode("overwrite").parquet(str(out_dir))
         except (PySparkException, Py4JJavaError) as exc:
             raise EngineError(f"{file}: spark: {_message(exc)}") from exc
+        return BuildResult("spark", sql, time.perf_counter() - started)
 
     def stop(self) -> None:
         if self._session is not None:

@@ -7,16 +7,7 @@ import duckdb
 import pytest
 from sqlglot import exp
 
-TPCH_TABLES = (
-    "customer",
-    "lineitem",
-    "nation",
-    "orders",
-    "part",
-    "partsupp",
-    "region",
-    "supplier",
-)
+from pipelines.tpch import TPCH_TABLES
 
 
 def _parquet_view(table: str, path: Path) -> str:
