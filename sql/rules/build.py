@@ -167,6 +167,12 @@ def last_of_month(first: exp.Expr) -> exp.Expr:
     )
 
 
+# Marks on nodes the date rules wrote: the first day of a month (DATE_TRUNC to MONTH, QUARTER,
+# YEAR) and the last day of a month (LAST_DAY). Month arithmetic on them needs no clamping.
+MONTH_START = "month_start"
+MONTH_END = "month_end"
+
+
 def add_months(date: exp.Expr, months: exp.Expr, *, keep_end_of_month: bool) -> exp.Expr:
     """Month arithmetic that clamps to the last day of the target month.
 
@@ -174,7 +180,19 @@ def add_months(date: exp.Expr, months: exp.Expr, *, keep_end_of_month: bool) -> 
     ``date + INTERVAL '1' MONTH`` on the 31st is an error in the standard and clamps
     in some engines. With ``keep_end_of_month`` (Oracle/Snowflake ADD_MONTHS) the last
     day of a month maps to the last day of the target month.
+
+    The general form repeats ``date`` eight times, which engines evaluate as often; when
+    ``date`` is known to be a first or (with ``keep_end_of_month``) a last day of a month,
+    the exact result is one short expression that holds ``date`` once.
     """
+    if date.meta.get(MONTH_START):
+        return exp.Add(this=own(date), expression=interval(months, "MONTH"))
+    if keep_end_of_month and date.meta.get(MONTH_END):
+        # The day after a month's last day is the first of the next month. ``date`` stays
+        # whole, so a GROUP BY on it still covers the result.
+        next_first = exp.Add(this=own(date), expression=interval(1, "DAY"))
+        target = exp.Add(this=next_first, expression=interval(months, "MONTH"))
+        return exp.Sub(this=target, expression=interval(1, "DAY"))
     target_first = exp.Add(this=first_of_month(date), expression=interval(months, "MONTH"))
     target_last = last_of_month(target_first)
     day = extract("DAY", date)

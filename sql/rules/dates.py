@@ -14,6 +14,8 @@ from sqlglot import exp
 
 from sql.rules import ALL_DIALECTS, Context, rule
 from sql.rules.build import (
+    MONTH_END,
+    MONTH_START,
     TIMESTAMP_TYPES,
     add_months,
     cast,
@@ -149,6 +151,11 @@ def _amount(node: exp.Expr) -> exp.Expr:
             "SELECT DATE_ADD(o_orderdate, INTERVAL 1 MONTH) AS d FROM sales.orders",
             'SELECT CAST(CASE WHEN EXTRACT(DAY FROM "orders"."o_orderdate") > EXTRACT(DAY FROM "orders"."o_orderdate" - (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH + INTERVAL \'1\' MONTH - INTERVAL \'1\' DAY) THEN "orders"."o_orderdate" - (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH + INTERVAL \'1\' MONTH - INTERVAL \'1\' DAY ELSE "orders"."o_orderdate" - (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH + (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY END AS DATE) AS "d" FROM "raw"."orders" AS "orders"',
         ),
+        (
+            "bigquery",
+            "SELECT DATE_ADD(DATE_TRUNC(o_orderdate, MONTH), INTERVAL 1 MONTH) AS d FROM sales.orders",
+            'SELECT CAST(CAST(CAST(CAST("orders"."o_orderdate" AS DATE) - (EXTRACT(DAY FROM CAST("orders"."o_orderdate" AS DATE)) - 1) * INTERVAL \'1\' DAY AS DATE) AS DATE) + INTERVAL \'1\' MONTH AS DATE) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
     ),
 )
 def date_add(node: exp.Expr, ctx: Context) -> exp.Expr | None:
@@ -192,6 +199,11 @@ def date_add(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "oracle",
             "SELECT ADD_MONTHS(o_orderdate, 1) AS d FROM SALES.ORDERS",
             'SELECT CAST(CASE WHEN EXTRACT(DAY FROM "orders"."o_orderdate") > EXTRACT(DAY FROM "orders"."o_orderdate" - (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH + INTERVAL \'1\' MONTH - INTERVAL \'1\' DAY) OR EXTRACT(MONTH FROM "orders"."o_orderdate" + INTERVAL \'1\' DAY) <> EXTRACT(MONTH FROM "orders"."o_orderdate") THEN "orders"."o_orderdate" - (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH + INTERVAL \'1\' MONTH - INTERVAL \'1\' DAY ELSE "orders"."o_orderdate" - (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH + (EXTRACT(DAY FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' DAY END AS DATE) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "snowflake",
+            "SELECT ADD_MONTHS(LAST_DAY(o_orderdate), 1) AS d FROM SALES.ORDERS",
+            'SELECT CAST(CAST(CAST("orders"."o_orderdate" AS DATE) - (EXTRACT(DAY FROM CAST("orders"."o_orderdate" AS DATE)) - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH - INTERVAL \'1\' DAY AS DATE) + INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH - INTERVAL \'1\' DAY AS DATE) AS "d" FROM "raw"."orders" AS "orders"',
         ),
     ),
 )
@@ -332,7 +344,9 @@ def _truncate(
     elif unit == "QUARTER":
         into_quarter = exp.Mod(this=exp.Sub(this=month, expression=lit(1)), expression=lit(3))
         first = exp.Sub(this=first, expression=interval(into_quarter, "MONTH"))
-    return cast(cast(first, "DATE"), kind)
+    start = cast(cast(first, "DATE"), kind)
+    start.meta[MONTH_START] = True
+    return start
 
 
 @rule(
@@ -399,7 +413,9 @@ def last_day(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None
     if _date_kind(node, date, ctx, "LAST-DAY") is None:
         return None
-    return cast(last_of_month(first_of_month(cast(date, "DATE"))), "DATE")
+    end = cast(last_of_month(first_of_month(cast(date, "DATE"))), "DATE")
+    end.meta[MONTH_END] = True
+    return end
 
 
 def _is_last_day(date: exp.Expr) -> exp.Expr:

@@ -105,6 +105,30 @@ CASES = [
         "SELECT DATEADD(month, 1, o_orderdate) AS d FROM dbo.Orders WHERE o_orderkey < 4 ORDER BY o_orderkey",
         [(D(2024, 2, 29),), (D(2024, 3, 29),), (D(2024, 1, 15),)],
     ),
+    # month arithmetic on a month's first or last day takes the short exact form
+    (
+        "snowflake",
+        "SELECT ADD_MONTHS(LAST_DAY(o_orderdate), 1) AS n, ADD_MONTHS(LAST_DAY(o_orderdate), -2) AS p FROM SALES.ORDERS WHERE o_orderkey < 4 ORDER BY o_orderkey",
+        [
+            (D(2024, 2, 29), D(2023, 11, 30)),
+            (D(2024, 3, 31), D(2023, 12, 31)),
+            (D(2024, 1, 31), D(2023, 10, 31)),
+        ],
+    ),
+    (
+        "teradata",
+        "SELECT ADD_MONTHS(LAST_DAY(o_orderdate), 1) AS n FROM SALES_DB.ORDERS WHERE o_orderkey < 4 ORDER BY o_orderkey",
+        [(D(2024, 2, 29),), (D(2024, 3, 29),), (D(2024, 1, 31),)],
+    ),
+    (
+        "bigquery",
+        "SELECT DATE_ADD(DATE_TRUNC(o_orderdate, MONTH), INTERVAL -1 MONTH) AS d, DATE_ADD(DATE_TRUNC(o_orderdate, QUARTER), INTERVAL 1 QUARTER) AS q FROM sales.orders WHERE o_orderkey < 4 ORDER BY o_orderkey",
+        [
+            (D(2023, 12, 1), D(2024, 4, 1)),
+            (D(2024, 1, 1), D(2024, 4, 1)),
+            (D(2023, 11, 1), D(2024, 1, 1)),
+        ],
+    ),
     (
         "snowflake",
         "SELECT DATEADD(year, -1, o_orderdate) AS d FROM SALES.ORDERS WHERE o_orderkey = 2",
