@@ -27,6 +27,26 @@ from pipelines.lake import parquet_source
 
 T = TypeVar("T")
 
+# DuckDB sums integers into 128-bit integers, which Parquet cannot hold: written as is they
+# become DOUBLE. Spark sums into BIGINT (and fails on overflow in ANSI mode); so does this.
+WIDE_INTEGERS = {"HUGEINT", "UHUGEINT"}
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def portable_relation(relation: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
+    """The relation with 128-bit integer columns as BIGINT; an overflow is an error."""
+    types = [str(t) for t in relation.types]
+    if not WIDE_INTEGERS.intersection(types):
+        return relation
+    columns = [
+        f"CAST({_quote(c)} AS BIGINT) AS {_quote(c)}" if t in WIDE_INTEGERS else _quote(c)
+        for c, t in zip(relation.columns, types, strict=True)
+    ]
+    return relation.project(", ".join(columns))
+
 
 class DuckDBEngine(Engine):
     name: ClassVar = "duckdb"
@@ -63,7 +83,9 @@ class DuckDBEngine(Engine):
         started = time.perf_counter()
         out_dir.mkdir(parents=True, exist_ok=True)
         target = str(out_dir / "part-0.parquet")
-        self._execute(sql, inputs, file, lambda relation: relation.write_parquet(target))
+        self._execute(
+            sql, inputs, file, lambda relation: portable_relation(relation).write_parquet(target)
+        )
         return time.perf_counter() - started
 
     def build(

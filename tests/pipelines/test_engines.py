@@ -77,6 +77,28 @@ def test_both_engines_produce_the_same_content_digest(spark_engine, inputs, tmp_
     assert content_digest(tmp_path / "duck") == content_digest(tmp_path / "spark")
 
 
+def test_integer_sums_are_written_as_bigint_on_both_engines(engine, inputs, tmp_path):
+    # DuckDB sums integers into HUGEINT, which Parquet would store as DOUBLE.
+    ansi = (
+        'SELECT "r_name" AS "name", SUM("r_regionkey") AS "keys", COUNT(*) AS "rows" '
+        'FROM "raw"."region" GROUP BY "r_name"'
+    )
+    engine.build(ansi, inputs, tmp_path / "out", file="x.sql")
+    schema = pq.read_schema(next((tmp_path / "out").glob("*.parquet")))
+    assert schema.field("keys").type == pa.int64()
+    assert schema.field("rows").type == pa.int64()
+
+
+def test_an_integer_sum_beyond_bigint_fails_instead_of_losing_digits(inputs, tmp_path):
+    ansi = (
+        'SELECT SUM(CAST(9223372036854775807 AS BIGINT) + 0 * "r_regionkey") AS "s" '
+        'FROM "raw"."region"'
+    )
+    with pytest.raises(EngineError, match=r"^big\.sql: duckdb: .*out of range.*INT64"):
+        DuckDBEngine().build(ansi, inputs, tmp_path / "out", file="big.sql")
+    assert not list((tmp_path / "out").glob("*.parquet"))
+
+
 @pytest.mark.parametrize(
     "ansi",
     [
