@@ -185,7 +185,7 @@ def _describe(rule: QualityRule) -> str:
     return f"{rule.column or 'table'} {what} {rule.operator} {rule.value!r}"
 
 
-def _version(text: str) -> tuple[int, int, int] | None:
+def parse_version(text: str) -> tuple[int, int, int] | None:
     match = _SEMVER.match(text.strip())
     if not match:
         return None
@@ -195,7 +195,7 @@ def _version(text: str) -> tuple[int, int, int] | None:
 def check_version_bump(old: Contract, new: Contract) -> list[LintError]:
     """Breaking changes need a new major version; any change needs a higher version."""
     file = str(new.path)
-    old_version, new_version = _version(old.version), _version(new.version)
+    old_version, new_version = parse_version(old.version), parse_version(new.version)
     if new_version is None:
         return [LintError(file, "version", f"version {new.version!r} is not MAJOR.MINOR.PATCH")]
     if old_version is None:
