@@ -27,6 +27,7 @@ ui: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/plumbline contracts lint
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

@@ -6,16 +6,24 @@ import dagster as dg
 
 from assets.ansi import column_lineage_metadata
 from pipelines.ansi_store import LEGACY_ROOT, StoreError
+from pipelines.contract_lint import check_contracts
+from pipelines.contracts import Contract, load_contract
 from pipelines.engines.base import OTHER_ENGINE, EngineError
 from pipelines.portability import check_portability
 from pipelines.reconcile import Thresholds
-from pipelines.resources import AnsiStoreResource, EngineResource, LakeResource
+from pipelines.resources import (
+    AnsiStoreResource,
+    ContractsResource,
+    EngineResource,
+    LakeResource,
+)
 from pipelines.warehouse import (
     WAREHOUSE_ZONE,
     BlockingCheckFailed,
     CheckOutcome,
     WarehouseTable,
     build_table,
+    contract_check,
     portable_sql,
     reconciliation_check,
     warehouse_tables,
@@ -57,7 +65,9 @@ def _check_result(outcome: CheckOutcome) -> dg.AssetCheckResult:
     )
 
 
-def warehouse_asset(table: WarehouseTable, engine_name: str) -> dg.AssetsDefinition:
+def warehouse_asset(
+    table: WarehouseTable, engine_name: str, contract: Contract | None = None
+) -> dg.AssetsDefinition:
     key = dg.AssetKey([WAREHOUSE_ZONE, table.name])
     deps = [dg.AssetKey(read.split(".")) for read in table.reads]
     if table.legacy is not None:
@@ -77,13 +87,38 @@ def warehouse_asset(table: WarehouseTable, engine_name: str) -> dg.AssetsDefinit
             )
         )
 
+    description = f"Built from `{table.source_file.relative_to(table.source_file.parents[2])}`."
+    owners: list[str] = []
+    asset_metadata: dict[str, object] = {}
+    if contract is not None:
+        check_specs.append(
+            dg.AssetCheckSpec(
+                f"{table.name}_contract",
+                asset=key,
+                blocking=True,
+                description=(
+                    f"Data contract {table.contract_path.name} ({contract.version}), compiled "
+                    "to Great Expectations and validated on staging, before publish."
+                ),
+            )
+        )
+        if contract.description:
+            description = f"{contract.description}\n\n{description}"
+        owners = [f"team:{contract.owner}"] if contract.owner else []
+        asset_metadata = {
+            "contract": dg.MetadataValue.path(str(table.contract_path)),
+            "contract_version": contract.version,
+        }
+
     @dg.asset(
         key=key,
         deps=deps,
         group_name=WAREHOUSE_ZONE,
         kinds={"parquet", engine_name},
         check_specs=check_specs,
-        description=f"Built from `{table.source_file.relative_to(table.source_file.parents[2])}`.",
+        description=description,
+        owners=owners,
+        metadata=asset_metadata,
         tags={"plumbline/zone": WAREHOUSE_ZONE},
     )
     def _table(
@@ -92,15 +127,18 @@ def warehouse_asset(table: WarehouseTable, engine_name: str) -> dg.AssetsDefinit
         lake: LakeResource,
         warehouse_engine: EngineResource,
         ansi_store: AnsiStoreResource,
+        contracts: ContractsResource,
     ):
         checks = []
+        engine = warehouse_engine.build_engine()
+        if contract is not None:
+            checks.append(contract_check(table, engine, contracts.published()))
         if table.reference_path is not None:
             thresholds = Thresholds(
                 relative_tolerance=config.reconcile_relative_tolerance,
                 max_unmatched_fraction=config.reconcile_max_unmatched_fraction,
             )
             checks.append(reconciliation_check(table, thresholds))
-        engine = warehouse_engine.build_engine()
         try:
             ansi_sql = (
                 ansi_store.read_sql(table.name) if table.legacy else portable_sql(table.sql_path)
@@ -113,6 +151,9 @@ def warehouse_asset(table: WarehouseTable, engine_name: str) -> dg.AssetsDefinit
         except (EngineError, StoreError) as exc:
             # The message names the file; an engine's quotes the offending SQL line.
             raise dg.Failure(description=str(exc)) from exc
+        if contract is not None:
+            # Published under this contract: it is the baseline for breaking changes now.
+            contracts.published().record(load_contract(table.contract_path))
         lineage = (
             {
                 "dagster/column_lineage": column_lineage_metadata(
@@ -228,8 +269,10 @@ def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.Ass
 def build_warehouse_definitions(
     engine_name: str, legacy_root: Path = LEGACY_ROOT, **roots: Path
 ) -> dg.Definitions:
-    tables = warehouse_tables(load_catalog(), legacy_root, **roots)
+    catalog = load_catalog()
+    tables = warehouse_tables(catalog, legacy_root, **roots)
+    contracts = check_contracts(tables, catalog)  # a broken contract stops the load
     return dg.Definitions(
-        assets=[warehouse_asset(table, engine_name) for table in tables],
+        assets=[warehouse_asset(table, engine_name, contracts.get(table.name)) for table in tables],
         asset_checks=[portability_checks(tables, engine_name)],
     )

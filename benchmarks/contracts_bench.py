@@ -1,5 +1,9 @@
-"""Contract validation benchmark: GX 1.x on lineitem vs one DuckDB aggregate query.
+"""Contract validation benchmark: GX 1.x vs DuckDB, and validation vs build per table.
 
+Warehouse: every warehouse table is built on DuckDB from its SQL and validated against its
+contract in ``sql/contracts/``; validation time over build time (target <= 0.5).
+
+Lineitem:
 At one TPC-H scale, generates lineitem with tpchgen-cli, writes an ODCS contract for it,
 and times (best of N):
 - reading the Parquet into Arrow (what the asset check gets from DuckDB);
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import yaml
 
 RESULTS = Path(__file__).with_name("results")
@@ -183,7 +189,6 @@ def _best(function, repeat: int) -> tuple[float, Any]:
 
 def run(scale: float, repeat: int) -> dict[str, Any]:
     import duckdb
-    import pyarrow.parquet as pq
 
     from pipelines.contracts import compile_contract, load_contract, validate_arrow
 
@@ -232,15 +237,99 @@ def run(scale: float, repeat: int) -> dict[str, Any]:
     }
 
 
+def run_warehouse(scale: float, repeat: int) -> dict[str, Any]:
+    """Every warehouse table with its real contract: build on DuckDB, then validate the
+    built table (best of ``repeat`` each); the ratio is validation time / build time."""
+    from pipelines.ansi_store import LEGACY_ROOT
+    from pipelines.contract_lint import warehouse_sql
+    from pipelines.contracts import compile_contract, load_contract, validate_parquet
+    from pipelines.engines.duckdb_engine import DuckDBEngine
+    from pipelines.lake import Lake
+    from pipelines.raw import RAW_ZONE, publish_tpch_table
+    from pipelines.tpch import TPCH_TABLES
+    from pipelines.warehouse import WAREHOUSE_ZONE, warehouse_tables
+    from sql.catalog import load_catalog
+
+    engine = DuckDBEngine()
+    per_table: dict[str, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        lake = Lake(Path(tmp) / "lake")
+        started = time.perf_counter()
+        for name in TPCH_TABLES:
+            publish_tpch_table(lake, name, scale)
+        generate_s = time.perf_counter() - started
+        inputs = {f"{RAW_ZONE}.{t}": lake.current(RAW_ZONE, t).path for t in TPCH_TABLES}
+        pending = [t for t in warehouse_tables(load_catalog(), LEGACY_ROOT) if t.contract_path]
+        while pending:
+            ready = [t for t in pending if set(t.reads) <= set(inputs)]
+            if not ready:
+                raise RuntimeError(f"cannot order {[t.name for t in pending]}")
+            for table in ready:
+                pending.remove(table)
+                sql = warehouse_sql(table)
+                out = Path(tmp) / "out" / table.name
+                reads = {key: inputs[key] for key in table.reads}
+                build_s, _ = _best(
+                    lambda sql=sql, out=out, reads=reads: engine.build(
+                        sql, reads, out, file=str(out.name)
+                    ),
+                    repeat,
+                )
+                inputs[f"{WAREHOUSE_ZONE}.{table.name}"] = out
+                compiled = compile_contract(load_contract(table.contract_path))
+                validate_s, result = _best(
+                    lambda compiled=compiled, out=out: validate_parquet(compiled, out), repeat
+                )
+                per_table[table.name] = {
+                    "rows": sum(pq.ParquetFile(p).metadata.num_rows for p in out.glob("*.parquet")),
+                    "expectations": len(result.outcomes),
+                    "build_s": round(build_s, 4),
+                    "validate_s": round(validate_s, 4),
+                    "ratio": round(validate_s / build_s, 2),
+                    "passed": result.passed,
+                }
+    build_total = sum(t["build_s"] for t in per_table.values())
+    validate_total = sum(t["validate_s"] for t in per_table.values())
+    worst = max(per_table, key=lambda name: per_table[name]["ratio"])
+    return {
+        "scale": scale,
+        "repeat": repeat,
+        "tables": len(per_table),
+        "generate_s": round(generate_s, 2),
+        "build_s": round(build_total, 3),
+        "validate_s": round(validate_total, 3),
+        "validate_over_build": round(validate_total / build_total, 2),
+        "target": 0.5,
+        "median_table_ratio": round(statistics.median(t["ratio"] for t in per_table.values()), 2),
+        "worst_table": {worst: per_table[worst]},
+        "all_passed": all(t["passed"] for t in per_table.values()),
+        "per_table": per_table,
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=0.1)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
-    report = run(args.scale, args.repeat)
+    report = {
+        "lineitem_gx_vs_duckdb": run(args.scale, args.repeat),
+        "warehouse_validation_vs_build": run_warehouse(args.scale, args.repeat),
+    }
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "contracts.json").write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
+    lineitem, warehouse = report["lineitem_gx_vs_duckdb"], report["warehouse_validation_vs_build"]
+    print(
+        f"contracts, TPC-H scale {args.scale:g}, best of {args.repeat}\n"
+        f"  lineitem ({lineitem['rows']:,} rows, {lineitem['expectations']} expectations): "
+        f"GX {lineitem['gx_validate_s']:.3f} s vs one DuckDB statistics query "
+        f"{lineitem['duckdb_statistics_s']:.3f} s = {lineitem['gx_over_duckdb']}x\n"
+        f"  warehouse ({warehouse['tables']} tables): validate {warehouse['validate_s']:.3f} s vs "
+        f"build {warehouse['build_s']:.3f} s = {warehouse['validate_over_build']} "
+        f"(target <= 0.5; median per table {warehouse['median_table_ratio']}); "
+        f"worst {next(iter(warehouse['worst_table']))}\n"
+        f"results written to {RESULTS / 'contracts.json'}"
+    )
 
 
 if __name__ == "__main__":

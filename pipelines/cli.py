@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
+import warnings
 from pathlib import Path
 
 import click
@@ -12,6 +13,12 @@ import click
 from pipelines.settings import Settings, SettingsError, check_home_writable
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+# Great Expectations imports pyspark, which warns about pandas 3 on import; the Spark paths
+# plumbline uses are tested under it (see the pytest configuration's matching filter).
+warnings.filterwarnings(
+    "ignore", message="PySpark does not yet fully support", category=FutureWarning
+)
 
 # Telemetry off: these machines have no network beyond package registries, and a
 # regulated deployment should not phone home by default. python_log_level INFO keeps the
@@ -92,6 +99,7 @@ def run(scale: str | None, engine: str | None, selection: str | None, portabilit
     """
     settings = load_settings(scale=scale, engine=engine)
     # Imported here so that `plumbline --help` and bad flags answer without loading Dagster.
+    from pipelines.contract_lint import BrokenContracts
     from pipelines.definitions import build_definitions
     from pipelines.run import SelectionError, resolve_selection, run_assets
 
@@ -99,6 +107,14 @@ def run(scale: str | None, engine: str | None, selection: str | None, portabilit
         keys = resolve_selection(build_definitions(settings), selection)
     except SelectionError as exc:
         fail_usage(str(exc))
+    except BrokenContracts as exc:
+        # The pipeline does not start with a broken contract.
+        for error in exc.errors:
+            click.echo(_relative(error.format()), err=True)
+        click.echo(
+            f"plumbline: {len(exc.errors)} broken data contract(s); nothing was run", err=True
+        )
+        sys.exit(1)
     prepare_environment(settings)
     outcome = run_assets(settings, keys, subset=selection is not None, echo=click.echo)
     if outcome.success and portability:
@@ -210,6 +226,68 @@ def translate(
     if dialect is None:
         raise click.UsageError("--from DIALECT is required (or use --report DIR)")
     sys.exit(run_translate(dialect, target, file, as_json=as_json, assumptions=assumptions))
+
+
+def _relative(line: str) -> str:
+    """Paths under the working directory as relative paths, like compilers print them."""
+    cwd = str(Path.cwd()) + os.sep
+    return line[len(cwd) :] if line.startswith(cwd) else line
+
+
+@main.group()
+def contracts() -> None:
+    """Data contracts (ODCS v3 files in sql/contracts/)."""
+
+
+@contracts.command("lint")
+@click.option(
+    "--contracts",
+    "contracts_root",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of contract files; default: sql/contracts.",
+)
+@click.option(
+    "--against",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="A folder of earlier contract files (e.g. from the main branch) to guard against "
+    "breaking changes, besides the versions published under $PLUMBLINE_HOME/contracts.",
+)
+def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
+    """Check every contract against ODCS, the SQL that builds its table, and the last
+    published version (a breaking change needs a major version bump).
+
+    Prints FILE:FIELD: message per problem and exits 1 if there is any; 0 otherwise.
+    """
+    from pipelines.ansi_store import LEGACY_ROOT
+    from pipelines.contract_lint import lint_contracts
+    from pipelines.contracts.registry import PublishedContracts
+    from pipelines.warehouse import CONTRACTS_ROOT, warehouse_tables
+    from sql.catalog import load_catalog
+
+    try:
+        settings = Settings.from_env()
+    except SettingsError as exc:
+        fail_usage(str(exc))
+    root = contracts_root or CONTRACTS_ROOT
+    if not root.is_dir():
+        fail_usage(f"--contracts: no such folder {root}")
+    catalog = load_catalog()
+    tables = warehouse_tables(catalog, LEGACY_ROOT, contracts_root=root)
+    report = lint_contracts(
+        root,
+        tables,
+        catalog,
+        published=PublishedContracts(settings.published_contracts_root),
+        against=against,
+    )
+    for error in report.errors:
+        click.echo(_relative(error.format()))
+    verdict = "ok" if report.passed else f"{len(report.errors)} problem(s)"
+    click.echo(
+        f"contracts lint: {report.contracts} contracts, {report.tables} tables: {verdict}",
+        err=True,
+    )
+    sys.exit(0 if report.passed else 1)
 
 
 @main.command()

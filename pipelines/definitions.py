@@ -7,7 +7,13 @@ import dagster as dg
 from assets.ansi import build_ansi_assets
 from assets.raw import raw_assets
 from assets.warehouse import build_warehouse_definitions
-from pipelines.resources import AnsiStoreResource, EngineResource, LakeResource, TpchResource
+from pipelines.resources import (
+    AnsiStoreResource,
+    ContractsResource,
+    EngineResource,
+    LakeResource,
+    TpchResource,
+)
 from pipelines.settings import Settings
 
 MATERIALIZE_ALL_JOB = "materialize_all_job"
@@ -20,6 +26,7 @@ def build_definitions(settings: Settings) -> dg.Definitions:
             "lake": LakeResource(root=str(settings.lake_root)),
             "tpch": TpchResource(scale=settings.scale),
             "ansi_store": AnsiStoreResource(root=str(settings.ansi_root)),
+            "contracts": ContractsResource(published_root=str(settings.published_contracts_root)),
             "warehouse_engine": EngineResource(
                 engine=settings.engine, spark_master=settings.spark_master
             ),

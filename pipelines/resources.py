@@ -7,6 +7,7 @@ from pathlib import Path
 import dagster as dg
 
 from pipelines.ansi_store import StoredTranslation, read_stored_manifest, read_stored_sql
+from pipelines.contracts.registry import PublishedContracts
 from pipelines.engines.base import Engine
 from pipelines.engines.duckdb_engine import DuckDBEngine
 from pipelines.engines.spark_engine import SparkEngine
@@ -27,6 +28,15 @@ class TpchResource(dg.ConfigurableResource):
 
     scale: float
     threads: int = 2
+
+
+class ContractsResource(dg.ConfigurableResource):
+    """Where the contracts that guarded each publish are kept (``$PLUMBLINE_HOME/contracts``)."""
+
+    published_root: str
+
+    def published(self) -> PublishedContracts:
+        return PublishedContracts(Path(self.published_root))
 
 
 class AnsiStoreResource(dg.ConfigurableResource):

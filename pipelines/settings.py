@@ -46,7 +46,8 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
         "PLUMBLINE_HOME",
         DEFAULT_HOME,
         "Where plumbline keeps its state: the Parquet lake (`lake/`), the Dagster "
-        "instance (`dagster/`, used as `DAGSTER_HOME`), MLflow's `mlflow.db` and artifacts.",
+        "instance (`dagster/`, used as `DAGSTER_HOME`), the contracts each table was published "
+        "under (`contracts/`), MLflow's `mlflow.db` and artifacts.",
     ),
     SettingDoc(
         "PLUMBLINE_SCALE",
@@ -94,6 +95,10 @@ class Settings:
     @property
     def ansi_root(self) -> Path:
         return self.home / "ansi"
+
+    @property
+    def published_contracts_root(self) -> Path:
+        return self.home / "contracts"
 
     @property
     def dagster_home(self) -> Path:

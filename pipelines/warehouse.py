@@ -5,6 +5,7 @@ Pure logic over the lake and an engine; the ``warehouse/<name>`` assets are thin
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -15,6 +16,14 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from pipelines.ansi_store import PROJECT_ROOT, LegacySource, legacy_sources, sha256_text
+from pipelines.contracts import (
+    ContractError,
+    compile_contract,
+    load_contract,
+    validate_parquet,
+    validate_spark,
+)
+from pipelines.contracts.registry import PublishedContracts
 from pipelines.engines.base import BuildResult, Engine, EngineError
 from pipelines.engines.digest import content_digest
 from pipelines.engines.duckdb_engine import DuckDBEngine
@@ -29,6 +38,7 @@ from sql.translate import translate_file
 WAREHOUSE_ZONE = "warehouse"
 ANSI_SQL_ROOT = PROJECT_ROOT / "sql" / "ansi"
 REFERENCE_ROOT = PROJECT_ROOT / "sql" / "reference"
+CONTRACTS_ROOT = PROJECT_ROOT / "sql" / "contracts"
 
 
 @dataclass(frozen=True)
@@ -38,6 +48,10 @@ class WarehouseTable:
     legacy: LegacySource | None = None  # built from the translation stored by ansi/<name>
     sql_path: Path | None = None  # or from portable SQL written in sql/ansi/
     reference_path: Path | None = None  # independent reference query (DuckDB SQL)
+    contract_path: Path | None = None  # ODCS data contract, sql/contracts/<name>.yaml
+    # The translation when the graph was loaded (None if refused); a build reads the one
+    # stored by ansi/<name> instead.
+    ansi_sql: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def source_file(self) -> Path:
@@ -71,6 +85,7 @@ def warehouse_tables(
     legacy_root: Path,
     ansi_root: Path = ANSI_SQL_ROOT,
     reference_root: Path = REFERENCE_ROOT,
+    contracts_root: Path = CONTRACTS_ROOT,
 ) -> list[WarehouseTable]:
     """One table per legacy file and per ``sql/ansi/*.sql``; dependencies from the SQL itself.
 
@@ -80,9 +95,10 @@ def warehouse_tables(
     tables = []
     for source in legacy_sources(legacy_root):
         try:
-            reads = translate_file(source.path, source.dialect, catalog=catalog).source_tables
+            translation = translate_file(source.path, source.dialect, catalog=catalog)
+            reads, ansi_sql = translation.source_tables, translation.ansi_sql
         except TranslationError:
-            reads = ()
+            reads, ansi_sql = (), None
         reference = reference_root / source.dialect / f"{source.name}.sql"
         tables.append(
             WarehouseTable(
@@ -90,6 +106,8 @@ def warehouse_tables(
                 reads,
                 legacy=source,
                 reference_path=reference if reference.is_file() else None,
+                contract_path=_existing(contracts_root / f"{source.name}.yaml"),
+                ansi_sql=ansi_sql,
             )
         )
     names = {t.name: t.source_file for t in tables}
@@ -97,8 +115,19 @@ def warehouse_tables(
         name = path.stem.lower()
         if name in names:
             raise ValueError(f"{path}: table {name!r} is already defined by {names[name]}")
-        tables.append(WarehouseTable(name, tables_read(path.read_text()), sql_path=path))
+        tables.append(
+            WarehouseTable(
+                name,
+                tables_read(path.read_text()),
+                sql_path=path,
+                contract_path=_existing(contracts_root / f"{name}.yaml"),
+            )
+        )
     return tables
+
+
+def _existing(path: Path) -> Path | None:
+    return path if path.is_file() else None
 
 
 @dataclass(frozen=True)
@@ -110,6 +139,9 @@ class CheckOutcome:
     summary: str
     metadata: dict[str, object] = field(default_factory=dict)
 
+
+# What a published table's manifest keeps of each blocking check, for the audit trail.
+CHECK_PROVENANCE = ("contract_version", "result_digest", "reference")
 
 # A blocking check sees the staged table's folder and the pinned inputs it was built from.
 BlockingCheck = Callable[[Path, Mapping[str, Path]], CheckOutcome]
@@ -181,6 +213,13 @@ def build_table(
             "row_count": stats.row_count,
             "build_seconds": round(time.perf_counter() - started, 3),
             "inputs": {key: path.name for key, path in inputs.items()},
+            "checks": {
+                o.name: {
+                    "passed": o.passed,
+                    **{k: o.metadata[k] for k in CHECK_PROVENANCE if k in o.metadata},
+                }
+                for o in outcomes
+            },
         }
         version = lake.publish(WAREHOUSE_ZONE, table.name, staging, manifest)
     return BuiltTable(
@@ -218,6 +257,65 @@ def reconciliation_check(table: WarehouseTable, thresholds: Thresholds) -> Block
                 "rows_only_in_reference": result.only_in_reference,
                 "sample_only_in_table": result.sample_only_in_table,
                 "sample_only_in_reference": result.sample_only_in_reference,
+            },
+        )
+
+    return check
+
+
+def contract_check(
+    table: WarehouseTable, engine: Engine, published: PublishedContracts
+) -> BlockingCheck:
+    """``<table>_contract``: the staged table against its ODCS contract, validated by GX on
+    the engine that built it (Arrow for DuckDB, a DataFrame for Spark). A contract that
+    cannot be loaded, or that changes a published version without the right version bump,
+    fails the check too: nothing is published under a contract that does not hold."""
+    assert table.contract_path is not None
+    name = f"{table.name}_contract"
+    path = table.contract_path
+
+    def failed(summary: str, **metadata: object) -> CheckOutcome:
+        return CheckOutcome(name, False, summary, {"contract": str(path), **metadata})
+
+    def check(staged: Path, inputs: Mapping[str, Path]) -> CheckOutcome:
+        try:
+            contract = load_contract(path)
+            compiled = compile_contract(contract)
+        except ContractError as exc:
+            return failed(str(exc))
+        if contract.table != table.name:
+            return failed(
+                f"{path}:schema[0].name: the contract describes {contract.table!r}, "
+                f"not {table.name!r}"
+            )
+        problems = published.problems(contract)
+        if problems:
+            return failed("; ".join(p.format() for p in problems), version=contract.version)
+        if engine.name == "spark":
+            result = validate_spark(compiled, engine.session().read.parquet(str(staged)))
+        else:
+            result = validate_parquet(compiled, staged)
+        failures = [o for o in result.outcomes if not o.passed]
+        plain = json.loads(result.canonical_json())
+        summary = (
+            f"{len(result.outcomes)} expectations of contract {contract.version} hold"
+            if result.passed
+            else f"{len(failures)} of {len(result.outcomes)} expectations of contract "
+            f"{contract.version} fail: " + "; ".join(f"{o.name}: {o.details}" for o in failures[:5])
+        )
+        return CheckOutcome(
+            name,
+            result.passed,
+            summary,
+            {
+                "contract": str(path),
+                "contract_version": contract.version,
+                "owner": contract.owner,
+                "result_digest": f"sha256:{result.digest()}",
+                # JSON-ready (dates, decimals as text): each expectation with its observed
+                # value, and up to 20 rows that violate the contract.
+                "expectations": plain["outcomes"],
+                "failing_rows": plain["failing_rows"],
             },
         )
 

@@ -10,9 +10,16 @@ from assets.ansi import build_ansi_assets
 from assets.raw import raw_assets
 from assets.warehouse import build_warehouse_definitions
 from pipelines.ansi_store import sha256_text
+from pipelines.contract_lint import BrokenContracts
 from pipelines.lake import Lake
-from pipelines.resources import AnsiStoreResource, EngineResource, LakeResource, TpchResource
-from pipelines.warehouse import ANSI_SQL_ROOT, WAREHOUSE_ZONE, tables_read
+from pipelines.resources import (
+    AnsiStoreResource,
+    ContractsResource,
+    EngineResource,
+    LakeResource,
+    TpchResource,
+)
+from pipelines.warehouse import ANSI_SQL_ROOT, CONTRACTS_ROOT, WAREHOUSE_ZONE, tables_read
 
 TABLE = "customer_profile"  # snowflake/customer_profile.sql, with a reference query
 
@@ -32,6 +39,7 @@ def resources(home):
         "tpch": TpchResource(scale=0.01),
         "ansi_store": AnsiStoreResource(root=str(home / "ansi")),
         "warehouse_engine": EngineResource(engine="duckdb"),
+        "contracts": ContractsResource(published_root=str(home / "contracts")),
     }
 
 
@@ -92,7 +100,9 @@ def test_every_table_builds_on_duckdb_and_reconciles(first_build, home):
         )
     checks = first_build.get_asset_check_evaluations()
     translated = [name for name in materialized if (home / "ansi" / f"{name}.sql").is_file()]
-    assert {c.check_name for c in checks} == {f"{name}_reconciled" for name in translated}
+    assert {c.check_name for c in checks} == {f"{name}_reconciled" for name in translated} | {
+        f"{name}_contract" for name in materialized
+    }
     assert all(c.passed for c in checks), [c.check_name for c in checks if not c.passed]
 
 
@@ -128,8 +138,8 @@ def test_a_wrong_translation_fails_reconciliation_naming_the_column(
 
     result = materialize_one(home, warehouse_assets, TABLE, raise_on_error=False)
     assert not result.success
-    [evaluation] = result.get_asset_check_evaluations()
-    assert evaluation.check_name == f"{TABLE}_reconciled" and not evaluation.passed
+    evaluation = _evaluation(result, f"{TABLE}_reconciled")
+    assert not evaluation.passed
     assert column in evaluation.metadata["columns_differing"].value
     after = Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE)
     assert after.path == before.path, "a failed blocking check must not publish"
@@ -204,4 +214,130 @@ def test_the_same_asset_builds_on_spark_with_the_same_content_digest(
     [event] = result.get_asset_materialization_events()
     assert event.materialization.metadata["engine"].value == "spark"
     assert event.materialization.metadata["content_digest"].value == duckdb_digest
-    assert all(c.passed for c in result.get_asset_check_evaluations())
+    # The contract is validated on the Spark DataFrame, through GX's Spark datasource.
+    checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
+    assert checks == {f"{TABLE}_contract": True, f"{TABLE}_reconciled": True}
+
+
+def _evaluation(result, name):
+    [evaluation] = [e for e in result.get_asset_check_evaluations() if e.check_name == name]
+    return evaluation
+
+
+def test_contract_checks_report_each_expectation_and_record_the_contract(
+    first_build, home, warehouse_defs
+):
+    evaluation = _evaluation(first_build, f"{TABLE}_contract")
+    assert evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR
+    metadata = evaluation.metadata
+    assert metadata["contract_version"].value == "1.0.0"
+    assert metadata["result_digest"].value.startswith("sha256:")
+    expectations = metadata["expectations"].value
+    assert len(expectations) > 10 and all(e["passed"] for e in expectations)
+    assert {"name", "column", "observed", "details"} <= set(expectations[0])
+    # The contract that guarded the publish is kept, and the lake manifest names it.
+    assert (home / "contracts" / TABLE / "1.0.0.yaml").read_bytes() == (
+        CONTRACTS_ROOT / f"{TABLE}.yaml"
+    ).read_bytes()
+    manifest = Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE).manifest
+    assert manifest["checks"][f"{TABLE}_contract"]["contract_version"] == "1.0.0"
+    # Owner and description from the contract show in the UI.
+    [spec] = next(a for a in warehouse_defs.assets if a.key.path[-1] == TABLE).specs
+    assert spec.owners == ["team:warehouse-team"]
+    assert spec.description.startswith("Every customer with nation")
+    assert spec.metadata["contract_version"] == "1.0.0"
+
+
+def test_a_contract_violation_blocks_publish_and_downstream(
+    first_build, home, warehouse_assets, restore_translation
+):
+    before = Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE)
+    good_sql = (home / "ansi" / f"{TABLE}.sql").read_text()
+    _rewrite_stored_translation(home, TABLE, good_sql.replace("'IN_DEBT'", "'in debt'", 1))
+
+    @dg.asset(deps=[dg.AssetKey([WAREHOUSE_ZONE, TABLE])])
+    def downstream() -> None:
+        raise AssertionError("must not run on a table that broke its contract")
+
+    selected = [a for a in warehouse_assets if a.key.path[-1] == TABLE]
+    result = dg.materialize(
+        [*selected, downstream], resources=resources(home), raise_on_error=False
+    )
+    assert not result.success
+    evaluation = _evaluation(result, f"{TABLE}_contract")
+    assert not evaluation.passed
+    failed = [e for e in evaluation.metadata["expectations"].value if not e["passed"]]
+    assert [e["column"] for e in failed] == ["credit_flag"]
+    rows = evaluation.metadata["failing_rows"].value
+    assert 0 < len(rows) <= 20 and all(r["credit_flag"] == "in debt" for r in rows)
+    assert Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE).path == before.path
+    assert "downstream" not in {
+        e.step_key for e in result.all_events if e.event_type == dg.DagsterEventType.STEP_SUCCESS
+    }
+
+
+def _contracts_with(tmp_path, name, edit):
+    """A copy of sql/contracts with ``name``'s contract edited."""
+    root = tmp_path / "contracts"
+    root.mkdir(parents=True)
+    for path in CONTRACTS_ROOT.glob("*.yaml"):
+        text = path.read_text()
+        (root / path.name).write_text(edit(text) if path.stem == name else text)
+    return root
+
+
+def _materialize_with_contracts(home, contracts_root, name):
+    defs = build_warehouse_definitions("duckdb", contracts_root=contracts_root)
+    selected = [a for a in defs.assets if a.key.path[-1] == name]
+    return dg.materialize(selected, resources=resources(home), raise_on_error=False)
+
+
+def test_a_breaking_contract_change_needs_a_major_version(first_build, home, tmp_path):
+    unbounded = "          minimum: 0\n      - name: first_order_date\n"
+    assert unbounded in (CONTRACTS_ROOT / f"{TABLE}.yaml").read_text()
+
+    def tighten(version):
+        # lifetime_value gains an upper bound the data meets: compatible data, breaking contract.
+        def edit(text):
+            text = text.replace("version: 1.0.0", f"version: {version}", 1)
+            return text.replace(
+                unbounded, unbounded.replace("0\n", "0\n          maximum: 100000000\n", 1)
+            )
+
+        return edit
+
+    minor = _contracts_with(tmp_path / "minor", TABLE, tighten("1.1.0"))
+    result = _materialize_with_contracts(home, minor, TABLE)
+    evaluation = _evaluation(result, f"{TABLE}_contract")
+    assert not evaluation.passed
+    assert "breaking changes need a major version bump from 1.0.0" in evaluation.description
+    assert "lifetime_value" in evaluation.description
+
+    major = _contracts_with(tmp_path / "major", TABLE, tighten("2.0.0"))
+    result = _materialize_with_contracts(home, major, TABLE)
+    assert result.success and _evaluation(result, f"{TABLE}_contract").passed
+    assert (home / "contracts" / TABLE / "2.0.0.yaml").is_file()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line"),
+    [
+        (
+            "logicalType: integer",
+            "logicalType: intger",
+            f"{TABLE}.yaml:schema[0].properties[0].logicalType: ",
+        ),
+        (
+            "- name: nation\n",
+            "- name: nation_name\n",
+            f"{TABLE}.yaml:schema[0].properties[3].name: column 'nation_name' is not produced",
+        ),
+        ("schema:\n", "schema: [\n", f"{TABLE}.yaml:"),  # malformed YAML
+    ],
+)
+def test_a_broken_contract_stops_the_pipeline_from_loading(tmp_path, old, new, line):
+    broken = _contracts_with(tmp_path, TABLE, lambda text: text.replace(old, new, 1))
+    with pytest.raises(BrokenContracts) as raised:
+        build_warehouse_definitions("duckdb", contracts_root=broken)
+    first = raised.value.errors[0]  # a renamed column is also an undeclared one
+    assert first.format().startswith(f"{broken}/{line}")
