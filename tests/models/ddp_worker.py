@@ -1,0 +1,69 @@
+"""One rank of the 2-process DDP test: ``python ddp_worker.py DATA CHECKPOINTS RESULT``.
+
+Started by test_distributed.py with torchrun's environment variables set by hand; trains on
+the synthetic training set at DATA and writes what the test compares to RESULT (JSON).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+from models.config import ModelConfig, TrainConfig
+from models.data import NUMERIC, Preprocessing, TabularDataset, load_splits, make_loader
+from models.network import TabularNet
+from models.runtime import init_distributed, seed_everything, select_runtime, shutdown_distributed
+from models.trainer import Trainer
+
+CONFIG = TrainConfig(epochs=2, batch_size=64, learning_rate=1e-2, num_threads=1)
+
+
+def main(data_path: str, checkpoint_dir: str, result_path: str) -> None:
+    runtime = select_runtime()
+    init_distributed(runtime)
+    try:
+        splits = load_splits(data_path)
+        preprocessing = Preprocessing.fit(splits["train"])
+        train_x, train_y = preprocessing.encode(splits["train"])
+        validation = preprocessing.encode(splits["validation"])
+        seed_everything(CONFIG.seed)
+        model = TabularNet(
+            preprocessing.cardinalities, len(NUMERIC), ModelConfig(embedding_dim=4, hidden=(16,))
+        )
+        loader = make_loader(
+            TabularDataset(train_x, train_y),
+            CONFIG.batch_size,
+            rank=runtime.rank,
+            world_size=runtime.world_size,
+            seed=CONFIG.seed,
+            shuffle=True,
+        )
+        trainer = Trainer(
+            model,
+            loader,
+            runtime,
+            CONFIG,
+            checkpoint_dir=Path(checkpoint_dir),
+            validation=validation,
+        )
+        history = trainer.fit()
+        weights = hashlib.sha256()
+        for tensor in trainer.model.state_dict().values():
+            weights.update(tensor.numpy().tobytes())
+        result = {
+            "rank": runtime.rank,
+            "backend": runtime.backend,
+            "train_rows": len(train_y),
+            "steps_per_epoch": trainer.steps_per_epoch,
+            "history": history,
+            "weights_sha256": weights.hexdigest(),
+        }
+        Path(result_path).write_text(json.dumps(result))
+    finally:
+        shutdown_distributed()
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
