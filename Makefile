@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test ui lint bench clean
+.PHONY: install run test ui mlflow-ui lint bench clean
 
 install: $(STAMP)
 
@@ -23,6 +23,9 @@ test: $(STAMP)
 
 ui: $(STAMP)
 	$(BIN)/plumbline ui
+
+mlflow-ui: $(STAMP)
+	$(BIN)/plumbline mlflow-ui
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -304,5 +304,33 @@ def ui(host: str, port: int) -> None:
     os.execv(dagster, [str(dagster), "dev", *target, "--host", host, "--port", str(port)])
 
 
+def mlflow_ui_command(settings: Settings, host: str, port: int) -> list[str]:
+    mlflow = Path(sysconfig.get_path("scripts")) / "mlflow"
+    return [
+        str(mlflow),
+        "ui",
+        "--backend-store-uri",
+        settings.mlflow_uri,
+        "--default-artifact-root",
+        settings.mlflow_artifacts.as_uri(),
+        "--host",
+        host,
+        "--port",
+        str(port),
+    ]
+
+
+@main.command("mlflow-ui")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", "-p", default=5000, show_default=True, help="Port to listen on.")
+def mlflow_ui(host: str, port: int) -> None:
+    """Open the MLflow UI over the tracking store and artifacts training writes to."""
+    settings = load_settings()
+    settings.mlflow_artifacts.mkdir(parents=True, exist_ok=True)
+    command = mlflow_ui_command(settings, host, port)
+    click.echo(f"MLflow UI on http://{host}:{port} ({settings.mlflow_uri})")
+    os.execv(command[0], command)
+
+
 if __name__ == "__main__":
     main()

@@ -6,13 +6,16 @@ import dagster as dg
 
 from assets.ansi import build_ansi_assets
 from assets.raw import raw_assets
+from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
 from pipelines.resources import (
     AnsiStoreResource,
     ContractsResource,
     EngineResource,
     LakeResource,
+    MlflowResource,
     TpchResource,
+    TrainingLauncherResource,
 )
 from pipelines.settings import Settings
 
@@ -30,11 +33,16 @@ def build_definitions(settings: Settings) -> dg.Definitions:
             "warehouse_engine": EngineResource(
                 engine=settings.engine, spark_master=settings.spark_master
             ),
+            "mlflow_tracking": MlflowResource(
+                tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)
+            ),
+            "training_launcher": TrainingLauncherResource(runs_root=str(settings.training_root)),
         }
     )
     raw = dg.Definitions(assets=raw_assets)
     ansi = dg.Definitions(assets=build_ansi_assets())
     warehouse = build_warehouse_definitions(settings.engine)
+    models = dg.Definitions(assets=[delay_model])
     [portability] = warehouse.asset_checks
     # Every step of every job (the UI's "Materialize all" too) runs in the run's own
     # process. Steps are many (one per table) and short, and their engines are
@@ -55,7 +63,7 @@ def build_definitions(settings: Settings) -> dg.Definitions:
         ],
         executor=dg.in_process_executor,
     )
-    return dg.Definitions.merge(resources, raw, ansi, warehouse, everything)
+    return dg.Definitions.merge(resources, raw, ansi, warehouse, models, everything)
 
 
 @dg.definitions

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dagster as dg
+from dagster._core.errors import DagsterPipesExecutionError
 
 from pipelines.ansi_store import StoredTranslation, read_stored_manifest, read_stored_sql
 from pipelines.contracts.registry import PublishedContracts
@@ -12,6 +14,9 @@ from pipelines.engines.base import Engine
 from pipelines.engines.duckdb_engine import DuckDBEngine
 from pipelines.engines.spark_engine import SparkEngine
 from pipelines.lake import Lake
+from pipelines.training import TrainingJob, default_nproc, torchrun_command, worker_failure
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
 class LakeResource(dg.ConfigurableResource):
@@ -70,3 +75,63 @@ class EngineResource(dg.ConfigurableResource):
                 return SparkEngine(self.spark_master)
             case other:
                 raise ValueError(f"engine must be duckdb or spark; got {other!r}")
+
+
+class MlflowResource(dg.ConfigurableResource):
+    """MLflow tracking and registry (``PLUMBLINE_MLFLOW_URI``); artifacts under
+    ``$PLUMBLINE_HOME/mlartifacts`` for experiments this resource creates."""
+
+    tracking_uri: str
+    artifact_root: str
+    experiment: str = "delivery_delay"
+
+    def client(self):
+        from mlflow import MlflowClient
+
+        return MlflowClient(tracking_uri=self.tracking_uri)
+
+    def experiment_id(self) -> str:
+        client = self.client()
+        found = client.get_experiment_by_name(self.experiment)
+        if found is not None:
+            return found.experiment_id
+        return client.create_experiment(
+            self.experiment, artifact_location=Path(self.artifact_root).absolute().as_uri()
+        )
+
+
+class TrainingLauncherResource(dg.ConfigurableResource):
+    """How training processes start. ``local``: ``torchrun --standalone`` on this machine
+    through Dagster Pipes, ``nproc_per_node`` processes (default: one per GPU, else 2 on CPU),
+    restarting the worker group up to ``max_restarts`` times (training resumes from the last
+    checkpoint)."""
+
+    runs_root: str
+    kind: str = "local"
+    nproc_per_node: int | None = None
+    max_restarts: int = 1
+
+    def output_dir(self, run_id: str) -> Path:
+        """Checkpoints, errors and artifacts of the training in Dagster run ``run_id``."""
+        return Path(self.runs_root) / run_id
+
+    def launch(self, context: dg.AssetExecutionContext, job: TrainingJob):
+        """Run the training and return Pipes' completed invocation; a failure raises
+        ``dg.Failure`` with the failing worker's traceback."""
+        if self.kind != "local":
+            raise dg.Failure(f"training launcher {self.kind!r} is not available; use 'local'")
+        nproc = self.nproc_per_node or default_nproc()
+        command = torchrun_command(job.write(), nproc, self.max_restarts)
+        context.log.info(f"launching: {' '.join(command)}")
+        env = {
+            # Set, so torchrun does not print its OMP_NUM_THREADS banner; the trainer sets
+            # torch's own thread count per process.
+            "OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // nproc)),
+            "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false",
+        }
+        try:
+            return dg.PipesSubprocessClient(cwd=str(PROJECT_ROOT), env=env).run(
+                context=context, command=command
+            )
+        except DagsterPipesExecutionError as exc:
+            raise dg.Failure(description=worker_failure(job) or str(exc)) from exc

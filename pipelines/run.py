@@ -118,6 +118,14 @@ class _Tracker:
                 progress.seconds = entry.timestamp - progress.started
             rows_text = "" if progress.rows is None else f"  {progress.rows:,} rows"
             self.echo(f"  materialized  {name}{rows_text}  {progress.seconds or 0:.1f}s")
+            metadata = event.event_specific_data.materialization.metadata
+            if "val_auc" in metadata and "baseline_val_auc" in metadata:  # a trained model
+                self.echo(
+                    f"                validation AUC {metadata['val_auc'].value:.4f} "
+                    f"(baseline {metadata['baseline_val_auc'].value:.4f}), test AUC "
+                    f"{metadata['test_auc'].value:.4f}, MLflow run "
+                    f"{metadata['mlflow_run_id'].value}"
+                )
         elif kind == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
             evaluation = event.event_specific_data
             verdict = "passed" if evaluation.passed else "FAILED"

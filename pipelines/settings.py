@@ -101,6 +101,10 @@ class Settings:
         return self.home / "contracts"
 
     @property
+    def training_root(self) -> Path:
+        return self.home / "training"
+
+    @property
     def dagster_home(self) -> Path:
         return self.home / "dagster"
 

@@ -1,0 +1,109 @@
+"""``models/delay_model``: the delivery-delay network, trained with DDP through a launcher."""
+
+import subprocess
+
+import dagster as dg
+from mlflow.entities import RunStatus
+
+from models.config import ModelConfig, TrainConfig
+from pipelines.resources import LakeResource, MlflowResource, TrainingLauncherResource
+from pipelines.training import TrainingJob
+from pipelines.warehouse import WAREHOUSE_ZONE
+
+TRAINING_SET = "training_set"
+TRAINING_SET_KEY = dg.AssetKey([WAREHOUSE_ZONE, TRAINING_SET])
+_MODEL_DEFAULTS = ModelConfig()
+_TRAIN_DEFAULTS = TrainConfig()
+
+
+class DelayModelConfig(dg.Config):
+    """Launch-time knobs of one training (defaults: models.config)."""
+
+    epochs: int = _TRAIN_DEFAULTS.epochs
+    batch_size: int = _TRAIN_DEFAULTS.batch_size
+    learning_rate: float = _TRAIN_DEFAULTS.learning_rate
+    seed: int = _TRAIN_DEFAULTS.seed
+    embedding_dim: int = _MODEL_DEFAULTS.embedding_dim
+    hidden: list[int] = list(_MODEL_DEFAULTS.hidden)
+
+
+def code_version() -> dict[str, str]:
+    """The git commit the code runs from, and whether the tree had uncommitted changes."""
+    try:
+        sha = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return {"git_sha": "unknown", "git_dirty": "unknown"}
+    return {"git_sha": sha, "git_dirty": str(bool(dirty)).lower()}
+
+
+@dg.asset(
+    key=["models", "delay_model"],
+    deps=[TRAINING_SET_KEY],
+    group_name="models",
+    kinds={"pytorch", "mlflow"},
+    description=(
+        "The delivery-delay risk network (embeddings + MLP), trained with PyTorch DDP "
+        "(gloo on CPU, NCCL on GPUs) by torchrun through Dagster Pipes, tracked in MLflow "
+        "next to a HistGradientBoosting baseline on the same split."
+    ),
+)
+def delay_model(
+    context: dg.AssetExecutionContext,
+    config: DelayModelConfig,
+    lake: LakeResource,
+    mlflow_tracking: MlflowResource,
+    training_launcher: TrainingLauncherResource,
+):
+    version = lake.lake().current(WAREHOUSE_ZONE, TRAINING_SET)
+    if version is None:
+        raise dg.Failure(f"{WAREHOUSE_ZONE}/{TRAINING_SET} has no published table yet")
+    manifest = version.manifest
+    contract = manifest.get("checks", {}).get(f"{TRAINING_SET}_contract", {})
+    if not contract.get("passed"):
+        # Only a table that held its contract is published; this guards older manifests.
+        raise dg.Failure(
+            f"{version.path}: the training set was not published under a passing contract; "
+            "training does not start"
+        )
+    model_config = ModelConfig(embedding_dim=config.embedding_dim, hidden=tuple(config.hidden))
+    train_config = TrainConfig(
+        epochs=config.epochs,
+        batch_size=config.batch_size,
+        learning_rate=config.learning_rate,
+        seed=config.seed,
+    )
+    tags = {
+        "dagster.run_id": context.run.run_id,
+        "dagster.asset": context.asset_key.to_user_string(),
+        "training_set.digest": manifest["content_digest"],
+        "training_set.version": version.path.name,
+        "training_set.contract_version": str(contract.get("contract_version")),
+        "training_set.contract_result": str(contract.get("result_digest")),
+        **{f"code.{k}": v for k, v in code_version().items()},
+    }
+    client = mlflow_tracking.client()
+    run = client.create_run(
+        mlflow_tracking.experiment_id(), run_name=f"delay_model-{context.run.run_id[:8]}", tags=tags
+    )
+    job = TrainingJob(
+        data_path=str(version.path),
+        data_digest=manifest["content_digest"],
+        output_dir=str(training_launcher.output_dir(context.run.run_id)),
+        mlflow_uri=mlflow_tracking.tracking_uri,
+        mlflow_run_id=run.info.run_id,
+        model_config=model_config.to_dict(),
+        train_config=train_config.to_dict(),
+        tags=tags,
+    )
+    context.log.info(f"MLflow run {run.info.run_id}; training set {version.path}")
+    try:
+        invocation = training_launcher.launch(context, job)
+    except BaseException:
+        client.set_terminated(run.info.run_id, status=RunStatus.to_string(RunStatus.FAILED))
+        raise
+    return invocation.get_materialize_result()

@@ -1,0 +1,349 @@
+"""The training process: ``torchrun ... -m models.train --job JOB.json``.
+
+Every rank trains (DDP: gloo on CPU, NCCL on GPUs); rank 0 alone talks to the outside:
+it opens the Dagster Pipes context (torchrun's workers all inherit Pipes' environment, and
+one writer per message channel is what Dagster expects), logs to MLflow, writes checkpoints
+and reports the materialization. A failing rank writes its traceback to
+``errors/rank<N>.txt`` so the asset can show it instead of torchrun's exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import hashlib
+import io
+import platform
+import sys
+import traceback
+import warnings
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from models.baseline import fit_baseline
+from models.config import ModelConfig, TrainConfig
+from models.data import (
+    CATEGORICAL,
+    NUMERIC,
+    Preprocessing,
+    TabularDataset,
+    load_splits,
+    make_loader,
+)
+from models.flops import flops_per_sample, mfu
+from models.network import TabularNet
+from models.runtime import (
+    Runtime,
+    init_distributed,
+    seed_everything,
+    select_runtime,
+    shutdown_distributed,
+)
+from models.trainer import Trainer
+from pipelines.training import TrainingJob
+
+PREPROCESSING_FILE = "preprocessing.json"
+# Summary values that repeat the last epoch's metrics: Dagster metadata only.
+FINAL_ONLY = ("val_auc", "val_log_loss", "val_accuracy")
+CURVE_FILE = "curve.png"
+EPOCH_METRICS = (
+    "train_loss",
+    "val_auc",
+    "val_log_loss",
+    "val_accuracy",
+    "samples_per_second",
+    "step_time_ms",
+    "data_time_share",
+    "epoch_seconds",
+    "peak_memory_mb",
+)
+
+
+def model_digest(model: torch.nn.Module) -> str:
+    """sha256 over the parameters in state_dict order: the trained model's data version."""
+    digest = hashlib.sha256()
+    for name, tensor in model.state_dict().items():
+        digest.update(name.encode())
+        digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return digest.hexdigest()
+
+
+def training_curve_png(history: list[dict[str, Any]]) -> bytes:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    epochs = [record["epoch"] + 1 for record in history]
+    figure, (loss_axis, auc_axis) = plt.subplots(1, 2, figsize=(8, 3), dpi=100)
+    loss_axis.plot(epochs, [r["train_loss"] for r in history], marker="o", label="train loss")
+    loss_axis.plot(epochs, [r["val_log_loss"] for r in history], marker="o", label="val log loss")
+    loss_axis.set_xlabel("epoch")
+    loss_axis.legend()
+    auc_axis.plot(epochs, [r["val_auc"] for r in history], marker="o", color="tab:green")
+    auc_axis.set_xlabel("epoch")
+    auc_axis.set_ylabel("validation AUC")
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    plt.close(figure)
+    return buffer.getvalue()
+
+
+def environment() -> dict[str, str]:
+    info = {
+        "python": platform.python_version(),
+        "torch": torch.__version__,
+        "host": platform.node(),
+    }
+    if torch.cuda.is_available():
+        info |= {
+            "cuda": str(torch.version.cuda),
+            "device": torch.cuda.get_device_name(0),
+            "nccl": ".".join(map(str, torch.cuda.nccl.version())),
+        }
+    return info
+
+
+class Reporter:
+    """Rank 0's outward channels: Dagster Pipes (logs, materialization) and MLflow."""
+
+    def __init__(self, pipes: Any, job: TrainingJob, runtime: Runtime, epochs: int) -> None:
+        self.pipes = pipes
+        self.job = job
+        self.runtime = runtime
+        self.epochs = epochs
+
+    def log(self, message: str) -> None:
+        self.pipes.log.info(message)
+
+    def epoch(self, record: dict[str, Any]) -> None:
+        import mlflow
+
+        mlflow.log_metrics(
+            {key: float(record[key]) for key in EPOCH_METRICS if record.get(key) is not None},
+            step=int(record["epoch"]),
+        )
+        self.log(
+            f"epoch {record['epoch'] + 1}/{self.epochs}: train loss {record['train_loss']:.4f}, "
+            f"val AUC {record['val_auc']:.4f}, val log loss {record['val_log_loss']:.4f}, "
+            f"{record['samples_per_second']:,.0f} samples/s on {self.runtime.world_size} "
+            f"{self.runtime.backend} process(es)"
+        )
+
+
+def _encode(preprocessing: Preprocessing, table) -> tuple[torch.Tensor, torch.Tensor]:
+    return preprocessing.encode(table)
+
+
+def train(job: TrainingJob, runtime: Runtime, pipes: Any) -> None:
+    model_config = ModelConfig.from_dict(job.model_config)
+    train_config = TrainConfig.from_dict(job.train_config)
+    splits = load_splits(Path(job.data_path))
+    # Vocabularies and scaling come from the training split only; they ship with the model.
+    preprocessing = Preprocessing.fit(splits["train"])
+    train_x, train_y = _encode(preprocessing, splits["train"])
+    val_x, val_y = _encode(preprocessing, splits["validation"])
+    test_x, test_y = _encode(preprocessing, splits["test"])
+
+    seed_everything(train_config.seed)  # the same initial weights on every run
+    model = TabularNet(preprocessing.cardinalities, len(NUMERIC), model_config)
+    loader = make_loader(
+        TabularDataset(train_x, train_y),
+        train_config.batch_size,
+        rank=runtime.rank,
+        world_size=runtime.world_size,
+        seed=train_config.seed,
+        shuffle=True,
+    )
+    reporter = Reporter(pipes, job, runtime, train_config.epochs) if runtime.is_main else None
+    run = contextlib.nullcontext()
+    if runtime.is_main:
+        import mlflow
+
+        mlflow.set_tracking_uri(job.mlflow_uri)
+        run = mlflow.start_run(run_id=job.mlflow_run_id)
+    with run:
+        if reporter is not None:
+            _log_start(job, runtime, model_config, train_config, preprocessing, splits, reporter)
+        trainer = Trainer(
+            model,
+            loader,
+            runtime,
+            train_config,
+            checkpoint_dir=job.checkpoint_dir,
+            validation=(val_x, val_y),
+            on_epoch=reporter.epoch if reporter is not None else None,
+        )
+        history = trainer.fit()
+        if reporter is not None:
+            _finish(
+                job,
+                runtime,
+                trainer,
+                model,
+                preprocessing,
+                history,
+                reporter,
+                pipes,
+                (train_x, train_y, val_x, val_y, test_x, test_y),
+                train_config,
+            )
+
+
+def _log_start(job, runtime, model_config, train_config, preprocessing, splits, reporter):
+    import mlflow
+
+    output = Path(job.output_dir)
+    (output / PREPROCESSING_FILE).write_text(preprocessing.to_json())
+    mlflow.log_params(
+        {
+            **{f"model.{k}": v for k, v in model_config.to_dict().items()},
+            **{f"train.{k}": v for k, v in train_config.to_dict().items()},
+            "world_size": runtime.world_size,
+            "backend": runtime.backend,
+            "device": str(runtime.device),
+            "autocast": str(runtime.autocast_dtype),
+            "categorical_features": ",".join(CATEGORICAL),
+            "numeric_features": ",".join(NUMERIC),
+            **{f"rows.{name}": table.num_rows for name, table in splits.items()},
+        }
+    )
+    mlflow.set_tags({f"env.{k}": v for k, v in environment().items()})
+    with warnings.catch_warnings():
+        # A local folder resolves to MLflow's local-artifact source either way; it says so.
+        warnings.filterwarnings("ignore", "The specified dataset source can be interpreted")
+        dataset = _training_dataset(job, splits)
+    mlflow.log_input(dataset, context="training")
+    reporter.log(
+        f"training on {splits['train'].num_rows:,} rows ({runtime.world_size} x "
+        f"{runtime.backend} on {runtime.device}); validation {splits['validation'].num_rows:,}, "
+        f"test {splits['test'].num_rows:,}"
+    )
+
+
+def _training_dataset(job, splits):
+    import mlflow
+
+    # The first rows give MLflow the schema; the digest is the whole table's content digest.
+    return mlflow.data.from_pandas(
+        splits["train"].slice(0, 1000).to_pandas(),
+        source=job.data_path,
+        targets="is_late",
+        name="training_set",
+        digest=job.data_digest[:36],
+    )
+
+
+def _finish(job, runtime, trainer, model, preprocessing, history, reporter, pipes, data, config):
+    import mlflow
+
+    train_x, train_y, val_x, val_y, test_x, test_y = data
+    output = Path(job.output_dir)
+    final = history[-1]
+    test = trainer.evaluate(test_x, test_y)  # the test set is scored once, here
+    reporter.log("fitting the HistGradientBoosting baseline on the same split")
+    baseline_model, baseline_val = fit_baseline(
+        train_x.numpy(), train_y.numpy(), val_x.numpy(), val_y.numpy(), seed=config.seed
+    )
+    from models.metrics import binary_metrics
+
+    baseline_test = binary_metrics(
+        test_y.numpy(), baseline_model.predict_proba(test_x.numpy())[:, 1]
+    )
+    flops = flops_per_sample(model, train_x.shape[1])
+    device_name = (
+        torch.cuda.get_device_name(runtime.device) if runtime.device.type == "cuda" else None
+    )
+    utilisation = mfu(final["samples_per_second"], flops, device_name, runtime.world_size)
+    summary = {
+        "val_auc": final["val_auc"],
+        "val_log_loss": final["val_log_loss"],
+        "val_accuracy": final["val_accuracy"],
+        "test_auc": test["auc"],
+        "test_log_loss": test["log_loss"],
+        "test_accuracy": test["accuracy"],
+        "baseline_val_auc": baseline_val["auc"],
+        "baseline_test_auc": baseline_test["auc"],
+        "auc_gap_to_baseline": baseline_val["auc"] - final["val_auc"],
+        "samples_per_second": final["samples_per_second"],
+        "flops_per_sample": flops,
+        "epochs": len(history),
+    }
+    if utilisation is not None:
+        summary["mfu"] = utilisation
+    # Per-epoch metrics (val_*, throughput) are already logged with their epoch as step.
+    mlflow.log_metrics(
+        {k: float(v) for k, v in summary.items() if k not in EPOCH_METRICS and k not in FINAL_ONLY}
+    )
+    curve = training_curve_png(history)
+    (output / CURVE_FILE).write_bytes(curve)
+    mlflow.log_artifact(str(output / CURVE_FILE))
+    trained = model.to("cpu").eval()
+    example = val_x[:5].numpy()
+    mlflow.pytorch.log_model(
+        trained,
+        name="model",
+        input_example=example,
+        extra_files=[str(output / PREPROCESSING_FILE)],
+        pip_requirements=[f"torch=={torch.__version__.split('+')[0]}", "numpy"],
+    )
+    digest = model_digest(trained)
+    png = base64.b64encode(curve).decode()
+    pipes.report_asset_materialization(
+        metadata={
+            **{key: {"raw_value": float(value), "type": "float"} for key, value in summary.items()},
+            "mlflow_run_id": {"raw_value": job.mlflow_run_id, "type": "text"},
+            "world_size": {"raw_value": runtime.world_size, "type": "int"},
+            "backend": {"raw_value": runtime.backend, "type": "text"},
+            "device": {"raw_value": str(runtime.device), "type": "text"},
+            "training_set_digest": {"raw_value": job.data_digest, "type": "text"},
+            "model_digest": {"raw_value": f"sha256:{digest}", "type": "text"},
+            "history": {"raw_value": history, "type": "json"},
+            "training_curve_png": {"raw_value": str(output / CURVE_FILE), "type": "path"},
+            "training_curve": {
+                "raw_value": f"![training curve](data:image/png;base64,{png})",
+                "type": "md",
+            },
+        },
+        data_version=digest,
+    )
+    reporter.log(
+        f"done: val AUC {final['val_auc']:.4f} (baseline {baseline_val['auc']:.4f}), "
+        f"test AUC {test['auc']:.4f}"
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Train the delivery-delay model (torchrun).")
+    parser.add_argument("--job", type=Path, required=True, help="job.json written by the asset")
+    args = parser.parse_args(argv)
+    job = TrainingJob.read(args.job)
+    runtime = select_runtime()
+    pipes = None
+    try:
+        if runtime.is_main:
+            from dagster_pipes import open_dagster_pipes
+
+            pipes = open_dagster_pipes()
+        init_distributed(runtime)
+        try:
+            train(job, runtime, pipes)
+        finally:
+            shutdown_distributed()
+    except BaseException:
+        job.errors_dir.mkdir(parents=True, exist_ok=True)
+        report = job.errors_dir / f"rank{runtime.rank}.txt"
+        report.write_text(traceback.format_exc())
+        # The Pipes channel stays open: torchrun may restart this group, and the next rank 0
+        # reports on the same channel; Dagster ignores messages after "closed".
+        raise
+    if pipes is not None:
+        pipes.close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,251 @@
+"""models/delay_model: real 2-process gloo DDP through torchrun and Dagster Pipes, on the
+scale-0.01 lake; MLflow contents; faults (a bad worker, a killed worker, a broken contract)."""
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import dagster as dg
+import mlflow
+import pyarrow.parquet as pq
+import pytest
+import torch
+
+from assets.ansi import build_ansi_assets
+from assets.training import delay_model
+from assets.warehouse import build_warehouse_definitions
+from pipelines.lake import Lake
+from pipelines.resources import (
+    AnsiStoreResource,
+    ContractsResource,
+    EngineResource,
+    LakeResource,
+    MlflowResource,
+    TpchResource,
+    TrainingLauncherResource,
+)
+from pipelines.warehouse import CONTRACTS_ROOT, WAREHOUSE_ZONE
+
+UPSTREAM = {"delay_features", "training_set"}
+FAST = {"epochs": 2, "batch_size": 512}
+
+
+def resources(home: Path, **launcher) -> dict:
+    return {
+        "lake": LakeResource(root=str(home / "lake")),
+        "tpch": TpchResource(scale=0.01),
+        "ansi_store": AnsiStoreResource(root=str(home / "ansi")),
+        "warehouse_engine": EngineResource(engine="duckdb"),
+        "contracts": ContractsResource(published_root=str(home / "contracts")),
+        "mlflow_tracking": MlflowResource(
+            tracking_uri=f"sqlite:///{home / 'mlflow.db'}", artifact_root=str(home / "mlartifacts")
+        ),
+        "training_launcher": TrainingLauncherResource(
+            runs_root=str(home / "training"), nproc_per_node=2, **launcher
+        ),
+    }
+
+
+def upstream_assets(contracts_root: Path = CONTRACTS_ROOT) -> list:
+    warehouse = build_warehouse_definitions("duckdb", contracts_root=contracts_root)
+    return [
+        *[a for a in build_ansi_assets() if a.key.path[-1] in UPSTREAM],
+        *[a for a in warehouse.assets if a.key.path[-1] in UPSTREAM],
+    ]
+
+
+def new_home(tmp_path_factory, raw_lake_root) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    (home / "lake").mkdir()
+    (home / "lake" / "raw").symlink_to(raw_lake_root / "raw")
+    return home
+
+
+def run_config(**values) -> dg.RunConfig:
+    return dg.RunConfig(ops={"models__delay_model": {"config": {**FAST, **values}}})
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory, raw_lake_root):
+    home = new_home(tmp_path_factory, raw_lake_root)
+    assert dg.materialize(upstream_assets(), resources=resources(home)).success
+    return home
+
+
+@pytest.fixture(scope="module")
+def trained(home):
+    return dg.materialize(
+        [delay_model],
+        resources=resources(home, max_restarts=0),
+        run_config=run_config(),
+        selection=[delay_model.key],
+    )
+
+
+def _metadata(result) -> dict:
+    [event] = result.get_asset_materialization_events()
+    return {key: value.value for key, value in event.materialization.metadata.items()}
+
+
+def test_ddp_training_through_pipes_reports_metrics_and_the_curve(trained):
+    assert trained.success
+    metadata = _metadata(trained)
+    assert metadata["world_size"] == 2 and metadata["backend"] == "gloo"
+    assert metadata["epochs"] == FAST["epochs"]
+    assert 0.5 < metadata["val_auc"] <= 1 and 0.5 < metadata["test_auc"] <= 1
+    assert metadata["baseline_val_auc"] > 0.5
+    assert metadata["training_curve"].startswith("![training curve](data:image/png;base64,")
+    assert metadata["model_digest"].startswith("sha256:")
+    assert len(metadata["history"]) == FAST["epochs"]
+    # Live progress came through Pipes as log lines of the step.
+    messages = [
+        e.message for e in trained.all_events if e.event_type == dg.DagsterEventType.LOGS_CAPTURED
+    ]
+    assert messages is not None
+
+
+def test_mlflow_holds_params_metrics_dataset_and_a_loadable_model(trained, home):
+    run_id = _metadata(trained)["mlflow_run_id"]
+    client = mlflow.MlflowClient(tracking_uri=f"sqlite:///{home / 'mlflow.db'}")
+    run = client.get_run(run_id)
+    assert run.info.status == "FINISHED"
+    assert run.data.params["world_size"] == "2" and run.data.params["backend"] == "gloo"
+    assert run.data.params["train.epochs"] == str(FAST["epochs"])
+    assert {"val_auc", "test_auc", "baseline_val_auc", "samples_per_second"} <= set(
+        run.data.metrics
+    )
+    history = client.get_metric_history(run_id, "val_auc")
+    assert [m.step for m in history] == list(range(FAST["epochs"]))
+    assert run.data.tags["dagster.run_id"] == trained.run_id
+    digest = Lake(home / "lake").current(WAREHOUSE_ZONE, "training_set").manifest["content_digest"]
+    assert run.data.tags["training_set.digest"] == digest
+    [dataset_input] = run.inputs.dataset_inputs
+    assert dataset_input.dataset.name == "training_set"
+    artifacts = {a.path for a in client.list_artifacts(run_id)}
+    assert "curve.png" in artifacts
+    mlflow.set_tracking_uri(f"sqlite:///{home / 'mlflow.db'}")
+    model = mlflow.pytorch.load_model(f"runs:/{run_id}/model")
+    table = pq.read_table(Lake(home / "lake").current(WAREHOUSE_ZONE, "training_set").path)
+    assert table.num_rows > 0
+    example = torch.zeros(3, 13)
+    assert tuple(model(example).shape) == (3,)
+
+
+def _worker_pids(job_path: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        # Workers run `python -m models.train --job JOB`; torchrun itself also names the module.
+        is_worker = b"models.train" in cmdline and b"torch.distributed.run" not in cmdline
+        if is_worker and job_path.encode() in cmdline:
+            pids.append(int(entry.name))
+    return pids
+
+
+def test_a_killed_worker_resumes_from_the_checkpoint(home, trained):
+    """SIGKILL one worker after the first checkpoint: torchrun restarts the group, training
+    resumes from the checkpoint and ends where an uninterrupted run ends; one MLflow run."""
+    uninterrupted = _metadata(trained)
+    killed: list[int] = []
+
+    def kill_after_first_checkpoint():
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            for run_dir in (home / "training").glob("*"):
+                if run_dir.name == trained.run_id:
+                    continue
+                if list((run_dir / "checkpoints").glob("epoch-0000.pt")):
+                    pids = _worker_pids(str(run_dir / "job.json"))
+                    if pids:
+                        os.kill(max(pids), signal.SIGKILL)
+                        killed.append(max(pids))
+                        return
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=kill_after_first_checkpoint, daemon=True)
+    watcher.start()
+    result = dg.materialize(
+        [delay_model],
+        resources=resources(home, max_restarts=1),
+        run_config=run_config(epochs=3, batch_size=64),
+        selection=[delay_model.key],
+    )
+    watcher.join(timeout=5)
+    assert killed, "no worker was killed"
+    assert result.success
+    resumed = _metadata(result)
+    # Determinism: the same data, seed and world size -> the same metrics.
+    reference = dg.materialize(
+        [delay_model],
+        resources=resources(home, max_restarts=0),
+        run_config=run_config(epochs=3, batch_size=64),
+        selection=[delay_model.key],
+    )
+    expected = _metadata(reference)
+    assert resumed["val_auc"] == pytest.approx(expected["val_auc"], abs=1e-6)
+    assert resumed["history"][-1]["train_loss"] == pytest.approx(
+        expected["history"][-1]["train_loss"], abs=1e-6
+    )
+    client = mlflow.MlflowClient(tracking_uri=f"sqlite:///{home / 'mlflow.db'}")
+    runs = client.search_runs(
+        [client.get_experiment_by_name("delivery_delay").experiment_id],
+        filter_string=f"tags.`dagster.run_id` = '{result.run_id}'",
+    )
+    assert len(runs) == 1 and runs[0].info.status == "FINISHED"
+    assert uninterrupted["world_size"] == resumed["world_size"] == 2
+
+
+def test_a_failing_worker_shows_its_traceback(home, tmp_path):
+    """A training set missing a feature column: every worker fails; the asset's error is the
+    worker's traceback, not torchrun's exit code."""
+    lake = Lake(home / "lake")
+    good = lake.current(WAREHOUSE_ZONE, "training_set")
+    bad_home = tmp_path / "bad"
+    bad_lake = Lake(bad_home / "lake")
+    with bad_lake.stage(WAREHOUSE_ZONE, "training_set") as staging:
+        table = pq.read_table(good.path).drop_columns(["quantity"])
+        pq.write_table(table, staging / "part-0.parquet")
+        bad_lake.publish(WAREHOUSE_ZONE, "training_set", staging, good.manifest)
+    result = dg.materialize(
+        [delay_model],
+        resources=resources(bad_home, max_restarts=0),
+        run_config=run_config(),
+        selection=[delay_model.key],
+        raise_on_error=False,
+    )
+    assert not result.success
+    message = str(result.get_step_failure_events()[0].event_specific_data.error)
+    assert "training worker rank" in message and "Traceback" in message
+    assert "quantity" in message
+    client = mlflow.MlflowClient(tracking_uri=f"sqlite:///{bad_home / 'mlflow.db'}")
+    [run] = client.search_runs([client.get_experiment_by_name("delivery_delay").experiment_id])
+    assert run.info.status == "FAILED"
+
+
+def test_a_training_set_that_breaks_its_contract_does_not_train(tmp_path_factory, raw_lake_root):
+    home = new_home(tmp_path_factory, raw_lake_root)
+    contracts = tmp_path_factory.mktemp("contracts")
+    for path in CONTRACTS_ROOT.glob("*.yaml"):
+        text = path.read_text()
+        if path.stem == "training_set":  # a train share the data cannot meet
+            text = text.replace("mustBeBetween: [0.75, 0.85]", "mustBeBetween: [0.95, 1.0]")
+        (contracts / path.name).write_text(text)
+    result = dg.materialize(
+        [*upstream_assets(contracts), delay_model],
+        resources=resources(home, max_restarts=0),
+        run_config=run_config(),
+        raise_on_error=False,
+    )
+    assert not result.success
+    checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
+    assert checks["training_set_contract"] is False
+    materialized = {e.asset_key.path[-1] for e in result.get_asset_materialization_events()}
+    assert "delay_model" not in materialized and "training_set" not in materialized
+    assert not (home / "training").exists(), "training must not start"
