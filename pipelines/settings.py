@@ -47,7 +47,8 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
         DEFAULT_HOME,
         "Where plumbline keeps its state: the Parquet lake (`lake/`), the Dagster "
         "instance (`dagster/`, used as `DAGSTER_HOME`), the contracts each table was published "
-        "under (`contracts/`), MLflow's `mlflow.db` and artifacts.",
+        "under (`contracts/`), training runs' checkpoints (`training/`), MLflow's `mlflow.db` "
+        "and artifacts (`mlartifacts/`).",
     ),
     SettingDoc(
         "PLUMBLINE_SCALE",

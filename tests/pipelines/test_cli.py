@@ -22,7 +22,15 @@ def plumbline(*args: str, env: dict[str, str] | None = None, timeout: int = 300)
 
 @pytest.mark.parametrize(
     "args",
-    [["--help"], ["run", "--help"], ["ui", "--help"], ["translate", "--help"], ["query", "--help"]],
+    [
+        ["--help"],
+        ["run", "--help"],
+        ["ui", "--help"],
+        ["mlflow-ui", "--help"],
+        ["contracts", "lint", "--help"],
+        ["translate", "--help"],
+        ["query", "--help"],
+    ],
 )
 def test_help_everywhere(args):
     result = plumbline(*args)
@@ -168,3 +176,60 @@ def test_ui_serves_the_runs_of_plumbline_run(tmp_path):
         os.killpg(server.pid, 15)
         server.wait(timeout=30)
     assert runs == [{"status": "SUCCESS", "jobName": "materialize_all_job"}]
+
+
+def test_mlflow_ui_serves_the_tracking_store_training_writes_to(tmp_path):
+    """`plumbline mlflow-ui` opens MLflow over PLUMBLINE_MLFLOW_URI: a run logged there by the
+    same resource the training asset uses is listed by the server's REST API."""
+    import json
+    import socket
+    import time
+    import urllib.request
+
+    from pipelines.resources import MlflowResource
+    from pipelines.settings import Settings
+
+    home = tmp_path / "home"
+    settings = Settings(home=home)
+    tracking = MlflowResource(
+        tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)
+    )
+    client = tracking.client()
+    run = client.create_run(tracking.experiment_id(), run_name="smoke")
+    client.log_metric(run.info.run_id, "val_auc", 0.9)
+    client.set_terminated(run.info.run_id)
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
+    server = subprocess.Popen(
+        [PLUMBLINE, "mlflow-ui", "--port", str(port)],
+        env={**environment, "PLUMBLINE_HOME": str(home)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    body = json.dumps({"experiment_ids": [tracking.experiment_id()]}).encode()
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                request = urllib.request.Request(
+                    f"http://127.0.0.1:{port}/api/2.0/mlflow/runs/search",
+                    data=body,
+                    headers={"Content-Type": "application/json"},
+                )
+                with urllib.request.urlopen(request, timeout=5) as response:
+                    runs = json.load(response)["runs"]
+                break
+            except OSError:
+                assert server.poll() is None, "plumbline mlflow-ui exited"
+                assert time.monotonic() < deadline, "MLflow did not answer within 120 s"
+                time.sleep(1)
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=30)
+    [listed] = runs
+    assert listed["info"]["run_id"] == run.info.run_id
+    assert listed["data"]["metrics"][0]["value"] == 0.9
