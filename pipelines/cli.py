@@ -304,6 +304,41 @@ def ui(host: str, port: int) -> None:
     os.execv(dagster, [str(dagster), "dev", *target, "--host", host, "--port", str(port)])
 
 
+@main.group()
+def models() -> None:
+    """Registered models (MLflow Model Registry, PLUMBLINE_MLFLOW_URI)."""
+
+
+@models.command("history")
+@click.argument("model", default="delivery_delay")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON lines instead of a table.")
+def models_history(model: str, as_json: bool) -> None:
+    """Every alias move of MODEL (who moved it, from which version to which, when, why),
+    from the append-only log in $PLUMBLINE_HOME/lake/registry/alias_history."""
+    import json
+    from dataclasses import asdict
+
+    from assets.registry import ALIAS_HISTORY
+    from pipelines.registry import AliasHistory
+
+    settings = load_settings()
+    moves = AliasHistory(settings.lake_root.joinpath(*ALIAS_HISTORY)).moves(model)
+    if as_json:
+        for move in moves:
+            click.echo(json.dumps(asdict(move), sort_keys=True))
+        return
+    if not moves:
+        click.echo(f"no alias moves recorded for {model}")
+        return
+    header = f"{'moved at (UTC)':<32}  {'alias':<10}  {'from':>4}  {'to':>4}  {'dagster run':<36}  reason"
+    click.echo(header)
+    for m in moves:
+        click.echo(
+            f"{m.moved_at:<32}  {m.alias:<10}  {m.from_version or '-':>4}  {m.to_version:>4}  "
+            f"{m.dagster_run_id:<36}  {m.reason}"
+        )
+
+
 def mlflow_ui_command(settings: Settings, host: str, port: int) -> list[str]:
     mlflow = Path(sysconfig.get_path("scripts")) / "mlflow"
     return [

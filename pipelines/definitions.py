@@ -6,6 +6,7 @@ import dagster as dg
 
 from assets.ansi import build_ansi_assets
 from assets.raw import raw_assets
+from assets.registry import registered_model
 from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
 from pipelines.resources import (
@@ -42,7 +43,7 @@ def build_definitions(settings: Settings) -> dg.Definitions:
     raw = dg.Definitions(assets=raw_assets)
     ansi = dg.Definitions(assets=build_ansi_assets())
     warehouse = build_warehouse_definitions(settings.engine)
-    models = dg.Definitions(assets=[delay_model])
+    models = dg.Definitions(assets=[delay_model, registered_model])
     [portability] = warehouse.asset_checks
     # Every step of every job (the UI's "Materialize all" too) runs in the run's own
     # process. Steps are many (one per table) and short, and their engines are

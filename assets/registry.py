@@ -1,0 +1,165 @@
+"""``models/registered_model``: each trained model as a version of ``delivery_delay`` in the
+MLflow Model Registry, promoted to ``champion`` only through the gate."""
+
+import json
+
+import dagster as dg
+
+from pipelines.registry import (
+    CHALLENGER,
+    CHAMPION,
+    DIGEST_TAG,
+    MODEL_NAME,
+    AliasHistory,
+    alias_version,
+    decide_promotion,
+    find_version,
+    move_alias,
+    register_version,
+    upstream_lineage,
+    with_retries,
+)
+from pipelines.resources import LakeResource, MlflowResource
+from pipelines.warehouse import WAREHOUSE_ZONE
+
+DELAY_MODEL_KEY = dg.AssetKey(["models", "delay_model"])
+REGISTERED_MODEL_KEY = dg.AssetKey(["models", "registered_model"])
+ALIAS_HISTORY = ("registry", "alias_history")
+
+
+class RegistrationConfig(dg.Config):
+    """The promotion gate's knobs."""
+
+    # A challenger is promoted unless its validation AUC is worse than the champion's by
+    # more than this.
+    tolerance: float = 0.002
+    # With no champion yet, the first version must reach the run's HistGradientBoosting
+    # baseline AUC minus this margin (the quality bar of the training issue).
+    baseline_margin: float = 0.005
+
+
+@dg.asset(
+    key=REGISTERED_MODEL_KEY,
+    deps=[DELAY_MODEL_KEY],
+    group_name="models",
+    kinds={"mlflow"},
+    description=(
+        f"Each trained delay model as a version of `{MODEL_NAME}` in the MLflow Model Registry "
+        f"(alias `{CHALLENGER}`), promoted to `{CHAMPION}` only if every upstream blocking "
+        "check passed and its validation AUC is within the tolerance of the champion's. Every "
+        "alias move is appended to the lake's registry/alias_history."
+    ),
+)
+def registered_model(
+    context: dg.AssetExecutionContext,
+    config: RegistrationConfig,
+    lake: LakeResource,
+    mlflow_tracking: MlflowResource,
+):
+    event = context.instance.get_latest_materialization_event(DELAY_MODEL_KEY)
+    if event is None or event.asset_materialization is None:
+        raise dg.Failure("models/delay_model has not been materialized yet")
+    trained = {k: v.value for k, v in event.asset_materialization.metadata.items()}
+    run_id, digest = trained["mlflow_run_id"], trained["model_digest"]
+    client = mlflow_tracking.client()
+    run = with_retries(lambda: client.get_run(run_id), f"read run {run_id}")
+    run_tags = run.data.tags
+
+    lineage = upstream_lineage(
+        lake.lake(), WAREHOUSE_ZONE, "training_set", run_tags.get("training_set.version", "")
+    )
+    failures = lineage.check_failures
+    # The same weights (same data, seed, world size) were registered already: nothing
+    # changed, so no new version.
+    unchanged = find_version(client, MODEL_NAME, digest=digest)
+    if unchanged is not None and unchanged.run_id != run_id:
+        version = unchanged
+        context.log.info(f"model unchanged (digest {digest}): keeping version {version.version}")
+    else:
+        version = register_version(
+            client,
+            MODEL_NAME,
+            run_id=run_id,
+            model_uri=f"runs:/{run_id}/model",
+            tags={
+                "dagster.run_id": context.run.run_id,
+                "mlflow.run_id": run_id,
+                DIGEST_TAG: digest,
+                "val_auc": str(trained["val_auc"]),
+                "baseline_val_auc": str(trained["baseline_val_auc"]),
+                "training_set.digest": run_tags.get("training_set.digest", "unknown"),
+                "training_set.contract_result": run_tags.get(
+                    "training_set.contract_result", "unknown"
+                ),
+                "code.git_sha": run_tags.get("code.git_sha", "unknown"),
+                "code.git_dirty": run_tags.get("code.git_dirty", "unknown"),
+                "upstream.data_versions": json.dumps(
+                    {"models/delay_model": digest, **lineage.data_versions}
+                ),
+            },
+        )
+
+    champion = alias_version(client, MODEL_NAME, CHAMPION)
+    champion_auc = None
+    if champion is not None:
+        champion_tags = client.get_model_version(MODEL_NAME, champion).tags
+        champion_auc = float(champion_tags["val_auc"])
+    candidate_auc = float(version.tags.get("val_auc", trained["val_auc"]))
+    decision = decide_promotion(
+        candidate_auc,
+        checks_passed=not failures,
+        champion_version=champion,
+        champion_auc=champion_auc,
+        tolerance=config.tolerance,
+        baseline_bar=float(trained["baseline_val_auc"]) - config.baseline_margin,
+    )
+    if champion == str(version.version):
+        reason = f"version {version.version} is already the champion"
+    else:
+        reason = decision.reason
+    history = AliasHistory(lake.lake().root.joinpath(*ALIAS_HISTORY))
+    moves = [
+        move_alias(
+            client,
+            history,
+            MODEL_NAME,
+            CHALLENGER,
+            version.version,
+            dagster_run_id=context.run.run_id,
+            reason="new version",
+        )
+    ]
+    if decision.promote and champion != str(version.version):
+        moves.append(
+            move_alias(
+                client,
+                history,
+                MODEL_NAME,
+                CHAMPION,
+                version.version,
+                dagster_run_id=context.run.run_id,
+                reason=decision.reason,
+            )
+        )
+    context.log.info(f"{MODEL_NAME} v{version.version}: {reason}")
+    return dg.MaterializeResult(
+        metadata={
+            "model": MODEL_NAME,
+            "version": dg.MetadataValue.int(int(version.version)),
+            "mlflow_run_id": run_id,
+            "promoted": decision.promote and champion != str(version.version),
+            "champion": dg.MetadataValue.text(
+                alias_version(client, MODEL_NAME, CHAMPION) or "none"
+            ),
+            "decision": reason,
+            "candidate_val_auc": decision.candidate_auc,
+            "champion_val_auc": dg.MetadataValue.float(champion_auc)
+            if champion_auc is not None
+            else dg.MetadataValue.text("none"),
+            "tolerance": decision.tolerance,
+            "baseline_bar": decision.baseline_bar,
+            "upstream_check_failures": dg.MetadataValue.json(failures),
+            "alias_moves": dg.MetadataValue.json([m.__dict__ for m in moves if m is not None]),
+        },
+        data_version=dg.DataVersion(f"{MODEL_NAME}/{version.version}"),
+    )

@@ -1,0 +1,189 @@
+"""The registry logic against a real MLflow (sqlite in tmp_path): idempotent registration,
+the promotion gate, the append-only alias history, retries."""
+
+import datetime as dt
+import json
+
+import pytest
+from mlflow import MlflowClient
+from mlflow.exceptions import MlflowException
+from mlflow.protos.databricks_pb2 import INTERNAL_ERROR, INVALID_PARAMETER_VALUE
+
+from pipelines.lake import MANIFEST
+from pipelines.registry import (
+    ALIAS_TAG_PREFIX,
+    AliasHistory,
+    RegistryError,
+    alias_version,
+    decide_promotion,
+    move_alias,
+    register_version,
+    upstream_lineage,
+    with_retries,
+)
+
+NAME = "delivery_delay"
+
+
+@pytest.fixture
+def client(tmp_path):
+    return MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+
+
+def logged_run(client, tmp_path, name="run"):
+    """A finished MLflow run holding a (tiny) model folder as its artifact."""
+    experiment = client.create_experiment(
+        f"e-{name}", artifact_location=(tmp_path / "artifacts").as_uri()
+    )
+    run = client.create_run(experiment)
+    folder = tmp_path / name / "model"
+    folder.mkdir(parents=True)
+    (folder / "MLmodel").write_text("flavors: {}\n")
+    client.log_artifacts(run.info.run_id, str(folder), "model")
+    client.set_terminated(run.info.run_id)
+    return run.info.run_id
+
+
+def test_the_gate_promotes_a_better_or_equal_challenger_and_not_a_worse_one():
+    common = {"checks_passed": True, "champion_version": "3", "tolerance": 0.002}
+    better = decide_promotion(0.990, champion_auc=0.988, baseline_bar=0.5, **common)
+    within = decide_promotion(0.9865, champion_auc=0.988, baseline_bar=0.5, **common)
+    worse = decide_promotion(0.985, champion_auc=0.988, baseline_bar=0.5, **common)
+    assert better.promote and within.promote and not worse.promote
+    assert "< champion v3 0.98800 - tolerance 0.002" in worse.reason
+
+
+def test_a_first_version_must_reach_the_baseline_bar_and_checks_must_pass():
+    first = {"champion_version": None, "champion_auc": None, "tolerance": 0.002}
+    assert decide_promotion(0.99, checks_passed=True, baseline_bar=0.98, **first).promote
+    low = decide_promotion(0.97, checks_passed=True, baseline_bar=0.98, **first)
+    assert not low.promote and "baseline bar" in low.reason
+    blocked = decide_promotion(0.99, checks_passed=False, baseline_bar=0.5, **first)
+    assert not blocked.promote and "blocking check" in blocked.reason
+
+
+def test_registration_is_idempotent_and_repairs_missing_tags(client, tmp_path):
+    run_id = logged_run(client, tmp_path)
+    uri = f"runs:/{run_id}/model"
+    # A previous attempt registered the version and died before tagging it.
+    client.create_registered_model(NAME)
+    client.create_model_version(NAME, uri, run_id=run_id)
+    version = register_version(client, NAME, run_id=run_id, model_uri=uri, tags={"a": "1"})
+    again = register_version(client, NAME, run_id=run_id, model_uri=uri, tags={"a": "1"})
+    assert version.version == again.version == 1
+    assert len(client.search_model_versions(f"name = '{NAME}'")) == 1
+    assert again.tags["a"] == "1"
+
+
+def test_alias_moves_are_recorded_once_in_order_and_as_version_tags(client, tmp_path):
+    history = AliasHistory(tmp_path / "lake" / "registry" / "alias_history")
+    versions = [
+        register_version(
+            client,
+            NAME,
+            run_id=logged_run(client, tmp_path, f"r{i}"),
+            model_uri=f"runs:/{i}/model",
+            tags={},
+        ).version
+        for i in range(2)
+    ]
+    clock = iter(dt.datetime(2026, 1, 1, 0, 0, s, tzinfo=dt.UTC) for s in range(10))
+    now = lambda: next(clock)  # noqa: E731
+    first = move_alias(
+        client, history, NAME, "champion", versions[0], dagster_run_id="r1", reason="a", now=now
+    )
+    assert (
+        move_alias(
+            client, history, NAME, "champion", versions[0], dagster_run_id="r1", reason="a", now=now
+        )
+        is None
+    ), "a retry moves nothing and records nothing"
+    second = move_alias(
+        client, history, NAME, "champion", versions[1], dagster_run_id="r2", reason="b", now=now
+    )
+    moves = history.moves(NAME)
+    assert moves == [first, second]
+    assert (second.from_version, second.to_version, second.dagster_run_id) == ("1", "2", "r2")
+    assert alias_version(client, NAME, "champion") == "2"
+    tags = client.get_model_version(NAME, "2").tags
+    [trail] = [json.loads(v) for k, v in tags.items() if k.startswith(ALIAS_TAG_PREFIX)]
+    assert trail["from_version"] == "1" and trail["reason"] == "b"
+
+
+def test_an_interrupted_move_is_recorded_by_the_retry(client, tmp_path):
+    history = AliasHistory(tmp_path / "history")
+    run_id = logged_run(client, tmp_path)
+    version = register_version(
+        client, NAME, run_id=run_id, model_uri=f"runs:/{run_id}/model", tags={}
+    ).version
+    client.set_registered_model_alias(NAME, "champion", version)  # died right after this
+    move = move_alias(client, history, NAME, "champion", version, dagster_run_id="r", reason="x")
+    assert move is not None and "recorded on retry" in move.reason
+    assert history.moves(NAME) == [move]
+
+
+def test_retries_back_off_then_fail_clearly():
+    calls, sleeps = [], []
+
+    def flaky():
+        calls.append(1)
+        if len(calls) < 3:
+            raise MlflowException("database is locked", error_code=INTERNAL_ERROR)
+        return "ok"
+
+    assert with_retries(flaky, "read", sleep=sleeps.append) == "ok"
+    assert sleeps == [0.5, 1.0]
+
+    def down():
+        raise ConnectionRefusedError("connection refused")
+
+    with pytest.raises(RegistryError, match="MLflow: register x failed after 4 attempts"):
+        with_retries(down, "register x", sleep=lambda _: None)
+
+    def refused():
+        calls.append(1)
+        raise MlflowException("bad name", error_code=INVALID_PARAMETER_VALUE)
+
+    calls.clear()
+    with pytest.raises(MlflowException):
+        with_retries(refused, "tag", sleep=lambda _: None)
+    assert len(calls) == 1, "a request MLflow refused is not retried"
+
+
+def test_lineage_follows_pinned_inputs_and_reports_failed_checks(tmp_path):
+    class FakeLake:
+        root = tmp_path
+
+    def publish(zone, table, version, manifest):
+        folder = tmp_path / zone / ".versions" / table / version
+        folder.mkdir(parents=True)
+        (folder / MANIFEST).write_text(json.dumps(manifest))
+
+    publish("raw", "lineitem", "v1", {"digest": "d-raw"})
+    publish(
+        "warehouse",
+        "features",
+        "v2",
+        {
+            "content_digest": "d-f",
+            "inputs": {"raw.lineitem": "v1"},
+            "checks": {"features_contract": {"passed": False}},
+        },
+    )
+    publish(
+        "warehouse",
+        "training_set",
+        "v3",
+        {"content_digest": "d-t", "inputs": {"warehouse.features": "v2", "raw.orders": "gone"}},
+    )
+    lineage = upstream_lineage(FakeLake(), "warehouse", "training_set", "v3")
+    assert lineage.data_versions == {
+        "raw/lineitem": "d-raw",
+        "raw/orders": "missing",
+        "warehouse/features": "d-f",
+        "warehouse/training_set": "d-t",
+    }
+    assert sorted(lineage.check_failures) == [
+        "raw/orders version gone is no longer in the lake",
+        "warehouse/features: features_contract did not pass",
+    ]
