@@ -5,6 +5,7 @@ import json
 
 import dagster as dg
 
+from assets.training import DELAY_MODEL_KEY
 from pipelines.registry import (
     CHALLENGER,
     CHAMPION,
@@ -22,7 +23,6 @@ from pipelines.registry import (
 from pipelines.resources import LakeResource, MlflowResource
 from pipelines.warehouse import WAREHOUSE_ZONE
 
-DELAY_MODEL_KEY = dg.AssetKey(["models", "delay_model"])
 REGISTERED_MODEL_KEY = dg.AssetKey(["models", "registered_model"])
 ALIAS_HISTORY = ("registry", "alias_history")
 
@@ -43,6 +43,8 @@ class RegistrationConfig(dg.Config):
     deps=[DELAY_MODEL_KEY],
     group_name="models",
     kinds={"mlflow"},
+    # Follows its parent: a newly trained model is registered and gated right away.
+    automation_condition=dg.AutomationCondition.eager(),
     description=(
         f"Each trained delay model as a version of `{MODEL_NAME}` in the MLflow Model Registry "
         f"(alias `{CHALLENGER}`), promoted to `{CHAMPION}` only if every upstream blocking "

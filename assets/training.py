@@ -12,6 +12,7 @@ from pipelines.warehouse import WAREHOUSE_ZONE
 
 TRAINING_SET = "training_set"
 TRAINING_SET_KEY = dg.AssetKey([WAREHOUSE_ZONE, TRAINING_SET])
+DELAY_MODEL_KEY = dg.AssetKey(["models", "delay_model"])
 _MODEL_DEFAULTS = ModelConfig()
 _TRAIN_DEFAULTS = TrainConfig()
 
@@ -42,7 +43,7 @@ def code_version() -> dict[str, str]:
 
 
 @dg.asset(
-    key=["models", "delay_model"],
+    key=DELAY_MODEL_KEY,
     deps=[TRAINING_SET_KEY],
     group_name="models",
     kinds={"pytorch", "mlflow"},

@@ -7,6 +7,7 @@ import dagster as dg
 from assets.ansi import build_ansi_assets
 from assets.raw import raw_assets
 from assets.registry import registered_model
+from assets.retraining import raw_data_sensor, retrain_job, retrain_schedule
 from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
 from pipelines.resources import (
@@ -43,7 +44,12 @@ def build_definitions(settings: Settings) -> dg.Definitions:
     raw = dg.Definitions(assets=raw_assets)
     ansi = dg.Definitions(assets=build_ansi_assets())
     warehouse = build_warehouse_definitions(settings.engine)
-    models = dg.Definitions(assets=[delay_model, registered_model])
+    models = dg.Definitions(
+        assets=[delay_model, registered_model],
+        jobs=[retrain_job],
+        schedules=[retrain_schedule(settings.retrain_cron)],
+        sensors=[raw_data_sensor],
+    )
     [portability] = warehouse.asset_checks
     # Every step of every job (the UI's "Materialize all" too) runs in the run's own
     # process. Steps are many (one per table) and short, and their engines are

@@ -23,6 +23,7 @@ DEFAULT_HOME = "./.plumbline"
 DEFAULT_SCALE = 0.1
 DEFAULT_ENGINE: Engine = "duckdb"
 DEFAULT_SPARK_MASTER = "local[*]"
+DEFAULT_RETRAIN_CRON = "0 3 * * 1"  # Mondays 03:00 UTC
 
 
 class SettingsError(ValueError):
@@ -69,6 +70,12 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
         "sqlite:///$PLUMBLINE_HOME/mlflow.db",
         "MLflow tracking and registry URI.",
     ),
+    SettingDoc(
+        "PLUMBLINE_RETRAIN_CRON",
+        DEFAULT_RETRAIN_CRON,
+        "Cron schedule (UTC) of the weekly `retrain_job` (training set, model, registration, "
+        "scores).",
+    ),
 )
 
 
@@ -79,6 +86,7 @@ class Settings:
     engine: Engine = DEFAULT_ENGINE
     spark_master: str = DEFAULT_SPARK_MASTER
     mlflow_uri: str = field(default="")
+    retrain_cron: str = DEFAULT_RETRAIN_CRON
 
     def __post_init__(self) -> None:
         # Validation lives here so that a Settings built in code is checked like one
@@ -86,6 +94,9 @@ class Settings:
         object.__setattr__(self, "home", Path(self.home).expanduser().absolute())
         object.__setattr__(self, "scale", parse_scale(self.scale, "scale"))
         object.__setattr__(self, "engine", parse_engine(self.engine, "engine"))
+        object.__setattr__(
+            self, "retrain_cron", parse_cron(self.retrain_cron, "PLUMBLINE_RETRAIN_CRON")
+        )
         if not self.mlflow_uri:
             object.__setattr__(self, "mlflow_uri", f"sqlite:///{self.home / 'mlflow.db'}")
 
@@ -135,6 +146,10 @@ class Settings:
             ),
             spark_master=env.get("PLUMBLINE_SPARK_MASTER") or DEFAULT_SPARK_MASTER,
             mlflow_uri=env.get("PLUMBLINE_MLFLOW_URI", ""),
+            retrain_cron=parse_cron(
+                env.get("PLUMBLINE_RETRAIN_CRON") or DEFAULT_RETRAIN_CRON,
+                "PLUMBLINE_RETRAIN_CRON",
+            ),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -145,7 +160,17 @@ class Settings:
             "PLUMBLINE_ENGINE": self.engine,
             "PLUMBLINE_SPARK_MASTER": self.spark_master,
             "PLUMBLINE_MLFLOW_URI": self.mlflow_uri,
+            "PLUMBLINE_RETRAIN_CRON": self.retrain_cron,
         }
+
+
+def parse_cron(value: object, setting: str) -> str:
+    from dagster._utils.schedules import is_valid_cron_string
+
+    text = str(value).strip()
+    if not is_valid_cron_string(text):
+        raise SettingsError(setting, "a cron expression such as '0 3 * * 1'", value)
+    return text
 
 
 def parse_scale(value: object, setting: str) -> float:
