@@ -82,7 +82,7 @@ def registered_model(
             client,
             MODEL_NAME,
             run_id=run_id,
-            model_uri=f"runs:/{run_id}/model",
+            model_uri=trained["model_uri"],
             tags={
                 "dagster.run_id": context.run.run_id,
                 "mlflow.run_id": run_id,

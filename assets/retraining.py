@@ -4,6 +4,7 @@ arrives."""
 import dagster as dg
 
 from assets.registry import REGISTERED_MODEL_KEY
+from assets.scoring import BATCH_SCORES_KEY, OPEN_LINES
 from assets.training import DELAY_MODEL_KEY, TRAINING_SET_KEY
 from pipelines.resources import LakeResource
 from pipelines.retraining import raw_data_digest
@@ -11,10 +12,12 @@ from pipelines.retraining import raw_data_digest
 RETRAIN_JOB = "retrain_job"
 
 # The training path: the training set and the warehouse tables it is built from (not the
-# raw data: new raw data is what triggers a retrain), the model, its registration.
+# raw data: new raw data is what triggers a retrain), the model, its registration, and the
+# scores of the open line items with whichever model is champion afterwards.
 RETRAIN_SELECTION = (
-    dg.AssetSelection.assets(TRAINING_SET_KEY).upstream() - dg.AssetSelection.groups("raw")
-) | dg.AssetSelection.assets(DELAY_MODEL_KEY, REGISTERED_MODEL_KEY)
+    dg.AssetSelection.assets(TRAINING_SET_KEY, dg.AssetKey(["warehouse", OPEN_LINES])).upstream()
+    - dg.AssetSelection.groups("raw")
+) | dg.AssetSelection.assets(DELAY_MODEL_KEY, REGISTERED_MODEL_KEY, BATCH_SCORES_KEY)
 
 retrain_job = dg.define_asset_job(
     RETRAIN_JOB,

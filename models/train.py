@@ -284,7 +284,7 @@ def _finish(job, runtime, trainer, model, preprocessing, history, reporter, pipe
     mlflow.log_artifact(str(output / CURVE_FILE))
     trained = model.to("cpu").eval()
     example = val_x[:5].numpy()
-    mlflow.pytorch.log_model(
+    model_info = mlflow.pytorch.log_model(
         trained,
         name="model",
         input_example=example,
@@ -297,6 +297,7 @@ def _finish(job, runtime, trainer, model, preprocessing, history, reporter, pipe
         metadata={
             **{key: {"raw_value": float(value), "type": "float"} for key, value in summary.items()},
             "mlflow_run_id": {"raw_value": job.mlflow_run_id, "type": "text"},
+            "model_uri": {"raw_value": model_info.model_uri, "type": "text"},
             "world_size": {"raw_value": runtime.world_size, "type": "int"},
             "backend": {"raw_value": runtime.backend, "type": "text"},
             "device": {"raw_value": str(runtime.device), "type": "text"},

@@ -8,6 +8,7 @@ from assets.ansi import build_ansi_assets
 from assets.raw import raw_assets
 from assets.registry import registered_model
 from assets.retraining import raw_data_sensor, retrain_job, retrain_schedule
+from assets.scoring import batch_scores
 from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
 from pipelines.resources import (
@@ -45,7 +46,7 @@ def build_definitions(settings: Settings) -> dg.Definitions:
     ansi = dg.Definitions(assets=build_ansi_assets())
     warehouse = build_warehouse_definitions(settings.engine)
     models = dg.Definitions(
-        assets=[delay_model, registered_model],
+        assets=[delay_model, registered_model, batch_scores],
         jobs=[retrain_job],
         schedules=[retrain_schedule(settings.retrain_cron)],
         sensors=[raw_data_sensor],

@@ -86,9 +86,14 @@ class MlflowResource(dg.ConfigurableResource):
     experiment: str = "delivery_delay"
 
     def client(self):
+        import mlflow
         from mlflow import MlflowClient
 
-        return MlflowClient(tracking_uri=self.tracking_uri)
+        # Registering a logged model (models:/m-...) resolves it through the process-wide
+        # tracking URI, not the client's: point both at this store.
+        mlflow.set_tracking_uri(self.tracking_uri)
+        mlflow.set_registry_uri(self.tracking_uri)
+        return MlflowClient(tracking_uri=self.tracking_uri, registry_uri=self.tracking_uri)
 
     def experiment_id(self) -> str:
         client = self.client()

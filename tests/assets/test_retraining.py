@@ -62,6 +62,8 @@ def test_retrain_job_covers_the_training_path_and_not_the_raw_data(tmp_path):
         "warehouse/training_set",
         "models/delay_model",
         "models/registered_model",
+        "warehouse/open_lines",
+        "scores/batch_scores",
     } == keys
     assert defs.resolve_schedule_def("weekly_retrain").cron_schedule == "0 4 * * 2"
     assert defs.resolve_sensor_def("raw_data_sensor").job_name == RETRAIN_JOB

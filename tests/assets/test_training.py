@@ -29,7 +29,7 @@ from pipelines.resources import (
 )
 from pipelines.warehouse import CONTRACTS_ROOT, WAREHOUSE_ZONE
 
-UPSTREAM = {"delay_features", "training_set"}
+UPSTREAM = {"delay_features", "training_set", "open_lines"}
 FAST = {"epochs": 2, "batch_size": 512}
 
 
@@ -317,3 +317,31 @@ def test_registration_gate_history_and_idempotence(tmp_path_factory, raw_lake_ro
         ("champion", "1", "3"),
     ]
     assert len(client.search_model_versions("name = 'delivery_delay'")) == 3
+
+    # The champion scores the open line items; every row names the version.
+    from assets.scoring import batch_scores
+
+    scored = dg.materialize([batch_scores], resources=resources(home))
+    [event] = scored.get_asset_materialization_events()
+    open_rows = pq.read_table(Lake(home / "lake").current(WAREHOUSE_ZONE, "open_lines").path)
+    scores = pq.read_table(Lake(home / "lake").current("scores", "batch_scores").path)
+    assert (
+        scores.num_rows
+        == open_rows.num_rows
+        == event.materialization.metadata["dagster/row_count"].value
+        > 0
+    )
+    assert set(scores["model_version"].to_pylist()) == {3}
+    assert all(0 <= p <= 1 for p in scores["late_probability"].to_pylist())
+    [check] = scored.get_asset_check_evaluations()
+    assert check.check_name == "batch_scores_contract" and check.passed
+
+    # A champion that cannot be loaded: the asset fails naming the version and why, and the
+    # last good scores stay published.
+    before = Lake(home / "lake").current("scores", "batch_scores").path
+    broken = client.create_model_version("delivery_delay", str(tmp_path_factory.mktemp("empty")))
+    client.set_registered_model_alias("delivery_delay", "champion", broken.version)
+    failed = dg.materialize([batch_scores], resources=resources(home), raise_on_error=False)
+    message = str(failed.get_step_failure_events()[0].event_specific_data.error)
+    assert f"cannot load delivery_delay version {broken.version} (champion)" in message
+    assert Lake(home / "lake").current("scores", "batch_scores").path == before

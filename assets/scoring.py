@@ -1,0 +1,100 @@
+"""``scores/batch_scores``: the champion model's late-delivery risk for the open line items."""
+
+from pathlib import Path
+
+import dagster as dg
+
+from assets.registry import REGISTERED_MODEL_KEY
+from pipelines.contracts import compile_contract, load_contract, validate_parquet
+from pipelines.registry import CHAMPION, MODEL_NAME, alias_version, with_retries
+from pipelines.resources import LakeResource, MlflowResource
+from pipelines.scoring import SCORES_ZONE, load_scorer, score_table
+from pipelines.warehouse import CONTRACTS_ROOT, WAREHOUSE_ZONE
+
+OPEN_LINES = "open_lines"
+BATCH_SCORES = "batch_scores"
+BATCH_SCORES_KEY = dg.AssetKey([SCORES_ZONE, BATCH_SCORES])
+CONTRACT_PATH = CONTRACTS_ROOT / "scores" / f"{BATCH_SCORES}.yaml"
+CHECK = f"{BATCH_SCORES}_contract"
+
+
+@dg.asset(
+    key=BATCH_SCORES_KEY,
+    deps=[dg.AssetKey([WAREHOUSE_ZONE, OPEN_LINES]), REGISTERED_MODEL_KEY],
+    group_name="models",
+    kinds={"parquet", "pytorch"},
+    check_specs=[
+        dg.AssetCheckSpec(
+            CHECK,
+            asset=BATCH_SCORES_KEY,
+            blocking=True,
+            description=f"Data contract {CONTRACT_PATH.name}, validated on staging before publish.",
+        )
+    ],
+    automation_condition=dg.AutomationCondition.eager(),
+    description=(
+        f"Scores the line items in transit (`warehouse/{OPEN_LINES}`) with "
+        f"`models:/{MODEL_NAME}@{CHAMPION}`; every row names the model version that scored it."
+    ),
+)
+def batch_scores(
+    context: dg.AssetExecutionContext, lake: LakeResource, mlflow_tracking: MlflowResource
+):
+    client = mlflow_tracking.client()
+    version = with_retries(
+        lambda: alias_version(client, MODEL_NAME, CHAMPION), f"read {MODEL_NAME}@{CHAMPION}"
+    )
+    if version is None:
+        raise dg.Failure(f"{MODEL_NAME} has no {CHAMPION} yet: nothing to score with")
+    open_lines = lake.lake().current(WAREHOUSE_ZONE, OPEN_LINES)
+    if open_lines is None:
+        raise dg.Failure(f"{WAREHOUSE_ZONE}/{OPEN_LINES} has no published table yet")
+    try:
+        scorer = load_scorer(mlflow_tracking.tracking_uri, MODEL_NAME, version)
+    except Exception as exc:  # whatever MLflow or torch raise: name the version and why
+        raise dg.Failure(
+            f"cannot load {MODEL_NAME} version {version} ({CHAMPION}): "
+            f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        ) from exc
+    compiled = compile_contract(load_contract(CONTRACT_PATH))
+    lake_ = lake.lake()
+    with lake_.stage(SCORES_ZONE, BATCH_SCORES) as staging:
+        scored = score_table(scorer, open_lines.path, staging)
+        result = validate_parquet(compiled, Path(staging))
+        check = dg.AssetCheckResult(
+            check_name=CHECK,
+            passed=result.passed,
+            severity=dg.AssetCheckSeverity.ERROR,
+            metadata={
+                "contract_version": result.contract_version,
+                "result_digest": f"sha256:{result.digest()}",
+                "failed": dg.MetadataValue.json([o.name for o in result.outcomes if not o.passed]),
+            },
+        )
+        if not result.passed:
+            yield check
+            raise dg.Failure(f"{SCORES_ZONE}/{BATCH_SCORES} breaks its contract; not published")
+        published = lake_.publish(
+            SCORES_ZONE,
+            BATCH_SCORES,
+            staging,
+            {
+                "model": MODEL_NAME,
+                "model_version": int(version),
+                "open_lines_version": open_lines.path.name,
+                "row_count": scored.rows,
+                "checks": {CHECK: {"passed": True, "result_digest": result.digest()}},
+            },
+        )
+    yield dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": dg.MetadataValue.int(scored.rows),
+            "model": MODEL_NAME,
+            "model_version": dg.MetadataValue.int(int(version)),
+            "mean_late_probability": scored.mean_probability,
+            "predicted_late_share": scored.predicted_late_share,
+            "path": dg.MetadataValue.path(str(lake_.table_path(SCORES_ZONE, BATCH_SCORES))),
+        },
+        data_version=dg.DataVersion(published.digest),
+        check_results=[check],
+    )
