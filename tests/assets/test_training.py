@@ -279,7 +279,8 @@ def test_registration_gate_history_and_idempotence(tmp_path_factory, raw_lake_ro
 
     home = new_home(tmp_path_factory, raw_lake_root)
     assert dg.materialize(upstream_assets(), resources=resources(home)).success
-    client = mlflow.MlflowClient(tracking_uri=f"sqlite:///{home / 'mlflow.db'}")
+    uri = f"sqlite:///{home / 'mlflow.db'}"
+    client = mlflow.MlflowClient(tracking_uri=uri, registry_uri=uri)
     # At this tiny scale the first model is held to a looser bar than the default.
     loose = {"baseline_margin": 0.05}
 
