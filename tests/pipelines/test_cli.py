@@ -1,5 +1,6 @@
 """Smoke tests through the installed console script, as a user runs it."""
 
+import json
 import os
 import subprocess
 import sys
@@ -233,3 +234,30 @@ def test_mlflow_ui_serves_the_tracking_store_training_writes_to(tmp_path):
     [listed] = runs
     assert listed["info"]["run_id"] == run.info.run_id
     assert listed["data"]["metrics"][0]["value"] == 0.9
+
+
+def test_models_history_prints_every_alias_move(tmp_path):
+    from pipelines.registry import AliasHistory, AliasMove
+
+    home = tmp_path / "home"
+    history = AliasHistory(home / "lake" / "registry" / "alias_history")
+    moves = [
+        AliasMove(
+            "delivery_delay", "champion", None, "1", "2026-11-30T06:00:00+00:00", "r1", "first"
+        ),
+        AliasMove(
+            "delivery_delay", "champion", "1", "2", "2026-11-30T07:00:00+00:00", "r2", "better"
+        ),
+        AliasMove("other", "champion", None, "1", "2026-11-30T08:00:00+00:00", "r3", "x"),
+    ]
+    for move in moves:
+        history.append(move)
+    env = {"PLUMBLINE_HOME": str(home)}
+    table = plumbline("models", "history", "delivery_delay", env=env)
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert len(lines) == 3 and "better" in lines[2] and "r2" in lines[2]
+    as_json = plumbline("models", "history", "--json", env=env)
+    assert [json.loads(line)["to_version"] for line in as_json.stdout.splitlines()] == ["1", "2"]
+    empty = plumbline("models", "history", "nothing", env=env)
+    assert empty.stdout.strip() == "no alias moves recorded for nothing"

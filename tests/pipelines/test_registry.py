@@ -27,7 +27,9 @@ NAME = "delivery_delay"
 
 @pytest.fixture
 def client(tmp_path):
-    return MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    # Both URIs explicit: MLflow's default registry URI is process-wide state.
+    return MlflowClient(tracking_uri=uri, registry_uri=uri)
 
 
 def logged_run(client, tmp_path, name="run"):
