@@ -2,8 +2,11 @@
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import dagster as dg
@@ -19,6 +22,40 @@ def plumbline(*args: str, env: dict[str, str] | None = None, timeout: int = 300)
     return subprocess.run(
         [PLUMBLINE, *args], capture_output=True, text=True, env=environment, timeout=timeout
     )
+
+
+def post_to_server(command: str, env: dict[str, str], path: str, body: dict) -> dict:
+    """Start ``plumbline <command> --port P``, POST JSON ``body`` to ``path`` until it
+    answers (at most 120 s), stop the server, return the JSON reply."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
+    server = subprocess.Popen(
+        [PLUMBLINE, command, "--port", str(port)],
+        env={**environment, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(request, timeout=5) as response:
+                    return json.load(response)
+            except OSError:
+                assert server.poll() is None, f"plumbline {command} exited"
+                assert time.monotonic() < deadline, f"{command} did not answer within 120 s"
+                time.sleep(1)
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=30)
 
 
 @pytest.mark.parametrize(
@@ -134,10 +171,6 @@ def test_workspace_validates():
 
 def test_ui_serves_the_runs_of_plumbline_run(tmp_path):
     """`plumbline ui` is `dagster dev` over the same instance: the run is listed there."""
-    import json
-    import socket
-    import time
-    import urllib.request
 
     home = tmp_path / "home"
     env = {"PLUMBLINE_HOME": str(home)}
@@ -145,47 +178,15 @@ def test_ui_serves_the_runs_of_plumbline_run(tmp_path):
         plumbline("run", "--scale", "0.01", "--select", "key:raw/region", env=env).returncode == 0
     )
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
-    server = subprocess.Popen(
-        [PLUMBLINE, "ui", "--port", str(port)],
-        env={**environment, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    query = json.dumps({"query": "{ runsOrError { ... on Runs { results { status jobName } } } }"})
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                request = urllib.request.Request(
-                    f"http://127.0.0.1:{port}/graphql",
-                    data=query.encode(),
-                    headers={"Content-Type": "application/json"},
-                )
-                with urllib.request.urlopen(request, timeout=5) as response:
-                    runs = json.load(response)["data"]["runsOrError"]["results"]
-                break
-            except OSError:
-                assert server.poll() is None, "plumbline ui exited"
-                assert time.monotonic() < deadline, "the UI did not answer within 120 s"
-                time.sleep(1)
-    finally:
-        os.killpg(server.pid, 15)
-        server.wait(timeout=30)
+    query = "{ runsOrError { ... on Runs { results { status jobName } } } }"
+    reply = post_to_server("ui", env, "/graphql", {"query": query})
+    runs = reply["data"]["runsOrError"]["results"]
     assert runs == [{"status": "SUCCESS", "jobName": "materialize_all_job"}]
 
 
 def test_mlflow_ui_serves_the_tracking_store_training_writes_to(tmp_path):
     """`plumbline mlflow-ui` opens MLflow over PLUMBLINE_MLFLOW_URI: a run logged there by the
     same resource the training asset uses is listed by the server's REST API."""
-    import json
-    import socket
-    import time
-    import urllib.request
 
     from pipelines.resources import MlflowResource
     from pipelines.settings import Settings
@@ -200,37 +201,10 @@ def test_mlflow_ui_serves_the_tracking_store_training_writes_to(tmp_path):
     client.log_metric(run.info.run_id, "val_auc", 0.9)
     client.set_terminated(run.info.run_id)
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
-    server = subprocess.Popen(
-        [PLUMBLINE, "mlflow-ui", "--port", str(port)],
-        env={**environment, "PLUMBLINE_HOME": str(home)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    body = json.dumps({"experiment_ids": [tracking.experiment_id()]}).encode()
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                request = urllib.request.Request(
-                    f"http://127.0.0.1:{port}/api/2.0/mlflow/runs/search",
-                    data=body,
-                    headers={"Content-Type": "application/json"},
-                )
-                with urllib.request.urlopen(request, timeout=5) as response:
-                    runs = json.load(response)["runs"]
-                break
-            except OSError:
-                assert server.poll() is None, "plumbline mlflow-ui exited"
-                assert time.monotonic() < deadline, "MLflow did not answer within 120 s"
-                time.sleep(1)
-    finally:
-        os.killpg(server.pid, 15)
-        server.wait(timeout=30)
+    body = {"experiment_ids": [tracking.experiment_id()]}
+    runs = post_to_server(
+        "mlflow-ui", {"PLUMBLINE_HOME": str(home)}, "/api/2.0/mlflow/runs/search", body
+    )["runs"]
     [listed] = runs
     assert listed["info"]["run_id"] == run.info.run_id
     assert listed["data"]["metrics"][0]["value"] == 0.9
