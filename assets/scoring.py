@@ -16,6 +16,9 @@ BATCH_SCORES = "batch_scores"
 BATCH_SCORES_KEY = dg.AssetKey([SCORES_ZONE, BATCH_SCORES])
 CONTRACT_PATH = CONTRACTS_ROOT / "scores" / f"{BATCH_SCORES}.yaml"
 CHECK = f"{BATCH_SCORES}_contract"
+# Loaded with the code location: the pipeline does not start with a broken contract.
+CONTRACT = load_contract(CONTRACT_PATH)
+compile_contract(CONTRACT)
 
 
 @dg.asset(
@@ -28,7 +31,10 @@ CHECK = f"{BATCH_SCORES}_contract"
             CHECK,
             asset=BATCH_SCORES_KEY,
             blocking=True,
-            description=f"Data contract {CONTRACT_PATH.name}, validated on staging before publish.",
+            description=(
+                f"Data contract {CONTRACT_PATH.name} ({CONTRACT.version}), validated on "
+                "staging before publish."
+            ),
         )
     ],
     automation_condition=dg.AutomationCondition.eager(),
