@@ -52,34 +52,22 @@ def build_training_set(scale: float, root: Path) -> Path:
 def worker(data: Path, epochs: int, checkpoints: Path) -> None:
     """One rank under torchrun: train, and on rank 0 print the epoch records as JSON."""
     from models.config import ModelConfig, TrainConfig
-    from models.data import NUMERIC, Preprocessing, TabularDataset, load_splits, make_loader
+    from models.data import load_splits
     from models.flops import flops_per_sample, mfu
-    from models.network import TabularNet
     from models.runtime import (
         init_distributed,
-        seed_everything,
         select_runtime,
         shutdown_distributed,
     )
+    from models.setup import prepare
     from models.trainer import Trainer
 
     runtime = select_runtime()
     init_distributed(runtime)
     config = TrainConfig(epochs=epochs)
-    splits = load_splits(data)
-    preprocessing = Preprocessing.fit(splits["train"])
-    train_x, train_y = preprocessing.encode(splits["train"])
-    val = preprocessing.encode(splits["validation"])
-    seed_everything(config.seed)
-    model = TabularNet(preprocessing.cardinalities, len(NUMERIC), ModelConfig())
-    loader = make_loader(
-        TabularDataset(train_x, train_y),
-        config.batch_size,
-        rank=runtime.rank,
-        world_size=runtime.world_size,
-        seed=config.seed,
-        shuffle=True,
-    )
+    prepared = prepare(load_splits(data), ModelConfig(), config, runtime)
+    model, loader, val = prepared.model, prepared.loader, prepared.encoded["validation"]
+    train_x = prepared.encoded["train"][0]
     trainer = Trainer(model, loader, runtime, config, checkpoint_dir=checkpoints, validation=val)
     history = trainer.fit()
     shutdown_distributed()

@@ -28,20 +28,16 @@ from models.config import ModelConfig, TrainConfig
 from models.data import (
     CATEGORICAL,
     NUMERIC,
-    Preprocessing,
-    TabularDataset,
     load_splits,
-    make_loader,
 )
 from models.flops import flops_per_sample, mfu
-from models.network import TabularNet
 from models.runtime import (
     Runtime,
     init_distributed,
-    seed_everything,
     select_runtime,
     shutdown_distributed,
 )
+from models.setup import prepare
 from models.trainer import Trainer
 from pipelines.training import TrainingJob
 
@@ -135,30 +131,15 @@ class Reporter:
         )
 
 
-def _encode(preprocessing: Preprocessing, table) -> tuple[torch.Tensor, torch.Tensor]:
-    return preprocessing.encode(table)
-
-
 def train(job: TrainingJob, runtime: Runtime, pipes: Any) -> None:
     model_config = ModelConfig.from_dict(job.model_config)
     train_config = TrainConfig.from_dict(job.train_config)
     splits = load_splits(Path(job.data_path))
-    # Vocabularies and scaling come from the training split only; they ship with the model.
-    preprocessing = Preprocessing.fit(splits["train"])
-    train_x, train_y = _encode(preprocessing, splits["train"])
-    val_x, val_y = _encode(preprocessing, splits["validation"])
-    test_x, test_y = _encode(preprocessing, splits["test"])
-
-    seed_everything(train_config.seed)  # the same initial weights on every run
-    model = TabularNet(preprocessing.cardinalities, len(NUMERIC), model_config)
-    loader = make_loader(
-        TabularDataset(train_x, train_y),
-        train_config.batch_size,
-        rank=runtime.rank,
-        world_size=runtime.world_size,
-        seed=train_config.seed,
-        shuffle=True,
-    )
+    prepared = prepare(splits, model_config, train_config, runtime)
+    preprocessing, model, loader = prepared.preprocessing, prepared.model, prepared.loader
+    train_x, train_y = prepared.encoded["train"]
+    val_x, val_y = prepared.encoded["validation"]
+    test_x, test_y = prepared.encoded["test"]
     reporter = Reporter(pipes, job, runtime, train_config.epochs) if runtime.is_main else None
     run = contextlib.nullcontext()
     if runtime.is_main:

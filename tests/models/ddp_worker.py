@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 from models.config import ModelConfig, TrainConfig
-from models.data import NUMERIC, Preprocessing, TabularDataset, load_splits, make_loader
-from models.network import TabularNet
-from models.runtime import init_distributed, seed_everything, select_runtime, shutdown_distributed
+from models.data import load_splits
+from models.runtime import init_distributed, select_runtime, shutdown_distributed
+from models.setup import prepare
 from models.trainer import Trainer
 
 CONFIG = TrainConfig(epochs=2, batch_size=64, learning_rate=1e-2, num_threads=1)
@@ -24,22 +24,11 @@ def main(data_path: str, checkpoint_dir: str, result_path: str) -> None:
     runtime = select_runtime()
     init_distributed(runtime)
     try:
-        splits = load_splits(data_path)
-        preprocessing = Preprocessing.fit(splits["train"])
-        train_x, train_y = preprocessing.encode(splits["train"])
-        validation = preprocessing.encode(splits["validation"])
-        seed_everything(CONFIG.seed)
-        model = TabularNet(
-            preprocessing.cardinalities, len(NUMERIC), ModelConfig(embedding_dim=4, hidden=(16,))
+        prepared = prepare(
+            load_splits(data_path), ModelConfig(embedding_dim=4, hidden=(16,)), CONFIG, runtime
         )
-        loader = make_loader(
-            TabularDataset(train_x, train_y),
-            CONFIG.batch_size,
-            rank=runtime.rank,
-            world_size=runtime.world_size,
-            seed=CONFIG.seed,
-            shuffle=True,
-        )
+        model, loader = prepared.model, prepared.loader
+        validation = prepared.encoded["validation"]
         trainer = Trainer(
             model,
             loader,
@@ -55,7 +44,7 @@ def main(data_path: str, checkpoint_dir: str, result_path: str) -> None:
         result = {
             "rank": runtime.rank,
             "backend": runtime.backend,
-            "train_rows": len(train_y),
+            "train_rows": len(prepared.encoded["train"][1]),
             "steps_per_epoch": trainer.steps_per_epoch,
             "history": history,
             "weights_sha256": weights.hexdigest(),
