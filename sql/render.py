@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 import sqlglot
@@ -61,8 +64,163 @@ def _distinct_listagg_for_spark(tree: exp.Expr) -> exp.Expr:
     return tree
 
 
-def render(ansi_sql: str, engine: Engine, *, file: str = "<ansi>") -> str:
-    """``ansi_sql`` in ``engine``'s dialect; raises ``TranslationError`` (rule RENDER)."""
+# {zone: {table: {column: type}}}: the column types of the tables a query reads.
+Schema = Mapping[str, Mapping[str, Mapping[str, str]]]
+
+
+@dataclass(frozen=True)
+class NativeForm:
+    """A portable ANSI pattern an engine computes faster in its own exact form.
+
+    ANSI has no date difference or month end, so translation spells them with intervals
+    (exact everywhere, but DuckDB evaluates every interval step per row). ``pattern`` and
+    ``native`` are SQL with placeholders ``__a``, ``__b``...; ``dates`` names the
+    placeholders that must be typed DATE for the two to be equal (types come from the
+    tables the query reads; without them, the form is not used).
+    """
+
+    name: str
+    pattern: str
+    native: str
+    dates: tuple[str, ...] = ()
+
+    @functools.cache  # noqa: B019 - a few module-level constants, parsed once each
+    def trees(self, engine: Engine) -> tuple[exp.Expr, exp.Expr]:
+        """(pattern, native) parsed; shared, so callers copy before changing them."""
+        return sqlglot.parse_one(self.pattern, read=Ansi), sqlglot.parse_one(
+            self.native, read=engine
+        )
+
+
+NATIVE_FORMS: dict[Engine, tuple[NativeForm, ...]] = {
+    "duckdb": (
+        # DATE - DATE is the day count in DuckDB; the interval between two midnights has
+        # no time part, so its DAY field is the same count.
+        NativeForm(
+            "day difference",
+            "EXTRACT(DAY FROM (CAST(__a AS TIMESTAMP) - CAST(__b AS TIMESTAMP)))",
+            "__a - __b",
+            dates=("__a", "__b"),
+        ),
+        # First of the month + 1 month - 1 day: exact for any input, since it casts first.
+        NativeForm(
+            "month end",
+            "CAST(CAST(__a AS DATE) - (EXTRACT(DAY FROM CAST(__a AS DATE)) - 1)"
+            " * INTERVAL '1' DAY + INTERVAL '1' MONTH - INTERVAL '1' DAY AS DATE)",
+            "LAST_DAY(CAST(__a AS DATE))",
+        ),
+    ),
+    "spark": (),
+}
+
+
+def _is_placeholder(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Column) and not node.table and node.name.startswith("__")
+
+
+def _match(pattern: object, node: object, binds: dict[str, exp.Expr]) -> bool:
+    """Whether ``node`` has ``pattern``'s shape; placeholders bind to (equal) subtrees."""
+    if isinstance(pattern, exp.Expr) and _is_placeholder(pattern):
+        if not isinstance(node, exp.Expr):
+            return False
+        bound = binds.setdefault(pattern.name, node)
+        return bound is node or bound == node
+    if isinstance(pattern, exp.Expr) or isinstance(node, exp.Expr):
+        if type(pattern) is not type(node):
+            return False
+        assert isinstance(pattern, exp.Expr) and isinstance(node, exp.Expr)
+        keys = {k for k, v in pattern.args.items() if v} | {k for k, v in node.args.items() if v}
+        return all(_match(pattern.args.get(k), node.args.get(k), binds) for k in keys)
+    if isinstance(pattern, list) or isinstance(node, list):
+        return (
+            isinstance(pattern, list)
+            and isinstance(node, list)
+            and len(pattern) == len(node)
+            and all(_match(p, n, binds) for p, n in zip(pattern, node, strict=True))
+        )
+    return pattern == node
+
+
+def _fill(native: exp.Expr, binds: Mapping[str, exp.Expr]) -> exp.Expr:
+    def substitute(node: exp.Expr) -> exp.Expr:
+        return binds[node.name].copy() if _is_placeholder(node) else node
+
+    return native.copy().transform(substitute)
+
+
+@functools.lru_cache(maxsize=256)
+def _data_type(kind: str, engine: Engine) -> exp.DataType:
+    """A parsed column type (cached: the same few types recur in every query)."""
+    return exp.DataType.build(kind, dialect=engine)
+
+
+def _column_type(column: exp.Column, schema: Schema, engine: Engine) -> exp.DataType | None:
+    """The type of a qualified column of a lake table, from the innermost SELECT that
+    names its table; None for columns of CTEs, subqueries or unknown tables."""
+    scope = column.parent_select
+    while scope is not None:
+        sources = [scope.args.get("from_"), *(scope.args.get("joins") or [])]
+        for source in filter(None, sources):
+            table = source.this
+            if isinstance(table, exp.Table) and table.alias_or_name == column.table:
+                kind = schema.get(table.db, {}).get(table.name, {}).get(column.name)
+                return _data_type(kind, engine) if kind else None
+            if table.alias_or_name == column.table:
+                return None
+        scope = scope.parent_select if scope.parent is not None else None
+    return None
+
+
+def _is_date(node: exp.Expr, schema: Schema, engine: Engine) -> bool:
+    """Whether ``node`` is certainly of type DATE; unsure is False (the form is not used)."""
+    if isinstance(node, exp.Paren | exp.Min | exp.Max):
+        return _is_date(node.this, schema, engine)
+    if isinstance(node, exp.Cast):
+        return node.to.is_type(exp.DType.DATE)
+    if isinstance(node, exp.Column) and node.table:
+        kind = _column_type(node, schema, engine)
+        return kind is not None and kind.is_type(exp.DType.DATE)
+    return False
+
+
+def native_forms(tree: exp.Expr, engine: Engine, schema: Schema | None) -> exp.Expr:
+    """Replace each :data:`NATIVE_FORMS` pattern in ``tree`` whose conditions hold."""
+    forms = [(form, *form.trees(engine)) for form in NATIVE_FORMS[engine]]
+    if not forms:
+        return tree
+    # Children first, so a pattern inside another's argument is replaced too.
+    for node in reversed(list(tree.walk(bfs=False))):
+        for form, pattern, native in forms:
+            binds: dict[str, exp.Expr] = {}
+            if not _match(pattern, node, binds):
+                continue
+            if form.dates and (
+                schema is None
+                or not all(_is_date(binds[name], schema, engine) for name in form.dates)
+            ):
+                continue
+            replacement = exp.Paren(this=_fill(native, binds))
+            if node is tree:
+                return replacement
+            node.replace(replacement)
+            break
+    return tree
+
+
+def render(
+    ansi_sql: str,
+    engine: Engine,
+    *,
+    file: str = "<ansi>",
+    schema: Schema | None = None,
+    transform: Callable[[exp.Expr], exp.Expr] | None = None,
+) -> str:
+    """``ansi_sql`` in ``engine``'s dialect; raises ``TranslationError`` (rule RENDER).
+
+    With ``schema`` (the column types of the tables it reads) typed patterns take the
+    engine's native exact form (:data:`NATIVE_FORMS`). ``transform`` runs on the engine's
+    tree just before it is generated (e.g. to point tables at session views), so the SQL
+    is parsed and generated once."""
     if engine not in ("duckdb", "spark"):
         raise TranslationError(
             [Diagnostic("error", "RENDER", f"unknown engine {engine!r}", file, 1, 1)]
@@ -76,6 +234,9 @@ def render(ansi_sql: str, engine: Engine, *, file: str = "<ansi>") -> str:
     _check_fetch(tree, engine, ansi_sql, file)
     if engine == "spark":
         tree = _distinct_listagg_for_spark(tree)
+    tree = native_forms(tree, engine, schema)
+    if transform is not None:
+        tree = transform(tree)
     try:
         return tree.sql(engine, pretty=True, unsupported_level=ErrorLevel.RAISE)
     except SqlglotError as error:

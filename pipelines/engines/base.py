@@ -12,7 +12,7 @@ import sqlglot
 from sqlglot import exp
 
 from sql.diagnostics import TranslationError
-from sql.render import render
+from sql.render import Schema, render
 
 EngineName = Literal["duckdb", "spark"]
 # The engine a portability check compares against.
@@ -36,26 +36,44 @@ def table_name(zone: str, table: str) -> str:
     return f"{zone}__{table}"
 
 
-def bind_tables(ansi_sql: str, engine: EngineName, inputs: Mapping[str, Path], *, file: str) -> str:
+def bind_tables(
+    ansi_sql: str,
+    engine: EngineName,
+    inputs: Mapping[str, Path],
+    *,
+    file: str,
+    schema: Schema | None = None,
+) -> str:
     """Render ``ansi_sql`` for ``engine`` and point its lake tables at session views.
 
-    Rendering goes through ``sql.render`` so it is exact or refused; re-parsing the
-    engine's own output in the engine's dialect is lossless.
+    Rendering goes through ``sql.render`` so it is exact or refused; the tables are bound
+    on the rendered tree, so the SQL is parsed and generated once. ``schema`` (the inputs'
+    column types) lets the renderer use the engine's native forms of typed patterns.
     """
     try:
-        rendered = render(ansi_sql, engine, file=file)
+        return render(
+            ansi_sql,
+            engine,
+            file=file,
+            schema=schema,
+            transform=lambda tree: _bind_tree(tree, inputs, file=file),
+        )
     except TranslationError as exc:
         raise EngineError(str(exc)) from exc
-    return bind_views(rendered, engine, inputs, file=file)
 
 
 def bind_views(sql: str, dialect: str, inputs: Mapping[str, Path], *, file: str) -> str:
     """Point each ``zone.table`` reference in ``sql`` (written in ``dialect``) at the view
     ``zone__table`` that engines register over the table's published Parquet files."""
-    tree = sqlglot.parse_one(sql, read=dialect)
+    return _bind_tree(sqlglot.parse_one(sql, read=dialect), inputs, file=file).sql(
+        dialect, pretty=True
+    )
+
+
+def _bind_tree(tree: exp.Expr, inputs: Mapping[str, Path], *, file: str) -> exp.Expr:
     ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
     missing = []
-    for node in tree.find_all(exp.Table):
+    for node in list(tree.find_all(exp.Table)):
         if not node.db and node.name in ctes:
             continue
         key = f"{node.db}.{node.name}" if node.db else node.name
@@ -73,7 +91,7 @@ def bind_views(sql: str, dialect: str, inputs: Mapping[str, Path], *, file: str)
             f"{file}: reads {', '.join(names)}, which {'is' if len(names) == 1 else 'are'} "
             f"not among its inputs ({', '.join(sorted(inputs)) or 'none'})"
         )
-    return tree.sql(dialect, pretty=True)
+    return tree
 
 
 class Engine(ABC):

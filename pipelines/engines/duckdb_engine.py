@@ -24,6 +24,7 @@ from pipelines.engines.base import (
     table_name,
 )
 from pipelines.lake import parquet_source
+from sql.render import Schema
 
 T = TypeVar("T")
 
@@ -88,11 +89,33 @@ class DuckDBEngine(Engine):
         )
         return time.perf_counter() - started
 
+    @staticmethod
+    def view_schema(con: duckdb.DuckDBPyConnection, inputs: Mapping[str, Path]) -> Schema:
+        """{zone: {table: {column: DuckDB type}}} of the views :meth:`connect` made."""
+        schema: dict[str, dict[str, dict[str, str]]] = {}
+        for key in inputs:
+            zone, table = key.split(".", 1)
+            view = con.view(table_name(zone, table))
+            schema.setdefault(zone, {})[table] = {
+                column: str(kind) for column, kind in zip(view.columns, view.types, strict=True)
+            }
+        return schema
+
     def build(
         self, ansi_sql: str, inputs: Mapping[str, Path], out_dir: Path, *, file: str
     ) -> BuildResult:
-        sql = bind_tables(ansi_sql, "duckdb", inputs, file=file)
-        return BuildResult("duckdb", sql, self._write(sql, inputs, out_dir, file))
+        """Render with the inputs' column types (so typed patterns take DuckDB's native
+        exact forms) and write the result."""
+        started = time.perf_counter()
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with self.connect(inputs) as con:
+            schema = self.view_schema(con, inputs)
+            sql = bind_tables(ansi_sql, "duckdb", inputs, file=file, schema=schema)
+            try:
+                portable_relation(con.sql(sql)).write_parquet(str(out_dir / "part-0.parquet"))
+            except duckdb.Error as exc:
+                raise EngineError(f"{file}: duckdb: {exc}") from exc
+        return BuildResult("duckdb", sql, time.perf_counter() - started)
 
     def query_duckdb(
         self, duckdb_sql: str, inputs: Mapping[str, Path], *, file: str = "<query>"

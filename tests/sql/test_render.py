@@ -72,3 +72,57 @@ def test_distinct_listagg_next_to_another_distinct_aggregate_runs_on_spark(spark
         con.executemany("INSERT INTO t VALUES (?, ?, ?)", rows)
         on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall())
     assert on_spark == on_duckdb == [(1, 2, "a,b", "b;a"), (2, 1, None, None), (3, 1, "c", "c")]
+
+
+DATES = {"raw": {"t": {"a": "DATE", "b": "DATE", "ts": "TIMESTAMP"}}}
+DAY_DIFF = (
+    'SELECT EXTRACT(DAY FROM (CAST("t"."a" AS TIMESTAMP) - CAST("t"."b" AS TIMESTAMP))) AS "d"'
+    ' FROM "raw"."t" AS "t"'
+)
+MONTH_END = (
+    'SELECT CAST(CAST("t"."a" AS DATE) - (EXTRACT(DAY FROM CAST("t"."a" AS DATE)) - 1)'
+    " * INTERVAL '1' DAY + INTERVAL '1' MONTH - INTERVAL '1' DAY AS DATE) AS \"e\""
+    ' FROM "raw"."t" AS "t"'
+)
+
+
+def test_day_difference_of_dates_takes_duckdbs_date_subtraction():
+    rendered = render(DAY_DIFF, "duckdb", schema=DATES)
+    assert "EXTRACT" not in rendered and "TIMESTAMP" not in rendered
+    assert '"t"."a" - "t"."b"' in rendered
+
+
+def test_day_difference_stays_portable_without_types_or_on_timestamps():
+    assert "EXTRACT(DAY" in render(DAY_DIFF, "duckdb")
+    on_timestamps = DAY_DIFF.replace('"t"."a"', '"t"."ts"')
+    # A timestamp's time of day makes the interval's DAY field differ from a date count.
+    assert "EXTRACT(DAY" in render(on_timestamps, "duckdb", schema=DATES)
+    assert "EXTRACT(DAY" in render(DAY_DIFF, "spark", schema=DATES)
+
+
+def test_month_end_takes_last_day_and_nested_patterns_are_replaced():
+    assert 'LAST_DAY(CAST("t"."a" AS DATE))' in render(MONTH_END, "duckdb")
+    nested = MONTH_END.replace(
+        'CAST("t"."a" AS DATE)',
+        'CAST(CAST("t"."b" AS DATE) + EXTRACT(DAY FROM (CAST("t"."a" AS TIMESTAMP)'
+        ' - CAST("t"."b" AS TIMESTAMP))) * INTERVAL \'1\' DAY AS DATE)',
+    )
+    rendered = render(nested, "duckdb", schema=DATES)
+    assert "LAST_DAY" in rendered and "EXTRACT" not in rendered, rendered
+
+
+def test_native_forms_return_the_same_values_and_types_as_the_portable_sql():
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA raw")
+    # Every pair of days across leap years, month ends, DST changes and NULLs.
+    con.execute(
+        "CREATE TABLE raw.t AS SELECT a::DATE AS a, b::DATE AS b, a::TIMESTAMP AS ts FROM"
+        " range(DATE '2023-12-25', DATE '2024-03-05', INTERVAL 3 DAY) r(a),"
+        " (SELECT * FROM range(DATE '1999-02-27', DATE '1999-03-02', INTERVAL 1 DAY)"
+        "  UNION ALL SELECT DATE '2024-10-27' UNION ALL SELECT NULL) s(b)"
+    )
+    for sql in (DAY_DIFF, MONTH_END):
+        portable = con.sql(render(sql, "duckdb"))
+        native = con.sql(render(sql, "duckdb", schema=DATES))
+        assert native.types == portable.types
+        assert native.fetchall() == portable.fetchall()
