@@ -8,6 +8,7 @@ elimination -> strict ANSI generation. Every refusal is a located ``TranslationE
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -28,7 +29,20 @@ from sql.rules import Context, apply_rules, load_all, rules_for
 from sql.script import fold_script
 from sql.source_dialects import SOURCE_DIALECTS
 
-TRANSLATOR_VERSION = "0.1.0"
+
+def _code_digest() -> str:
+    """sha256 over the translator's own code and the sqlglot release it runs on: any change
+    to a rule, the ANSI dialect or the generator is a new translator version, so stored
+    translations made by older code are redone rather than reused (and the audit trail
+    names the exact translator)."""
+    root = Path(__file__).parent
+    digest = hashlib.sha256(f"sqlglot {sqlglot.__version__}\0".encode())
+    for path in sorted([*root.glob("*.py"), *(root / "rules").glob("*.py")]):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+TRANSLATOR_VERSION = f"0.1.0+{_code_digest()}"
 DIALECTS = ("snowflake", "tsql", "teradata", "oracle", "bigquery", "redshift")
 
 load_all()
