@@ -126,6 +126,16 @@ def warehouse_tables(
     return tables
 
 
+def _repo_path(path: Path) -> str:
+    """``path`` relative to the repository when it lies inside it."""
+    resolved = path.resolve()
+    return (
+        str(resolved.relative_to(PROJECT_ROOT))
+        if resolved.is_relative_to(PROJECT_ROOT)
+        else str(path)
+    )
+
+
 def _existing(path: Path) -> Path | None:
     return path if path.is_file() else None
 
@@ -248,7 +258,9 @@ def reconciliation_check(table: WarehouseTable, thresholds: Thresholds) -> Block
             passed=result.passed,
             summary=result.summary(),
             metadata={
-                "reference": str(reference_path),
+                # Repository-relative: the manifest (and the audit chain over it) must not
+                # depend on where the checkout lies.
+                "reference": _repo_path(reference_path),
                 "rows": result.actual_rows,
                 "reference_rows": result.expected_rows,
                 "columns_differing": result.columns_differing,
