@@ -14,7 +14,6 @@ import base64
 import contextlib
 import hashlib
 import io
-import platform
 import sys
 import traceback
 import warnings
@@ -30,6 +29,7 @@ from models.data import (
     NUMERIC,
     load_splits,
 )
+from models.environment import fingerprint
 from models.flops import flops_per_sample, mfu
 from models.runtime import (
     Runtime,
@@ -87,21 +87,6 @@ def training_curve_png(history: list[dict[str, Any]]) -> bytes:
     figure.savefig(buffer, format="png")
     plt.close(figure)
     return buffer.getvalue()
-
-
-def environment() -> dict[str, str]:
-    info = {
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "host": platform.node(),
-    }
-    if torch.cuda.is_available():
-        info |= {
-            "cuda": str(torch.version.cuda),
-            "device": torch.cuda.get_device_name(0),
-            "nccl": ".".join(map(str, torch.cuda.nccl.version())),
-        }
-    return info
 
 
 class Reporter:
@@ -193,7 +178,7 @@ def _log_start(job, runtime, model_config, train_config, preprocessing, splits, 
             **{f"rows.{name}": table.num_rows for name, table in splits.items()},
         }
     )
-    mlflow.set_tags({f"env.{k}": v for k, v in environment().items()})
+    mlflow.set_tags({f"env.{k}": v for k, v in fingerprint().items()})
     with warnings.catch_warnings():
         # A local folder resolves to MLflow's local-artifact source either way; it says so.
         warnings.filterwarnings("ignore", "The specified dataset source can be interpreted")
