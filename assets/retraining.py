@@ -3,6 +3,7 @@ arrives."""
 
 import dagster as dg
 
+from assets.audit import AUDIT_BUNDLE_KEY
 from assets.registry import REGISTERED_MODEL_KEY
 from assets.scoring import BATCH_SCORES_KEY, OPEN_LINES
 from assets.training import DELAY_MODEL_KEY, TRAINING_SET_KEY
@@ -17,7 +18,9 @@ RETRAIN_JOB = "retrain_job"
 RETRAIN_SELECTION = (
     dg.AssetSelection.assets(TRAINING_SET_KEY, dg.AssetKey(["warehouse", OPEN_LINES])).upstream()
     - dg.AssetSelection.groups("raw")
-) | dg.AssetSelection.assets(DELAY_MODEL_KEY, REGISTERED_MODEL_KEY, BATCH_SCORES_KEY)
+) | dg.AssetSelection.assets(
+    DELAY_MODEL_KEY, REGISTERED_MODEL_KEY, AUDIT_BUNDLE_KEY, BATCH_SCORES_KEY
+)
 
 retrain_job = dg.define_asset_job(
     RETRAIN_JOB,

@@ -339,6 +339,150 @@ def models_history(model: str, as_json: bool) -> None:
         )
 
 
+def _audit_sources(settings: Settings):
+    """What ``plumbline audit`` reads: the lake, the ANSI store, MLflow and (when this home
+    has one) the Dagster instance."""
+    from mlflow import MlflowClient
+
+    from assets.audit import audit_sources
+    from pipelines.audit.chain import AuditError
+    from pipelines.lake import Lake
+
+    uri = settings.mlflow_uri
+    if uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).is_file():
+        raise AuditError(f"no MLflow store at {uri}: run `make run` (or `plumbline run`) first")
+    instance = None
+    if (settings.dagster_home / "dagster.yaml").is_file():
+        import dagster as dg
+
+        instance = dg.DagsterInstance.from_config(str(settings.dagster_home))
+    client = MlflowClient(tracking_uri=uri, registry_uri=uri)
+    return audit_sources(Lake(settings.lake_root), settings.ansi_root, client, instance)
+
+
+def _dagster_roots(sources, bundle) -> list[str] | None:
+    """Root digests the audit asset recorded in the Dagster run that made ``bundle``;
+    None when the bundle was made by the command line (nothing to compare)."""
+    from assets.audit import AUDIT_BUNDLE_KEY
+
+    run_id = bundle.data.get("made_by", {}).get("dagster_run_id")
+    if not run_id:
+        return None
+    if sources.instance is None:
+        return []
+    records = sources.instance.fetch_materializations(AUDIT_BUNDLE_KEY, limit=1000).records
+    return [
+        str(r.asset_materialization.metadata["root_digest"].value)
+        for r in records
+        if r.run_id == run_id
+        and r.asset_materialization is not None
+        and "root_digest" in r.asset_materialization.metadata
+    ]
+
+
+@main.command()
+@click.argument("subject", required=False, metavar="MODEL[@VERSION|@ALIAS]")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder for bundle.json and report.html (default: $PLUMBLINE_HOME/audit/MODEL/vN).",
+)
+@click.option(
+    "--verify",
+    "verify_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="BUNDLE",
+    help="Recompute every digest of BUNDLE (a bundle.json) from the current sources.",
+)
+@click.option(
+    "--openlineage",
+    "openlineage_target",
+    metavar="FILE|URL",
+    help="Also emit the chain as OpenLineage run events: JSON lines to FILE, or POST to URL.",
+)
+def audit(
+    subject: str | None,
+    out: Path | None,
+    verify_path: Path | None,
+    openlineage_target: str | None,
+) -> None:
+    """Write the audit bundle of a registered model version (default alias: champion), or
+    verify one.
+
+    \b
+    plumbline audit delivery_delay             the champion
+    plumbline audit delivery_delay@3           version 3
+    plumbline audit delivery_delay@challenger  by alias
+    plumbline audit --verify DIR/bundle.json   exit 0 when every link holds, else 1
+    """
+    if (subject is None) == (verify_path is None):
+        fail_usage("give either MODEL[@VERSION|@ALIAS] or --verify BUNDLE")
+    if verify_path is not None and (out is not None or openlineage_target is not None):
+        fail_usage("--verify takes no --out or --openlineage")
+    settings = load_settings()
+    from pipelines.audit.bundle import (
+        build_bundle,
+        read_bundle,
+        stamp_root,
+        verify_bundle,
+        write_bundle,
+    )
+    from pipelines.audit.chain import AuditError
+    from pipelines.audit.collect import parse_subject, resolve
+
+    if subject is not None:
+        try:
+            parse_subject(subject)
+        except AuditError as exc:
+            fail_usage(str(exc))
+    try:
+        sources = _audit_sources(settings)
+        if verify_path is not None:
+            bundle = read_bundle(verify_path)
+            differences = verify_bundle(
+                bundle, sources, dagster_root_digests=_dagster_roots(sources, bundle)
+            )
+            model, version = bundle.subject["model"], bundle.subject["version"]
+            if differences:
+                click.echo(
+                    f"FAILED: {len(differences)} link(s) of {model} v{version}'s audit chain "
+                    "no longer match:"
+                )
+                for difference in differences:
+                    click.echo(f"  {difference}")
+                sys.exit(1)
+            click.echo(
+                f"OK: all {len(bundle.nodes)} links of {model} v{version}'s audit chain hold "
+                f"(root {bundle.root_digest})"
+            )
+            return
+        assert subject is not None
+        model, version = resolve(sources.client, subject)
+        bundle = build_bundle(
+            sources, model, version, requested=subject, made_by={"command": "plumbline audit"}
+        )
+    except AuditError as exc:
+        click.echo(f"plumbline: error: {exc}", err=True)
+        sys.exit(1)
+    folder = out or settings.audit_root / model / f"v{version}"
+    bundle_path, report_path = write_bundle(bundle, folder)
+    stamp_root(sources.client, bundle)
+    click.echo(f"Audit bundle of {model} v{version}: {bundle_path}")
+    click.echo(f"Report: {report_path}")
+    click.echo(f"Root digest: {bundle.root_digest} (MLflow tag on {model} v{version})")
+    if openlineage_target:
+        from pipelines.audit.openlineage import bundle_events, emit
+
+        events = bundle_events(bundle.data)
+        emit(events, openlineage_target)
+        click.echo(f"OpenLineage: {len(events)} run events to {openlineage_target}")
+    if bundle.gaps:
+        click.echo(f"INCOMPLETE: {len(bundle.gaps)} link(s) could not be established:")
+        for gap in bundle.gaps:
+            click.echo(f"  {gap}")
+        sys.exit(1)
+
+
 def mlflow_ui_command(settings: Settings, host: str, port: int) -> list[str]:
     mlflow = Path(sysconfig.get_path("scripts")) / "mlflow"
     return [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from assets.ansi import build_ansi_assets
+from assets.audit import audit_bundle
 from assets.raw import raw_assets
 from assets.registry import registered_model
 from assets.retraining import raw_data_sensor, retrain_job, retrain_schedule
@@ -13,6 +14,7 @@ from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
 from pipelines.resources import (
     AnsiStoreResource,
+    AuditResource,
     ContractsResource,
     EngineResource,
     LakeResource,
@@ -40,13 +42,14 @@ def build_definitions(settings: Settings) -> dg.Definitions:
                 tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)
             ),
             "training_launcher": TrainingLauncherResource(runs_root=str(settings.training_root)),
+            "audit": AuditResource(root=str(settings.audit_root)),
         }
     )
     raw = dg.Definitions(assets=raw_assets)
     ansi = dg.Definitions(assets=build_ansi_assets())
     warehouse = build_warehouse_definitions(settings.engine)
     models = dg.Definitions(
-        assets=[delay_model, registered_model, batch_scores],
+        assets=[delay_model, registered_model, audit_bundle, batch_scores],
         jobs=[retrain_job],
         schedules=[retrain_schedule(settings.retrain_cron)],
         sensors=[raw_data_sensor],

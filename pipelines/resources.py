@@ -140,3 +140,12 @@ class TrainingLauncherResource(dg.ConfigurableResource):
             )
         except DagsterPipesExecutionError as exc:
             raise dg.Failure(description=worker_failure(job) or str(exc)) from exc
+
+
+class AuditResource(dg.ConfigurableResource):
+    """Where audit bundles are written: ``<root>/<model>/v<version>/`` (``$PLUMBLINE_HOME/audit``)."""
+
+    root: str
+
+    def out_dir(self, model: str, version: str) -> Path:
+        return Path(self.root) / model / f"v{version}"

@@ -14,6 +14,7 @@ import uuid
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import dagster as dg
 
@@ -56,6 +57,8 @@ class RunOutcome:
     seconds: float
     assets: dict[str, AssetProgress] = field(default_factory=dict)
     checks: dict[str, bool] = field(default_factory=dict)  # check name -> passed
+    audit_report: str | None = None  # the audit bundle's report.html, when one was written
+    audit_root: str | None = None
 
 
 def resolve_selection(defs: dg.Definitions, selection: str | None) -> list[dg.AssetKey]:
@@ -90,6 +93,8 @@ class _Tracker:
         self.assets = {k.to_user_string(): AssetProgress(k.to_user_string()) for k in keys}
         self.step_keys: dict[str, list[str]] = {}
         self.checks: dict[str, bool] = {}
+        self.audit_report: str | None = None
+        self.audit_root: str | None = None
         for assets_def in defs.resolve_asset_graph().assets_defs:
             names = [
                 k.to_user_string() for k in assets_def.keys if k.to_user_string() in self.assets
@@ -119,6 +124,9 @@ class _Tracker:
             rows_text = "" if progress.rows is None else f"  {progress.rows:,} rows"
             self.echo(f"  materialized  {name}{rows_text}  {progress.seconds or 0:.1f}s")
             metadata = event.event_specific_data.materialization.metadata
+            if "root_digest" in metadata and "report" in metadata:  # an audit bundle
+                self.audit_report = str(metadata["report"].value)
+                self.audit_root = str(metadata["root_digest"].value)
             if "val_auc" in metadata and "baseline_val_auc" in metadata:  # a trained model
                 self.echo(
                     f"                validation AUC {metadata['val_auc'].value:.4f} "
@@ -223,6 +231,8 @@ def run_assets(
         seconds=time.monotonic() - started,
         assets=tracker.assets,
         checks=tracker.checks,
+        audit_report=tracker.audit_report,
+        audit_root=tracker.audit_root,
     )
     echo_summary(outcome, settings, echo)
     return outcome
@@ -255,4 +265,10 @@ def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], 
         + ")"
     )
     echo(f"Lake: {settings.lake_root}")
+    if outcome.audit_report:
+        echo(f"Audit report of the champion: {outcome.audit_report}")
+        echo(
+            f"  root digest {outcome.audit_root}; check it with `plumbline audit --verify "
+            f"{Path(outcome.audit_report).with_name('bundle.json')}`"
+        )
     echo(f"See it in the UI: `make ui`, then http://127.0.0.1:3000/runs/{outcome.run_id}")

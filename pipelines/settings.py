@@ -49,7 +49,7 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
         "Where plumbline keeps its state: the Parquet lake (`lake/`), the Dagster "
         "instance (`dagster/`, used as `DAGSTER_HOME`), the contracts each table was published "
         "under (`contracts/`), training runs' checkpoints (`training/`), MLflow's `mlflow.db` "
-        "and artifacts (`mlartifacts/`).",
+        "and artifacts (`mlartifacts/`), the models' audit bundles (`audit/`).",
     ),
     SettingDoc(
         "PLUMBLINE_SCALE",
@@ -119,6 +119,10 @@ class Settings:
     @property
     def dagster_home(self) -> Path:
         return self.home / "dagster"
+
+    @property
+    def audit_root(self) -> Path:
+        return self.home / "audit"
 
     @property
     def mlflow_artifacts(self) -> Path:

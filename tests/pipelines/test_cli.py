@@ -68,6 +68,7 @@ def post_to_server(command: str, env: dict[str, str], path: str, body: dict) -> 
         ["contracts", "lint", "--help"],
         ["translate", "--help"],
         ["query", "--help"],
+        ["audit", "--help"],
     ],
 )
 def test_help_everywhere(args):
@@ -95,6 +96,23 @@ def test_bad_input_is_one_line_exit_2_and_creates_nothing(tmp_path, args, env, m
     assert message in result.stderr
     assert not home.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        ([], 2, "give either MODEL[@VERSION|@ALIAS] or --verify BUNDLE"),
+        (["delivery_delay", "--verify", "b.json"], 2, "give either"),
+        (["--verify", "b.json", "--out", "x"], 2, "--verify takes no --out or --openlineage"),
+        (["delivery_delay"], 1, "no MLflow store at sqlite:///"),
+        (["@3"], 2, "expected MODEL[@VERSION|@ALIAS]"),
+    ],
+)
+def test_audit_refuses_bad_input_in_one_line(tmp_path, args, code, message):
+    result = plumbline("audit", *args, env={"PLUMBLINE_HOME": str(tmp_path / "home")})
+    assert result.returncode == code, result.stdout + result.stderr
+    assert result.stderr.strip().count("\n") == 0, result.stderr
+    assert message in result.stderr
 
 
 def test_an_unwritable_home_is_refused(tmp_path):

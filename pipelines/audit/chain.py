@@ -1,0 +1,185 @@
+"""The audit chain: nodes whose digests cover their content and their parents' digests.
+
+A Merkle chain: changing any node's content, or any node it descends from, changes every
+digest on the way up to the root, so one root digest (kept on the MLflow model version and
+in Dagster's metadata) vouches for the whole bundle. Pure logic: no MLflow, no Dagster.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+FORMAT = "plumbline.audit/1"
+
+
+class AuditError(RuntimeError):
+    """An audit cannot start: unknown model or version, or an unreadable bundle."""
+
+
+def canonical_json(value: Any) -> bytes:
+    """One byte string per value: sorted keys, no whitespace, UTF-8 (what digests cover)."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode()
+
+
+@dataclass
+class Node:
+    """One link of the chain. ``gap`` says why a link could not be established; a node with
+    a gap still has a digest, but a bundle that holds one does not verify."""
+
+    id: str
+    kind: str
+    title: str
+    content: dict[str, Any]
+    parents: list[str] = field(default_factory=list)
+    gap: str | None = None
+    digest: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {
+            "id": self.id,
+            "kind": self.kind,
+            "title": self.title,
+            "content": self.content,
+            "parents": self.parents,
+            "digest": self.digest,
+        }
+        if self.gap is not None:
+            data["gap"] = self.gap
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Node:
+        return cls(
+            id=data["id"],
+            kind=data["kind"],
+            title=data.get("title", data["id"]),
+            content=dict(data["content"]),
+            parents=list(data.get("parents", [])),
+            gap=data.get("gap"),
+            digest=data.get("digest", ""),
+        )
+
+
+def node_digest(node: Node, parent_digests: Mapping[str, str]) -> str:
+    body = {
+        "id": node.id,
+        "kind": node.kind,
+        "content": node.content,
+        "gap": node.gap,
+        "parents": [[parent, parent_digests[parent]] for parent in sorted(node.parents)],
+    }
+    return "sha256:" + hashlib.sha256(canonical_json(body)).hexdigest()
+
+
+def topological(nodes: Iterable[Node]) -> list[Node]:
+    """Parents before children; raises AuditError on a cycle or a missing parent."""
+    by_id = {node.id: node for node in nodes}
+    ordered: list[Node] = []
+    state: dict[str, str] = {}
+
+    def visit(node_id: str, child: str | None) -> None:
+        if state.get(node_id) == "done":
+            return
+        if state.get(node_id) == "visiting":
+            raise AuditError(f"the chain has a cycle through {node_id}")
+        if node_id not in by_id:
+            raise AuditError(f"{child}: parent {node_id} is not in the chain")
+        state[node_id] = "visiting"
+        for parent in sorted(by_id[node_id].parents):
+            visit(parent, node_id)
+        state[node_id] = "done"
+        ordered.append(by_id[node_id])
+
+    for node_id in sorted(by_id):
+        visit(node_id, None)
+    return ordered
+
+
+def seal(nodes: Iterable[Node]) -> list[Node]:
+    """Compute every node's digest (parents first); returns the nodes in that order."""
+    ordered = topological(nodes)
+    digests: dict[str, str] = {}
+    for node in ordered:
+        node.digest = node_digest(node, digests)
+        digests[node.id] = node.digest
+    return ordered
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A link that no longer matches: which node, and what about it."""
+
+    node: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.node}: {self.message}"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 90 else text[:87] + "..."
+
+
+def content_differences(path: str, recorded: Any, current: Any) -> list[str]:
+    """Field-level differences between two JSON values, as ``path: was X, now Y`` lines."""
+    if isinstance(recorded, dict) and isinstance(current, dict):
+        lines = []
+        for key in sorted(set(recorded) | set(current)):
+            sub = f"{path}.{key}" if path else str(key)
+            if key not in current:
+                lines.append(f"{sub}: was {_short(recorded[key])}, now missing")
+            elif key not in recorded:
+                lines.append(f"{sub}: now {_short(current[key])}, not in the bundle")
+            else:
+                lines.extend(content_differences(sub, recorded[key], current[key]))
+        return lines
+    if recorded != current:
+        return [f"{path or 'value'}: was {_short(recorded)}, now {_short(current)}"]
+    return []
+
+
+def check_seal(nodes: Iterable[Node]) -> list[Difference]:
+    """Nodes whose recorded digest no longer matches their recorded content and their
+    parents' recorded digests (catches an edited bundle file, naming the edited node)."""
+    nodes = list(nodes)
+    recorded = {node.id: node.digest for node in nodes}
+    differences = []
+    for node in nodes:
+        missing = [p for p in node.parents if p not in recorded]
+        if missing:
+            differences.append(Difference(node.id, f"parents not in the bundle: {missing}"))
+        elif node_digest(node, recorded) != node.digest:
+            differences.append(
+                Difference(node.id, "its digest does not match its recorded content")
+            )
+    return differences
+
+
+def compare(recorded: Iterable[Node], current: Iterable[Node]) -> list[Difference]:
+    """Links of ``recorded`` that ``current`` (recollected from the sources) no longer
+    matches: each node whose own content, gap or parents changed, with the fields."""
+    now = {node.id: node for node in current}
+    differences = []
+    for node in recorded:
+        if node.gap is not None:
+            differences.append(Difference(node.id, f"recorded as a gap: {node.gap}"))
+            continue
+        fresh = now.get(node.id)
+        if fresh is None:
+            differences.append(Difference(node.id, "no longer reachable from the model version"))
+            continue
+        if fresh.gap is not None:
+            differences.append(Difference(node.id, fresh.gap))
+            continue
+        lines = content_differences("", node.content, fresh.content)
+        if sorted(node.parents) != sorted(fresh.parents):
+            lines.append(f"parents: was {sorted(node.parents)}, now {sorted(fresh.parents)}")
+        differences.extend(Difference(node.id, line) for line in lines)
+    return differences

@@ -1,0 +1,516 @@
+"""Collect the audit chain of one registered model version from where each fact lives.
+
+From the MLflow model version down: its alias history, the MLflow run (params, metrics,
+baseline, environment), the code version, the training set and every lake table upstream
+of it (digests recomputed from the files, manifests, blocking-check verdicts, the Dagster
+run that materialized each), each table's ANSI SQL and translation rules and warnings, the
+legacy SQL file it came from (sha256, git commit), and the raw tables (generator, scale).
+
+The same function serves ``--verify``: it is called again with the bundle's pinned model
+version and creation time, and the two chains are compared. Anything that cannot be
+established becomes a node with a ``gap``, never a guess.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import platform
+import subprocess
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from pipelines.ansi_store import PROJECT_ROOT, sha256_bytes, sha256_text
+from pipelines.audit.chain import AuditError, Node
+from pipelines.lake import MANIFEST, Lake, digest_files
+from pipelines.registry import ALIAS_TAG_PREFIX, AliasHistory
+from sql.lineage import column_sources, projection_lines
+
+# One tag per bundle, ``plumbline.audit.root.<created at>``: a bundle made later (by the
+# CLI, or after an alias move) does not overwrite the root of an earlier one.
+AUDIT_TAG_PREFIX = "plumbline.audit.root."
+# Tags that change legitimately after registration: alias moves (covered by the alias
+# history node, up to the bundle's time) and the audit's own root digest.
+VOLATILE_TAG_PREFIXES = (ALIAS_TAG_PREFIX, "plumbline.audit.")
+KEY_PACKAGES = (
+    "dagster",
+    "duckdb",
+    "great-expectations",
+    "mlflow",
+    "numpy",
+    "pyarrow",
+    "pyspark",
+    "scikit-learn",
+    "sqlglot",
+    "torch",
+)
+TRAINING_SET = ("warehouse", "training_set")
+
+
+@dataclass
+class Sources:
+    """Where the facts live. ``instance`` (a DagsterInstance) is optional: without it, the
+    Dagster run of each table is recorded as a gap."""
+
+    lake: Lake
+    ansi_root: Path
+    client: Any  # mlflow.MlflowClient
+    alias_history: AliasHistory
+    instance: Any | None = None
+    repo_root: Path = PROJECT_ROOT  # holds sql/legacy and sql/ansi
+
+    @property
+    def native_ansi_root(self) -> Path:
+        return self.repo_root / "sql" / "ansi"
+
+
+@dataclass
+class Collected:
+    model: str
+    version: str
+    created_at: str
+    nodes: dict[str, Node] = field(default_factory=dict)
+    column_lineage: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def add(self, node: Node) -> Node:
+        self.nodes.setdefault(node.id, node)
+        return self.nodes[node.id]
+
+
+def parse_subject(subject: str) -> tuple[str, str | None, str | None]:
+    """``MODEL[@VERSION|@ALIAS]`` -> (model, version, alias); a bare model means champion."""
+    name, _, pin = subject.partition("@")
+    if not name:
+        raise AuditError(f"{subject!r}: expected MODEL[@VERSION|@ALIAS], e.g. delivery_delay@3")
+    if not pin:
+        return name, None, "champion"
+    return (name, pin, None) if pin.isdigit() else (name, None, pin)
+
+
+def resolve(client: Any, subject: str) -> tuple[str, str]:
+    """The (model, version) ``subject`` names; AuditError when the registry has no such."""
+    from mlflow.exceptions import MlflowException
+
+    name, version, alias = parse_subject(subject)
+    try:
+        client.get_registered_model(name)
+    except MlflowException:
+        raise AuditError(f"{name}: no such registered model in the MLflow registry") from None
+    try:
+        if alias is not None:
+            return name, str(client.get_model_version_by_alias(name, alias).version)
+        client.get_model_version(name, version)
+    except MlflowException:
+        what = f"alias {alias!r}" if alias is not None else f"version {version}"
+        raise AuditError(f"{name}: no {what} in the MLflow registry") from None
+    return name, str(version)
+
+
+def _git(repo: Path, *args: str) -> str | None:
+    try:
+        return subprocess.run(
+            ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def file_record(repo: Path, path: Path) -> dict[str, Any]:
+    """sha256, size in lines, and git state of a file of the repository."""
+    relative = path.resolve().relative_to(repo.resolve()).as_posix()
+    data = path.read_bytes()
+    commit = _git(repo, "log", "-1", "--format=%H", "--", relative) or None
+    changed = _git(repo, "status", "--porcelain", "--", relative)
+    return {
+        "path": relative,
+        "sha256": sha256_bytes(data),
+        "lines": data.decode(errors="replace").count("\n"),
+        "git_commit": commit,
+        "uncommitted_changes": bool(changed) if changed is not None else None,
+    }
+
+
+def package_versions() -> dict[str, str]:
+    found = {}
+    for name in KEY_PACKAGES:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def auditor_environment() -> dict[str, Any]:
+    """Where the bundle was made (not part of the chain: it differs per reviewer)."""
+    return {
+        "python": platform.python_version(),
+        "host": platform.node(),
+        "platform": platform.platform(),
+        "packages": package_versions(),
+    }
+
+
+def _without_volatile(tags: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in sorted(tags.items()) if not k.startswith(VOLATILE_TAG_PREFIXES)}
+
+
+class Collector:
+    def __init__(self, sources: Sources, model: str, version: str, created_at: str) -> None:
+        self.sources = sources
+        self.out = Collected(model, version, created_at)
+        self.features: list[str] = []
+
+    # -- MLflow ---------------------------------------------------------------------------
+    def model_version(self) -> Node:
+        client, name, version = self.sources.client, self.out.model, self.out.version
+        mv = client.get_model_version(name, version)
+        node_id = f"model:{name}/v{version}"
+        content = {
+            "name": name,
+            "version": str(mv.version),
+            "source": mv.source,
+            "run_id": mv.run_id,
+            "created": _iso_ms(mv.creation_timestamp),
+            "tags": _without_volatile(dict(mv.tags)),
+        }
+        parents = [self.alias_history().id]
+        gap = None
+        if not mv.run_id or "plumbline.model_digest" not in mv.tags:
+            gap = (
+                f"{name} v{version} was registered outside plumbline: it carries no lineage "
+                "tags (plumbline.model_digest, mlflow.run_id), so its training data is unknown"
+            )
+        else:
+            parents.append(self.run(mv.run_id).id)
+            parents.append(self.column_lineage().id)
+        return self.out.add(
+            Node(node_id, "model_version", f"{name} version {version}", content, parents, gap)
+        )
+
+    def alias_history(self) -> Node:
+        name, version = self.out.model, self.out.version
+        moves = [
+            {
+                "alias": move.alias,
+                "from_version": move.from_version,
+                "to_version": move.to_version,
+                "moved_at": move.moved_at,
+                "dagster_run_id": move.dagster_run_id,
+                "reason": move.reason,
+            }
+            for move in self.sources.alias_history.moves(name)
+            if version in (move.to_version, move.from_version)
+            and move.moved_at <= self.out.created_at
+        ]
+        return self.out.add(
+            Node(
+                f"alias_history:{name}/v{version}",
+                "alias_history",
+                f"Alias moves of {name} version {version}",
+                {"moves": moves},
+            )
+        )
+
+    def run(self, run_id: str) -> Node:
+        from mlflow.exceptions import MlflowException
+
+        node_id = f"mlflow_run:{run_id}"
+        try:
+            run = self.sources.client.get_run(run_id)
+        except MlflowException:
+            return self.out.add(
+                Node(node_id, "mlflow_run", f"MLflow run {run_id}", {}, gap="run not found")
+            )
+        tags = {k: v for k, v in sorted(run.data.tags.items()) if not k.startswith("mlflow.")}
+        content = {
+            "run_id": run_id,
+            "experiment_id": run.info.experiment_id,
+            "status": run.info.status,
+            "start": _iso_ms(run.info.start_time),
+            "end": _iso_ms(run.info.end_time),
+            "params": dict(sorted(run.data.params.items())),
+            "metrics": dict(sorted(run.data.metrics.items())),
+            "tags": tags,
+            "datasets": sorted(
+                (
+                    {"name": d.dataset.name, "digest": d.dataset.digest}
+                    for d in (run.inputs.dataset_inputs if run.inputs else [])
+                ),
+                key=lambda d: d["name"],
+            ),
+        }
+        params = run.data.params
+        self.features = [
+            name
+            for key in ("categorical_features", "numeric_features")
+            for name in params.get(key, "").split(",")
+            if name
+        ]
+        parents = [self.code(tags).id]
+        version = tags.get("training_set.version")
+        if version:
+            parents.append(self.table(*TRAINING_SET, version).id)
+        gap = None if version else "the run records no training_set.version tag"
+        return self.out.add(
+            Node(node_id, "mlflow_run", f"MLflow run {run_id}", content, parents, gap)
+        )
+
+    def code(self, run_tags: dict[str, str]) -> Node:
+        sha = run_tags.get("code.git_sha", "unknown")
+        dirty = run_tags.get("code.git_dirty")
+        content = {
+            "git_sha": sha,
+            "uncommitted_changes": {"true": True, "false": False}.get(dirty or ""),
+        }
+        gap = "the run records no code version" if sha == "unknown" else None
+        return self.out.add(Node(f"code:{sha}", "code", f"Code at {sha[:12]}", content, gap=gap))
+
+    # -- the lake -------------------------------------------------------------------------
+    def table(self, zone: str, table: str, version: str) -> Node:
+        node_id = f"table:{zone}/{table}@{version}"
+        if node_id in self.out.nodes:
+            return self.out.nodes[node_id]
+        title = f"{zone}/{table}"
+        folder = self.sources.lake.root / zone / ".versions" / table / version
+        manifest_path = folder / MANIFEST
+        if not manifest_path.is_file():
+            return self.out.add(
+                Node(
+                    node_id,
+                    "table",
+                    title,
+                    {"zone": zone, "table": table, "version": version},
+                    gap=f"{zone}/{table} version {version} is no longer in the lake ({folder})",
+                )
+            )
+        manifest = json.loads(manifest_path.read_text())
+        files = {
+            p.relative_to(folder).as_posix(): sha256_bytes(p.read_bytes())
+            for p in sorted(folder.rglob("*.parquet"))
+        }
+        content: dict[str, Any] = {
+            "zone": zone,
+            "table": table,
+            "version": version,
+            "files": files,
+            "files_digest": digest_files(folder),
+            "columns": _parquet_columns(folder) if files else {},
+            "manifest": manifest,
+            "dagster": self.dagster_record(zone, table, manifest),
+        }
+        if (zone, table) == TRAINING_SET:
+            content["split"] = _split_counts(folder)
+        gap = None
+        if content["files_digest"] != manifest.get("digest"):
+            gap = f"the files of {title} {version} no longer match the digest in its manifest"
+        parents = []
+        for key, input_version in sorted(manifest.get("inputs", {}).items()):
+            input_zone, input_table = key.split(".", 1)
+            parents.append(self.table(input_zone, input_table, input_version).id)
+        if zone == "warehouse":
+            parents.append(self.sql(table, manifest.get("ansi_sha256")).id)
+        kind = "raw_table" if zone == "raw" else "table"
+        return self.out.add(Node(node_id, kind, title, content, parents, gap))
+
+    def dagster_record(self, zone: str, table: str, manifest: dict[str, Any]) -> dict[str, Any]:
+        """The Dagster run that materialized this version (matched on its data version)."""
+        data_version = manifest.get("content_digest") or manifest.get("digest")
+        if self.sources.instance is None:
+            return {"data_version": data_version, "run_id": None}
+        import dagster as dg
+
+        records = self.sources.instance.fetch_materializations(
+            dg.AssetKey([zone, table]), limit=1000
+        ).records
+        for record in records:
+            materialization = record.asset_materialization
+            if materialization is None:
+                continue
+            if materialization.tags.get("dagster/data_version") == data_version:
+                return {"data_version": data_version, "run_id": record.run_id}
+        return {"data_version": data_version, "run_id": None}
+
+    # -- SQL ------------------------------------------------------------------------------
+    def sql(self, table: str, built_sha: str | None) -> Node:
+        node_id = f"ansi:{table}"
+        native = self.sources.native_ansi_root / f"{table}.sql"
+        if native.is_file():
+            record = file_record(self.sources.repo_root, native)
+            gap = None
+            if record["sha256"] != built_sha:
+                gap = f"{record['path']} is not the SQL this table was built from"
+            content = {"written_in": "ansi", "built_sha256": built_sha, **record}
+            return self.out.add(Node(node_id, "ansi_sql", f"ANSI SQL of {table}", content, gap=gap))
+        manifest_path = self.sources.ansi_root / f"{table}.json"
+        sql_path = self.sources.ansi_root / f"{table}.sql"
+        if not manifest_path.is_file() or not sql_path.is_file():
+            return self.out.add(
+                Node(
+                    node_id,
+                    "ansi_sql",
+                    f"ANSI SQL of {table}",
+                    {"built_sha256": built_sha},
+                    gap=f"{sql_path}: the translation this table was built from is not stored",
+                )
+            )
+        stored = json.loads(manifest_path.read_text())
+        content = {
+            "written_in": "translation",
+            "built_sha256": built_sha,
+            "stored_sha256": sha256_text(sql_path.read_text()),
+            "rules_applied": stored.get("rules_applied", []),
+            "warnings": stored.get("diagnostics", []),
+            "assumptions": stored.get("assumptions"),
+            "translator_version": stored.get("translator_version"),
+            "source_sha256": stored.get("source_sha256"),
+        }
+        gap = None
+        if content["stored_sha256"] != built_sha:
+            gap = (
+                f"{sql_path}: the stored ANSI SQL (sha256 {content['stored_sha256'][:12]}) is "
+                f"not the SQL this table was built from ({str(built_sha)[:12]})"
+            )
+        parents = [self.legacy(Path(stored["source_path"]), stored["dialect"]).id]
+        return self.out.add(
+            Node(node_id, "ansi_sql", f"ANSI SQL of {table}", content, parents, gap)
+        )
+
+    def legacy(self, path: Path, dialect: str) -> Node:
+        repo = self.sources.repo_root
+        full = path if path.is_absolute() else repo / path
+        relative = full.resolve().relative_to(repo.resolve()).as_posix()
+        node_id = f"legacy:{relative}"
+        if not full.is_file():
+            return self.out.add(
+                Node(node_id, "legacy_sql", relative, {"path": relative}, gap="file not found")
+            )
+        content = {"dialect": dialect, **file_record(repo, full)}
+        return self.out.add(Node(node_id, "legacy_sql", relative, content))
+
+    # -- column lineage -------------------------------------------------------------------
+    def column_lineage(self) -> Node:
+        """For each model feature, its path back through warehouse columns to raw columns,
+        with the SQL expression that defines it at each hop."""
+        paths = {feature: self._trace(*TRAINING_SET, feature) for feature in self.features}
+        self.out.column_lineage = paths
+        node_id = f"column_lineage:{self.out.model}/v{self.out.version}"
+        gaps = [f for f, path in paths.items() if not any(h["zone"] == "raw" for h in path)]
+        gap = f"no path to a raw column for: {', '.join(gaps)}" if gaps else None
+        if not paths:
+            gap = "the MLflow run records no feature names (categorical_features/numeric_features)"
+        # Traced through the pinned tables and their SQL: the digest covers them too.
+        parents = [
+            n.id
+            for n in self.out.nodes.values()
+            if n.kind == "table" and (n.content.get("zone"), n.content.get("table")) == TRAINING_SET
+        ]
+        return self.out.add(
+            Node(node_id, "column_lineage", "Column lineage of the features", paths, parents, gap)
+        )
+
+    def _trace(self, zone: str, table: str, column: str) -> list[dict[str, Any]]:
+        hops: list[dict[str, Any]] = []
+        frontier = [(zone, table, column, 0)]
+        seen = set()
+        while frontier:
+            zone_, table_, column_, depth = frontier.pop(0)
+            if (zone_, table_, column_) in seen:
+                continue
+            seen.add((zone_, table_, column_))
+            hop: dict[str, Any] = {"zone": zone_, "table": table_, "column": column_}
+            hop["depth"] = depth
+            hops.append(hop)
+            if zone_ != "warehouse":
+                continue
+            sql_text, where = self._defining_sql(table_)
+            if sql_text is None:
+                hop["gap"] = where
+                continue
+            ansi = (
+                (self.sources.ansi_root / f"{table_}.sql").read_text()
+                if where["written_in"] == "translation"
+                else sql_text
+            )
+            found = projection_lines(sql_text, where["dialect"], column_)
+            if found is not None:
+                first, last, text = found
+                lines = f"{first}" if last == first else f"{first}-{last}"
+                hop["defined_at"] = f"{where['path']}:{lines}"
+                hop["expression"] = text
+            sources = column_sources(ansi, [column_], self._schema_of(ansi)).get(column_, [])
+            hop["from"] = [f"{t}.{c}" for t, c in sources]
+            for source_table, source_column in sources:
+                source_zone, source_name = source_table.split(".", 1)
+                frontier.append((source_zone, source_name, source_column, depth + 1))
+        return hops
+
+    def _defining_sql(self, table: str) -> tuple[str | None, Any]:
+        native = self.sources.native_ansi_root / f"{table}.sql"
+        if native.is_file():
+            relative = native.relative_to(self.sources.repo_root).as_posix()
+            return native.read_text(), {"written_in": "ansi", "dialect": None, "path": relative}
+        manifest_path = self.sources.ansi_root / f"{table}.json"
+        if not manifest_path.is_file():
+            return None, f"no stored translation for {table}"
+        stored = json.loads(manifest_path.read_text())
+        legacy = self.sources.repo_root / stored["source_path"]
+        if not legacy.is_file():
+            return None, f"{stored['source_path']} not found"
+        return legacy.read_text(), {
+            "written_in": "translation",
+            "dialect": stored["dialect"],
+            "path": stored["source_path"],
+        }
+
+    def _schema_of(self, ansi_sql: str) -> dict[str, dict[str, dict[str, str]]]:
+        """Column types of the tables ``ansi_sql`` reads, from the pinned versions the chain
+        collected (not whatever is published now)."""
+        from pipelines.warehouse import tables_read
+
+        pinned = {
+            f"{n.content['zone']}.{n.content['table']}": n.content.get("columns", {})
+            for n in self.out.nodes.values()
+            if n.kind in ("table", "raw_table")
+        }
+        schema: dict[str, dict[str, dict[str, str]]] = {}
+        for key in tables_read(ansi_sql):
+            if pinned.get(key):
+                zone, table = key.split(".", 1)
+                schema.setdefault(zone, {})[table] = pinned[key]
+        return schema
+
+
+def _parquet_columns(folder: Path) -> dict[str, str]:
+    import duckdb
+
+    from pipelines.lake import parquet_source
+
+    with duckdb.connect() as con:
+        relation = con.read_parquet(parquet_source(folder))
+        return {c: str(t) for c, t in zip(relation.columns, relation.types, strict=True)}
+
+
+def _split_counts(folder: Path) -> dict[str, int]:
+    import duckdb
+
+    from pipelines.lake import parquet_source
+
+    with duckdb.connect() as con:
+        rows = con.read_parquet(parquet_source(folder)).aggregate("split, count(*)").fetchall()
+    return {str(split): int(count) for split, count in sorted(rows)}
+
+
+def _iso_ms(millis: int | None) -> str | None:
+    if millis is None:
+        return None
+    return dt.datetime.fromtimestamp(millis / 1000, tz=dt.UTC).isoformat()
+
+
+def collect(sources: Sources, model: str, version: str, created_at: str | None = None) -> Collected:
+    """Every node of ``model`` ``version``'s chain (unsealed: digests come from ``seal``)."""
+    created = created_at or dt.datetime.now(dt.UTC).isoformat()
+    collector = Collector(sources, model, version, created)
+    collector.model_version()
+    return collector.out

@@ -1,0 +1,281 @@
+"""models/audit_bundle after a real run at scale 0.01 (translation, DuckDB builds, contracts,
+2-process DDP training, registration): the chain, column lineage, verification, and each
+kind of tampering caught by name."""
+
+import json
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import mlflow
+import pyarrow.parquet as pq
+import pytest
+
+from assets.audit import AUDIT_BUNDLE_KEY, audit_bundle, audit_sources
+from assets.registry import registered_model
+from assets.training import delay_model
+from pipelines.ansi_store import PROJECT_ROOT, sha256_bytes
+from pipelines.audit.bundle import build_bundle, read_bundle, root_tag, verify_bundle
+from pipelines.audit.chain import AuditError
+from pipelines.audit.collect import resolve
+from pipelines.lake import Lake, digest_files
+from pipelines.resources import AuditResource
+from tests.assets.test_training import FAST, new_home, resources, upstream_assets
+
+MODEL = "delivery_delay"
+LEGACY = "sql/legacy/snowflake/delay_features.sql"
+
+
+@pytest.fixture(scope="module")
+def instance():
+    with dg.DagsterInstance.ephemeral() as ephemeral:
+        yield ephemeral
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory, raw_lake_root, instance):
+    home = new_home(tmp_path_factory, raw_lake_root)
+    # The audit reads legacy and portable SQL from a copy of the repository's sql/ folder,
+    # so that the tampering tests can edit a legacy file without touching the real one.
+    shutil.copytree(PROJECT_ROOT / "sql", home / "repo" / "sql")
+    all_resources = {
+        **resources(home, max_restarts=0),
+        "audit": AuditResource(root=str(home / "audit")),
+    }
+    assert dg.materialize(upstream_assets(), resources=all_resources, instance=instance).success
+    result = dg.materialize(
+        [delay_model, registered_model, audit_bundle],
+        resources=all_resources,
+        instance=instance,
+        run_config=dg.RunConfig(
+            ops={
+                "models__delay_model": {"config": FAST},
+                # At this tiny scale the first model is held to a looser bar.
+                "models__registered_model": {"config": {"baseline_margin": 0.05}},
+            }
+        ),
+    )
+    assert result.success
+    return home
+
+
+@pytest.fixture(scope="module")
+def client(home):
+    uri = f"sqlite:///{home / 'mlflow.db'}"
+    return mlflow.MlflowClient(tracking_uri=uri, registry_uri=uri)
+
+
+def sources(home, client, instance, *, repo: Path | None = None):
+    found = audit_sources(Lake(home / "lake"), home / "ansi", client, instance)
+    found.repo_root = repo or home / "repo"
+    return found
+
+
+@pytest.fixture(scope="module")
+def bundle(home, client, instance):
+    built = build_bundle(sources(home, client, instance), MODEL, "1", requested=MODEL)
+    client.set_model_version_tag(MODEL, "1", root_tag(built), built.root_digest)
+    return built
+
+
+def by_kind(bundle, kind):
+    return [n for n in bundle.nodes if n.kind == kind]
+
+
+def verify(bundle, home, client, instance):
+    return [str(d) for d in verify_bundle(bundle, sources(home, client, instance))]
+
+
+def test_the_asset_writes_a_bundle_and_report_and_keeps_the_root_on_mlflow(home, client, instance):
+    event = instance.get_latest_materialization_event(AUDIT_BUNDLE_KEY)
+    metadata = {k: v.value for k, v in event.asset_materialization.metadata.items()}
+    assert metadata["gaps"] == []
+    written = read_bundle(Path(metadata["bundle"]))
+    assert written.root_digest == metadata["root_digest"]
+    assert Path(metadata["report"]).read_text().count(written.root_digest) >= 1
+    tags = client.get_model_version(MODEL, "1").tags
+    assert tags[metadata["mlflow_tag"]] == metadata["root_digest"]
+    # The asset's bundle verifies, Dagster's record of its root included.
+    assert (
+        verify_bundle(
+            written,
+            sources(home, client, instance, repo=PROJECT_ROOT),  # the asset read the real repo
+            dagster_root_digests=[metadata["root_digest"]],
+        )
+        == []
+    )
+    check = instance.get_latest_asset_check_evaluation_record(
+        dg.AssetCheckKey(AUDIT_BUNDLE_KEY, "audit_bundle_complete")
+    )
+    assert check.event.dagster_event.event_specific_data.passed
+
+
+def test_the_bundle_lists_every_upstream_link_with_its_digest(bundle, home):
+    lake = Lake(home / "lake")
+    tables = {(n.content["zone"], n.content["table"]): n for n in by_kind(bundle, "table")}
+    raw = {n.content["table"]: n for n in by_kind(bundle, "raw_table")}
+    assert set(tables) == {("warehouse", "delay_features"), ("warehouse", "training_set")}
+    assert set(raw) == {"customer", "lineitem", "nation", "orders", "region", "supplier"}
+    for node in [*tables.values(), *raw.values()]:
+        version = lake.current(node.content["zone"], node.content["table"])
+        assert node.content["version"] == version.path.name
+        assert node.content["files_digest"] == digest_files(version.path) == version.digest
+    # The Dagster run that materialized each table (the raw tables were generated once per
+    # test session, in another instance).
+    assert all(n.content["dagster"]["run_id"] for n in tables.values())
+    assert raw["orders"].content["manifest"]["generator"].startswith("tpchgen-cli")
+    training = tables[("warehouse", "training_set")].content
+    assert sum(training["split"].values()) == training["manifest"]["row_count"]
+    assert training["manifest"]["checks"]["training_set_contract"]["passed"]
+
+    [legacy] = by_kind(bundle, "legacy_sql")
+    assert legacy.content["path"] == LEGACY and legacy.content["dialect"] == "snowflake"
+    assert legacy.content["sha256"] == sha256_bytes((PROJECT_ROOT / LEGACY).read_bytes())
+    translated = next(n for n in by_kind(bundle, "ansi_sql") if n.id == "ansi:delay_features")
+    assert translated.content["rules_applied"] and translated.parents == [legacy.id]
+    assert translated.content["built_sha256"] == translated.content["stored_sha256"]
+
+    [run] = by_kind(bundle, "mlflow_run")
+    assert {"val_auc", "test_auc", "baseline_val_auc"} <= set(run.content["metrics"])
+    assert run.content["tags"]["env.python"]
+    assert bundle.data["environment"]["torch"].startswith("2.13")
+    assert bundle.gaps == []
+    assert bundle.data["dagster_run_ids"]
+
+
+def test_column_lineage_of_features_reaches_raw_columns(bundle):
+    [node] = by_kind(bundle, "column_lineage")
+    paths = node.content
+    assert len(paths) == 13  # every feature the run recorded
+
+    def raw_columns(feature):
+        return {f"{h['table']}.{h['column']}" for h in paths[feature] if h["zone"] == "raw"}
+
+    assert raw_columns("ship_lag_days") == {"lineitem.l_shipdate", "orders.o_orderdate"}
+    assert raw_columns("customer_region") == {"region.r_name"}
+    assert raw_columns("discount") == {"lineitem.l_discount"}
+    legacy_hop = next(h for h in paths["ship_lag_days"] if h["table"] == "delay_features")
+    assert legacy_hop["defined_at"].startswith(f"{LEGACY}:")
+    assert "DATEDIFF" in legacy_hop["expression"]
+
+
+def test_verify_passes_then_names_each_tampered_link(bundle, home, client, instance):
+    assert verify(bundle, home, client, instance) == []
+
+    # 1. A legacy SQL file is edited.
+    legacy = home / "repo" / LEGACY
+    original = legacy.read_bytes()
+    legacy.write_bytes(original.replace(b"DATEDIFF", b"datediff"))
+    try:
+        failures = verify(bundle, home, client, instance)
+    finally:
+        legacy.write_bytes(original)
+    assert any(f.startswith(f"legacy:{LEGACY}: sha256: was") for f in failures), failures
+
+    # 2. A lake file is rewritten (same rows, different bytes).
+    version = Lake(home / "lake").current("warehouse", "training_set")
+    [part] = version.files
+    saved = part.read_bytes()
+    pq.write_table(pq.read_table(part), part, compression="gzip")
+    try:
+        failures = verify(bundle, home, client, instance)
+    finally:
+        part.write_bytes(saved)
+    node = f"table:warehouse/training_set@{version.path.name}"
+    assert any(f.startswith(f"{node}: the files of warehouse/training_set") for f in failures)
+
+    # 3. An MLflow tag of the model version is changed.
+    tags = client.get_model_version(MODEL, "1").tags
+    client.set_model_version_tag(MODEL, "1", "val_auc", "0.999")
+    try:
+        failures = verify(bundle, home, client, instance)
+    finally:
+        client.set_model_version_tag(MODEL, "1", "val_auc", tags["val_auc"])
+    assert f'model:{MODEL}/v1: tags.val_auc: was "{tags["val_auc"]}", now "0.999"' in failures
+
+    # 4. The root digest kept on MLflow is changed.
+    client.set_model_version_tag(MODEL, "1", root_tag(bundle), "sha256:forged")
+    try:
+        failures = verify(bundle, home, client, instance)
+    finally:
+        client.set_model_version_tag(MODEL, "1", root_tag(bundle), bundle.root_digest)
+    assert any("'sha256:forged'" in f for f in failures)
+
+    # 5. The bundle file itself is edited.
+    edited = json.loads(json.dumps(bundle.data))
+    edited["nodes"][0]["content"]["forged"] = True
+    failures = verify(type(bundle)(edited), home, client, instance)
+    assert f"{edited['nodes'][0]['id']}: its digest does not match its recorded content" in failures
+
+    assert verify(bundle, home, client, instance) == []
+
+
+def test_bad_subjects_are_refused_by_name(client):
+    with pytest.raises(AuditError, match="nope: no such registered model"):
+        resolve(client, "nope")
+    with pytest.raises(AuditError, match="delivery_delay: no version 9"):
+        resolve(client, "delivery_delay@9")
+    with pytest.raises(AuditError, match="no alias 'gold'"):
+        resolve(client, "delivery_delay@gold")
+    assert resolve(client, "delivery_delay") == (MODEL, "1")
+
+
+def test_a_version_registered_outside_plumbline_is_a_gap(home, client, instance):
+    source = client.get_model_version(MODEL, "1").source
+    outside = client.create_model_version(MODEL, source)
+    built = build_bundle(sources(home, client, instance), MODEL, str(outside.version))
+    [gap] = built.gaps
+    assert "registered outside plumbline" in gap
+    failures = [str(d) for d in verify_bundle(built, sources(home, client, instance))]
+    assert any("recorded as a gap" in f for f in failures)
+
+
+def test_a_missing_lake_version_is_a_gap_that_fails_verification(bundle, home, client, instance):
+    version = Lake(home / "lake").current("warehouse", "delay_features")
+    moved = version.path.with_name(version.path.name + ".moved")
+    version.path.rename(moved)
+    try:
+        built = build_bundle(sources(home, client, instance), MODEL, "1")
+        failures = verify(bundle, home, client, instance)
+    finally:
+        moved.rename(version.path)
+    node = f"table:warehouse/delay_features@{version.path.name}"
+    assert [g for g in built.gaps if g.startswith(node)]
+    assert any("is no longer in the lake" in g for g in built.gaps)
+    assert any(f.startswith(node) and "no longer in the lake" in f for f in failures)
+
+
+def test_the_command_line_audits_verifies_and_exports_openlineage(home, client, tmp_path):
+    from tests.pipelines.test_cli import plumbline
+
+    env = {"PLUMBLINE_HOME": str(home)}
+    out = tmp_path / "audit"
+    events_file = tmp_path / "events.jsonl"
+    made = plumbline(
+        "audit", f"{MODEL}@champion", "--out", str(out), "--openlineage", str(events_file), env=env
+    )
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert f"Report: {out / 'report.html'}" in made.stdout
+    bundle = read_bundle(out / "bundle.json")
+    assert client.get_model_version(MODEL, "1").tags[root_tag(bundle)] == bundle.root_digest
+    events = [json.loads(line) for line in events_file.read_text().splitlines()]
+    jobs = {e["job"]["name"]: e for e in events}
+    assert {"translate.delay_features", "build.warehouse.delay_features", f"train.{MODEL}"} <= set(
+        jobs
+    )
+    [output] = jobs["build.warehouse.delay_features"]["outputs"]
+    assert output["facets"]["columnLineage"]["fields"]["ship_lag_days"]["inputFields"]
+    assert output["facets"]["schema"]["fields"]
+
+    verified = plumbline("audit", "--verify", str(out / "bundle.json"), env=env)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.startswith(f"OK: all {len(bundle.nodes)} links")
+
+    client.set_model_version_tag(MODEL, "1", "val_auc", "0.999")
+    try:
+        failed = plumbline("audit", "--verify", str(out / "bundle.json"), env=env)
+    finally:
+        [model] = by_kind(bundle, "model_version")
+        client.set_model_version_tag(MODEL, "1", "val_auc", model.content["tags"]["val_auc"])
+    assert failed.returncode == 1
+    assert f"model:{MODEL}/v1: tags.val_auc: was" in failed.stdout
