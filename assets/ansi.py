@@ -30,7 +30,12 @@ def ansi_asset(source: LegacySource) -> dg.AssetsDefinition:
         key=[ANSI_ZONE, source.name],
         group_name=ANSI_ZONE,
         kinds={"sql", source.dialect},
-        description=f"`{source.path.parent.name}/{source.path.name}` ({source.dialect}) translated to ANSI SQL.",
+        description=(
+            f"`{source.path.parent.name}/{source.path.name}` ({source.dialect}) translated to "
+            "ANSI SQL. Promise: the same meaning as the legacy SQL, or the asset fails with "
+            "`file:line:col` diagnostics; the rules applied and the assumptions a reviewer "
+            "must accept are in the metadata and the audit trail."
+        ),
         code_version=TRANSLATOR_VERSION,
         tags={"plumbline/dialect": source.dialect},
         metadata={"source_path": dg.MetadataValue.path(str(source.path))},

@@ -87,7 +87,13 @@ def warehouse_asset(
             )
         )
 
-    description = f"Built from `{table.source_file.relative_to(table.source_file.parents[2])}`."
+    description = (
+        f"Built from `{table.source_file.relative_to(table.source_file.parents[2])}`. Promise: "
+        "written to staging and published only when its blocking checks pass (its contract; "
+        "for translated SQL, the hand-written reference query's rows); otherwise the last "
+        "good version stays and nothing downstream runs. Its manifest records the digests of "
+        "its files, inputs and SQL."
+    )
     owners: list[str] = []
     asset_metadata: dict[str, object] = {}
     if contract is not None:
