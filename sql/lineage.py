@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlglot
 from sqlglot import exp
 from sqlglot.lineage import lineage
 from sqlglot.schema import MappingSchema
@@ -16,19 +17,7 @@ def column_lineage(translation: Translation, catalog: Catalog) -> dict[str, list
 
     Columns computed from no lake column (constants, COUNT(*)) map to an empty list.
     """
-    schema = MappingSchema(catalog.schema(), dialect=Ansi, normalize=False)
-    graphs = lineage(None, translation.ansi_sql, schema=schema, dialect=Ansi)
-    result: dict[str, list[tuple[str, str]]] = {}
-    for column in translation.columns:
-        graph = graphs.get(column)
-        found: set[tuple[str, str]] = set()
-        for node in graph.walk() if graph is not None else ():
-            table = node.expression
-            if isinstance(table, exp.Table) and table.db:
-                source = exp.to_column(node.name, dialect=Ansi).name
-                found.add((f"{table.db}.{table.name}", source))
-        result[column] = sorted(found)
-    return result
+    return column_sources(translation.ansi_sql, list(translation.columns), catalog.schema())
 
 
 def column_sources(
@@ -54,8 +43,6 @@ def column_sources(
 def projection_lines(sql_text: str, dialect: str, column: str) -> tuple[int, int, str] | None:
     """Where the outermost SELECT of ``sql_text`` defines ``column`` (case-insensitive):
     (first line, last line, the source text of those lines); None when it is not found."""
-    import sqlglot
-
     tree = sqlglot.parse_one(sql_text, read=dialect)
     select = tree if isinstance(tree, exp.Query) else tree.find(exp.Query)
     if select is None:
