@@ -5,13 +5,21 @@ Run one with a bigger size directly, e.g. `python -m benchmarks.warehouse_bench 
 
 import sys
 
-from benchmarks import contracts_bench, training_bench, translate_bench, warehouse_bench
+from benchmarks import (
+    contracts_bench,
+    gpu_bench,
+    training_bench,
+    translate_bench,
+    warehouse_bench,
+)
 
 BENCHMARKS = {
     "translate": lambda: translate_bench.main(),
     "warehouse": lambda: warehouse_bench.main(["--scale", "0.1"]),
     "contracts": lambda: contracts_bench.main(["--scale", "0.1"]),
     "training": lambda: training_bench.main(["--scale", "0.1"]),
+    # The small configuration on CPU, the large one where GPUs are visible.
+    "gpu": lambda: gpu_bench.main([]),
 }
 
 selected = sys.argv[1:] or list(BENCHMARKS)

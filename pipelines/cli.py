@@ -483,6 +483,20 @@ def audit(
         sys.exit(1)
 
 
+@main.group()
+def bench() -> None:
+    """Benchmarks that need a command of their own (`make bench` runs them all, small)."""
+
+
+def _add_bench_commands() -> None:
+    from benchmarks.gpu_command import gpu_command
+
+    bench.add_command(gpu_command)
+
+
+_add_bench_commands()
+
+
 def mlflow_ui_command(settings: Settings, host: str, port: int) -> list[str]:
     mlflow = Path(sysconfig.get_path("scripts")) / "mlflow"
     return [

@@ -69,6 +69,7 @@ def post_to_server(command: str, env: dict[str, str], path: str, body: dict) -> 
         ["translate", "--help"],
         ["query", "--help"],
         ["audit", "--help"],
+        ["bench", "gpu", "--help"],
     ],
 )
 def test_help_everywhere(args):
