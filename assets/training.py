@@ -1,11 +1,36 @@
-"""``models/delay_model``: the delivery-delay network, trained with DDP through a launcher."""
+"""``models/delay_model``: the delivery-delay network, trained with DDP through a launcher.
 
+Rank 0 reports facts through Pipes (samples/s per epoch, MFU, the environment fingerprint);
+this asset judges them against ``deploy/*.yaml`` and the run's threshold, and prices the
+run. The verdicts then follow the code location's deploy files and run config, not whatever
+a training image carries: changing a reference, a pin or a price needs no new image.
+"""
+
+import datetime as dt
 import subprocess
+import time
 
 import dagster as dg
 from mlflow.entities import RunStatus
+from pydantic import Field
 
+from assets.training_checks import (
+    ENVIRONMENT_CHECK,
+    THROUGHPUT_CHECK,
+    cluster_checks,
+    cost_metadata,
+    run_cost,
+)
 from models.config import ModelConfig, TrainConfig
+from pipelines.cluster.baseline import load_baselines
+from pipelines.cluster.chargeback import (
+    Chargeback,
+    ChargebackEntry,
+    chargeback_owner,
+    chargeback_root,
+)
+from pipelines.cluster.cost import load_prices
+from pipelines.cluster.profiles import DEFAULT_THRESHOLD, load_reference_profiles
 from pipelines.resources import LakeResource, MlflowResource, TrainingLauncherResource
 from pipelines.training import TrainingJob
 from pipelines.warehouse import WAREHOUSE_ZONE
@@ -13,6 +38,7 @@ from pipelines.warehouse import WAREHOUSE_ZONE
 TRAINING_SET = "training_set"
 TRAINING_SET_KEY = dg.AssetKey([WAREHOUSE_ZONE, TRAINING_SET])
 DELAY_MODEL_KEY = dg.AssetKey(["models", "delay_model"])
+OWNERS = ["team:ml-team"]
 _MODEL_DEFAULTS = ModelConfig()
 _TRAIN_DEFAULTS = TrainConfig()
 
@@ -26,6 +52,15 @@ class DelayModelConfig(dg.Config):
     seed: int = _TRAIN_DEFAULTS.seed
     embedding_dim: int = _MODEL_DEFAULTS.embedding_dim
     hidden: list[int] = list(_MODEL_DEFAULTS.hidden)
+    throughput_threshold: float = Field(
+        default=DEFAULT_THRESHOLD,
+        gt=0.0,
+        le=1.0,
+        description=(
+            "Fraction of the reference samples/s (and MFU) in deploy/reference_profiles.yaml "
+            f"below which {THROUGHPUT_CHECK} warns."
+        ),
+    )
 
 
 def code_version() -> dict[str, str]:
@@ -47,10 +82,33 @@ def code_version() -> dict[str, str]:
     deps=[TRAINING_SET_KEY],
     group_name="models",
     kinds={"pytorch", "mlflow"},
+    owners=OWNERS,
+    check_specs=[
+        dg.AssetCheckSpec(
+            THROUGHPUT_CHECK,
+            asset=DELAY_MODEL_KEY,
+            description=(
+                "Steady-state samples/s (and MFU on GPUs) against the reference for this "
+                "hardware and model configuration in deploy/reference_profiles.yaml; warns "
+                "below the threshold (default 92%), saying by how much."
+            ),
+        ),
+        dg.AssetCheckSpec(
+            ENVIRONMENT_CHECK,
+            asset=DELAY_MODEL_KEY,
+            description=(
+                "The training environment (GPU model, driver, CUDA, cuDNN, NCCL, torch, VBIOS; "
+                "Python and key packages on CPU) against deploy/baseline.yaml; fails naming "
+                "each drifted field."
+            ),
+        ),
+    ],
     description=(
         "The delivery-delay risk network (embeddings + MLP), trained with PyTorch DDP "
         "(gloo on CPU, NCCL on GPUs) by torchrun through Dagster Pipes, tracked in MLflow "
-        "next to a HistGradientBoosting baseline on the same split."
+        "next to a HistGradientBoosting baseline on the same split. Each run is checked "
+        "against the cluster's reference throughput and pinned environment, and its cost is "
+        "recorded and appended to the lake's finance/chargeback table."
     ),
 )
 def delay_model(
@@ -71,6 +129,8 @@ def delay_model(
             f"{version.path}: the training set was not published under a passing contract; "
             "training does not start"
         )
+    # Read before training starts: a broken deploy file must not cost a training run.
+    profiles, baselines, prices = load_reference_profiles(), load_baselines(), load_prices()
     model_config = ModelConfig(embedding_dim=config.embedding_dim, hidden=tuple(config.hidden))
     train_config = TrainConfig(
         epochs=config.epochs,
@@ -102,9 +162,47 @@ def delay_model(
         tags=tags,
     )
     context.log.info(f"MLflow run {run.info.run_id}; training set {version.path}")
+    started = time.monotonic()
     try:
         invocation = training_launcher.launch(context, job)
     except BaseException:
         client.set_terminated(run.info.run_id, status=RunStatus.to_string(RunStatus.FAILED))
         raise
-    return invocation.get_materialize_result()
+    run_seconds = time.monotonic() - started
+    reported = invocation.get_materialize_result()
+    facts = {key: value.value for key, value in reported.metadata.items()}
+    checks = cluster_checks(
+        facts, profiles, baselines, model_config, train_config, config.throughput_threshold
+    )
+    cost = run_cost(facts, prices, run_seconds)
+    owner = chargeback_owner(context.assets_def.owners_by_key.get(DELAY_MODEL_KEY, []))
+    charged = Chargeback(chargeback_root(lake.root)).append(
+        ChargebackEntry(
+            owner=owner,
+            asset=context.asset_key.to_user_string(),
+            dagster_run_id=context.run.run_id,
+            mlflow_run_id=run.info.run_id,
+            hardware=cost.hardware,
+            spot=cost.spot,
+            billed_units=cost.billed_units,
+            unit=cost.unit,
+            hours=cost.run_hours,
+            billed_hours=cost.billed_hours,
+            cost=cost.per_run,
+            currency=cost.currency,
+            price_source=cost.price_source,
+            recorded_at=dt.datetime.now(dt.UTC).isoformat(),
+        )
+    )
+    return dg.MaterializeResult(
+        asset_key=reported.asset_key,
+        metadata={
+            **reported.metadata,
+            **cost_metadata(cost),
+            "chargeback_owner": owner,
+            "chargeback_file": dg.MetadataValue.path(str(charged)),
+        },
+        check_results=[*(reported.check_results or []), *checks],
+        data_version=reported.data_version,
+        tags=reported.tags,
+    )

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import shutil
 import subprocess
@@ -32,11 +33,19 @@ def _nvidia_smi() -> dict[str, str]:
     return {"driver": driver, "vbios": vbios}
 
 
+def _usable_cpus() -> int:
+    # The cores this process may run on (a container's cpuset), not the host's count.
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 def fingerprint() -> dict[str, str]:
     info = {
         "python": platform.python_version(),
         "platform": platform.platform(),
         "host": platform.node(),
+        "cpus": str(_usable_cpus()),
         "torch": torch.__version__,
     }
     for name in PACKAGES:

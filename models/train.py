@@ -270,6 +270,8 @@ def _finish(job, runtime, trainer, model, preprocessing, history, reporter, pipe
             "training_set_digest": {"raw_value": job.data_digest, "type": "text"},
             "model_digest": {"raw_value": f"sha256:{digest}", "type": "text"},
             "history": {"raw_value": history, "type": "json"},
+            # The asset compares it with deploy/baseline.yaml (the MLflow env.* tags hold it too).
+            "environment": {"raw_value": fingerprint(), "type": "json"},
             "training_curve_png": {"raw_value": str(output / CURVE_FILE), "type": "path"},
             "training_curve": {
                 "raw_value": f"![training curve](data:image/png;base64,{png})",

@@ -62,6 +62,7 @@ def test_retrain_job_covers_the_training_path_and_not_the_raw_data(tmp_path):
         "warehouse/training_set",
         "models/delay_model",
         "models/registered_model",
+        "models/audit_bundle",
         "warehouse/open_lines",
         "scores/batch_scores",
     } == keys

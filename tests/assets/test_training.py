@@ -17,6 +17,7 @@ import torch
 from assets.ansi import build_ansi_assets
 from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
+from pipelines.cluster.chargeback import Chargeback, chargeback_root
 from pipelines.lake import Lake
 from pipelines.resources import (
     AnsiStoreResource,
@@ -97,7 +98,7 @@ def _metadata(result) -> dict:
     return {key: value.value for key, value in event.materialization.metadata.items()}
 
 
-def test_ddp_training_through_pipes_reports_metrics_and_the_curve(trained, instance):
+def test_ddp_training_through_pipes_reports_metrics_and_the_curve(trained, instance, home):
     assert trained.success
     metadata = _metadata(trained)
     assert metadata["world_size"] == 2 and metadata["backend"] == "gloo"
@@ -111,6 +112,29 @@ def test_ddp_training_through_pipes_reports_metrics_and_the_curve(trained, insta
     messages = [entry.user_message for entry in instance.all_logs(trained.run_id)]
     for epoch in range(1, FAST["epochs"] + 1):
         assert any(m.startswith(f"epoch {epoch}/{FAST['epochs']}: train loss") for m in messages)
+    # Cluster checks and cost, judged against deploy/*.yaml. This small configuration has no
+    # reference profile: the throughput check passes and says so; the committed CPU
+    # baseline holds on CI machines.
+    checks = {c.check_name: c for c in trained.get_asset_check_evaluations()}
+    throughput, environment = checks["delay_model_throughput"], checks["delay_model_environment"]
+    assert throughput.passed and throughput.severity == dg.AssetCheckSeverity.WARN
+    assert throughput.description.startswith("no reference for cpu-")
+    assert "batch512-embed8-hidden64x32-world2" in throughput.description
+    assert throughput.metadata["measured_samples_per_second"].value > 0
+    assert environment.passed and environment.severity == dg.AssetCheckSeverity.ERROR
+    assert environment.description.startswith("matches the cpu baseline on python, torch")
+    assert metadata["environment"]["torch"] == torch.__version__
+    assert 0 < metadata["cost_per_step"] < metadata["cost_per_epoch"] < metadata["cost_per_run"]
+    assert metadata["cost_currency"] == "USD" and metadata["cost_hardware"] == "cpu"
+    assert "prices.yaml: example list prices" in metadata["cost_price_source"]
+    [charge] = [
+        entry
+        for entry in Chargeback(chargeback_root(home / "lake")).entries("team:ml-team")
+        if entry.dagster_run_id == trained.run_id
+    ]
+    assert charge.cost == pytest.approx(metadata["cost_per_run"])
+    assert charge.mlflow_run_id == metadata["mlflow_run_id"] and charge.hardware == "cpu"
+    assert metadata["chargeback_owner"] == "team:ml-team"
 
 
 def test_mlflow_holds_params_metrics_dataset_and_a_loadable_model(trained, home):
