@@ -174,7 +174,8 @@ def delay_model(
     checks = cluster_checks(
         facts, profiles, baselines, model_config, train_config, config.throughput_threshold
     )
-    cost = run_cost(facts, prices, run_seconds)
+    nodes, spot = training_launcher.placement()
+    cost = run_cost(facts, prices, run_seconds, nodes=nodes, spot=spot)
     owner = chargeback_owner(context.assets_def.owners_by_key.get(DELAY_MODEL_KEY, []))
     charged = Chargeback(chargeback_root(lake.root)).append(
         ChargebackEntry(

@@ -93,9 +93,16 @@ def cluster_checks(
     return [throughput, drift]
 
 
-def run_cost(facts: Mapping[str, Any], prices: PriceTable, run_seconds: float) -> TrainingCost:
-    """Cost of this run at the on-demand price: the local launcher runs one torchrun node,
-    on capacity of its own, never spot."""
+def run_cost(
+    facts: Mapping[str, Any],
+    prices: PriceTable,
+    run_seconds: float,
+    *,
+    nodes: int = 1,
+    spot: bool = False,
+) -> TrainingCost:
+    """Cost of this run on ``nodes`` nodes, at the spot or on-demand price (the local
+    launcher: one node of its own, on demand)."""
     step_seconds, epoch_seconds = history_times(facts["history"])
     return training_cost(
         prices,
@@ -104,8 +111,8 @@ def run_cost(facts: Mapping[str, Any], prices: PriceTable, run_seconds: float) -
         epoch_seconds=epoch_seconds,
         run_seconds=run_seconds,
         world_size=int(facts["world_size"]),
-        nodes=1,
-        spot=False,
+        nodes=nodes,
+        spot=spot,
     )
 
 

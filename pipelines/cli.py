@@ -488,13 +488,15 @@ def bench() -> None:
     """Benchmarks that need a command of their own (`make bench` runs them all, small)."""
 
 
-def _add_bench_commands() -> None:
+def _add_commands() -> None:
     from benchmarks.gpu_command import gpu_command
+    from pipelines.k8s.cli import k8s
 
     bench.add_command(gpu_command)
+    main.add_command(k8s)
 
 
-_add_bench_commands()
+_add_commands()
 
 
 def mlflow_ui_command(settings: Settings, host: str, port: int) -> list[str]:

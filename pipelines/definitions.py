@@ -41,7 +41,17 @@ def build_definitions(settings: Settings) -> dg.Definitions:
             "mlflow_tracking": MlflowResource(
                 tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)
             ),
-            "training_launcher": TrainingLauncherResource(runs_root=str(settings.training_root)),
+            "training_launcher": TrainingLauncherResource(
+                runs_root=str(settings.training_root),
+                kind=settings.launcher,
+                k8s_image=settings.k8s_image,
+                k8s_namespace=settings.k8s_namespace,
+                k8s_gpu=settings.k8s_gpu,
+                k8s_nodes=settings.k8s_nodes,
+                k8s_gpus_per_node=settings.k8s_gpus_per_node,
+                k8s_spot=settings.k8s_spot,
+                k8s_shared_mount_path=str(settings.home),
+            ),
             "audit": AuditResource(root=str(settings.audit_root)),
         }
     )

@@ -109,12 +109,41 @@ class TrainingLauncherResource(dg.ConfigurableResource):
     """How training processes start. ``local``: ``torchrun --standalone`` on this machine
     through Dagster Pipes, ``nproc_per_node`` processes (default: one per GPU, else 2 on CPU),
     restarting the worker group up to ``max_restarts`` times (training resumes from the last
-    checkpoint)."""
+    checkpoint). ``k8s``: ``k8s_nodes`` x ``k8s_gpus_per_node`` on a Kubernetes GPU pool
+    (``pipelines/k8s``): rank 0's pod through ``PipesK8sClient``, the other nodes as an
+    Indexed Job, rendezvous through a headless Service; ``runs_root`` must lie on the volume
+    shared by the pods (``PLUMBLINE_HOME`` does, in ``deploy/helm/values.yaml``)."""
 
     runs_root: str
     kind: str = "local"
     nproc_per_node: int | None = None
     max_restarts: int = 1
+    k8s_image: str = ""
+    k8s_namespace: str = "default"
+    k8s_gpu: str = "h100"
+    k8s_nodes: int = 1
+    k8s_gpus_per_node: int | None = None
+    k8s_spot: bool = False
+    k8s_shared_mount_path: str = ""
+
+    def k8s_request(self, job_name: str):
+        from pipelines.k8s.request import K8sTrainingRequest
+
+        return K8sTrainingRequest(
+            image=self.k8s_image,
+            job_name=job_name,
+            namespace=self.k8s_namespace,
+            gpu=self.k8s_gpu,
+            nodes=self.k8s_nodes,
+            gpus_per_node=self.k8s_gpus_per_node,
+            spot=self.k8s_spot,
+            max_restarts=max(self.max_restarts, 1),
+            shared_mount_path=self.k8s_shared_mount_path or str(Path(self.runs_root).parent),
+        )
+
+    def placement(self) -> tuple[int, bool]:
+        """(nodes, spot) of a run: what its cost is computed from."""
+        return (self.k8s_nodes, self.k8s_spot) if self.kind == "k8s" else (1, False)
 
     def output_dir(self, run_id: str) -> Path:
         """Checkpoints, errors and artifacts of the training in Dagster run ``run_id``."""
@@ -123,8 +152,17 @@ class TrainingLauncherResource(dg.ConfigurableResource):
     def launch(self, context: dg.AssetExecutionContext, job: TrainingJob):
         """Run the training and return Pipes' completed invocation; a failure raises
         ``dg.Failure`` with the failing worker's traceback."""
+        if self.kind == "k8s":
+            from pipelines.k8s.launcher import launch_on_kubernetes, training_job_name
+            from pipelines.k8s.request import K8sRenderError
+
+            try:
+                request = self.k8s_request(training_job_name(context.run.run_id))
+            except K8sRenderError as exc:
+                raise dg.Failure(f"Kubernetes training request: {exc}") from exc
+            return launch_on_kubernetes(context, job, request)
         if self.kind != "local":
-            raise dg.Failure(f"training launcher {self.kind!r} is not available; use 'local'")
+            raise dg.Failure(f"training launcher {self.kind!r} is not available; use local or k8s")
         nproc = self.nproc_per_node or default_nproc()
         command = torchrun_command(job.write(), nproc, self.max_restarts)
         context.log.info(f"launching: {' '.join(command)}")

@@ -16,6 +16,8 @@ from typing import Literal, get_args
 
 Engine = Literal["duckdb", "spark"]
 ENGINES: tuple[str, ...] = get_args(Engine)
+Launcher = Literal["local", "k8s"]
+LAUNCHERS: tuple[str, ...] = get_args(Launcher)
 
 DEFAULT_HOME = "./.plumbline"
 # 0.1 keeps `make run` (generation, tables, contracts and a 2-process CPU training run)
@@ -76,7 +78,45 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
         "Cron schedule (UTC) of the weekly `retrain_job` (training set, model, registration, "
         "scores).",
     ),
+    SettingDoc(
+        "PLUMBLINE_LAUNCHER",
+        "local",
+        "How `models/delay_model` starts training: `local` (`torchrun --standalone` here) or "
+        "`k8s` (multi-node torchrun on a Kubernetes GPU pool through `PipesK8sClient`; see "
+        "`deploy/README.md`).",
+    ),
+    SettingDoc(
+        "PLUMBLINE_K8S_IMAGE",
+        "none",
+        "With `k8s`: the training image (`deploy/Dockerfile.train`), by tag or digest. Required.",
+    ),
+    SettingDoc(
+        "PLUMBLINE_K8S_NAMESPACE", "default", "With `k8s`: the namespace of the training pods."
+    ),
+    SettingDoc("PLUMBLINE_K8S_GPU", "h100", "With `k8s`: the GPU pool, `h100`, `h200` or `gb200`."),
+    SettingDoc("PLUMBLINE_K8S_NODES", "1", "With `k8s`: nodes per training run."),
+    SettingDoc(
+        "PLUMBLINE_K8S_GPUS_PER_NODE",
+        "all of the node's",
+        "With `k8s`: GPUs (one process each) per node; at most the product's (8, 8, 4).",
+    ),
+    SettingDoc(
+        "PLUMBLINE_K8S_SPOT",
+        "false",
+        "With `k8s`: `true` to run the worker nodes on spot/preemptible capacity (a lost node "
+        "resumes from the last checkpoint).",
+    ),
 )
+
+# Kubernetes request fields -> the settings that set them (errors name the setting).
+K8S_SETTINGS = {
+    "image": "PLUMBLINE_K8S_IMAGE",
+    "namespace": "PLUMBLINE_K8S_NAMESPACE",
+    "gpu": "PLUMBLINE_K8S_GPU",
+    "nodes": "PLUMBLINE_K8S_NODES",
+    "gpus_per_node": "PLUMBLINE_K8S_GPUS_PER_NODE",
+    "spot": "PLUMBLINE_K8S_SPOT",
+}
 
 
 @dataclass(frozen=True)
@@ -87,6 +127,13 @@ class Settings:
     spark_master: str = DEFAULT_SPARK_MASTER
     mlflow_uri: str = field(default="")
     retrain_cron: str = DEFAULT_RETRAIN_CRON
+    launcher: Launcher = "local"
+    k8s_image: str = ""
+    k8s_namespace: str = "default"
+    k8s_gpu: str = "h100"
+    k8s_nodes: int = 1
+    k8s_gpus_per_node: int | None = None
+    k8s_spot: bool = False
 
     def __post_init__(self) -> None:
         # Validation lives here so that a Settings built in code is checked like one
@@ -97,6 +144,12 @@ class Settings:
         object.__setattr__(
             self, "retrain_cron", parse_cron(self.retrain_cron, "PLUMBLINE_RETRAIN_CRON")
         )
+        if self.launcher not in LAUNCHERS:
+            raise SettingsError(
+                "PLUMBLINE_LAUNCHER", "one of " + ", ".join(LAUNCHERS), self.launcher
+            )
+        if self.launcher == "k8s":
+            self.k8s_request("plumbline-train")  # refused here, before anything starts
         if not self.mlflow_uri:
             object.__setattr__(self, "mlflow_uri", f"sqlite:///{self.home / 'mlflow.db'}")
 
@@ -128,6 +181,25 @@ class Settings:
     def mlflow_artifacts(self) -> Path:
         return self.home / "mlartifacts"
 
+    def k8s_request(self, job_name: str):
+        """The Kubernetes training request these settings describe (``PLUMBLINE_K8S_*``)."""
+        from pipelines.k8s.request import K8sRenderError, K8sTrainingRequest
+
+        try:
+            return K8sTrainingRequest(
+                image=self.k8s_image,
+                job_name=job_name,
+                namespace=self.k8s_namespace,
+                gpu=self.k8s_gpu,
+                nodes=self.k8s_nodes,
+                gpus_per_node=self.k8s_gpus_per_node,
+                spot=self.k8s_spot,
+                shared_mount_path=str(self.home),
+            )
+        except K8sRenderError as exc:
+            setting = K8S_SETTINGS.get(exc.field, f"PLUMBLINE_K8S ({exc.field})")
+            raise SettingsError(setting, exc.accepted, exc.got) from None
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
         """Read settings from ``environ`` (default: the process environment).
@@ -154,6 +226,17 @@ class Settings:
                 env.get("PLUMBLINE_RETRAIN_CRON") or DEFAULT_RETRAIN_CRON,
                 "PLUMBLINE_RETRAIN_CRON",
             ),
+            launcher=env.get("PLUMBLINE_LAUNCHER") or "local",  # type: ignore[arg-type]
+            k8s_image=env.get("PLUMBLINE_K8S_IMAGE", ""),
+            k8s_namespace=env.get("PLUMBLINE_K8S_NAMESPACE") or "default",
+            k8s_gpu=env.get("PLUMBLINE_K8S_GPU") or "h100",
+            k8s_nodes=parse_int(env.get("PLUMBLINE_K8S_NODES") or "1", "PLUMBLINE_K8S_NODES"),
+            k8s_gpus_per_node=parse_int(
+                env["PLUMBLINE_K8S_GPUS_PER_NODE"], "PLUMBLINE_K8S_GPUS_PER_NODE"
+            )
+            if env.get("PLUMBLINE_K8S_GPUS_PER_NODE")
+            else None,
+            k8s_spot=parse_bool(env.get("PLUMBLINE_K8S_SPOT") or "false", "PLUMBLINE_K8S_SPOT"),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -165,6 +248,13 @@ class Settings:
             "PLUMBLINE_SPARK_MASTER": self.spark_master,
             "PLUMBLINE_MLFLOW_URI": self.mlflow_uri,
             "PLUMBLINE_RETRAIN_CRON": self.retrain_cron,
+            "PLUMBLINE_LAUNCHER": self.launcher,
+            "PLUMBLINE_K8S_IMAGE": self.k8s_image,
+            "PLUMBLINE_K8S_NAMESPACE": self.k8s_namespace,
+            "PLUMBLINE_K8S_GPU": self.k8s_gpu,
+            "PLUMBLINE_K8S_NODES": str(self.k8s_nodes),
+            "PLUMBLINE_K8S_GPUS_PER_NODE": str(self.k8s_gpus_per_node or ""),
+            "PLUMBLINE_K8S_SPOT": str(self.k8s_spot).lower(),
         }
 
 
@@ -186,6 +276,20 @@ def parse_scale(value: object, setting: str) -> float:
     if not math.isfinite(scale) or scale <= 0:
         raise SettingsError(setting, accepted, value)
     return scale
+
+
+def parse_int(value: object, setting: str) -> int:
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise SettingsError(setting, "a whole number", value) from None
+
+
+def parse_bool(value: object, setting: str) -> bool:
+    text = str(value).strip().lower()
+    if text not in ("true", "false", "1", "0", "yes", "no"):
+        raise SettingsError(setting, "true or false", value)
+    return text in ("true", "1", "yes")
 
 
 def parse_engine(value: object, setting: str) -> Engine:

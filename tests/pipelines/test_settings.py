@@ -87,3 +87,53 @@ def test_an_unwritable_home_is_refused(tmp_path, make_home):
     with pytest.raises(SettingsError, match=r"^PLUMBLINE_HOME must be a folder"):
         check_home_writable(home)
     assert not home.exists()
+
+
+K8S = {"PLUMBLINE_LAUNCHER": "k8s", "PLUMBLINE_K8S_IMAGE": "registry.example.com/train:1.0"}
+
+
+def test_the_kubernetes_launcher_is_chosen_by_settings_alone(tmp_path):
+    from pipelines.definitions import build_definitions
+
+    env = {
+        "PLUMBLINE_HOME": str(tmp_path),
+        **K8S,
+        "PLUMBLINE_K8S_GPU": "h200",
+        "PLUMBLINE_K8S_NODES": "4",
+        "PLUMBLINE_K8S_SPOT": "true",
+    }
+    settings = Settings.from_env(env)
+    assert Settings.from_env(settings.to_env()) == settings
+    request = settings.k8s_request("plumbline-train")
+    assert (request.gpu, request.nodes, request.spot, request.gpus_per_node) == (
+        "h200",
+        4,
+        True,
+        8,  # all of an H200 node's GPUs
+    )
+    launcher = build_definitions(settings).resources["training_launcher"]
+    assert launcher.kind == "k8s" and launcher.placement() == (4, True)
+    assert launcher.k8s_request("x").shared_mount_path == str(settings.home)
+    # The default stays local.
+    assert Settings.from_env({"PLUMBLINE_HOME": str(tmp_path)}).launcher == "local"
+
+
+@pytest.mark.parametrize(
+    ("env", "setting", "accepted"),
+    [
+        ({"PLUMBLINE_LAUNCHER": "slurm"}, "PLUMBLINE_LAUNCHER", "one of local, k8s"),
+        ({"PLUMBLINE_LAUNCHER": "k8s"}, "PLUMBLINE_K8S_IMAGE", "pinned by tag or digest"),
+        ({**K8S, "PLUMBLINE_K8S_GPU": "a100"}, "PLUMBLINE_K8S_GPU", "h100, h200, gb200"),
+        ({**K8S, "PLUMBLINE_K8S_GPUS_PER_NODE": "9"}, "PLUMBLINE_K8S_GPUS_PER_NODE", "8 GPUs"),
+        ({**K8S, "PLUMBLINE_K8S_GPU": "gb200", "PLUMBLINE_K8S_GPUS_PER_NODE": "8"}, "PLUMBLINE_K8S_GPUS_PER_NODE", "4 GPUs"),
+        ({**K8S, "PLUMBLINE_K8S_NODES": "two"}, "PLUMBLINE_K8S_NODES", "a whole number"),
+        ({**K8S, "PLUMBLINE_K8S_SPOT": "maybe"}, "PLUMBLINE_K8S_SPOT", "true or false"),
+    ],
+)  # fmt: skip
+def test_kubernetes_settings_the_cluster_cannot_satisfy_are_refused_by_name(
+    tmp_path, env, setting, accepted
+):
+    with pytest.raises(SettingsError) as info:
+        Settings.from_env({"PLUMBLINE_HOME": str(tmp_path), **env})
+    assert info.value.setting == setting
+    assert accepted in str(info.value)
