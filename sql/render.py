@@ -109,6 +109,13 @@ NATIVE_FORMS: dict[Engine, tuple[NativeForm, ...]] = {
             " * INTERVAL '1' DAY + INTERVAL '1' MONTH - INTERVAL '1' DAY AS DATE)",
             "LAST_DAY(CAST(__a AS DATE))",
         ),
+        # The month's first day. DuckDB's DATE_TRUNC of a DATE is a TIMESTAMP: cast back.
+        NativeForm(
+            "month start",
+            "CAST(CAST(__a AS DATE) - (EXTRACT(DAY FROM CAST(__a AS DATE)) - 1)"
+            " * INTERVAL '1' DAY AS DATE)",
+            "CAST(DATE_TRUNC('MONTH', CAST(__a AS DATE)) AS DATE)",
+        ),
     ),
     "spark": (),
 }

@@ -86,6 +86,18 @@ MONTH_END = (
 )
 
 
+MONTH_START = (
+    'SELECT CAST(CAST("t"."ts" AS DATE) - (EXTRACT(DAY FROM CAST("t"."ts" AS DATE)) - 1)'
+    ' * INTERVAL \'1\' DAY AS DATE) AS "s" FROM "raw"."t" AS "t"'
+)
+
+
+def test_month_start_takes_date_trunc():
+    rendered = render(MONTH_START, "duckdb")
+    assert 'DATE_TRUNC(\'MONTH\', CAST("t"."ts" AS DATE))' in rendered
+    assert "INTERVAL" not in rendered
+
+
 def test_day_difference_of_dates_takes_duckdbs_date_subtraction():
     rendered = render(DAY_DIFF, "duckdb", schema=DATES)
     assert "EXTRACT" not in rendered and "TIMESTAMP" not in rendered
@@ -121,7 +133,7 @@ def test_native_forms_return_the_same_values_and_types_as_the_portable_sql():
         " (SELECT * FROM range(DATE '1999-02-27', DATE '1999-03-02', INTERVAL 1 DAY)"
         "  UNION ALL SELECT DATE '2024-10-27' UNION ALL SELECT NULL) s(b)"
     )
-    for sql in (DAY_DIFF, MONTH_END):
+    for sql in (DAY_DIFF, MONTH_END, MONTH_START):
         portable = con.sql(render(sql, "duckdb"))
         native = con.sql(render(sql, "duckdb", schema=DATES))
         assert native.types == portable.types
