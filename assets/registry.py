@@ -101,6 +101,12 @@ def registered_model(
             },
         )
 
+    # Keep every lake version this model was trained from: its audit trail recomputes their
+    # digests long after newer builds have replaced them.
+    holder = f"{MODEL_NAME}@{version.version}"
+    for key, folder in lineage.versions.items():
+        lake.lake().pin(*key.split("/", 1), folder, holder)
+
     champion = alias_version(client, MODEL_NAME, CHAMPION)
     champion_auc = None
     if champion is not None:

@@ -5,12 +5,14 @@ Layout under the lake root::
     <zone>/<table>                      -> .versions/<table>/<version>   (symlink, the published table)
     <zone>/.versions/<table>/<version>/  *.parquet + _plumbline.json      (immutable once published)
     <zone>/.versions/<table>/.staging-*  a build in progress
+    <zone>/.versions/<table>/.pins/<version>/<holder>  a version something depends on
 
 Readers always go through ``<zone>/<table>``; ``os.replace`` of a symlink is atomic on
 POSIX, so a reader sees either the old complete table or the new complete one, never a
 half-written folder. A build that fails leaves only a staging folder, which is removed.
 The previous version is kept so that a reader that resolved the link just before a swap
-can finish; older versions are pruned.
+can finish; older versions are pruned, except those pinned: a registered model pins every
+version it was trained from, so its audit trail can still recompute their digests.
 
 Pure file-system code: no Dagster here.
 """
@@ -33,6 +35,7 @@ import pyarrow.parquet as pq
 
 MANIFEST = "_plumbline.json"
 KEEP_VERSIONS = 2
+PINS = ".pins"
 # A staging folder older than this belongs to a build that died without cleaning up.
 STALE_STAGING_SECONDS = 24 * 3600
 
@@ -177,13 +180,33 @@ class Lake:
         self._prune(version.parent, keep=version)
         return TableVersion(zone, table, version, manifest)
 
+    def pin(self, zone: str, table: str, version: str, holder: str) -> None:
+        """Keep ``version`` of ``zone/table`` from pruning on behalf of ``holder`` (e.g. a
+        registered model version, ``delivery_delay@3``)."""
+        folder = self._versions_dir(zone, table) / version
+        if not folder.is_dir():
+            raise LakeError(f"{zone}/{table}: cannot pin version {version}, it is not in the lake")
+        pins = self._versions_dir(zone, table) / PINS / version
+        pins.mkdir(parents=True, exist_ok=True)
+        (pins / holder).touch()
+
+    def pins(self, zone: str, table: str) -> dict[str, list[str]]:
+        """Pinned versions of ``zone/table`` and who holds each."""
+        root = self._versions_dir(zone, table) / PINS
+        if not root.is_dir():
+            return {}
+        return {p.name: sorted(h.name for h in p.iterdir()) for p in sorted(root.iterdir())}
+
     def _prune(self, versions: Path, keep: Path) -> None:
         published = sorted(
             (p for p in versions.iterdir() if p.is_dir() and not p.name.startswith(".")),
             key=lambda p: p.name,  # names start with the UTC publish time
             reverse=True,
         )
-        survivors = {keep, *published[:KEEP_VERSIONS]}
+        pinned = (
+            {p.name for p in (versions / PINS).iterdir()} if (versions / PINS).is_dir() else set()
+        )
+        survivors = {keep, *published[:KEEP_VERSIONS], *(p for p in published if p.name in pinned)}
         for path in published:
             if path not in survivors:
                 shutil.rmtree(path, ignore_errors=True)

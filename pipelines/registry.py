@@ -15,7 +15,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -277,6 +277,7 @@ class Lineage:
 
     data_versions: dict[str, str]  # "zone/table" -> content digest (its Dagster data version)
     check_failures: list[str]  # blocking checks that did not pass, or versions gone
+    versions: dict[str, str] = field(default_factory=dict)  # "zone/table" -> version folder
 
 
 def upstream_lineage(lake, zone: str, table: str, version_name: str) -> Lineage:
@@ -286,6 +287,7 @@ def upstream_lineage(lake, zone: str, table: str, version_name: str) -> Lineage:
     from pipelines.lake import MANIFEST
 
     versions: dict[str, str] = {}
+    folders: dict[str, str] = {}
     failures: list[str] = []
     pending = [(zone, table, version_name)]
     while pending:
@@ -299,10 +301,11 @@ def upstream_lineage(lake, zone: str, table: str, version_name: str) -> Lineage:
             continue
         manifest = json.loads(manifest_path.read_text())
         versions[f"{zone_}/{table_}"] = manifest.get("content_digest") or manifest.get("digest", "")
+        folders[f"{zone_}/{table_}"] = name
         for check, verdict in manifest.get("checks", {}).items():
             if not verdict.get("passed"):
                 failures.append(f"{zone_}/{table_}: {check} did not pass")
         for input_key, input_version in manifest.get("inputs", {}).items():
             input_zone, input_table = input_key.split(".", 1)
             pending.append((input_zone, input_table, input_version))
-    return Lineage(dict(sorted(versions.items())), failures)
+    return Lineage(dict(sorted(versions.items())), failures, dict(sorted(folders.items())))

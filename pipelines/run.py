@@ -57,6 +57,7 @@ class RunOutcome:
     seconds: float
     assets: dict[str, AssetProgress] = field(default_factory=dict)
     checks: dict[str, bool] = field(default_factory=dict)  # check name -> passed
+    warnings: set[str] = field(default_factory=set)  # checks that failed with WARN severity
     audit_report: str | None = None  # the audit bundle's report.html, when one was written
     audit_root: str | None = None
 
@@ -93,6 +94,7 @@ class _Tracker:
         self.assets = {k.to_user_string(): AssetProgress(k.to_user_string()) for k in keys}
         self.step_keys: dict[str, list[str]] = {}
         self.checks: dict[str, bool] = {}
+        self.warnings: set[str] = set()
         self.audit_report: str | None = None
         self.audit_root: str | None = None
         for assets_def in defs.resolve_asset_graph().assets_defs:
@@ -136,8 +138,11 @@ class _Tracker:
                 )
         elif kind == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
             evaluation = event.event_specific_data
-            verdict = "passed" if evaluation.passed else "FAILED"
+            warning = evaluation.severity == dg.AssetCheckSeverity.WARN
+            verdict = "passed" if evaluation.passed else "WARNING" if warning else "FAILED"
             self.checks[evaluation.check_name] = evaluation.passed
+            if warning and not evaluation.passed:
+                self.warnings.add(evaluation.check_name)
             self.echo(
                 f"  check {verdict:<7} {evaluation.asset_key.to_user_string()}"
                 f" {evaluation.check_name}"
@@ -231,6 +236,7 @@ def run_assets(
         seconds=time.monotonic() - started,
         assets=tracker.assets,
         checks=tracker.checks,
+        warnings=tracker.warnings,
         audit_report=tracker.audit_report,
         audit_root=tracker.audit_root,
     )
@@ -249,11 +255,21 @@ def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], 
             seconds = "" if p.seconds is None else f"{p.seconds:.1f}"
             echo(f"{name:<{width}}  {p.status:<12}  {rows:>12}  {seconds:>8}")
     if outcome.checks:
-        failed = sorted(name for name, passed in outcome.checks.items() if not passed)
+        failed = sorted(
+            name
+            for name, passed in outcome.checks.items()
+            if not passed and name not in outcome.warnings
+        )
+        warned = sorted(outcome.warnings)
         echo("")
-        echo(f"checks: {len(outcome.checks) - len(failed)} passed, {len(failed)} failed")
+        echo(
+            f"checks: {len(outcome.checks) - len(failed) - len(warned)} passed, "
+            f"{len(failed)} failed, {len(warned)} warning{'' if len(warned) == 1 else 's'}"
+        )
         for name in failed:
-            echo(f"  FAILED {name}")
+            echo(f"  FAILED  {name}")
+        for name in warned:
+            echo(f"  WARNING {name} (see its description in the UI)")
     counts: dict[str, int] = {}
     for p in outcome.assets.values():
         counts[p.status] = counts.get(p.status, 0) + 1

@@ -125,6 +125,9 @@ def test_the_bundle_lists_every_upstream_link_with_its_digest(bundle, home):
     assert all(n.content["dagster"]["run_id"] for n in tables.values())
     assert raw["orders"].content["manifest"]["generator"].startswith("tpchgen-cli")
     training = tables[("warehouse", "training_set")].content
+    # Registration pinned every version the model was trained from against pruning.
+    for (zone, table), node in tables.items():
+        assert lake.pins(zone, table)[node.content["version"]] == [f"{MODEL}@1"]
     assert sum(training["split"].values()) == training["manifest"]["row_count"]
     assert training["manifest"]["checks"]["training_set_contract"]["passed"]
 

@@ -2,7 +2,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.lake import KEEP_VERSIONS, Lake, digest_files, table_stats
+from pipelines.lake import KEEP_VERSIONS, Lake, LakeError, digest_files, table_stats
 
 
 def write_version(lake: Lake, values: list[int], table: str = "t"):
@@ -71,3 +71,23 @@ def test_tampering_is_detected(tmp_path):
     data.chmod(0o644)
     pq.write_table(pa.table({"x": [1, 2, 4]}), data)
     assert not lake.verify(lake.current("raw", "t"))
+
+
+def test_pinned_versions_survive_pruning(tmp_path):
+    lake = Lake(tmp_path)
+
+    def publish(n):
+        with lake.stage("warehouse", "t") as staging:
+            pq.write_table(pa.table({"x": [n]}), staging / "part-0.parquet")
+            return lake.publish("warehouse", "t", staging, {}).path.name
+
+    first = publish(0)
+    lake.pin("warehouse", "t", first, "delivery_delay@1")
+    later = [publish(n) for n in range(1, KEEP_VERSIONS + 3)]
+    versions = sorted(p.name for p in (tmp_path / "warehouse" / ".versions" / "t").iterdir())
+    assert first in versions  # pinned: kept
+    assert later[0] not in versions  # not pinned, older than the last KEEP_VERSIONS: pruned
+    assert set(later[-KEEP_VERSIONS:]) <= set(versions)
+    assert lake.pins("warehouse", "t") == {first: ["delivery_delay@1"]}
+    with pytest.raises(LakeError, match="cannot pin version nope"):
+        lake.pin("warehouse", "t", "nope", "delivery_delay@1")
