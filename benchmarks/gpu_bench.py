@@ -49,6 +49,7 @@ from models.runtime import (
     select_runtime,
     shutdown_distributed,
 )
+from pipelines.training import standalone_torchrun
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPOSITORY / "benchmarks" / "results" / "gpu.json"
@@ -375,20 +376,9 @@ def default_config(*, force_cpu: bool = False) -> str:
 
 def torchrun_command(config: str, nproc: int, out: Path) -> list[str]:
     """``torchrun --standalone`` on one node, one process per GPU, running the worker."""
-    return [
-        sys.executable,
-        "-m",
-        "torch.distributed.run",
-        "--standalone",
-        f"--nproc-per-node={nproc}",
-        "-m",
-        WORKER_MODULE,
-        "--worker",
-        "--config",
-        config,
-        "--out",
-        str(out),
-    ]
+    return standalone_torchrun(
+        WORKER_MODULE, ["--worker", "--config", config, "--out", str(out)], nproc
+    )
 
 
 def run_gpu_bench(

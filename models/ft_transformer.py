@@ -25,6 +25,7 @@ from torch import nn
 
 from models.config import ConfigError
 from models.flops import FORWARD_BACKWARD_FACTOR
+from models.network import check_features
 
 
 def _is_int(value: object) -> bool:
@@ -182,12 +183,7 @@ class FTTransformer(nn.Module):
         return len(self.cardinalities) + self.n_numeric
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        if features.ndim != 2 or features.shape[1] != self.n_features:
-            raise ValueError(
-                f"FTTransformer expects features [n, {self.n_features}] "
-                f"({len(self.cardinalities)} category codes, then {self.n_numeric} numerics); "
-                f"got {tuple(features.shape)}"
-            )
+        check_features("FTTransformer", features, self.cardinalities, self.n_numeric)
         tokens = self.tokenizer(features)
         for block in self.blocks:
             tokens = block(tokens)

@@ -10,6 +10,19 @@ from torch import nn
 from models.config import ModelConfig
 
 
+def check_features(
+    model: str, features: torch.Tensor, cardinalities: tuple[int, ...], n_numeric: int
+) -> None:
+    """The one input layout the delay models take: [n, category codes then numerics]."""
+    expected = len(cardinalities) + n_numeric
+    if features.ndim != 2 or features.shape[1] != expected:
+        raise ValueError(
+            f"{model} expects features [n, {expected}] "
+            f"({len(cardinalities)} category codes, then {n_numeric} numerics); "
+            f"got {tuple(features.shape)}"
+        )
+
+
 class TabularNet(nn.Module):
     """Logit of "this line item arrives late" from one encoded feature row.
 
@@ -47,12 +60,7 @@ class TabularNet(nn.Module):
         return len(self.cardinalities) + self.n_numeric
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        if features.ndim != 2 or features.shape[1] != self.n_features:
-            raise ValueError(
-                f"TabularNet expects features [n, {self.n_features}] "
-                f"({len(self.cardinalities)} category codes, then {self.n_numeric} numerics); "
-                f"got {tuple(features.shape)}"
-            )
+        check_features("TabularNet", features, self.cardinalities, self.n_numeric)
         n_categorical = len(self.cardinalities)
         codes = features[:, :n_categorical].long()
         parts = [embedding(codes[:, i]) for i, embedding in enumerate(self.embeddings)]

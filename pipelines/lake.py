@@ -70,18 +70,24 @@ def parquet_source(path: Path) -> str:
     return str(path / "**" / "*.parquet") if path.is_dir() else str(path)
 
 
-def digest_files(folder: Path) -> str:
+def digest_files(folder: Path, per_file: dict[str, str] | None = None) -> str:
     """sha256 over every data file's relative path and bytes, in sorted order.
 
-    The names are part of the digest so that renaming or moving a file changes it.
+    The names are part of the digest so that renaming or moving a file changes it. With
+    ``per_file``, each file's own sha256 is added to it by relative path, in the same read.
     """
     h = hashlib.sha256()
     for path in data_files(folder):
-        h.update(path.relative_to(folder).as_posix().encode())
+        name = path.relative_to(folder).as_posix()
+        h.update(name.encode())
         h.update(b"\0")
+        own = hashlib.sha256()
         with path.open("rb") as f:
             for chunk in iter(lambda: f.read(1 << 20), b""):
                 h.update(chunk)
+                own.update(chunk)
+        if per_file is not None:
+            per_file[name] = own.hexdigest()
     return h.hexdigest()
 
 

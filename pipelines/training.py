@@ -57,20 +57,27 @@ def default_nproc() -> int:
     return torch.cuda.device_count() if torch.cuda.is_available() else 2
 
 
-def torchrun_command(job_path: Path, nproc: int, max_restarts: int) -> list[str]:
-    """``torchrun --standalone`` for one node; the job file is the only argument."""
+def standalone_torchrun(
+    module: str, args: list[str], nproc: int, max_restarts: int | None = None
+) -> list[str]:
+    """``torchrun --standalone`` on this node: ``nproc`` processes of ``python -m module args``."""
+    restarts = [] if max_restarts is None else [f"--max-restarts={max_restarts}"]
     return [
         sys.executable,
         "-m",
         "torch.distributed.run",
         "--standalone",
         f"--nproc-per-node={nproc}",
-        f"--max-restarts={max_restarts}",
+        *restarts,
         "-m",
-        TRAINING_MODULE,
-        "--job",
-        str(job_path),
+        module,
+        *args,
     ]
+
+
+def torchrun_command(job_path: Path, nproc: int, max_restarts: int) -> list[str]:
+    """``torchrun --standalone`` for one node; the job file is the only argument."""
+    return standalone_torchrun(TRAINING_MODULE, ["--job", str(job_path)], nproc, max_restarts)
 
 
 def worker_failure(job: TrainingJob) -> str | None:

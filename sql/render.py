@@ -174,7 +174,7 @@ def _column_type(column: exp.Column, schema: Schema, engine: Engine) -> exp.Data
                 return _data_type(kind, engine) if kind else None
             if table.alias_or_name == column.table:
                 return None
-        scope = scope.parent_select if scope.parent is not None else None
+        scope = scope.parent_select
     return None
 
 

@@ -72,7 +72,6 @@ class Collected:
     version: str
     created_at: str
     nodes: dict[str, Node] = field(default_factory=dict)
-    column_lineage: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def add(self, node: Node) -> Node:
         self.nodes.setdefault(node.id, node)
@@ -286,16 +285,14 @@ class Collector:
                 )
             )
         manifest = json.loads(manifest_path.read_text())
-        files = {
-            p.relative_to(folder).as_posix(): sha256_bytes(p.read_bytes())
-            for p in sorted(folder.rglob("*.parquet"))
-        }
+        files: dict[str, str] = {}
+        files_digest = digest_files(folder, per_file=files)  # one read of each file
         content: dict[str, Any] = {
             "zone": zone,
             "table": table,
             "version": version,
             "files": files,
-            "files_digest": digest_files(folder),
+            "files_digest": files_digest,
             "columns": _parquet_columns(folder) if files else {},
             "manifest": manifest,
             "dagster": self.dagster_record(zone, table, manifest),
@@ -394,7 +391,6 @@ class Collector:
         """For each model feature, its path back through warehouse columns to raw columns,
         with the SQL expression that defines it at each hop."""
         paths = {feature: self._trace(*TRAINING_SET, feature) for feature in self.features}
-        self.out.column_lineage = paths
         node_id = f"column_lineage:{self.out.model}/v{self.out.version}"
         gaps = [f for f, path in paths.items() if not any(h["zone"] == "raw" for h in path)]
         gap = f"no path to a raw column for: {', '.join(gaps)}" if gaps else None

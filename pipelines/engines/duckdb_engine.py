@@ -80,14 +80,24 @@ class DuckDBEngine(Engine):
             except duckdb.Error as exc:
                 raise EngineError(f"{file}: duckdb: {exc}") from exc
 
-    def _write(self, sql: str, inputs: Mapping[str, Path], out_dir: Path, file: str) -> float:
+    def _write(
+        self,
+        inputs: Mapping[str, Path],
+        out_dir: Path,
+        file: str,
+        sql_for: Callable[[duckdb.DuckDBPyConnection], str],
+    ) -> tuple[str, float]:
+        """Write the result of the SQL ``sql_for`` makes on a connection over ``inputs``;
+        returns the SQL and the seconds taken."""
         started = time.perf_counter()
         out_dir.mkdir(parents=True, exist_ok=True)
-        target = str(out_dir / "part-0.parquet")
-        self._execute(
-            sql, inputs, file, lambda relation: portable_relation(relation).write_parquet(target)
-        )
-        return time.perf_counter() - started
+        with self.connect(inputs) as con:
+            sql = sql_for(con)
+            try:
+                portable_relation(con.sql(sql)).write_parquet(str(out_dir / "part-0.parquet"))
+            except duckdb.Error as exc:
+                raise EngineError(f"{file}: duckdb: {exc}") from exc
+        return sql, time.perf_counter() - started
 
     @staticmethod
     def view_schema(con: duckdb.DuckDBPyConnection, inputs: Mapping[str, Path]) -> Schema:
@@ -106,16 +116,13 @@ class DuckDBEngine(Engine):
     ) -> BuildResult:
         """Render with the inputs' column types (so typed patterns take DuckDB's native
         exact forms) and write the result."""
-        started = time.perf_counter()
-        out_dir.mkdir(parents=True, exist_ok=True)
-        with self.connect(inputs) as con:
+
+        def render(con: duckdb.DuckDBPyConnection) -> str:
             schema = self.view_schema(con, inputs)
-            sql = bind_tables(ansi_sql, "duckdb", inputs, file=file, schema=schema)
-            try:
-                portable_relation(con.sql(sql)).write_parquet(str(out_dir / "part-0.parquet"))
-            except duckdb.Error as exc:
-                raise EngineError(f"{file}: duckdb: {exc}") from exc
-        return BuildResult("duckdb", sql, time.perf_counter() - started)
+            return bind_tables(ansi_sql, "duckdb", inputs, file=file, schema=schema)
+
+        sql, seconds = self._write(inputs, out_dir, file, render)
+        return BuildResult("duckdb", sql, seconds)
 
     def query_duckdb(
         self, duckdb_sql: str, inputs: Mapping[str, Path], *, file: str = "<query>"
@@ -130,4 +137,4 @@ class DuckDBEngine(Engine):
         """Write the result of SQL written for DuckDB itself; returns seconds (benchmarks
         compare this with :meth:`build` on the translated SQL)."""
         sql = bind_views(duckdb_sql, "duckdb", inputs, file=file)
-        return self._write(sql, inputs, out_dir, file)
+        return self._write(inputs, out_dir, file, lambda _: sql)[1]
