@@ -1,12 +1,21 @@
 """``ansi/<name>``: each legacy SQL file translated to ANSI SQL, one asset per file."""
 
+import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import dagster as dg
 
-from pipelines.ansi_store import LEGACY_ROOT, LegacySource, legacy_sources, translate_to_store
+from pipelines.ansi_store import (
+    LEGACY_ROOT,
+    StoredTranslation,
+    StoreError,
+    TranslatedSource,
+    translate_sources,
+    translate_to_store,
+)
 from pipelines.resources import AnsiStoreResource
-from sql.catalog import load_catalog
+from sql.catalog import Catalog, load_catalog
 from sql.diagnostics import TranslationError
 from sql.translate import TRANSLATOR_VERSION
 
@@ -25,59 +34,87 @@ def column_lineage_metadata(deps: dict[str, list[list[str]]]) -> dg.TableColumnL
     )
 
 
-def ansi_asset(source: LegacySource) -> dg.AssetsDefinition:
-    @dg.asset(
-        key=[ANSI_ZONE, source.name],
-        group_name=ANSI_ZONE,
-        kinds={"sql", source.dialect},
-        description=(
-            f"`{source.path.parent.name}/{source.path.name}` ({source.dialect}) translated to "
-            "ANSI SQL. Promise: the same meaning as the legacy SQL, or the asset fails with "
-            "`file:line:col` diagnostics; the rules applied and the assumptions a reviewer "
-            "must accept are in the metadata and the audit trail."
+def _metadata(stored: StoredTranslation) -> dict[str, object]:
+    return {
+        "dialect": dg.MetadataValue.text(stored.dialect),
+        "source_path": dg.MetadataValue.path(stored.source_path),
+        "source_line": dg.MetadataValue.int(stored.source_line),
+        "source_sha256": dg.MetadataValue.text(stored.source_sha256),
+        "ansi_path": dg.MetadataValue.path(stored.ansi_path),
+        "ansi_sha256": dg.MetadataValue.text(stored.ansi_sha256),
+        "ansi_sql": dg.MetadataValue.md(f"```sql\n{stored.ansi_sql}```"),
+        "rules_applied": dg.MetadataValue.json(stored.rules_applied),
+        "warnings": dg.MetadataValue.md(
+            "\n".join(f"- `{line}`" for line in stored.diagnostics) or "none"
         ),
-        code_version=TRANSLATOR_VERSION,
-        tags={"plumbline/dialect": source.dialect},
-        metadata={"source_path": dg.MetadataValue.path(str(source.path))},
+        "source_tables": dg.MetadataValue.json(stored.source_tables),
+        "translator_version": dg.MetadataValue.text(stored.translator_version),
+        "reused_stored_translation": dg.MetadataValue.bool(stored.reused),
+        "dagster/column_lineage": column_lineage_metadata(stored.column_lineage),
+    }
+
+
+def ansi_asset(translated: TranslatedSource) -> dg.AssetsDefinition:
+    """One asset per table the legacy file defines (a multi-asset when a script defines
+    several), all from one translation of the file."""
+    source = translated.source
+    specs = [
+        dg.AssetSpec(
+            key=[ANSI_ZONE, name],
+            group_name=ANSI_ZONE,
+            kinds={"sql", source.dialect},
+            description=(
+                f"`{source.path.parent.name}/{source.path.name}` ({source.dialect}) "
+                + (f"table `{name}` " if len(translated.names) > 1 else "")
+                + "translated to ANSI SQL. Promise: the same meaning as the legacy SQL, or the "
+                "asset fails with `file:line:col` diagnostics; the rules applied and the "
+                "assumptions a reviewer must accept are in the metadata and the audit trail."
+            ),
+            code_version=TRANSLATOR_VERSION,
+            tags={"plumbline/dialect": source.dialect},
+            metadata={"source_path": dg.MetadataValue.path(str(source.path))},
+        )
+        for name in translated.names
+    ]
+
+    @dg.multi_asset(
+        specs=specs,
+        name=re.sub(r"\W", "_", f"ansi_{source.dialect}_{source.name}"),
+        can_subset=False,
     )
-    def _ansi(
-        context: dg.AssetExecutionContext, ansi_store: AnsiStoreResource
-    ) -> dg.MaterializeResult:
+    def _ansi(context: dg.AssetExecutionContext, ansi_store: AnsiStoreResource):
         try:
-            stored = translate_to_store(source, ansi_store.path(), load_catalog())
+            stored = translate_to_store(
+                source, ansi_store.path(), ansi_store.catalog(), expected=translated.names
+            )
         except TranslationError as exc:
-            # Fails this asset only; the last good translation stays where it was.
+            # Fails this file's assets only; the last good translations stay where they were.
             raise dg.Failure(
                 description=f"{source.path} was refused:\n{exc}",
                 metadata={"diagnostics": dg.MetadataValue.md(f"```\n{exc}\n```")},
             ) from exc
-        context.log.info(
-            f"{source.path.name}: {'unchanged, kept' if stored.reused else 'translated'}"
-            f" ({len(stored.rules_applied)} rules, {len(stored.diagnostics)} diagnostics)"
-        )
-        return dg.MaterializeResult(
-            metadata={
-                "dialect": dg.MetadataValue.text(stored.dialect),
-                "source_path": dg.MetadataValue.path(stored.source_path),
-                "source_sha256": dg.MetadataValue.text(stored.source_sha256),
-                "ansi_path": dg.MetadataValue.path(stored.ansi_path),
-                "ansi_sha256": dg.MetadataValue.text(stored.ansi_sha256),
-                "ansi_sql": dg.MetadataValue.md(f"```sql\n{stored.ansi_sql}```"),
-                "rules_applied": dg.MetadataValue.json(stored.rules_applied),
-                "warnings": dg.MetadataValue.md(
-                    "\n".join(f"- `{line}`" for line in stored.diagnostics) or "none"
-                ),
-                "source_tables": dg.MetadataValue.json(stored.source_tables),
-                "translator_version": dg.MetadataValue.text(stored.translator_version),
-                "reused_stored_translation": dg.MetadataValue.bool(stored.reused),
-                "dagster/column_lineage": column_lineage_metadata(stored.column_lineage),
-            },
-            data_version=dg.DataVersion(stored.data_version),
-        )
+        except StoreError as exc:
+            raise dg.Failure(description=str(exc)) from exc
+        for table in stored:
+            context.log.info(
+                f"{source.path.name} -> {table.name}: "
+                f"{'unchanged, kept' if table.reused else 'translated'}"
+                f" ({len(table.rules_applied)} rules, {len(table.diagnostics)} diagnostics)"
+            )
+            yield dg.MaterializeResult(
+                asset_key=[ANSI_ZONE, table.name],
+                metadata=_metadata(table),
+                data_version=dg.DataVersion(table.data_version),
+            )
 
     return _ansi
 
 
-def build_ansi_assets(root: Path = LEGACY_ROOT) -> list[dg.AssetsDefinition]:
-    """One asset per legacy file under ``root`` (``sql/legacy/<dialect>/<name>.sql``)."""
-    return [ansi_asset(source) for source in legacy_sources(root)]
+def build_ansi_assets(
+    legacy: Path | Sequence[TranslatedSource] = LEGACY_ROOT, catalog: Catalog | None = None
+) -> list[dg.AssetsDefinition]:
+    """The assets of every legacy file (``sql/legacy/<dialect>/<name>.sql``): a tree to
+    translate with ``catalog``, or the files already translated at load."""
+    if isinstance(legacy, Path):
+        legacy = translate_sources(legacy, catalog or load_catalog())
+    return [ansi_asset(translated) for translated in legacy]

@@ -1,11 +1,12 @@
 """``warehouse/<name>``: tables built from ANSI SQL on the configured engine, write-audit-publish."""
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import dagster as dg
 
 from assets.ansi import column_lineage_metadata
-from pipelines.ansi_store import LEGACY_ROOT, StoreError
+from pipelines.ansi_store import LEGACY_ROOT, StoreError, TranslatedSource
 from pipelines.contract_lint import check_contracts
 from pipelines.contracts import Contract, load_contract
 from pipelines.engines.base import OTHER_ENGINE, EngineError
@@ -28,7 +29,7 @@ from pipelines.warehouse import (
     reconciliation_check,
     warehouse_tables,
 )
-from sql.catalog import load_catalog
+from sql.catalog import Catalog, load_catalog
 
 
 class PortabilityConfig(dg.Config):
@@ -273,10 +274,13 @@ def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.Ass
 
 
 def build_warehouse_definitions(
-    engine_name: str, legacy_root: Path = LEGACY_ROOT, **roots: Path
+    engine_name: str,
+    legacy: Path | Sequence[TranslatedSource] = LEGACY_ROOT,
+    catalog: Catalog | None = None,
+    **roots: Path,
 ) -> dg.Definitions:
-    catalog = load_catalog()
-    tables = warehouse_tables(catalog, legacy_root, **roots)
+    catalog = catalog or load_catalog()
+    tables = warehouse_tables(catalog, legacy, **roots)
     contracts = check_contracts(tables, catalog)  # a broken contract stops the load
     return dg.Definitions(
         assets=[warehouse_asset(table, engine_name, contracts.get(table.name)) for table in tables],

@@ -196,6 +196,14 @@ DIALECT_CHOICES = ("snowflake", "tsql", "teradata", "oracle", "bigquery", "redsh
     metavar="KEY=VALUE",
     help="Override a server-setting assumption of sql/assumptions.yaml, e.g. tsql_datefirst=1.",
 )
+@click.option(
+    "--catalog",
+    "catalog_files",
+    multiple=True,
+    metavar="FILE",
+    help="A catalog of your tables (the format of sql/catalog.yaml, or written by "
+    "`plumbline catalog import`); repeat to merge several. Default: PLUMBLINE_CATALOG.",
+)
 @click.argument("file", required=False, default="-", metavar="[FILE|-]")
 def translate(
     dialect: str | None,
@@ -203,17 +211,21 @@ def translate(
     as_json: bool,
     report_dir: Path | None,
     assume: tuple[str, ...],
+    catalog_files: tuple[str, ...],
     file: str,
 ) -> None:
     """Translate legacy SQL to ANSI SQL, exactly or not at all.
 
-    SQL goes to stdout (exit 0). Diagnostics go to stderr as
-    FILE:LINE:COL: error[RULE]: message (also warning[...] and info[...]); a refused or
-    unparseable statement exits 1. Usage errors exit 2.
+    A script is translated statement by statement: the output is the translated script
+    (each table it defines; views and temporary tables it drops become CTEs). SQL goes to
+    stdout (exit 0). Diagnostics go to stderr as FILE:LINE:COL: error[RULE]: message (also
+    warning[...] and info[...]); a refused or unparseable statement exits 1, with every
+    refusal in the file listed. Usage errors exit 2.
     """
     from pipelines.ansi_store import LEGACY_ROOT
     from pipelines.translate_command import run_report, run_translate
     from sql.assumptions import AssumptionError, load_assumptions
+    from sql.catalog import CatalogError, load_catalogs
 
     try:
         pairs = dict(item.split("=", 1) for item in assume)
@@ -221,11 +233,26 @@ def translate(
     except ValueError as exc:  # AssumptionError, or an item without '='
         message = str(exc) if isinstance(exc, AssumptionError) else f"{exc}; expected KEY=VALUE"
         fail_usage(f"--assume: {message}")
+    if catalog_files:
+        paths, option = [Path(f) for f in catalog_files], "--catalog"
+    else:
+        try:
+            paths, option = list(Settings.from_env().catalog), "PLUMBLINE_CATALOG"
+        except SettingsError as exc:
+            fail_usage(str(exc))
+    try:
+        catalog = load_catalogs(paths)
+    except CatalogError as exc:
+        fail_usage(f"{option}: {exc}")
     if report_dir is not None:
-        sys.exit(run_report(LEGACY_ROOT, report_dir, assumptions))
+        sys.exit(run_report(LEGACY_ROOT, report_dir, assumptions, catalog))
     if dialect is None:
         raise click.UsageError("--from DIALECT is required (or use --report DIR)")
-    sys.exit(run_translate(dialect, target, file, as_json=as_json, assumptions=assumptions))
+    sys.exit(
+        run_translate(
+            dialect, target, file, as_json=as_json, assumptions=assumptions, catalog=catalog
+        )
+    )
 
 
 def _relative(line: str) -> str:

@@ -12,6 +12,7 @@ from assets.retraining import raw_data_sensor, retrain_job, retrain_schedule
 from assets.scoring import batch_scores
 from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
+from pipelines.ansi_store import LEGACY_ROOT, translate_sources
 from pipelines.resources import (
     AnsiStoreResource,
     AuditResource,
@@ -23,6 +24,7 @@ from pipelines.resources import (
     TrainingLauncherResource,
 )
 from pipelines.settings import Settings
+from sql.catalog import load_catalogs
 
 MATERIALIZE_ALL_JOB = "materialize_all_job"
 CHECK_PORTABILITY_JOB = "check_portability_job"
@@ -33,7 +35,9 @@ def build_definitions(settings: Settings) -> dg.Definitions:
         resources={
             "lake": LakeResource(root=str(settings.lake_root)),
             "tpch": TpchResource(scale=settings.scale),
-            "ansi_store": AnsiStoreResource(root=str(settings.ansi_root)),
+            "ansi_store": AnsiStoreResource(
+                root=str(settings.ansi_root), catalog_files=[str(p) for p in settings.catalog]
+            ),
             "contracts": ContractsResource(published_root=str(settings.published_contracts_root)),
             "warehouse_engine": EngineResource(
                 engine=settings.engine, spark_master=settings.spark_master
@@ -56,8 +60,10 @@ def build_definitions(settings: Settings) -> dg.Definitions:
         }
     )
     raw = dg.Definitions(assets=raw_assets)
-    ansi = dg.Definitions(assets=build_ansi_assets())
-    warehouse = build_warehouse_definitions(settings.engine)
+    catalog = load_catalogs(settings.catalog)
+    legacy = translate_sources(LEGACY_ROOT, catalog)
+    ansi = dg.Definitions(assets=build_ansi_assets(legacy))
+    warehouse = build_warehouse_definitions(settings.engine, legacy, catalog)
     models = dg.Definitions(
         assets=[delay_model, registered_model, audit_bundle, batch_scores],
         jobs=[retrain_job],

@@ -15,6 +15,7 @@ from pipelines.engines.duckdb_engine import DuckDBEngine
 from pipelines.engines.spark_engine import SparkEngine
 from pipelines.lake import Lake
 from pipelines.training import TrainingJob, default_nproc, torchrun_command, worker_failure
+from sql.catalog import DEFAULT_CATALOG_PATH, Catalog, load_catalogs
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,9 +49,14 @@ class AnsiStoreResource(dg.ConfigurableResource):
     """Where translated ANSI SQL is written (``$PLUMBLINE_HOME/ansi``)."""
 
     root: str
+    # The catalog files translations resolve names in (PLUMBLINE_CATALOG).
+    catalog_files: list[str] = [str(DEFAULT_CATALOG_PATH)]
 
     def path(self) -> Path:
         return Path(self.root)
+
+    def catalog(self) -> Catalog:
+        return load_catalogs([Path(f) for f in self.catalog_files])
 
     def read_sql(self, name: str) -> str:
         """The stored ANSI SQL of ``ansi/<name>``, checked against its manifest."""

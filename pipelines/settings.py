@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
 
+from sql.catalog import DEFAULT_CATALOG_PATH
+
 Engine = Literal["duckdb", "spark"]
 ENGINES: tuple[str, ...] = get_args(Engine)
 Launcher = Literal["local", "k8s"]
@@ -73,6 +75,14 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
         "MLflow tracking and registry URI.",
     ),
     SettingDoc(
+        "PLUMBLINE_CATALOG",
+        "sql/catalog.yaml",
+        "The catalog the `ansi/` and `warehouse/` assets (and `plumbline translate` without "
+        "`--catalog`) resolve legacy table names in: one or more catalog files, separated by "
+        "`:` (merged; a table defined differently in two files is an error naming both). "
+        "`plumbline catalog import` writes one from DDL or a lake.",
+    ),
+    SettingDoc(
         "PLUMBLINE_RETRAIN_CRON",
         DEFAULT_RETRAIN_CRON,
         "Cron schedule (UTC) of the weekly `retrain_job` (training set, model, registration, "
@@ -126,6 +136,7 @@ class Settings:
     engine: Engine = DEFAULT_ENGINE
     spark_master: str = DEFAULT_SPARK_MASTER
     mlflow_uri: str = field(default="")
+    catalog: tuple[Path, ...] = (DEFAULT_CATALOG_PATH,)
     retrain_cron: str = DEFAULT_RETRAIN_CRON
     launcher: Launcher = "local"
     k8s_image: str = ""
@@ -150,6 +161,7 @@ class Settings:
             )
         if self.launcher == "k8s":
             self.k8s_request("plumbline-train")  # refused here, before anything starts
+        object.__setattr__(self, "catalog", parse_catalog(self.catalog, "PLUMBLINE_CATALOG"))
         if not self.mlflow_uri:
             object.__setattr__(self, "mlflow_uri", f"sqlite:///{self.home / 'mlflow.db'}")
 
@@ -222,6 +234,9 @@ class Settings:
             ),
             spark_master=env.get("PLUMBLINE_SPARK_MASTER") or DEFAULT_SPARK_MASTER,
             mlflow_uri=env.get("PLUMBLINE_MLFLOW_URI", ""),
+            catalog=parse_catalog(
+                env.get("PLUMBLINE_CATALOG") or str(DEFAULT_CATALOG_PATH), "PLUMBLINE_CATALOG"
+            ),
             retrain_cron=parse_cron(
                 env.get("PLUMBLINE_RETRAIN_CRON") or DEFAULT_RETRAIN_CRON,
                 "PLUMBLINE_RETRAIN_CRON",
@@ -247,6 +262,7 @@ class Settings:
             "PLUMBLINE_ENGINE": self.engine,
             "PLUMBLINE_SPARK_MASTER": self.spark_master,
             "PLUMBLINE_MLFLOW_URI": self.mlflow_uri,
+            "PLUMBLINE_CATALOG": os.pathsep.join(str(p) for p in self.catalog),
             "PLUMBLINE_RETRAIN_CRON": self.retrain_cron,
             "PLUMBLINE_LAUNCHER": self.launcher,
             "PLUMBLINE_K8S_IMAGE": self.k8s_image,
@@ -265,6 +281,20 @@ def parse_cron(value: object, setting: str) -> str:
     if not is_valid_cron_string(text):
         raise SettingsError(setting, "a cron expression such as '0 3 * * 1'", value)
     return text
+
+
+def parse_catalog(value: object, setting: str) -> tuple[Path, ...]:
+    """Catalog files, given as a ``:``-separated list (or a sequence of paths); each must
+    be a readable file. Relative paths are taken from the working directory."""
+    parts = value.split(os.pathsep) if isinstance(value, str) else list(value)  # type: ignore[call-overload]
+    paths = tuple(Path(p).expanduser().absolute() for p in parts if str(p).strip())
+    accepted = f"one or more catalog files separated by '{os.pathsep}'"
+    if not paths:
+        raise SettingsError(setting, accepted, value)
+    for path in paths:
+        if not path.is_file():
+            raise SettingsError(setting, f"{accepted} (no such file: {path})", value)
+    return paths
 
 
 def parse_scale(value: object, setting: str) -> float:

@@ -15,10 +15,11 @@ from pathlib import Path
 import click
 
 from sql.assumptions import Assumptions
+from sql.catalog import Catalog
 from sql.diagnostics import Diagnostic, TranslationError
 from sql.render import render
 from sql.report import render_html, render_markdown, translate_tree
-from sql.translate import translate
+from sql.translate import translate_script
 
 
 def _emit_diagnostics(diagnostics: tuple[Diagnostic, ...]) -> None:
@@ -32,7 +33,13 @@ logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 
 def run_translate(
-    dialect: str, target: str, file: str, *, as_json: bool, assumptions: Assumptions
+    dialect: str,
+    target: str,
+    file: str,
+    *,
+    as_json: bool,
+    assumptions: Assumptions,
+    catalog: Catalog,
 ) -> int:
     if file == "-":
         source, name = sys.stdin.read(), "<stdin>"
@@ -40,52 +47,67 @@ def run_translate(
         path = Path(file)
         try:
             source = path.read_text()
-        except OSError as exc:
-            raise click.BadParameter(
-                f"cannot read {file}: {exc.strerror}", param_hint="FILE"
-            ) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+            raise click.BadParameter(f"cannot read {file}: {reason}", param_hint="FILE") from None
         name = file
     try:
-        translation = translate(
+        script = translate_script(
             source,
             dialect,
             file=name,
             name=None if file == "-" else Path(file).stem,
             assumptions=assumptions,
+            catalog=catalog,
         )
-        sql = (
-            translation.ansi_sql
-            if target == "ansi"
-            else render(translation.ansi_sql, target, file=name)
-        )  # type: ignore[arg-type]
+        rendered = [
+            t.ansi_sql if target == "ansi" else render(t.ansi_sql, target, file=name)  # type: ignore[arg-type]
+            for t in script.tables
+        ]
     except TranslationError as exc:
         _emit_diagnostics(exc.diagnostics)
         if as_json:
             payload = {"ok": False, "diagnostics": [asdict(d) for d in exc.diagnostics]}
             click.echo(json.dumps(payload, indent=2))
         return 1
-    _emit_diagnostics(translation.diagnostics)
+    diagnostics = tuple(dict.fromkeys(d for t in script.tables for d in t.diagnostics))
+    _emit_diagnostics(diagnostics)
     if as_json:
-        payload = {
-            "ok": True,
-            "name": translation.name,
-            "dialect": translation.dialect,
-            "target": target,
-            "sql": sql,
-            "ansi_sql": translation.ansi_sql,
-            "rules_applied": list(translation.rules_applied),
-            "source_tables": list(translation.source_tables),
-            "columns": list(translation.columns),
-            "diagnostics": [asdict(d) for d in translation.diagnostics],
-        }
-        click.echo(json.dumps(payload, indent=2))
+        tables = [
+            {
+                "name": t.name,
+                "table": f"{t.zone}.{t.name}",
+                "line": t.line,
+                "sql": sql,
+                "ansi_sql": t.ansi_sql,
+                "rules_applied": list(t.rules_applied),
+                "source_tables": list(t.source_tables),
+                "columns": list(t.columns),
+                "diagnostics": [asdict(d) for d in t.diagnostics],
+            }
+            for t, sql in zip(script.tables, rendered, strict=True)
+        ]
+        # The first table's fields at the top level too: a one-table file reads as before.
+        click.echo(
+            json.dumps(
+                {
+                    "ok": True,
+                    "dialect": script.dialect,
+                    "target": target,
+                    **{k: v for k, v in tables[0].items() if k != "table"},
+                    "diagnostics": [asdict(d) for d in diagnostics],
+                    "tables": tables,
+                },
+                indent=2,
+            )
+        )
     else:
-        click.echo(sql.rstrip())
+        click.echo(script.script_sql(rendered))
     return 0
 
 
-def run_report(legacy_root: Path, out_dir: Path, assumptions: Assumptions) -> int:
-    results = translate_tree(legacy_root, assumptions=assumptions)
+def run_report(legacy_root: Path, out_dir: Path, assumptions: Assumptions, catalog: Catalog) -> int:
+    results = translate_tree(legacy_root, catalog=catalog, assumptions=assumptions)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "report.md").write_text(render_markdown(results, legacy_root))
     (out_dir / "report.html").write_text(render_html(results, legacy_root))

@@ -15,7 +15,13 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from pipelines.ansi_store import PROJECT_ROOT, LegacySource, legacy_sources, sha256_text
+from pipelines.ansi_store import (
+    PROJECT_ROOT,
+    LegacySource,
+    TranslatedSource,
+    sha256_text,
+    translate_sources,
+)
 from pipelines.contracts import (
     ContractError,
     compile_contract,
@@ -32,8 +38,6 @@ from pipelines.reconcile import Thresholds, reconcile
 from sql import ansi
 from sql.ansi import Ansi
 from sql.catalog import Catalog
-from sql.diagnostics import TranslationError
-from sql.translate import translate_file
 
 WAREHOUSE_ZONE = "warehouse"
 ANSI_SQL_ROOT = PROJECT_ROOT / "sql" / "ansi"
@@ -82,34 +86,37 @@ def tables_read(ansi_sql: str) -> tuple[str, ...]:
 
 def warehouse_tables(
     catalog: Catalog,
-    legacy_root: Path,
+    legacy: Path | Sequence[TranslatedSource],
     ansi_root: Path = ANSI_SQL_ROOT,
     reference_root: Path = REFERENCE_ROOT,
     contracts_root: Path = CONTRACTS_ROOT,
 ) -> list[WarehouseTable]:
-    """One table per legacy file and per ``sql/ansi/*.sql``; dependencies from the SQL itself.
+    """One table per table a legacy file defines and per ``sql/ansi/*.sql``; dependencies
+    from the SQL itself.
 
-    A legacy file's reads come from its translation; a file that is refused reads nothing
-    here, and its ansi/<name> asset fails with the diagnostics.
+    ``legacy`` is the legacy tree, or its files as already translated at load. A table's
+    reads come from its translation; a file that is refused reads nothing here, and its
+    ansi/<name> asset fails with the diagnostics.
     """
+    translated = translate_sources(legacy, catalog) if isinstance(legacy, Path) else legacy
     tables = []
-    for source in legacy_sources(legacy_root):
-        try:
-            translation = translate_file(source.path, source.dialect, catalog=catalog)
-            reads, ansi_sql = translation.source_tables, translation.ansi_sql
-        except TranslationError:
-            reads, ansi_sql = (), None
-        reference = reference_root / source.dialect / f"{source.name}.sql"
-        tables.append(
-            WarehouseTable(
-                source.name,
-                reads,
-                legacy=source,
-                reference_path=reference if reference.is_file() else None,
-                contract_path=_existing(contracts_root / f"{source.name}.yaml"),
-                ansi_sql=ansi_sql,
+    for file in translated:
+        source = file.source
+        definitions = [(t.name, t.source_tables, t.ansi_sql) for t in file.tables] or [
+            (source.name, (), None)
+        ]
+        for name, reads, ansi_sql in definitions:
+            reference = reference_root / source.dialect / f"{name}.sql"
+            tables.append(
+                WarehouseTable(
+                    name,
+                    reads,
+                    legacy=source,
+                    reference_path=reference if reference.is_file() else None,
+                    contract_path=_existing(contracts_root / f"{name}.yaml"),
+                    ansi_sql=ansi_sql,
+                )
             )
-        )
     names = {t.name: t.source_file for t in tables}
     for path in sorted(ansi_root.glob("*.sql")):
         name = path.stem.lower()

@@ -8,6 +8,7 @@ them for one command.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
@@ -15,6 +16,19 @@ import yaml
 
 DEFAULT_ASSUMPTIONS_PATH = Path(__file__).with_name("assumptions.yaml")
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+# Name levels above a table, outermost first, and the assumption holding each one's default.
+NAMESPACE_LEVELS: dict[str, tuple[str, ...]] = {
+    "bigquery": ("bigquery_project", "bigquery_dataset"),
+    "oracle": ("oracle_schema",),
+    "redshift": ("redshift_database", "redshift_schema"),
+    "snowflake": ("snowflake_database", "snowflake_schema"),
+    "teradata": ("teradata_database",),
+    "tsql": ("tsql_database", "tsql_schema"),
+}
+NAMESPACE_FIELDS = frozenset(name for levels in NAMESPACE_LEVELS.values() for name in levels)
+_NAME = re.compile(r"[\w$ -]*")
 
 
 class AssumptionError(ValueError):
@@ -28,6 +42,20 @@ class Assumptions:
     # Snowflake WEEK_START: 0 = legacy (Sunday = 0 ... Saturday = 6), 1 ... 7 = weeks start
     # on Monday ... Sunday and DAYOFWEEK counts 1 ... 7 from there.
     snowflake_week_start: int = 0
+    # The default namespace an unqualified table name resolves in: the session's current
+    # database/schema (project/dataset in BigQuery), which the SQL text cannot show. Empty
+    # means unknown: a name then resolves only if exactly one catalog table matches it.
+    # Snowflake, T-SQL and Redshift have documented defaults (PUBLIC, dbo, public).
+    snowflake_database: str = ""
+    snowflake_schema: str = "PUBLIC"
+    tsql_database: str = ""
+    tsql_schema: str = "dbo"
+    teradata_database: str = ""
+    oracle_schema: str = ""
+    bigquery_project: str = ""
+    bigquery_dataset: str = ""
+    redshift_database: str = ""
+    redshift_schema: str = "public"
 
     def __post_init__(self) -> None:
         if not (isinstance(self.tsql_datefirst, int) and 1 <= self.tsql_datefirst <= 7):
@@ -39,6 +67,18 @@ class Assumptions:
                 "snowflake_week_start must be 0 (legacy) or 1 (Monday) ... 7 (Sunday); "
                 f"got {self.snowflake_week_start!r}"
             )
+        for name in NAMESPACE_FIELDS:
+            value = getattr(self, name)
+            if not isinstance(value, str) or not _NAME.fullmatch(value):
+                raise AssumptionError(
+                    f"{name} must be an object name (letters, digits, _ $ - and spaces) "
+                    f"or empty for unknown; got {value!r}"
+                )
+
+    def namespace(self, dialect: str) -> tuple[tuple[str, str], ...]:
+        """The default (assumption name, value) of each name level above a table, outermost
+        first: ``(("tsql_database", ""), ("tsql_schema", "dbo"))``."""
+        return tuple((name, getattr(self, name)) for name in NAMESPACE_LEVELS.get(dialect, ()))
 
     def with_overrides(self, overrides: dict[str, str]) -> Assumptions:
         """``{"tsql_datefirst": "1"}`` (from ``--assume KEY=VALUE``) applied to these values."""
@@ -48,10 +88,15 @@ class Assumptions:
             raise AssumptionError(
                 f"unknown assumption {', '.join(unknown)}; known: {', '.join(sorted(known))}"
             )
-        try:
-            values = {key: int(value) for key, value in overrides.items()}
-        except ValueError:
-            raise AssumptionError(f"assumption values must be integers; got {overrides}") from None
+        values: dict[str, int | str] = {}
+        for key, value in overrides.items():
+            if key in NAMESPACE_FIELDS:
+                values[key] = str(value)
+                continue
+            try:
+                values[key] = int(value)
+            except ValueError:
+                raise AssumptionError(f"{key} must be an integer; got {value!r}") from None
         return replace(self, **values)
 
     def key(self) -> str:

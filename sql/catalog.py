@@ -1,88 +1,320 @@
-"""Legacy object names -> lake tables, and the lake schema used for type annotation.
+"""The user's catalog: legacy object names -> lake tables, and the lake schema for typing.
+
+A catalog is one or more YAML files in the format of ``sql/catalog.yaml`` (this project's
+own) or written by ``plumbline catalog import`` from a warehouse's DDL or a lake. Several
+files merge; a table or name that two files define differently is an error naming both.
 
 Names are compared the way each source dialect compares them: an unquoted identifier
-folds (upper in Snowflake, Oracle and Teradata, case-insensitive elsewhere) and a quoted
-one keeps its case only in dialects where quoting makes a name case-sensitive.
+folds (upper in Snowflake, Oracle and Teradata, case-insensitive elsewhere), a quoted one
+keeps its case only in dialects where quoting makes a name case-sensitive, and BigQuery
+dataset and table names are case-sensitive. A name written with fewer parts than the
+dialect's full name (``ORDERS`` for ``DB.SCHEMA.ORDERS``) is completed with the session's
+default namespace, a stated assumption (``sql/assumptions.py``); where that default is
+unknown, the name resolves only if exactly one catalog table matches it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 from sqlglot import exp
 
+from sql.assumptions import Assumptions
 from sql.diagnostics import Diagnostic, TranslationError
 
 DEFAULT_CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
 
 # Dialects where a quoted identifier is compared exactly and an unquoted one folds to upper.
 QUOTED_IS_CASE_SENSITIVE = frozenset({"snowflake", "oracle"})
+# BigQuery compares dataset and table names exactly, quoted or not (project ids are lower
+# case by construction): https://cloud.google.com/bigquery/docs/datasets#dataset-naming
+NAMES_ARE_CASE_SENSITIVE = frozenset({"bigquery"})
+# The type sqlglot sees for a column whose declared type has no exact ANSI form: a
+# user-defined type that annotation carries through CTEs and derived tables, so every
+# expression that depends on it can be found and refused.
+OPAQUE_PREFIX = "plumbline_opaque_"
 
 NamePart = str | exp.Identifier
 
 
 class CatalogError(Exception):
-    """The catalog file itself is malformed."""
+    """A catalog file is malformed, or two catalog files contradict each other."""
 
 
-def _fold(part: NamePart, dialect: str) -> str:
-    if isinstance(part, exp.Identifier):
-        if part.quoted and dialect in QUOTED_IS_CASE_SENSITIVE:
-            return part.name
-        return part.name.upper() if dialect in QUOTED_IS_CASE_SENSITIVE else part.name.lower()
-    return part.upper() if dialect in QUOTED_IS_CASE_SENSITIVE else part.lower()
+def fold(part: NamePart, dialect: str) -> str:
+    """One name part as ``dialect`` compares it."""
+    name = part.name if isinstance(part, exp.Identifier) else part
+    if dialect in NAMES_ARE_CASE_SENSITIVE:
+        return name
+    if isinstance(part, exp.Identifier) and part.quoted and dialect in QUOTED_IS_CASE_SENSITIVE:
+        return name
+    return name.upper() if dialect in QUOTED_IS_CASE_SENSITIVE else name.lower()
+
+
+def _shown(parts: Sequence[NamePart]) -> str:
+    return ".".join(p.name if isinstance(p, exp.Identifier) else p for p in parts)
+
+
+@dataclass(frozen=True)
+class Resolution:
+    lake_table: str
+    # What the name relied on that its text does not show ("tsql_schema=dbo", or the note
+    # that an unknown default matched one table); None when the name matched as written.
+    assumed: str | None = None
 
 
 @dataclass(frozen=True)
 class Catalog:
-    # lake table "zone.table" -> {column: ANSI type}
+    # lake table "zone.table" -> {column: ANSI type}, columns in the table's order; an opaque
+    # column holds its declared type (see ``opaque``).
     tables: Mapping[str, Mapping[str, str]]
     # dialect -> {folded legacy name parts: lake table}
     legacy: Mapping[str, Mapping[tuple[str, ...], str]] = field(default_factory=dict)
+    # lake table -> {column: declared type} for types with no exact ANSI form (VARIANT, ...)
+    opaque: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # The files this catalog was read from, for messages.
+    sources: tuple[str, ...] = ()
 
     def resolve(
-        self, name_parts: Sequence[NamePart], dialect: str, file: str, line: int, col: int
+        self,
+        name_parts: Sequence[NamePart],
+        dialect: str,
+        file: str,
+        line: int,
+        col: int,
+        assumptions: Assumptions | None = None,
     ) -> str:
-        """The lake table ("zone.table") a legacy name reads, or a NAME-UNKNOWN error."""
-        key = tuple(_fold(part, dialect) for part in name_parts)
-        found = self.legacy.get(dialect, {}).get(key)
-        if found is None:
-            shown = ".".join(p.name if isinstance(p, exp.Identifier) else p for p in name_parts)
-            message = (
-                f"table {shown!r} is not in the catalog for dialect {dialect}; "
-                "add it to sql/catalog.yaml"
-            )
-            raise TranslationError([Diagnostic("error", "NAME-UNKNOWN", message, file, line, col)])
-        return found
+        """The lake table ("zone.table") a legacy name reads, or a located error."""
+        return self.resolve_name(name_parts, dialect, file, line, col, assumptions).lake_table
 
-    def schema(self) -> dict[str, dict[str, dict[str, str]]]:
-        """Nested {zone: {table: {column: type}}}, usable as a sqlglot MappingSchema."""
-        nested: dict[str, dict[str, dict[str, str]]] = {}
+    def resolve_name(
+        self,
+        name_parts: Sequence[NamePart],
+        dialect: str,
+        file: str,
+        line: int,
+        col: int,
+        assumptions: Assumptions | None = None,
+    ) -> Resolution:
+        """Resolve a legacy name as ``dialect`` does: as written, else completed with the
+        default namespace. NAME-UNKNOWN or NAME-AMBIGUOUS (a located error) otherwise."""
+        names = self.legacy.get(dialect, {})
+        key = tuple(fold(part, dialect) for part in name_parts)
+        found = names.get(key)
+        if found is not None:
+            return Resolution(found)
+        namespace = (assumptions or Assumptions()).namespace(dialect)
+        defaults = [(n, fold(v, dialect) if v else None) for n, v in namespace]
+        wanted = _complete(key, defaults)
+        matches = {
+            lake
+            for legacy_key, lake in names.items()
+            if _matches(wanted, _complete(legacy_key, defaults))
+        }
+        filled = defaults[: max(0, len(defaults) + 1 - len(key))]
+        used = [f"{n}={v}" for n, v in filled if v]
+        unknown = [n for n, v in filled if v is None]
+        shown = _shown(name_parts)
+        if len(matches) == 1:
+            lake = matches.pop()
+            notes = []
+            if used:
+                notes.append("assuming " + ", ".join(used))
+            if unknown:
+                notes.append(
+                    f"the only catalog table it can name with {', '.join(unknown)} unknown "
+                    f"(set --assume {unknown[-1]}=NAME to pin it)"
+                )
+            return Resolution(lake, f"{shown} resolved to {lake}, " + "; ".join(notes))
+        searched = ", ".join(self.sources) or "the catalog"
+        if matches:
+            message = (
+                f"table {shown!r} is ambiguous for dialect {dialect}: it can name "
+                f"{', '.join(sorted(matches))} (catalog: {searched}); qualify it, or set "
+                f"--assume {unknown[-1] if unknown else namespace[-1][0]}=NAME"
+            )
+            raise TranslationError(
+                [Diagnostic("error", "NAME-AMBIGUOUS", message, file, line, col)]
+            )
+        hint = f", assuming {', '.join(used)}" if used else ""
+        message = (
+            f"table {shown!r} is not in the catalog for dialect {dialect}{hint} "
+            f"(searched: {searched}); add it, or import one with `plumbline catalog import`"
+        )
+        raise TranslationError([Diagnostic("error", "NAME-UNKNOWN", message, file, line, col)])
+
+    def digest(self) -> str:
+        """sha256 of what the catalog says (not of where it came from): part of a stored
+        translation's cache key, since names and types change what a translation is."""
+        content = {
+            "tables": {t: list(c.items()) for t, c in sorted(self.tables.items())},
+            "opaque": {t: sorted(c.items()) for t, c in sorted(self.opaque.items())},
+            "legacy": {
+                d: sorted([list(k), v] for k, v in names.items())
+                for d, names in sorted(self.legacy.items())
+            },
+        }
+        return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+
+    def schema(self) -> dict[str, dict[str, dict[str, str | exp.DataType]]]:
+        """Nested {zone: {table: {column: type}}}, usable as a sqlglot MappingSchema; opaque
+        columns get a user-defined type that annotation carries to every use."""
+        nested: dict[str, dict[str, dict[str, str | exp.DataType]]] = {}
         for qualified, columns in self.tables.items():
             zone, table = qualified.split(".")
-            nested.setdefault(zone, {})[table] = dict(columns)
+            opaque = self.opaque.get(qualified, {})
+            nested.setdefault(zone, {})[table] = {
+                column: exp.DataType.build(opaque_type_name(opaque[column]), udt=True)
+                if column in opaque
+                else kind
+                for column, kind in columns.items()
+            }
         return nested
 
 
+def opaque_type_name(declared: str) -> str:
+    return OPAQUE_PREFIX + "".join(c if c.isalnum() else "_" for c in declared.lower())
+
+
+def is_opaque(kind: exp.DataType | None) -> bool:
+    return (
+        kind is not None
+        and kind.this == exp.DType.USERDEFINED
+        and kind.sql().lower().startswith(OPAQUE_PREFIX)
+    )
+
+
+def _complete(
+    parts: tuple[str, ...], defaults: Sequence[tuple[str, str | None]]
+) -> tuple[str | None, ...]:
+    """``parts`` with the missing leading levels filled from ``defaults`` (None: unknown)."""
+    missing = len(defaults) + 1 - len(parts)
+    if missing <= 0:
+        return parts
+    return tuple(v for _, v in defaults[:missing]) + parts
+
+
+def _matches(wanted: tuple[str | None, ...], candidate: tuple[str | None, ...]) -> bool:
+    if len(wanted) != len(candidate):
+        return False
+    return all(a is None or b is None or a == b for a, b in zip(wanted, candidate, strict=True))
+
+
+def _columns(path: Path, table: str, spec: object) -> tuple[dict[str, str], dict[str, str]]:
+    if not isinstance(spec, dict) or not spec:
+        raise CatalogError(f"{path}: tables.{table}: expected a mapping of column: type")
+    columns: dict[str, str] = {}
+    opaque: dict[str, str] = {}
+    for column, kind in spec.items():
+        if isinstance(kind, dict) and set(kind) == {"opaque"} and isinstance(kind["opaque"], str):
+            columns[str(column)] = opaque[str(column)] = kind["opaque"]
+        elif isinstance(kind, str) and kind.strip():
+            try:
+                exp.DataType.build(kind)
+            except Exception:  # sqlglot raises ParseError or ValueError on bad type text
+                raise CatalogError(
+                    f"{path}: tables.{table}.{column}: {kind!r} is not an ANSI type; write a "
+                    "type with no exact ANSI form as {opaque: TYPE}"
+                ) from None
+            columns[str(column)] = kind
+        else:
+            raise CatalogError(
+                f"{path}: tables.{table}.{column}: expected an ANSI type or {{opaque: TYPE}}"
+            )
+    return columns, opaque
+
+
 def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
-    data = yaml.safe_load(Path(path).read_text())
-    if not isinstance(data, dict) or "tables" not in data:
-        raise CatalogError(f"{path}: expected a mapping with 'tables' and 'legacy'")
-    tables = {
-        str(name): {str(c): str(t) for c, t in cols.items()}
-        for name, cols in data["tables"].items()
-    }
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise CatalogError(f"{path}: cannot read catalog: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        at = f":{where.line + 1}:{where.column + 1}" if where is not None else ""
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise CatalogError(f"{path}{at}: {problem}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("tables"), dict):
+        raise CatalogError(f"{path}: expected a mapping with 'tables' (and 'legacy')")
+    tables: dict[str, dict[str, str]] = {}
+    opaque: dict[str, dict[str, str]] = {}
+    for name, spec in data["tables"].items():
+        name = str(name)
+        if len(name.split(".")) != 2 or not all(name.split(".")):
+            raise CatalogError(f"{path}: tables.{name}: a lake table is named zone.table")
+        tables[name], opaque_columns = _columns(path, name, spec)
+        if opaque_columns:
+            opaque[name] = opaque_columns
     legacy: dict[str, dict[tuple[str, ...], str]] = {}
-    for dialect, names in (data.get("legacy") or {}).items():
+    legacy_data = data.get("legacy") or {}
+    if not isinstance(legacy_data, dict):
+        raise CatalogError(f"{path}: legacy: expected a mapping of dialect: names")
+    for dialect, names in legacy_data.items():
+        if not isinstance(names, dict):
+            raise CatalogError(f"{path}: legacy.{dialect}: expected a mapping of name: table")
         folded: dict[tuple[str, ...], str] = {}
         for legacy_name, lake_table in names.items():
             if lake_table not in tables:
                 raise CatalogError(
                     f"{path}: {dialect} name {legacy_name!r} maps to unknown {lake_table!r}"
                 )
-            folded[tuple(_fold(p, dialect) for p in str(legacy_name).split("."))] = lake_table
+            key = tuple(fold(p, str(dialect)) for p in str(legacy_name).split("."))
+            if folded.get(key, lake_table) != lake_table:
+                raise CatalogError(
+                    f"{path}: {dialect} name {legacy_name!r} maps to both {folded[key]!r} "
+                    f"and {lake_table!r}"
+                )
+            folded[key] = lake_table
         legacy[str(dialect)] = folded
-    return Catalog(tables=tables, legacy=legacy)
+    return Catalog(tables=tables, legacy=legacy, opaque=opaque, sources=(str(path),))
+
+
+def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
+    """One catalog from several; a table or legacy name defined differently is an error
+    naming both files."""
+    tables: dict[str, Mapping[str, str]] = {}
+    opaque: dict[str, Mapping[str, str]] = {}
+    legacy: dict[str, dict[tuple[str, ...], str]] = {}
+    table_origin: dict[str, str] = {}
+    name_origin: dict[tuple[str, tuple[str, ...]], str] = {}
+    sources: list[str] = []
+    for catalog in catalogs:
+        origin = ", ".join(catalog.sources) or "<catalog>"
+        sources.extend(catalog.sources)
+        for name, columns in catalog.tables.items():
+            if name in tables and (
+                list(tables[name].items()) != list(columns.items())
+                or opaque.get(name, {}) != catalog.opaque.get(name, {})
+            ):
+                raise CatalogError(
+                    f"{origin}: table {name} differs from its definition in "
+                    f"{table_origin[name]} (columns, order or types)"
+                )
+            tables.setdefault(name, columns)
+            table_origin.setdefault(name, origin)
+            if name in catalog.opaque:
+                opaque.setdefault(name, catalog.opaque[name])
+        for dialect, names in catalog.legacy.items():
+            merged = legacy.setdefault(dialect, {})
+            for key, lake in names.items():
+                if merged.get(key, lake) != lake:
+                    raise CatalogError(
+                        f"{origin}: {dialect} name {'.'.join(key)} maps to {lake}, but to "
+                        f"{merged[key]} in {name_origin[(dialect, key)]}"
+                    )
+                merged[key] = lake
+                name_origin.setdefault((dialect, key), origin)
+    return Catalog(tables=tables, legacy=legacy, opaque=opaque, sources=tuple(sources))
+
+
+def load_catalogs(paths: Sequence[Path]) -> Catalog:
+    """The merged catalog of ``paths`` (at least one file)."""
+    if not paths:
+        raise CatalogError("no catalog file given")
+    return merge_catalogs(load_catalog(Path(p)) for p in paths)

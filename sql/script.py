@@ -1,8 +1,17 @@
-"""A legacy file is a script that defines one table; fold it into one query.
+"""A legacy file is a script; split it into the tables it defines.
 
-Accepted shapes: a bare query, ``CREATE [OR REPLACE] TABLE/VIEW ... AS query`` or
-``INSERT INTO ... query``, optionally preceded by T-SQL ``#temp`` / Teradata ``VOLATILE``
-tables that are written once: those become CTEs of the final query.
+Every statement is one of:
+- a query, ``CREATE [OR REPLACE] TABLE/VIEW ... AS query`` or ``INSERT INTO ... query``:
+  it defines a table (a bare query is named after the file);
+- a helper the script builds and throws away: a T-SQL ``#temp`` or ``SELECT ... INTO #t``,
+  a Teradata ``VOLATILE`` or any ``TEMPORARY`` table, or a table or view that the script
+  itself drops again later. Helpers become CTEs of the definitions that read them;
+- ``DROP`` of a helper, or of a table the script (re)defines: no-op in a lake where a
+  published table is replaced atomically;
+- anything else (variables, control flow, UPDATE/DELETE/MERGE, ...) is refused, and every
+  such statement is listed.
+A definition that reads a table defined earlier in the same script reads it from the lake,
+so the tables of one file become assets with dependencies between them.
 """
 
 from __future__ import annotations
@@ -19,17 +28,8 @@ from sql.rules import Context
 class Definition:
     query: exp.Query
     target: str | None  # lower-case table name, None for a bare query
-
-
-def _temp_name(create: exp.Create) -> str | None:
-    properties = create.args.get("properties")
-    kinds = {type(p) for p in properties.expressions} if properties else set()
-    table = create.this.this if isinstance(create.this, exp.Schema) else create.this
-    if exp.VolatileProperty in kinds or exp.TemporaryProperty in kinds:
-        return table.name.lower()
-    if table.name.startswith("#"):
-        return table.name.lstrip("#").lower()
-    return None
+    name_parts: tuple[exp.Identifier, ...]  # the table name as written (for later readers)
+    statement: exp.Expr  # where diagnostics about the whole definition point
 
 
 def _report(
@@ -38,11 +38,59 @@ def _report(
     ctx.report(severity, rule, node, message, statement=True)
 
 
-def _drops_temp(statement: exp.Expr, temps: dict[str, exp.Query]) -> bool:
-    if not isinstance(statement, exp.Drop):
-        return False
+def _target(statement: exp.Expr) -> exp.Table | None:
+    target = statement.this if isinstance(statement, exp.Create | exp.Insert) else None
+    if isinstance(target, exp.Schema):
+        target = target.this
+    return target if isinstance(target, exp.Table) else None
+
+
+def _key(table: exp.Table) -> str:
+    """The name as written, compared case-insensitively, without T-SQL's '#'."""
+    return ".".join(p.name.lower() for p in _parts(table)).lstrip("#")
+
+
+def _cte_name(key: str) -> str:
+    return key.replace(".", "__")
+
+
+def _parts(table: exp.Table) -> tuple[exp.Identifier, ...]:
+    return tuple(
+        p
+        for p in (table.args.get("catalog"), table.args.get("db"), table.this)
+        if isinstance(p, exp.Identifier)
+    )
+
+
+def _is_temporary(statement: exp.Expr) -> bool:
+    if isinstance(statement, exp.Select):
+        into = statement.args.get("into")
+        return bool(into and (into.args.get("temporary") or into.this.name.startswith("#")))
+    table = _target(statement)
+    properties = statement.args.get("properties")
+    kinds = {type(p) for p in properties.expressions} if properties else set()
+    return (
+        exp.VolatileProperty in kinds
+        or exp.TemporaryProperty in kinds
+        or (table is not None and table.name.startswith("#"))
+    )
+
+
+def _dropped(statement: exp.Expr) -> list[exp.Table]:
+    if not isinstance(statement, exp.Drop) or statement.kind not in ("TABLE", "VIEW"):
+        return []
     tables = statement.args.get("tables") or [statement.this]
-    return all(t is not None and t.name.lstrip("#").lower() in temps for t in tables)
+    return [t for t in tables if isinstance(t, exp.Table)]
+
+
+def _dropped_later(statements: list[exp.Expr]) -> list[set[str]]:
+    """For each statement, the names some later statement drops."""
+    later: list[set[str]] = []
+    seen: set[str] = set()
+    for statement in reversed(statements):
+        later.append(set(seen))
+        seen.update(_key(t) for t in _dropped(statement))
+    return list(reversed(later))
 
 
 def _named_columns(query: exp.Query, statement: exp.Expr, ctx: Context) -> exp.Query | None:
@@ -93,47 +141,117 @@ def _query_of(node: exp.Expr | None) -> exp.Query | None:
     return node if isinstance(node, exp.Query) else None
 
 
-def fold_script(statements: list[exp.Expr], ctx: Context) -> Definition | None:
-    """The one query the script defines; problems are reported to ``ctx`` as errors."""
-    temps: dict[str, exp.Query] = {}
-    final: Definition | None = None
-    for statement in statements:
-        if _drops_temp(statement, temps):
-            continue  # dropping a folded temporary table is a no-op
-        if final is not None:
+def _reads(query: exp.Expr) -> set[str]:
+    """The names a query reads, as ``_key`` compares them."""
+    return {_key(t) for t in query.find_all(exp.Table)}
+
+
+def _with_helpers(query: exp.Query, helpers: dict[str, exp.Query]) -> exp.Query:
+    """``query`` with the helpers it reads, directly or through other helpers, as CTEs in
+    the order the script built them."""
+    needed: set[str] = set()
+    pending = _reads(query) & set(helpers)
+    while pending:
+        name = pending.pop()
+        needed.add(name)
+        pending |= (_reads(helpers[name]) & set(helpers)) - needed
+    if not needed:
+        return query
+    own = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
+    ctes = [
+        exp.CTE(this=helper.copy(), alias=exp.TableAlias(this=exp.to_identifier(_cte_name(name))))
+        for name, helper in helpers.items()
+        if name in needed and _cte_name(name) not in own
+    ]
+    if not ctes:
+        return query
+    query = query.copy()
+    for table in query.find_all(exp.Table):
+        key = _key(table)
+        if key in needed and "." in key:
+            # `stage.tmp` read as the CTE `stage__tmp`, still known by its own name.
+            if not table.args.get("alias"):
+                table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
+            table.set("catalog", None)
+            table.set("db", None)
+            table.set("this", exp.to_identifier(_cte_name(key)))
+    existing = query.args.get("with_")
+    if existing is not None:
+        ctes.extend(existing.expressions)
+    query.set("with_", exp.With(expressions=ctes))
+    return query
+
+
+def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
+    """The tables the script defines, in order; problems are reported to ``ctx`` as errors."""
+    helpers: dict[str, exp.Query] = {}
+    defined: dict[str, exp.Expr] = {}
+    definitions: list[Definition] = []
+    dropped_later = _dropped_later(statements)
+
+    def add_helper(name: str, query: exp.Query, statement: exp.Expr) -> None:
+        if name in helpers or name in defined:
             _report(
-                ctx,
-                "error",
-                "SCRIPT-SHAPE",
-                statement,
-                "statement after the one that defines the table",
+                ctx, "error", "TEMP-TABLE", statement, f"temporary table {name} is written twice"
             )
+        helpers[name] = _with_helpers(query, helpers)
+        ctx.applied.add("TEMP-TABLE")
+
+    def define(query: exp.Query, table: exp.Table | None, statement: exp.Expr) -> None:
+        key = _key(table) if table is not None else None
+        target = table.name.lstrip("#").lower() if table is not None else None
+        if key is not None and (
+            key in defined or key in helpers or target in {d.target for d in definitions}
+        ):
+            _report(ctx, "error", "SCRIPT-SHAPE", statement, f"table {target} is written twice")
+            return
+        named = _named_columns(query, statement, ctx)
+        if named is None:
+            return
+        if key is not None:
+            defined[key] = statement
+        parts = _parts(table) if table is not None else ()
+        definitions.append(Definition(_with_helpers(named, helpers), target, parts, statement))
+
+    for statement, later_drops in zip(statements, dropped_later, strict=True):
+        drops = _dropped(statement)
+        if drops:
+            unknown = [
+                t
+                for t in drops
+                if _key(t) not in helpers
+                and _key(t) not in defined
+                and _key(t) not in later_drops
+                # DROP ... IF EXISTS before the script (re)creates the table
+                and not _created_later(statements, statement, _key(t))
+            ]
+            if unknown:
+                names = ", ".join(t.sql() for t in unknown)
+                _report(
+                    ctx,
+                    "error",
+                    "PROC-STATEMENT",
+                    statement,
+                    f"DROP of {names}, which this script does not create",
+                )
             continue
-        into = statement.args.get("into") if isinstance(statement, exp.Select) else None
-        if into is not None:
-            name = into.this.name.lstrip("#").lower()
-            if not (into.args.get("temporary") or into.this.name.startswith("#")):
+        temporary = _is_temporary(statement)
+        if isinstance(statement, exp.Select) and statement.args.get("into") is not None:
+            into = statement.args["into"]
+            if not temporary:
                 _report(
                     ctx, "error", "PROC-STATEMENT", statement, "SELECT ... INTO a permanent table"
                 )
                 continue
-            if name in temps:
-                _report(
-                    ctx,
-                    "error",
-                    "TEMP-TABLE",
-                    statement,
-                    f"temporary table {name} is written twice",
-                )
             query = statement.copy()
             query.set("into", None)
-            temps[name] = query
-            ctx.applied.add("TEMP-TABLE")
+            add_helper(_key(into.this), query, statement)
         elif isinstance(statement, exp.Query):
-            final = Definition(statement, None)
+            define(statement, None, statement)
         elif isinstance(statement, exp.Create) and statement.kind in ("TABLE", "VIEW"):
             query = _query_of(statement.expression)
-            if query is None:
+            table = _target(statement)
+            if query is None or table is None:
                 _report(
                     ctx,
                     "error",
@@ -142,41 +260,25 @@ def fold_script(statements: list[exp.Expr], ctx: Context) -> Definition | None:
                     f"CREATE {statement.kind} without AS SELECT",
                 )
                 continue
-            temp = _temp_name(statement) if statement.kind == "TABLE" else None
-            if temp is not None:
-                if temp in temps:
-                    _report(
-                        ctx,
-                        "error",
-                        "TEMP-TABLE",
-                        statement,
-                        f"temporary table {temp} is written twice",
-                    )
-                temps[temp] = query
-                ctx.applied.add("TEMP-TABLE")
+            if temporary or _key(table) in later_drops:
+                if isinstance(statement.this, exp.Schema) and statement.this.expressions:
+                    named = _named_columns(query, statement, ctx)
+                    if named is None:
+                        continue
+                    query = named
+                add_helper(_key(table), query, statement)
             else:
-                table = (
-                    statement.this.this
-                    if isinstance(statement.this, exp.Schema)
-                    else statement.this
-                )
-                named = _named_columns(query, statement, ctx)
-                if named is not None:
-                    final = Definition(named, table.name.lower())
+                define(query, table, statement)
         elif isinstance(statement, exp.Insert):
             query = _query_of(statement.expression)
-            table = (
-                statement.this.this if isinstance(statement.this, exp.Schema) else statement.this
-            )
-            if query is None or not isinstance(table, exp.Table):
+            table = _target(statement)
+            if query is None or table is None:
                 _report(ctx, "error", "PROC-STATEMENT", statement, "INSERT without a SELECT")
                 continue
-            if table.name.lstrip("#").lower() in temps:
+            if _key(table) in helpers:
                 _report(ctx, "error", "TEMP-TABLE", statement, "a temporary table is written twice")
                 continue
-            named = _named_columns(query, statement, ctx)
-            if named is not None:
-                final = Definition(named, table.name.lower())
+            define(query, table, statement)
         else:
             construct = (
                 statement.key.upper()
@@ -190,24 +292,20 @@ def fold_script(statements: list[exp.Expr], ctx: Context) -> Definition | None:
                 statement,
                 f"procedural statement {construct} is not translated",
             )
-    if final is None:
-        if not any(d.severity == "error" for d in ctx.diagnostics):
-            _report(
-                ctx,
-                "error",
-                "SCRIPT-SHAPE",
-                statements[-1] if statements else None,
-                "the script defines no table",
-            )
-        return None
-    if not temps:
-        return final
-    query = final.query
-    existing = query.args.get("with_")
-    ctes = [
-        exp.CTE(this=q, alias=exp.TableAlias(this=exp.to_identifier(n))) for n, q in temps.items()
-    ]
-    if existing is not None:
-        ctes.extend(existing.expressions)
-    query.set("with_", exp.With(expressions=ctes))
-    return Definition(query, final.target)
+    if not definitions and not any(d.severity == "error" for d in ctx.diagnostics):
+        _report(
+            ctx,
+            "error",
+            "SCRIPT-SHAPE",
+            statements[-1] if statements else None,
+            "the script defines no table",
+        )
+    return definitions
+
+
+def _created_later(statements: list[exp.Expr], drop: exp.Expr, name: str) -> bool:
+    after = statements[statements.index(drop) + 1 :]
+    return any(
+        isinstance(s, exp.Create | exp.Insert) and (t := _target(s)) is not None and _key(t) == name
+        for s in after
+    )

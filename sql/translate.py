@@ -9,7 +9,9 @@ elimination -> strict ANSI generation. Every refusal is a located ``TranslationE
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -23,10 +25,17 @@ from sqlglot.tokens import Token, TokenType
 
 from sql import ansi
 from sql.assumptions import Assumptions, load_assumptions
-from sql.catalog import QUOTED_IS_CASE_SENSITIVE, Catalog, load_catalog
-from sql.diagnostics import Diagnostic, TranslationError
+from sql.catalog import (
+    OPAQUE_PREFIX,
+    QUOTED_IS_CASE_SENSITIVE,
+    Catalog,
+    fold,
+    is_opaque,
+    load_catalog,
+)
+from sql.diagnostics import Diagnostic, TranslationError, node_offset, offset_to_line_col
 from sql.rules import Context, apply_rules, load_all, rules_for
-from sql.script import fold_script
+from sql.script import Definition, split_script
 from sql.source_dialects import SOURCE_DIALECTS
 
 
@@ -57,6 +66,12 @@ class Translation:
     diagnostics: tuple[Diagnostic, ...]
     source_tables: tuple[str, ...]
     columns: tuple[str, ...]
+    # The output columns' types as annotation found them (what a later statement of the
+    # same script sees when it reads this table).
+    column_types: tuple[exp.DataType, ...] = field(default=(), compare=False, repr=False)
+    zone: str = "warehouse"  # where the table is built: the lake table is zone.name
+    line: int = 1  # where the statement that defines it starts
+    col: int = 1
 
 
 @lru_cache(maxsize=1)
@@ -71,8 +86,14 @@ def _default_assumptions() -> Assumptions:
 
 def _parse(sql: str, dialect: str, ctx: Context) -> list[exp.Expr]:
     source = sqlglot.Dialect.get_or_raise(SOURCE_DIALECTS[dialect])
+    tokenizer = source.tokenizer_class(dialect=source)
     try:
-        tokens = source.tokenize(sql)
+        tokens = tokenizer.tokenize(sql)
+    except Exception as error:
+        # sqlglot's message quotes 100 characters of context over several lines; one
+        # diagnostic per line is the contract, so name the token the tokenizer stopped in.
+        raise TranslationError([_token_error(sql, tokenizer, error, ctx.file)]) from None
+    try:
         statements = source.parser().parse(tokens, sql)
     except ParseError as error:
         first = error.errors[0] if error.errors else {}
@@ -80,18 +101,62 @@ def _parse(sql: str, dialect: str, ctx: Context) -> list[exp.Expr]:
         # sqlglot reports the column where the offending token ends; point at its start.
         token = first.get("highlight") or ""
         col = max(1, col - len(token) + 1)
-        description = first.get("description") or str(error)
+        description = _one_line(first.get("description") or str(error))
         raise TranslationError(
             [Diagnostic("error", "PARSE", f"cannot parse: {description}", ctx.file, line, col)]
         ) from None
     except Exception as error:
-        # On some malformed input sqlglot's tokenizer and parser fail with internal errors
-        # (TokenError, AttributeError, IndexError, ...): the input is still unparseable.
+        # On some malformed input sqlglot's parser fails with internal errors (AttributeError,
+        # IndexError, ...): the input is still unparseable; point at the first token.
+        line, col = (tokens[0].line, tokens[0].col - len(tokens[0].text) + 1) if tokens else (1, 1)
         raise TranslationError(
-            [Diagnostic("error", "PARSE", f"cannot parse: {error}", ctx.file, 1, 1)]
+            [
+                Diagnostic(
+                    "error", "PARSE", f"cannot parse: {_one_line(str(error))}", ctx.file, line, col
+                )
+            ]
         ) from None
     ctx.statement_starts = _statement_starts(tokens)
-    return [s for s in statements if s is not None]
+    parsed = [s for s in statements if s is not None]
+    if len(parsed) == len(ctx.statement_starts):
+        for statement, start in zip(parsed, ctx.statement_starts, strict=True):
+            # An opaque Command (DECLARE, SET, ...) keeps no token positions of its own.
+            if node_offset(statement) is None:
+                statement.meta["start"] = start
+    return parsed
+
+
+def _one_line(text: str) -> str:
+    return " ".join(_TOKEN_REPR.sub(lambda m: repr(m.group(1)), text).split())
+
+
+def _token_error(sql: str, tokenizer: object, error: Exception, file: str) -> Diagnostic:
+    """A tokenizer failure as one located diagnostic: the token it could not finish (an
+    unterminated string, quoted name or comment) and where that token starts."""
+    # The tokenizer keeps the start of the token it was scanning; sqlglot does not expose it
+    # on the error (it quotes a window of text instead), so read it where it lives.
+    start = getattr(getattr(tokenizer, "_core", tokenizer), "_start", None)
+    if not isinstance(start, int) or not 0 <= start < len(sql):
+        start = getattr(error, "start", None) or 0
+    line, col = offset_to_line_col(sql, start)
+    opening = sql[start : start + 2]
+    kinds = {"'": "string literal", '"': "quoted name", "[": "quoted name", "`": "quoted name"}
+    if opening[:1] in kinds:
+        what = (
+            f"unterminated {kinds[opening[0]]}: no closing {_CLOSING.get(opening[0], opening[0])}"
+        )
+    elif opening.startswith("$"):
+        what = "unterminated dollar-quoted string: no closing $$"
+    elif opening == "/*":
+        what = "unterminated comment: no closing */"
+    else:
+        what = f"cannot read the text starting {_one_line(sql[start : start + 12])!r}"
+    return Diagnostic("error", "PARSE", f"cannot tokenize: {what}", file, line, col)
+
+
+_CLOSING = {"[": "]"}
+# sqlglot's parse errors quote the token object; a person needs its text.
+_TOKEN_REPR = re.compile(r"<Token token_type: [\w.]+, text: (.*?), line: \d+, col: \d+.*?>")
 
 
 def _statement_starts(tokens: list[Token]) -> list[int]:
@@ -141,10 +206,16 @@ def _resolve_tables(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[str
                 continue
         line, col = ctx.locate(table)
         try:
-            lake = catalog.resolve(parts, ctx.dialect, ctx.file, line, col)
+            resolution = catalog.resolve_name(
+                parts, ctx.dialect, ctx.file, line, col, ctx.assumptions
+            )
         except TranslationError as error:
-            ctx.diagnostics.extend(error.diagnostics)
+            ctx.diagnostics.extend(d for d in error.diagnostics if d not in ctx.diagnostics)
             continue
+        lake = resolution.lake_table
+        if resolution.assumed:
+            ctx.report("warning", "NAME-DEFAULT", table, resolution.assumed)
+            ctx.applied.add("NAME-DEFAULT")
         zone, name = lake.split(".")
         alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier(table.name))
         table.set("catalog", None)
@@ -172,12 +243,55 @@ def _qualify(tree: exp.Expr, schema: MappingSchema, ctx: Context) -> exp.Expr:
             quote_identifiers=True,
             identify=True,
         )
-        return annotate_types(tree, schema=schema, dialect=ctx.dialect)
+        tree = annotate_types(tree, schema=schema, dialect=ctx.dialect)
     except OptimizeError as error:
         node = _locate_column(tree, str(error))
         ctx.report("error", "COLUMN-UNKNOWN", node, str(error).splitlines()[0])
         ctx.raise_errors()
         raise  # unreachable: raise_errors raised
+    _refuse_opaque_uses(tree, ctx)
+    return tree
+
+
+# Where a value of an opaque type (VARIANT, GEOGRAPHY, SQL_VARIANT, ...) may go unchanged:
+# selected as a column, tested for NULL, counted. Anything else depends on what the type
+# means (comparison, grouping, a cast, a path into it) and has no exact ANSI form.
+def _passes_through(node: exp.Expr) -> bool:
+    parent = node.parent
+    if isinstance(parent, exp.Alias | exp.Paren):
+        return _passes_through(parent)
+    if isinstance(parent, exp.Select):
+        return node in parent.expressions and not _compares_rows(parent)
+    if isinstance(parent, exp.Is):
+        return isinstance(parent.expression, exp.Null)
+    return isinstance(parent, exp.Count) and node is parent.this
+
+
+def _compares_rows(select: exp.Select) -> bool:
+    """True when the rows ``select`` returns are compared: DISTINCT, a UNION/INTERSECT/
+    EXCEPT that removes duplicates, or a subquery under IN/ANY/ALL."""
+    if select.args.get("distinct"):
+        return True
+    node: exp.Expr = select
+    while isinstance(node.parent, exp.Subquery | exp.SetOperation | exp.Paren):
+        node = node.parent
+        if isinstance(node, exp.SetOperation) and node.args.get("distinct", True):
+            return True
+    return isinstance(node.parent, exp.In | exp.Any | exp.All)
+
+
+def _refuse_opaque_uses(tree: exp.Expr, ctx: Context) -> None:
+    for column in tree.find_all(exp.Column):
+        if is_opaque(column.type) and not _passes_through(column):
+            declared = column.type.sql().removeprefix(OPAQUE_PREFIX).upper()
+            ctx.report(
+                "error",
+                "OPAQUE-TYPE",
+                column,
+                f"column {column.name} has type {declared}, which has no exact ANSI form; "
+                "it can be selected, counted or tested for NULL, but not used in an expression",
+            )
+    ctx.raise_errors()
 
 
 def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, tuple[str, ...]]:
@@ -274,6 +388,160 @@ def _generate(tree: exp.Expr, ctx: Context) -> str:
         raise
 
 
+@dataclass(frozen=True)
+class ScriptTranslation:
+    """Every table one legacy script defines, translated, in the script's order."""
+
+    file: str
+    dialect: str
+    tables: tuple[Translation, ...]
+
+    def script_sql(self, rendered: Sequence[str] | None = None) -> str:
+        """The translated script (or ``rendered``, each table's SQL for an engine): one
+        table's query alone, or each one under a ``-- zone.table`` line, ended by ``;``."""
+        texts = list(rendered) if rendered is not None else [t.ansi_sql for t in self.tables]
+        if len(self.tables) == 1:
+            return texts[0].rstrip()
+        return "\n\n".join(
+            f"-- {t.zone}.{t.name}\n{text.rstrip()};"
+            for t, text in zip(self.tables, texts, strict=True)
+        )
+
+
+def translate_script(
+    sql: str,
+    dialect: str,
+    *,
+    file: str = "<stdin>",
+    name: str | None = None,
+    catalog: Catalog | None = None,
+    assumptions: Assumptions | None = None,
+    zone: str = "warehouse",
+) -> ScriptTranslation:
+    """Translate every table the script ``sql`` (in ``dialect``) defines; raises
+    ``TranslationError`` listing every refusal in the script.
+
+    A table defined earlier in the script is read by later statements as the lake table
+    ``<zone>.<name>``, with the columns and types its translation produces. ``assumptions``
+    are the server settings the text cannot show (default: ``sql/assumptions.yaml``).
+    """
+    if dialect not in DIALECTS:
+        message = f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}"
+        raise TranslationError([Diagnostic("error", "DIALECT", message, file, 1, 1)])
+    catalog = catalog or _default_catalog()
+    assumptions = assumptions or _default_assumptions()
+    ctx = Context(dialect=dialect, file=file, text=sql, assumptions=assumptions)
+    statements = _parse(sql, dialect, ctx)
+    for statement in statements:
+        for node in statement.walk():
+            node.meta["source"] = True
+    if not statements:
+        raise TranslationError(
+            [Diagnostic("error", "SCRIPT-SHAPE", "no SQL statement", file, 1, 1)]
+        )
+    definitions = split_script(statements, ctx)
+    errors = [d for d in ctx.diagnostics if d.severity == "error"]
+    stem = (name or Path(file).stem).lower()
+    bare = [d for d in definitions if d.target is None]
+    translations: list[Translation] = []
+    for definition in definitions:
+        table_ctx = Context(
+            dialect=dialect,
+            file=file,
+            text=sql,
+            assumptions=assumptions,
+            diagnostics=[d for d in ctx.diagnostics if d.severity != "error"],
+            applied=set(ctx.applied),
+            statement_starts=ctx.statement_starts,
+        )
+        if definition.target is not None:
+            table_name = definition.target
+        elif len(bare) == 1:
+            table_name = stem
+        else:
+            table_name = f"{stem}_{bare.index(definition) + 1}"
+        try:
+            translation = _translate_definition(definition, table_name, catalog, table_ctx, zone)
+        except TranslationError as error:
+            errors.extend(d for d in error.diagnostics if d not in errors)
+            continue
+        translations.append(translation)
+        if definition is not definitions[-1]:
+            catalog = _with_table(catalog, dialect, definition, translation)
+    if errors:
+        raise TranslationError(sorted(errors, key=lambda d: (d.line, d.col, d.rule)))
+    return ScriptTranslation(file=file, dialect=dialect, tables=tuple(translations))
+
+
+def _translate_definition(
+    definition: Definition, name: str, catalog: Catalog, ctx: Context, zone: str
+) -> Translation:
+    try:
+        tree, source_tables = _rewrite(definition.query, catalog, ctx)
+        selects = tree.selects if isinstance(tree, exp.Query) else []
+        columns = tuple(s.alias_or_name for s in selects)
+        types = tuple(s.type.copy() if s.type else exp.DataType.build("UNKNOWN") for s in selects)
+        ansi_sql = _generate(tree, ctx)
+    except TranslationError:
+        raise
+    except (SqlglotError, RecursionError, ValueError, TypeError, AttributeError, KeyError) as error:
+        # A construct the pipeline does not anticipate is refused, never guessed at.
+        line, col = ctx.locate_statement(definition.statement)
+        message = f"cannot translate: {_one_line(str(error))}"
+        raise TranslationError(
+            [Diagnostic("error", "ANSI-UNSUPPORTED", message, ctx.file, line, col)]
+        ) from error
+    line, col = ctx.locate_statement(definition.statement)
+    return Translation(
+        name=name,
+        dialect=ctx.dialect,
+        ansi_sql=ansi_sql,
+        rules_applied=tuple(sorted(ctx.applied)),
+        diagnostics=tuple(d for d in ctx.diagnostics if d.severity != "error"),
+        source_tables=source_tables,
+        columns=columns,
+        column_types=types,
+        zone=zone,
+        line=line,
+        col=col,
+    )
+
+
+def _with_table(
+    catalog: Catalog, dialect: str, definition: Definition, translation: Translation
+) -> Catalog:
+    """``catalog`` knowing the table ``definition`` just defined, under the name the script
+    wrote, so that later statements of the same script can read it."""
+    if not definition.name_parts:
+        return catalog
+    lake = f"{translation.zone}.{translation.name}"
+    columns: dict[str, str] = {}
+    opaque: dict[str, str] = {}
+    for column, kind in zip(translation.columns, translation.column_types, strict=True):
+        if is_opaque(kind):
+            columns[column] = opaque[column] = kind.sql().removeprefix(OPAQUE_PREFIX).upper()
+            continue
+        try:
+            if kind.this == exp.DType.UNKNOWN:
+                raise UnsupportedError("unknown type")
+            columns[column] = ansi.generate(kind)
+        except UnsupportedError:
+            # A type annotation could not name exactly: later readers may pass the column
+            # on, but an expression that depends on its type is refused (OPAQUE-TYPE).
+            columns[column] = opaque[column] = (
+                kind.sql() if kind.this != exp.DType.UNKNOWN else "UNKNOWN"
+            )
+    legacy = {d: dict(names) for d, names in catalog.legacy.items()}
+    legacy.setdefault(dialect, {})[tuple(fold(p, dialect) for p in definition.name_parts)] = lake
+    opaque_tables = {**catalog.opaque, lake: opaque} if opaque else dict(catalog.opaque)
+    return replace(
+        catalog,
+        tables={**catalog.tables, lake: columns},
+        legacy=legacy,
+        opaque=opaque_tables,
+    )
+
+
 def translate(
     sql: str,
     dialect: str,
@@ -283,53 +551,23 @@ def translate(
     catalog: Catalog | None = None,
     assumptions: Assumptions | None = None,
 ) -> Translation:
-    """Translate the script ``sql`` written in ``dialect``; raises ``TranslationError``.
+    """Translate a script that defines one table; raises ``TranslationError``.
 
-    ``assumptions`` are the server settings the text cannot show (default: the values in
-    ``sql/assumptions.yaml``); every rule that relies on one warns.
+    A script that defines several tables is refused here (SCRIPT-SHAPE, at the second
+    one); ``translate_script`` translates each of them.
     """
-    if dialect not in DIALECTS:
-        message = f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}"
-        raise TranslationError([Diagnostic("error", "DIALECT", message, file, 1, 1)])
-    catalog = catalog or _default_catalog()
-    ctx = Context(
-        dialect=dialect,
-        file=file,
-        text=sql,
-        assumptions=assumptions or _default_assumptions(),
+    script = translate_script(
+        sql, dialect, file=file, name=name, catalog=catalog, assumptions=assumptions
     )
-    statements = _parse(sql, dialect, ctx)
-    for statement in statements:
-        for node in statement.walk():
-            node.meta["source"] = True
-    if not statements:
-        raise TranslationError(
-            [Diagnostic("error", "SCRIPT-SHAPE", "no SQL statement", file, 1, 1)]
+    if len(script.tables) != 1:
+        second = script.tables[1]
+        message = (
+            f"the script defines {len(script.tables)} tables "
+            f"({', '.join(t.name for t in script.tables)}); translate it as a script"
         )
-    try:
-        definition = fold_script(statements, ctx)
-        ctx.raise_errors()
-        if definition is None:  # fold_script reports why; raise_errors raised it
-            raise TranslationError([Diagnostic("error", "SCRIPT-SHAPE", "no table", file, 1, 1)])
-        tree, source_tables = _rewrite(definition.query, catalog, ctx)
-        ansi_sql = _generate(tree, ctx)
-    except TranslationError:
-        raise
-    except (SqlglotError, RecursionError, ValueError, TypeError, AttributeError, KeyError) as error:
-        # A construct the pipeline does not anticipate is refused, never guessed at.
-        raise TranslationError(
-            [Diagnostic("error", "ANSI-UNSUPPORTED", f"cannot translate: {error}", file, 1, 1)]
-        ) from error
-    selects = tree.selects if isinstance(tree, exp.Query) else []
-    return Translation(
-        name=(definition.target or name or Path(file).stem).lower(),
-        dialect=dialect,
-        ansi_sql=ansi_sql,
-        rules_applied=tuple(sorted(ctx.applied)),
-        diagnostics=tuple(d for d in ctx.diagnostics if d.severity != "error"),
-        source_tables=source_tables,
-        columns=tuple(s.alias_or_name for s in selects),
-    )
+        line, col = second.line, second.col
+        raise TranslationError([Diagnostic("error", "SCRIPT-SHAPE", message, file, line, col)])
+    return script.tables[0]
 
 
 def translate_file(

@@ -474,8 +474,18 @@ for _rule_id, _dialects, _description, _example in (
     (
         "NAME-UNKNOWN",
         ALL_DIALECTS,
-        "A table that sql/catalog.yaml does not map is an error naming it.",
+        "A table that the catalog (sql/catalog.yaml, or the user's --catalog files) does not "
+        "map is an error naming it and the catalog files searched.",
         ("tsql", "SELECT * FROM dbo.Nowhere", "1:15"),
+    ),
+    (
+        "NAME-DEFAULT",
+        ALL_DIALECTS,
+        "A table name with fewer parts than the dialect's full name resolves through the "
+        "session's default database/schema (an assumption: tsql_schema, snowflake_schema, "
+        "...), or, where that default is unknown, to the only catalog table it can name; "
+        "more than one is refused as NAME-AMBIGUOUS.",
+        ("tsql", "SELECT r_name FROM Region", 'SELECT "region"."r_name" AS "r_name" FROM "raw"."region" AS "region"'),
     ),
     (
         "COLUMN-UNKNOWN",
@@ -540,7 +550,11 @@ for _rule_id, _dialects, _description, _example in (
 ):
     rule(
         _rule_id,
-        "refuse" if _rule_id in PASS_REFUSALS else "rewrite",
+        "refuse"
+        if _rule_id in PASS_REFUSALS
+        else "warn"
+        if _rule_id == "NAME-DEFAULT"
+        else "rewrite",
         _dialects,
         (),
         _description,

@@ -61,7 +61,7 @@ def test_weekday_numbering_follows_the_assumed_setting(
     [
         ({"tsql_datefirst": "0"}, "tsql_datefirst must be 1 (Monday) ... 7 (Sunday); got 0"),
         ({"snowflake_week_start": "8"}, "snowflake_week_start must be 0"),
-        ({"tsql_datefirst": "monday"}, "must be integers"),
+        ({"tsql_datefirst": "monday"}, "tsql_datefirst must be an integer"),
         ({"datefirst": "1"}, "unknown assumption datefirst"),
     ],
 )
