@@ -35,6 +35,7 @@ from sql.catalog import (
 )
 from sql.diagnostics import Diagnostic, TranslationError, node_offset, offset_to_line_col
 from sql.rules import Context, apply_rules, load_all, rules_for
+from sql.rules.portable_types import portable_output_types
 from sql.script import Definition, split_script
 from sql.source_dialects import SOURCE_DIALECTS
 
@@ -325,6 +326,7 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
             tree = annotate_types(tree, schema=schema, dialect=dialect)
             tree = apply_rules(tree, ctx, phase)
     ctx.raise_errors()
+    tree = portable_output_types(tree, ctx)
     if any(True for _ in tree.find_all(exp.Qualify)):
         tree = transforms.eliminate_qualify(tree)
     return tree, source_tables
@@ -461,7 +463,14 @@ def translate_script(
         else:
             table_name = f"{stem}_{bare.index(definition) + 1}"
         try:
-            translation = _translate_definition(definition, table_name, catalog, table_ctx, zone)
+            translation = _translate_definition(
+                definition,
+                table_name,
+                catalog,
+                table_ctx,
+                zone,
+                with_types=definition is not definitions[-1],
+            )
         except TranslationError as error:
             errors.extend(d for d in error.diagnostics if d not in errors)
             continue
@@ -474,13 +483,24 @@ def translate_script(
 
 
 def _translate_definition(
-    definition: Definition, name: str, catalog: Catalog, ctx: Context, zone: str
+    definition: Definition,
+    name: str,
+    catalog: Catalog,
+    ctx: Context,
+    zone: str,
+    with_types: bool = False,
 ) -> Translation:
     try:
         tree, source_tables = _rewrite(definition.query, catalog, ctx)
         selects = tree.selects if isinstance(tree, exp.Query) else []
         columns = tuple(s.alias_or_name for s in selects)
-        types = tuple(s.type.copy() if s.type else exp.DataType.build("UNKNOWN") for s in selects)
+        types: tuple[exp.DataType, ...] = ()
+        if with_types:
+            # The rules' rewrites leave stale types behind; a later statement of the script
+            # reads this table with the types its final SQL has.
+            schema = MappingSchema(catalog.schema(), dialect=ctx.dialect, normalize=False)
+            typed = annotate_types(tree.copy(), schema=schema, dialect=ctx.dialect)
+            types = tuple(s.type or exp.DataType.build("UNKNOWN") for s in typed.selects)
         ansi_sql = _generate(tree, ctx)
     except TranslationError:
         raise

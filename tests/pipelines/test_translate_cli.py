@@ -94,3 +94,75 @@ def test_report_over_the_legacy_tree(tmp_path):
     assert html.startswith("<!doctype html>") and "<script" not in html and "http" not in html
     assert "snowflake" in markdown and "tsql" in markdown
     assert re.search(r"\d+ files: \d+ translated, \d+ refused", markdown)
+
+
+USER_CATALOG = """\
+tables:
+  lake.shipments:
+    id: BIGINT
+    shipped: DATE
+legacy:
+  snowflake:
+    LOGISTICS.PUBLIC.SHIPMENTS: lake.shipments
+"""
+
+
+def test_a_user_catalog_translates_their_own_tables(tmp_path):
+    catalog = tmp_path / "mine.yaml"
+    catalog.write_text(USER_CATALOG)
+    query = "SELECT id, DATEADD(day, 1, shipped) AS next_day FROM shipments"
+    refused = translate("--from", "snowflake", stdin=query)
+    assert refused.returncode == 1
+    assert "NAME-UNKNOWN" in refused.stderr and "catalog.yaml" in refused.stderr
+    result = translate("--from", "snowflake", "--catalog", str(catalog), stdin=query)
+    assert result.returncode == 0, result.stderr
+    assert '"lake"."shipments"' in result.stdout
+    # The bare name resolved through the stated default schema (PUBLIC): a warning says so.
+    [warning] = result.stderr.strip().splitlines()
+    assert DIAGNOSTIC.match(warning) and "warning[NAME-DEFAULT]" in warning
+    assert "snowflake_schema=PUBLIC" in warning
+    pinned = translate(
+        "--from",
+        "snowflake",
+        "--catalog",
+        str(catalog),
+        "--assume",
+        "snowflake_schema=OTHER",
+        stdin=query,
+    )
+    assert pinned.returncode == 1 and "snowflake_schema=OTHER" in pinned.stderr
+
+
+def test_several_catalogs_merge_and_a_conflict_is_a_usage_error(tmp_path):
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(USER_CATALOG)
+    other = tmp_path / "other.yaml"
+    other.write_text(USER_CATALOG.replace("shipped: DATE", "shipped: TIMESTAMP"))
+    result = translate("--from", "snowflake", "--catalog", str(mine), "--catalog", str(other))
+    assert result.returncode == 2
+    [line] = result.stderr.strip().splitlines()
+    assert "other.yaml" in line and "mine.yaml" in line
+    env_result = subprocess.run(
+        [PLUMBLINE, "translate", "--from", "snowflake"],
+        input="SELECT id FROM LOGISTICS.PUBLIC.SHIPMENTS",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, "PLUMBLINE_CATALOG": str(mine)},
+    )
+    assert env_result.returncode == 0, env_result.stderr
+
+
+def test_a_script_prints_each_table_it_defines(tmp_path):
+    script = (
+        "CREATE TABLE mart.totals AS SELECT o_custkey, SUM(o_totalprice) AS total "
+        "FROM dbo.Orders GROUP BY o_custkey;\n"
+        "CREATE TABLE mart.top AS SELECT o_custkey FROM mart.totals WHERE total > 1000;\n"
+    )
+    result = translate("--from", "tsql", stdin=script)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("-- warehouse.totals\n")
+    assert "-- warehouse.top\n" in result.stdout and 'FROM "warehouse"."totals"' in result.stdout
+    as_json = json.loads(translate("--from", "tsql", "--json", stdin=script).stdout)
+    assert [t["table"] for t in as_json["tables"]] == ["warehouse.totals", "warehouse.top"]
+    assert as_json["tables"][1]["source_tables"] == ["warehouse.totals"]

@@ -1,0 +1,189 @@
+"""User catalogs: several files merge, names resolve as each dialect resolves them, opaque
+types refuse only where an expression depends on them."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sql.assumptions import Assumptions
+from sql.catalog import CatalogError, load_catalog, load_catalogs
+from sql.diagnostics import TranslationError
+from sql.translate import translate
+
+SALES = """\
+tables:
+  lake.orders:
+    id: BIGINT
+    amount: DECIMAL(12,2)
+    placed: DATE
+  lake.events:
+    id: BIGINT
+    payload: {opaque: VARIANT}
+legacy:
+  snowflake:
+    SHOP.SALES.ORDERS: lake.orders
+    SHOP.RAW.EVENTS: lake.events
+  tsql:
+    Shop.sales.Orders: lake.orders
+  oracle:
+    SALES.ORDERS: lake.orders
+  bigquery:
+    shop-prod.sales.Orders: lake.orders
+"""
+# The same table name in another schema: a bare name may now mean either.
+ARCHIVE = """\
+tables:
+  lake.old_orders:
+    id: BIGINT
+legacy:
+  oracle:
+    ARCHIVE.ORDERS: lake.old_orders
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+@pytest.fixture
+def sales(tmp_path):
+    return load_catalog(write(tmp_path, "sales.yaml", SALES))
+
+
+RESOLVED = [
+    # (dialect, name as written, assumptions, lake table, warning expected)
+    ("snowflake", "SHOP.SALES.ORDERS", Assumptions(), "lake.orders", False),
+    ("snowflake", "shop.sales.orders", Assumptions(), "lake.orders", False),
+    # Unknown default database: the one SALES.ORDERS in the catalog.
+    ("snowflake", "SALES.ORDERS", Assumptions(), "lake.orders", True),
+    ("snowflake", "ORDERS", Assumptions(snowflake_schema="SALES"), "lake.orders", True),
+    ("tsql", "[Shop].[sales].[Orders]", Assumptions(), "lake.orders", False),
+    ("tsql", "sales.orders", Assumptions(), "lake.orders", True),
+    ("tsql", "Orders", Assumptions(tsql_schema="sales"), "lake.orders", True),
+    ("oracle", "sales.orders", Assumptions(), "lake.orders", False),
+    ("bigquery", "`shop-prod.sales.Orders`", Assumptions(), "lake.orders", False),
+    ("bigquery", "sales.Orders", Assumptions(), "lake.orders", True),
+]
+
+
+@pytest.mark.parametrize(("dialect", "name", "assumptions", "lake", "warns"), RESOLVED)
+def test_names_resolve_as_the_dialect_resolves_them(sales, dialect, name, assumptions, lake, warns):
+    result = translate(
+        f"SELECT id FROM {name}", dialect, catalog=sales, assumptions=assumptions, file="q.sql"
+    )
+    assert result.source_tables == (lake,)
+    warnings = [d for d in result.diagnostics if d.rule == "NAME-DEFAULT"]
+    assert bool(warnings) == warns, warnings
+    if warns:
+        assert f"resolved to {lake}" in warnings[0].message
+
+
+REFUSED = [
+    # T-SQL's documented default schema is dbo: a bare Orders is dbo.Orders, not sales.Orders.
+    ("tsql", "Orders", Assumptions(), "NAME-UNKNOWN", "assuming tsql_schema=dbo"),
+    # Snowflake's default schema is PUBLIC.
+    ("snowflake", "ORDERS", Assumptions(), "NAME-UNKNOWN", "snowflake_schema=PUBLIC"),
+    # BigQuery compares dataset and table names exactly.
+    ("bigquery", "sales.orders", Assumptions(), "NAME-UNKNOWN", "sales.orders"),
+    ("snowflake", "SHOP.SALES.NOWHERE", Assumptions(), "NAME-UNKNOWN", "sales.yaml"),
+]
+
+
+@pytest.mark.parametrize(("dialect", "name", "assumptions", "rule", "says"), REFUSED)
+def test_unknown_names_are_refused_naming_the_catalog(
+    sales, dialect, name, assumptions, rule, says
+):
+    with pytest.raises(TranslationError) as raised:
+        translate(f"SELECT id\nFROM {name}", dialect, catalog=sales, assumptions=assumptions)
+    [diagnostic] = raised.value.diagnostics
+    assert (diagnostic.rule, diagnostic.line, diagnostic.col) == (rule, 2, 6)
+    assert says in diagnostic.message
+    assert "sales.yaml" in diagnostic.message
+
+
+def test_a_bare_name_two_schemas_hold_is_ambiguous(tmp_path):
+    catalog = load_catalogs(
+        [write(tmp_path, "sales.yaml", SALES), write(tmp_path, "archive.yaml", ARCHIVE)]
+    )
+    with pytest.raises(TranslationError) as raised:
+        translate("SELECT id FROM orders", "oracle", catalog=catalog)
+    [diagnostic] = raised.value.diagnostics
+    assert diagnostic.rule == "NAME-AMBIGUOUS"
+    assert "lake.old_orders" in diagnostic.message and "lake.orders" in diagnostic.message
+    # Pinning the default schema makes it exact again.
+    pinned = translate(
+        "SELECT id FROM orders",
+        "oracle",
+        catalog=catalog,
+        assumptions=Assumptions(oracle_schema="ARCHIVE"),
+    )
+    assert pinned.source_tables == ("lake.old_orders",)
+
+
+def test_catalogs_merge_and_a_conflict_names_both_files(tmp_path):
+    first = write(tmp_path, "first.yaml", SALES)
+    same = write(tmp_path, "same.yaml", SALES)
+    merged = load_catalogs([first, same, write(tmp_path, "archive.yaml", ARCHIVE)])
+    assert set(merged.tables) == {"lake.orders", "lake.events", "lake.old_orders"}
+    reordered = write(
+        tmp_path,
+        "reordered.yaml",
+        "tables:\n  lake.orders:\n    amount: DECIMAL(12,2)\n    id: BIGINT\n    placed: DATE\n",
+    )
+    with pytest.raises(CatalogError, match=r"reordered\.yaml: table lake\.orders .*first\.yaml"):
+        load_catalogs([first, reordered])
+    remapped = write(
+        tmp_path,
+        "remapped.yaml",
+        "tables:\n  lake.x:\n    id: BIGINT\nlegacy:\n  oracle:\n    SALES.ORDERS: lake.x\n",
+    )
+    with pytest.raises(CatalogError, match=r"remapped\.yaml: oracle name SALES\.ORDERS .*first"):
+        load_catalogs([first, remapped])
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("tables: [1, 2]", "expected a mapping with 'tables'"),
+        ("tables:\n  orders:\n    id: BIGINT\n", "a lake table is named zone.table"),
+        ("tables:\n  a.b:\n    id: NOT A TYPE(\n", "is not an ANSI type"),
+        ("tables:\n  a.b:\n    id: BIGINT\nlegacy:\n  oracle:\n    X.Y: a.c\n", "unknown 'a.c'"),
+        ("tables:\n  a.b: {id: [\n", "bad.yaml:"),
+    ],
+)
+def test_a_malformed_catalog_names_the_file_and_field(tmp_path, text, message):
+    with pytest.raises(CatalogError, match=message) as raised:
+        load_catalog(write(tmp_path, "bad.yaml", text))
+    assert "bad.yaml" in str(raised.value) and "\n" not in str(raised.value)
+
+
+OPAQUE_QUERIES = [
+    # (query, translated?)
+    ("SELECT id, payload FROM SHOP.RAW.EVENTS", True),
+    ("SELECT * FROM SHOP.RAW.EVENTS", True),
+    ("SELECT COUNT(payload) AS n FROM SHOP.RAW.EVENTS WHERE payload IS NULL", True),
+    ("WITH e AS (SELECT payload AS p FROM SHOP.RAW.EVENTS) SELECT p FROM e", True),
+    ("SELECT payload:a::STRING AS a FROM SHOP.RAW.EVENTS", False),
+    ("SELECT id FROM SHOP.RAW.EVENTS GROUP BY id, payload", False),
+    ("SELECT DISTINCT payload FROM SHOP.RAW.EVENTS", False),
+    ("WITH e AS (SELECT payload AS p FROM SHOP.RAW.EVENTS) SELECT p FROM e WHERE p = 1", False),
+    ("SELECT payload FROM SHOP.RAW.EVENTS UNION SELECT payload FROM SHOP.RAW.EVENTS", False),
+    ("SELECT payload FROM SHOP.RAW.EVENTS UNION ALL SELECT payload FROM SHOP.RAW.EVENTS", True),
+]
+
+
+@pytest.mark.parametrize(("query", "translated"), OPAQUE_QUERIES)
+def test_opaque_types_refuse_only_where_an_expression_depends_on_them(sales, query, translated):
+    if translated:
+        assert translate(query, "snowflake", catalog=sales).ansi_sql
+        return
+    with pytest.raises(TranslationError) as raised:
+        translate(query, "snowflake", catalog=sales)
+    rules = {d.rule for d in raised.value.diagnostics}
+    assert "OPAQUE-TYPE" in rules
+    assert any("VARIANT" in d.message for d in raised.value.diagnostics)
