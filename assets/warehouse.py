@@ -150,7 +150,9 @@ def warehouse_asset(
             ansi_sql = (
                 ansi_store.read_sql(table.name) if table.legacy else portable_sql(table.sql_path)
             )
-            built = build_table(lake.lake(), engine, table, ansi_sql, checks=checks)
+            built = build_table(
+                lake.lake(), engine, table, ansi_sql, checks=checks, catalog=ansi_store.catalog()
+            )
         except BlockingCheckFailed as exc:
             for outcome in exc.outcomes:
                 yield _check_result(outcome)

@@ -317,6 +317,50 @@ def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
     sys.exit(0 if report.passed else 1)
 
 
+@main.group()
+def catalog() -> None:
+    """Catalogs: legacy names -> lake tables, with their columns (sql/catalog.yaml's format)."""
+
+
+@catalog.command("import")
+@click.option("--from", "dialect", metavar="DIALECT", help="Dialect of the DDL FILEs.")
+@click.option(
+    "--from-lake",
+    "from_lake",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="Read the Parquet schemas of a lake root (<zone>/<table>/ folders) instead of DDL.",
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the catalog to this file (atomically) instead of stdout.",
+)
+@click.option("--zone", default="raw", show_default=True, help="Lake zone of imported DDL tables.")
+@click.argument("files", nargs=-1, metavar="[FILE]...")
+def catalog_import(
+    dialect: str | None,
+    from_lake: Path | None,
+    out: Path | None,
+    zone: str,
+    files: tuple[str, ...],
+) -> None:
+    """Write a catalog from the legacy warehouse's CREATE TABLE DDL, or from a lake.
+
+    Types map to exact ANSI types; a type with none is kept as {opaque: TYPE} and reported
+    as FILE:LINE:COL: warning[CATALOG-OPAQUE]. Other statements are skipped (info lines).
+    An unparseable statement exits 1 and writes nothing; usage errors exit 2.
+    """
+    from pipelines.catalog_command import CatalogUsageError, run_import
+
+    try:
+        code = run_import(dialect, files, from_lake=from_lake, out=out, zone=zone)
+    except CatalogUsageError as exc:
+        fail_usage(str(exc))
+    sys.exit(code)
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", "-p", default=3000, show_default=True, help="Port to listen on.")

@@ -34,6 +34,7 @@ from pipelines.engines.base import BuildResult, Engine, EngineError
 from pipelines.engines.digest import content_digest
 from pipelines.engines.duckdb_engine import DuckDBEngine
 from pipelines.lake import Lake, TableStats, TableVersion, table_stats
+from pipelines.lake_catalog import schema_differences
 from pipelines.reconcile import Thresholds, reconcile
 from sql import ansi
 from sql.ansi import Ansi
@@ -200,6 +201,25 @@ def pin_inputs(lake: Lake, reads: Sequence[str], *, file: str) -> dict[str, Path
     return pinned
 
 
+def check_inputs(table: WarehouseTable, inputs: Mapping[str, Path], catalog: Catalog) -> None:
+    """Raise ``EngineError`` unless every catalog table ``table`` reads has, in its pinned
+    version, the columns the catalog says (names, order, types): the translation was typed
+    against the catalog, so SQL run over a different lake table would mean something else."""
+    shown = ", ".join(_repo_path(Path(s)) for s in catalog.sources) or "the catalog"
+    problems = []
+    for key, folder in inputs.items():
+        if key in catalog.tables:
+            differences = schema_differences(
+                catalog.tables[key],
+                folder,
+                opaque=catalog.opaque.get(key, {}),
+                catalog_source=shown,
+            )
+            problems.extend(f"warehouse/{table.name} reads {key}: {d}" for d in differences)
+    if problems:
+        raise EngineError("; ".join(problems))
+
+
 def build_table(
     lake: Lake,
     engine: Engine,
@@ -207,14 +227,18 @@ def build_table(
     ansi_sql: str,
     *,
     checks: Sequence[BlockingCheck] = (),
+    catalog: Catalog | None = None,
 ) -> BuiltTable:
     """Write to staging, run the blocking checks there, publish only if all pass.
 
-    Any failure (engine error, failed check, interrupted write) leaves the last published
-    table untouched and removes the staging folder.
+    With ``catalog``, the pinned inputs are first checked against it (``check_inputs``).
+    Any failure (a schema that differs, engine error, failed check, interrupted write)
+    leaves the last published table untouched and removes the staging folder.
     """
     file = str(table.source_file)
     inputs = pin_inputs(lake, table.reads, file=file)
+    if catalog is not None:
+        check_inputs(table, inputs, catalog)
     with lake.stage(WAREHOUSE_ZONE, table.name) as staging:
         started = time.perf_counter()
         build = engine.build(ansi_sql, inputs, staging, file=file)

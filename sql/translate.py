@@ -227,6 +227,25 @@ def _resolve_tables(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[str
     return tuple(sorted(found))
 
 
+def _typed_schema(catalog: Catalog, dialect: str) -> MappingSchema:
+    """The catalog as sqlglot's schema, its type texts read as the ANSI types they are: read
+    in the source dialect, T-SQL's TIMESTAMP would be ROWVERSION and BigQuery's a TIMESTAMP
+    WITH TIME ZONE."""
+    nested = {
+        zone: {
+            table: {
+                column: kind
+                if isinstance(kind, exp.DataType)
+                else exp.DataType.build(kind, dialect=ansi.Ansi)
+                for column, kind in columns.items()
+            }
+            for table, columns in tables.items()
+        }
+        for zone, tables in catalog.schema().items()
+    }
+    return MappingSchema(nested, dialect=dialect, normalize=False)
+
+
 def _locate_column(tree: exp.Expr, message: str) -> exp.Expr | None:
     for column in tree.find_all(exp.Column):
         if column.name and f"'{column.name}'" in message:
@@ -315,7 +334,7 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
     source_tables = _resolve_tables(tree, catalog, ctx)
     ctx.raise_errors()
     _fold_identifiers(tree, dialect)
-    schema = MappingSchema(catalog.schema(), dialect=dialect, normalize=False)
+    schema = _typed_schema(catalog, dialect)
     tree = _qualify(tree, schema, ctx)
     tree = apply_rules(tree, ctx, "typed")
     for phase in ("arithmetic", "final"):
@@ -498,7 +517,7 @@ def _translate_definition(
         if with_types:
             # The rules' rewrites leave stale types behind; a later statement of the script
             # reads this table with the types its final SQL has.
-            schema = MappingSchema(catalog.schema(), dialect=ctx.dialect, normalize=False)
+            schema = _typed_schema(catalog, ctx.dialect)
             typed = annotate_types(tree.copy(), schema=schema, dialect=ctx.dialect)
             types = tuple(s.type or exp.DataType.build("UNKNOWN") for s in typed.selects)
         ansi_sql = _generate(tree, ctx)
