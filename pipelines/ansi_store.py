@@ -6,6 +6,7 @@ version changed; the manifest, written last by atomic rename, is the commit mark
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -17,6 +18,7 @@ from sql.assumptions import Assumptions, load_assumptions
 from sql.catalog import Catalog
 from sql.diagnostics import Diagnostic, TranslationError
 from sql.lineage import column_lineage
+from sql.parallel import ordered_map
 from sql.translate import TRANSLATOR_VERSION, ScriptTranslation, Translation, translate_script
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -161,20 +163,27 @@ def translate_source(
     return _table_names(script, source)
 
 
+def _translated_source(
+    source: LegacySource, catalog: Catalog, assumptions: Assumptions
+) -> TranslatedSource:
+    try:
+        script = translate_source(source, catalog, assumptions)
+    except TranslationError as exc:
+        return TranslatedSource(source, (), exc.diagnostics)
+    return TranslatedSource(source, script.tables)
+
+
 def translate_sources(
     root: Path, catalog: Catalog, assumptions: Assumptions | None = None
 ) -> list[TranslatedSource]:
-    """Every legacy file under ``root`` with the tables it defines; a table name defined by
-    two files is an error naming both."""
+    """Every legacy file under ``root`` with the tables it defines, translated on every core
+    (in file order); a table name defined by two files is an error naming both."""
     assumptions = assumptions or load_assumptions()
     results = []
     seen: dict[str, Path] = {}
-    for source in legacy_sources(root):
-        try:
-            script = translate_source(source, catalog, assumptions)
-            translated = TranslatedSource(source, script.tables)
-        except TranslationError as exc:
-            translated = TranslatedSource(source, (), exc.diagnostics)
+    translate_one = functools.partial(_translated_source, catalog=catalog, assumptions=assumptions)
+    for translated in ordered_map(translate_one, legacy_sources(root)):
+        source = translated.source
         for name in translated.names:
             if name in seen and seen[name] != source.path:
                 raise DuplicateNameError(

@@ -1,4 +1,5 @@
-"""Portability: the same ANSI SQL on the other engine, over the same inputs, gives the same rows.
+"""Portability: the same ANSI SQL on the other engine, over the same inputs, gives the same
+columns (names and types, in order) and the same rows.
 
 Pure logic over the lake and two engines; the ``<table>_portable`` asset checks call it.
 """
@@ -17,6 +18,60 @@ from pipelines.engines.base import Engine, EngineError
 from pipelines.engines.digest import content_digest
 from pipelines.lake import Lake, TableVersion, parquet_source, table_stats
 from pipelines.reconcile import reconcile
+
+
+@dataclass(frozen=True)
+class SchemaDifference:
+    """One output column that the two engines name or type differently (None: missing)."""
+
+    position: int  # 1-based
+    column: str | None
+    other_column: str | None
+    type: str | None
+    other_type: str | None
+
+    def describe(self, engine: str, other: str) -> str:
+        if self.column == self.other_column:
+            return f"{self.column}: {self.type} on {engine}, {self.other_type} on {other}"
+        mine = f"{self.column} {self.type}" if self.column else "nothing"
+        theirs = f"{self.other_column} {self.other_type}" if self.other_column else "nothing"
+        return f"column {self.position}: {mine} on {engine}, {theirs} on {other}"
+
+    def as_metadata(self, engine: str, other: str) -> dict[str, object]:
+        entry: dict[str, object] = {
+            "position": self.position,
+            "column": self.column,
+            f"{engine}_type": self.type,
+            f"{other}_type": self.other_type,
+        }
+        if self.other_column != self.column:
+            entry[f"{other}_column"] = self.other_column
+        return entry
+
+
+Schema = list[tuple[str, str]]
+
+
+def output_schema(path: Path) -> Schema:
+    """(column, DuckDB type) of the Parquet table at ``path``, in order: the types the lake's
+    readers see."""
+    with duckdb.connect() as con:
+        relation = con.read_parquet(parquet_source(path))
+        return [(c, str(t)) for c, t in zip(relation.columns, relation.types, strict=True)]
+
+
+def schema_differences(schema: Schema, other: Schema) -> list[SchemaDifference]:
+    """The positions where two schemas differ in column name or type."""
+    differences = []
+    for position in range(max(len(schema), len(other))):
+        missing: tuple[str | None, str | None] = (None, None)
+        mine = schema[position] if position < len(schema) else missing
+        theirs = other[position] if position < len(other) else missing
+        if mine != theirs:
+            differences.append(
+                SchemaDifference(position + 1, mine[0], theirs[0], mine[1], theirs[1])
+            )
+    return differences
 
 
 @dataclass(frozen=True)
@@ -73,7 +128,8 @@ def check_portability(
     max_input_rows: int,
     sample_modulus: int = 10,
 ) -> Portability:
-    """Build ``ansi_sql`` on both engines over the table's own inputs and compare digests.
+    """Build ``ansi_sql`` on both engines over the table's own inputs and compare their
+    schemas (column names and types, in order) and content digests.
 
     Inputs larger than ``max_input_rows`` in total are sampled first (same sample for both
     engines), so the check stays affordable at any scale.
@@ -112,21 +168,31 @@ def check_portability(
             content_digest(outputs[engine.name]) if sampled else version.manifest["content_digest"]
         )
         other_digest = content_digest(outputs[other.name])
+        columns = schema_differences(
+            output_schema(outputs[engine.name]), output_schema(outputs[other.name])
+        )
         metadata: dict[str, object] = {"input_rows": total_rows, "sampled": sampled}
-        if digest == other_digest:
-            summary = f"{engine.name} and {other.name} return the same rows"
-        else:
+        problems = []
+        if columns:
+            described = "; ".join(c.describe(engine.name, other.name) for c in columns)
+            problems.append(f"columns differ: {described}")
+            metadata["column_differences"] = [
+                c.as_metadata(engine.name, other.name) for c in columns
+            ]
+        if digest != other_digest:
             diff = reconcile(outputs[other.name], outputs[engine.name])
-            summary = f"{other.name} differs from {engine.name}: " + diff.summary().removeprefix(
-                "not reconciled: "
-            )
+            problems.append(diff.summary().removeprefix("not reconciled: "))
             metadata |= {
                 "differences": [d.describe() for d in diff.differences],
                 f"sample_only_on_{other.name}": diff.sample_only_in_table,
                 f"sample_only_on_{engine.name}": diff.sample_only_in_reference,
             }
+        if problems:
+            summary = f"{other.name} differs from {engine.name}: " + "; ".join(problems)
+        else:
+            summary = f"{engine.name} and {other.name} return the same columns and rows"
     return Portability(
-        digest == other_digest,
+        not problems,
         summary,
         engine.name,
         other.name,

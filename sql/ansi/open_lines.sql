@@ -1,6 +1,7 @@
 -- Line items in transit on the warehouse's as-of date (1998-08-02): shipped, not yet received.
 -- The features are the delay model's, computed exactly as for the training set; the batch
--- scoring asset scores these with the champion model.
+-- scoring asset scores these with the champion model. The day counts are cast to BIGINT, the
+-- delay features' type: EXTRACT alone is BIGINT on DuckDB but INT on Spark.
 SELECT
   "l"."l_orderkey" AS "order_key",
   "l"."l_linenumber" AS "line_number",
@@ -13,16 +14,16 @@ SELECT
   CASE WHEN "cn"."n_regionkey" = "sn"."n_regionkey" THEN 1 ELSE 0 END AS "same_region",
   CAST(ROUND("l"."l_quantity", 0) AS INTEGER) AS "quantity",
   "l"."l_discount" AS "discount",
-  EXTRACT(DAY FROM (
+  CAST(EXTRACT(DAY FROM (
     CAST(CAST("l"."l_shipdate" AS DATE) AS TIMESTAMP) - CAST(CAST("o"."o_orderdate" AS DATE) AS TIMESTAMP)
-  )) AS "ship_lag_days",
-  EXTRACT(DAY FROM (
+  )) AS BIGINT) AS "ship_lag_days",
+  CAST(EXTRACT(DAY FROM (
     CAST(CAST("l"."l_commitdate" AS DATE) AS TIMESTAMP) - CAST(CAST("o"."o_orderdate" AS DATE) AS TIMESTAMP)
-  )) AS "commit_lag_days",
-  EXTRACT(DAY FROM (
+  )) AS BIGINT) AS "commit_lag_days",
+  CAST(EXTRACT(DAY FROM (
     CAST(CAST("l"."l_commitdate" AS DATE) AS TIMESTAMP) - CAST(CAST("l"."l_shipdate" AS DATE) AS TIMESTAMP)
-  )) AS "slack_days",
-  MOD(
+  )) AS BIGINT) AS "slack_days",
+  CAST(MOD(
     MOD(
       EXTRACT(DAY FROM (
         CAST(CAST("l"."l_shipdate" AS DATE) AS TIMESTAMP) - CAST('1900-01-01 00:00:00' AS TIMESTAMP)
@@ -30,7 +31,7 @@ SELECT
       7
     ) + 7,
     7
-  ) + 1 AS "ship_iso_weekday"
+  ) + 1 AS BIGINT) AS "ship_iso_weekday"
 FROM "raw"."lineitem" AS "l"
 JOIN "raw"."orders" AS "o"
   ON "o"."o_orderkey" = "l"."l_orderkey"

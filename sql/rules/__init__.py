@@ -168,6 +168,7 @@ def load_all() -> dict[str, Rule]:
         dialect_specific,
         division,
         functions,
+        portable_types,
         refusals,
         strings,
         types,

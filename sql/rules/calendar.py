@@ -68,7 +68,7 @@ def date_literal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "oracle",
             "SELECT l_receiptdate - l_commitdate AS late_days, l_shipdate + 7 AS due FROM SALES.LINEITEM",
-            'SELECT EXTRACT(DAY FROM (CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - CAST("lineitem"."l_commitdate" AS TIMESTAMP))) AS "late_days", CAST("lineitem"."l_shipdate" + INTERVAL \'7\' DAY AS DATE) AS "due" FROM "raw"."lineitem" AS "lineitem"',
+            'SELECT CAST(EXTRACT(DAY FROM (CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - CAST("lineitem"."l_commitdate" AS TIMESTAMP))) AS BIGINT) AS "late_days", CAST("lineitem"."l_shipdate" + INTERVAL \'7\' DAY AS DATE) AS "due" FROM "raw"."lineitem" AS "lineitem"',
         ),
     ),
     phase="arithmetic",
@@ -138,7 +138,7 @@ YEARDAY_PARTS = {"DAYOFYEAR", "DOY", "DY", "YEARDAY"}
         (
             "bigquery",
             "SELECT EXTRACT(DAYOFWEEK FROM l_shipdate) AS wd FROM sales.lineitem",
-            'SELECT MOD((MOD((EXTRACT(DAY FROM (CAST(CAST("lineitem"."l_shipdate" AS DATE) AS TIMESTAMP) - CAST(\'1900-01-01 00:00:00\' AS TIMESTAMP))) + 1), 7) + 7), 7) + 1 AS "wd" FROM "raw"."lineitem" AS "lineitem"',
+            'SELECT CAST(MOD((MOD((EXTRACT(DAY FROM (CAST(CAST("lineitem"."l_shipdate" AS DATE) AS TIMESTAMP) - CAST(\'1900-01-01 00:00:00\' AS TIMESTAMP))) + 1), 7) + 7), 7) + 1 AS BIGINT) AS "wd" FROM "raw"."lineitem" AS "lineitem"',
         ),
     ),
 )
@@ -196,7 +196,7 @@ def weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "tsql",
             "SELECT YEAR(o_orderdate) AS y, MONTH(o_orderdate) AS m FROM dbo.Orders",
-            'SELECT EXTRACT(YEAR FROM "orders"."o_orderdate") AS "y", EXTRACT(MONTH FROM "orders"."o_orderdate") AS "m" FROM "raw"."orders" AS "orders"',
+            'SELECT CAST(EXTRACT(YEAR FROM "orders"."o_orderdate") AS INTEGER) AS "y", CAST(EXTRACT(MONTH FROM "orders"."o_orderdate") AS INTEGER) AS "m" FROM "raw"."orders" AS "orders"',
         ),
     ),
 )
@@ -288,7 +288,7 @@ rule(
         (
             "tsql",
             "SELECT DATEPART(weekday, o_orderdate) AS wd FROM dbo.Orders",
-            'SELECT MOD((MOD((EXTRACT(DAY FROM (CAST(CAST("orders"."o_orderdate" AS DATE) AS TIMESTAMP) - CAST(\'1900-01-01 00:00:00\' AS TIMESTAMP))) + 1), 7) + 7), 7) + 1 AS "wd" FROM "raw"."orders" AS "orders"',
+            'SELECT CAST(MOD((MOD((EXTRACT(DAY FROM (CAST(CAST("orders"."o_orderdate" AS DATE) AS TIMESTAMP) - CAST(\'1900-01-01 00:00:00\' AS TIMESTAMP))) + 1), 7) + 7), 7) + 1 AS INTEGER) AS "wd" FROM "raw"."orders" AS "orders"',
         ),
     ),
 )(_reported_by_weekday)
@@ -303,7 +303,7 @@ rule(
         (
             "snowflake",
             "SELECT DAYOFWEEK(o_orderdate) AS wd FROM SALES.ORDERS",
-            'SELECT MOD((MOD((EXTRACT(DAY FROM (CAST(CAST("orders"."o_orderdate" AS DATE) AS TIMESTAMP) - CAST(\'1900-01-01 00:00:00\' AS TIMESTAMP))) + 1), 7) + 7), 7) AS "wd" FROM "raw"."orders" AS "orders"',
+            'SELECT CAST(MOD((MOD((EXTRACT(DAY FROM (CAST(CAST("orders"."o_orderdate" AS DATE) AS TIMESTAMP) - CAST(\'1900-01-01 00:00:00\' AS TIMESTAMP))) + 1), 7) + 7), 7) AS BIGINT) AS "wd" FROM "raw"."orders" AS "orders"',
         ),
     ),
 )(_reported_by_weekday)

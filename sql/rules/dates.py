@@ -228,12 +228,12 @@ def add_months_rule(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "tsql",
             "SELECT DATEDIFF(day, o_orderdate, l_shipdate) AS d FROM dbo.Orders JOIN dbo.LineItem ON o_orderkey = l_orderkey",
-            'SELECT EXTRACT(DAY FROM (CAST(CAST("lineitem"."l_shipdate" AS DATE) AS TIMESTAMP) - CAST(CAST("orders"."o_orderdate" AS DATE) AS TIMESTAMP))) AS "d" FROM "raw"."orders" AS "orders" JOIN "raw"."lineitem" AS "lineitem" ON "orders"."o_orderkey" = "lineitem"."l_orderkey"',
+            'SELECT CAST(EXTRACT(DAY FROM (CAST(CAST("lineitem"."l_shipdate" AS DATE) AS TIMESTAMP) - CAST(CAST("orders"."o_orderdate" AS DATE) AS TIMESTAMP))) AS INTEGER) AS "d" FROM "raw"."orders" AS "orders" JOIN "raw"."lineitem" AS "lineitem" ON "orders"."o_orderkey" = "lineitem"."l_orderkey"',
         ),
         (
             "bigquery",
             "SELECT DATE_DIFF(l_receiptdate, l_commitdate, MONTH) AS m FROM sales.lineitem",
-            'SELECT (EXTRACT(YEAR FROM "lineitem"."l_receiptdate") - EXTRACT(YEAR FROM "lineitem"."l_commitdate")) * 12 + EXTRACT(MONTH FROM "lineitem"."l_receiptdate") - EXTRACT(MONTH FROM "lineitem"."l_commitdate") AS "m" FROM "raw"."lineitem" AS "lineitem"',
+            'SELECT CAST((EXTRACT(YEAR FROM "lineitem"."l_receiptdate") - EXTRACT(YEAR FROM "lineitem"."l_commitdate")) * 12 + EXTRACT(MONTH FROM "lineitem"."l_receiptdate") - EXTRACT(MONTH FROM "lineitem"."l_commitdate") AS BIGINT) AS "m" FROM "raw"."lineitem" AS "lineitem"',
         ),
     ),
 )

@@ -485,7 +485,11 @@ for _rule_id, _dialects, _description, _example in (
         "session's default database/schema (an assumption: tsql_schema, snowflake_schema, "
         "...), or, where that default is unknown, to the only catalog table it can name; "
         "more than one is refused as NAME-AMBIGUOUS.",
-        ("tsql", "SELECT r_name FROM Region", 'SELECT "region"."r_name" AS "r_name" FROM "raw"."region" AS "region"'),
+        (
+            "tsql",
+            "SELECT r_name FROM Region",
+            'SELECT "region"."r_name" AS "r_name" FROM "raw"."region" AS "region"',
+        ),
     ),
     (
         "COLUMN-UNKNOWN",
@@ -575,7 +579,7 @@ for _rule_id, _dialects, _description, _example in (
             "tsql",
             "SELECT p.yr, p.[F], p.[O] FROM (SELECT YEAR(o_orderdate) AS yr, o_orderstatus AS st, "
             "o_totalprice AS v FROM dbo.Orders) AS s PIVOT (SUM(v) FOR st IN ([F], [O])) AS p",
-            'SELECT "p"."yr" AS "yr", "p"."f" AS "f", "p"."o" AS "o" FROM (SELECT "s"."yr" AS "yr", SUM(CASE WHEN TRIM(TRAILING \' \' FROM "s"."st") = \'F\' THEN "s"."v" END) AS "f", SUM(CASE WHEN TRIM(TRAILING \' \' FROM "s"."st") = \'O\' THEN "s"."v" END) AS "o" FROM (SELECT EXTRACT(YEAR FROM "orders"."o_orderdate") AS "yr", "orders"."o_orderstatus" AS "st", "orders"."o_totalprice" AS "v" FROM "raw"."orders" AS "orders") AS "s" GROUP BY "s"."yr") AS "p"',
+            'SELECT CAST("p"."yr" AS INTEGER) AS "yr", CAST("p"."f" AS DECIMAL(38, 2)) AS "f", CAST("p"."o" AS DECIMAL(38, 2)) AS "o" FROM (SELECT "s"."yr" AS "yr", SUM(CASE WHEN TRIM(TRAILING \' \' FROM "s"."st") = \'F\' THEN "s"."v" END) AS "f", SUM(CASE WHEN TRIM(TRAILING \' \' FROM "s"."st") = \'O\' THEN "s"."v" END) AS "o" FROM (SELECT EXTRACT(YEAR FROM "orders"."o_orderdate") AS "yr", "orders"."o_orderstatus" AS "st", "orders"."o_totalprice" AS "v" FROM "raw"."orders" AS "orders") AS "s" GROUP BY "s"."yr") AS "p"',
         ),
     ),
     phase="syntax",

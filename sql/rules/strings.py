@@ -18,7 +18,7 @@ from sql.rules.build import STRING_TYPES, lit, type_of
         (
             "tsql",
             "SELECT LEN(c_name) AS n FROM dbo.Customer",
-            'SELECT CHAR_LENGTH(TRIM(TRAILING \' \' FROM CAST("customer"."c_name" AS VARCHAR))) AS "n" FROM "raw"."customer" AS "customer"',
+            'SELECT CAST(CHAR_LENGTH(TRIM(TRAILING \' \' FROM CAST("customer"."c_name" AS VARCHAR))) AS INTEGER) AS "n" FROM "raw"."customer" AS "customer"',
         ),
     ),
 )
@@ -37,7 +37,7 @@ def tsql_len(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "snowflake",
             "SELECT LENGTH(c_name) AS n FROM PROD_DW.SALES.CUSTOMER",
-            'SELECT CHAR_LENGTH("customer"."c_name") AS "n" FROM "raw"."customer" AS "customer"',
+            'SELECT CAST(CHAR_LENGTH("customer"."c_name") AS BIGINT) AS "n" FROM "raw"."customer" AS "customer"',
         ),
     ),
 )
@@ -183,7 +183,7 @@ def concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "tsql",
             "SELECT CHARINDEX(' ', c_name) AS p FROM dbo.Customer",
-            'SELECT POSITION(\' \' IN "customer"."c_name") AS "p" FROM "raw"."customer" AS "customer"',
+            'SELECT CAST(POSITION(\' \' IN "customer"."c_name") AS INTEGER) AS "p" FROM "raw"."customer" AS "customer"',
         ),
     ),
 )
@@ -234,7 +234,7 @@ def left_right(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "teradata",
             "SELECT INDEX(c_phone, '-') AS p FROM SALES_DB.CUSTOMER",
-            'SELECT POSITION(\'-\' IN "customer"."c_phone") AS "p" FROM "raw"."customer" AS "customer"',
+            'SELECT CAST(POSITION(\'-\' IN "customer"."c_phone") AS INTEGER) AS "p" FROM "raw"."customer" AS "customer"',
         ),
     ),
 )
@@ -399,7 +399,7 @@ def split_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "teradata",
             "SELECT CHARACTERS(c_name) AS n FROM SALES_DB.CUSTOMER",
-            'SELECT CHAR_LENGTH("customer"."c_name") AS "n" FROM "raw"."customer" AS "customer"',
+            'SELECT CAST(CHAR_LENGTH("customer"."c_name") AS INTEGER) AS "n" FROM "raw"."customer" AS "customer"',
         ),
     ),
 )

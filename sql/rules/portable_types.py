@@ -1,0 +1,685 @@
+"""Output column types: the same on DuckDB and Spark, and the ones the source dialect gives.
+
+The same ANSI SQL gives equal values but different column types on the two engines wherever
+the standard leaves a result type implementation-defined: ``EXTRACT``, ``CHAR_LENGTH`` and the
+ranking functions are ``BIGINT`` on DuckDB and ``INT`` on Spark, ``SUM`` of ``DECIMAL(p, s)``
+is ``DECIMAL(38, s)`` on DuckDB and ``DECIMAL(p + 10, s)`` on Spark, decimal products differ in
+precision, and so on. A table built on either engine must have one schema, so every output
+column whose type the engines would give differently is cast to the type the source dialect
+gives (T-SQL ``DATEPART`` is ``INT``, Redshift ``SUM`` of ``DECIMAL(p, s)`` is
+``DECIMAL(38, s)``, ...).
+
+Each engine and each source dialect is a :class:`TypeSystem`: the result types of the numeric
+constructs translation emits, with the documentation they come from. Where a source's type is
+not documented (or depends on a server setting the text cannot show) the column is cast to the
+narrowest type that holds what either engine computes, which changes no value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope, traverse_scope
+
+from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.build import TIMESTAMP_TYPES, data_type, type_of
+
+MAX_PRECISION = 38
+
+
+@dataclass(frozen=True)
+class Numeric:
+    """A result type as far as it matters here: an exact or approximate number, or
+    ``OPAQUE`` for anything else (strings, dates, booleans...), which both engines take from
+    the ANSI text and so never differ on."""
+
+    kind: Literal["INT", "BIGINT", "DECIMAL", "DOUBLE", "OPAQUE"]
+    precision: int = 0
+    scale: int = 0
+
+    @property
+    def is_integer(self) -> bool:
+        return self.kind in ("INT", "BIGINT")
+
+    @property
+    def is_exact(self) -> bool:
+        return self.is_integer or self.kind == "DECIMAL"
+
+    def sql(self) -> str:
+        if self.kind == "DECIMAL":
+            return f"DECIMAL({self.precision}, {self.scale})"
+        return {"INT": "INTEGER", "BIGINT": "BIGINT", "DOUBLE": "DOUBLE"}.get(self.kind, "?")
+
+
+INT = Numeric("INT")
+BIGINT = Numeric("BIGINT")
+DOUBLE = Numeric("DOUBLE")
+OPAQUE = Numeric("OPAQUE")
+# Decimal digits an integer needs (INT: 2147483647, BIGINT: 9223372036854775807).
+INTEGER_DIGITS = {"INT": 10, "BIGINT": 19}
+
+
+def fixed(precision: int, scale: int) -> Numeric:
+    """DECIMAL(precision, scale)."""
+    return Numeric("DECIMAL", precision, scale)
+
+
+def integer_digits(value: Numeric) -> int:
+    return INTEGER_DIGITS[value.kind] if value.is_integer else value.precision - value.scale
+
+
+def keep_integer_digits(precision: int, scale: int) -> Numeric:
+    """SQL Server's rule for a decimal result over 38 digits, which Spark copies: keep the
+    integer digits and give up scale, down to 6 digits."""
+    if precision <= MAX_PRECISION:
+        return fixed(precision, scale)
+    whole = precision - scale
+    return fixed(MAX_PRECISION, max(MAX_PRECISION - whole, min(scale, 6)))
+
+
+def wider(types: Iterable[Numeric | None]) -> Numeric | None:
+    """The narrowest type that holds every value of ``types`` exactly, or None when there is
+    none (an exact and an approximate number, more than 38 digits)."""
+    known = list(types)
+    if not known or any(t is None for t in known):
+        return None
+    values = [t for t in known if t is not None]
+    if all(t == OPAQUE for t in values):
+        return OPAQUE
+    if any(t == OPAQUE for t in values):
+        return None
+    if all(t.kind == "DOUBLE" for t in values):
+        return DOUBLE
+    if any(t.kind == "DOUBLE" for t in values):
+        return None
+    if all(t.is_integer for t in values):
+        return BIGINT if BIGINT in values else INT
+    whole = max(integer_digits(t) for t in values)
+    scale = max(t.scale for t in values)
+    if whole + scale > MAX_PRECISION:
+        return None
+    return fixed(whole + scale, scale)
+
+
+def common(types: Iterable[Numeric | None]) -> Numeric | None:
+    """The type CASE, COALESCE or a set operation gives values of ``types`` (NULLs left out):
+    an approximate number when any is one, else :func:`wider`."""
+    known = list(types)
+    if known and all(t is not None and t.kind != "OPAQUE" for t in known) and DOUBLE in known:
+        return DOUBLE
+    return wider(known)
+
+
+def holds(target: Numeric, value: Numeric) -> bool:
+    """Whether casting ``value`` to ``target`` keeps every value that fits in ``target``'s
+    range: same kind of number, no lost decimals. A narrower range is allowed, since a cast
+    that overflows is an error on both engines, as it is in the source."""
+    if target == value:
+        return True
+    if not (target.is_exact and value.is_exact):
+        return False
+    return target.scale >= value.scale
+
+
+class TypeSystem:
+    """How one engine or source dialect types the numeric results of the ANSI constructs that
+    translation emits. Class attributes are the results of functions whose type does not
+    depend on their arguments; methods type the arithmetic and aggregates that do."""
+
+    name: ClassVar[str]
+    # EXTRACT(YEAR | MONTH | DAY ... FROM date or timestamp).
+    DATE_PART: ClassVar[Numeric]
+    # EXTRACT(DAY FROM timestamp - timestamp): the day differences (DATEDIFF, date - date).
+    DAY_COUNT: ClassVar[Numeric]
+    # CHAR_LENGTH, POSITION.
+    LENGTH: ClassVar[Numeric]
+    ROW_NUMBER: ClassVar[Numeric]
+    # RANK, DENSE_RANK.
+    RANK: ClassVar[Numeric]
+    NTILE: ClassVar[Numeric]
+    COUNT: ClassVar[Numeric] = BIGINT
+    # EXTRACT(SECOND ...): a fraction on some systems; None where casting would change it.
+    SECOND: ClassVar[Numeric | None] = None
+
+    def literal(self, node: exp.Literal) -> Numeric:
+        text = node.name.lstrip("+-")
+        if "e" in text.lower():
+            return DOUBLE
+        if "." not in text:
+            return INT if abs(int(text)) <= 2**31 - 1 else BIGINT
+        whole, fraction = text.split(".", 1)
+        significant = (whole + fraction).lstrip("0") or "0"
+        return fixed(max(len(significant), len(fraction)), len(fraction))
+
+    def as_decimal(self, value: Numeric, node: exp.Expr | None = None) -> Numeric:
+        """``value`` as the decimal that arithmetic with a decimal operand converts it to
+        (``node``: the operand, when it is one of a binary operator)."""
+        if value.is_integer:
+            return fixed(INTEGER_DIGITS[value.kind], 0)
+        return value
+
+    def bounded(self, precision: int, scale: int) -> Numeric | None:
+        """A decimal result whose rule asks for more than 38 digits: kept to 38, same scale
+        (the source then fails on a value that overflows, as the engines do)."""
+        if precision <= MAX_PRECISION:
+            return fixed(precision, scale)
+        return fixed(MAX_PRECISION, scale) if scale <= MAX_PRECISION else None
+
+    def add(self, left: Numeric, right: Numeric) -> Numeric | None:
+        """Decimal + or -: one digit more than the wider operand (SQL Server, Redshift,
+        Teradata, Snowflake, DuckDB and Spark all document this rule)."""
+        scale = max(left.scale, right.scale)
+        whole = max(integer_digits(left), integer_digits(right)) + 1
+        return self.bounded(whole + scale, scale)
+
+    def multiply(self, left: Numeric, right: Numeric) -> Numeric | None:
+        return self.bounded(left.precision + right.precision + 1, left.scale + right.scale)
+
+    def sum(self, value: Numeric) -> Numeric | None:
+        if value.kind == "DECIMAL":
+            return fixed(MAX_PRECISION, value.scale)
+        return BIGINT if value.is_integer else value
+
+    def average(self, value: Numeric) -> Numeric | None:
+        # AVG of a decimal is a DOUBLE on DuckDB and a DECIMAL on Spark: the values differ
+        # too, so no cast makes them equal. (T-SQL and Redshift integer averages are integers,
+        # which AVG-INTEGER spells out.)
+        return None if value.kind == "DECIMAL" else DOUBLE
+
+    def rounded(self, value: Numeric, digits: int) -> Numeric | None:
+        return None
+
+    def floor(self, value: Numeric) -> Numeric | None:
+        return None
+
+
+class DuckDB(TypeSystem):
+    # https://duckdb.org/docs/sql/data_types/numeric and the binders of DuckDB 1.x/2.x.
+    name = "duckdb"
+    DATE_PART = DAY_COUNT = LENGTH = ROW_NUMBER = RANK = NTILE = BIGINT
+    SECOND = BIGINT
+
+    def literal(self, node: exp.Literal) -> Numeric:
+        value = super().literal(node)
+        if value.kind != "DECIMAL":
+            return value
+        # DuckDB counts a leading zero: 0.05 is DECIMAL(3, 2) (Spark: DECIMAL(2, 2)).
+        whole, fraction = node.name.lstrip("+-").split(".", 1)
+        return fixed(len(whole or "0") + len(fraction), len(fraction))
+
+    def multiply(self, left: Numeric, right: Numeric) -> Numeric | None:
+        precision, scale = left.precision + right.precision, left.scale + right.scale
+        if left.precision <= 18 and right.precision <= 18:
+            # Two 64-bit decimals multiply in 64 bits, with an overflow check.
+            precision = min(precision, 18)
+            return fixed(precision, scale) if scale <= precision else None
+        return self.bounded(precision, scale)
+
+    def rounded(self, value: Numeric, digits: int) -> Numeric | None:
+        if value.kind != "DECIMAL":
+            return value
+        return fixed(value.precision, min(value.scale, digits))
+
+    def floor(self, value: Numeric) -> Numeric | None:
+        return fixed(value.precision, 0) if value.kind == "DECIMAL" else value
+
+
+class Spark(TypeSystem):
+    # https://spark.apache.org/docs/latest/sql-ref-datatypes.html and DecimalPrecision.
+    name = "spark"
+    DATE_PART = DAY_COUNT = LENGTH = ROW_NUMBER = RANK = NTILE = INT
+    SECOND = fixed(8, 6)
+
+    def as_decimal(self, value: Numeric, node: exp.Expr | None = None) -> Numeric:
+        if isinstance(node, exp.Literal) and node.is_int:
+            # An integer literal takes the precision of its digits.
+            return fixed(len(node.name.lstrip("+-")), 0)
+        if value.kind == "BIGINT":
+            return fixed(20, 0)
+        return super().as_decimal(value, node)
+
+    def bounded(self, precision: int, scale: int) -> Numeric | None:
+        return keep_integer_digits(precision, scale)
+
+    def sum(self, value: Numeric) -> Numeric | None:
+        if value.kind == "DECIMAL":
+            return fixed(min(MAX_PRECISION, value.precision + 10), value.scale)
+        return super().sum(value)
+
+    def rounded(self, value: Numeric, digits: int) -> Numeric | None:
+        if value.kind != "DECIMAL":
+            return value
+        scale = min(value.scale, digits)
+        return self.bounded(integer_digits(value) + 1 + scale, scale)
+
+    def floor(self, value: Numeric) -> Numeric | None:
+        if value.kind == "DECIMAL":
+            return fixed(integer_digits(value) + 1, 0)
+        return BIGINT if value.kind == "DOUBLE" else value
+
+
+class TSQL(TypeSystem):
+    # DATEPART / DATEDIFF / LEN / CHARINDEX return int; ROW_NUMBER, RANK, DENSE_RANK, NTILE
+    # bigint; SUM of fixed(p, s) is fixed(38, s); p1 + p2 + 1 digits for a product
+    # (learn.microsoft.com: "Precision, scale, and length (Transact-SQL)").
+    name = "tsql"
+    DATE_PART = DAY_COUNT = LENGTH = INT
+    ROW_NUMBER = RANK = NTILE = BIGINT
+    COUNT = INT
+
+    def bounded(self, precision: int, scale: int) -> Numeric | None:
+        return keep_integer_digits(precision, scale)
+
+    def sum(self, value: Numeric) -> Numeric | None:
+        return value if value.is_integer else super().sum(value)
+
+    def rounded(self, value: Numeric, digits: int) -> Numeric | None:
+        return value  # ROUND returns the type of its argument
+
+
+class Snowflake(TypeSystem):
+    # Snowflake documents EXTRACT / DATE_PART as NUMBER, DATEDIFF and the ranking functions as
+    # "an integer", INTEGER being NUMBER(38, 0), but not the precision it infers for each. These
+    # values (date parts, day counts, string positions, row numbers) fit BIGINT, which keeps
+    # the column an integer as both engines compute it; DECIMAL(38, 0) would be read as a
+    # fractional number by the contracts and model code. SUM of NUMBER(p, s) is NUMBER(38, s).
+    name = "snowflake"
+    DATE_PART = DAY_COUNT = LENGTH = ROW_NUMBER = RANK = NTILE = BIGINT
+
+    def multiply(self, left: Numeric, right: Numeric) -> Numeric | None:
+        # Leading digits add up; the scale is s1 + s2, but no more than max(s1, s2, 12).
+        scale = min(left.scale + right.scale, max(left.scale, right.scale, 12))
+        return self.bounded(integer_digits(left) + integer_digits(right) + scale, scale)
+
+
+class BigQuery(TypeSystem):
+    # Every integer result is INT64; every exact decimal result is NUMERIC, i.e. DECIMAL(38, 9)
+    # (parameterized NUMERIC(P, S) columns constrain storage only; expressions are NUMERIC).
+    name = "bigquery"
+    DATE_PART = DAY_COUNT = LENGTH = ROW_NUMBER = RANK = NTILE = BIGINT
+    NUMERIC: ClassVar[Numeric] = fixed(38, 9)
+
+    def add(self, left: Numeric, right: Numeric) -> Numeric | None:
+        return self.NUMERIC
+
+    def multiply(self, left: Numeric, right: Numeric) -> Numeric | None:
+        return self.NUMERIC
+
+    def sum(self, value: Numeric) -> Numeric | None:
+        return self.NUMERIC if value.kind == "DECIMAL" else super().sum(value)
+
+    def rounded(self, value: Numeric, digits: int) -> Numeric | None:
+        return self.NUMERIC if value.kind == "DECIMAL" else value
+
+
+class Redshift(TypeSystem):
+    # docs.aws.amazon.com/redshift: EXTRACT returns INTEGER (for TIMESTAMP, TIME, intervals),
+    # DATEDIFF BIGINT, LEN / POSITION INTEGER, ROW_NUMBER and NTILE BIGINT, RANK and
+    # DENSE_RANK INTEGER, COUNT and SUM of integers BIGINT, SUM of DECIMAL(p, s)
+    # DECIMAL(38, s); a product has p1 + p2 + 1 digits ("Computations with numeric values").
+    # DATE_PART returns DOUBLE PRECISION, but sqlglot parses it into the same node as EXTRACT,
+    # so both get EXTRACT's INTEGER, which holds every date part exactly. Date subtraction is
+    # INTEGER and DATEDIFF BIGINT; both become the same day count, typed as the wider.
+    name = "redshift"
+    DATE_PART = LENGTH = RANK = INT
+    DAY_COUNT = ROW_NUMBER = NTILE = BIGINT
+
+    def rounded(self, value: Numeric, digits: int) -> Numeric | None:
+        return value  # ROUND returns the type of its argument
+
+
+class Teradata(TypeSystem):
+    # docs.teradata.com: EXTRACT returns INTEGER (SECOND: DECIMAL with the field's scale),
+    # DATE - DATE and CHARACTERS INTEGER, RANK and ROW_NUMBER INTEGER (COUNT_mode default).
+    # SUM of DECIMAL(n, m) is DECIMAL(p, m) with p set by the MaxDecimal DBS Control field
+    # (15 for n <= 15 at its default); the setting is not in the SQL, so SUM is typed as with
+    # MaxDecimal 38, the widest, which no total the source could return overflows.
+    name = "teradata"
+    DATE_PART = DAY_COUNT = LENGTH = ROW_NUMBER = RANK = NTILE = INT
+    COUNT = INT
+
+    def multiply(self, left: Numeric, right: Numeric) -> Numeric | None:
+        return self.bounded(left.precision + right.precision, left.scale + right.scale)
+
+    def sum(self, value: Numeric) -> Numeric | None:
+        return value if value.is_integer else super().sum(value)
+
+
+class Oracle(TypeSystem):
+    # Oracle computes every number as NUMBER, a decimal floating point of 38 digits, which has
+    # no exact ANSI type. Integer results (EXTRACT, date differences, LENGTH, ROW_NUMBER) are
+    # typed BIGINT, as for Snowflake; decimal results DECIMAL(38, s), with the scale the
+    # arithmetic gives, which holds every value that NUMBER would give exactly.
+    name = "oracle"
+    DATE_PART = DAY_COUNT = LENGTH = ROW_NUMBER = RANK = NTILE = COUNT = BIGINT
+
+    def bounded(self, precision: int, scale: int) -> Numeric | None:
+        return fixed(MAX_PRECISION, scale) if scale <= MAX_PRECISION else None
+
+    def rounded(self, value: Numeric, digits: int) -> Numeric | None:
+        if value.kind != "DECIMAL":
+            return value
+        return fixed(MAX_PRECISION, min(value.scale, digits))
+
+
+ENGINES: tuple[TypeSystem, ...] = (DuckDB(), Spark())
+SOURCES: dict[str, TypeSystem] = {
+    system.name: system
+    for system in (BigQuery(), Oracle(), Redshift(), Snowflake(), Teradata(), TSQL())
+}
+# The windowed functions whose type does not depend on an argument, by TypeSystem attribute.
+RANKING: dict[type[exp.Expr], str] = {
+    exp.DenseRank: "RANK",
+    exp.Ntile: "NTILE",
+    exp.Rank: "RANK",
+    exp.RowNumber: "ROW_NUMBER",
+}
+# Aggregates and functions whose result has their first argument's type.
+SAME_AS_ARGUMENT = (
+    exp.Abs,
+    exp.AnyValue,
+    exp.FirstValue,
+    exp.Lag,
+    exp.LastValue,
+    exp.Lead,
+    exp.Max,
+    exp.Min,
+    exp.Neg,
+    exp.NthValue,
+    exp.Nullif,
+    exp.Paren,
+)
+APPROXIMATE = (exp.CumeDist, exp.PercentRank)
+NUMBER_TYPES = {
+    exp.DType.BIGINT: BIGINT,
+    exp.DType.DOUBLE: DOUBLE,
+    # FLOAT is 64-bit in all six sources; the ANSI dialect writes it DOUBLE PRECISION.
+    exp.DType.FLOAT: DOUBLE,
+    exp.DType.INT: INT,
+}
+
+
+def numeric_of(data: exp.DataType | None) -> Numeric | None:
+    """The :class:`Numeric` of a declared type: a column's or a CAST's."""
+    if data is None or data.this == exp.DType.UNKNOWN:
+        return None
+    if data.this == exp.DType.DECIMAL:
+        params = [p.this.name for p in data.expressions if isinstance(p.this, exp.Literal)]
+        if len(params) == 2:
+            return fixed(int(params[0]), int(params[1]))
+        return fixed(int(params[0]), 0) if len(params) == 1 else None
+    return NUMBER_TYPES.get(data.this, OPAQUE)
+
+
+@dataclass(frozen=True)
+class Projections:
+    """Resolves a column to the projections that define it, through derived tables, CTEs and
+    LATERAL subqueries (every branch of a set operation)."""
+
+    scopes: dict[int, Scope]
+
+    @classmethod
+    def of(cls, tree: exp.Expr) -> Projections:
+        return cls({id(scope.expression): scope for scope in traverse_scope(tree)})
+
+    def defining(self, column: exp.Column) -> list[exp.Expr] | None:
+        """The projections a column of a derived table reads, None for a lake table column."""
+        node: exp.Expr | None = column.parent
+        while node is not None and id(node) not in self.scopes:
+            node = node.parent
+        if node is None:
+            return None
+        source = self.scopes[id(node)].sources.get(column.table)
+        if not isinstance(source, Scope):
+            return None
+        projections = []
+        for select in branches(source.expression):
+            found = [p for p in select.expressions if p.alias_or_name == column.name]
+            if len(found) != 1:
+                return []
+            projections.append(found[0].unalias())
+        return projections
+
+
+def branches(query: exp.Expr) -> list[exp.Select]:
+    """The SELECTs whose rows a query returns: itself, or every branch of a set operation."""
+    while isinstance(query, (exp.Subquery, exp.Paren, exp.Lateral)):
+        query = query.this
+    if isinstance(query, exp.Select):
+        return [query]
+    if isinstance(query, exp.SetOperation):
+        return branches(query.this) + branches(query.expression)
+    return []
+
+
+def _is_interval(node: exp.Expr) -> bool:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if not isinstance(node, exp.Sub):
+        return False
+    return type_of(node.this) in {*TIMESTAMP_TYPES, exp.DType.DATE}
+
+
+@dataclass(frozen=True)
+class Typer:
+    """The result type of an expression in one :class:`TypeSystem`; None when unknown."""
+
+    system: TypeSystem
+    projections: Projections
+
+    def __call__(self, node: exp.Expr) -> Numeric | None:
+        if isinstance(node, exp.Window):
+            return self(node.this)
+        if isinstance(node, exp.Distinct):
+            return self(node.expressions[0]) if len(node.expressions) == 1 else None
+        if isinstance(node, exp.Column):
+            defining = self.projections.defining(node)
+            if defining is None:
+                return numeric_of(node.type)
+            return common(self(p) for p in defining) if defining else None
+        if isinstance(node, exp.Literal):
+            return OPAQUE if node.is_string else self.system.literal(node)
+        if isinstance(node, (exp.Cast, exp.TryCast)):
+            return numeric_of(node.to)
+        if isinstance(node, (exp.Null, exp.Boolean, exp.Predicate, exp.Connector, exp.Not)):
+            return OPAQUE
+        if isinstance(node, SAME_AS_ARGUMENT):
+            return self(node.this)
+        if isinstance(node, exp.Subquery):
+            selects = branches(node)
+            return self(selects[0].expressions[0].unalias()) if len(selects) == 1 else None
+        for node_type, attribute in RANKING.items():
+            if isinstance(node, node_type):
+                return getattr(self.system, attribute)
+        if isinstance(node, APPROXIMATE):
+            return DOUBLE
+        if isinstance(node, exp.Count):
+            return self.system.COUNT
+        if isinstance(node, (exp.Length, exp.StrPosition)):
+            return self.system.LENGTH
+        if isinstance(node, exp.Extract):
+            return self._extract(node)
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
+            return self._arithmetic(node)
+        if isinstance(node, exp.Div):
+            return self._division(node)
+        if isinstance(node, (exp.Case, exp.If, exp.Coalesce, exp.Greatest, exp.Least)):
+            return self._common(node)
+        return self._aggregate_or_function(node)
+
+    def _extract(self, node: exp.Extract) -> Numeric | None:
+        part = node.this.name.upper()
+        if part == "SECOND":
+            return self.system.SECOND
+        if part == "DAY" and _is_interval(node.expression):
+            return self.system.DAY_COUNT
+        return self.system.DATE_PART
+
+    def _arithmetic(self, node: exp.Expr) -> Numeric | None:
+        left, right = self(node.this), self(node.expression)
+        if left is None or right is None:
+            return None
+        if OPAQUE in (left, right):
+            return OPAQUE  # date and interval arithmetic, typed by the ANSI text
+        operands = (left, right)
+        if DOUBLE in operands:
+            return DOUBLE
+        if left.is_integer and right.is_integer:
+            return BIGINT if BIGINT in operands else INT
+        if isinstance(node, exp.Mod):
+            return None
+        left = self.system.as_decimal(left, node.this)
+        right = self.system.as_decimal(right, node.expression)
+        if isinstance(node, exp.Mul):
+            return self.system.multiply(left, right)
+        return self.system.add(left, right)
+
+    def _division(self, node: exp.Div) -> Numeric | None:
+        if DOUBLE in (self(node.this), self(node.expression)):
+            return DOUBLE
+        # Integer quotients are cast by DIV-INTEGER; a decimal quotient is a DOUBLE on DuckDB
+        # and a DECIMAL on Spark, with different values, which a cast cannot reconcile.
+        return None
+
+    def _common(self, node: exp.Expr) -> Numeric | None:
+        if isinstance(node, exp.Case):
+            values = [branch.args.get("true") for branch in node.args.get("ifs") or []]
+            values.append(node.args.get("default"))
+        elif isinstance(node, exp.If):
+            values = [node.args.get("true"), node.args.get("false")]
+        else:
+            values = [node.this, *node.expressions]
+        typed = [self(v) for v in values if v is not None and not isinstance(v, exp.Null)]
+        if any(t is not None and t.kind == "DECIMAL" for t in typed):
+            # Integers widen to the decimal of their digits, which differ (BIGINT is
+            # DECIMAL(19, 0) on DuckDB, DECIMAL(20, 0) on Spark).
+            typed = [self.system.as_decimal(t) if t is not None else None for t in typed]
+        return common(typed)
+
+    def _aggregate_or_function(self, node: exp.Expr) -> Numeric | None:
+        if isinstance(node, (exp.Sum, exp.Avg, exp.Round, exp.Floor, exp.Ceil)):
+            value = self(node.this)
+            if value is None or value == OPAQUE:
+                return None
+            if value.is_integer and not isinstance(node, (exp.Sum, exp.Avg)):
+                return value
+            if isinstance(node, exp.Sum):
+                return self.system.sum(value)
+            if isinstance(node, exp.Avg):
+                return self.system.average(value)
+            if isinstance(node, (exp.Floor, exp.Ceil)):
+                return self.system.floor(value)
+            digits = node.args.get("decimals")
+            if digits is None:
+                return self.system.rounded(value, 0)
+            if isinstance(digits, exp.Literal) and digits.is_int:
+                return self.system.rounded(value, int(digits.name))
+            return None
+        annotated = numeric_of(node.type)
+        if annotated in (None, OPAQUE):
+            # A string, date or boolean function: both engines give the type the ANSI text
+            # names. A function annotation could not type is assumed to be one of those.
+            return OPAQUE
+        return DOUBLE if annotated == DOUBLE else None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one output column needs: ``cast`` to a type, nothing, or a warning."""
+
+    cast: Numeric | None
+    engines: tuple[Numeric | None, ...]
+    undecided: bool = False
+
+
+def output_type(values: list[exp.Expr], dialect: str, projections: Projections) -> Verdict:
+    """The verdict for the output column computed by ``values`` (one per set operation
+    branch) when translated from ``dialect``."""
+
+    def typed(system: TypeSystem) -> Numeric | None:
+        typer = Typer(system, projections)
+        return common(typer(value) for value in values)
+
+    engines = tuple(typed(engine) for engine in ENGINES)
+    if len(set(engines)) == 1 and engines[0] is not None:
+        return Verdict(None, engines)
+    target = typed(SOURCES[dialect])
+    known = [e for e in engines if e is not None]
+    if target is None or len(known) < len(engines) or not all(holds(target, e) for e in known):
+        target = wider(engines)
+    if target is None or target == OPAQUE or not target.is_exact:
+        return Verdict(None, engines, undecided=len(known) < len(engines) or target is None)
+    return Verdict(target, engines)
+
+
+def _cast(projection: exp.Expr, target: Numeric) -> exp.Expr:
+    value = projection.unalias()
+    cast = exp.Cast(this=value.copy(), to=data_type(target.sql()))
+    cast.meta["generated"] = True
+    return exp.alias_(cast, projection.alias_or_name, quoted=True)
+
+
+@rule(
+    "PORTABLE-TYPE",
+    "rewrite",
+    ALL_DIALECTS,
+    # No node types: it needs the final query's whole output list, so sql/translate.py runs
+    # it once, after every other rule.
+    (),
+    "An output column whose type DuckDB and Spark would give differently (EXTRACT, "
+    "CHAR_LENGTH, POSITION and ranking functions: BIGINT vs INT; SUM of DECIMAL(p, s): "
+    "DECIMAL(38, s) vs DECIMAL(p + 10, s); decimal products...) is cast to the type the source "
+    "gives: INT for T-SQL, Teradata and Redshift date parts, lengths and ranks (BIGINT for "
+    "T-SQL ranks, Redshift ROW_NUMBER and DATEDIFF), BIGINT for BigQuery INT64 and for "
+    "Snowflake and Oracle integers, DECIMAL(38, s) for sums (BigQuery NUMERIC: DECIMAL(38, 9)). "
+    "Where the source's type is not documented, to the narrowest type holding what either "
+    "engine computes; a column no cast can reconcile (AVG or division of decimals) warns.",
+    (
+        (
+            "tsql",
+            "SELECT DATEPART(year, o_orderdate) AS y, SUM(o_totalprice) AS v FROM dbo.Orders "
+            "GROUP BY DATEPART(year, o_orderdate)",
+            'SELECT CAST(EXTRACT(YEAR FROM "orders"."o_orderdate") AS INTEGER) AS "y", CAST(SUM("orders"."o_totalprice") AS DECIMAL(38, 2)) AS "v" FROM "raw"."orders" AS "orders" GROUP BY EXTRACT(YEAR FROM "orders"."o_orderdate")',
+        ),
+        (
+            "bigquery",
+            "SELECT EXTRACT(YEAR FROM o_orderdate) AS y, SUM(o_totalprice) AS v "
+            "FROM sales.orders GROUP BY 1",
+            'SELECT CAST(EXTRACT(YEAR FROM "orders"."o_orderdate") AS BIGINT) AS "y", CAST(SUM("orders"."o_totalprice") AS DECIMAL(38, 9)) AS "v" FROM "raw"."orders" AS "orders" GROUP BY EXTRACT(YEAR FROM "orders"."o_orderdate")',
+        ),
+        (
+            "redshift",
+            "SELECT o_orderkey, RANK() OVER (ORDER BY o_totalprice DESC) AS r, "
+            "ROW_NUMBER() OVER (ORDER BY o_totalprice DESC) AS n FROM sales.orders",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey", CAST(RANK() OVER (ORDER BY "orders"."o_totalprice" DESC NULLS FIRST) AS INTEGER) AS "r", CAST(ROW_NUMBER() OVER (ORDER BY "orders"."o_totalprice" DESC NULLS FIRST) AS BIGINT) AS "n" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+    phase="final",
+)
+def portable_output_types(tree: exp.Expr, ctx: Context) -> exp.Expr:
+    """Cast each output column of the final query (in every set operation branch alike) whose
+    type would differ between DuckDB and Spark to the source dialect's type."""
+    selects = branches(tree)
+    widths = {len(select.expressions) for select in selects}
+    if len(widths) != 1:
+        return tree  # a set operation of unequal branches: the engines refuse it anyway
+    projections = Projections.of(tree)
+    for position in range(widths.pop()):
+        columns = [select.expressions[position] for select in selects]
+        verdict = output_type([c.unalias() for c in columns], ctx.dialect, projections)
+        if verdict.cast is not None:
+            for select, column in zip(selects, columns, strict=True):
+                select.expressions[position].replace(_cast(column, verdict.cast))
+            ctx.applied.add("PORTABLE-TYPE")
+        elif verdict.undecided:
+            ctx.report(
+                "warning",
+                "PORTABLE-TYPE",
+                columns[0],
+                f"column {columns[0].alias_or_name!r} may get different types on DuckDB and "
+                "Spark; CAST it to the type you mean",
+            )
+    return tree
