@@ -199,8 +199,9 @@ class Ansi(Dialect):
             **generator.Generator.TYPE_MAPPING,
             exp.DType.INT: "INTEGER",
             exp.DType.DOUBLE: "DOUBLE PRECISION",
-            # FLOAT is 64-bit in all six source dialects (T-SQL FLOAT = FLOAT(53)).
-            exp.DType.FLOAT: "DOUBLE PRECISION",
+            # sqlglot's FLOAT is single precision; the source parsers map each dialect's
+            # 64-bit names to DOUBLE (sql/source_dialects.py).
+            exp.DType.FLOAT: "REAL",
             exp.DType.TEXT: "VARCHAR",
             # T-SQL DATETIME/DATETIME2 and BigQuery DATETIME are timestamps without time zone.
             exp.DType.DATETIME: "TIMESTAMP",

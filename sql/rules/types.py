@@ -80,3 +80,50 @@ def type_defaults(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 )
 def national_string(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return exp.Literal.string(node.name)
+
+
+# Below this binary precision FLOAT(n) is single precision (T-SQL; Redshift as PostgreSQL).
+SINGLE_PRECISION_DIGITS = 24
+
+
+@rule(
+    "FLOAT-WIDTH",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.DataType,),
+    "Floating-point types keep the width the source dialect gives their name (see "
+    "sql/source_dialects.py): FLOAT(n) is REAL for n <= 24 and DOUBLE PRECISION above in T-SQL "
+    "and Redshift, and DOUBLE PRECISION in the dialects whose floats are all 64-bit; Oracle "
+    "FLOAT and REAL are decimal NUMBER subtypes with no exact ANSI type and are refused.",
+    (
+        (
+            "tsql",
+            "SELECT CAST(o_totalprice AS FLOAT(24)) AS a, CAST(o_totalprice AS FLOAT) AS b, "
+            "CAST(o_totalprice AS REAL) AS c FROM dbo.Orders",
+            'SELECT CAST("orders"."o_totalprice" AS REAL) AS "a", CAST("orders"."o_totalprice" '
+            'AS DOUBLE PRECISION) AS "b", CAST("orders"."o_totalprice" AS REAL) AS "c" '
+            'FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+    phase="syntax",
+)
+def float_width(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.this == exp.DType.DECFLOAT and ctx.dialect == "oracle":
+        ctx.report(
+            "error",
+            "FLOAT-WIDTH",
+            node,
+            "Oracle FLOAT and REAL are decimal NUMBER subtypes with a binary precision; no ANSI "
+            "type holds them exactly: use NUMBER(p,s), BINARY_FLOAT or BINARY_DOUBLE",
+        )
+        return node
+    if node.this not in (exp.DType.DOUBLE, exp.DType.FLOAT) or not node.expressions:
+        return None
+    digits = node.expressions[0].this
+    single = (
+        ctx.dialect in ("tsql", "redshift")
+        and isinstance(digits, exp.Literal)
+        and digits.is_int
+        and int(digits.name) <= SINGLE_PRECISION_DIGITS
+    )
+    return exp.DataType(this=exp.DType.FLOAT if single else exp.DType.DOUBLE, nested=False)

@@ -142,3 +142,43 @@ def test_a_parse_error_names_the_token_text_on_one_line():
     formatted = raised.value.diagnostics[0].format()
     assert formatted.startswith("bad.sql:1:") and "<Token" not in formatted
     assert "\n" not in formatted
+
+
+FLOAT_TYPES = [
+    # (dialect, type as written, ANSI type, or None when refused)
+    ("tsql", "FLOAT", "DOUBLE PRECISION"),
+    ("tsql", "FLOAT(53)", "DOUBLE PRECISION"),
+    ("tsql", "FLOAT(24)", "REAL"),
+    ("tsql", "REAL", "REAL"),
+    ("snowflake", "REAL", "DOUBLE PRECISION"),
+    ("snowflake", "FLOAT4", "DOUBLE PRECISION"),
+    ("snowflake", "FLOAT", "DOUBLE PRECISION"),
+    ("teradata", "REAL", "DOUBLE PRECISION"),
+    ("teradata", "FLOAT", "DOUBLE PRECISION"),
+    ("bigquery", "FLOAT64", "DOUBLE PRECISION"),
+    ("redshift", "REAL", "REAL"),
+    ("redshift", "FLOAT4", "REAL"),
+    ("redshift", "FLOAT", "DOUBLE PRECISION"),
+    ("oracle", "BINARY_FLOAT", "REAL"),
+    ("oracle", "BINARY_DOUBLE", "DOUBLE PRECISION"),
+    ("oracle", "FLOAT", None),
+    ("oracle", "REAL", None),
+]
+TABLE_OF = {
+    "tsql": "dbo.Orders",
+    "snowflake": "SALES.ORDERS",
+    "teradata": "SALES_DB.ORDERS",
+    "bigquery": "sales.orders",
+    "redshift": "sales.orders",
+    "oracle": "SALES.ORDERS",
+}
+
+
+@pytest.mark.parametrize(("dialect", "written", "expected"), FLOAT_TYPES)
+def test_floating_point_types_keep_the_width_the_dialect_gives_them(dialect, written, expected):
+    sql = f"SELECT CAST(o_totalprice AS {written}) AS p FROM {TABLE_OF[dialect]}"
+    if expected is None:
+        with pytest.raises(TranslationError, match=r"FLOAT-WIDTH"):
+            translate(sql, dialect)
+        return
+    assert f"AS {expected}) AS" in " ".join(translate(sql, dialect).ansi_sql.split())
