@@ -205,6 +205,19 @@ def _matches(wanted: tuple[str | None, ...], candidate: tuple[str | None, ...]) 
     return all(a is None or b is None or a == b for a, b in zip(wanted, candidate, strict=True))
 
 
+def _name_parts(name: str, dialect: str) -> list[NamePart]:
+    """A legacy name as the dialect writes it (``DB.SCHEMA."MixedCase"``, ``[Sales DW].dbo.T``),
+    split into identifiers that keep their quoting; plain dotted text where it does not parse."""
+    from sql.source_dialects import SOURCE_DIALECTS  # sql.source_dialects is pure sqlglot
+
+    try:
+        table = exp.to_table(name, dialect=SOURCE_DIALECTS.get(dialect, dialect))
+    except Exception:  # sqlglot raises ParseError/TokenError on names it cannot read
+        return list(name.split("."))
+    parts = [p for p in table.parts if isinstance(p, exp.Identifier)]
+    return list(parts) if parts and len(parts) == len(table.parts) else list(name.split("."))
+
+
 def _columns(path: Path, table: str, spec: object) -> tuple[dict[str, str], dict[str, str]]:
     if not isinstance(spec, dict) or not spec:
         raise CatalogError(f"{path}: tables.{table}: expected a mapping of column: type")
@@ -264,7 +277,7 @@ def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
                 raise CatalogError(
                     f"{path}: {dialect} name {legacy_name!r} maps to unknown {lake_table!r}"
                 )
-            key = tuple(fold(p, str(dialect)) for p in str(legacy_name).split("."))
+            key = tuple(fold(p, str(dialect)) for p in _name_parts(str(legacy_name), str(dialect)))
             if folded.get(key, lake_table) != lake_table:
                 raise CatalogError(
                     f"{path}: {dialect} name {legacy_name!r} maps to both {folded[key]!r} "

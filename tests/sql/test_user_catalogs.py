@@ -187,3 +187,18 @@ def test_opaque_types_refuse_only_where_an_expression_depends_on_them(sales, que
     rules = {d.rule for d in raised.value.diagnostics}
     assert "OPAQUE-TYPE" in rules
     assert any("VARIANT" in d.message for d in raised.value.diagnostics)
+
+
+def test_a_quoted_case_sensitive_name_in_the_catalog_matches_only_itself(tmp_path):
+    catalog = load_catalog(
+        write(
+            tmp_path,
+            "quoted.yaml",
+            "tables:\n  lake.lines:\n    id: BIGINT\nlegacy:\n  snowflake:\n"
+            '    SHOP.SALES."OrderLines": lake.lines\n',
+        )
+    )
+    found = translate('SELECT id FROM shop.sales."OrderLines"', "snowflake", catalog=catalog)
+    assert found.source_tables == ("lake.lines",)
+    with pytest.raises(TranslationError, match="NAME-UNKNOWN"):
+        translate("SELECT id FROM shop.sales.OrderLines", "snowflake", catalog=catalog)
