@@ -214,7 +214,8 @@ def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.Ass
                 asset=dg.AssetKey([WAREHOUSE_ZONE, table.name]),
                 description=(
                     f"The same ANSI SQL on {other_name} over the same inputs returns the same "
-                    "rows (order-insensitive content digest)."
+                    "column names and types, and the same rows (order-insensitive content "
+                    "digest)."
                 ),
             )
             for name, table in by_check.items()

@@ -24,6 +24,7 @@ from typing import ClassVar, Literal
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
+from sql.ansi import Ansi
 from sql.rules import ALL_DIALECTS, Context, rule
 from sql.rules.build import TIMESTAMP_TYPES, data_type, type_of
 
@@ -36,7 +37,7 @@ class Numeric:
     ``OPAQUE`` for anything else (strings, dates, booleans...), which both engines take from
     the ANSI text and so never differ on."""
 
-    kind: Literal["INT", "BIGINT", "DECIMAL", "DOUBLE", "OPAQUE"]
+    kind: Literal["INT", "BIGINT", "DECIMAL", "REAL", "DOUBLE", "OPAQUE"]
     precision: int = 0
     scale: int = 0
 
@@ -48,14 +49,21 @@ class Numeric:
     def is_exact(self) -> bool:
         return self.is_integer or self.kind == "DECIMAL"
 
+    @property
+    def is_approximate(self) -> bool:
+        return self.kind in ("REAL", "DOUBLE")
+
     def sql(self) -> str:
         if self.kind == "DECIMAL":
             return f"DECIMAL({self.precision}, {self.scale})"
-        return {"INT": "INTEGER", "BIGINT": "BIGINT", "DOUBLE": "DOUBLE"}.get(self.kind, "?")
+        return {"INT": "INTEGER", "BIGINT": "BIGINT", "REAL": "REAL", "DOUBLE": "DOUBLE"}.get(
+            self.kind, "?"
+        )
 
 
 INT = Numeric("INT")
 BIGINT = Numeric("BIGINT")
+REAL = Numeric("REAL")
 DOUBLE = Numeric("DOUBLE")
 OPAQUE = Numeric("OPAQUE")
 # Decimal digits an integer needs (INT: 2147483647, BIGINT: 9223372036854775807).
@@ -91,9 +99,9 @@ def wider(types: Iterable[Numeric | None]) -> Numeric | None:
         return OPAQUE
     if any(t == OPAQUE for t in values):
         return None
-    if all(t.kind == "DOUBLE" for t in values):
-        return DOUBLE
-    if any(t.kind == "DOUBLE" for t in values):
+    if all(t.is_approximate for t in values):
+        return REAL if all(t == REAL for t in values) else DOUBLE  # a REAL is a DOUBLE exactly
+    if any(t.is_approximate for t in values):
         return None
     if all(t.is_integer for t in values):
         return BIGINT if BIGINT in values else INT
@@ -104,12 +112,17 @@ def wider(types: Iterable[Numeric | None]) -> Numeric | None:
     return fixed(whole + scale, scale)
 
 
-def common(types: Iterable[Numeric | None]) -> Numeric | None:
+def common(types: Iterable[Numeric | None], real_with_exact: Numeric | None) -> Numeric | None:
     """The type CASE, COALESCE or a set operation gives values of ``types`` (NULLs left out):
-    an approximate number when any is one, else :func:`wider`."""
+    an approximate number when any is one (``real_with_exact`` for REAL beside exact
+    numbers), else :func:`wider`."""
     known = list(types)
-    if known and all(t is not None and t.kind != "OPAQUE" for t in known) and DOUBLE in known:
+    if not known or any(t is None or t == OPAQUE for t in known):
+        return wider(known)
+    if DOUBLE in known:
         return DOUBLE
+    if REAL in known and any(t.is_exact for t in known if t is not None):
+        return real_with_exact
     return wider(known)
 
 
@@ -143,6 +156,8 @@ class TypeSystem:
     COUNT: ClassVar[Numeric] = BIGINT
     # EXTRACT(SECOND ...): a fraction on some systems; None where casting would change it.
     SECOND: ClassVar[Numeric | None] = None
+    # A REAL (32-bit float) combined with an exact number; None where not documented.
+    REAL_WITH_EXACT: ClassVar[Numeric | None] = None
 
     def literal(self, node: exp.Literal) -> Numeric:
         text = node.name.lstrip("+-")
@@ -181,7 +196,7 @@ class TypeSystem:
     def sum(self, value: Numeric) -> Numeric | None:
         if value.kind == "DECIMAL":
             return fixed(MAX_PRECISION, value.scale)
-        return BIGINT if value.is_integer else value
+        return BIGINT if value.is_integer else DOUBLE
 
     def average(self, value: Numeric) -> Numeric | None:
         # AVG of a decimal is a DOUBLE on DuckDB and a DECIMAL on Spark: the values differ
@@ -197,10 +212,12 @@ class TypeSystem:
 
 
 class DuckDB(TypeSystem):
-    # https://duckdb.org/docs/sql/data_types/numeric and the binders of DuckDB 1.x/2.x.
+    # https://duckdb.org/docs/sql/data_types/numeric and DuckDB's binders. The two engine
+    # systems are checked against the installed engines by tests/sql/test_portable_types.py.
     name = "duckdb"
     DATE_PART = DAY_COUNT = LENGTH = ROW_NUMBER = RANK = NTILE = BIGINT
     SECOND = BIGINT
+    REAL_WITH_EXACT = REAL
 
     def literal(self, node: exp.Literal) -> Numeric:
         value = super().literal(node)
@@ -228,10 +245,12 @@ class DuckDB(TypeSystem):
 
 
 class Spark(TypeSystem):
-    # https://spark.apache.org/docs/latest/sql-ref-datatypes.html and DecimalPrecision.
+    # https://spark.apache.org/docs/latest/sql-ref-datatypes.html and Spark's DecimalPrecision
+    # (ANSI mode, the default since Spark 4: a cast that overflows is an error).
     name = "spark"
     DATE_PART = DAY_COUNT = LENGTH = ROW_NUMBER = RANK = NTILE = INT
     SECOND = fixed(8, 6)
+    REAL_WITH_EXACT = DOUBLE
 
     def as_decimal(self, value: Numeric, node: exp.Expr | None = None) -> Numeric:
         if isinstance(node, exp.Literal) and node.is_int:
@@ -258,12 +277,12 @@ class Spark(TypeSystem):
     def floor(self, value: Numeric) -> Numeric | None:
         if value.kind == "DECIMAL":
             return fixed(integer_digits(value) + 1, 0)
-        return BIGINT if value.kind == "DOUBLE" else value
+        return BIGINT if value.is_approximate else value
 
 
 class TSQL(TypeSystem):
     # DATEPART / DATEDIFF / LEN / CHARINDEX return int; ROW_NUMBER, RANK, DENSE_RANK, NTILE
-    # bigint; SUM of fixed(p, s) is fixed(38, s); p1 + p2 + 1 digits for a product
+    # bigint; SUM of decimal(p, s) is decimal(38, s); p1 + p2 + 1 digits for a product
     # (learn.microsoft.com: "Precision, scale, and length (Transact-SQL)").
     name = "tsql"
     DATE_PART = DAY_COUNT = LENGTH = INT
@@ -335,8 +354,9 @@ class Teradata(TypeSystem):
     # docs.teradata.com: EXTRACT returns INTEGER (SECOND: DECIMAL with the field's scale),
     # DATE - DATE and CHARACTERS INTEGER, RANK and ROW_NUMBER INTEGER (COUNT_mode default).
     # SUM of DECIMAL(n, m) is DECIMAL(p, m) with p set by the MaxDecimal DBS Control field
-    # (15 for n <= 15 at its default); the setting is not in the SQL, so SUM is typed as with
-    # MaxDecimal 38, the widest, which no total the source could return overflows.
+    # (15 for n <= 15 at its default); the setting is not in the SQL, so SUM and decimal
+    # arithmetic are typed as with MaxDecimal 38, the widest, which no result the source
+    # could return overflows.
     name = "teradata"
     DATE_PART = DAY_COUNT = LENGTH = ROW_NUMBER = RANK = NTILE = INT
     COUNT = INT
@@ -396,8 +416,10 @@ APPROXIMATE = (exp.CumeDist, exp.PercentRank)
 NUMBER_TYPES = {
     exp.DType.BIGINT: BIGINT,
     exp.DType.DOUBLE: DOUBLE,
-    # FLOAT is 64-bit in all six sources; the ANSI dialect writes it DOUBLE PRECISION.
-    exp.DType.FLOAT: DOUBLE,
+    # sqlglot's FLOAT has the width the ANSI dialect writes it with (sql/ansi.py).
+    exp.DType.FLOAT: DOUBLE
+    if Ansi.Generator.TYPE_MAPPING.get(exp.DType.FLOAT) == "DOUBLE PRECISION"
+    else REAL,
     exp.DType.INT: INT,
 }
 
@@ -479,7 +501,7 @@ class Typer:
             defining = self.projections.defining(node)
             if defining is None:
                 return numeric_of(node.type)
-            return common(self(p) for p in defining) if defining else None
+            return self.common(self(p) for p in defining) if defining else None
         if isinstance(node, exp.Literal):
             return OPAQUE if node.is_string else self.system.literal(node)
         if isinstance(node, (exp.Cast, exp.TryCast)):
@@ -510,6 +532,15 @@ class Typer:
             return self._common(node)
         return self._aggregate_or_function(node)
 
+    def common(self, types: Iterable[Numeric | None]) -> Numeric | None:
+        return common(types, self.system.REAL_WITH_EXACT)
+
+    def _approximate(self, left: Numeric, right: Numeric) -> Numeric | None:
+        """The type of arithmetic with a REAL or DOUBLE operand."""
+        if DOUBLE in (left, right):
+            return DOUBLE
+        return REAL if left == right else self.system.REAL_WITH_EXACT
+
     def _extract(self, node: exp.Extract) -> Numeric | None:
         part = node.this.name.upper()
         if part == "SECOND":
@@ -525,8 +556,8 @@ class Typer:
         if OPAQUE in (left, right):
             return OPAQUE  # date and interval arithmetic, typed by the ANSI text
         operands = (left, right)
-        if DOUBLE in operands:
-            return DOUBLE
+        if left.is_approximate or right.is_approximate:
+            return self._approximate(left, right)
         if left.is_integer and right.is_integer:
             return BIGINT if BIGINT in operands else INT
         if isinstance(node, exp.Mod):
@@ -538,8 +569,9 @@ class Typer:
         return self.system.add(left, right)
 
     def _division(self, node: exp.Div) -> Numeric | None:
-        if DOUBLE in (self(node.this), self(node.expression)):
-            return DOUBLE
+        left, right = self(node.this), self(node.expression)
+        if left is not None and right is not None and (left.is_approximate or right.is_approximate):
+            return None if OPAQUE in (left, right) else self._approximate(left, right)
         # Integer quotients are cast by DIV-INTEGER; a decimal quotient is a DOUBLE on DuckDB
         # and a DECIMAL on Spark, with different values, which a cast cannot reconcile.
         return None
@@ -557,7 +589,7 @@ class Typer:
             # Integers widen to the decimal of their digits, which differ (BIGINT is
             # DECIMAL(19, 0) on DuckDB, DECIMAL(20, 0) on Spark).
             typed = [self.system.as_decimal(t) if t is not None else None for t in typed]
-        return common(typed)
+        return self.common(typed)
 
     def _aggregate_or_function(self, node: exp.Expr) -> Numeric | None:
         if isinstance(node, (exp.Sum, exp.Avg, exp.Round, exp.Floor, exp.Ceil)):
@@ -583,7 +615,7 @@ class Typer:
             # A string, date or boolean function: both engines give the type the ANSI text
             # names. A function annotation could not type is assumed to be one of those.
             return OPAQUE
-        return DOUBLE if annotated == DOUBLE else None
+        return annotated if annotated in (REAL, DOUBLE) else None
 
 
 @dataclass(frozen=True)
@@ -601,7 +633,7 @@ def output_type(values: list[exp.Expr], dialect: str, projections: Projections) 
 
     def typed(system: TypeSystem) -> Numeric | None:
         typer = Typer(system, projections)
-        return common(typer(value) for value in values)
+        return typer.common(typer(value) for value in values)
 
     engines = tuple(typed(engine) for engine in ENGINES)
     if len(set(engines)) == 1 and engines[0] is not None:
