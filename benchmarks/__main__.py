@@ -7,6 +7,7 @@ import sys
 
 from benchmarks import (
     contracts_bench,
+    corpus_bench,
     gpu_bench,
     training_bench,
     translate_bench,
@@ -14,7 +15,9 @@ from benchmarks import (
 )
 
 BENCHMARKS = {
-    "translate": lambda: translate_bench.main(),
+    "translate": lambda: translate_bench.main([]),
+    # Every query of ../shared/corpora ($PLUMBLINE_CORPORA); skipped where it is absent.
+    "corpus": lambda: corpus_bench.main([]),
     "warehouse": lambda: warehouse_bench.main(["--scale", "0.1"]),
     "contracts": lambda: contracts_bench.main(["--scale", "0.1"]),
     "training": lambda: training_bench.main(["--scale", "0.1"]),

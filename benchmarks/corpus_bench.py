@@ -107,8 +107,9 @@ class CorpusBenchmark:
     corpora: str
     queries: int
     seconds: float  # wall clock, everything
-    catalog_seconds: float  # CPU seconds importing schemas, over every worker
-    translate_seconds: float  # CPU seconds translating and rendering, over every worker
+    # Summed over the workers (wall time in each, so a busy machine inflates both):
+    catalog_seconds: float  # importing schemas
+    translate_seconds: float  # translating and rendering
     workers: int
     machine: str
     python: str
@@ -495,7 +496,7 @@ def render_markdown(result: CorpusBenchmark) -> str:
         "",
         f"{result.queries} queries from `{result.corpora}` in {result.seconds} s on "
         f"{result.workers} workers ({result.machine}); sqlglot {result.sqlglot}, translator "
-        f"{result.translator_version}. Of the workers' time, {result.catalog_seconds} s went to "
+        f"{result.translator_version}. Summed over the workers, {result.catalog_seconds} s went to "
         f"importing schemas and {result.translate_seconds} s to translating and rendering.",
         "",
         "Translated = every table translated and rendered for DuckDB; planned = DuckDB binds "

@@ -11,10 +11,14 @@ both. Target: plumbline / sqlglot <= ``TARGET_RATIO``. (This replaces the earlie
 of exactness against a translation that is not exact.)
 
 The legacy corpus (``sql/legacy/*/*.sql`` with ``sql/catalog.yaml``) is always measured;
-``--spider2`` adds the Spider2 queries that translate, each with its own schema (reading
-the schemas takes a minute). A per-phase breakdown of plumbline's time says where it goes.
+``--spider2`` adds the Spider2 queries that translate (and that sqlglot qualifies), each
+with its own schema: minutes, most of them reading the schemas and finding those queries.
+A per-phase breakdown of each side's time says where it goes. Then ``translate_sources``
+loads the legacy tree, and a synthetic one of ``--tree-files`` copies, on one core and on
+a pool of every core.
 
     python -m benchmarks.translate_bench [--rounds N] [--spider2] [--corpora DIR]
+        [--tree-files N] [--out FILE]
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ import functools
 import json
 import logging
 import platform
+import shutil
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -38,12 +44,15 @@ from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.qualify import qualify
 from sqlglot.schema import MappingSchema
 
+import sql.parallel
 import sql.translate
 from benchmarks.corpora import build_catalog, corpora_root, corpus_queries, query_text
+from pipelines.ansi_store import legacy_sources, translate_sources
 from sql.assumptions import Assumptions, load_assumptions
 from sql.catalog import Catalog, load_catalog
 from sql.diagnostics import TranslationError
 from sql.lineage import column_lineage
+from sql.parallel import worker_count
 from sql.source_dialects import SOURCE_DIALECTS
 from sql.translate import TRANSLATOR_VERSION, translate_script
 
@@ -52,6 +61,9 @@ LEGACY_ROOT = REPO_ROOT / "sql" / "legacy"
 RESULTS_PATH = REPO_ROOT / "benchmarks" / "results" / "translate.json"
 TARGET_RATIO = 1.3
 ROUNDS = 5
+# The synthetic tree for the load-time measurement, and best of how many loads.
+TREE_FILES = 400
+TREE_ROUNDS = 3
 
 
 @dataclass(frozen=True)
@@ -85,8 +97,22 @@ class Comparison:
 
 
 @dataclass(frozen=True)
+class TreeLoad:
+    """``translate_sources`` over a whole tree (what the code location does at load),
+    on one core and on every core, pool start-up included; best of ``rounds``."""
+
+    files: int
+    workers: int
+    serial_seconds: float
+    parallel_seconds: float  # a pool of every core, however few the files
+    speedup: float
+    default_uses_pool: bool  # what translate_sources chooses for this tree on this machine
+
+
+@dataclass(frozen=True)
 class TranslateBenchmark:
     comparisons: list[Comparison]
+    tree_loads: list[TreeLoad]
     lineage_ms_per_file: float
     translator_version: str
     python: str
@@ -234,6 +260,57 @@ def _phases(
     return {label: round(share, 3) for label, share in shares.items()}
 
 
+# --- a whole tree on every core -------------------------------------------------
+
+
+def synthetic_tree(root: Path, files: int) -> Path:
+    """A legacy tree of ``files`` files under ``root``: the repository's legacy files,
+    copied round-robin under new names (``<name>_<n>.sql``) so that each defines its own
+    table."""
+    sources = sorted(LEGACY_ROOT.glob("*/*.sql"))
+    for n in range(files):
+        source = sources[n % len(sources)]
+        target = root / source.parent.name / f"{source.stem}_{n // len(sources)}.sql"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    return root
+
+
+def tree_load(root: Path, rounds: int) -> TreeLoad:
+    catalog = load_catalog()
+    files = len(legacy_sources(root))
+    seconds = {}
+    for workers in (1, worker_count()):
+        best = float("inf")
+        for _ in range(rounds):
+            with _workers(workers):
+                started = time.perf_counter()
+                translate_sources(root, catalog)
+                best = min(best, time.perf_counter() - started)
+        seconds[workers] = best
+    serial, parallel = seconds[1], seconds[worker_count()]
+    return TreeLoad(
+        files=files,
+        workers=worker_count(),
+        serial_seconds=round(serial, 2),
+        parallel_seconds=round(parallel, 2),
+        speedup=round(serial / parallel, 2),
+        default_uses_pool=sql.parallel.pays_off(files, worker_count()),
+    )
+
+
+@contextlib.contextmanager
+def _workers(count: int) -> Iterator[None]:
+    """``sql.parallel`` with ``count`` workers (1: the serial path), a pool whatever the
+    tree's size."""
+    original = sql.parallel.worker_count, sql.parallel.STARTUP_ITEMS
+    sql.parallel.worker_count, sql.parallel.STARTUP_ITEMS = (lambda: count), 0
+    try:
+        yield
+    finally:
+        sql.parallel.worker_count, sql.parallel.STARTUP_ITEMS = original
+
+
 # --- workloads ----------------------------------------------------------------------
 
 
@@ -287,11 +364,17 @@ def spider2_cases(root: Path) -> list[Case]:
     return cases
 
 
-def run(rounds: int = ROUNDS, spider2_root: Path | None = None) -> TranslateBenchmark:
+def run(
+    rounds: int = ROUNDS, spider2_root: Path | None = None, tree_files: int = TREE_FILES
+) -> TranslateBenchmark:
     legacy = legacy_cases()
     comparisons = [compare("legacy", legacy, rounds)]
     if spider2_root is not None:
         comparisons.append(compare("spider2 (translated)", spider2_cases(spider2_root), rounds))
+    loads = [tree_load(LEGACY_ROOT, TREE_ROUNDS)]
+    if tree_files:
+        with tempfile.TemporaryDirectory() as scratch:
+            loads.append(tree_load(synthetic_tree(Path(scratch), tree_files), TREE_ROUNDS))
     catalog = legacy[0].catalog
     translations = [
         t
@@ -304,6 +387,7 @@ def run(rounds: int = ROUNDS, spider2_root: Path | None = None) -> TranslateBenc
     lineage_seconds = time.perf_counter() - started
     return TranslateBenchmark(
         comparisons=comparisons,
+        tree_loads=loads,
         lineage_ms_per_file=round(1000 * lineage_seconds / len(translations), 2),
         translator_version=TRANSLATOR_VERSION,
         python=platform.python_version(),
@@ -326,6 +410,12 @@ def summary(result: TranslateBenchmark) -> str:
             + ", ".join(f"{k} {v:.0%}" for k, v in c.phases.items() if v >= 0.005),
             "  sqlglot's time: " + ", ".join(f"{k} {v:.0%}" for k, v in c.sqlglot_phases.items()),
         ]
+    for load in result.tree_loads:
+        lines.append(
+            f"tree load ({load.files} files): {load.serial_seconds:.2f} s on 1 core, "
+            f"{load.parallel_seconds:.2f} s on {load.workers} ({load.speedup:.2f}x); "
+            f"translate_sources uses {'the pool' if load.default_uses_pool else 'one core'}"
+        )
     lines.append(
         f"column lineage: {result.lineage_ms_per_file:.2f} ms per table (once per materialization)"
     )
@@ -341,13 +431,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--spider2", action="store_true", help="also the translated Spider2 queries"
     )
     parser.add_argument("--corpora", type=Path, default=None, help="default: ../shared/corpora")
+    parser.add_argument(
+        "--tree-files", type=int, default=TREE_FILES, help="synthetic tree size (0: none)"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS_PATH)
     args = parser.parse_args(argv)
     # sqlglot warns for each construct its generic generator drops (Oracle's (+)); the
     # baseline's output is timed, not used.
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
     spider2_root = (args.corpora or corpora_root()) if args.spider2 else None
-    result = run(args.rounds, spider2_root)
+    result = run(args.rounds, spider2_root, args.tree_files)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(asdict(result), indent=2) + "\n")
     print(summary(result))

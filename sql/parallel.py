@@ -10,6 +10,7 @@ function, or a ``functools.partial`` of one).
 from __future__ import annotations
 
 import copyreg
+import math
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -21,9 +22,12 @@ from sql.diagnostics import TranslationError
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
-# Below this many items a worker's start (it imports sqlglot and the rules) costs more
-# than the items it would translate.
-MIN_PARALLEL_ITEMS = 8
+# A worker's start (a fresh interpreter importing sqlglot and the rules, then a first
+# translation that fills their caches) costs about what translating this many legacy files
+# does: ~0.6 s of CPU against ~30 ms a file, measured on a 2-vCPU VM. A pool pays off once
+# the time it saves, items x (1 - 1/workers), exceeds it: from ~40 files on 2 cores, ~21
+# on 16.
+STARTUP_ITEMS = 20
 # Chunks per worker: enough that a slow file does not leave the other cores idle at the end.
 CHUNKS_PER_WORKER = 4
 
@@ -45,25 +49,36 @@ def worker_count() -> int:
     return os.cpu_count() or 1
 
 
+def pays_off(items: int, workers: int, min_items: int | None = None) -> bool:
+    """Whether ``items`` go to a pool of ``workers`` rather than run serially."""
+    if workers < 2:
+        return False
+    if min_items is None:
+        min_items = math.ceil(STARTUP_ITEMS / (1 - 1 / workers))
+    return items >= min_items
+
+
 def ordered_map(
     function: Callable[[Item], Result],
     items: Iterable[Item],
     *,
     workers: int | None = None,
-    min_items: int = MIN_PARALLEL_ITEMS,
+    min_items: int | None = None,
     chunksize: int | None = None,
 ) -> Iterator[Result]:
     """``map(function, items)`` over a pool of ``workers`` processes (default: every core).
 
     Results come in the order of ``items``, lazily, as in the serial ``map``; an exception
     ``function`` raises surfaces when its item's result is reached, with the same type and
-    arguments (pickled back from the worker). Fewer than ``min_items`` items, or one
-    worker, run serially in this process. ``chunksize`` items go to a worker at a time
-    (default: a few chunks per worker); 1 balances items of very different cost.
+    arguments (pickled back from the worker). Fewer than ``min_items`` items (default:
+    where the pool would save less than its start-up costs, for items the size of a legacy
+    file's translation), or one worker, run serially in this process. ``chunksize`` items
+    go to a worker at a time (default: a few chunks per worker); 1 balances items of very
+    different cost.
     """
     items = list(items)
     workers = min(workers or worker_count(), len(items))
-    if len(items) < min_items or workers < 2:
+    if not pays_off(len(items), workers, min_items):
         yield from map(function, items)
         return
     chunksize = chunksize or max(1, len(items) // (workers * CHUNKS_PER_WORKER))

@@ -13,7 +13,7 @@ from pipelines.ansi_store import LEGACY_ROOT, translate_sources
 from sql import parallel
 from sql.catalog import load_catalog
 from sql.diagnostics import TranslationError
-from sql.parallel import MIN_PARALLEL_ITEMS, ordered_map
+from sql.parallel import ordered_map
 from sql.report import translate_tree
 from sql.translate import translate
 
@@ -26,12 +26,13 @@ def legacy_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (root / path.parent.name).mkdir(exist_ok=True)
         shutil.copy(path, root / path.parent.name / path.name)
     (root / "tsql" / "unknown_table.sql").write_text("SELECT a FROM dbo.NoSuchTable")
-    assert len(list(root.glob("*/*.sql"))) >= MIN_PARALLEL_ITEMS
     return root
 
 
 def _with_workers(monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
     monkeypatch.setattr(parallel, "worker_count", lambda: workers)
+    # A pool however small the tree, so that 2 workers do run it.
+    monkeypatch.setattr(parallel, "STARTUP_ITEMS", 0)
 
 
 # (translate a tree, whether one result is a refused file)
@@ -58,19 +59,19 @@ translate_tsql = functools.partial(translate, dialect="tsql")
 
 
 def test_an_exception_surfaces_at_its_item_with_the_serial_type_and_diagnostics():
-    items = ["SELECT 1 AS one"] * MIN_PARALLEL_ITEMS + ["SELECT FROM"]
+    items = ["SELECT 1 AS one"] * 4 + ["SELECT FROM"]
     with pytest.raises(TranslationError) as serial:
         list(ordered_map(translate_tsql, items, workers=1))
     with pytest.raises(TranslationError) as pooled:
-        list(ordered_map(translate_tsql, items, workers=2))
+        list(ordered_map(translate_tsql, items, workers=2, min_items=1))
     assert pooled.value.diagnostics == serial.value.diagnostics
     assert str(pooled.value) == str(serial.value)
 
 
 def test_results_before_the_failing_item_arrive_in_order():
-    items = [f"SELECT {n} AS n" for n in range(MIN_PARALLEL_ITEMS)] + ["SELECT FROM"]
-    results = ordered_map(translate_tsql, items, workers=2)
-    for n in range(MIN_PARALLEL_ITEMS):
+    items = [f"SELECT {n} AS n" for n in range(4)] + ["SELECT FROM"]
+    results = ordered_map(translate_tsql, items, workers=2, min_items=1)
+    for n in range(4):
         assert f"{n} AS " in next(results).ansi_sql
     with pytest.raises(TranslationError):
         next(results)
