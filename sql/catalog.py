@@ -161,11 +161,17 @@ class Catalog:
         }
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
-    def schema(self) -> dict[str, dict[str, dict[str, str | exp.DataType]]]:
-        """Nested {zone: {table: {column: type}}}, usable as a sqlglot MappingSchema; opaque
-        columns get a user-defined type that annotation carries to every use."""
+    def schema(
+        self, tables: Iterable[str] | None = None
+    ) -> dict[str, dict[str, dict[str, str | exp.DataType]]]:
+        """Nested {zone: {table: {column: type}}} of every table (or of ``tables``), usable as
+        a sqlglot MappingSchema; opaque columns get a user-defined type that annotation
+        carries to every use."""
         nested: dict[str, dict[str, dict[str, str | exp.DataType]]] = {}
+        wanted = None if tables is None else set(tables)
         for qualified, columns in self.tables.items():
+            if wanted is not None and qualified not in wanted:
+                continue
             zone, table = qualified.split(".")
             opaque = self.opaque.get(qualified, {})
             nested.setdefault(zone, {})[table] = {

@@ -35,6 +35,11 @@ class TranslationError(Exception):
         self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
         super().__init__("\n".join(d.format() for d in self.diagnostics))
 
+    def __reduce__(self) -> tuple[type, tuple[tuple[Diagnostic, ...]]]:
+        # Pickled back from a worker process (sql/parallel.py) with its diagnostics, not
+        # rebuilt from the formatted text.
+        return TranslationError, (self.diagnostics,)
+
 
 def offset_to_line_col(text: str, offset: int) -> tuple[int, int]:
     """1-based line and column of a character offset into ``text``."""

@@ -17,7 +17,11 @@ def column_lineage(translation: Translation, catalog: Catalog) -> dict[str, list
 
     Columns computed from no lake column (constants, COUNT(*)) map to an empty list.
     """
-    return column_sources(translation.ansi_sql, list(translation.columns), catalog.schema())
+    return column_sources(
+        translation.ansi_sql,
+        list(translation.columns),
+        catalog.schema(translation.source_tables),
+    )
 
 
 def column_sources(

@@ -9,15 +9,12 @@ function, or a ``functools.partial`` of one).
 
 from __future__ import annotations
 
-import copyreg
 import math
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
-
-from sql.diagnostics import TranslationError
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -30,16 +27,6 @@ Result = TypeVar("Result")
 STARTUP_ITEMS = 20
 # Chunks per worker: enough that a slow file does not leave the other cores idle at the end.
 CHUNKS_PER_WORKER = 4
-
-
-def _reduce_translation_error(error: TranslationError) -> tuple[type, tuple[object, ...]]:
-    return TranslationError, (error.diagnostics,)
-
-
-def _start_worker() -> None:
-    # An exception crosses back from a worker as ``cls(*args)``; TranslationError's only arg
-    # is its formatted text, which would rebuild it with one diagnostic per character.
-    copyreg.pickle(TranslationError, _reduce_translation_error)
 
 
 def worker_count() -> int:
@@ -85,7 +72,6 @@ def ordered_map(
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context("spawn"),
-        initializer=_start_worker,
     )
     try:
         yield from pool.map(function, items, chunksize=chunksize)

@@ -65,7 +65,12 @@ def _parts(table: exp.Table) -> tuple[exp.Identifier, ...]:
 def _is_temporary(statement: exp.Expr) -> bool:
     if isinstance(statement, exp.Select):
         into = statement.args.get("into")
-        return bool(into and (into.args.get("temporary") or into.this.name.startswith("#")))
+        target = into.this if into is not None else None
+        return bool(
+            into
+            and isinstance(target, exp.Table)
+            and (into.args.get("temporary") or target.name.startswith("#"))
+        )
     table = _target(statement)
     properties = statement.args.get("properties")
     kinds = {type(p) for p in properties.expressions} if properties else set()
@@ -238,6 +243,10 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
         temporary = _is_temporary(statement)
         if isinstance(statement, exp.Select) and statement.args.get("into") is not None:
             into = statement.args["into"]
+            if not isinstance(into.this, exp.Table):
+                # Oracle BULK COLLECT INTO a, b, T-SQL SELECT @v = ...: variables, not tables.
+                _report(ctx, "error", "PROC-STATEMENT", statement, "SELECT ... INTO variables")
+                continue
             if not temporary:
                 _report(
                     ctx, "error", "PROC-STATEMENT", statement, "SELECT ... INTO a permanent table"

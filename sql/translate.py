@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -32,6 +32,7 @@ from sql.catalog import (
     fold,
     is_opaque,
     load_catalog,
+    opaque_type_name,
 )
 from sql.diagnostics import Diagnostic, TranslationError, node_offset, offset_to_line_col
 from sql.rules import Context, apply_rules, load_all, rules_for
@@ -180,8 +181,11 @@ def _fold_identifiers(tree: exp.Expr, dialect: str) -> None:
     rest of the pipeline can compare them exactly.
     """
     for identifier in tree.find_all(exp.Identifier):
-        if not (identifier.quoted and dialect in QUOTED_IS_CASE_SENSITIVE):
-            identifier.set("this", identifier.name.lower())
+        name = identifier.name
+        # In Snowflake and Oracle an unquoted name folds to upper case, so "ORDERS" quoted
+        # is the same name as ORDERS: only a quoted name with lower-case letters is distinct.
+        if not (identifier.quoted and dialect in QUOTED_IS_CASE_SENSITIVE and name != name.upper()):
+            identifier.set("this", name.lower())
         identifier.set("quoted", True)
 
 
@@ -194,6 +198,17 @@ def _resolve_tables(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[str
     found: set[str] = set()
     for table in list(tree.find_all(exp.Table)):
         if not isinstance(table.this, exp.Identifier):
+            # IDENTIFIER('t'), table functions, UNNEST, ...: no catalog name to resolve. A
+            # table function is judged by the rules and the generator; a name computed at
+            # run time cannot be resolved at all.
+            if isinstance(table.this, exp.DynamicIdentifier):
+                ctx.report(
+                    "error",
+                    "NAME-UNKNOWN",
+                    table,
+                    "a table named at run time (IDENTIFIER(...)) cannot be resolved in the "
+                    "catalog; write the table's name",
+                )
             continue
         parts = [p for p in (table.args.get("catalog"), table.args.get("db"), table.this) if p]
         if len(parts) == 1 and table.name.lower().lstrip("#") in ctes:
@@ -227,23 +242,35 @@ def _resolve_tables(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[str
     return tuple(sorted(found))
 
 
-def _typed_schema(catalog: Catalog, dialect: str) -> MappingSchema:
-    """The catalog as sqlglot's schema, its type texts read as the ANSI types they are: read
-    in the source dialect, T-SQL's TIMESTAMP would be ROWVERSION and BigQuery's a TIMESTAMP
-    WITH TIME ZONE."""
-    nested = {
-        zone: {
-            table: {
-                column: kind
-                if isinstance(kind, exp.DataType)
-                else exp.DataType.build(kind, dialect=ansi.Ansi)
-                for column, kind in columns.items()
-            }
-            for table, columns in tables.items()
+def _typed_schema(catalog: Catalog, dialect: str, tables: Iterable[str]) -> MappingSchema:
+    """The catalog's ``tables`` as sqlglot's schema, their type texts read as the ANSI types
+    they are (read in the source dialect, T-SQL's TIMESTAMP would be ROWVERSION).
+
+    Only the tables a statement reads: a user's catalog can hold tens of thousands of
+    columns, and parsing every type for every statement dominated translation time."""
+    nested: dict[str, dict[str, dict[str, exp.DataType]]] = {}
+    for qualified in sorted(set(tables)):
+        columns = catalog.tables.get(qualified)
+        if columns is None:
+            continue
+        zone, table = qualified.split(".")
+        opaque = catalog.opaque.get(qualified, {})
+        nested.setdefault(zone, {})[table] = {
+            column: exp.DataType.build(opaque_type_name(opaque[column]), udt=True)
+            if column in opaque
+            else _ansi_type(kind)
+            for column, kind in columns.items()
         }
-        for zone, tables in catalog.schema().items()
-    }
     return MappingSchema(nested, dialect=dialect, normalize=False)
+
+
+@lru_cache(maxsize=4096)
+def _parsed_type(kind: str) -> exp.DataType:
+    return exp.DataType.build(kind, dialect=ansi.Ansi)
+
+
+def _ansi_type(kind: str) -> exp.DataType:
+    return _parsed_type(kind).copy()
 
 
 def _locate_column(tree: exp.Expr, message: str) -> exp.Expr | None:
@@ -334,7 +361,7 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
     source_tables = _resolve_tables(tree, catalog, ctx)
     ctx.raise_errors()
     _fold_identifiers(tree, dialect)
-    schema = _typed_schema(catalog, dialect)
+    schema = _typed_schema(catalog, dialect, source_tables)
     tree = _qualify(tree, schema, ctx)
     tree = apply_rules(tree, ctx, "typed")
     for phase in ("arithmetic", "final"):
@@ -517,13 +544,21 @@ def _translate_definition(
         if with_types:
             # The rules' rewrites leave stale types behind; a later statement of the script
             # reads this table with the types its final SQL has.
-            schema = _typed_schema(catalog, ctx.dialect)
+            schema = _typed_schema(catalog, ctx.dialect, source_tables)
             typed = annotate_types(tree.copy(), schema=schema, dialect=ctx.dialect)
             types = tuple(s.type or exp.DataType.build("UNKNOWN") for s in typed.selects)
         ansi_sql = _generate(tree, ctx)
     except TranslationError:
         raise
-    except (SqlglotError, RecursionError, ValueError, TypeError, AttributeError, KeyError) as error:
+    except (
+        SqlglotError,
+        RecursionError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        KeyError,
+        AssertionError,  # sqlglot's optimizer asserts on shapes it does not handle
+    ) as error:
         # A construct the pipeline does not anticipate is refused, never guessed at.
         line, col = ctx.locate_statement(definition.statement)
         message = f"cannot translate: {_one_line(str(error))}"

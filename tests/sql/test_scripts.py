@@ -182,3 +182,38 @@ def test_floating_point_types_keep_the_width_the_dialect_gives_them(dialect, wri
             translate(sql, dialect)
         return
     assert f"AS {expected}) AS" in " ".join(translate(sql, dialect).ansi_sql.split())
+
+
+SEEN_IN_THE_CORPORA = [
+    # Statements that crashed the translator on public SQL: each is now a located refusal.
+    (
+        "oracle",
+        "SELECT o_orderkey, o_custkey BULK COLLECT INTO x, y FROM SALES.ORDERS",
+        "PROC-STATEMENT",
+        "1:1",
+    ),
+    ("snowflake", "SELECT *\nFROM identifier('t') ORDER BY 1", "NAME-UNKNOWN", "2:6"),
+]
+
+
+@pytest.mark.parametrize(("dialect", "sql", "rule", "where"), SEEN_IN_THE_CORPORA)
+def test_corpus_crashes_are_located_refusals(dialect, sql, rule, where):
+    with pytest.raises(TranslationError) as raised:
+        translate(sql, dialect)
+    assert (rule, where) in [(d.rule, f"{d.line}:{d.col}") for d in raised.value.diagnostics]
+
+
+@pytest.mark.parametrize("dialect", ["snowflake", "oracle"])
+def test_a_quoted_upper_case_name_is_the_unquoted_name(dialect):
+    table = "SALES.ORDERS"
+    result = translate(f'SELECT "O_ORDERKEY", o_custkey AS "Mixed" FROM {table}', dialect)
+    assert result.columns == ("o_orderkey", "Mixed")
+
+
+def test_a_translation_error_survives_pickling():
+    import pickle
+
+    with pytest.raises(TranslationError) as raised:
+        translate("SELECT nothing FROM dbo.Orders;\nSELECT x FROM dbo.Nowhere", "tsql")
+    again = pickle.loads(pickle.dumps(raised.value))
+    assert again.diagnostics == raised.value.diagnostics and len(again.diagnostics) == 2
