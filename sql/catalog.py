@@ -168,10 +168,9 @@ class Catalog:
         a sqlglot MappingSchema; opaque columns get a user-defined type that annotation
         carries to every use."""
         nested: dict[str, dict[str, dict[str, str | exp.DataType]]] = {}
-        wanted = None if tables is None else set(tables)
-        for qualified, columns in self.tables.items():
-            if wanted is not None and qualified not in wanted:
-                continue
+        names = self.tables if tables is None else sorted(set(tables) & set(self.tables))
+        for qualified in names:
+            columns = self.tables[qualified]
             zone, table = qualified.split(".")
             opaque = self.opaque.get(qualified, {})
             nested.setdefault(zone, {})[table] = {

@@ -32,7 +32,6 @@ from sql.catalog import (
     fold,
     is_opaque,
     load_catalog,
-    opaque_type_name,
 )
 from sql.diagnostics import Diagnostic, TranslationError, node_offset, offset_to_line_col
 from sql.rules import Context, apply_rules, load_all, rules_for
@@ -248,19 +247,16 @@ def _typed_schema(catalog: Catalog, dialect: str, tables: Iterable[str]) -> Mapp
 
     Only the tables a statement reads: a user's catalog can hold tens of thousands of
     columns, and parsing every type for every statement dominated translation time."""
-    nested: dict[str, dict[str, dict[str, exp.DataType]]] = {}
-    for qualified in sorted(set(tables)):
-        columns = catalog.tables.get(qualified)
-        if columns is None:
-            continue
-        zone, table = qualified.split(".")
-        opaque = catalog.opaque.get(qualified, {})
-        nested.setdefault(zone, {})[table] = {
-            column: exp.DataType.build(opaque_type_name(opaque[column]), udt=True)
-            if column in opaque
-            else _ansi_type(kind)
-            for column, kind in columns.items()
+    nested = {
+        zone: {
+            table: {
+                column: kind if isinstance(kind, exp.DataType) else _ansi_type(kind)
+                for column, kind in columns.items()
+            }
+            for table, columns in zone_tables.items()
         }
+        for zone, zone_tables in catalog.schema(tables).items()
+    }
     return MappingSchema(nested, dialect=dialect, normalize=False)
 
 
