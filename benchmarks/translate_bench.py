@@ -212,6 +212,7 @@ PLUMBLINE_PHASES: dict[str, tuple[object, str]] = {
     "build the typed schema": (sql.translate, "_typed_schema"),
     "qualify": (sql.translate, "qualify"),
     "annotate_types": (sql.translate, "annotate_types"),
+    "annotate again where rules rewrote": (sql.translate, "retype"),
     "refuse opaque uses": (sql.translate, "_refuse_opaque_uses"),
     "portable output types": (sql.translate, "portable_output_types"),
     "generate (checks + ANSI)": (sql.translate, "_generate"),

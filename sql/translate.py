@@ -33,7 +33,8 @@ from sql.catalog import (
     is_opaque,
     load_catalog,
 )
-from sql.diagnostics import Diagnostic, TranslationError, node_offset, offset_to_line_col
+from sql.diagnostics import Diagnostic, TranslationError, offset_to_line_col
+from sql.retype import retype
 from sql.rules import Context, apply_rules, load_all, rules_for
 from sql.rules.portable_types import portable_output_types
 from sql.script import Definition, split_script
@@ -119,11 +120,22 @@ def _parse(sql: str, dialect: str, ctx: Context) -> list[exp.Expr]:
         ) from None
     ctx.statement_starts = _statement_starts(tokens)
     parsed = [s for s in statements if s is not None]
-    if len(parsed) == len(ctx.statement_starts):
-        for statement, start in zip(parsed, ctx.statement_starts, strict=True):
+    aligned = len(parsed) == len(ctx.statement_starts)
+    for index, statement in enumerate(parsed):
+        first: int | None = None
+        for node in statement.walk():
+            meta = node._meta  # most nodes have none yet: one dict each, made here
+            if meta is None:
+                node._meta = {"source": True}  # parsed, not written by a rule
+                continue
+            meta["source"] = True
+            start = meta.get("start")
+            if start is not None and (first is None or start < first):
+                first = start
+        if first is None and aligned:
             # An opaque Command (DECLARE, SET, ...) keeps no token positions of its own.
-            if node_offset(statement) is None:
-                statement.meta["start"] = start
+            first = statement.meta["start"] = ctx.statement_starts[index]
+        ctx.statement_offsets[id(statement)] = (statement, first)
     return parsed
 
 
@@ -173,13 +185,13 @@ def _statement_starts(tokens: list[Token]) -> list[int]:
     return starts
 
 
-def _fold_identifiers(tree: exp.Expr, dialect: str) -> None:
+def _fold_identifiers(identifiers: Iterable[exp.Identifier], dialect: str) -> None:
     """Fold names the way the source dialect compares them, then quote every name.
 
     After this, names are lower-case unless quoted in a case-sensitive dialect, and the
     rest of the pipeline can compare them exactly.
     """
-    for identifier in tree.find_all(exp.Identifier):
+    for identifier in identifiers:
         name = identifier.name
         # In Snowflake and Oracle an unquoted name folds to upper case, so "ORDERS" quoted
         # is the same name as ORDERS: only a quoted name with lower-case letters is distinct.
@@ -188,14 +200,19 @@ def _fold_identifiers(tree: exp.Expr, dialect: str) -> None:
         identifier.set("quoted", True)
 
 
-def _cte_names(tree: exp.Expr) -> set[str]:
-    return {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
-
-
-def _resolve_tables(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[str, ...]:
-    ctes = _cte_names(tree)
+def _resolve_tables(
+    tables: Sequence[exp.Table], ctes: set[str], catalog: Catalog, ctx: Context
+) -> tuple[tuple[str, ...], list[exp.Identifier]]:
+    """Each of ``tables`` renamed to the lake table its legacy name resolves to (``ctes``:
+    the query's CTE names, lower-case); the lake tables read, and the identifiers written."""
     found: set[str] = set()
-    for table in list(tree.find_all(exp.Table)):
+    written: list[exp.Identifier] = []
+
+    def identifier(name: str) -> exp.Identifier:
+        written.append(exp.to_identifier(name))
+        return written[-1]
+
+    for table in tables:
         if not isinstance(table.this, exp.Identifier):
             # IDENTIFIER('t'), table functions, UNNEST, ...: no catalog name to resolve. A
             # table function is judged by the rules and the generator; a name computed at
@@ -211,7 +228,7 @@ def _resolve_tables(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[str
             continue
         parts = [p for p in (table.args.get("catalog"), table.args.get("db"), table.this) if p]
         if len(parts) == 1 and table.name.lower().lstrip("#") in ctes:
-            table.set("this", exp.to_identifier(table.name.lstrip("#")))
+            table.set("this", identifier(table.name.lstrip("#")))
             continue
         if ctx.dialect == "oracle" and len(parts) == 1 and table.name.upper() == "DUAL":
             select = table.parent.parent if isinstance(table.parent, exp.From) else None
@@ -232,13 +249,13 @@ def _resolve_tables(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[str
             ctx.report("warning", "NAME-DEFAULT", table, resolution.assumed)
             ctx.applied.add("NAME-DEFAULT")
         zone, name = lake.split(".")
-        alias = table.args.get("alias") or exp.TableAlias(this=exp.to_identifier(table.name))
+        alias = table.args.get("alias") or exp.TableAlias(this=identifier(table.name))
         table.set("catalog", None)
-        table.set("db", exp.to_identifier(zone))
-        table.set("this", exp.to_identifier(name))
+        table.set("db", identifier(zone))
+        table.set("this", identifier(name))
         table.set("alias", alias)
         found.add(lake)
-    return tuple(sorted(found))
+    return tuple(sorted(found)), written
 
 
 def _typed_schema(catalog: Catalog, dialect: str, tables: Iterable[str]) -> MappingSchema:
@@ -266,7 +283,8 @@ def _parsed_type(kind: str) -> exp.DataType:
 
 
 def _ansi_type(kind: str) -> exp.DataType:
-    return _parsed_type(kind).copy()
+    # Shared, not copied: sqlglot's MappingSchema hands out one DataType per type text too.
+    return _parsed_type(kind)
 
 
 def _locate_column(tree: exp.Expr, message: str) -> exp.Expr | None:
@@ -276,7 +294,9 @@ def _locate_column(tree: exp.Expr, message: str) -> exp.Expr | None:
     return tree
 
 
-def _qualify(tree: exp.Expr, schema: MappingSchema, ctx: Context) -> exp.Expr:
+def _qualify(tree: exp.Expr, schema: MappingSchema, ctx: Context, opaque: bool) -> exp.Expr:
+    """``tree`` qualified and typed against ``schema``; ``opaque``: whether a table it reads
+    has a column of an opaque type."""
     try:
         tree = qualify(
             tree,
@@ -292,7 +312,8 @@ def _qualify(tree: exp.Expr, schema: MappingSchema, ctx: Context) -> exp.Expr:
         ctx.report("error", "COLUMN-UNKNOWN", node, str(error).splitlines()[0])
         ctx.raise_errors()
         raise  # unreachable: raise_errors raised
-    _refuse_opaque_uses(tree, ctx)
+    if opaque:
+        _refuse_opaque_uses(tree, ctx)
     return tree
 
 
@@ -340,36 +361,60 @@ def _refuse_opaque_uses(tree: exp.Expr, ctx: Context) -> None:
 def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, tuple[str, ...]]:
     """The folded query rewritten into ANSI-only nodes, and the lake tables it reads."""
     dialect = ctx.dialect
-    for select in tree.find_all(exp.Select):
-        if not select.expressions:
-            ctx.report("error", "PARSE", select, "SELECT without a select list")
+    # Each walk over the tree costs about as much as a rule phase: the checks before the
+    # syntax rules share one, and name resolution and folding another.
+    order = list(tree.walk(bfs=False))
+    join_marks = has_qualify = False
+    for node in order:
+        if isinstance(node, exp.Select) and not node.expressions:
+            ctx.report("error", "PARSE", node, "SELECT without a select list")
+        elif isinstance(node, exp.Column) and node.args.get("join_mark"):
+            join_marks = True
+        elif isinstance(node, exp.Star) and node.args.get("except_"):
+            ctx.applied.add("STAR-EXCEPT")
+        elif isinstance(node, exp.Qualify):
+            has_qualify = True
     ctx.raise_errors()
-    if dialect == "oracle" and any(c.args.get("join_mark") for c in tree.find_all(exp.Column)):
+    if dialect == "oracle" and join_marks:
         try:
             tree = transforms.eliminate_join_marks(tree)
         except AssertionError as error:  # sqlglot asserts on (+) it cannot place
             ctx.report("error", "ORA-OUTER-PLUS", tree, f"cannot rewrite (+) join: {error}")
             ctx.raise_errors()
         ctx.applied.add("ORA-OUTER-PLUS")
-    if any(star.args.get("except_") for star in tree.find_all(exp.Star)):
-        ctx.applied.add("STAR-EXCEPT")
-    tree = apply_rules(tree, ctx, "syntax")
-    source_tables = _resolve_tables(tree, catalog, ctx)
+        order = list(tree.walk(bfs=False))
+    tree = apply_rules(tree, ctx, "syntax", order)
+    tables: list[exp.Table] = []
+    identifiers: list[exp.Identifier] = []
+    ctes: set[str] = set()
+    for node in tree.walk(bfs=False):
+        if isinstance(node, exp.Identifier):
+            identifiers.append(node)
+        elif isinstance(node, exp.Table):
+            tables.append(node)
+        elif isinstance(node, exp.CTE):
+            ctes.add(node.alias_or_name.lower())
+    source_tables, written = _resolve_tables(tables, ctes, catalog, ctx)
     ctx.raise_errors()
-    _fold_identifiers(tree, dialect)
+    _fold_identifiers(identifiers + written, dialect)
     schema = _typed_schema(catalog, dialect, source_tables)
-    tree = _qualify(tree, schema, ctx)
+    tree = _qualify(tree, schema, ctx, any(catalog.opaque.get(t) for t in source_tables))
+    ctx.rewritten.clear()
     tree = apply_rules(tree, ctx, "typed")
     for phase in ("arithmetic", "final"):
         ctx.raise_errors()
-        # Annotation is the costliest step; skip it when no rule of the phase can match.
-        candidates = tree.find_all(*rules_for(dialect, phase))
-        if any(not node.meta.get("generated") for node in candidates):
-            tree = annotate_types(tree, schema=schema, dialect=dialect)
-            tree = apply_rules(tree, ctx, phase)
+        # Annotation is the costliest step: skip it when no rule of the phase can match, and
+        # annotate again only where the rules changed the tree since the last annotation.
+        by_type = rules_for(dialect, phase)
+        order = list(tree.walk(bfs=False))
+        if any(type(n) in by_type and not n.meta.get("generated") for n in order):
+            if ctx.rewritten:
+                tree = retype(tree, ctx.rewritten, schema, dialect)  # same nodes, new types
+                ctx.rewritten.clear()
+            tree = apply_rules(tree, ctx, phase, order)
     ctx.raise_errors()
     tree = portable_output_types(tree, ctx)
-    if any(True for _ in tree.find_all(exp.Qualify)):
+    if has_qualify:  # parsed QUALIFY (no rule writes one)
         tree = transforms.eliminate_qualify(tree)
     return tree, source_tables
 
@@ -476,9 +521,6 @@ def translate_script(
     assumptions = assumptions or _default_assumptions()
     ctx = Context(dialect=dialect, file=file, text=sql, assumptions=assumptions)
     statements = _parse(sql, dialect, ctx)
-    for statement in statements:
-        for node in statement.walk():
-            node.meta["source"] = True
     if not statements:
         raise TranslationError(
             [Diagnostic("error", "SCRIPT-SHAPE", "no SQL statement", file, 1, 1)]
@@ -497,6 +539,7 @@ def translate_script(
             diagnostics=[d for d in ctx.diagnostics if d.severity != "error"],
             applied=set(ctx.applied),
             statement_starts=ctx.statement_starts,
+            statement_offsets=ctx.statement_offsets,
         )
         if definition.target is not None:
             table_name = definition.target

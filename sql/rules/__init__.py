@@ -35,13 +35,21 @@ class Context:
     # Offsets where each statement of the script starts, to locate statement-level problems
     # at the statement's first token rather than at its first name.
     statement_starts: list[int] = field(default_factory=list)
+    # What the rules changed since types were last annotated (each replacement, and each
+    # node a rule changed in place): the only places whose types may now be stale.
+    rewritten: list[exp.Expr] = field(default_factory=list)
+    # ``node_offset`` of each parsed statement, found while it was first walked.
+    statement_offsets: dict[int, tuple[exp.Expr, int | None]] = field(
+        default_factory=dict, repr=False
+    )
 
     def locate(self, node: exp.Expr | None) -> tuple[int, int]:
         offset = node_offset(node)
         return offset_to_line_col(self.text, offset) if offset is not None else (1, 1)
 
     def locate_statement(self, node: exp.Expr | None) -> tuple[int, int]:
-        offset = node_offset(node)
+        known = self.statement_offsets.get(id(node)) if node is not None else None
+        offset = known[1] if known is not None and known[0] is node else node_offset(node)
         if offset is None:
             return 1, 1
         start = max((s for s in self.statement_starts if s <= offset), default=offset)
@@ -129,11 +137,14 @@ def rules_for(dialect: str, phase: Phase) -> dict[type[exp.Expr], list[Rule]]:
     return by_type
 
 
-def apply_rules(tree: exp.Expr, ctx: Context, phase: Phase) -> exp.Expr:
-    """Run every matching rule of ``phase`` bottom-up; returns the (possibly replaced) root."""
+def apply_rules(
+    tree: exp.Expr, ctx: Context, phase: Phase, order: list[exp.Expr] | None = None
+) -> exp.Expr:
+    """Run every matching rule of ``phase`` bottom-up; returns the (possibly replaced) root.
+    ``order`` is ``list(tree.walk(bfs=False))`` when the caller has it already."""
     by_type = rules_for(ctx.dialect, phase)
     # Reversed pre-order visits every node after all of its descendants.
-    for node in reversed(list(tree.walk(bfs=False))):
+    for node in reversed(order if order is not None else list(tree.walk(bfs=False))):
         if node.meta.get("generated"):
             continue  # already ANSI: written by a rule, not parsed from the source
         for candidate in by_type.get(type(node), ()):
@@ -141,7 +152,13 @@ def apply_rules(tree: exp.Expr, ctx: Context, phase: Phase) -> exp.Expr:
             if result is None:
                 continue
             ctx.applied.add(candidate.id)
-            if result is not node:
+            if result is node:
+                if candidate.action == "rewrite":
+                    ctx.rewritten.append(node)  # changed in place
+                    node.meta["changed"] = True  # copies of it carry the mark (sql/retype.py)
+            else:
+                ctx.rewritten.append(result)
+                result.meta["changed"] = True
                 if result.type is None and node.type is not None:
                     result.type = node.type
                 # What the rule built is ANSI already; what it copied from the source

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules import Context, rule
-from sql.rules.build import INTEGER_TYPES, cast, type_of
+from sql.rules.build import INTEGER_TYPES, cast, clone, type_of
 
 
 @rule(
@@ -31,12 +31,12 @@ def avg_integer(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         not in INTEGER_TYPES
     ):
         return None
-    total = exp.Sum(this=value.copy())
-    count = exp.Nullif(this=exp.Count(this=value.copy()), expression=exp.Literal.number(0))
+    total = exp.Sum(this=clone(value))
+    count = exp.Nullif(this=exp.Count(this=clone(value)), expression=exp.Literal.number(0))
     whole = exp.Paren(
-        this=exp.Sub(this=total, expression=exp.Mod(this=total.copy(), expression=count))
+        this=exp.Sub(this=total, expression=exp.Mod(this=clone(total), expression=count))
     )
-    return cast(exp.Div(this=whole, expression=count.copy()), "BIGINT")
+    return cast(exp.Div(this=whole, expression=clone(count)), "BIGINT")
 
 
 @rule(
@@ -62,8 +62,8 @@ def listagg_within_group(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if isinstance(value, exp.Distinct) and len(value.expressions) == 2 and separator is None:
         # Redshift parses LISTAGG(DISTINCT x, sep) as DISTINCT over (x, sep).
         value, separator = exp.Distinct(expressions=[value.expressions[0]]), value.expressions[1]
-    order = node.expression.copy()
-    order.set("this", value.copy())
+    order = clone(node.expression)
+    order.set("this", clone(value))
     return exp.GroupConcat(
-        this=order, separator=separator.copy() if separator else exp.Literal.string("")
+        this=order, separator=clone(separator) if separator else exp.Literal.string("")
     )

@@ -13,6 +13,7 @@ from sql.rules.build import (
     INTEGER_TYPES,
     TIMESTAMP_TYPES,
     cast,
+    clone,
     day_number,
     extract,
     first_of_month,
@@ -53,7 +54,7 @@ def date_literal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         exp.DType.DATE,
         *TIMESTAMP_TYPES,
     ):
-        return value.copy()
+        return clone(value)
     return None
 
 
@@ -80,7 +81,7 @@ def date_number_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if left != exp.DType.DATE:
         if isinstance(node, exp.Add) and right == exp.DType.DATE and left in INTEGER_TYPES:
             return cast(
-                exp.Add(this=node.expression.copy(), expression=interval(node.this, "DAY")), "DATE"
+                exp.Add(this=clone(node.expression), expression=interval(node.this, "DAY")), "DATE"
             )
         return None
     if right == exp.DType.DATE and isinstance(node, exp.Sub):
@@ -89,9 +90,9 @@ def date_number_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return extract("DAY", exp.Paren(this=exp.Sub(this=end, expression=start)))
     if right in INTEGER_TYPES:
         days = (
-            node.expression if isinstance(node, exp.Add) else exp.Neg(this=node.expression.copy())
+            node.expression if isinstance(node, exp.Add) else exp.Neg(this=clone(node.expression))
         )
-        return cast(exp.Add(this=node.this.copy(), expression=interval(days, "DAY")), "DATE")
+        return cast(exp.Add(this=clone(node.this), expression=interval(days, "DAY")), "DATE")
     return None
 
 
@@ -257,7 +258,7 @@ def date_string_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not dated or not strings:
         return None
     target = "TIMESTAMP" if type_of(operands[dated[0]]) in TIMESTAMP_TYPES else "DATE"
-    rewritten = node.copy()
+    rewritten = clone(node)
     for key in strings:
         iso = _date_string(operands[key])
         if iso is None:

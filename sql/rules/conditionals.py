@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules import ALL_DIALECTS, Context, rule
-from sql.rules.build import case_when, is_null, lit
+from sql.rules.build import case_when, clone, is_null, lit
 
 
 @rule(
@@ -134,14 +134,14 @@ def decode_to_case(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         if isinstance(search, exp.Null):
             condition: exp.Expr = is_null(subject)
         elif isinstance(search, exp.Literal):
-            condition = exp.EQ(this=subject.copy(), expression=search.copy())
+            condition = exp.EQ(this=clone(subject), expression=clone(search))
         else:
             condition = exp.Or(
-                this=exp.EQ(this=subject.copy(), expression=search.copy()),
+                this=exp.EQ(this=clone(subject), expression=clone(search)),
                 expression=exp.And(this=is_null(subject), expression=is_null(search)),
             )
-        ifs.append(exp.If(this=condition, true=result.copy()))
-    return exp.Case(ifs=ifs, default=default.copy() if default else None)
+        ifs.append(exp.If(this=condition, true=clone(result)))
+    return exp.Case(ifs=ifs, default=clone(default) if default else None)
 
 
 @rule(
@@ -181,8 +181,8 @@ def sign(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     value = node.this
     return exp.Case(
         ifs=[
-            exp.If(this=exp.GT(this=value.copy(), expression=lit(0)), true=lit(1)),
-            exp.If(this=exp.LT(this=value.copy(), expression=lit(0)), true=exp.Neg(this=lit(1))),
-            exp.If(this=exp.EQ(this=value.copy(), expression=lit(0)), true=lit(0)),
+            exp.If(this=exp.GT(this=clone(value), expression=lit(0)), true=lit(1)),
+            exp.If(this=exp.LT(this=clone(value), expression=lit(0)), true=exp.Neg(this=lit(1))),
+            exp.If(this=exp.EQ(this=clone(value), expression=lit(0)), true=lit(0)),
         ]
     )

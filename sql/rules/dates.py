@@ -19,6 +19,7 @@ from sql.rules.build import (
     TIMESTAMP_TYPES,
     add_months,
     cast,
+    clone,
     day_number,
     extract,
     first_of_month,
@@ -113,14 +114,14 @@ TIME_UNITS = {
 
 def _shift(date: exp.Expr, amount: exp.Expr, unit: str, kind: str, *, keep_eom: bool) -> exp.Expr:
     if unit == "WEEK":
-        unit, amount = "DAY", exp.Mul(this=exp.Paren(this=amount.copy()), expression=lit(7))
+        unit, amount = "DAY", exp.Mul(this=exp.Paren(this=clone(amount)), expression=lit(7))
     if unit in ("DAY", *TIME_UNITS):
-        return cast(exp.Add(this=date.copy(), expression=interval(amount, unit)), kind)
+        return cast(exp.Add(this=clone(date), expression=interval(amount, unit)), kind)
     months = amount
     if unit == "YEAR":
-        months = exp.Mul(this=amount.copy(), expression=lit(12))
+        months = exp.Mul(this=clone(amount), expression=lit(12))
     elif unit == "QUARTER":
-        months = exp.Mul(this=amount.copy(), expression=lit(3))
+        months = exp.Mul(this=clone(amount), expression=lit(3))
     return cast(add_months(date, months, keep_end_of_month=keep_eom), kind)
 
 
@@ -183,7 +184,7 @@ def date_add(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         unit = time_unit
     amount = _amount(node)
     if isinstance(node, exp.DateSub):
-        amount = exp.Neg(this=amount.copy())
+        amount = exp.Neg(this=clone(amount))
     return _shift(date, amount, unit, kind, keep_eom=False)
 
 
@@ -419,7 +420,7 @@ def last_day(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 
 
 def _is_last_day(date: exp.Expr) -> exp.Expr:
-    next_day = exp.Add(this=date.copy(), expression=interval(1, "DAY"))
+    next_day = exp.Add(this=clone(date), expression=interval(1, "DAY"))
     return exp.NEQ(this=extract("MONTH", next_day), expression=extract("MONTH", date))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, STRING_TYPES, lit, type_of
+from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, STRING_TYPES, clone, lit, type_of
 
 
 def _noop(node: exp.Expr, ctx: Context) -> exp.Expr | None:
@@ -225,7 +225,7 @@ def tsql_convert(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "CONVERT with a style code formats text in a way ANSI CAST cannot",
         )
         return None
-    converted = exp.Cast(this=node.expression.copy(), to=node.this.copy())
+    converted = exp.Cast(this=clone(node.expression), to=clone(node.this))
     return cast_rule(converted, ctx) or converted
 
 
@@ -253,10 +253,10 @@ def cast_rule(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     source = type_of(node.this)
     if target not in INTEGER_TYPES or source not in NUMERIC_TYPES or source in INTEGER_TYPES:
         return None
-    value = node.this.copy()
+    value = clone(node.this)
     if ctx.dialect in TRUNCATING_CASTS:
         whole: exp.Expr = exp.Sub(
-            this=value, expression=exp.Mod(this=value.copy(), expression=lit(1))
+            this=value, expression=exp.Mod(this=clone(value), expression=lit(1))
         )
     else:
         whole = exp.Round(this=value, decimals=lit(0))
@@ -278,7 +278,7 @@ CASE_WARNINGS = {
 def _without_trailing_spaces(node: exp.Expr) -> exp.Expr:
     if isinstance(node, exp.Literal) and node.is_string:
         return exp.Literal.string(node.name.rstrip(" "))
-    return exp.Trim(this=node.copy(), position="TRAILING", expression=lit(" "))
+    return exp.Trim(this=clone(node), position="TRAILING", expression=lit(" "))
 
 
 @rule(
@@ -611,18 +611,18 @@ def tsql_pivot(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         if s.alias_or_name.lower() not in (key, value.name.lower())
     ]
     inner_alias = source.args.get("alias") or exp.TableAlias(this=exp.to_identifier("pivot_source"))
-    inner = exp.Subquery(this=source.this.copy(), alias=inner_alias.copy())
+    inner = exp.Subquery(this=clone(source.this), alias=clone(inner_alias))
     projections: list[exp.Expr] = [exp.column(name) for name in group]
     for pivot_value in field.expressions:
         label = pivot_value.name
         matches = exp.EQ(this=exp.column(key), expression=exp.Literal.string(label))
         picked = exp.Case(ifs=[exp.If(this=matches, true=exp.column(value.name))])
-        measure = aggregate.copy()
+        measure = clone(aggregate)
         measure.set("this", picked)
         projections.append(exp.alias_(measure, exp.to_identifier(label, quoted=True)))
     select = exp.Select(expressions=projections).from_(inner)
     if group:
         select = select.group_by(*[exp.column(name) for name in group])
     alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier("pivoted"))
-    source.replace(exp.Subquery(this=select, alias=alias.copy()))
+    source.replace(exp.Subquery(this=select, alias=clone(alias)))
     return node

@@ -12,7 +12,16 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules import Context, rule
-from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, case_when, cast, lit, paren, type_of
+from sql.rules.build import (
+    INTEGER_TYPES,
+    NUMERIC_TYPES,
+    case_when,
+    cast,
+    clone,
+    lit,
+    paren,
+    type_of,
+)
 
 TRUNCATING = ("tsql", "teradata", "redshift")
 
@@ -34,13 +43,13 @@ def exact_division(
         ctx.report("error", rule_id, node, "division of non-numeric operands has no exact form")
         return None
     if left not in INTEGER_TYPES or right not in INTEGER_TYPES:
-        return exp.Div(this=paren(dividend.copy()), expression=paren(divisor.copy()))
+        return exp.Div(this=paren(clone(dividend)), expression=paren(clone(divisor)))
     if ctx.dialect in TRUNCATING:
         result_type = "BIGINT" if exp.DType.BIGINT in (left, right) else "INTEGER"
-        remainder = exp.Mod(this=dividend.copy(), expression=divisor.copy())
-        whole = exp.Paren(this=exp.Sub(this=paren(dividend.copy()), expression=remainder))
-        return cast(exp.Div(this=whole, expression=paren(divisor.copy())), result_type)
-    quotient = exp.Div(this=cast(dividend, "DOUBLE"), expression=paren(divisor.copy()))
+        remainder = exp.Mod(this=clone(dividend), expression=clone(divisor))
+        whole = exp.Paren(this=exp.Sub(this=paren(clone(dividend)), expression=remainder))
+        return cast(exp.Div(this=whole, expression=paren(clone(divisor))), result_type)
+    quotient = exp.Div(this=cast(dividend, "DOUBLE"), expression=paren(clone(divisor)))
     if ctx.dialect == "snowflake":
         # Snowflake returns NUMBER with scale 6 for integer / integer.
         return cast(quotient, "DECIMAL(38, 6)")
@@ -92,7 +101,7 @@ def safe_divide(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     quotient = exact_division(node, node.this, node.expression, ctx, "FN-SAFE-DIVIDE")
     if quotient is None:
         return None
-    zero = exp.EQ(this=node.expression.copy(), expression=lit(0))
+    zero = exp.EQ(this=clone(node.expression), expression=lit(0))
     return case_when(zero, exp.Null(), quotient)
 
 
@@ -115,6 +124,6 @@ def integer_div(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if type_of(node.this) not in INTEGER_TYPES or type_of(node.expression) not in INTEGER_TYPES:
         ctx.report("error", "FN-INTDIV", node, "DIV is translated for integer operands only")
         return None
-    remainder = exp.Mod(this=node.this.copy(), expression=node.expression.copy())
-    whole = exp.Paren(this=exp.Sub(this=paren(node.this.copy()), expression=remainder))
-    return cast(exp.Div(this=whole, expression=paren(node.expression.copy())), "BIGINT")
+    remainder = exp.Mod(this=clone(node.this), expression=clone(node.expression))
+    whole = exp.Paren(this=exp.Sub(this=paren(clone(node.this)), expression=remainder))
+    return cast(exp.Div(this=whole, expression=paren(clone(node.expression))), "BIGINT")

@@ -5,23 +5,23 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, is_null, lit, type_of
+from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, clone, is_null, lit, type_of
 
 MAX_GREATEST_ARGS = 4
 
 
 def _pick(left: exp.Expr, right: exp.Expr, compare: type[exp.Expr], ignore_nulls: bool) -> exp.Expr:
-    chosen = exp.If(this=compare(this=left.copy(), expression=right.copy()), true=left.copy())
+    chosen = exp.If(this=compare(this=clone(left), expression=clone(right)), true=clone(left))
     if ignore_nulls:
         ifs = [
-            exp.If(this=is_null(left), true=right.copy()),
-            exp.If(this=is_null(right), true=left.copy()),
+            exp.If(this=is_null(left), true=clone(right)),
+            exp.If(this=is_null(right), true=clone(left)),
             chosen,
         ]
     else:
         either_null = exp.Or(this=is_null(left), expression=is_null(right))
         ifs = [exp.If(this=either_null, true=exp.Null()), chosen]
-    return exp.Case(ifs=ifs, default=right.copy())
+    return exp.Case(ifs=ifs, default=clone(right))
 
 
 @rule(
@@ -69,7 +69,7 @@ def greatest_least(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 )
 def ilike(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return exp.Like(
-        this=exp.Lower(this=node.this.copy()), expression=exp.Lower(this=node.expression.copy())
+        this=exp.Lower(this=clone(node.this)), expression=exp.Lower(this=clone(node.expression))
     )
 
 
@@ -77,8 +77,8 @@ def _as_flag(condition: exp.Expr) -> exp.Expr:
     # 1 for TRUE, 0 for FALSE, NULL for NULL: MAX/MIN over it is a NULL-aware OR/AND.
     return exp.Case(
         ifs=[
-            exp.If(this=condition.copy(), true=lit(1)),
-            exp.If(this=exp.Not(this=exp.Paren(this=condition.copy())), true=lit(0)),
+            exp.If(this=clone(condition), true=lit(1)),
+            exp.If(this=exp.Not(this=exp.Paren(this=clone(condition))), true=lit(0)),
         ]
     )
 
@@ -173,8 +173,8 @@ def replace(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         # Oracle REPLACE with a NULL or '' replacement removes the search string.
         replacement = node.args.get("replacement")
         if replacement is None or isinstance(replacement, exp.Null):
-            fixed = node.copy()
+            fixed = clone(node)
             fixed.set("replacement", lit(""))
             return exp.Nullif(this=fixed, expression=lit(""))
-        return exp.Nullif(this=node.copy(), expression=lit(""))
+        return exp.Nullif(this=clone(node), expression=lit(""))
     return node

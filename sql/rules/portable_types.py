@@ -17,6 +17,7 @@ narrowest type that holds what either engine computes, which changes no value.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar, Literal
@@ -436,16 +437,21 @@ def numeric_of(data: exp.DataType | None) -> Numeric | None:
     return NUMBER_TYPES.get(data.this, OPAQUE)
 
 
-@dataclass(frozen=True)
 class Projections:
     """Resolves a column to the projections that define it, through derived tables, CTEs and
     LATERAL subqueries (every branch of a set operation)."""
 
-    scopes: dict[int, Scope]
+    def __init__(self, tree: exp.Expr) -> None:
+        self._tree = tree
 
     @classmethod
     def of(cls, tree: exp.Expr) -> Projections:
-        return cls({id(scope.expression): scope for scope in traverse_scope(tree)})
+        return cls(tree)
+
+    @functools.cached_property
+    def scopes(self) -> dict[int, Scope]:
+        # Built on the first column that needs it: most output columns are typed without.
+        return {id(scope.expression): scope for scope in traverse_scope(self._tree)}
 
     def defining(self, column: exp.Column) -> list[exp.Expr] | None:
         """The projections a column of a derived table reads, None for a lake table column."""
@@ -647,11 +653,15 @@ def output_type(values: list[exp.Expr], dialect: str, projections: Projections) 
     return Verdict(target, engines)
 
 
-def _cast(projection: exp.Expr, target: Numeric) -> exp.Expr:
-    value = projection.unalias()
-    cast = exp.Cast(this=value.copy(), to=data_type(target.sql()))
+def _cast(select: exp.Select, position: int, target: Numeric) -> None:
+    """The output column at ``position`` of ``select`` cast to ``target``, under its name."""
+    expressions = list(select.expressions)
+    projection = expressions[position]
+    # The value moves into the CAST (no copy): the projection that held it is dropped.
+    cast = exp.Cast(this=projection.unalias(), to=data_type(target.sql()))
     cast.meta["generated"] = True
-    return exp.alias_(cast, projection.alias_or_name, quoted=True)
+    expressions[position] = exp.alias_(cast, projection.alias_or_name, quoted=True, copy=False)
+    select.set("expressions", expressions)
 
 
 @rule(
@@ -703,8 +713,8 @@ def portable_output_types(tree: exp.Expr, ctx: Context) -> exp.Expr:
         columns = [select.expressions[position] for select in selects]
         verdict = output_type([c.unalias() for c in columns], ctx.dialect, projections)
         if verdict.cast is not None:
-            for select, column in zip(selects, columns, strict=True):
-                select.expressions[position].replace(_cast(column, verdict.cast))
+            for select in selects:
+                _cast(select, position, verdict.cast)
             ctx.applied.add("PORTABLE-TYPE")
         elif verdict.undecided:
             ctx.report(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules import ALL_DIALECTS, Context, rule
-from sql.rules.build import STRING_TYPES, lit, type_of
+from sql.rules.build import STRING_TYPES, clone, lit, type_of
 
 
 @rule(
@@ -23,7 +23,7 @@ from sql.rules.build import STRING_TYPES, lit, type_of
     ),
 )
 def tsql_len(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    trimmed = exp.Trim(this=node.this.copy(), position="TRAILING", expression=lit(" "))
+    trimmed = exp.Trim(this=clone(node.this), position="TRAILING", expression=lit(" "))
     return exp.Length(this=trimmed)
 
 
@@ -68,7 +68,7 @@ def plus_concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     left, right = type_of(node.this), type_of(node.expression)
     left_string, right_string = left in STRING_TYPES, right in STRING_TYPES
     if left_string and right_string:
-        return exp.DPipe(this=node.this.copy(), expression=node.expression.copy())
+        return exp.DPipe(this=clone(node.this), expression=clone(node.expression))
     if left_string or right_string or (left is None and right is None):
         ctx.report(
             "error",
@@ -127,9 +127,9 @@ def oracle_concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         else:
             operands.append(current)
     parts = [
-        part.copy()
+        clone(part)
         if isinstance(part, exp.Literal) and part.name
-        else exp.Coalesce(this=part.copy(), expressions=[lit("")])
+        else exp.Coalesce(this=clone(part), expressions=[lit("")])
         for part in operands
         if not isinstance(part, exp.Null)
     ]
@@ -159,9 +159,9 @@ def oracle_concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     skips_nulls = bool(node.args.get("coalesce")) or ctx.dialect in ("tsql", "oracle")
     parts = [
-        exp.Coalesce(this=arg.copy(), expressions=[lit("")])
+        exp.Coalesce(this=clone(arg), expressions=[lit("")])
         if skips_nulls and not isinstance(arg, exp.Literal)
-        else arg.copy()
+        else clone(arg)
         for arg in node.expressions
     ]
     if not parts:
@@ -193,7 +193,7 @@ def position(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "error", "FN-POSITION", node, "a start position or occurrence argument has no ANSI form"
         )
         return None
-    return exp.StrPosition(this=node.this.copy(), substr=node.args["substr"].copy())
+    return exp.StrPosition(this=clone(node.this), substr=node.args["substr"].copy())
 
 
 @rule(
@@ -216,12 +216,12 @@ def left_right(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if isinstance(text, exp.Cast) and type_of(text.this) in STRING_TYPES:
         text = text.this
     if isinstance(node, exp.Left):
-        return exp.Substring(this=text.copy(), start=lit(1), length=node.expression.copy())
+        return exp.Substring(this=clone(text), start=lit(1), length=clone(node.expression))
     start = exp.Add(
-        this=exp.Sub(this=exp.Length(this=text.copy()), expression=node.expression.copy()),
+        this=exp.Sub(this=exp.Length(this=clone(text)), expression=clone(node.expression)),
         expression=lit(1),
     )
-    return exp.Substring(this=text.copy(), start=start)
+    return exp.Substring(this=clone(text), start=start)
 
 
 @rule(
@@ -242,7 +242,7 @@ def teradata_index(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if node.name.upper() != "INDEX" or len(node.expressions) != 2:
         return None
     text, sub = node.expressions
-    return exp.StrPosition(this=text.copy(), substr=sub.copy())
+    return exp.StrPosition(this=clone(text), substr=clone(sub))
 
 
 def _oracle_substr(node: exp.Expr) -> exp.Expr:
@@ -254,28 +254,28 @@ def _oracle_substr(node: exp.Expr) -> exp.Expr:
     text, start, length = node.this, node.args.get("start"), node.args.get("length")
     conditions: list[exp.Expr] = []
     if isinstance(start, exp.Literal) and start.is_int and int(start.name) >= 1:
-        position: exp.Expr = start.copy()
+        position: exp.Expr = clone(start)
     else:
         from_end = exp.Add(
             this=exp.Add(
-                this=exp.Length(this=text.copy()), expression=exp.Paren(this=start.copy())
+                this=exp.Length(this=clone(text)), expression=exp.Paren(this=clone(start))
             ),
             expression=lit(1),
         )
         position = exp.Case(
             ifs=[
-                exp.If(this=exp.GT(this=start.copy(), expression=lit(0)), true=start.copy()),
-                exp.If(this=exp.EQ(this=start.copy(), expression=lit(0)), true=lit(1)),
+                exp.If(this=exp.GT(this=clone(start), expression=lit(0)), true=clone(start)),
+                exp.If(this=exp.EQ(this=clone(start), expression=lit(0)), true=lit(1)),
             ],
             default=from_end,
         )
-        conditions.append(exp.LT(this=position.copy(), expression=lit(1)))
+        conditions.append(exp.LT(this=clone(position), expression=lit(1)))
     if length is not None and not (
         isinstance(length, exp.Literal) and length.is_int and int(length.name) >= 1
     ):
-        conditions.append(exp.LT(this=length.copy(), expression=lit(1)))
+        conditions.append(exp.LT(this=clone(length), expression=lit(1)))
     substring = exp.Substring(
-        this=text.copy(), start=position, length=length.copy() if length else None
+        this=clone(text), start=position, length=clone(length) if length else None
     )
     result: exp.Expr = exp.Nullif(this=substring, expression=lit(""))
     if conditions:
@@ -358,7 +358,7 @@ def split_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     text = node.this
 
     def found(value: exp.Expr) -> exp.Expr:
-        return exp.StrPosition(this=value.copy(), substr=delimiter.copy())
+        return exp.StrPosition(this=clone(value), substr=clone(delimiter))
 
     def after_delimiter(value: exp.Expr) -> exp.Expr:
         # NULL marks "no further part" (a NULL input is handled separately below).
@@ -366,24 +366,24 @@ def split_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         missing = exp.EQ(this=found(value), expression=lit(0))
         return exp.Case(
             ifs=[exp.If(this=missing, true=exp.Null())],
-            default=exp.Substring(this=value.copy(), start=start),
+            default=exp.Substring(this=clone(value), start=start),
         )
 
     rest = text
     for _ in range(int(index.name) - 1):
         rest = after_delimiter(rest)
     first = exp.Case(
-        ifs=[exp.If(this=exp.EQ(this=found(rest), expression=lit(0)), true=rest.copy())],
+        ifs=[exp.If(this=exp.EQ(this=found(rest), expression=lit(0)), true=clone(rest))],
         default=exp.Substring(
-            this=rest.copy(),
+            this=clone(rest),
             start=lit(1),
             length=exp.Sub(this=found(rest), expression=lit(1)),
         ),
     )
     return exp.Case(
         ifs=[
-            exp.If(this=exp.Is(this=text.copy(), expression=exp.Null()), true=exp.Null()),
-            exp.If(this=exp.Is(this=rest.copy(), expression=exp.Null()), true=lit("")),
+            exp.If(this=exp.Is(this=clone(text), expression=exp.Null()), true=exp.Null()),
+            exp.If(this=exp.Is(this=clone(rest), expression=exp.Null()), true=lit("")),
         ],
         default=first,
     )

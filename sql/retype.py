@@ -1,0 +1,163 @@
+"""Annotate types again where the rules changed a tree, not over the whole tree.
+
+The typed rules run after ``annotate_types``, and the later phases read the types of what the
+earlier ones wrote. Annotating the whole tree again before each phase was the translator's
+costliest step; what a rewrite can make stale is bounded:
+
+- every node of a replacement (or of a node a rule changed in place), and its ancestors;
+- every column that reads an output column made stale by that (by the derived table's or
+  CTE's name and the column's: a superset of the columns that truly read it), and in turn
+  their ancestors;
+- every node of a set operation with a stale node in it (sqlglot carries a nested set
+  operation's column types from its branches to its parent during one annotation, not on
+  the nodes);
+- every NULL under a stale node (typed NULL only while an annotation runs, which the
+  coercions around it read).
+
+A subtree a rule copied unchanged from the parsed source keeps the types it was copied with
+(``meta["changed"]`` marks what a rule replaced or changed in place, and copies carry it).
+
+sqlglot's annotator is run over the whole tree with every other node already counted as
+visited, so it infers exactly those nodes again from their children and scopes; every other
+node keeps the type the last annotation gave it, which an annotation of the whole tree would
+give it again. (``overwrite_types=False`` cannot do this: a CAST always has a known type, so
+a stale expression under one would be skipped.)
+``tests/sql/test_retype.py`` checks that, node by node, against annotating the whole tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlglot import exp
+from sqlglot.optimizer.annotate_types import TypeAnnotator
+from sqlglot.schema import Schema, ensure_schema
+
+
+def _attached(node: exp.Expr, root: exp.Expr) -> bool:
+    # ``root`` may have a parent of its own (the CREATE ... AS that held the query).
+    while node is not root and node.parent is not None:
+        node = node.parent
+    return node is root
+
+
+def _readers(projection: exp.Expr, references: dict[str, set[str]]) -> set[tuple[str, str]]:
+    """``(table, column)`` for the columns that can read ``projection``'s value from outside
+    its SELECT (``table`` empty: an unqualified reference, e.g. ORDER BY an alias).
+    ``references``: for each table name, the names the query reads it under (its aliases)."""
+    names = {projection.alias_or_name}
+    tables: set[str] = set()
+    node: exp.Expr = projection.parent
+    # Up through set operations (read under their first branch's names: every branch's are
+    # taken) to the derived table or CTE that names the result, if any.
+    while isinstance(node.parent, exp.SetOperation | exp.Subquery | exp.CTE | exp.Paren):
+        node = node.parent
+        if isinstance(node, exp.SetOperation):
+            names.update(
+                s.alias_or_name for branch in node.find_all(exp.Select) for s in branch.expressions
+            )
+            continue
+        alias = node.args.get("alias")
+        if not isinstance(alias, exp.TableAlias) or isinstance(node, exp.Paren):
+            continue
+        names.update(column.name for column in alias.columns)  # a column list renames them
+        tables.add(alias.name)
+        if isinstance(node, exp.CTE):  # read through each table reference to the CTE
+            tables.update(references.get(alias.name, ()))
+        break
+    return {(table, name) for name in names for table in tables | {""}}
+
+
+def _copied_unchanged(node: exp.Expr) -> bool:
+    meta = node.meta
+    return bool(meta.get("source")) and not meta.get("generated") and not meta.get("changed")
+
+
+def _written(node: exp.Expr) -> list[exp.Expr]:
+    """``node`` and what in it a rule wrote: not the subtrees it copied unchanged from the
+    parsed source (no node in them built or changed by a rule), which keep the types they
+    were copied with."""
+    order = list(node.walk(bfs=False))
+    unchanged: set[int] = set()
+    written = [node]
+    for inner in reversed(order):  # children before parents
+        if _copied_unchanged(inner) and all(
+            id(child) in unchanged for child in inner.iter_expressions()
+        ):
+            unchanged.add(id(inner))
+        elif inner is not node:
+            written.append(inner)
+    return written
+
+
+def stale_nodes(root: exp.Expr, rewritten: Sequence[exp.Expr]) -> list[exp.Expr]:
+    """Every node of ``root`` whose annotated type a rewrite of ``rewritten`` may change."""
+    stale: dict[int, exp.Expr] = {}
+    readers: set[tuple[str, str]] = set()
+    leaves: list[exp.Expr] = []  # what may read a stale node from elsewhere in the tree
+    references: dict[str, set[str]] = {}
+    for node in root.find_all(exp.Column, exp.TableColumn, exp.Null, exp.Table):
+        if isinstance(node, exp.Table):
+            references.setdefault(node.name, set()).add(node.alias_or_name)
+        else:
+            leaves.append(node)
+
+    def up(node: exp.Expr) -> None:
+        while True:
+            stale[id(node)] = node
+            parent = node.parent
+            if isinstance(parent, exp.Select) and node.arg_key == "expressions":
+                readers.update(_readers(node, references))
+            if node is root or parent is None:
+                return
+            node = parent
+
+    # Later rewrites enclose earlier ones (rules run bottom-up): the outer one covers them.
+    for node in reversed(rewritten):
+        if id(node) not in stale and _attached(node, root):  # else replaced again later
+            stale.update((id(inner), inner) for inner in _written(node))
+            up(node)
+    operations: set[int] = set()
+    while True:  # until nothing more is stale
+        count = len(stale)
+        for node in leaves:
+            if id(node) in stale:
+                continue
+            if isinstance(node, exp.Null):
+                # Typed NULL only while an annotation runs (then the dialect's default): under
+                # a stale node it must be annotated again for the coercions to match.
+                if _under(node, stale, root):
+                    up(node)
+            elif isinstance(node, exp.TableColumn) or (node.table, node.name) in readers:
+                up(node)
+        for operation in [n for n in stale.values() if isinstance(n, exp.SetOperation)]:
+            if id(operation) not in operations:
+                operations.add(id(operation))
+                stale.update((id(inner), inner) for inner in operation.walk())
+        if len(stale) == count:
+            return list(stale.values())
+
+
+def _under(node: exp.Expr, stale: dict[int, exp.Expr], root: exp.Expr) -> bool:
+    while node is not root and node.parent is not None:
+        node = node.parent
+        if id(node) in stale:
+            return True
+    return False
+
+
+def retype(root: exp.Expr, rewritten: Sequence[exp.Expr], schema: Schema, dialect: str) -> exp.Expr:
+    """``root`` with the types of its nodes as annotating the whole tree would give them,
+    annotating only what ``rewritten`` may have changed."""
+    stale: set[int] = set()
+    reads_columns = False
+    for node in stale_nodes(root, rewritten):
+        stale.add(id(node))
+        node.meta.pop("changed", None)
+        reads_columns = reads_columns or isinstance(node, exp.Column | exp.TableColumn)
+    annotator = TypeAnnotator(schema=ensure_schema(schema, dialect=dialect))
+    # ``_visited`` is the annotator's own record of what it has typed (sqlglot pinned <31);
+    # tests/sql/test_retype.py fails if what this skips no longer matches a whole annotation.
+    annotator._visited.update((id(n), n) for n in root.walk() if id(n) not in stale)
+    # Without a stale column, no stale node needs the scopes (which cost a walk to build).
+    return annotator.annotate(root, annotate_scope=reads_columns)

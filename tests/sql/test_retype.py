@@ -1,0 +1,120 @@
+"""Annotating only what the rules changed gives every node the type that annotating the whole
+tree gives it: checked before every phase of every translation of the rule catalog's
+examples and the legacy corpus, and (when ``../shared/corpora`` is present) a sample of real
+queries."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import pytest
+import sqlglot
+from sqlglot import exp
+from sqlglot.optimizer.annotate_types import annotate_types
+
+import sql.translate
+from benchmarks.corpora import (
+    build_catalog,
+    corpora_root,
+    corpus_queries,
+    query_text,
+    with_own_ddl,
+)
+from benchmarks.corpus_bench import sample_queries
+from sql.assumptions import Assumptions
+from sql.diagnostics import TranslationError
+from sql.retype import retype, stale_nodes
+from sql.rules import RULES, load_all
+from sql.translate import translate_script
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CORPORA = corpora_root()
+LEGACY_FILES = sorted((REPO_ROOT / "sql" / "legacy").glob("*/*.sql"))
+
+load_all()
+
+
+def _types(tree: exp.Expr) -> list[tuple[str, str]]:
+    def name(node: exp.Expr) -> str:
+        kind = node.type
+        return "UNKNOWN" if kind is None else kind.sql()
+
+    return [(node.key, name(node)) for node in tree.walk()]
+
+
+@pytest.fixture
+def checked_retype(monkeypatch) -> dict[str, list]:
+    """``retype`` inside the translator, each call compared with annotating a copy of the
+    same tree as a whole. Differences are collected, not raised: the translator turns an
+    exception inside it into a refusal."""
+    seen: dict[str, list] = {"calls": [], "differences": []}
+
+    def compared(root, rewritten, schema, dialect):
+        whole = annotate_types(root.copy(), schema=schema, dialect=dialect)
+        result = retype(root, rewritten, schema, dialect)
+        seen["calls"].append(result)
+        if _types(result) != _types(whole):
+            differing = [
+                (mine, theirs)
+                for mine, theirs in zip(_types(result), _types(whole), strict=True)
+                if mine != theirs
+            ]
+            seen["differences"].append((dialect, result.sql(), differing))
+        return result
+
+    monkeypatch.setattr(sql.translate, "retype", compared)
+    return seen
+
+
+def _translate(source: str, dialect: str) -> None:
+    # A refusal is fine here: what is compared are the types on the way to it.
+    with contextlib.suppress(TranslationError):
+        translate_script(source, dialect)
+
+
+def test_rule_examples_and_legacy_corpus_retype_like_a_whole_annotation(checked_retype):
+    for rule in RULES.values():
+        for dialect, source, _ in rule.examples:
+            _translate(source, dialect)
+    for path in LEGACY_FILES:
+        _translate(path.read_text(), path.parent.name)
+    assert checked_retype["differences"] == []
+    assert len(checked_retype["calls"]) >= len(LEGACY_FILES) // 2  # the comparison ran
+
+
+@pytest.mark.skipif(not CORPORA.is_dir(), reason=f"no corpora at {CORPORA}")
+def test_real_queries_retype_like_a_whole_annotation(checked_retype):
+    # Two queries per corpus and dialect, those with the smallest schemas.
+    for query in sample_queries(corpus_queries(CORPORA), 2):
+        built = build_catalog(query.catalog)
+        text = query_text(CORPORA, query)
+        catalog = (
+            with_own_ddl(built, text, query.dialect, query.file) if query.own_ddl else built.catalog
+        )
+        with contextlib.suppress(TranslationError):
+            translate_script(
+                text,
+                query.dialect,
+                catalog=catalog,
+                assumptions=Assumptions().with_overrides(dict(query.assumptions)),
+            )
+    assert checked_retype["differences"] == []
+    assert checked_retype["calls"]
+
+
+def test_only_what_a_rewrite_reaches_is_stale():
+    tree = sqlglot.parse_one(
+        "WITH c AS (SELECT a + 1 AS x, b AS y FROM t) SELECT c.x, c.y, 2 * 3 AS z FROM c",
+        read="duckdb",
+    )
+    annotate_types(tree, schema={"t": {"a": "INT", "b": "INT"}})
+    added = next(tree.find_all(exp.Add))
+    stale = {id(node) for node in stale_nodes(tree, [added])}
+    outer_x = next(c for c in tree.find_all(exp.Column) if c.table == "c" and c.name == "x")
+    outer_y = next(c for c in tree.find_all(exp.Column) if c.table == "c" and c.name == "y")
+    assert id(added) in stale and id(added.this) in stale  # the rewrite and what is in it
+    assert id(tree) in stale  # its ancestors
+    assert id(outer_x) in stale  # what reads the output column it changed
+    assert id(outer_y) not in stale  # what reads an output column it did not
+    assert id(next(tree.find_all(exp.Mul))) not in stale
