@@ -12,6 +12,8 @@ Deliberate extensions, accepted by every engine we render to with the same meani
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from sqlglot import exp, generator, parser, tokens
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel
@@ -152,9 +154,15 @@ ALLOWED_TYPES: frozenset[exp.DType] = frozenset(
 )  # fmt: skip
 
 
-def limit_to_fetch(expression: exp.Expr) -> exp.Expr:
-    """LIMIT/TOP n [PERCENT] [WITH TIES] -> FETCH FIRST, keeping the options sqlglot would drop."""
-    for limit in list(expression.find_all(exp.Limit)):
+# Set on a root whose every LIMIT is a FETCH already (sql/translate.py converts them in its
+# own walk), so that the generator does not walk the tree again to look for them.
+LIMITS_AS_FETCH = "plumbline_limits_as_fetch"
+
+
+def limit_to_fetch(expression: exp.Expr, limits: Iterable[exp.Limit] | None = None) -> exp.Expr:
+    """LIMIT/TOP n [PERCENT] [WITH TIES] -> FETCH FIRST, keeping the options sqlglot would drop.
+    ``limits``: the tree's LIMIT nodes, when the caller has found them."""
+    for limit in list(expression.find_all(exp.Limit) if limits is None else limits):
         fetch = exp.Fetch(
             direction="FIRST",
             count=limit.expression,
@@ -222,7 +230,9 @@ class Ansi(Dialect):
         }
 
         def preprocess(self, expression: exp.Expr) -> exp.Expr:
-            return super().preprocess(limit_to_fetch(expression))
+            if not expression.meta.get(LIMITS_AS_FETCH):
+                expression = limit_to_fetch(expression)
+            return super().preprocess(expression)
 
         def sql(
             self, expression: str | exp.Expr | None, key: str | None = None, comment: bool = True

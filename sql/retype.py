@@ -76,18 +76,15 @@ def _copied_unchanged(node: exp.Expr) -> bool:
 def _written(node: exp.Expr) -> list[exp.Expr]:
     """``node`` and what in it a rule wrote: not the subtrees it copied unchanged from the
     parsed source (no node in them built or changed by a rule), which keep the types they
-    were copied with."""
-    order = list(node.walk(bfs=False))
-    unchanged: set[int] = set()
-    written = [node]
-    for inner in reversed(order):  # children before parents
-        if _copied_unchanged(inner) and all(
-            id(child) in unchanged for child in inner.iter_expressions()
-        ):
-            unchanged.add(id(inner))
-        elif inner is not node:
-            written.append(inner)
-    return written
+    were copied with. A node is written when it, or a node under it, is."""
+    written = {id(node): node}
+    for inner in node.walk():
+        if _copied_unchanged(inner):
+            continue
+        while id(inner) not in written:  # up to ``node``, which is in already
+            written[id(inner)] = inner
+            inner = inner.parent
+    return list(written.values())
 
 
 def stale_nodes(root: exp.Expr, rewritten: Sequence[exp.Expr]) -> list[exp.Expr]:
@@ -149,15 +146,26 @@ def _under(node: exp.Expr, stale: dict[int, exp.Expr], root: exp.Expr) -> bool:
 def retype(root: exp.Expr, rewritten: Sequence[exp.Expr], schema: Schema, dialect: str) -> exp.Expr:
     """``root`` with the types of its nodes as annotating the whole tree would give them,
     annotating only what ``rewritten`` may have changed."""
-    stale: set[int] = set()
-    reads_columns = False
-    for node in stale_nodes(root, rewritten):
-        stale.add(id(node))
+    nodes = stale_nodes(root, rewritten)
+    if not nodes:
+        return root
+    stale = {id(node) for node in nodes}
+    for node in nodes:
         node.meta.pop("changed", None)
-        reads_columns = reads_columns or isinstance(node, exp.Column | exp.TableColumn)
     annotator = TypeAnnotator(schema=ensure_schema(schema, dialect=dialect))
     # ``_visited`` is the annotator's own record of what it has typed (sqlglot pinned <31);
     # tests/sql/test_retype.py fails if what this skips no longer matches a whole annotation.
-    annotator._visited.update((id(n), n) for n in root.walk() if id(n) not in stale)
-    # Without a stale column, no stale node needs the scopes (which cost a walk to build).
-    return annotator.annotate(root, annotate_scope=reads_columns)
+    if any(isinstance(node, exp.Column | exp.TableColumn) for node in nodes):
+        # A stale column is typed from its scope: every scope is annotated from its root,
+        # so every node that is not stale counts as visited.
+        annotator._visited.update((id(n), n) for n in root.walk() if id(n) not in stale)
+        return annotator.annotate(root)
+    # Otherwise no scope is needed (they cost a walk to build): annotation descends from
+    # the root through stale nodes only, and stops at the first node that is not.
+    annotator._visited.update(
+        (id(child), child)
+        for node in nodes
+        for child in node.iter_expressions()
+        if id(child) not in stale
+    )
+    return annotator.annotate(root, annotate_scope=False)

@@ -154,6 +154,8 @@ def _reads(query: exp.Expr) -> set[str]:
 def _with_helpers(query: exp.Query, helpers: dict[str, exp.Query]) -> exp.Query:
     """``query`` with the helpers it reads, directly or through other helpers, as CTEs in
     the order the script built them."""
+    if not helpers:
+        return query  # most scripts have none: no walk over the query to find its tables
     needed: set[str] = set()
     pending = _reads(query) & set(helpers)
     while pending:

@@ -453,7 +453,10 @@ def _non_standard(node: exp.Expr) -> str | None:
 
 def _generate(tree: exp.Expr, ctx: Context) -> str:
     # Locate what the generator would reject, so the refusal points at the construct.
+    limits: list[exp.Limit] = []
     for node in tree.walk():
+        if isinstance(node, exp.Limit):
+            limits.append(node)
         construct = _non_standard(node)
         if construct is not None:
             ctx.report("error", "ANSI-UNSUPPORTED", node, f"{construct} has no exact ANSI SQL form")
@@ -469,6 +472,8 @@ def _generate(tree: exp.Expr, ctx: Context) -> str:
                 f"type {node.this.value} has no exact ANSI SQL form",
             )
     ctx.raise_errors()
+    ansi.limit_to_fetch(tree, limits)
+    tree.meta[ansi.LIMITS_AS_FETCH] = True  # the generator need not look for them again
     try:
         return ansi.generate(tree, copy=False)
     except UnsupportedError as error:

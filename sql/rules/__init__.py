@@ -144,10 +144,11 @@ def apply_rules(
     ``order`` is ``list(tree.walk(bfs=False))`` when the caller has it already."""
     by_type = rules_for(ctx.dialect, phase)
     # Reversed pre-order visits every node after all of its descendants.
-    for node in reversed(order if order is not None else list(tree.walk(bfs=False))):
+    order = order if order is not None else list(tree.walk(bfs=False))
+    for node in [n for n in reversed(order) if type(n) in by_type]:
         if node.meta.get("generated"):
             continue  # already ANSI: written by a rule, not parsed from the source
-        for candidate in by_type.get(type(node), ()):
+        for candidate in by_type[type(node)]:
             result = candidate.apply(node, ctx)
             if result is None:
                 continue
