@@ -33,6 +33,8 @@ from sqlglot import exp
 from sqlglot.optimizer.annotate_types import TypeAnnotator
 from sqlglot.schema import Schema, ensure_schema
 
+from sql.tree import preorder
+
 
 def _attached(node: exp.Expr, root: exp.Expr) -> bool:
     # ``root`` may have a parent of its own (the CREATE ... AS that held the query).
@@ -78,7 +80,7 @@ def _written(node: exp.Expr) -> list[exp.Expr]:
     parsed source (no node in them built or changed by a rule), which keep the types they
     were copied with. A node is written when it, or a node under it, is."""
     written = {id(node): node}
-    for inner in node.walk():
+    for inner in preorder(node):
         if _copied_unchanged(inner):
             continue
         while id(inner) not in written:  # up to ``node``, which is in already
@@ -93,7 +95,9 @@ def stale_nodes(root: exp.Expr, rewritten: Sequence[exp.Expr]) -> list[exp.Expr]
     readers: set[tuple[str, str]] = set()
     leaves: list[exp.Expr] = []  # what may read a stale node from elsewhere in the tree
     references: dict[str, set[str]] = {}
-    for node in root.find_all(exp.Column, exp.TableColumn, exp.Null, exp.Table):
+    for node in preorder(root):
+        if not isinstance(node, exp.Column | exp.TableColumn | exp.Null | exp.Table):
+            continue
         if isinstance(node, exp.Table):
             references.setdefault(node.name, set()).add(node.alias_or_name)
         else:
@@ -130,7 +134,7 @@ def stale_nodes(root: exp.Expr, rewritten: Sequence[exp.Expr]) -> list[exp.Expr]
         for operation in [n for n in stale.values() if isinstance(n, exp.SetOperation)]:
             if id(operation) not in operations:
                 operations.add(id(operation))
-                stale.update((id(inner), inner) for inner in operation.walk())
+                stale.update((id(inner), inner) for inner in preorder(operation))
         if len(stale) == count:
             return list(stale.values())
 
@@ -158,7 +162,7 @@ def retype(root: exp.Expr, rewritten: Sequence[exp.Expr], schema: Schema, dialec
     if any(isinstance(node, exp.Column | exp.TableColumn) for node in nodes):
         # A stale column is typed from its scope: every scope is annotated from its root,
         # so every node that is not stale counts as visited.
-        annotator._visited.update((id(n), n) for n in root.walk() if id(n) not in stale)
+        annotator._visited.update((id(n), n) for n in preorder(root) if id(n) not in stale)
         return annotator.annotate(root)
     # Otherwise no scope is needed (they cost a walk to build): annotation descends from
     # the root through stale nodes only, and stops at the first node that is not.

@@ -39,6 +39,7 @@ from sql.rules import Context, apply_rules, load_all, rules_for
 from sql.rules.portable_types import portable_output_types
 from sql.script import Definition, split_script
 from sql.source_dialects import SOURCE_DIALECTS
+from sql.tree import preorder
 
 
 def _code_digest() -> str:
@@ -123,7 +124,7 @@ def _parse(sql: str, dialect: str, ctx: Context) -> list[exp.Expr]:
     aligned = len(parsed) == len(ctx.statement_starts)
     for index, statement in enumerate(parsed):
         first: int | None = None
-        for node in statement.walk():
+        for node in preorder(statement):
             meta = node._meta  # most nodes have none yet: one dict each, made here
             if meta is None:
                 node._meta = {"source": True}  # parsed, not written by a rule
@@ -363,7 +364,7 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
     dialect = ctx.dialect
     # Each walk over the tree costs about as much as a rule phase: the checks before the
     # syntax rules share one, and name resolution and folding another.
-    order = list(tree.walk(bfs=False))
+    order = preorder(tree)
     join_marks = has_qualify = False
     for node in order:
         if isinstance(node, exp.Select) and not node.expressions:
@@ -382,12 +383,12 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
             ctx.report("error", "ORA-OUTER-PLUS", tree, f"cannot rewrite (+) join: {error}")
             ctx.raise_errors()
         ctx.applied.add("ORA-OUTER-PLUS")
-        order = list(tree.walk(bfs=False))
+        order = preorder(tree)
     tree = apply_rules(tree, ctx, "syntax", order)
     tables: list[exp.Table] = []
     identifiers: list[exp.Identifier] = []
     ctes: set[str] = set()
-    for node in tree.walk(bfs=False):
+    for node in preorder(tree):
         if isinstance(node, exp.Identifier):
             identifiers.append(node)
         elif isinstance(node, exp.Table):
@@ -406,7 +407,7 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
         # Annotation is the costliest step: skip it when no rule of the phase can match, and
         # annotate again only where the rules changed the tree since the last annotation.
         by_type = rules_for(dialect, phase)
-        order = list(tree.walk(bfs=False))
+        order = preorder(tree)
         if any(type(n) in by_type and not n.meta.get("generated") for n in order):
             if ctx.rewritten:
                 tree = retype(tree, ctx.rewritten, schema, dialect)  # same nodes, new types
@@ -454,7 +455,7 @@ def _non_standard(node: exp.Expr) -> str | None:
 def _generate(tree: exp.Expr, ctx: Context) -> str:
     # Locate what the generator would reject, so the refusal points at the construct.
     limits: list[exp.Limit] = []
-    for node in tree.walk():
+    for node in preorder(tree):
         if isinstance(node, exp.Limit):
             limits.append(node)
         construct = _non_standard(node)

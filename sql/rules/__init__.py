@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from sql.assumptions import Assumptions
 from sql.diagnostics import Diagnostic, Severity, TranslationError, node_offset, offset_to_line_col
+from sql.tree import preorder
 
 Action = Literal["rewrite", "warn", "refuse", "info"]
 Phase = Literal["syntax", "typed", "arithmetic", "final"]
@@ -144,7 +145,7 @@ def apply_rules(
     ``order`` is ``list(tree.walk(bfs=False))`` when the caller has it already."""
     by_type = rules_for(ctx.dialect, phase)
     # Reversed pre-order visits every node after all of its descendants.
-    order = order if order is not None else list(tree.walk(bfs=False))
+    order = order if order is not None else preorder(tree)
     for node in [n for n in reversed(order) if type(n) in by_type]:
         if node.meta.get("generated"):
             continue  # already ANSI: written by a rule, not parsed from the source
@@ -165,7 +166,7 @@ def apply_rules(
                 # What the rule built is ANSI already; what it copied from the source
                 # (marked at parse time) still needs the later phases, e.g. a date
                 # subtraction repeated inside the CASE that replaces SIGN(...).
-                for written in result.walk():
+                for written in preorder(result):
                     if "start" not in written.meta and not written.meta.get("source"):
                         written.meta["generated"] = True
                 if node is tree:
