@@ -27,11 +27,19 @@ def materialize_raw():
 
 
 @pytest.fixture(scope="session")
-def raw_lake_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A lake holding the eight TPC-H tables at scale 0.01, generated once per session."""
+def raw_lake(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dg.ExecuteInProcessResult]:
+    """A lake holding the eight TPC-H tables at scale 0.01, generated once per session into a
+    fresh root, and the result of that first materialization (tests only read both)."""
     root = tmp_path_factory.mktemp("lake")
-    assert _materialize_raw(root).success
-    return root
+    result = _materialize_raw(root)
+    assert result.success
+    return root, result
+
+
+@pytest.fixture(scope="session")
+def raw_lake_root(raw_lake) -> Path:
+    """The session's TPC-H lake (see raw_lake)."""
+    return raw_lake[0]
 
 
 @pytest.fixture(scope="session")

@@ -1,3 +1,5 @@
+import shutil
+
 import dagster as dg
 import pyarrow.parquet as pq
 import pytest
@@ -35,9 +37,10 @@ def digests(result: dg.ExecuteInProcessResult) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def first_run(tmp_path_factory, materialize_raw):
-    root = tmp_path_factory.mktemp("lake")
-    return root, materialize_raw(root)
+def first_run(raw_lake):
+    """The first materialization into a fresh lake: the session's (tests/conftest.py), whose
+    lake the tests here only read or copy."""
+    return raw_lake
 
 
 def test_definitions_hold_one_raw_asset_per_tpch_table(tmp_path):
@@ -93,8 +96,9 @@ def test_the_generator_is_deterministic_across_lakes(first_run, tmp_path, materi
 
 
 def test_a_tampered_table_is_regenerated(first_run, tmp_path, materialize_raw):
-    _, first = first_run
-    materialize_raw(tmp_path)
+    root, first = first_run
+    # A copy of the first run's published lake (its links are relative), tampered with here.
+    shutil.copytree(root / "raw", tmp_path / "raw", symlinks=True)
     data = next((tmp_path / "raw" / "nation").glob("*.parquet"))
     data.write_bytes(data.read_bytes()[:-10])  # truncated: footer gone
     again = materializations(materialize_raw(tmp_path))

@@ -3,6 +3,7 @@ scale-0.01 lake; MLflow contents; faults (a bad worker, a killed worker, a broke
 
 import json
 import os
+import shutil
 import signal
 import threading
 import time
@@ -32,6 +33,11 @@ from pipelines.warehouse import CONTRACTS_ROOT, WAREHOUSE_ZONE
 
 UPSTREAM = {"delay_features", "training_set", "open_lines"}
 FAST = {"epochs": 2, "batch_size": 512}
+# The module's `trained` run. Its epochs last long enough (about a second each here) for
+# test_a_killed_worker_resumes_from_the_checkpoint to kill a worker after the first
+# checkpoint while training still has two epochs to go, and it is the uninterrupted run
+# that the resumed one must end like.
+TRAINED = {"epochs": 3, "batch_size": 128}
 
 
 def resources(home: Path, **launcher) -> dict:
@@ -65,15 +71,31 @@ def new_home(tmp_path_factory, raw_lake_root) -> Path:
     return home
 
 
+def copy_home(source: Path, tmp_path_factory) -> Path:
+    """A new home holding a copy of ``source``'s lake (raw stays the shared symlink),
+    translations and published contracts."""
+    home = tmp_path_factory.mktemp("home")
+    for name in ("lake", "ansi", "contracts"):
+        shutil.copytree(source / name, home / name, symlinks=True)
+    return home
+
+
 def run_config(**values) -> dg.RunConfig:
     return dg.RunConfig(ops={"models__delay_model": {"config": {**FAST, **values}}})
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory, raw_lake_root):
+def upstream_home(tmp_path_factory, raw_lake_root):
+    """delay_features, training_set and open_lines built once for this module. Nothing trains
+    or registers here: tests that do work in a copy (copy_home)."""
     home = new_home(tmp_path_factory, raw_lake_root)
     assert dg.materialize(upstream_assets(), resources=resources(home)).success
     return home
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory, upstream_home):
+    return copy_home(upstream_home, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +109,7 @@ def trained(home, instance):
     return dg.materialize(
         [delay_model],
         resources=resources(home, max_restarts=0),
-        run_config=run_config(),
+        run_config=run_config(**TRAINED),
         selection=[delay_model.key],
         instance=instance,
     )
@@ -102,16 +124,16 @@ def test_ddp_training_through_pipes_reports_metrics_and_the_curve(trained, insta
     assert trained.success
     metadata = _metadata(trained)
     assert metadata["world_size"] == 2 and metadata["backend"] == "gloo"
-    assert metadata["epochs"] == FAST["epochs"]
+    assert metadata["epochs"] == TRAINED["epochs"]
     assert 0.5 < metadata["val_auc"] <= 1 and 0.5 < metadata["test_auc"] <= 1
     assert metadata["baseline_val_auc"] > 0.5
     assert metadata["training_curve"].startswith("![training curve](data:image/png;base64,")
     assert metadata["model_digest"].startswith("sha256:")
-    assert len(metadata["history"]) == FAST["epochs"]
+    assert len(metadata["history"]) == TRAINED["epochs"]
     # Live progress came through Pipes as log lines of the step, one per epoch.
     messages = [entry.user_message for entry in instance.all_logs(trained.run_id)]
-    for epoch in range(1, FAST["epochs"] + 1):
-        assert any(m.startswith(f"epoch {epoch}/{FAST['epochs']}: train loss") for m in messages)
+    for epoch in range(1, TRAINED["epochs"] + 1):
+        assert any(m.startswith(f"epoch {epoch}/{TRAINED['epochs']}: train loss") for m in messages)
     # Cluster checks and cost, judged against deploy/*.yaml. This small configuration has no
     # reference profile: the throughput check passes and says so; the committed CPU
     # baseline holds on CI machines.
@@ -119,7 +141,7 @@ def test_ddp_training_through_pipes_reports_metrics_and_the_curve(trained, insta
     throughput, environment = checks["delay_model_throughput"], checks["delay_model_environment"]
     assert throughput.passed and throughput.severity == dg.AssetCheckSeverity.WARN
     assert throughput.description.startswith("no reference for cpu-")
-    assert "batch512-embed8-hidden64x32-world2" in throughput.description
+    assert f"batch{TRAINED['batch_size']}-embed8-hidden64x32-world2" in throughput.description
     assert throughput.metadata["measured_samples_per_second"].value > 0
     assert environment.passed and environment.severity == dg.AssetCheckSeverity.ERROR
     assert environment.description.startswith("matches the cpu baseline on python, torch")
@@ -143,12 +165,12 @@ def test_mlflow_holds_params_metrics_dataset_and_a_loadable_model(trained, home)
     run = client.get_run(run_id)
     assert run.info.status == "FINISHED"
     assert run.data.params["world_size"] == "2" and run.data.params["backend"] == "gloo"
-    assert run.data.params["train.epochs"] == str(FAST["epochs"])
+    assert run.data.params["train.epochs"] == str(TRAINED["epochs"])
     assert {"val_auc", "test_auc", "baseline_val_auc", "samples_per_second"} <= set(
         run.data.metrics
     )
     history = client.get_metric_history(run_id, "val_auc")
-    assert [m.step for m in history] == list(range(FAST["epochs"]))
+    assert [m.step for m in history] == list(range(TRAINED["epochs"]))
     assert run.data.tags["dagster.run_id"] == trained.run_id
     digest = Lake(home / "lake").current(WAREHOUSE_ZONE, "training_set").manifest["content_digest"]
     assert run.data.tags["training_set.digest"] == digest
@@ -182,8 +204,10 @@ def _worker_pids(job_path: str) -> list[int]:
 
 def test_a_killed_worker_resumes_from_the_checkpoint(home, trained):
     """SIGKILL one worker after the first checkpoint: torchrun restarts the group, training
-    resumes from the checkpoint and ends where an uninterrupted run ends; one MLflow run."""
+    resumes from the checkpoint and ends where an uninterrupted run (`trained`, the same
+    configuration) ends; one MLflow run."""
     uninterrupted = _metadata(trained)
+    assert uninterrupted["epochs"] == TRAINED["epochs"] > 1
     killed: list[int] = []
 
     def kill_after_first_checkpoint():
@@ -205,21 +229,15 @@ def test_a_killed_worker_resumes_from_the_checkpoint(home, trained):
     result = dg.materialize(
         [delay_model],
         resources=resources(home, max_restarts=1),
-        run_config=run_config(epochs=3, batch_size=64),
+        run_config=run_config(**TRAINED),
         selection=[delay_model.key],
     )
     watcher.join(timeout=5)
     assert killed, "no worker was killed"
     assert result.success
     resumed = _metadata(result)
-    # Determinism: the same data, seed and world size -> the same metrics.
-    reference = dg.materialize(
-        [delay_model],
-        resources=resources(home, max_restarts=0),
-        run_config=run_config(epochs=3, batch_size=64),
-        selection=[delay_model.key],
-    )
-    expected = _metadata(reference)
+    # Determinism: the same data, seed and world size -> the same metrics as `trained`.
+    expected = uninterrupted
     assert resumed["val_auc"] == pytest.approx(expected["val_auc"], abs=1e-6)
     assert resumed["history"][-1]["train_loss"] == pytest.approx(
         expected["history"][-1]["train_loss"], abs=1e-6
@@ -304,11 +322,10 @@ def _train_and_register(home, registration=None, **training):
     return result, events["registered_model"]
 
 
-def test_registration_gate_history_and_idempotence(tmp_path_factory, raw_lake_root):
+def test_registration_gate_history_and_idempotence(tmp_path_factory, upstream_home):
     from pipelines.registry import AliasHistory
 
-    home = new_home(tmp_path_factory, raw_lake_root)
-    assert dg.materialize(upstream_assets(), resources=resources(home)).success
+    home = copy_home(upstream_home, tmp_path_factory)  # its own MLflow store and registry
     uri = f"sqlite:///{home / 'mlflow.db'}"
     client = mlflow.MlflowClient(tracking_uri=uri, registry_uri=uri)
     # At this tiny scale the first model is held to a looser bar than the default.

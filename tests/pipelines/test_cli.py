@@ -124,8 +124,11 @@ def test_an_unwritable_home_is_refused(tmp_path):
     assert (tmp_path / "a-file").read_text() == ""
 
 
-def test_run_materializes_through_the_persistent_instance(tmp_path, monkeypatch):
-    home = tmp_path / "home"
+@pytest.fixture(scope="module")
+def run_home(tmp_path_factory):
+    """One `plumbline run` of raw/orders and raw/region into a fresh PLUMBLINE_HOME, shared
+    by the tests that read what it left (its output, the instance, the lake, the UI)."""
+    home = tmp_path_factory.mktemp("run") / "home"
     result = plumbline(
         "run",
         "--scale",
@@ -134,6 +137,11 @@ def test_run_materializes_through_the_persistent_instance(tmp_path, monkeypatch)
         "key:raw/orders or key:raw/region",
         env={"PLUMBLINE_HOME": str(home)},
     )
+    return home, result
+
+
+def test_run_materializes_through_the_persistent_instance(run_home, monkeypatch):
+    home, result = run_home
     assert result.returncode == 0, result.stdout + result.stderr
     assert "materialized  raw/orders  15,000 rows" in result.stdout
     assert "materialized  raw/region  5 rows" in result.stdout
@@ -188,15 +196,12 @@ def test_workspace_validates():
     assert "Validation successful" in result.stdout + result.stderr
 
 
-def test_ui_serves_the_runs_of_plumbline_run(tmp_path):
+def test_ui_serves_the_runs_of_plumbline_run(run_home):
     """`plumbline ui` is `dagster dev` over the same instance: the run is listed there."""
 
-    home = tmp_path / "home"
+    home, result = run_home
+    assert result.returncode == 0, result.stdout + result.stderr
     env = {"PLUMBLINE_HOME": str(home)}
-    assert (
-        plumbline("run", "--scale", "0.01", "--select", "key:raw/region", env=env).returncode == 0
-    )
-
     query = "{ runsOrError { ... on Runs { results { status jobName } } } }"
     reply = post_to_server("ui", env, "/graphql", {"query": query})
     runs = reply["data"]["runsOrError"]["results"]
