@@ -45,6 +45,7 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.schema import MappingSchema
 
 import sql.parallel
+import sql.scopes
 import sql.translate
 from benchmarks.corpora import build_catalog, corpora_root, corpus_queries, query_text
 from pipelines.ansi_store import legacy_sources, translate_sources
@@ -211,7 +212,10 @@ PLUMBLINE_PHASES: dict[str, tuple[object, str]] = {
     "fold identifiers": (sql.translate, "_fold_identifiers"),
     "build the typed schema": (sql.translate, "_typed_schema"),
     "qualify": (sql.translate, "qualify"),
-    "annotate_types": (sql.translate, "annotate_types"),
+    # Once per statement, for validation, annotation and the portable-type rule.
+    "build scopes": (sql.scopes, "build"),
+    "validate qualified columns": (sql.scopes, "validate_columns"),
+    "annotate_types": (sql.scopes, "annotate"),
     "annotate again where rules rewrote": (sql.translate, "retype"),
     "refuse opaque uses": (sql.translate, "_refuse_opaque_uses"),
     "portable output types": (sql.translate, "portable_output_types"),

@@ -31,16 +31,13 @@ from collections.abc import Sequence
 
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import TypeAnnotator
+from sqlglot.optimizer.scope import Scope
 from sqlglot.schema import Schema, ensure_schema
 
+from sql.scopes import annotate as annotate_in_scopes
+from sql.scopes import attached
+from sql.scopes import build as build_scopes
 from sql.tree import preorder
-
-
-def _attached(node: exp.Expr, root: exp.Expr) -> bool:
-    # ``root`` may have a parent of its own (the CREATE ... AS that held the query).
-    while node is not root and node.parent is not None:
-        node = node.parent
-    return node is root
 
 
 def _readers(projection: exp.Expr, references: dict[str, set[str]]) -> set[tuple[str, str]]:
@@ -89,13 +86,16 @@ def _written(node: exp.Expr) -> list[exp.Expr]:
     return list(written.values())
 
 
-def stale_nodes(root: exp.Expr, rewritten: Sequence[exp.Expr]) -> list[exp.Expr]:
-    """Every node of ``root`` whose annotated type a rewrite of ``rewritten`` may change."""
+def stale_nodes(
+    root: exp.Expr, rewritten: Sequence[exp.Expr], order: Sequence[exp.Expr] | None = None
+) -> list[exp.Expr]:
+    """Every node of ``root`` whose annotated type a rewrite of ``rewritten`` may change
+    (``order``: ``preorder(root)``, when the caller has it)."""
     stale: dict[int, exp.Expr] = {}
     readers: set[tuple[str, str]] = set()
     leaves: list[exp.Expr] = []  # what may read a stale node from elsewhere in the tree
     references: dict[str, set[str]] = {}
-    for node in preorder(root):
+    for node in preorder(root) if order is None else order:
         if not isinstance(node, exp.Column | exp.TableColumn | exp.Null | exp.Table):
             continue
         if isinstance(node, exp.Table):
@@ -115,7 +115,7 @@ def stale_nodes(root: exp.Expr, rewritten: Sequence[exp.Expr]) -> list[exp.Expr]
 
     # Later rewrites enclose earlier ones (rules run bottom-up): the outer one covers them.
     for node in reversed(rewritten):
-        if id(node) not in stale and _attached(node, root):  # else replaced again later
+        if id(node) not in stale and attached(node, root):  # else replaced again later
             stale.update((id(inner), inner) for inner in _written(node))
             up(node)
     operations: set[int] = set()
@@ -147,10 +147,20 @@ def _under(node: exp.Expr, stale: dict[int, exp.Expr], root: exp.Expr) -> bool:
     return False
 
 
-def retype(root: exp.Expr, rewritten: Sequence[exp.Expr], schema: Schema, dialect: str) -> exp.Expr:
+def retype(
+    root: exp.Expr,
+    rewritten: Sequence[exp.Expr],
+    schema: Schema,
+    dialect: str,
+    *,
+    scopes: Sequence[Scope] | None = None,
+    order: Sequence[exp.Expr] | None = None,
+) -> exp.Expr:
     """``root`` with the types of its nodes as annotating the whole tree would give them,
-    annotating only what ``rewritten`` may have changed."""
-    nodes = stale_nodes(root, rewritten)
+    annotating only what ``rewritten`` may have changed. ``scopes``: ``root``'s, if built
+    already (``sql/scopes.py``); ``order``: ``preorder(root)``, if walked already."""
+    order = preorder(root) if order is None else order
+    nodes = stale_nodes(root, rewritten, order)
     if not nodes:
         return root
     stale = {id(node) for node in nodes}
@@ -162,8 +172,8 @@ def retype(root: exp.Expr, rewritten: Sequence[exp.Expr], schema: Schema, dialec
     if any(isinstance(node, exp.Column | exp.TableColumn) for node in nodes):
         # A stale column is typed from its scope: every scope is annotated from its root,
         # so every node that is not stale counts as visited.
-        annotator._visited.update((id(n), n) for n in preorder(root) if id(n) not in stale)
-        return annotator.annotate(root)
+        annotator._visited.update((id(n), n) for n in order if id(n) not in stale)
+        return annotate_in_scopes(annotator, root, scopes or build_scopes(root))
     # Otherwise no scope is needed (they cost a walk to build): annotation descends from
     # the root through stale nodes only, and stops at the first node that is not.
     annotator._visited.update(

@@ -18,12 +18,12 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp, transforms
 from sqlglot.errors import OptimizeError, ParseError, SqlglotError, UnsupportedError
-from sqlglot.optimizer.annotate_types import annotate_types
+from sqlglot.optimizer.annotate_types import TypeAnnotator, annotate_types
 from sqlglot.optimizer.qualify import qualify
-from sqlglot.schema import MappingSchema
+from sqlglot.schema import MappingSchema, ensure_schema
 from sqlglot.tokens import Token, TokenType
 
-from sql import ansi
+from sql import ansi, scopes
 from sql.assumptions import Assumptions, load_assumptions
 from sql.catalog import (
     OPAQUE_PREFIX,
@@ -303,11 +303,14 @@ def _qualify(tree: exp.Expr, schema: MappingSchema, ctx: Context, opaque: bool) 
             tree,
             dialect=ctx.dialect,
             schema=schema,
-            validate_qualify_columns=True,
+            validate_qualify_columns=False,  # below, over the scopes built once
             quote_identifiers=True,
             identify=True,
         )
-        tree = annotate_types(tree, schema=schema, dialect=ctx.dialect)
+        ctx.scopes = scopes.build(tree)
+        scopes.validate_columns(ctx.scopes)
+        annotator = TypeAnnotator(schema=ensure_schema(schema, dialect=ctx.dialect))
+        tree = scopes.annotate(annotator, tree, ctx.scopes)
     except OptimizeError as error:
         node = _locate_column(tree, str(error))
         ctx.report("error", "COLUMN-UNKNOWN", node, str(error).splitlines()[0])
@@ -388,7 +391,8 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
     tables: list[exp.Table] = []
     identifiers: list[exp.Identifier] = []
     ctes: set[str] = set()
-    for node in preorder(tree):
+    # The walk before the syntax rules serves again when they changed nothing (most queries).
+    for node in preorder(tree) if ctx.rewritten else order:
         if isinstance(node, exp.Identifier):
             identifiers.append(node)
         elif isinstance(node, exp.Table):
@@ -401,17 +405,26 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
     schema = _typed_schema(catalog, dialect, source_tables)
     tree = _qualify(tree, schema, ctx, any(catalog.opaque.get(t) for t in source_tables))
     ctx.rewritten.clear()
-    tree = apply_rules(tree, ctx, "typed")
+    # ``order`` is a walk of the tree as it was when ``ctx.rewritten`` held ``walked`` rewrites:
+    # still the tree's while no rule has rewritten anything since.
+    order, walked = preorder(tree), 0
+    tree = apply_rules(tree, ctx, "typed", order)
     for phase in ("arithmetic", "final"):
         ctx.raise_errors()
         # Annotation is the costliest step: skip it when no rule of the phase can match, and
         # annotate again only where the rules changed the tree since the last annotation.
         by_type = rules_for(dialect, phase)
-        order = preorder(tree)
+        if not by_type:
+            continue
+        if len(ctx.rewritten) != walked:
+            order, walked = preorder(tree), len(ctx.rewritten)
         if any(type(n) in by_type and not n.meta.get("generated") for n in order):
             if ctx.rewritten:
-                tree = retype(tree, ctx.rewritten, schema, dialect)  # same nodes, new types
+                ctx.scopes = scopes.current(ctx.scopes, tree)
+                # Same nodes, new types.
+                tree = retype(tree, ctx.rewritten, schema, dialect, scopes=ctx.scopes, order=order)
                 ctx.rewritten.clear()
+                walked = 0
             tree = apply_rules(tree, ctx, phase, order)
     ctx.raise_errors()
     tree = portable_output_types(tree, ctx)

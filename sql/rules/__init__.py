@@ -13,9 +13,11 @@ from functools import lru_cache
 from typing import Literal
 
 from sqlglot import exp
+from sqlglot.optimizer.scope import Scope
 
 from sql.assumptions import Assumptions
 from sql.diagnostics import Diagnostic, Severity, TranslationError, node_offset, offset_to_line_col
+from sql.scopes import SCOPE_NODES
 from sql.tree import preorder
 
 Action = Literal["rewrite", "warn", "refuse", "info"]
@@ -43,6 +45,9 @@ class Context:
     statement_offsets: dict[int, tuple[exp.Expr, int | None]] = field(
         default_factory=dict, repr=False
     )
+    # The query's scopes, built once after qualification (``sql/scopes.py``); None once a
+    # rule wrote a query, table function or table into the tree.
+    scopes: list[Scope] | None = field(default=None, repr=False)
 
     def locate(self, node: exp.Expr | None) -> tuple[int, int]:
         offset = node_offset(node)
@@ -158,6 +163,10 @@ def apply_rules(
                 if candidate.action == "rewrite":
                     ctx.rewritten.append(node)  # changed in place
                     node.meta["changed"] = True  # copies of it carry the mark (sql/retype.py)
+                    if ctx.scopes is not None and any(
+                        isinstance(n, SCOPE_NODES) for n in preorder(node)
+                    ):
+                        ctx.scopes = None
             else:
                 ctx.rewritten.append(result)
                 result.meta["changed"] = True
@@ -169,6 +178,8 @@ def apply_rules(
                 for written in preorder(result):
                     if "start" not in written.meta and not written.meta.get("source"):
                         written.meta["generated"] = True
+                    if isinstance(written, SCOPE_NODES):
+                        ctx.scopes = None  # a query or table written or copied
                 if node is tree:
                     tree = result
                 else:

@@ -18,16 +18,18 @@ narrowest type that holds what either engine computes, which changes no value.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from sqlglot import exp
-from sqlglot.optimizer.scope import Scope, traverse_scope
+from sqlglot.optimizer.scope import Scope
 
 from sql.ansi import Ansi
 from sql.rules import ALL_DIALECTS, Context, rule
 from sql.rules.build import TIMESTAMP_TYPES, data_type, type_of
+from sql.scopes import build as build_scopes
+from sql.scopes import current as current_scopes
 
 MAX_PRECISION = 38
 
@@ -441,17 +443,19 @@ class Projections:
     """Resolves a column to the projections that define it, through derived tables, CTEs and
     LATERAL subqueries (every branch of a set operation)."""
 
-    def __init__(self, tree: exp.Expr) -> None:
+    def __init__(self, tree: exp.Expr, scopes: Sequence[Scope] | None = None) -> None:
         self._tree = tree
+        self._built = scopes  # the tree's scopes, if built already (sql/scopes.py)
 
     @classmethod
-    def of(cls, tree: exp.Expr) -> Projections:
-        return cls(tree)
+    def of(cls, tree: exp.Expr, scopes: Sequence[Scope] | None = None) -> Projections:
+        return cls(tree, scopes)
 
     @functools.cached_property
     def scopes(self) -> dict[int, Scope]:
         # Built on the first column that needs it: most output columns are typed without.
-        return {id(scope.expression): scope for scope in traverse_scope(self._tree)}
+        built = self._built if self._built is not None else build_scopes(self._tree)
+        return {id(scope.expression): scope for scope in built}
 
     def defining(self, column: exp.Column) -> list[exp.Expr] | None:
         """The projections a column of a derived table reads, None for a lake table column."""
@@ -708,7 +712,7 @@ def portable_output_types(tree: exp.Expr, ctx: Context) -> exp.Expr:
     widths = {len(select.expressions) for select in selects}
     if len(widths) != 1:
         return tree  # a set operation of unequal branches: the engines refuse it anyway
-    projections = Projections.of(tree)
+    projections = Projections.of(tree, current_scopes(ctx.scopes, tree))
     for position in range(widths.pop()):
         columns = [select.expressions[position] for select in selects]
         verdict = output_type([c.unalias() for c in columns], ctx.dialect, projections)

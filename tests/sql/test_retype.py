@@ -50,9 +50,11 @@ def checked_retype(monkeypatch) -> dict[str, list]:
     exception inside it into a refusal."""
     seen: dict[str, list] = {"calls": [], "differences": []}
 
-    def compared(root, rewritten, schema, dialect):
+    def compared(root, rewritten, schema, dialect, **known):
+        # ``known``: the scopes and walk the translator passes on (sql/scopes.py): reused
+        # scopes must type like scopes built afresh.
         whole = annotate_types(root.copy(), schema=schema, dialect=dialect)
-        result = retype(root, rewritten, schema, dialect)
+        result = retype(root, rewritten, schema, dialect, **known)
         seen["calls"].append(result)
         if _types(result) != _types(whole):
             differing = [
