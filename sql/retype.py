@@ -93,7 +93,9 @@ def stale_nodes(
     (``order``: ``preorder(root)``, when the caller has it)."""
     stale: dict[int, exp.Expr] = {}
     readers: set[tuple[str, str]] = set()
-    leaves: list[exp.Expr] = []  # what may read a stale node from elsewhere in the tree
+    # What may read a stale node from elsewhere in the tree, with the (table, name) a
+    # column reads by.
+    leaves: list[tuple[exp.Expr, tuple[str, str] | None]] = []
     references: dict[str, set[str]] = {}
     for node in preorder(root) if order is None else order:
         if not isinstance(node, exp.Column | exp.TableColumn | exp.Null | exp.Table):
@@ -101,10 +103,14 @@ def stale_nodes(
         if isinstance(node, exp.Table):
             references.setdefault(node.name, set()).add(node.alias_or_name)
         else:
-            leaves.append(node)
+            leaves.append((node, (node.table, node.name) if isinstance(node, exp.Column) else None))
+    climbed: set[int] = set()  # nodes ``up`` went through: so did it through their ancestors
 
     def up(node: exp.Expr) -> None:
         while True:
+            if id(node) in climbed:
+                return
+            climbed.add(id(node))
             stale[id(node)] = node
             parent = node.parent
             if isinstance(parent, exp.Select) and node.arg_key == "expressions":
@@ -121,7 +127,7 @@ def stale_nodes(
     operations: set[int] = set()
     while True:  # until nothing more is stale
         count = len(stale)
-        for node in leaves:
+        for node, read in leaves:
             if id(node) in stale:
                 continue
             if isinstance(node, exp.Null):
@@ -129,7 +135,7 @@ def stale_nodes(
                 # a stale node it must be annotated again for the coercions to match.
                 if _under(node, stale, root):
                     up(node)
-            elif isinstance(node, exp.TableColumn) or (node.table, node.name) in readers:
+            elif read is None or read in readers:  # a TableColumn, or a column that reads one
                 up(node)
         for operation in [n for n in stale.values() if isinstance(n, exp.SetOperation)]:
             if id(operation) not in operations:

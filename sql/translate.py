@@ -465,10 +465,30 @@ def _non_standard(node: exp.Expr) -> str | None:
     return None
 
 
+# Node types the walk before generation looks at more closely (most nodes are of types that
+# are allowed as they stand): filled on first sight of each type.
+_CHECKED_TYPES: dict[type, bool] = {}
+
+
+def _needs_checking(kind: type) -> bool:
+    return (
+        kind not in ansi.ALLOWED_EXPRESSIONS
+        or kind in NON_STANDARD_ARGS
+        or issubclass(kind, exp.Limit | exp.Join | exp.Count | exp.DataType)
+    )
+
+
 def _generate(tree: exp.Expr, ctx: Context) -> str:
     # Locate what the generator would reject, so the refusal points at the construct.
     limits: list[exp.Limit] = []
+    checked = _CHECKED_TYPES
     for node in preorder(tree):
+        kind = type(node)
+        needs = checked.get(kind)
+        if needs is None:
+            needs = checked[kind] = _needs_checking(kind)
+        if not needs:
+            continue
         if isinstance(node, exp.Limit):
             limits.append(node)
         construct = _non_standard(node)

@@ -14,13 +14,16 @@ from sqlglot import exp
 def preorder(node: exp.Expr) -> list[exp.Expr]:
     nodes: list[exp.Expr] = []
     stack = [node]
+    pop, push, add = stack.pop, stack.append, nodes.append
     expr = exp.Expr
     while stack:
-        current = stack.pop()
-        nodes.append(current)
+        current = pop()
+        add(current)
         for value in reversed(current.args.values()):
-            if isinstance(value, list):
-                stack.extend(v for v in reversed(value) if isinstance(v, expr))
+            if type(value) is list:
+                for item in reversed(value):
+                    if isinstance(item, expr):
+                        push(item)
             elif isinstance(value, expr):
-                stack.append(value)
+                push(value)
     return nodes
