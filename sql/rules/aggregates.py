@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sql.rules import Context, rule
-from sql.rules.build import INTEGER_TYPES, cast, clone, type_of
+from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.build import INTEGER_TYPES, cast, clone, lit, type_of
 
 
 @rule(
@@ -67,3 +67,47 @@ def listagg_within_group(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return exp.GroupConcat(
         this=order, separator=clone(separator) if separator else exp.Literal.string("")
     )
+
+
+# The integer type each source gives GROUPING (T-SQL's tinyint has no ANSI type; INTEGER holds
+# its values). DuckDB computes GROUPING as BIGINT and Spark as TINYINT, so the translation
+# always casts: both engines then agree with the source.
+GROUPING_TYPES = {"tsql": "INTEGER", "redshift": "INTEGER", "teradata": "INTEGER"}
+
+
+@rule(
+    "FN-GROUPING",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Grouping, exp.GroupingId),
+    "GROUPING(c) (SQL:1999, T431) is kept, cast to the source's integer type (BIGINT; INTEGER "
+    "for T-SQL, Redshift and Teradata) since DuckDB and Spark type it differently. "
+    "GROUPING(c1, ..., cn) and GROUPING_ID(c1, ..., cn) become the bit vector the standard "
+    "defines: 2^(n-1) * GROUPING(c1) + ... + GROUPING(cn).",
+    (
+        (
+            "tsql",
+            "SELECT o_orderstatus, GROUPING(o_orderstatus) + GROUPING(o_orderpriority) AS g "
+            "FROM dbo.Orders GROUP BY ROLLUP (o_orderstatus, o_orderpriority)",
+            'SELECT "orders"."o_orderstatus" AS "o_orderstatus", CAST(GROUPING("orders"."o_orderstatus") AS INTEGER) + CAST(GROUPING("orders"."o_orderpriority") AS INTEGER) AS "g" FROM "raw"."orders" AS "orders" GROUP BY ROLLUP ("orders"."o_orderstatus", "orders"."o_orderpriority")',
+        ),
+        (
+            "snowflake",
+            "SELECT GROUPING_ID(o_orderstatus, o_orderpriority) AS g, COUNT(*) AS n "
+            "FROM SALES.ORDERS GROUP BY CUBE (o_orderstatus, o_orderpriority)",
+            'SELECT CAST(GROUPING("orders"."o_orderstatus") * 2 + GROUPING("orders"."o_orderpriority") AS BIGINT) AS "g", COUNT(*) AS "n" FROM "raw"."orders" AS "orders" GROUP BY CUBE ("orders"."o_orderstatus", "orders"."o_orderpriority")',
+        ),
+    ),
+)
+def grouping(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    columns = node.expressions
+    if not columns:
+        return None  # GROUPING() of nothing: left for the generator to refuse
+    total: exp.Expr | None = None
+    for position, column in enumerate(columns):
+        term: exp.Expr = exp.Grouping(expressions=[clone(column)])
+        weight = 2 ** (len(columns) - 1 - position)
+        if weight > 1:
+            term = exp.Mul(this=term, expression=lit(weight))
+        total = term if total is None else exp.Add(this=total, expression=term)
+    return cast(total, GROUPING_TYPES.get(ctx.dialect, "BIGINT"))

@@ -92,6 +92,28 @@ def zeroifnull(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 
 
 @rule(
+    "FN-EQUALNULL",
+    "rewrite",
+    ("snowflake",),
+    (exp.Anonymous,),
+    "EQUALNULL(a, b) becomes a IS NOT DISTINCT FROM b (SQL:1999, T151): TRUE when both are "
+    "NULL, FALSE when one is.",
+    (
+        (
+            "snowflake",
+            "SELECT o_orderkey FROM SALES.ORDERS WHERE EQUALNULL(o_clerk, o_comment)",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_clerk" IS NOT DISTINCT FROM "orders"."o_comment"',
+        ),
+    ),
+)
+def equalnull(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not _anonymous_named(node, "EQUALNULL") or len(node.expressions) != 2:
+        return None
+    left, right = node.expressions
+    return exp.NullSafeEQ(this=clone(left), expression=clone(right))
+
+
+@rule(
     "FN-NULLIFZERO",
     "rewrite",
     ("teradata",),

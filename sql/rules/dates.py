@@ -8,6 +8,7 @@ in some engines.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 from sqlglot import exp
@@ -464,3 +465,147 @@ def months_between(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         ifs=[exp.If(this=same_day, true=cast(exp.Paren(this=months), "DOUBLE"))],
         default=exp.Add(this=cast(exp.Paren(this=months), "DOUBLE"), expression=fraction),
     )
+
+
+# A date, or a date and time, as ISO 8601 writes it (what BigQuery's DATE(string) and
+# Snowflake's TO_TIMESTAMP_NTZ(string) read without a format, among other forms).
+ISO_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
+ISO_TIMESTAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?")
+
+
+def _iso_date(text: str) -> str | None:
+    """``text`` as 'YYYY-MM-DD' when it is a valid calendar date in ISO form, else None."""
+    match = ISO_DATE.fullmatch(text.strip())
+    if match is None:
+        return None
+    try:
+        return dt.date(*(int(part) for part in match.groups())).isoformat()
+    except ValueError:
+        return None
+
+
+def _iso_timestamp(text: str) -> str | None:
+    """``text`` as 'YYYY-MM-DD HH:MM:SS[.ffffff]' when it is a valid ISO date and time (or a
+    date: midnight), else None."""
+    text = text.strip()
+    if (day := _iso_date(text)) is not None:
+        return f"{day} 00:00:00"
+    match = ISO_TIMESTAMP.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day_of_month, hour, minute, second, fraction = match.groups()
+    try:
+        value = dt.datetime(
+            int(year), int(month), int(day_of_month), int(hour), int(minute), int(second or 0)
+        )
+    except ValueError:
+        return None
+    return value.isoformat(sep=" ") + (fraction or "")
+
+
+@rule(
+    "FN-DATE-OF",
+    "rewrite",
+    ("bigquery",),
+    (exp.Date,),
+    "BigQuery DATE(x) of a DATE or DATETIME becomes CAST(x AS DATE) (the date part); "
+    "DATE('YYYY-MM-DD') a DATE literal. DATE of a TIMESTAMP (an instant: its date depends on "
+    "the time zone, UTC unless one is given) or of a string column is refused.",
+    (
+        (
+            "bigquery",
+            "SELECT DATE(o_orderdate) AS d, DATE('1998-8-2') AS cutoff FROM sales.orders",
+            'SELECT CAST("orders"."o_orderdate" AS DATE) AS "d", CAST(\'1998-08-02\' AS DATE) AS "cutoff" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def date_of(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    value = node.this
+    if node.args.get("zone") is not None or node.expressions or value is None:
+        ctx.report(
+            "error",
+            "FN-DATE-OF",
+            node,
+            "DATE with a time zone or of date parts has no exact ANSI form here",
+        )
+        return None
+    if isinstance(value, exp.Literal) and value.is_string:
+        day = _iso_date(value.name)
+        if day is None:
+            ctx.report("error", "FN-DATE-OF", node, f"DATE('{value.name}') is not a valid date")
+            return None
+        return cast(lit(day), "DATE")
+    kind = type_of(value)
+    if kind == exp.DType.DATE or kind in TIMESTAMP_TYPES:
+        return cast(clone(value), "DATE")
+    if kind in (exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ):
+        what = "a TIMESTAMP (an instant: its date depends on the time zone)"
+    else:
+        what = f"a {kind.value}" if kind else "a value of unknown type"
+    ctx.report("error", "FN-DATE-OF", node, f"DATE of {what} has no exact ANSI form; CAST it")
+    return None
+
+
+@rule(
+    "FN-TO-TIMESTAMP-NTZ",
+    "rewrite",
+    ("snowflake",),
+    (exp.Anonymous, exp.Cast),
+    "TO_TIMESTAMP_NTZ(x) of a DATE becomes CAST(x AS TIMESTAMP) (midnight), of a TIMESTAMP_NTZ "
+    "the value itself, of an ISO 8601 string literal (also written '...'::TIMESTAMP_NTZ, to "
+    "the microsecond) a TIMESTAMP literal. Of a string column "
+    "(whose format Snowflake detects per value), a number (epoch scale by magnitude) or a "
+    "TIMESTAMP_TZ (which keeps its own wall-clock time) it is refused.",
+    (
+        (
+            "snowflake",
+            "SELECT TO_TIMESTAMP_NTZ(o_orderdate) AS t FROM SALES.ORDERS",
+            'SELECT CAST("orders"."o_orderdate" AS TIMESTAMP) AS "t" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def to_timestamp_ntz(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if isinstance(node, exp.Cast):
+        # sqlglot reads TO_TIMESTAMP_NTZ('...') as a cast of the literal.
+        value = node.this
+        if node.to.this != exp.DType.TIMESTAMPNTZ or node.to.expressions:
+            return None
+        if not (isinstance(value, exp.Literal) and value.is_string):
+            return None
+        moment = _iso_timestamp(value.name)
+        return cast(lit(moment), "TIMESTAMP") if moment is not None else None
+    if node.name.upper() != "TO_TIMESTAMP_NTZ":
+        return None
+    if len(node.expressions) != 1:
+        ctx.report(
+            "error",
+            "FN-TO-TIMESTAMP-NTZ",
+            node,
+            "TO_TIMESTAMP_NTZ with a format or scale has no exact ANSI form here",
+        )
+        return node  # refused here: not also an unknown function
+    [value] = node.expressions
+    if isinstance(value, exp.Literal) and value.is_string:
+        moment = _iso_timestamp(value.name)
+        if moment is None:
+            ctx.report(
+                "error",
+                "FN-TO-TIMESTAMP-NTZ",
+                node,
+                f"'{value.name}' is not an ISO 8601 date and time; give its format",
+            )
+            return node
+        return cast(lit(moment), "TIMESTAMP")
+    kind = type_of(value)
+    if kind == exp.DType.DATE:
+        return cast(clone(value), "TIMESTAMP")
+    if kind in TIMESTAMP_TYPES:
+        return clone(value)
+    ctx.report(
+        "error",
+        "FN-TO-TIMESTAMP-NTZ",
+        node,
+        f"TO_TIMESTAMP_NTZ of {kind.value if kind else 'a value of unknown type'} depends on "
+        "its format or time zone; CAST it",
+    )
+    return node

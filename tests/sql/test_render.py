@@ -138,3 +138,36 @@ def test_native_forms_return_the_same_values_and_types_as_the_portable_sql():
         native = con.sql(render(sql, "duckdb", schema=DATES))
         assert native.types == portable.types
         assert native.fetchall() == portable.fetchall()
+
+
+def test_grouping_has_the_sources_type_and_values_on_both_engines(spark_engine):
+    """DuckDB types GROUPING as BIGINT and Spark as TINYINT; the translation casts it to the
+    source's type, so both engines give one schema and the same rows."""
+    rows = [(1, "F", "1-URGENT"), (2, "O", "2-HIGH"), (3, None, "1-URGENT"), (4, "F", "2-HIGH")]
+    queries = {
+        "tsql": "SELECT o_orderstatus, GROUPING(o_orderstatus) + GROUPING(o_orderpriority) AS g"
+        " FROM dbo.Orders GROUP BY ROLLUP (o_orderstatus, o_orderpriority)",
+        "snowflake": "SELECT GROUPING_ID(o_orderstatus, o_orderpriority) AS g, COUNT(*) AS n"
+        " FROM SALES.ORDERS GROUP BY CUBE (o_orderstatus, o_orderpriority)",
+    }
+    spark = spark_engine.session().newSession()
+    spark.createDataFrame(
+        rows, "o_orderkey INT, o_orderstatus STRING, o_orderpriority STRING"
+    ).createOrReplaceTempView("orders")
+    with duckdb.connect() as con:
+        con.execute(
+            "CREATE TABLE orders (o_orderkey INT, o_orderstatus VARCHAR, o_orderpriority VARCHAR)"
+        )
+        con.executemany("INSERT INTO orders VALUES (?, ?, ?)", rows)
+        for dialect, source in queries.items():
+            # The lake table, read here under its bare name in both engines.
+            ansi_sql = translate(source, dialect).ansi_sql.replace('"raw"."orders"', '"orders"')
+            on_duckdb = con.sql(render(ansi_sql, "duckdb"))
+            on_spark = spark.sql(render(ansi_sql, "spark"))
+            types = {"tsql": "int", "snowflake": "bigint"}[dialect]
+            assert on_spark.schema["g"].dataType.simpleString() == types
+            assert str(on_duckdb.types[on_duckdb.columns.index("g")]).lower().startswith(types)
+            key = lambda row: tuple((v is None, v) for v in row)  # noqa: E731
+            assert sorted(map(tuple, on_spark.collect()), key=key) == sorted(
+                on_duckdb.fetchall(), key=key
+            )

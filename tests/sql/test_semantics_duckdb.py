@@ -346,6 +346,40 @@ CASES = [
         "SELECT o_custkey, STRING_AGG(o_orderstatus, '|' ORDER BY o_orderkey) AS s FROM sales.orders GROUP BY o_custkey ORDER BY o_custkey",
         [(10, "F|O"), (20, None), (30, "F")],
     ),
+    # GROUPING marks the rows a ROLLUP added (T-SQL: NULLs sort first); GROUPING_ID is the
+    # bit vector of the columns rolled up, the first the most significant
+    (
+        "tsql",
+        "SELECT o_orderstatus, GROUPING(o_orderstatus) AS g, COUNT(*) AS n FROM dbo.Orders"
+        " GROUP BY ROLLUP (o_orderstatus) ORDER BY g, o_orderstatus",
+        [(None, 0, 1), ("F", 0, 2), ("O", 0, 1), (None, 1, 4)],
+    ),
+    (
+        "snowflake",
+        "SELECT g, COUNT(*) AS n FROM (SELECT GROUPING_ID(o_orderstatus, o_custkey) AS g"
+        " FROM SALES.ORDERS GROUP BY CUBE (o_orderstatus, o_custkey)) x GROUP BY g ORDER BY g",
+        [(0, 4), (1, 3), (2, 3), (3, 1)],
+    ),
+    # EQUALNULL: NULL equals NULL, and NULL differs from a value
+    (
+        "snowflake",
+        "SELECT o_orderkey FROM SALES.ORDERS WHERE EQUALNULL(o_orderstatus,"
+        " CASE WHEN o_orderkey = 3 THEN NULL ELSE 'F' END) ORDER BY o_orderkey",
+        [(1,), (3,), (4,)],
+    ),
+    # BigQuery DATE of a DATE and of an ISO date string; TO_TIMESTAMP_NTZ of a DATE is midnight
+    (
+        "bigquery",
+        "SELECT DATE(o_orderdate) AS d, DATE('2024-2-9') AS c FROM sales.orders"
+        " WHERE o_orderkey = 1",
+        [(D(2024, 1, 31), D(2024, 2, 9))],
+    ),
+    (
+        "snowflake",
+        "SELECT TO_TIMESTAMP_NTZ(o_orderdate) AS t, TO_TIMESTAMP_NTZ('2024-03-01 10:20:30.5') AS u"
+        " FROM SALES.ORDERS WHERE o_orderkey = 2",
+        [(dt.datetime(2024, 2, 29), dt.datetime(2024, 3, 1, 10, 20, 30, 500000))],
+    ),
 ]
 
 
