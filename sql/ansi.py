@@ -106,6 +106,7 @@ ALLOWED_EXPRESSIONS: frozenset[type[exp.Expr]] = frozenset(
         exp.Pow,
         exp.Sqrt,
         exp.Ln,
+        exp.Log,  # LOG(base, x), SQL:2016 T623: sql/rules/functions.py gives it its base
         exp.Exp,
         exp.CurrentDate,
         exp.CurrentTimestamp,

@@ -178,3 +178,32 @@ def replace(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             return exp.Nullif(this=fixed, expression=lit(""))
         return exp.Nullif(this=clone(node), expression=lit(""))
     return node
+
+
+# Where sqlglot leaves a one-argument LOG (the other dialects' LOG(x) is read as LN).
+LOG_BASE_10 = ("redshift", "teradata")
+
+
+@rule(
+    "FN-LOG",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Log,),
+    "LOG(base, x) is SQL:2016's general logarithm (T623) and stays as it is, base first as "
+    "every source writes it (BigQuery's LOG(x, base) and LOG10(x) are read in that order). "
+    "Redshift's and Teradata's one-argument LOG is base 10: LOG(10, x).",
+    (
+        (
+            "redshift",
+            "SELECT LOG(o_totalprice) AS l FROM sales.orders",
+            'SELECT LOG(10, "orders"."o_totalprice") AS "l" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def logarithm(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.args.get("expression") is not None:
+        return None  # LOG(base, x): standard as it stands
+    if ctx.dialect not in LOG_BASE_10:
+        ctx.report("error", "FN-LOG", node, "LOG with one argument: give the base")
+        return None
+    return exp.Log(this=lit(10), expression=clone(node.this))

@@ -367,6 +367,11 @@ CASES = [
         " CASE WHEN o_orderkey = 3 THEN NULL ELSE 'F' END) ORDER BY o_orderkey",
         [(1,), (3,), (4,)],
     ),
+    # the general logarithm keeps its base: Snowflake LOG(base, x), BigQuery LOG(x, base),
+    # Redshift's one-argument LOG is base 10
+    ("snowflake", "SELECT LOG(10, 1000) AS l FROM SALES.ORDERS WHERE o_orderkey = 1", [(3.0,)]),
+    ("bigquery", "SELECT LOG(8, 2) AS l FROM sales.orders WHERE o_orderkey = 1", [(3.0,)]),
+    ("redshift", "SELECT LOG(100) AS l FROM sales.orders WHERE o_orderkey = 1", [(2.0,)]),
     # BigQuery DATE of a DATE and of an ISO date string; TO_TIMESTAMP_NTZ of a DATE is midnight
     (
         "bigquery",
