@@ -197,6 +197,7 @@ def load_all() -> dict[str, Rule]:
         dates,
         dialect_specific,
         division,
+        formats,
         functions,
         portable_types,
         refusals,

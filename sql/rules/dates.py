@@ -17,6 +17,7 @@ from sql.rules import ALL_DIALECTS, Context, rule
 from sql.rules.build import (
     MONTH_END,
     MONTH_START,
+    NUMERIC_TYPES,
     TIMESTAMP_TYPES,
     add_months,
     cast,
@@ -601,11 +602,14 @@ def to_timestamp_ntz(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return cast(clone(value), "TIMESTAMP")
     if kind in TIMESTAMP_TYPES:
         return clone(value)
-    ctx.report(
-        "error",
-        "FN-TO-TIMESTAMP-NTZ",
-        node,
-        f"TO_TIMESTAMP_NTZ of {kind.value if kind else 'a value of unknown type'} depends on "
-        "its format or time zone; CAST it",
-    )
+    if kind in NUMERIC_TYPES:
+        why = (
+            "of a number counts seconds, milliseconds, microseconds or nanoseconds since 1970 "
+            "by its magnitude (or by a scale argument); add the interval to TIMESTAMP "
+            "'1970-01-01 00:00:00'"
+        )
+    else:
+        what = kind.value if kind else "a value of unknown type"
+        why = f"of {what} depends on its format or time zone; CAST it"
+    ctx.report("error", "FN-TO-TIMESTAMP-NTZ", node, f"TO_TIMESTAMP_NTZ {why}")
     return node

@@ -14,9 +14,10 @@ REFUSALS: tuple[
         "FMT-TO-CHAR",
         ALL_DIALECTS,
         (exp.ToChar, exp.TimeToStr, exp.NumberToStr, exp.StrToTime, exp.StrToDate),
-        "Format-string conversions (TO_CHAR, FORMAT, TO_DATE with a format, FORMAT_DATE) are refused: "
-        "ANSI has no format strings and CAST produces a different text.",
-        ("oracle", "SELECT TO_CHAR(o_orderdate, 'YYYY-MM') AS m FROM SALES.ORDERS", "1:8"),
+        "Format-string conversions that FMT-DATETIME does not compile (number formats, TO_DATE "
+        "with a format, FORMAT_DATE, T-SQL FORMAT) are refused: ANSI has no format strings and "
+        "CAST produces a different text.",
+        ("oracle", "SELECT TO_CHAR(o_totalprice, '999.99') AS m FROM SALES.ORDERS", "1:8"),
         "format-string conversion has no exact ANSI form",
     ),
     (
@@ -110,8 +111,9 @@ def _refuse(rule_id: str, why: str):
 
 for _id, _dialects, _nodes, _description, _example, _why in REFUSALS:
     # Refused before column qualification, which may fail on them first; unknown
-    # functions wait until the typed rules had their chance to translate them.
-    _phase = "typed" if _id == "FN-UNKNOWN" else "syntax"
+    # functions and format strings wait until the typed rules had their chance to translate
+    # them (sql/rules/formats.py needs the value's type).
+    _phase = "typed" if _id in ("FN-UNKNOWN", "FMT-TO-CHAR") else "syntax"
     rule(_id, "refuse", _dialects, _nodes, _description, (_example,), phase=_phase)(
         _refuse(_id, _why)
     )

@@ -171,3 +171,20 @@ def test_grouping_has_the_sources_type_and_values_on_both_engines(spark_engine):
             assert sorted(map(tuple, on_spark.collect()), key=key) == sorted(
                 on_duckdb.fetchall(), key=key
             )
+
+
+def test_compiled_date_formats_print_the_same_text_on_both_engines(spark_engine):
+    """EXTRACT(SECOND) is whole on DuckDB and carries the fraction on Spark; the compiled
+    format prints whole, zero-padded fields on both."""
+    source = (
+        "SELECT TO_CHAR(TO_TIMESTAMP_NTZ('2024-03-01 09:05:07.5'), 'YYYYMMDD HH24:MI:SS') AS t,"
+        " TO_CHAR(o_orderdate, 'YYYY-MM-DD/q') AS d FROM SALES.ORDERS"
+    )
+    ansi_sql = translate(source, "snowflake").ansi_sql.replace('"raw"."orders"', '"orders"')
+    spark = spark_engine.session().newSession()
+    spark.sql("SELECT DATE'0987-11-05' AS o_orderdate").createOrReplaceTempView("orders")
+    on_spark = [tuple(row) for row in spark.sql(render(ansi_sql, "spark")).collect()]
+    with duckdb.connect() as con:
+        con.execute("CREATE TABLE orders AS SELECT DATE '0987-11-05' AS o_orderdate")
+        on_duckdb = con.sql(render(ansi_sql, "duckdb")).fetchall()
+    assert on_spark == on_duckdb == [("20240301 09:05:07", "0987-11-05/4")]

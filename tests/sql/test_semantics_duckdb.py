@@ -10,6 +10,7 @@ import duckdb
 import pytest
 
 from sql.catalog import load_catalog
+from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.translate import translate
 
@@ -372,6 +373,30 @@ CASES = [
     ("snowflake", "SELECT LOG(10, 1000) AS l FROM SALES.ORDERS WHERE o_orderkey = 1", [(3.0,)]),
     ("bigquery", "SELECT LOG(8, 2) AS l FROM sales.orders WHERE o_orderkey = 1", [(3.0,)]),
     ("redshift", "SELECT LOG(100) AS l FROM sales.orders WHERE o_orderkey = 1", [(2.0,)]),
+    # datetime format models, element by element (Oracle-style models; Redshift's PostgreSQL
+    # patterns as sqlglot reads them)
+    (
+        "snowflake",
+        "SELECT TO_CHAR(o_orderdate, 'YYYY-MM-DD') AS d, TO_VARCHAR(o_orderdate, 'yy/q') AS q,"
+        " TO_CHAR(TO_TIMESTAMP_NTZ('2024-03-01 09:05:07.5'), 'YYYYMMDD HH24:MI:SS') AS t"
+        " FROM SALES.ORDERS WHERE o_orderkey = 1",
+        [("2024-01-31", "24/1", "20240301 09:05:07")],
+    ),
+    (
+        "oracle",
+        "SELECT TO_CHAR(o_orderdate, 'DD.MM.YYYY') AS d FROM SALES.ORDERS WHERE o_orderkey = 3",
+        [("15.12.2023",)],
+    ),
+    (
+        "teradata",
+        "SELECT TO_CHAR(o_orderdate, 'YYYY/MM') AS d FROM SALES_DB.ORDERS WHERE o_orderkey = 2",
+        [("2024/02",)],
+    ),
+    (
+        "redshift",
+        "SELECT TO_CHAR(o_orderdate, 'YYYY-MM') AS d FROM sales.orders ORDER BY o_orderkey",
+        [("2024-01",), ("2024-02",), ("2023-12",), (None,)],
+    ),
     # BigQuery DATE of a DATE and of an ISO date string; TO_TIMESTAMP_NTZ of a DATE is midnight
     (
         "bigquery",
@@ -406,3 +431,18 @@ def test_source_expressions_copied_by_a_rule_are_still_translated():
     ).ansi_sql
     assert ansi_sql.count("EXTRACT(DAY FROM") == 3
     assert '"l_receiptdate" - "lineitem"."l_commitdate" >' not in ansi_sql
+
+
+@pytest.mark.parametrize(
+    ("dialect", "source", "element"),
+    [
+        ("oracle", "SELECT TO_CHAR(o_orderdate, 'MON-YYYY') AS m FROM SALES.ORDERS", "MON"),
+        ("snowflake", "SELECT TO_CHAR(o_orderdate, 'YYYY-WW') AS m FROM SALES.ORDERS", "WW"),
+        ("redshift", "SELECT TO_CHAR(o_orderdate, 'Mon YYYY') AS m FROM sales.orders", "Mon"),
+    ],
+)
+def test_a_format_element_without_exact_form_is_refused_by_name(dialect, source, element):
+    with pytest.raises(TranslationError) as raised:
+        translate(source, dialect)
+    [diagnostic] = raised.value.diagnostics
+    assert diagnostic.rule == "FMT-DATETIME" and f"'{element}'" in diagnostic.message
