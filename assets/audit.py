@@ -3,10 +3,17 @@ version back to every legacy SQL line and lake file it came from, sealed by one 
 
 import dagster as dg
 
-from assets.registry import ALIAS_HISTORY, REGISTERED_MODEL_KEY
+from assets.registry import REGISTERED_MODEL_KEY
 from pipelines.audit.bundle import build_bundle, root_tag, stamp_root, write_bundle
 from pipelines.audit.collect import Sources
-from pipelines.registry import CHAMPION, MODEL_NAME, AliasHistory, alias_version, with_retries
+from pipelines.registry import (
+    ALIAS_HISTORY,
+    CHAMPION,
+    MODEL_NAME,
+    AliasHistory,
+    alias_version,
+    with_retries,
+)
 from pipelines.resources import AnsiStoreResource, AuditResource, LakeResource, MlflowResource
 
 AUDIT_BUNDLE_KEY = dg.AssetKey(["models", "audit_bundle"])

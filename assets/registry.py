@@ -7,6 +7,7 @@ import dagster as dg
 
 from assets.training import DELAY_MODEL_KEY
 from pipelines.registry import (
+    ALIAS_HISTORY,
     CHALLENGER,
     CHAMPION,
     DIGEST_TAG,
@@ -24,7 +25,6 @@ from pipelines.resources import LakeResource, MlflowResource
 from pipelines.warehouse import WAREHOUSE_ZONE
 
 REGISTERED_MODEL_KEY = dg.AssetKey(["models", "registered_model"])
-ALIAS_HISTORY = ("registry", "alias_history")
 
 
 class RegistrationConfig(dg.Config):

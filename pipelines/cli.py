@@ -389,8 +389,7 @@ def models_history(model: str, as_json: bool) -> None:
     import json
     from dataclasses import asdict
 
-    from assets.registry import ALIAS_HISTORY
-    from pipelines.registry import AliasHistory
+    from pipelines.registry import ALIAS_HISTORY, AliasHistory
 
     settings = load_settings()
     moves = AliasHistory(settings.lake_root.joinpath(*ALIAS_HISTORY)).moves(model)
@@ -413,15 +412,17 @@ def models_history(model: str, as_json: bool) -> None:
 def _audit_sources(settings: Settings):
     """What ``plumbline audit`` reads: the lake, the ANSI store, MLflow and (when this home
     has one) the Dagster instance."""
-    from mlflow import MlflowClient
-
-    from assets.audit import audit_sources
     from pipelines.audit.chain import AuditError
-    from pipelines.lake import Lake
 
     uri = settings.mlflow_uri
     if uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).is_file():
         raise AuditError(f"no MLflow store at {uri}: run `make run` (or `plumbline run`) first")
+    # MLflow and the asset definitions take seconds to import: not for a missing store.
+    from mlflow import MlflowClient
+
+    from assets.audit import audit_sources
+    from pipelines.lake import Lake
+
     instance = None
     if (settings.dagster_home / "dagster.yaml").is_file():
         import dagster as dg
@@ -583,6 +584,10 @@ def mlflow_ui_command(settings: Settings, host: str, port: int) -> list[str]:
         host,
         "--port",
         str(port),
+        # One person's local UI: one server process, not MLflow's default four (each of
+        # which loads MLflow, seconds of CPU).
+        "--workers",
+        "1",
     ]
 
 

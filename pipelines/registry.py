@@ -27,6 +27,7 @@ CHAMPION = "champion"
 CHALLENGER = "challenger"
 DIGEST_TAG = "plumbline.model_digest"
 ALIAS_TAG_PREFIX = "plumbline.alias_move."
+ALIAS_HISTORY = ("registry", "alias_history")
 
 T = TypeVar("T")
 # MLflow error codes worth retrying (a locked or restarting store); anything else is final.

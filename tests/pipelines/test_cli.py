@@ -24,6 +24,18 @@ def plumbline(*args: str, env: dict[str, str] | None = None, timeout: int = 300)
     )
 
 
+def plumbline_in_process(*args: str, env: dict[str, str]):
+    """The same command in this process, with the same environment rules as ``plumbline``:
+    for a test's further invocations once the console script has been run, since each start
+    of it loads Dagster and MLflow (seconds)."""
+    from click.testing import CliRunner
+
+    from pipelines.cli import main
+
+    environment = {k: None for k in os.environ if k.startswith("PLUMBLINE_")} | env
+    return CliRunner().invoke(main, list(args), env=environment)
+
+
 def post_to_server(command: str, env: dict[str, str], path: str, body: dict) -> dict:
     """Start ``plumbline <command> --port P``, POST JSON ``body`` to ``path`` until it
     answers (at most 120 s), stop the server, return the JSON reply."""
@@ -178,7 +190,10 @@ def test_run_materializes_through_the_persistent_instance(run_home, monkeypatch)
     assert "reads raw.lineitem, which is not among its inputs" in missing.stderr
 
 
-def test_workspace_validates():
+def test_workspace_validates(tmp_path):
+    # Without DAGSTER_HOME the command makes a temporary instance (.tmp_dagster_home_*) in
+    # its working directory, the repository root; this one lives in tmp_path.
+    environment = {**os.environ, "DAGSTER_HOME": str(tmp_path)}
     result = subprocess.run(
         [
             str(Path(sys.executable).parent / "dagster"),
@@ -188,6 +203,7 @@ def test_workspace_validates():
             "workspace.yaml",
         ],
         cwd=PROJECT_ROOT,
+        env=environment,
         capture_output=True,
         text=True,
         timeout=300,
