@@ -25,6 +25,42 @@ from sql.rules.build import (
 
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
+# A date (months and days of one or two digits), or a date and time, as ISO 8601 writes
+# it: what BigQuery's DATE(string) and Snowflake's TO_TIMESTAMP_NTZ(string) read without a
+# format (sql/rules/dates.py). ISO_DATE above is the strict form the date rules accept.
+ISO_DATE_PARTS = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
+ISO_TIMESTAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?")
+
+
+def iso_date(text: str) -> str | None:
+    """``text`` as 'YYYY-MM-DD' when it is a valid calendar date in ISO form, else None."""
+    match = ISO_DATE_PARTS.fullmatch(text.strip())
+    if match is None:
+        return None
+    try:
+        return dt.date(*(int(part) for part in match.groups())).isoformat()
+    except ValueError:
+        return None
+
+
+def iso_timestamp(text: str) -> str | None:
+    """``text`` as 'YYYY-MM-DD HH:MM:SS[.ffffff]' when it is a valid ISO date and time (or a
+    date: midnight), else None."""
+    text = text.strip()
+    if (day := iso_date(text)) is not None:
+        return f"{day} 00:00:00"
+    match = ISO_TIMESTAMP.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day_of_month, hour, minute, second, fraction = match.groups()
+    try:
+        value = dt.datetime(
+            int(year), int(month), int(day_of_month), int(hour), int(minute), int(second or 0)
+        )
+    except ValueError:
+        return None
+    return value.isoformat(sep=" ") + (fraction or "")
+
 
 @rule(
     "DATE-LITERAL",

@@ -8,9 +8,6 @@ in some engines.
 
 from __future__ import annotations
 
-import datetime as dt
-import re
-
 from sqlglot import exp
 
 from sql.rules import ALL_DIALECTS, Context, rule
@@ -31,6 +28,7 @@ from sql.rules.build import (
     positive_mod,
     type_of,
 )
+from sql.rules.calendar import ISO_DATE, iso_date, iso_timestamp
 
 DAY_UNITS = {"DAY", "DAYS", "D", "DD", "DY"}
 MONTH_UNITS = {"MONTH", "MONTHS", "MM", "M", "MON", "MONTHNAME"}
@@ -42,7 +40,6 @@ CALENDAR_PARTS = {
     "DAYOFWEEK", "DOW", "WEEKDAY", "DW", "DAYOFWEEKISO", "ISODOW", "DAYOFWEEK_ISO",
     "DAYOFYEAR", "DOY", "DY", "YEARDAY",
 }  # fmt: skip
-ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 def _unit(node: exp.Expr) -> str:
@@ -468,42 +465,6 @@ def months_between(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     )
 
 
-# A date, or a date and time, as ISO 8601 writes it (what BigQuery's DATE(string) and
-# Snowflake's TO_TIMESTAMP_NTZ(string) read without a format, among other forms).
-ISO_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
-ISO_TIMESTAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?")
-
-
-def _iso_date(text: str) -> str | None:
-    """``text`` as 'YYYY-MM-DD' when it is a valid calendar date in ISO form, else None."""
-    match = ISO_DATE.fullmatch(text.strip())
-    if match is None:
-        return None
-    try:
-        return dt.date(*(int(part) for part in match.groups())).isoformat()
-    except ValueError:
-        return None
-
-
-def _iso_timestamp(text: str) -> str | None:
-    """``text`` as 'YYYY-MM-DD HH:MM:SS[.ffffff]' when it is a valid ISO date and time (or a
-    date: midnight), else None."""
-    text = text.strip()
-    if (day := _iso_date(text)) is not None:
-        return f"{day} 00:00:00"
-    match = ISO_TIMESTAMP.fullmatch(text)
-    if match is None:
-        return None
-    year, month, day_of_month, hour, minute, second, fraction = match.groups()
-    try:
-        value = dt.datetime(
-            int(year), int(month), int(day_of_month), int(hour), int(minute), int(second or 0)
-        )
-    except ValueError:
-        return None
-    return value.isoformat(sep=" ") + (fraction or "")
-
-
 @rule(
     "FN-DATE-OF",
     "rewrite",
@@ -531,7 +492,7 @@ def date_of(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         )
         return None
     if isinstance(value, exp.Literal) and value.is_string:
-        day = _iso_date(value.name)
+        day = iso_date(value.name)
         if day is None:
             ctx.report("error", "FN-DATE-OF", node, f"DATE('{value.name}') is not a valid date")
             return None
@@ -573,7 +534,7 @@ def to_timestamp_ntz(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             return None
         if not (isinstance(value, exp.Literal) and value.is_string):
             return None
-        moment = _iso_timestamp(value.name)
+        moment = iso_timestamp(value.name)
         return cast(lit(moment), "TIMESTAMP") if moment is not None else None
     if node.name.upper() != "TO_TIMESTAMP_NTZ":
         return None
@@ -587,7 +548,7 @@ def to_timestamp_ntz(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return node  # refused here: not also an unknown function
     [value] = node.expressions
     if isinstance(value, exp.Literal) and value.is_string:
-        moment = _iso_timestamp(value.name)
+        moment = iso_timestamp(value.name)
         if moment is None:
             ctx.report(
                 "error",

@@ -17,6 +17,7 @@ from sqlglot import exp
 
 from sql.rules import Context, rule
 from sql.rules.build import TIMESTAMP_TYPES, cast, clone, extract, lit, type_of
+from sql.rules.dates import quarter_of
 
 # The dialects whose TO_CHAR / TO_VARCHAR take an Oracle-style datetime format model (the
 # numeric elements below mean the same in each: Oracle, Snowflake, Teradata, and Redshift,
@@ -28,12 +29,6 @@ def _padded(value: exp.Expr, width: int) -> exp.Expr:
     """The integer ``value`` (0 <= value < 10^width) as exactly ``width`` digits."""
     shifted = exp.Add(this=value, expression=lit(10**width))
     return exp.Substring(this=cast(shifted, "VARCHAR"), start=lit(2))
-
-
-def _quarter(value: exp.Expr) -> exp.Expr:
-    month = extract("MONTH", value)
-    third = exp.Div(this=exp.Paren(this=exp.Add(this=month, expression=lit(2))), expression=lit(3))
-    return cast(cast(exp.Floor(this=third), "INTEGER"), "VARCHAR")
 
 
 def _seconds(value: exp.Expr) -> exp.Expr:
@@ -50,7 +45,7 @@ ELEMENTS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "DD": lambda v: _padded(extract("DAY", v), 2),
     "MI": lambda v: _padded(extract("MINUTE", v), 2),
     "SS": lambda v: _padded(_seconds(v), 2),
-    "Q": _quarter,
+    "Q": lambda v: cast(quarter_of(v), "VARCHAR"),
 }
 # Elements refused, and why (checked before the ones above, so that e.g. MONTH is not MM...).
 REFUSED = {
