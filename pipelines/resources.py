@@ -14,6 +14,7 @@ from pipelines.engines.base import Engine
 from pipelines.engines.duckdb_engine import DuckDBEngine
 from pipelines.engines.spark_engine import SparkEngine
 from pipelines.lake import Lake
+from pipelines.pipes_messages import WholeLineMessageReader
 from pipelines.training import TrainingJob, default_nproc, torchrun_command, worker_failure
 from sql.catalog import DEFAULT_CATALOG_PATH, Catalog, load_catalogs
 
@@ -179,9 +180,9 @@ class TrainingLauncherResource(dg.ConfigurableResource):
             "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false",
         }
         try:
-            return dg.PipesSubprocessClient(cwd=str(PROJECT_ROOT), env=env).run(
-                context=context, command=command
-            )
+            return dg.PipesSubprocessClient(
+                cwd=str(PROJECT_ROOT), env=env, message_reader=WholeLineMessageReader()
+            ).run(context=context, command=command)
         except DagsterPipesExecutionError as exc:
             raise dg.Failure(description=worker_failure(job) or str(exc)) from exc
 
