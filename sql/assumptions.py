@@ -28,6 +28,10 @@ NAMESPACE_LEVELS: dict[str, tuple[str, ...]] = {
     "tsql": ("tsql_database", "tsql_schema"),
 }
 NAMESPACE_FIELDS = frozenset(name for levels in NAMESPACE_LEVELS.values() for name in levels)
+# Settings whose value is one of a few names.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "snowflake_timestamp_type_mapping": ("TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP_TZ"),
+}
 _NAME = re.compile(r"[\w$ -]*")
 
 
@@ -42,6 +46,9 @@ class Assumptions:
     # Snowflake WEEK_START: 0 = legacy (Sunday = 0 ... Saturday = 6), 1 ... 7 = weeks start
     # on Monday ... Sunday and DAYOFWEEK counts 1 ... 7 from there.
     snowflake_week_start: int = 0
+    # Snowflake TIMESTAMP_TYPE_MAPPING: the type TIMESTAMP (and TO_TIMESTAMP) stands for.
+    # Only TIMESTAMP_NTZ (the default) has an exact ANSI form.
+    snowflake_timestamp_type_mapping: str = "TIMESTAMP_NTZ"
     # The default namespace an unqualified table name resolves in: the session's current
     # database/schema (project/dataset in BigQuery), which the SQL text cannot show. Empty
     # means unknown: a name then resolves only if exactly one catalog table matches it.
@@ -67,6 +74,11 @@ class Assumptions:
                 "snowflake_week_start must be 0 (legacy) or 1 (Monday) ... 7 (Sunday); "
                 f"got {self.snowflake_week_start!r}"
             )
+        for name, choices in CHOICES.items():
+            if getattr(self, name) not in choices:
+                raise AssumptionError(
+                    f"{name} must be one of {', '.join(choices)}; got {getattr(self, name)!r}"
+                )
         for name in NAMESPACE_FIELDS:
             value = getattr(self, name)
             if not isinstance(value, str) or not _NAME.fullmatch(value):
@@ -92,6 +104,9 @@ class Assumptions:
         for key, value in overrides.items():
             if key in NAMESPACE_FIELDS:
                 values[key] = str(value)
+                continue
+            if key in CHOICES:
+                values[key] = str(value).upper()
                 continue
             try:
                 values[key] = int(value)

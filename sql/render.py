@@ -64,6 +64,37 @@ def _distinct_listagg_for_spark(tree: exp.Expr) -> exp.Expr:
     return tree
 
 
+def _second_steps_for_duckdb(tree: exp.Expr) -> exp.Expr:
+    """n * INTERVAL 'u' SECOND -> to_microseconds(CAST(CAST(n AS DECIMAL(38, 6)) * U AS BIGINT)).
+
+    DuckDB multiplies an interval by a 32-bit integer (or a DOUBLE): a BIGINT count of
+    seconds or microseconds since 1970 (as epoch conversions write) fails to cast to INTEGER.
+    Counting microseconds in a BIGINT is exact for every count that has an exact value in
+    microseconds (a finer fraction of the standard's product is implementation-defined).
+    """
+    for node in list(tree.find_all(exp.Mul)):
+        for count, step in ((node.this, node.expression), (node.expression, node.this)):
+            if not (
+                isinstance(step, exp.Interval)
+                and isinstance(step.this, exp.Literal)
+                and step.this.is_string
+                and step.text("unit").upper() == "SECOND"
+            ):
+                continue
+            whole, _, fraction = step.this.name.partition(".")
+            if not whole.isdigit() or (fraction and not fraction.isdigit()) or len(fraction) > 6:
+                continue
+            micros = int(whole) * 1_000_000 + int((fraction or "0").ljust(6, "0"))
+            scaled = exp.Mul(
+                this=exp.Cast(this=count.copy(), to=exp.DataType.build("DECIMAL(38, 6)")),
+                expression=exp.Literal.number(micros),
+            )
+            total = exp.Cast(this=scaled, to=exp.DataType.build("BIGINT"))
+            node.replace(exp.Anonymous(this="to_microseconds", expressions=[total]))
+            break
+    return tree
+
+
 # {zone: {table: {column: type}}}: the column types of the tables a query reads.
 Schema = Mapping[str, Mapping[str, Mapping[str, str]]]
 
@@ -242,6 +273,8 @@ def render(
     if engine == "spark":
         tree = _distinct_listagg_for_spark(tree)
     tree = native_forms(tree, engine, schema)
+    if engine == "duckdb":
+        tree = _second_steps_for_duckdb(tree)
     if transform is not None:
         tree = transform(tree)
     try:

@@ -38,6 +38,7 @@ DIALECT_NAMES = {
 }
 # What each server-setting assumption of sql/assumptions.yaml means, for a reader of SQL.
 ASSUMPTION_NAMES = {
+    "snowflake_timestamp_type_mapping": "Snowflake TIMESTAMP_TYPE_MAPPING: the type TIMESTAMP and TO_TIMESTAMP stand for",
     "snowflake_week_start": "Snowflake WEEK_START: 0 = legacy Sunday-based weeks, 1-7 = Monday-Sunday",
     "tsql_datefirst": "SQL Server SET DATEFIRST: first day of the week, 1 = Monday ... 7 = Sunday",
 }

@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from sql.rules import ALL_DIALECTS, Context, rule
 from sql.rules.build import (
+    INTEGER_TYPES,
     MONTH_END,
     MONTH_START,
     NUMERIC_TYPES,
@@ -25,8 +26,10 @@ from sql.rules.build import (
     interval,
     last_of_month,
     lit,
+    paren,
     positive_mod,
     type_of,
+    typed,
 )
 from sql.rules.calendar import ISO_DATE, iso_date, iso_timestamp
 
@@ -508,25 +511,162 @@ def date_of(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return None
 
 
+# Snowflake's conversions to a timestamp without time zone. TO_TIMESTAMP is the one
+# TIMESTAMP_TYPE_MAPPING names (TIMESTAMP_NTZ by default: an assumption).
+_NTZ_FUNCTIONS = {"TO_TIMESTAMP_NTZ", "TO_TIMESTAMP"}
+_ZONED_FUNCTIONS = {"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_TZ"}
+# The epoch of a timestamp without time zone: Snowflake counts from 1970-01-01 00:00:00.
+EPOCH = "1970-01-01 00:00:00"
+# Fractions of a second the target's TIMESTAMP keeps (microseconds).
+MAX_EPOCH_SCALE = 6
+
+
+def _integral(node: exp.Expr) -> bool:
+    """Whether ``node`` is typed as a whole number (an integer, or a decimal of scale 0)."""
+    kind = type_of(node)
+    if kind in INTEGER_TYPES:
+        return True
+    if kind != exp.DType.DECIMAL or node.type is None or node.type.this != exp.DType.DECIMAL:
+        return False
+    params = node.type.expressions
+    # NUMBER(p) and NUMBER are NUMBER(p, 0) and NUMBER(38, 0) in Snowflake.
+    return len(params) < 2 or params[1].this.name == "0"
+
+
+def _power_of_ten(node: exp.Expr) -> int | None:
+    """k when ``node`` is the number literal 10^k (``1000``, ``1000.0``), else None."""
+    if not isinstance(node, exp.Literal) or node.is_string:
+        return None
+    whole, _, fraction = node.name.partition(".")
+    if fraction.strip("0") or not whole.startswith("1") or whole.strip("0") != "1":
+        return None
+    return len(whole) - 1
+
+
+def _epoch_units(value: exp.Expr, scale: int) -> tuple[exp.Expr, int] | None:
+    """(count, k) such that ``value`` (with the scale argument ``scale``) is ``count``
+    units of 10^-k seconds, exactly; None when it is not a whole count of such units."""
+    if scale == 0 and isinstance(value, exp.Div) and _integral(value.this):
+        # n / 10^k: Snowflake's quotient of a whole number keeps 6 decimals, so it is
+        # exactly n units of 10^-k seconds for k <= 6.
+        k = _power_of_ten(value.expression)
+        if k is not None:
+            return value.this, k
+    if _integral(value):
+        return value, scale
+    return None
+
+
+def epoch_timestamp(count: exp.Expr, k: int) -> exp.Expr:
+    """TIMESTAMP '1970-01-01 00:00:00' + count * INTERVAL '10^-k' SECOND."""
+    unit = "1" if k == 0 else "0." + "0" * (k - 1) + "1"
+    step = exp.Interval(this=exp.Literal.string(unit), unit=exp.var("SECOND"))
+    moment = exp.Add(
+        this=cast(lit(EPOCH), "TIMESTAMP"),
+        expression=exp.Mul(this=paren(clone(count)), expression=step),
+    )
+    return typed(moment, "TIMESTAMP")
+
+
+def _from_number(node: exp.Expr, value: exp.Expr, scale: int, name: str, ctx: Context) -> exp.Expr:
+    if scale > MAX_EPOCH_SCALE:
+        ctx.report(
+            "error",
+            "FN-TO-TIMESTAMP-NTZ",
+            node,
+            f"{name} with scale {scale} counts units finer than the microseconds an ANSI "
+            "TIMESTAMP keeps",
+        )
+        return node
+    units = _epoch_units(value, scale)
+    if units is None or units[1] > MAX_EPOCH_SCALE:
+        ctx.report(
+            "error",
+            "FN-TO-TIMESTAMP-NTZ",
+            node,
+            f"{name} of a number counts seconds since 1970 (or units its scale argument "
+            "names); it is translated exactly for a whole number, or a whole number divided "
+            "by 10, 100, ... 1000000, and this is neither",
+        )
+        return node
+    return epoch_timestamp(*units)
+
+
+def _mapping_is_ntz(name: str, node: exp.Expr, ctx: Context) -> bool:
+    """TO_TIMESTAMP is a TIMESTAMP_NTZ conversion only under that mapping: say so."""
+    if name != "TO_TIMESTAMP":
+        return True
+    mapping = ctx.assumptions.snowflake_timestamp_type_mapping
+    if mapping != "TIMESTAMP_NTZ":
+        ctx.report(
+            "error",
+            "FN-TO-TIMESTAMP-NTZ",
+            node,
+            f"TO_TIMESTAMP under TIMESTAMP_TYPE_MAPPING = {mapping} depends on the session "
+            "time zone",
+        )
+        return False
+    ctx.report(
+        "warning",
+        "FN-TO-TIMESTAMP-NTZ",
+        node,
+        "TO_TIMESTAMP assumes TIMESTAMP_TYPE_MAPPING = TIMESTAMP_NTZ; set "
+        "snowflake_timestamp_type_mapping in sql/assumptions.yaml",
+    )
+    return True
+
+
 @rule(
     "FN-TO-TIMESTAMP-NTZ",
     "rewrite",
     ("snowflake",),
-    (exp.Anonymous, exp.Cast),
-    "TO_TIMESTAMP_NTZ(x) of a DATE becomes CAST(x AS TIMESTAMP) (midnight), of a TIMESTAMP_NTZ "
-    "the value itself, of an ISO 8601 string literal (also written '...'::TIMESTAMP_NTZ, to "
-    "the microsecond) a TIMESTAMP literal. Of a string column "
-    "(whose format Snowflake detects per value), a number (epoch scale by magnitude) or a "
-    "TIMESTAMP_TZ (which keeps its own wall-clock time) it is refused.",
+    (exp.Anonymous, exp.Cast, exp.UnixToTime),
+    "TO_TIMESTAMP_NTZ(x), and TO_TIMESTAMP(x) under the assumed TIMESTAMP_TYPE_MAPPING = "
+    "TIMESTAMP_NTZ (a warning): of a DATE becomes CAST(x AS TIMESTAMP) (midnight), of a "
+    "TIMESTAMP_NTZ the value itself, of an ISO 8601 string literal (also written "
+    "'...'::TIMESTAMP_NTZ, to the microsecond) a TIMESTAMP literal. Of a number (seconds since "
+    "1970, or units of 10^-scale seconds with a scale argument) it becomes TIMESTAMP "
+    "'1970-01-01 00:00:00' + n * INTERVAL '1' SECOND, exactly for a whole number and for a "
+    "whole number divided by 10^k (k <= 6: Snowflake's quotient keeps 6 decimals); finer "
+    "scales than microseconds are refused. Of a string column (whose format Snowflake detects "
+    "per value), a fractional or approximate number, or a TIMESTAMP_TZ (which keeps its own "
+    "wall-clock time) it is refused, as are TO_TIMESTAMP_LTZ / TO_TIMESTAMP_TZ (session time "
+    "zone).",
     (
         (
             "snowflake",
             "SELECT TO_TIMESTAMP_NTZ(o_orderdate) AS t FROM SALES.ORDERS",
             'SELECT CAST("orders"."o_orderdate" AS TIMESTAMP) AS "t" FROM "raw"."orders" AS "orders"',
         ),
+        (
+            "snowflake",
+            "SELECT TO_TIMESTAMP_NTZ(o_custkey / 1000) AS t, TO_TIMESTAMP(o_orderkey, 6) AS u "
+            "FROM SALES.ORDERS",
+            'SELECT CAST(\'1970-01-01 00:00:00\' AS TIMESTAMP) + "orders"."o_custkey" * '
+            "INTERVAL '0.001' SECOND AS \"t\", CAST('1970-01-01 00:00:00' AS TIMESTAMP) + "
+            '"orders"."o_orderkey" * INTERVAL \'0.000001\' SECOND AS "u" FROM '
+            '"raw"."orders" AS "orders"',
+        ),
     ),
 )
 def to_timestamp_ntz(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if isinstance(node, exp.UnixToTime):
+        # TO_TIMESTAMP[_NTZ](n, scale): sqlglot's UnixToTime with the mapped target type.
+        target = node.args.get("target_type")
+        scale_node = node.args.get("scale")
+        name = "TO_TIMESTAMP_NTZ" if target and target.this == exp.DType.TIMESTAMPNTZ else ""
+        if not name and not (target and target.this == exp.DType.TIMESTAMP):
+            return None
+        name = name or "TO_TIMESTAMP"
+        if not _mapping_is_ntz(name, node, ctx):
+            return node
+        if scale_node is not None and not (
+            isinstance(scale_node, exp.Literal) and scale_node.is_int
+        ):
+            ctx.report("error", "FN-TO-TIMESTAMP-NTZ", node, f"{name}'s scale must be a number")
+            return node
+        scale = int(scale_node.name) if scale_node is not None else 0
+        return _from_number(node, node.this, scale, name, ctx)
     if isinstance(node, exp.Cast):
         # sqlglot reads TO_TIMESTAMP_NTZ('...') as a cast of the literal.
         value = node.this
@@ -536,16 +676,27 @@ def to_timestamp_ntz(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             return None
         moment = iso_timestamp(value.name)
         return cast(lit(moment), "TIMESTAMP") if moment is not None else None
-    if node.name.upper() != "TO_TIMESTAMP_NTZ":
+    name = node.name.upper()
+    if name in _ZONED_FUNCTIONS:
+        ctx.report(
+            "error",
+            "FN-TO-TIMESTAMP-NTZ",
+            node,
+            f"{name} gives a timestamp in the session time zone, which the SQL cannot show",
+        )
+        return node
+    if name not in _NTZ_FUNCTIONS:
         return None
     if len(node.expressions) != 1:
         ctx.report(
             "error",
             "FN-TO-TIMESTAMP-NTZ",
             node,
-            "TO_TIMESTAMP_NTZ with a format or scale has no exact ANSI form here",
+            f"{name} with a format has no exact ANSI form here",
         )
         return node  # refused here: not also an unknown function
+    if not _mapping_is_ntz(name, node, ctx):
+        return node
     [value] = node.expressions
     if isinstance(value, exp.Literal) and value.is_string:
         moment = iso_timestamp(value.name)
@@ -564,13 +715,12 @@ def to_timestamp_ntz(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if kind in TIMESTAMP_TYPES:
         return clone(value)
     if kind in NUMERIC_TYPES:
-        why = (
-            "of a number counts seconds, milliseconds, microseconds or nanoseconds since 1970 "
-            "by its magnitude (or by a scale argument); add the interval to TIMESTAMP "
-            "'1970-01-01 00:00:00'"
-        )
-    else:
-        what = kind.value if kind else "a value of unknown type"
-        why = f"of {what} depends on its format or time zone; CAST it"
-    ctx.report("error", "FN-TO-TIMESTAMP-NTZ", node, f"TO_TIMESTAMP_NTZ {why}")
+        return _from_number(node, value, 0, name, ctx)
+    what = kind.value if kind else "a value of unknown type"
+    ctx.report(
+        "error",
+        "FN-TO-TIMESTAMP-NTZ",
+        node,
+        f"{name} of {what} depends on its format or time zone; CAST it",
+    )
     return node

@@ -7,6 +7,7 @@ import duckdb
 import pytest
 
 from sql.assumptions import AssumptionError, Assumptions, load_assumptions
+from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.translate import translate
 
@@ -63,6 +64,10 @@ def test_weekday_numbering_follows_the_assumed_setting(
         ({"snowflake_week_start": "8"}, "snowflake_week_start must be 0"),
         ({"tsql_datefirst": "monday"}, "tsql_datefirst must be an integer"),
         ({"datefirst": "1"}, "unknown assumption datefirst"),
+        (
+            {"snowflake_timestamp_type_mapping": "timestamp"},
+            "snowflake_timestamp_type_mapping must be one of TIMESTAMP_NTZ, TIMESTAMP_LTZ",
+        ),
     ],
 )
 def test_impossible_assumptions_are_refused(overrides, message):
@@ -82,3 +87,16 @@ def test_the_project_file_is_read_and_checked(tmp_path):
 
 def test_assumptions_change_the_cache_key():
     assert Assumptions().key() != Assumptions(tsql_datefirst=1).key()
+
+
+def test_to_timestamp_follows_the_assumed_timestamp_type_mapping():
+    source = "SELECT TO_TIMESTAMP(o_orderkey) AS t FROM SALES.ORDERS"
+    translation = translate(source, "snowflake")
+    assert "INTERVAL '1' SECOND" in translation.ansi_sql
+    [warning] = [d.format() for d in translation.diagnostics]
+    assert "TIMESTAMP_TYPE_MAPPING = TIMESTAMP_NTZ" in warning
+    ltz = Assumptions().with_overrides({"snowflake_timestamp_type_mapping": "timestamp_ltz"})
+    with pytest.raises(TranslationError, match="TIMESTAMP_TYPE_MAPPING = TIMESTAMP_LTZ"):
+        translate(source, "snowflake", assumptions=ltz)
+    # TO_TIMESTAMP_NTZ names its type: no assumption, no warning
+    assert not translate(source.replace("(o_", "_NTZ(o_"), "snowflake").diagnostics

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import duckdb
 import pytest
 
@@ -188,3 +190,30 @@ def test_compiled_date_formats_print_the_same_text_on_both_engines(spark_engine)
         con.execute("CREATE TABLE orders AS SELECT DATE '0987-11-05' AS o_orderdate")
         on_duckdb = con.sql(render(ansi_sql, "duckdb")).fetchall()
     assert on_spark == on_duckdb == [("20240301 09:05:07", "0987-11-05/4")]
+
+
+def test_epoch_counts_beyond_32_bits_give_the_same_timestamps_on_both_engines(spark_engine):
+    """Snowflake epoch conversions become n * INTERVAL 'u' SECOND; DuckDB multiplies an
+    interval by a 32-bit integer only, so its rendering counts microseconds in a BIGINT."""
+    source = (
+        "SELECT TO_TIMESTAMP_NTZ(o_orderkey / 1000000) AS micros, TO_TIMESTAMP(o_custkey, 3)"
+        " AS millis, TO_TIMESTAMP_NTZ(o_shippriority) AS seconds FROM SALES.ORDERS"
+    )
+    ansi_sql = translate(source, "snowflake").ansi_sql.replace('"raw"."orders"', '"orders"')
+    assert "INTERVAL '0.000001' SECOND" in ansi_sql
+    rows = (
+        "SELECT CAST(1700000000123456 AS BIGINT) AS o_orderkey, CAST(-1700000000123 AS BIGINT)"
+        " AS o_custkey, CAST(4102444800 AS BIGINT) AS o_shippriority"
+    )
+    spark = spark_engine.session().newSession()
+    spark.sql(rows).createOrReplaceTempView("orders")
+    on_spark = [tuple(row) for row in spark.sql(render(ansi_sql, "spark")).collect()]
+    with duckdb.connect() as con:
+        con.execute(f"CREATE TABLE orders AS {rows}")
+        on_duckdb = con.sql(render(ansi_sql, "duckdb")).fetchall()
+    expected = (
+        dt.datetime(2023, 11, 14, 22, 13, 20, 123456),
+        dt.datetime(1916, 2, 18, 1, 46, 39, 877000),
+        dt.datetime(2100, 1, 1),
+    )
+    assert on_spark == on_duckdb == [expected]

@@ -368,6 +368,19 @@ CASES = [
         " CASE WHEN o_orderkey = 3 THEN NULL ELSE 'F' END) ORDER BY o_orderkey",
         [(1,), (3,), (4,)],
     ),
+    # Snowflake epoch numbers: seconds, n / 10^k seconds, or units of 10^-scale seconds
+    (
+        "snowflake",
+        "SELECT TO_TIMESTAMP(o_custkey) AS s, TO_TIMESTAMP_NTZ(o_custkey / 1000.0) AS ms,"
+        " TO_TIMESTAMP_NTZ(-o_custkey, 6) AS us FROM SALES.ORDERS WHERE o_orderkey = 2",
+        [
+            (
+                dt.datetime(1970, 1, 1, 0, 0, 10),
+                dt.datetime(1970, 1, 1, 0, 0, 0, 10000),
+                dt.datetime(1969, 12, 31, 23, 59, 59, 999990),
+            )
+        ],
+    ),
     # the general logarithm keeps its base: Snowflake LOG(base, x), BigQuery LOG(x, base),
     # Redshift's one-argument LOG is base 10
     ("snowflake", "SELECT LOG(10, 1000) AS l FROM SALES.ORDERS WHERE o_orderkey = 1", [(3.0,)]),
