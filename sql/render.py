@@ -95,6 +95,29 @@ def _second_steps_for_duckdb(tree: exp.Expr) -> exp.Expr:
     return tree
 
 
+def _literal_backslashes_for_spark(tree: exp.Expr) -> exp.Expr:
+    """LIKE without ESCAPE: Spark's default escape is a backslash, the standard has none.
+
+    A backslash in the pattern is doubled (Spark's escape for a literal backslash): in a
+    literal pattern directly, in any other pattern with REPLACE.
+    """
+    for like in list(tree.find_all(exp.Like)):
+        if isinstance(like.parent, exp.Escape):
+            continue
+        pattern = like.expression
+        if isinstance(pattern, exp.Literal) and pattern.is_string:
+            if "\\" in pattern.name:
+                like.set("expression", exp.Literal.string(pattern.name.replace("\\", "\\\\")))
+            continue
+        doubled = exp.Replace(
+            this=pattern.copy(),
+            expression=exp.Literal.string("\\"),
+            replacement=exp.Literal.string("\\\\"),
+        )
+        like.set("expression", doubled)
+    return tree
+
+
 # {zone: {table: {column: type}}}: the column types of the tables a query reads.
 Schema = Mapping[str, Mapping[str, Mapping[str, str]]]
 
@@ -272,6 +295,7 @@ def render(
     _check_fetch(tree, engine, ansi_sql, file)
     if engine == "spark":
         tree = _distinct_listagg_for_spark(tree)
+        tree = _literal_backslashes_for_spark(tree)
     tree = native_forms(tree, engine, schema)
     if engine == "duckdb":
         tree = _second_steps_for_duckdb(tree)

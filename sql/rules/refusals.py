@@ -21,14 +21,6 @@ REFUSALS: tuple[
         "format-string conversion has no exact ANSI form",
     ),
     (
-        "FN-TRY-CAST",
-        ALL_DIALECTS,
-        (exp.TryCast,),
-        "TRY_CAST / TRY_CONVERT / SAFE_CAST return NULL on failure where ANSI CAST raises; refused.",
-        ("tsql", "SELECT TRY_CAST(o_comment AS INT) AS n FROM dbo.Orders", "1:17"),
-        "TRY_CAST returns NULL on bad input where ANSI CAST fails",
-    ),
-    (
         "ORA-CONNECT-BY",
         ("oracle", "snowflake"),
         (exp.Connect,),

@@ -407,3 +407,179 @@ def teradata_characters(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if node.name.upper() not in ("CHARACTERS", "CHARS") or len(node.expressions) != 1:
         return None
     return exp.Length(this=node.expressions[0].copy())
+
+
+@rule(
+    "FN-STARTS-WITH",
+    "rewrite",
+    ("bigquery", "snowflake"),
+    (exp.StartsWith, exp.EndsWith),
+    "STARTS_WITH(s, p) / STARTSWITH becomes SUBSTRING(s FROM 1 FOR CHAR_LENGTH(p)) = p; "
+    "ENDS_WITH(s, p) / ENDSWITH compares the last CHAR_LENGTH(p) characters (FALSE when p is "
+    "longer than s, so no start position is below 1). NULL in, NULL out; '' starts and ends "
+    "every string.",
+    (
+        (
+            "bigquery",
+            "SELECT STARTS_WITH(c_name, 'Cu') AS s, ENDS_WITH(c_name, '01') AS e FROM sales.customer",
+            'SELECT SUBSTRING("customer"."c_name" FROM 1 FOR CHAR_LENGTH(\'Cu\')) = \'Cu\' AS "s", '
+            'CASE WHEN CHAR_LENGTH(\'01\') > CHAR_LENGTH("customer"."c_name") THEN FALSE ELSE '
+            'SUBSTRING("customer"."c_name" FROM CHAR_LENGTH("customer"."c_name") - '
+            'CHAR_LENGTH(\'01\') + 1) = \'01\' END AS "e" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def starts_with(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    text, affix = node.this, node.expression
+    if isinstance(node, exp.StartsWith):
+        head = exp.Substring(this=clone(text), start=lit(1), length=exp.Length(this=clone(affix)))
+        return exp.EQ(this=head, expression=clone(affix))
+    start = exp.Add(
+        this=exp.Sub(this=exp.Length(this=clone(text)), expression=exp.Length(this=clone(affix))),
+        expression=lit(1),
+    )
+    tail = exp.EQ(this=exp.Substring(this=clone(text), start=start), expression=clone(affix))
+    longer = exp.GT(this=exp.Length(this=clone(affix)), expression=exp.Length(this=clone(text)))
+    return exp.Case(ifs=[exp.If(this=longer, true=exp.false())], default=tail)
+
+
+@rule(
+    "BQ-RAW-STRING",
+    "rewrite",
+    ("bigquery",),
+    (exp.RawString,),
+    "A raw string literal r'...' (backslashes are characters, not escapes) becomes the ANSI "
+    "string literal with the same characters.",
+    (
+        (
+            "bigquery",
+            "SELECT c_custkey FROM sales.customer WHERE c_name = r'a\\b'",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
+            'WHERE "customer"."c_name" = \'a\\b\'',
+        ),
+    ),
+    phase="syntax",
+)
+def raw_string(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return exp.Literal.string(node.name)
+
+
+# Dialects whose LIKE reads a backslash as an escape when no ESCAPE clause is given
+# (BigQuery, Redshift as PostgreSQL); the standard's LIKE has no escape character then.
+BACKSLASH_LIKE = ("bigquery", "redshift")
+
+
+def _constant_pieces(node: exp.Expr) -> list[exp.Literal] | None:
+    """The string literals ``node`` is made of, when it is built from string literals by
+    case mapping and concatenation only; None otherwise."""
+    if isinstance(node, exp.Literal):
+        return [node] if node.is_string else None
+    if isinstance(node, (exp.Lower, exp.Upper, exp.Paren)):
+        return _constant_pieces(node.this)
+    if isinstance(node, exp.DPipe):
+        left, right = _constant_pieces(node.this), _constant_pieces(node.expression)
+        return left + right if left is not None and right is not None else None
+    return None
+
+
+def _like_characters(pattern: str) -> list[tuple[str, bool]] | None:
+    """``pattern`` under backslash escapes as (character, is a wildcard) pairs; None when it
+    ends in a lone backslash (an error in the source)."""
+    characters: list[tuple[str, bool]] = []
+    escaped = False
+    for char in pattern:
+        if escaped:
+            characters.append((char, False))
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        else:
+            characters.append((char, char in "%_"))
+    return None if escaped else characters
+
+
+def _ansi_like_pattern(characters: list[tuple[str, bool]]) -> tuple[str, bool]:
+    """The ANSI pattern for (character, is a wildcard) pairs, and whether it needs
+    ESCAPE '\\' (only when a literal % or _ must be matched)."""
+    needs_escape = any(char in "%_" and not wildcard for char, wildcard in characters)
+    if not needs_escape:
+        return "".join(char for char, _ in characters), False
+    text = "".join(
+        "\\" + char if not wildcard and char in "%_\\" else char for char, wildcard in characters
+    )
+    return text, True
+
+
+@rule(
+    "LIKE-PATTERN",
+    "rewrite",
+    ("bigquery", "redshift", "snowflake", "tsql"),
+    (exp.Like,),
+    "LIKE patterns mean what the source means: BigQuery and Redshift read a backslash as an "
+    "escape (a literal pattern becomes the ANSI pattern, with ESCAPE '\\' where a literal % or "
+    "_ remains); T-SQL reads [...] as a character class and Snowflake's backslash handling is "
+    "not the standard's, so those patterns are refused, as is a pattern that is not a literal "
+    "in these dialects (its characters are only known when the query runs). An explicit "
+    "ESCAPE clause already has the standard meaning.",
+    (
+        (
+            "bigquery",
+            "SELECT c_custkey FROM sales.customer WHERE c_name LIKE 'a\\\\_b%' AND c_phone LIKE '1\\\\-%'",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
+            'WHERE "customer"."c_name" LIKE \'a\\_b%\' ESCAPE \'\\\' AND "customer"."c_phone" '
+            "LIKE '1-%'",
+        ),
+    ),
+    phase="syntax",
+)
+def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if isinstance(node.parent, exp.Escape):
+        return None
+    pattern = node.expression
+    pieces = _constant_pieces(pattern)
+    if pieces is not None and not isinstance(pattern, exp.Literal):
+        # LOWER('abc') || 'd': known characters; only a special one needs a closer look.
+        if not any(("\\" in p.name or "[" in p.name) for p in pieces):
+            return None
+        pieces = None
+    if pieces is None:
+        ctx.report(
+            "error",
+            "LIKE-PATTERN",
+            pattern,
+            "a LIKE pattern that is not a literal may hold characters this dialect reads "
+            "differently from the standard (escapes, character classes); write it as a literal",
+        )
+        return node
+    text = pattern.name
+    if ctx.dialect == "tsql":
+        if "[" not in text:
+            return None
+        ctx.report(
+            "error",
+            "LIKE-PATTERN",
+            pattern,
+            "T-SQL LIKE reads [...] as a character class, which standard LIKE has not",
+        )
+        return node
+    if ctx.dialect == "snowflake":
+        if "\\" not in text:
+            return None
+        ctx.report(
+            "error",
+            "LIKE-PATTERN",
+            pattern,
+            "a backslash in a Snowflake LIKE pattern without ESCAPE has no exact standard "
+            "reading here; give the pattern an ESCAPE clause",
+        )
+        return node
+    if "\\" not in text:
+        return None
+    characters = _like_characters(text)
+    if characters is None:
+        ctx.report("error", "LIKE-PATTERN", pattern, "the LIKE pattern ends in a lone backslash")
+        return node
+    ansi_text, needs_escape = _ansi_like_pattern(characters)
+    like = clone(node)
+    like.set("expression", lit(ansi_text))
+    return exp.Escape(this=like, expression=lit("\\")) if needs_escape else like

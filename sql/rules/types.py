@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.build import INTEGER_TYPES, STRING_TYPES, TIMESTAMP_TYPES, clone, type_of
 
 # Precision and scale of DECIMAL / NUMERIC / NUMBER written without them.
 DECIMAL_DEFAULTS = {
@@ -127,3 +128,133 @@ def float_width(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         and int(digits.name) <= SINGLE_PRECISION_DIGITS
     )
     return exp.DataType(this=exp.DType.FLOAT if single else exp.DType.DOUBLE, nested=False)
+
+
+# Integer types by width, and the decimal digits of their largest value.
+INTEGER_DIGITS = {
+    exp.DType.TINYINT: 3,
+    exp.DType.SMALLINT: 5,
+    exp.DType.INT: 10,
+    exp.DType.BIGINT: 19,
+}
+# Values a cast to an unbounded string type prints the same way in every dialect and engine
+# (digits; ISO dates). Decimals, floats, timestamps and booleans print differently.
+PRINTABLE_TYPES = {*INTEGER_TYPES, exp.DType.DATE}
+
+
+def _params(dtype: exp.DataType) -> tuple[int, ...] | None:
+    """The integer parameters of ``dtype`` (DECIMAL(12, 2) -> (12, 2)); None if not all are."""
+    values = []
+    for param in dtype.expressions:
+        value = param.this if isinstance(param, exp.DataTypeParam) else param
+        if not (isinstance(value, exp.Literal) and value.is_int):
+            return None
+        values.append(int(value.name))
+    return tuple(values)
+
+
+def cannot_fail(value: exp.Expr, target: exp.DataType) -> bool:
+    """Whether CAST(value AS target) succeeds for every value of ``value``'s type: then the
+    source's TRY_CAST / SAFE_CAST is that CAST."""
+    source = type_of(value)
+    to = target.this
+    params = _params(target)
+    if source is None or params is None:
+        return False
+    if value.type is not None and value.type == target:
+        return True  # the same type, parameters included
+    if source in INTEGER_TYPES:
+        if to in INTEGER_DIGITS:
+            return INTEGER_DIGITS[to] >= INTEGER_DIGITS.get(source, 99)
+        if to in (exp.DType.DOUBLE, exp.DType.FLOAT):
+            return True  # rounded to the nearest value, never out of range
+        if to == exp.DType.DECIMAL and len(params) == 2:
+            return params[0] - params[1] >= INTEGER_DIGITS.get(source, 99)
+    if source == exp.DType.DATE and to in TIMESTAMP_TYPES and not params:
+        return True  # midnight of the day
+    return to in STRING_TYPES and not params and source in PRINTABLE_TYPES
+
+
+@rule(
+    "FN-TRY-CAST",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.TryCast,),
+    "TRY_CAST / TRY_CONVERT / SAFE_CAST return NULL where CAST raises. When the conversion "
+    "cannot fail (to the same type, an integer to a wider integer, a float or a wide enough "
+    "decimal, a DATE to a TIMESTAMP, an integer or a date to an unbounded string) it is that CAST, which then follows the CAST rules; any conversion that can fail "
+    "(a string to a number or date, a narrowing) is refused, since ANSI CAST raises there.",
+    (
+        (
+            "bigquery",
+            "SELECT SAFE_CAST(o_orderkey AS FLOAT64) AS k, SAFE_CAST(o_orderdate AS STRING) AS d "
+            "FROM sales.orders",
+            'SELECT CAST("orders"."o_orderkey" AS DOUBLE PRECISION) AS "k", '
+            'CAST("orders"."o_orderdate" AS VARCHAR) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    assert isinstance(node, exp.TryCast)
+    target = node.args["to"]
+    if not cannot_fail(node.this, target):
+        source = type_of(node.this)
+        what = source.value if source is not None else "a value of unknown type"
+        ctx.report(
+            "error",
+            "FN-TRY-CAST",
+            node,
+            f"TRY_CAST from {what} to {target.sql().upper()} returns NULL on the values where "
+            "ANSI CAST fails; only conversions that cannot fail are translated",
+        )
+        return node
+    converted = exp.Cast(this=clone(node.this), to=clone(target))
+    # Still the source's cast: the final phase's CAST rules apply to it.
+    converted.meta.update(node.meta)
+    converted.meta["source"] = True
+    return converted
+
+
+# Source types whose text (CAST(x AS VARCHAR)) each dialect prints its own way, where the
+# engines print another: floats everywhere (exponents, digits); BigQuery NUMERIC drops
+# trailing zeros, Oracle drops the leading zero, Teradata pads to its FORMAT; dates and
+# timestamps follow NLS / FORMAT / output-format settings or T-SQL's style 0; T-SQL BIT
+# prints 1 / 0.
+_FLOATS = {exp.DType.DOUBLE, exp.DType.FLOAT}
+TEXT_DIFFERS: dict[str, set[exp.DType]] = {
+    "bigquery": {*_FLOATS, exp.DType.DECIMAL, exp.DType.BIGDECIMAL, *TIMESTAMP_TYPES},
+    "oracle": {*_FLOATS, exp.DType.DECIMAL, exp.DType.DATE, *TIMESTAMP_TYPES},
+    "teradata": {*_FLOATS, exp.DType.DECIMAL, exp.DType.DATE, *TIMESTAMP_TYPES},
+    "tsql": {*_FLOATS, *TIMESTAMP_TYPES, exp.DType.BOOLEAN},
+    "snowflake": {*_FLOATS, *TIMESTAMP_TYPES},
+    "redshift": {*_FLOATS},
+}
+
+
+@rule(
+    "CAST-TO-TEXT",
+    "refuse",
+    ALL_DIALECTS,
+    (exp.Cast,),
+    "CAST of a value to a string type is translated only where the source dialect prints it "
+    "as the engines do (integers, ISO dates, decimals in Snowflake, T-SQL and Redshift, ...). "
+    "Floats, BigQuery NUMERIC (no trailing zeros), Oracle and Teradata numbers and dates "
+    "(NLS / FORMAT settings), timestamps outside Redshift (T-SQL style 0, Snowflake's output "
+    "format) and T-SQL BIT are printed differently, and refused.",
+    (("bigquery", "SELECT CAST(o_totalprice AS STRING) AS p FROM sales.orders", "1:13"),),
+    phase="final",
+)
+def cast_to_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.args["to"].this not in STRING_TYPES:
+        return None
+    source = type_of(node.this)
+    if source not in TEXT_DIFFERS[ctx.dialect]:
+        return None
+    ctx.report(
+        "error",
+        "CAST-TO-TEXT",
+        node,
+        f"the text of a {source.value} value in this dialect differs from the engines'; "
+        "format it explicitly (e.g. with TO_CHAR and a format) or keep the value typed",
+    )
+    return node

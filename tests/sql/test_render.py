@@ -217,3 +217,43 @@ def test_epoch_counts_beyond_32_bits_give_the_same_timestamps_on_both_engines(sp
         dt.datetime(2100, 1, 1),
     )
     assert on_spark == on_duckdb == [expected]
+
+
+def test_like_patterns_keep_the_sources_escapes_on_both_engines(spark_engine):
+    """BigQuery reads a backslash in a LIKE pattern as an escape, Oracle as a character, the
+    standard has no escape without ESCAPE, and Spark's default escape is a backslash."""
+    sources = {
+        # literal underscore, then anything
+        ("bigquery", "SELECT c_name FROM sales.customer WHERE c_name LIKE 'a\\\\_%'"): ["a_c"],
+        # a backslash, then anything
+        ("oracle", "SELECT c_name FROM SALES.CUSTOMER WHERE c_name LIKE 'a\\%'"): ["a\\c", "a\\x"],
+        # an escaped backslash is one literal backslash
+        ("bigquery", "SELECT c_name FROM sales.customer WHERE c_name LIKE r'a\\\\_'"): [
+            "a\\c",
+            "a\\x",
+        ],
+    }
+    rows = "SELECT * FROM (VALUES ('a_c'), ('abc'), ('a\\c'), ('a\\x')) AS t(c_name)"
+    spark = spark_engine.session().newSession()
+    spark.sql(rows.replace("\\", "\\\\")).createOrReplaceTempView("customer")
+    with duckdb.connect() as con:
+        con.execute(f"CREATE TABLE customer AS {rows}")
+        for (dialect, source), expected in sources.items():
+            ansi_sql = translate(source, dialect).ansi_sql.replace('"raw"."customer"', '"customer"')
+            on_duckdb = sorted(r[0] for r in con.sql(render(ansi_sql, "duckdb")).fetchall())
+            on_spark = sorted(r[0] for r in spark.sql(render(ansi_sql, "spark")).collect())
+            assert on_duckdb == on_spark == expected, (dialect, source, ansi_sql)
+
+
+@pytest.mark.parametrize(
+    ("dialect", "source"),
+    [
+        ("tsql", "SELECT c_name FROM dbo.Customer WHERE c_name LIKE '[ab]%'"),
+        ("snowflake", "SELECT c_name FROM SALES.CUSTOMER WHERE c_name LIKE 'a\\\\_%'"),
+        ("bigquery", "SELECT c_name FROM sales.customer WHERE c_name LIKE c_phone"),
+    ],
+)
+def test_like_patterns_the_standard_reads_differently_are_refused(dialect, source):
+    with pytest.raises(TranslationError) as raised:
+        translate(source, dialect)
+    assert [d.rule for d in raised.value.diagnostics] == ["LIKE-PATTERN"]

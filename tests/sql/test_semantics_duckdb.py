@@ -381,6 +381,32 @@ CASES = [
             )
         ],
     ),
+    # STARTS_WITH / ENDS_WITH: NULL stays NULL, a longer affix is FALSE, '' matches every string
+    (
+        "bigquery",
+        "SELECT STARTS_WITH(c_name, 'ab') AS s, ENDS_WITH(c_name, 'c  ') AS e,"
+        " ENDS_WITH(c_name, 'zzzzzz') AS l, ENDS_WITH(c_name, '') AS empty"
+        " FROM sales.customer ORDER BY c_custkey",
+        [(True, True, False, True), (None, None, None, None), (False, False, False, True)],
+    ),
+    # SAFE_CAST / TRY_CAST of a conversion that cannot fail is that CAST
+    (
+        "bigquery",
+        "SELECT SAFE_CAST(o_orderkey AS STRING) AS k, SAFE_CAST(o_orderdate AS STRING) AS d,"
+        " SAFE_CAST(o_shippriority AS FLOAT64) AS f FROM sales.orders WHERE o_orderkey = 2",
+        [("2", "2024-02-29", -7.0)],
+    ),
+    (
+        "tsql",
+        "SELECT TRY_CAST(o_orderdate AS DATETIME) AS t FROM dbo.Orders WHERE o_orderkey = 1",
+        [(dt.datetime(2024, 1, 31),)],
+    ),
+    # a raw string's backslash is a character: r'\d' is two characters
+    (
+        "bigquery",
+        "SELECT CHAR_LENGTH(r'\\d') AS n FROM sales.orders WHERE o_orderkey = 1",
+        [(2,)],
+    ),
     # the general logarithm keeps its base: Snowflake LOG(base, x), BigQuery LOG(x, base),
     # Redshift's one-argument LOG is base 10
     ("snowflake", "SELECT LOG(10, 1000) AS l FROM SALES.ORDERS WHERE o_orderkey = 1", [(3.0,)]),
@@ -459,3 +485,20 @@ def test_a_format_element_without_exact_form_is_refused_by_name(dialect, source,
         translate(source, dialect)
     [diagnostic] = raised.value.diagnostics
     assert diagnostic.rule == "FMT-DATETIME" and f"'{element}'" in diagnostic.message
+
+
+@pytest.mark.parametrize(
+    ("dialect", "source"),
+    [
+        ("tsql", "SELECT TRY_CAST(o_comment AS INT) AS n FROM dbo.Orders"),
+        ("bigquery", "SELECT SAFE_CAST(o_totalprice AS INT64) AS n FROM sales.orders"),
+        ("snowflake", "SELECT TRY_CAST(o_orderstatus AS DATE) AS d FROM SALES.ORDERS"),
+        # decimals print differently (BigQuery drops trailing zeros)
+        ("bigquery", "SELECT SAFE_CAST(o_totalprice AS STRING) AS s FROM sales.orders"),
+    ],
+)
+def test_a_try_cast_that_can_fail_is_refused(dialect, source):
+    with pytest.raises(TranslationError) as raised:
+        translate(source, dialect)
+    [diagnostic] = raised.value.diagnostics
+    assert diagnostic.rule == "FN-TRY-CAST" and "cannot fail" in diagnostic.message
