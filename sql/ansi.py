@@ -71,6 +71,7 @@ ALLOWED_EXPRESSIONS: frozenset[type[exp.Expr]] = frozenset(
         exp.Between,
         exp.Like,
         exp.Escape,
+        exp.RegexpLike,  # s LIKE_REGEX p, SQL:2008 F841: sql/rules/regex.py writes p
         exp.Exists,
         exp.Any,
         exp.All,
@@ -185,6 +186,7 @@ class Ansi(Dialect):
     class Tokenizer(tokens.Tokenizer):
         IDENTIFIERS = ['"']
         QUOTES = ["'"]
+        KEYWORDS = {**tokens.Tokenizer.KEYWORDS, "LIKE_REGEX": tokens.TokenType.RLIKE}
 
     class Parser(parser.Parser):
         FUNCTION_PARSERS = {
@@ -286,6 +288,9 @@ class Ansi(Dialect):
             if expression.args.get("position") or expression.args.get("occurrence"):
                 self.unsupported("POSITION has no start or occurrence argument in ANSI SQL")
             return f"POSITION({self.sql(expression, 'substr')} IN {self.sql(expression, 'this')})"
+
+        def regexplike_sql(self, expression: exp.RegexpLike) -> str:
+            return self.binary(expression, "LIKE_REGEX")
 
         def dpipe_sql(self, expression: exp.DPipe) -> str:
             return self.binary(expression, "||")

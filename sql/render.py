@@ -118,6 +118,31 @@ def _literal_backslashes_for_spark(tree: exp.Expr) -> exp.Expr:
     return tree
 
 
+def _end_anchors_for_spark(tree: exp.Expr) -> exp.Expr:
+    """LIKE_REGEX on Spark is RLIKE (Java); Java's ``$`` also matches before a final line
+    terminator, the standard's only at the end: it becomes ``\\z``. The pattern is one
+    sql/rules/regex.py wrote, so escapes and classes are all it needs to skip."""
+    for node in tree.find_all(exp.RegexpLike):
+        pattern = node.expression
+        if not (isinstance(pattern, exp.Literal) and pattern.is_string and "$" in pattern.name):
+            continue
+        out, in_class, escaped = [], False, False
+        for char in pattern.name:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == "[":
+                in_class = True
+            elif char == "]":
+                in_class = False
+            elif char == "$" and not in_class:
+                char = "\\z"
+            out.append(char)
+        node.set("expression", exp.Literal.string("".join(out)))
+    return tree
+
+
 # {zone: {table: {column: type}}}: the column types of the tables a query reads.
 Schema = Mapping[str, Mapping[str, Mapping[str, str]]]
 
@@ -296,6 +321,7 @@ def render(
     if engine == "spark":
         tree = _distinct_listagg_for_spark(tree)
         tree = _literal_backslashes_for_spark(tree)
+        tree = _end_anchors_for_spark(tree)
     tree = native_forms(tree, engine, schema)
     if engine == "duckdb":
         tree = _second_steps_for_duckdb(tree)

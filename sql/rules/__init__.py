@@ -201,6 +201,7 @@ def load_all() -> dict[str, Rule]:
         functions,
         portable_types,
         refusals,
+        regex,
         strings,
         types,
     )

@@ -1,0 +1,294 @@
+"""Regular-expression predicates as the standard's LIKE_REGEX (SQL:2008 feature F841).
+
+Each source dialect has its own regex flavour (BigQuery RE2, Snowflake and Oracle POSIX ERE
+with Perl escapes, Redshift PostgreSQL's ARE); the standard's is XQuery's, and the engines
+that run the result have RE2 (DuckDB) and Java (Spark). A pattern is translated element by
+element into the part of the syntax that means the same in all of them, and the meaning is
+the source's (``.`` and ``\\d`` are spelled as explicit classes, since flavours disagree
+on newlines and Unicode digits). An element outside that part is refused by name.
+Only the match / no match question is asked, so greedy and lazy quantifiers and capturing
+and non-capturing groups are the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from sql.rules import Context, rule
+from sql.rules.build import clone, lit
+
+# Characters with a meaning in some flavour outside a class: written escaped.
+METACHARACTERS = set(".^$|?*+()[]{}\\")
+# Escapes that mean the same character in every flavour (XQuery's SingleCharEsc).
+CHARACTER_ESCAPES = {"n": "\\n", "t": "\\t", "r": "\\r"}
+# Classes by escape, ASCII as in RE2, Java and the POSIX flavours' C locale.
+CLASS_ESCAPES = {
+    "d": "0-9",
+    "w": "0-9A-Za-z_",
+}
+NEGATED_CLASS_ESCAPES = {"D": "0-9", "W": "0-9A-Za-z_"}
+# Whitespace per flavour: RE2 has no vertical tab in \s; POSIX and PostgreSQL have.
+SPACE = {"re2": " \\t\\n\\r\x0c", "posix": " \\t\\n\\r\x0c\x0b", "postgres": " \\t\\n\\r\x0c\x0b"}
+# POSIX classes (C locale), inside brackets.
+POSIX_CLASSES = {
+    "digit": "0-9",
+    "alpha": "A-Za-z",
+    "alnum": "0-9A-Za-z",
+    "upper": "A-Z",
+    "lower": "a-z",
+    "xdigit": "0-9A-Fa-f",
+}
+# `.`: any character but a newline (RE2, Snowflake, Oracle by default); PostgreSQL's `.`
+# matches a newline too.
+DOT = {"re2": "[^\\n]", "posix": "[^\\n]", "postgres": "[\\s\\S]"}
+# Which flavour each dialect's regex functions speak.
+FLAVOURS = {"bigquery": "re2", "snowflake": "posix", "oracle": "posix", "redshift": "postgres"}
+
+
+class PatternError(ValueError):
+    """A pattern element with no exact common form; ``element`` names it."""
+
+    def __init__(self, element: str, why: str) -> None:
+        super().__init__(f"'{element}' {why}")
+        self.element = element
+
+
+def _class_literal(char: str) -> str:
+    """A character as a class member, escaped where any flavour reads it specially."""
+    if char in "\\]-^[":
+        return "\\" + char
+    if char == "&":
+        return char  # only '&&' is special (Java); a lone '&' is literal everywhere
+    return char
+
+
+def _literal(char: str) -> str:
+    return "\\" + char if char in METACHARACTERS else char
+
+
+@dataclass
+class _Reader:
+    pattern: str
+    flavour: str
+    at: int = 0
+
+    def peek(self, ahead: int = 0) -> str:
+        index = self.at + ahead
+        return self.pattern[index] if index < len(self.pattern) else ""
+
+    def take(self) -> str:
+        char = self.peek()
+        self.at += 1
+        return char
+
+
+def _escape(reader: _Reader, in_class: bool) -> str:
+    """The escape after a backslash, as class members (in a class) or as a pattern."""
+    char = reader.take()
+    if not char:
+        raise PatternError("\\", "ends the pattern")
+    if char in CHARACTER_ESCAPES:
+        return CHARACTER_ESCAPES[char]
+    if char in CLASS_ESCAPES:
+        return CLASS_ESCAPES[char] if in_class else f"[{CLASS_ESCAPES[char]}]"
+    if char in NEGATED_CLASS_ESCAPES and not in_class:
+        return f"[^{NEGATED_CLASS_ESCAPES[char]}]"
+    if char == "s" and reader.flavour in SPACE:
+        return SPACE[reader.flavour] if in_class else f"[{SPACE[reader.flavour]}]"
+    if char.isalnum():
+        # \b, \A, \z, \1, \p{..}, \x41, \S inside a class ...: flavour-specific
+        raise PatternError("\\" + char, "has no exact common form")
+    return _class_literal(char) if in_class else _literal(char)
+
+
+def _bracket(reader: _Reader) -> str:
+    """A bracket expression ``[...]`` (the ``[`` already read) as an explicit class."""
+    members: list[str] = []
+    negated = reader.peek() == "^"
+    if negated:
+        reader.take()
+    first = True
+    while True:
+        char = reader.take()
+        if not char:
+            raise PatternError("[", "is not closed")
+        if char == "]" and not first:
+            break
+        first = False
+        if char == "[" and reader.peek() == ":":
+            end = reader.pattern.find(":]", reader.at)
+            name = reader.pattern[reader.at + 1 : end] if end >= 0 else ""
+            if name not in POSIX_CLASSES:
+                raise PatternError(f"[:{name}:]", "has no exact common form")
+            members.append(POSIX_CLASSES[name])
+            reader.at = end + 2
+            continue
+        if char == "[" and reader.peek() in ".=":
+            raise PatternError(
+                "[" + reader.peek(), "(a collating element) has no exact common form"
+            )
+        if char == "\\":
+            if reader.flavour == "posix":
+                # A backslash in a POSIX bracket expression is a plain character, but
+                # the Perl-style flavours built on POSIX read it as an escape.
+                raise PatternError("\\", "inside [...] reads differently between flavours")
+            members.append(_escape(reader, in_class=True))
+            continue
+        if char == "&" and reader.peek() == "&":
+            raise PatternError("&&", "inside [...] is an intersection in Java")
+        if char == "-" and members and reader.peek() not in ("]", ""):
+            high = reader.take()
+            if high == "\\" or high == "[":
+                raise PatternError("-" + high, "ends a range with an escape")
+            low = members[-1]
+            if len(low) != 1 and not (len(low) == 2 and low[0] == "\\"):
+                raise PatternError("-", "after a class has no exact common form")
+            if not (low[-1].isascii() and high.isascii()):
+                raise PatternError(f"{low[-1]}-{high}", "is a range beyond ASCII")
+            members[-1] = f"{low}-{_class_literal(high)}"
+            continue
+        members.append(_class_literal(char))
+    if not members:
+        raise PatternError("[]", "is empty")
+    return "[" + ("^" if negated else "") + "".join(members) + "]"
+
+
+def _quantifier(reader: _Reader) -> str | None:
+    """A quantifier at the reader (``*``, ``{2,3}`` ...), laziness dropped; None if none."""
+    char = reader.peek()
+    if char in "*+?":
+        reader.take()
+        text = char
+    elif char == "{":
+        end = reader.pattern.find("}", reader.at)
+        body = reader.pattern[reader.at + 1 : end] if end >= 0 else ""
+        low, comma, high = body.partition(",")
+        if not (low.isdigit() and (not high or high.isdigit())):
+            raise PatternError("{", "is not a repetition count")
+        reader.at = end + 1
+        text = "{" + low + comma + high + "}"
+    else:
+        return None
+    if reader.peek() == "?":
+        reader.take()  # lazy: the same answer to "does it match"
+    elif reader.peek() == "+":
+        raise PatternError(text + "+", "(a possessive quantifier) has no exact common form")
+    return text
+
+
+def translate_pattern(pattern: str, flavour: str, *, whole: bool) -> str:
+    """``pattern`` of ``flavour`` as a LIKE_REGEX pattern with the same matches; with
+    ``whole``, it must match the whole string (Snowflake's REGEXP_LIKE)."""
+    reader = _Reader(pattern, flavour)
+    out: list[str] = []
+    depth = 0
+    atom = False  # whether the last piece can take a quantifier
+    while reader.at < len(pattern):
+        char = reader.take()
+        if char == "\\":
+            out.append(_escape(reader, in_class=False))
+            atom = True
+        elif char == "[":
+            out.append(_bracket(reader))
+            atom = True
+        elif char == ".":
+            out.append(DOT[flavour])
+            atom = True
+        elif char == "(":
+            if reader.peek() == "?":
+                if reader.peek(1) != ":":
+                    raise PatternError("(?" + reader.peek(1), "has no exact common form")
+                reader.at += 2
+            out.append("(")
+            depth += 1
+            atom = False
+        elif char == ")":
+            if depth == 0:
+                raise PatternError(")", "is not opened")
+            depth -= 1
+            out.append(")")
+            atom = True
+        elif char == "|":
+            out.append("|")
+            atom = False
+        elif char in "^$":
+            out.append(char)
+            atom = False
+        elif char in "*+?{":
+            raise PatternError(char, "repeats nothing")
+        elif char in "]}":
+            out.append("\\" + char)
+            atom = True
+        else:
+            out.append(char)
+            atom = True
+        if atom and reader.peek() in ("*", "+", "?", "{"):
+            out.append(_quantifier(reader) or "")
+            atom = False
+    if depth:
+        raise PatternError("(", "is not closed")
+    text = "".join(out)
+    return f"^({text})$" if whole else text
+
+
+@rule(
+    "FN-REGEXP-LIKE",
+    "rewrite",
+    tuple(FLAVOURS),
+    (exp.RegexpLike,),
+    "Regular-expression predicates become s LIKE_REGEX 'p' (SQL:2008 F841): Snowflake "
+    "REGEXP_LIKE / RLIKE (the whole string must match: the pattern is anchored), BigQuery "
+    "REGEXP_CONTAINS, Oracle REGEXP_LIKE and Redshift ~ (a match anywhere). The pattern is "
+    "rewritten element by element into syntax with one meaning in XQuery, RE2 and Java: `.` and "
+    "\\d, \\w, \\s and POSIX [:digit:]-style classes become explicit ASCII classes as the "
+    "source reads them, non-capturing groups and lazy quantifiers become plain ones. Patterns "
+    "that are not literals, match flags, back-references, look-arounds, word boundaries, "
+    "Unicode properties and Oracle's empty pattern (NULL) are refused, naming the element.",
+    (
+        (
+            "snowflake",
+            "SELECT REGEXP_LIKE(c_phone, '\\\\d{2}-.*') AS p FROM SALES.CUSTOMER",
+            'SELECT "customer"."c_phone" LIKE_REGEX \'^([0-9]{2}-[^\\n]*)$\' AS "p" '
+            'FROM "raw"."customer" AS "customer"',
+        ),
+        (
+            "bigquery",
+            "SELECT c_custkey FROM sales.customer WHERE REGEXP_CONTAINS(c_name, r'^Cust(?:omer)?#')",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
+            'WHERE "customer"."c_name" LIKE_REGEX \'^Cust(omer)?#\'',
+        ),
+    ),
+)
+def regexp_like(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    pattern = node.expression
+    flag = node.args.get("flag")
+    if flag is not None and not (isinstance(flag, exp.Literal) and flag.name in ("", "c")):
+        ctx.report(
+            "error",
+            "FN-REGEXP-LIKE",
+            flag,
+            f"match flags {flag.sql()} (case, newline modes) have no exact common form",
+        )
+        return node
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        ctx.report(
+            "error",
+            "FN-REGEXP-LIKE",
+            pattern,
+            "a regular expression that is not a literal cannot be checked for flavour-specific "
+            "syntax; write it as a literal",
+        )
+        return node
+    if ctx.dialect == "oracle" and pattern.name == "":
+        ctx.report("error", "FN-REGEXP-LIKE", pattern, "Oracle reads the empty pattern as NULL")
+        return node
+    try:
+        text = translate_pattern(
+            pattern.name, FLAVOURS[ctx.dialect], whole=bool(node.args.get("full_match"))
+        )
+    except PatternError as error:
+        ctx.report("error", "FN-REGEXP-LIKE", pattern, f"regular expression element {error}")
+        return node
+    return exp.RegexpLike(this=clone(node.this), expression=lit(text))

@@ -1,0 +1,129 @@
+"""Regular-expression predicates: the source's matches, on DuckDB (RE2) and Spark (Java)."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from sql.diagnostics import TranslationError
+from sql.render import render
+from sql.rules.regex import PatternError, translate_pattern
+from sql.translate import translate
+
+NAMES = [
+    "Customer#01",
+    "customer#01",
+    "Cust#7",
+    "x\nCustomer#01",
+    "Customer#01\n",
+    "a.b",
+    "a\nb",
+    "",
+    None,
+]
+
+# (dialect, predicate on c_name, the names it matches under the source's own rules)
+CASES = [
+    # Snowflake matches the whole string
+    ("snowflake", "REGEXP_LIKE(c_name, 'Cust(omer)?#\\\\d+')", ["Cust#7", "Customer#01"]),
+    ("snowflake", "c_name RLIKE 'a.b'", ["a.b"]),  # `.` is not a newline
+    # BigQuery: a match anywhere; `$` is the end of the string, not before a final newline
+    (
+        "bigquery",
+        "REGEXP_CONTAINS(c_name, r'#01$')",
+        ["Customer#01", "customer#01", "x\nCustomer#01"],
+    ),
+    # POSIX classes are ASCII in RE2; a lazy quantifier matches the same strings
+    (
+        "bigquery",
+        "REGEXP_CONTAINS(c_name, r'^[[:upper:]]')",
+        ["Cust#7", "Customer#01", "Customer#01\n"],
+    ),
+    (
+        "bigquery",
+        "REGEXP_CONTAINS(c_name, r'^C[a-z]*?#')",
+        ["Cust#7", "Customer#01", "Customer#01\n"],
+    ),
+    # Oracle: a match anywhere, `.` excludes the newline, \d is ASCII
+    ("oracle", "REGEXP_LIKE(c_name, '^[A-Z][^#]+#[0-9]{2}$')", ["Customer#01"]),
+    # Redshift (PostgreSQL): `.` matches a newline
+    ("redshift", "c_name ~ 'a.b'", ["a\nb", "a.b"]),
+]
+
+
+@pytest.fixture(scope="module")
+def tables(spark_engine):
+    values = ", ".join(
+        "(NULL)" if n is None else "('" + n.replace("\n", "' || CHR(10) || '") + "')" for n in NAMES
+    )
+    rows = f"SELECT * FROM (VALUES {values}) AS t(c_name)"
+    spark = spark_engine.session().newSession()
+    spark.sql(rows).createOrReplaceTempView("customer")
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE customer AS {rows}")
+    yield con, spark
+    con.close()
+
+
+SCHEMAS = {
+    "snowflake": "SALES.CUSTOMER",
+    "bigquery": "sales.customer",
+    "oracle": "SALES.CUSTOMER",
+    "redshift": "sales.customer",
+}
+
+
+@pytest.mark.parametrize(("dialect", "predicate", "expected"), CASES)
+def test_regex_predicates_match_what_the_source_matches_on_both_engines(
+    tables, dialect, predicate, expected
+):
+    con, spark = tables
+    source = f"SELECT c_name FROM {SCHEMAS[dialect]} WHERE {predicate}"
+    ansi_sql = translate(source, dialect).ansi_sql
+    assert "LIKE_REGEX" in ansi_sql
+    ansi_sql = ansi_sql.replace('"raw"."customer"', '"customer"')
+    on_duckdb = sorted(r[0] for r in con.sql(render(ansi_sql, "duckdb")).fetchall())
+    on_spark = sorted(r[0] for r in spark.sql(render(ansi_sql, "spark")).collect())
+    assert on_duckdb == on_spark == sorted(expected), ansi_sql
+
+
+@pytest.mark.parametrize(
+    ("pattern", "flavour", "element"),
+    [
+        ("(a)\\1", "re2", "\\1"),
+        ("(?=a)", "re2", "(?="),
+        ("\\bword", "re2", "\\b"),
+        ("\\p{L}", "re2", "\\p"),
+        ("[[:punct:]]", "posix", "[:punct:]"),
+        ("[\\d]", "posix", "\\"),
+        ("a*+", "re2", "*+"),
+        ("[a&&b]", "re2", "&&"),
+        ("*a", "re2", "*"),
+    ],
+)
+def test_flavour_specific_elements_are_refused_by_name(pattern, flavour, element):
+    with pytest.raises(PatternError) as raised:
+        translate_pattern(pattern, flavour, whole=False)
+    assert raised.value.element == element
+
+
+def test_common_elements_are_spelled_for_every_flavour():
+    assert translate_pattern("a.b\\d\\w+", "re2", whole=False) == "a[^\\n]b[0-9][0-9A-Za-z_]+"
+    assert translate_pattern("a.b", "postgres", whole=False) == "a[\\s\\S]b"
+    assert translate_pattern("(?:x|y)*?[-a-c\\]]", "re2", whole=True) == "^((x|y)*[\\-a-c\\]])$"
+    assert translate_pattern("[[:digit:]]{2,}", "posix", whole=False) == "[0-9]{2,}"
+
+
+@pytest.mark.parametrize(
+    ("dialect", "source"),
+    [
+        ("snowflake", "SELECT c_name FROM SALES.CUSTOMER WHERE REGEXP_LIKE(c_name, 'a', 'i')"),
+        ("bigquery", "SELECT c_name FROM sales.customer WHERE REGEXP_CONTAINS(c_name, c_phone)"),
+        ("oracle", "SELECT c_name FROM SALES.CUSTOMER WHERE REGEXP_LIKE(c_name, '')"),
+        ("snowflake", "SELECT c_name FROM SALES.CUSTOMER WHERE REGEXP_LIKE(c_name, '(a)\\\\1')"),
+    ],
+)
+def test_regex_predicates_without_exact_form_are_refused(dialect, source):
+    with pytest.raises(TranslationError) as raised:
+        translate(source, dialect)
+    assert [d.rule for d in raised.value.diagnostics] == ["FN-REGEXP-LIKE"]
