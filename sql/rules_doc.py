@@ -4,13 +4,31 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sql.rules import load_all
+import sqlglot
+
+from sql.ansi import ALLOWED_EXPRESSIONS, Ansi
+from sql.features import NODE_FEATURES, Feature, features_of, spelling
+from sql.rules import Rule, load_all
 
 DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "translation-rules.md"
 
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def output_features(rule: Rule) -> list[Feature]:
+    """The SQL:2016 features the outputs of a rewrite rule's examples use."""
+    if rule.action == "refuse":
+        return []
+    found: set[Feature] = set()
+    for _dialect, _source, expected in rule.examples:
+        found.update(features_of(sqlglot.parse_one(expected, read=Ansi)))
+    return sorted(found)
+
+
+def _features_cell(features: list[Feature]) -> str:
+    return ", ".join(f"{fid} {name}" for fid, name in features) or "-"
 
 
 def rules_markdown() -> str:
@@ -24,13 +42,35 @@ def rules_markdown() -> str:
         "",
         f"{len(rules)} rules, {sum(r.action == 'refuse' for r in rules.values())} of them refusals.",
         "",
-        "| rule | action | dialects | what it does |",
-        "|---|---|---|---|",
+        "The last column names the SQL:2016 features (ISO/IEC 9075-2 feature ids) that the "
+        "rule's example outputs use beyond a basic query specification, so the target can be "
+        "checked against the standard; `extension` marks ROUND and REPLACE, which are not in "
+        "the standard but read alike in every engine rendered to.",
+        "",
+        "| rule | action | dialects | what it does | output uses (SQL:2016) |",
+        "|---|---|---|---|---|",
     ]
     for rule in rules.values():
         lines.append(
-            f"| `{rule.id}` | {rule.action} | {', '.join(rule.dialects)} | {_cell(rule.description)} |"
+            f"| `{rule.id}` | {rule.action} | {', '.join(rule.dialects)} | "
+            f"{_cell(rule.description)} | {_cell(_features_cell(output_features(rule)))} |"
         )
+    target: dict[Feature, list[str]] = {}
+    for node_type in ALLOWED_EXPRESSIONS:
+        feature = NODE_FEATURES.get(node_type)
+        if feature is not None:
+            target.setdefault(feature, []).append(spelling(node_type))
+    lines += [
+        "",
+        "## The target's features",
+        "",
+        "Beyond a basic query specification, the ANSI target (`sql/ansi.py`) may emit:",
+        "",
+        "| feature | name | constructs |",
+        "|---|---|---|",
+    ]
+    for (fid, name), constructs in sorted(target.items()):
+        lines.append(f"| {fid} | {name} | {_cell(', '.join(sorted(set(constructs))))} |")
     lines += [
         "",
         "## Assumptions",
