@@ -17,6 +17,38 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+# What the refusals measured on ../shared/corpora (benchmarks/corpus_bench.py) are, and why
+# each has no exact form, or which exact form is not built yet.
+REFUSAL_CLASSES = (
+    "**No exact form.** Approximate aggregates (`APPROX-AGG`) and sampling (`SAMPLE`) give "
+    "engine-specific results. Procedural code (`PROC-STATEMENT`: DECLARE, loops, CREATE "
+    "PROCEDURE), federated reads (BigQuery `EXTERNAL_QUERY`) and user-defined functions "
+    "(`FN-UNKNOWN`) run outside the query. Named parameters (`@submission_date`, "
+    "`ANSI-UNSUPPORTED` PARAMETER) are session values the SQL does not show. "
+    "`TO_TIMESTAMP_LTZ` / `_TZ` depend on the session time zone.",
+    "**Semantics the sources and engines disagree on.** `CORR`, `COVAR_*` and `REGR_*` "
+    "return NaN on a zero variance in BigQuery and DuckDB and NULL in the standard and "
+    "Spark; `ANY_VALUE` and `MIN_BY` / `MAX_BY` pick an unspecified row on ties; the text of "
+    "a float, a BigQuery NUMERIC, an Oracle or Teradata number or date, or a timestamp "
+    "(`CAST-TO-TEXT`) follows per-dialect formatting; `TRY_CAST` / `SAFE_CAST` / "
+    "`TRY_TO_NUMBER` / `TO_DATE` of a string (`FN-TRY-CAST`, `TSORDSTODATE`) follow each "
+    "dialect's own string grammar (signs, spaces, hex, rounding) and format detection.",
+    "**Types with no standard counterpart.** `GEOGRAPHY` and its `ST_*` functions, Snowflake "
+    "`VARIANT` and T-SQL `SQL_VARIANT` (`OPAQUE-TYPE`: they may be selected, counted or "
+    "tested for NULL).",
+    "**Exact forms not built yet** (SQL:2016 has them: the next rules). Arrays, rows and JSON "
+    "(`ARRAY-AGG`: BigQuery `UNNEST` / `ARRAY_AGG` / `OFFSET`, Snowflake `FLATTEN` and "
+    "VARIANT paths, as S091/S098/S301 arrays, T051 rows and T811/T821 JSON); `MEDIAN` / "
+    "`PERCENTILE_CONT` (ordered-set aggregates); `RATIO_TO_REPORT`; `TIMESTAMP_DIFF` and "
+    "`DATEDIFF` in seconds, minutes and hours; `TO_DATE` / `TO_CHAR` with number formats; "
+    "month and day names under a language assumption; `CONNECT BY` as a recursive CTE.",
+    "**Not the translator's to solve.** `NAME-UNKNOWN`: tables the corpus has no schema "
+    "for (335 of the 400 BigQuery ETL queries read Mozilla's generated telemetry tables, "
+    "which the corpus does not hold); `PARSE`: syntax the dialect's parser rejects "
+    "(mostly sqlfluff's deliberately unusual fixtures).",
+)
+
+
 def output_features(rule: Rule) -> list[Feature]:
     """The SQL:2016 features the outputs of a rewrite rule's examples use."""
     if rule.action == "refuse":
@@ -93,6 +125,8 @@ def rules_markdown() -> str:
     for rule in rules.values():
         if rule.action == "refuse":
             lines.append(f"- `{rule.id}`: {_cell(rule.description)}")
+    lines += ["", "## Refusal classes in the public corpora", ""]
+    lines += [f"- {_cell(text)}" for text in REFUSAL_CLASSES]
     lines += ["", "## Examples", ""]
     for rule in rules.values():
         lines.append(f"### `{rule.id}`")
