@@ -218,6 +218,47 @@ def add_months_rule(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return cast(add_months(node.this, node.expression, keep_end_of_month=keep_eom), kind)
 
 
+# Dialects whose DATEDIFF in hours, minutes and seconds counts the unit boundaries crossed
+# (the difference of the two values truncated to the unit), as for days.
+BOUNDARY_TIME_DIFFS = ("tsql", "snowflake", "redshift")
+
+
+def _time_boundaries(end: exp.Expr, start: exp.Expr, unit: str) -> exp.Expr:
+    """Hour, minute or second boundaries from ``start`` to ``end``: whole days times 24,
+    plus the difference of the hour fields, and so on down to whole seconds (FLOOR drops
+    the fraction Spark's EXTRACT(SECOND) carries). Integer arithmetic throughout."""
+
+    def timestamp(value: exp.Expr) -> exp.Expr:
+        return clone(value) if type_of(value) in TIMESTAMP_TYPES else cast(value, "TIMESTAMP")
+
+    end_ts, start_ts = timestamp(end), timestamp(start)
+    days = extract(
+        "DAY",
+        exp.Paren(
+            this=exp.Sub(
+                this=cast(cast(end_ts, "DATE"), "TIMESTAMP"),
+                expression=cast(cast(start_ts, "DATE"), "TIMESTAMP"),
+            )
+        ),
+    )
+
+    def field(name: str) -> exp.Expr:
+        later, earlier = extract(name, end_ts), extract(name, start_ts)
+        if name == "SECOND":
+            later = cast(exp.Floor(this=later), "BIGINT")
+            earlier = cast(exp.Floor(this=earlier), "BIGINT")
+        return exp.Paren(this=exp.Sub(this=later, expression=earlier))
+
+    total: exp.Expr = days
+    for name, per in (("HOUR", 24), ("MINUTE", 60), ("SECOND", 60)):
+        total = exp.Add(
+            this=exp.Mul(this=exp.Paren(this=total), expression=lit(per)), expression=field(name)
+        )
+        if name == unit:
+            break
+    return total
+
+
 @rule(
     "DATE-DIFF",
     "rewrite",
@@ -225,8 +266,9 @@ def add_months_rule(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     (exp.DateDiff, exp.TsOrDsDiff),
     "DATEDIFF / DATE_DIFF counts unit boundaries crossed (BigQuery's argument order is "
     "reversed): DAY via timestamp subtraction, MONTH, QUARTER and YEAR via EXTRACT, and WEEK as "
-    "Sunday-started weeks in T-SQL (DATEFIRST does not affect it) and BigQuery. Other units are "
-    "refused.",
+    "Sunday-started weeks in T-SQL (DATEFIRST does not affect it) and BigQuery; HOUR, MINUTE "
+    "and SECOND in T-SQL, Snowflake and Redshift as whole days times 24 plus the differences "
+    "of the hour, minute and whole-second fields. Other units are refused.",
     (
         (
             "tsql",
@@ -248,6 +290,16 @@ def date_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     sunday_week_unit = ctx.dialect == "bigquery" and _unit(node) == "SUNDAY"
     if (plain_week and ctx.dialect in ("tsql", "bigquery")) or sunday_week_unit:
         unit = "WEEK"  # Sunday boundaries: T-SQL ignores DATEFIRST here, BigQuery WEEK is Sunday
+    time_unit = next((u for u, names in TIME_UNITS.items() if _unit(node) in names), None)
+    if time_unit is not None and ctx.dialect in BOUNDARY_TIME_DIFFS:
+        if (
+            _date_kind(node, end, ctx, "DATE-DIFF") is None
+            or _date_kind(node, start, ctx, "DATE-DIFF") is None
+        ):
+            return None
+        boundaries = _time_boundaries(end, start, time_unit)
+        # T-SQL's DATEDIFF is an INT and fails beyond it (DATEDIFF_BIG is the BIGINT one).
+        return cast(boundaries, "INTEGER") if ctx.dialect == "tsql" else boundaries
     if unit not in ("DAY", "WEEK", "MONTH", "QUARTER", "YEAR"):
         ctx.report(
             "error", "DATE-DIFF", node, f"date difference in {_unit(node)} units is not supported"

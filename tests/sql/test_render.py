@@ -257,3 +257,32 @@ def test_like_patterns_the_standard_reads_differently_are_refused(dialect, sourc
     with pytest.raises(TranslationError) as raised:
         translate(source, dialect)
     assert [d.rule for d in raised.value.diagnostics] == ["LIKE-PATTERN"]
+
+
+@pytest.mark.parametrize(
+    ("dialect", "table", "cast"),
+    [("tsql", "dbo.Orders", "DATETIME2"), ("snowflake", "SALES.ORDERS", "TIMESTAMP_NTZ")],
+)
+def test_time_unit_differences_count_boundaries_on_both_engines(spark_engine, dialect, table, cast):
+    """DATEDIFF in hours, minutes and seconds counts the boundaries crossed: 10:59:59.9 to
+    11:00:00.1 the next day is 25 hours, 1441 minutes and 86401 seconds, and backwards over
+    a leap day the same with a minus sign."""
+    pairs = [
+        ("2024-01-01 10:59:59.9", "2024-01-02 11:00:00.1"),
+        ("2024-03-01 00:00:00", "2024-02-28 23:59:59.999"),
+    ]
+    parts = []
+    for i, (a, b) in enumerate(pairs):
+        for unit in ("hour", "minute", "second"):
+            parts.append(
+                f"DATEDIFF({unit}, CAST('{a}' AS {cast}), CAST('{b}' AS {cast})) AS {unit}_{i}"
+            )
+    source = f"SELECT {', '.join(parts)} FROM {table}"
+    ansi_sql = translate(source, dialect).ansi_sql.replace('"raw"."orders"', '"orders"')
+    spark = spark_engine.session().newSession()
+    spark.sql("SELECT 1 AS o_orderkey").createOrReplaceTempView("orders")
+    on_spark = [tuple(row) for row in spark.sql(render(ansi_sql, "spark")).collect()]
+    with duckdb.connect() as con:
+        con.execute("CREATE TABLE orders AS SELECT 1 AS o_orderkey")
+        on_duckdb = con.sql(render(ansi_sql, "duckdb")).fetchall()
+    assert on_spark == on_duckdb == [(25, 1441, 86401, -25, -1441, -86401)]
