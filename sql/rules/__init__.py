@@ -199,6 +199,7 @@ def load_all() -> dict[str, Rule]:
         division,
         formats,
         functions,
+        generators,
         portable_types,
         refusals,
         regex,

@@ -24,7 +24,7 @@ REFUSALS: tuple[
         "ORA-CONNECT-BY",
         ("oracle", "snowflake"),
         (exp.Connect,),
-        "Hierarchical CONNECT BY queries are refused (no exact recursive-CTE rewrite yet).",
+        "Hierarchical CONNECT BY queries (START WITH, PRIOR) are refused; CONNECT BY LEVEL <= n row generators are ROW-GENERATOR.",
         (
             "oracle",
             "SELECT n_nationkey FROM SALES.NATION START WITH n_nationkey = 0 CONNECT BY PRIOR n_nationkey = n_regionkey",
