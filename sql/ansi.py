@@ -143,6 +143,8 @@ ALLOWED_EXPRESSIONS: frozenset[type[exp.Expr]] = frozenset(
         exp.Rollup,
         exp.GroupingSets,
         exp.Grouping,  # with one argument: sql/rules/aggregates.py spells out several
+        exp.WithinGroup,  # PERCENTILE_DISC(p) WITHIN GROUP (ORDER BY x) only
+        exp.PercentileDisc,
     }
 )
 

@@ -69,6 +69,8 @@ NODE_FEATURES: dict[type[exp.Expr], Feature] = {
     exp.Window: ("T611", "Elementary OLAP operations"),
     exp.PercentRank: ("T612", "Advanced OLAP operations"),
     exp.CumeDist: ("T612", "Advanced OLAP operations"),
+    exp.PercentileDisc: ("T612", "Advanced OLAP operations"),
+    exp.WithinGroup: ("T612", "Advanced OLAP operations"),
     exp.Ntile: ("T614", "NTILE function"),
     exp.Lag: ("T615", "LEAD and LAG functions"),
     exp.Lead: ("T615", "LEAD and LAG functions"),
@@ -163,6 +165,8 @@ SPELLING: dict[type[exp.Expr], str] = {
     exp.Variance: "VAR_SAMP",
     exp.VariancePop: "VAR_POP",
     exp.Fetch: "FETCH FIRST",
+    exp.PercentileDisc: "PERCENTILE_DISC",
+    exp.WithinGroup: "WITHIN GROUP",
 }
 
 

@@ -143,6 +143,52 @@ def _end_anchors_for_spark(tree: exp.Expr) -> exp.Expr:
     return tree
 
 
+# PERCENTILE_DISC(p) WITHIN GROUP (ORDER BY x): sqlglot writes it as DuckDB's QUANTILE_DISC
+# without the sort direction and as Spark's PERCENTILE_APPROX, and Spark's own percentile_disc
+# returns a DOUBLE (wrong digits for big integers and decimals, an error for strings). Both
+# engines get the definition instead: the sorted non-NULL values, the one at position
+# GREATEST(1, CEIL(p * n)) (the first whose cumulative distribution reaches p), NULL for none.
+# p is a decimal literal, so p * n is exact.
+PERCENTILE_DISC_FORMS: dict[Engine, dict[bool, str]] = {
+    "duckdb": {
+        desc: "CASE WHEN COUNT(__x) = 0 THEN NULL ELSE (LIST(__x ORDER BY __x"
+        + (" DESC" if desc else " ASC")
+        + ") FILTER (WHERE __x IS NOT NULL))[CAST(GREATEST(1, CEIL(__p * COUNT(__x)))"
+        " AS BIGINT)] END"
+        for desc in (False, True)
+    },
+    "spark": {
+        desc: "CASE WHEN COUNT(__x) = 0 THEN NULL ELSE ELEMENT_AT("
+        + ("REVERSE(ARRAY_SORT(COLLECT_LIST(__x)))" if desc else "ARRAY_SORT(COLLECT_LIST(__x))")
+        + ", CAST(GREATEST(1, CEIL(__p * COUNT(__x))) AS INT)) END"
+        for desc in (False, True)
+    },
+}
+
+
+@functools.cache
+def _percentile_disc_form(engine: Engine, desc: bool) -> exp.Expr:
+    return sqlglot.parse_one(PERCENTILE_DISC_FORMS[engine][desc], read=engine)
+
+
+def _percentile_disc(tree: exp.Expr, engine: Engine) -> exp.Expr:
+    for node in list(tree.find_all(exp.WithinGroup)):
+        function, order = node.this, node.expression
+        if not (isinstance(function, exp.PercentileDisc) and isinstance(order, exp.Order)):
+            continue
+        [key] = order.expressions
+        fraction = function.this
+        if isinstance(fraction, exp.Literal) and "." not in fraction.name:
+            fraction = exp.Literal.number(fraction.name + ".0")  # a decimal, not an integer
+        form = _percentile_disc_form(engine, bool(key.args.get("desc")))
+        filled = _fill(form, {"__x": key.this, "__p": fraction})
+        replacement = exp.Paren(this=filled)
+        if node is tree:
+            return replacement
+        node.replace(replacement)
+    return tree
+
+
 # {zone: {table: {column: type}}}: the column types of the tables a query reads.
 Schema = Mapping[str, Mapping[str, Mapping[str, str]]]
 
@@ -323,6 +369,7 @@ def render(
         tree = _literal_backslashes_for_spark(tree)
         tree = _end_anchors_for_spark(tree)
     tree = native_forms(tree, engine, schema)
+    tree = _percentile_disc(tree, engine)
     if engine == "duckdb":
         tree = _second_steps_for_duckdb(tree)
     if transform is not None:

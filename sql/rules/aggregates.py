@@ -111,3 +111,58 @@ def grouping(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             term = exp.Mul(this=term, expression=lit(weight))
         total = term if total is None else exp.Add(this=total, expression=term)
     return cast(total, GROUPING_TYPES.get(ctx.dialect, "BIGINT"))
+
+
+def _fraction(node: exp.Expr) -> bool:
+    """Whether ``node`` is a number literal from 0 to 1."""
+    if not (isinstance(node, exp.Literal) and not node.is_string):
+        return False
+    try:
+        return 0 <= float(node.name) <= 1
+    except ValueError:
+        return False
+
+
+@rule(
+    "FN-PERCENTILE-DISC",
+    "rewrite",
+    ("snowflake", "oracle", "redshift", "teradata"),
+    (exp.WithinGroup,),
+    "PERCENTILE_DISC(p) WITHIN GROUP (ORDER BY x) as an aggregate is the standard's inverse "
+    "distribution function (T612): the first value in that order whose cumulative "
+    "distribution reaches p, NULLs left out, the value itself (not interpolated) and of x's "
+    "type. p must be a literal from 0 to 1. Its window form (OVER) and PERCENTILE_CONT / "
+    "MEDIAN, whose interpolated result type and rounding differ between sources and engines, "
+    "are refused.",
+    (
+        (
+            "snowflake",
+            "SELECT PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY o_totalprice) AS m FROM SALES.ORDERS",
+            'SELECT PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY "orders"."o_totalprice" ASC '
+            'NULLS LAST) AS "m" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def percentile_disc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    function = node.this
+    if not isinstance(function, exp.PercentileDisc):
+        return None
+    order = node.expression
+    keys = order.expressions if isinstance(order, exp.Order) else []
+    if isinstance(node.parent, exp.Window) or len(keys) != 1:
+        ctx.report(
+            "error",
+            "FN-PERCENTILE-DISC",
+            node,
+            "PERCENTILE_DISC is translated as an aggregate over one sort key (not OVER a window)",
+        )
+        return node
+    if not _fraction(function.this):
+        ctx.report(
+            "error",
+            "FN-PERCENTILE-DISC",
+            function.this,
+            "PERCENTILE_DISC's fraction must be a number literal from 0 to 1",
+        )
+        return node
+    return node

@@ -520,6 +520,10 @@ class Typer:
             return OPAQUE
         if isinstance(node, SAME_AS_ARGUMENT):
             return self(node.this)
+        if isinstance(node, exp.WithinGroup) and isinstance(node.this, exp.PercentileDisc):
+            # one of the sorted values, of their type
+            keys = node.expression.expressions if isinstance(node.expression, exp.Order) else []
+            return self(keys[0].this) if len(keys) == 1 else None
         if isinstance(node, exp.Subquery):
             selects = branches(node)
             return self(selects[0].expressions[0].unalias()) if len(selects) == 1 else None

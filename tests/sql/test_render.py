@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 
 import duckdb
 import pytest
@@ -286,3 +287,55 @@ def test_time_unit_differences_count_boundaries_on_both_engines(spark_engine, di
         con.execute("CREATE TABLE orders AS SELECT 1 AS o_orderkey")
         on_duckdb = con.sql(render(ansi_sql, "duckdb")).fetchall()
     assert on_spark == on_duckdb == [(25, 1441, 86401, -25, -1441, -86401)]
+
+
+def test_percentile_disc_is_the_standards_value_of_the_sorted_type_on_both_engines(spark_engine):
+    """The first value whose cumulative distribution reaches p, NULLs left out, of the
+    column's own type: Spark's percentile_disc would return a DOUBLE (wrong digits for big
+    integers, an error for strings) and sqlglot writes DuckDB's without the direction."""
+    fractions = [0, 0.25, 0.26, 0.5, 0.6, 1]
+    parts = [
+        f"PERCENTILE_DISC({p}) WITHIN GROUP (ORDER BY o_orderkey) AS k{i}"
+        for i, p in enumerate(fractions)
+    ]
+    parts += [
+        "PERCENTILE_DISC(0.25) WITHIN GROUP (ORDER BY o_orderkey DESC) AS down",
+        "PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY o_orderstatus) AS status",
+        "PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY o_totalprice) AS price",
+    ]
+    source = f"SELECT o_custkey, {', '.join(parts)} FROM SALES.ORDERS GROUP BY o_custkey"
+    ansi_sql = translate(source, "snowflake").ansi_sql.replace('"raw"."orders"', '"orders"')
+    rows = (
+        "SELECT * FROM (VALUES (1, CAST(12345678901234567 AS BIGINT), 'b', CAST(2.20 AS DECIMAL(12, 2))),"
+        " (1, CAST(12345678901234569 AS BIGINT), 'a', CAST(1.10 AS DECIMAL(12, 2))),"
+        " (1, CAST(12345678901234571 AS BIGINT), 'c', CAST(3.30 AS DECIMAL(12, 2))),"
+        " (1, CAST(12345678901234573 AS BIGINT), NULL, NULL), (1, NULL, NULL, NULL),"
+        " (2, NULL, NULL, NULL)) AS t(o_custkey, o_orderkey, o_orderstatus, o_totalprice)"
+    )
+    spark = spark_engine.session().newSession()
+    spark.sql(rows).createOrReplaceTempView("orders")
+    on_spark = sorted(tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect())
+    with duckdb.connect() as con:
+        con.execute(f"CREATE TABLE orders AS {rows}")
+        on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall())
+    base = 12345678901234567
+    keys = [base, base, base + 2, base + 2, base + 4, base + 6]  # positions 1, 1, 2, 2, 3, 4
+    expected = [
+        (1, *keys, base + 6, "b", Decimal("2.20")),
+        (2, *([None] * 6), None, None, None),
+    ]
+    assert on_spark == on_duckdb == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY o_totalprice) AS m FROM SALES.ORDERS",
+        "SELECT MEDIAN(o_totalprice) AS m FROM SALES.ORDERS",
+        "SELECT PERCENTILE_DISC(1.5) WITHIN GROUP (ORDER BY o_totalprice) AS m FROM SALES.ORDERS",
+        "SELECT PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY o_totalprice) OVER () AS m FROM SALES.ORDERS",
+    ],
+)
+def test_interpolated_or_windowed_percentiles_are_refused(source):
+    with pytest.raises(TranslationError):
+        translate(source, "snowflake")
