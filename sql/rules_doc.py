@@ -38,10 +38,13 @@ REFUSAL_CLASSES = (
     "tested for NULL).",
     "**Exact forms not built yet** (SQL:2016 has them: the next rules). Arrays, rows and JSON "
     "(`ARRAY-AGG`: BigQuery `UNNEST` / `ARRAY_AGG` / `OFFSET`, Snowflake `FLATTEN` and "
-    "VARIANT paths, as S091/S098/S301 arrays, T051 rows and T811/T821 JSON); `MEDIAN` / "
-    "`PERCENTILE_CONT` (ordered-set aggregates); `RATIO_TO_REPORT`; `TIMESTAMP_DIFF` and "
-    "`DATEDIFF` in seconds, minutes and hours; `TO_DATE` / `TO_CHAR` with number formats; "
-    "month and day names under a language assumption; `CONNECT BY` as a recursive CTE.",
+    "VARIANT paths, as S091/S098/S301 arrays, T051 rows and T811/T821 JSON); "
+    "`RATIO_TO_REPORT`; BigQuery `TIMESTAMP_DIFF` (an instant's difference, truncated) and "
+    "`DATETIME_DIFF` in time units; `TO_DATE` / `TO_CHAR` with number formats; month and day "
+    "names under a language assumption; `PERCENTILE_DISC` as a window function.",
+    "**Interpolated percentiles.** `PERCENTILE_CONT` and `MEDIAN` interpolate: Snowflake and "
+    "Oracle compute in exact decimals, DuckDB in the column's decimal type and Spark in "
+    "DOUBLE, so the digits differ; `PERCENTILE_DISC` (a value of the set) translates.",
     "**Not the translator's to solve.** `NAME-UNKNOWN`: tables the corpus has no schema "
     "for (335 of the 400 BigQuery ETL queries read Mozilla's generated telemetry tables, "
     "which the corpus does not hold); `PARSE`: syntax the dialect's parser rejects "
