@@ -13,9 +13,13 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 # Settings every plumbline session needs whatever the master: UTC so DATE/TIMESTAMP values
-# mean the same as on DuckDB, and no UI port (several sessions run side by side in tests).
+# mean the same as on DuckDB; ANSI mode so that what the standard makes an error (a cast of
+# bad text, an integer overflow, an array index out of range) is one, as translations assume
+# (Spark 4 defaults to it, but a cluster's spark-defaults.conf may not); no UI port (several
+# sessions run side by side in tests).
 SESSION_CONF = {
     "spark.sql.session.timeZone": "UTC",
+    "spark.sql.ansi.enabled": "true",
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.shuffle.partitions": "8",

@@ -123,3 +123,13 @@ def test_digest_ignores_row_order_but_not_content(tmp_path):
     assert digest == content_digest(tmp_path / "b.parquet")
     assert digest != content_digest(tmp_path / "c.parquet"), "NULL and '' must differ"
     assert digest != content_digest(tmp_path / "d.parquet"), "a duplicate row must count"
+
+
+def test_spark_sessions_run_in_ansi_mode_whatever_the_cluster_defaults(spark_engine):
+    """Translations assume the standard's errors (bad casts, overflow); the engine sets ANSI
+    mode on its session rather than relying on Spark's default or spark-defaults.conf."""
+    from pipelines.engines.spark_engine import SparkEngine
+
+    assert SparkEngine("local[1]").conf["spark.sql.ansi.enabled"] == "true"
+    session = spark_engine.session()
+    assert session.conf.get("spark.sql.ansi.enabled") == "true"
