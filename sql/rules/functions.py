@@ -68,9 +68,17 @@ def greatest_least(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def ilike(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    return exp.Like(
-        this=exp.Lower(this=clone(node.this)), expression=exp.Lower(this=clone(node.expression))
+    from sql.rules.strings import standard_pattern
+
+    checked = (node.expression, False) if isinstance(node.parent, exp.Escape) else None
+    checked = checked or standard_pattern(node.expression, ctx)
+    if checked is None:
+        return node  # refused: the pattern's escapes have no standard reading
+    pattern, needs_escape = checked
+    like = exp.Like(
+        this=exp.Lower(this=clone(node.this)), expression=exp.Lower(this=clone(pattern))
     )
+    return exp.Escape(this=like, expression=lit("\\")) if needs_escape else like
 
 
 def _as_flag(condition: exp.Expr) -> exp.Expr:

@@ -510,6 +510,57 @@ def _ansi_like_pattern(characters: list[tuple[str, bool]]) -> tuple[str, bool]:
     return text, True
 
 
+def standard_pattern(pattern: exp.Expr, ctx: Context) -> tuple[exp.Expr, bool] | None:
+    """A LIKE pattern of ``ctx.dialect`` as the standard reads it, and whether it needs
+    ``ESCAPE '\\'``; None when it has no exact reading (reported as LIKE-PATTERN). The
+    pattern comes back unchanged where the dialect reads it as the standard does."""
+    pieces = _constant_pieces(pattern)
+    if pieces is not None and not isinstance(pattern, exp.Literal):
+        # LOWER('abc') || 'd': known characters; only a special one needs a closer look.
+        if not any(("\\" in p.name or "[" in p.name) for p in pieces):
+            return pattern, False
+        pieces = None
+    if pieces is None:
+        ctx.report(
+            "error",
+            "LIKE-PATTERN",
+            pattern,
+            "a LIKE pattern that is not a literal may hold characters this dialect reads "
+            "differently from the standard (escapes, character classes); write it as a literal",
+        )
+        return None
+    text = pattern.name
+    if ctx.dialect == "tsql":
+        if "[" not in text:
+            return pattern, False
+        ctx.report(
+            "error",
+            "LIKE-PATTERN",
+            pattern,
+            "T-SQL LIKE reads [...] as a character class, which standard LIKE has not",
+        )
+        return None
+    if ctx.dialect == "snowflake":
+        if "\\" not in text:
+            return pattern, False
+        ctx.report(
+            "error",
+            "LIKE-PATTERN",
+            pattern,
+            "a backslash in a Snowflake LIKE pattern without ESCAPE has no exact standard "
+            "reading here; give the pattern an ESCAPE clause",
+        )
+        return None
+    if ctx.dialect not in BACKSLASH_LIKE or "\\" not in text:
+        return pattern, False
+    characters = _like_characters(text)
+    if characters is None:
+        ctx.report("error", "LIKE-PATTERN", pattern, "the LIKE pattern ends in a lone backslash")
+        return None
+    ansi_text, needs_escape = _ansi_like_pattern(characters)
+    return lit(ansi_text), needs_escape
+
+
 @rule(
     "LIKE-PATTERN",
     "rewrite",
@@ -535,51 +586,12 @@ def _ansi_like_pattern(characters: list[tuple[str, bool]]) -> tuple[str, bool]:
 def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if isinstance(node.parent, exp.Escape):
         return None
-    pattern = node.expression
-    pieces = _constant_pieces(pattern)
-    if pieces is not None and not isinstance(pattern, exp.Literal):
-        # LOWER('abc') || 'd': known characters; only a special one needs a closer look.
-        if not any(("\\" in p.name or "[" in p.name) for p in pieces):
-            return None
-        pieces = None
-    if pieces is None:
-        ctx.report(
-            "error",
-            "LIKE-PATTERN",
-            pattern,
-            "a LIKE pattern that is not a literal may hold characters this dialect reads "
-            "differently from the standard (escapes, character classes); write it as a literal",
-        )
+    checked = standard_pattern(node.expression, ctx)
+    if checked is None:
         return node
-    text = pattern.name
-    if ctx.dialect == "tsql":
-        if "[" not in text:
-            return None
-        ctx.report(
-            "error",
-            "LIKE-PATTERN",
-            pattern,
-            "T-SQL LIKE reads [...] as a character class, which standard LIKE has not",
-        )
-        return node
-    if ctx.dialect == "snowflake":
-        if "\\" not in text:
-            return None
-        ctx.report(
-            "error",
-            "LIKE-PATTERN",
-            pattern,
-            "a backslash in a Snowflake LIKE pattern without ESCAPE has no exact standard "
-            "reading here; give the pattern an ESCAPE clause",
-        )
-        return node
-    if "\\" not in text:
+    pattern, needs_escape = checked
+    if pattern is node.expression:
         return None
-    characters = _like_characters(text)
-    if characters is None:
-        ctx.report("error", "LIKE-PATTERN", pattern, "the LIKE pattern ends in a lone backslash")
-        return node
-    ansi_text, needs_escape = _ansi_like_pattern(characters)
     like = clone(node)
-    like.set("expression", lit(ansi_text))
+    like.set("expression", pattern)
     return exp.Escape(this=like, expression=lit("\\")) if needs_escape else like

@@ -228,6 +228,8 @@ def test_like_patterns_keep_the_sources_escapes_on_both_engines(spark_engine):
         ("bigquery", "SELECT c_name FROM sales.customer WHERE c_name LIKE 'a\\\\_%'"): ["a_c"],
         # a backslash, then anything
         ("oracle", "SELECT c_name FROM SALES.CUSTOMER WHERE c_name LIKE 'a\\%'"): ["a\\c", "a\\x"],
+        # ILIKE reads the same escapes (Redshift, as PostgreSQL)
+        ("redshift", "SELECT c_name FROM sales.customer WHERE c_name ILIKE 'A\\\\_%'"): ["a_c"],
         # an escaped backslash is one literal backslash
         ("bigquery", "SELECT c_name FROM sales.customer WHERE c_name LIKE r'a\\\\_'"): [
             "a\\c",
