@@ -208,3 +208,33 @@ def sign(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             exp.If(this=exp.EQ(this=clone(value), expression=lit(0)), true=lit(0)),
         ]
     )
+
+
+@rule(
+    "FN-IN-UNNEST",
+    "rewrite",
+    ("bigquery",),
+    (exp.In,),
+    "x IN UNNEST([a, b, ...]) over an array written out is the list x IN (a, b, ...), with the "
+    "same NULL semantics; over an empty array it is FALSE (and NOT IN is TRUE), as the "
+    "standard's quantified comparison over no rows.",
+    (
+        (
+            "bigquery",
+            "SELECT o_orderkey FROM sales.orders WHERE o_orderstatus IN UNNEST(['F', 'O'])",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" '
+            "WHERE \"orders\".\"o_orderstatus\" IN ('F', 'O')",
+        ),
+    ),
+    phase="syntax",
+)
+def in_unnest(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    from sql.rules.refusals import in_array_literal
+
+    unnest = node.args.get("unnest")
+    if unnest is None or in_array_literal(unnest) is not node:
+        return None
+    values = unnest.expressions[0].expressions
+    if not values:
+        return exp.false()
+    return exp.In(this=clone(node.this), expressions=[clone(v) for v in values])

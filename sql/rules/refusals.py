@@ -92,8 +92,29 @@ REFUSALS: tuple[
 )
 
 
+def in_array_literal(node: exp.Expr) -> exp.In | None:
+    """The ``x IN UNNEST([a, b, ...])`` that ``node`` (its UNNEST or its array) is part of,
+    when the array is written out: that is the list ``x IN (a, b, ...)``."""
+    unnest = node.parent if isinstance(node, exp.Array) else node
+    if not isinstance(unnest, exp.Unnest) or len(unnest.expressions) != 1:
+        return None
+    array = unnest.expressions[0]
+    predicate = unnest.parent
+    if (
+        isinstance(array, exp.Array)
+        and isinstance(predicate, exp.In)
+        and predicate.args.get("unnest") is unnest
+        and not unnest.args.get("offset")
+    ):
+        return predicate
+    return None
+
+
 def _refuse(rule_id: str, why: str):
     def apply(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+        if rule_id == "ARRAY-AGG" and ctx.dialect == "bigquery" and in_array_literal(node):
+            return None  # FN-IN-UNNEST: a list of values, not an array
+
         message = why or f"function {node.name.upper()} is not known to the translator"
         ctx.report("error", rule_id, node, message)
         return None

@@ -407,6 +407,23 @@ CASES = [
         "SELECT CHAR_LENGTH(r'\\d') AS n FROM sales.orders WHERE o_orderkey = 1",
         [(2,)],
     ),
+    # IN UNNEST over a written-out array is an IN list: NULLs as in a list; empty is FALSE
+    (
+        "bigquery",
+        "SELECT o_orderkey FROM sales.orders WHERE o_orderstatus IN UNNEST(['F'])"
+        " ORDER BY o_orderkey",
+        [(1,), (4,)],
+    ),
+    (
+        "bigquery",
+        "SELECT COUNT(*) AS n FROM sales.orders WHERE o_orderstatus NOT IN UNNEST([])",
+        [(4,)],
+    ),
+    (
+        "bigquery",
+        "SELECT COUNT(*) AS n FROM sales.orders WHERE o_orderstatus NOT IN UNNEST(['F', NULL])",
+        [(0,)],
+    ),
     # the general logarithm keeps its base: Snowflake LOG(base, x), BigQuery LOG(x, base),
     # Redshift's one-argument LOG is base 10
     ("snowflake", "SELECT LOG(10, 1000) AS l FROM SALES.ORDERS WHERE o_orderkey = 1", [(3.0,)]),
