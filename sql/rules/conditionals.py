@@ -210,6 +210,24 @@ def sign(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     )
 
 
+def in_array_literal(node: exp.Expr) -> exp.In | None:
+    """The ``x IN UNNEST([a, b, ...])`` that ``node`` (its UNNEST or its array) is part of,
+    when the array is written out: that is the list ``x IN (a, b, ...)``."""
+    unnest = node.parent if isinstance(node, exp.Array) else node
+    if not isinstance(unnest, exp.Unnest) or len(unnest.expressions) != 1:
+        return None
+    array = unnest.expressions[0]
+    predicate = unnest.parent
+    if (
+        isinstance(array, exp.Array)
+        and isinstance(predicate, exp.In)
+        and predicate.args.get("unnest") is unnest
+        and not unnest.args.get("offset")
+    ):
+        return predicate
+    return None
+
+
 @rule(
     "FN-IN-UNNEST",
     "rewrite",
@@ -229,8 +247,6 @@ def sign(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     phase="syntax",
 )
 def in_unnest(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    from sql.rules.refusals import in_array_literal
-
     unnest = node.args.get("unnest")
     if unnest is None or in_array_literal(unnest) is not node:
         return None

@@ -53,34 +53,6 @@ def greatest_least(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return result
 
 
-@rule(
-    "FN-ILIKE",
-    "rewrite",
-    ("snowflake", "redshift"),
-    (exp.ILike,),
-    "a ILIKE b becomes LOWER(a) LIKE LOWER(b).",
-    (
-        (
-            "snowflake",
-            "SELECT c_name FROM SALES.CUSTOMER WHERE c_name ILIKE '%#00%'",
-            'SELECT "customer"."c_name" AS "c_name" FROM "raw"."customer" AS "customer" WHERE LOWER("customer"."c_name") LIKE LOWER(\'%#00%\')',
-        ),
-    ),
-)
-def ilike(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    from sql.rules.strings import standard_pattern
-
-    checked = (node.expression, False) if isinstance(node.parent, exp.Escape) else None
-    checked = checked or standard_pattern(node.expression, ctx)
-    if checked is None:
-        return node  # refused: the pattern's escapes have no standard reading
-    pattern, needs_escape = checked
-    like = exp.Like(
-        this=exp.Lower(this=clone(node.this)), expression=exp.Lower(this=clone(pattern))
-    )
-    return exp.Escape(this=like, expression=lit("\\")) if needs_escape else like
-
-
 def _as_flag(condition: exp.Expr) -> exp.Expr:
     # 1 for TRUE, 0 for FALSE, NULL for NULL: MAX/MIN over it is a NULL-aware OR/AND.
     return exp.Case(

@@ -97,10 +97,9 @@ def _refuse(ctx: Context, node: exp.Expr, message: str) -> exp.Expr:
     return node
 
 
-def _array_series(
-    generator: exp.Expr, ctx: Context
-) -> tuple[exp.Select, None] | tuple[None, exp.Expr]:
-    """GENERATE_ARRAY / GENERATE_DATE_ARRAY of literals as a series query."""
+def _array_series(generator: exp.Expr, ctx: Context) -> exp.Select | None:
+    """GENERATE_ARRAY / GENERATE_DATE_ARRAY of literals as a series query; None (reported)
+    when it has none."""
     k = _column("k")
     next_k = exp.Paren(this=exp.Add(this=k, expression=lit(1)))
     if isinstance(generator, exp.GenerateSeries):
@@ -108,14 +107,15 @@ def _array_series(
         step_node = generator.args.get("step")
         step = 1 if step_node is None else _integer(step_node)
         if start is None or end is None or step is None or step <= 0:
-            return None, _refuse(
+            _refuse(
                 ctx,
                 generator,
                 "GENERATE_ARRAY is translated for integer literal bounds and a positive "
                 "literal step only",
             )
+            return None
         value = exp.Add(this=lit(start), expression=exp.Mul(this=next_k, expression=lit(step)))
-        return series(lit(start), value, lit(end), keep_first=False), None
+        return series(lit(start), value, lit(end), keep_first=False)
     start_day = _date(generator.args.get("start"))
     end_day = _date(generator.args.get("end"))
     step_node = generator.args.get("step")
@@ -130,11 +130,12 @@ def _array_series(
             amount = _integer(amount_node) or 0
             unit = step_node.text("unit").upper()
     if start_day is None or end_day is None or amount <= 0:
-        return None, _refuse(
+        _refuse(
             ctx,
             generator,
             "GENERATE_DATE_ARRAY is translated for literal dates and a positive literal step",
         )
+        return None
     if unit in DAY_STEPS:
         days, unit_name = amount * DAY_STEPS[unit], "DAY"
         interval = exp.Interval(this=exp.Literal.string(str(days)), unit=exp.var(unit_name))
@@ -142,17 +143,18 @@ def _array_series(
         months = amount * MONTH_STEPS[unit]
         interval = exp.Interval(this=exp.Literal.string(str(months)), unit=exp.var("MONTH"))
     else:
-        return None, _refuse(
+        _refuse(
             ctx,
             generator,
             f"GENERATE_DATE_ARRAY by {unit} from day {start_day[8:]} of a month depends on "
             "how each step is clamped to a month's end",
         )
+        return None
     first = cast(lit(start_day), "DATE")
     value = cast(
         exp.Add(this=first.copy(), expression=exp.Mul(this=next_k, expression=interval)), "DATE"
     )
-    return series(first, value, cast(lit(end_day), "DATE"), keep_first=False), None
+    return series(first, value, cast(lit(end_day), "DATE"), keep_first=False)
 
 
 @rule(
@@ -203,9 +205,9 @@ def _unnest_series(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     name = columns[0] if columns else (alias.name if alias is not None and alias.name else "")
     if not name:
         return _refuse(ctx, node, "UNNEST of a generated array needs an alias for its values")
-    query, refused = _array_series(generator, ctx)
+    query = _array_series(generator, ctx)
     if query is None:
-        return refused
+        return node  # refused
     offset = node.args.get("offset")
     offset_name = offset.name if isinstance(offset, exp.Identifier) else "_offset"
     return _derived(query, name, [offset_name, name])

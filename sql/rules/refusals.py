@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.conditionals import in_array_literal
 
 # (rule id, dialects, node types, description, example, why)
 REFUSALS: tuple[
@@ -90,24 +91,6 @@ REFUSALS: tuple[
         "",
     ),
 )
-
-
-def in_array_literal(node: exp.Expr) -> exp.In | None:
-    """The ``x IN UNNEST([a, b, ...])`` that ``node`` (its UNNEST or its array) is part of,
-    when the array is written out: that is the list ``x IN (a, b, ...)``."""
-    unnest = node.parent if isinstance(node, exp.Array) else node
-    if not isinstance(unnest, exp.Unnest) or len(unnest.expressions) != 1:
-        return None
-    array = unnest.expressions[0]
-    predicate = unnest.parent
-    if (
-        isinstance(array, exp.Array)
-        and isinstance(predicate, exp.In)
-        and predicate.args.get("unnest") is unnest
-        and not unnest.args.get("offset")
-    ):
-        return predicate
-    return None
 
 
 def _refuse(rule_id: str, why: str):

@@ -467,6 +467,15 @@ def raw_string(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 # Dialects whose LIKE reads a backslash as an escape when no ESCAPE clause is given
 # (BigQuery, Redshift as PostgreSQL); the standard's LIKE has no escape character then.
 BACKSLASH_LIKE = ("bigquery", "redshift")
+# Dialects where one character in a LIKE pattern has a reading the standard's LIKE has not.
+UNREADABLE_LIKE = {
+    "tsql": ("[", "T-SQL LIKE reads [...] as a character class, which standard LIKE has not"),
+    "snowflake": (
+        "\\",
+        "a backslash in a Snowflake LIKE pattern without ESCAPE has no exact standard "
+        "reading here; give the pattern an ESCAPE clause",
+    ),
+}
 
 
 def _constant_pieces(node: exp.Expr) -> list[exp.Literal] | None:
@@ -530,26 +539,12 @@ def standard_pattern(pattern: exp.Expr, ctx: Context) -> tuple[exp.Expr, bool] |
         )
         return None
     text = pattern.name
-    if ctx.dialect == "tsql":
-        if "[" not in text:
+    special = UNREADABLE_LIKE.get(ctx.dialect)
+    if special is not None:
+        character, why = special
+        if character not in text:
             return pattern, False
-        ctx.report(
-            "error",
-            "LIKE-PATTERN",
-            pattern,
-            "T-SQL LIKE reads [...] as a character class, which standard LIKE has not",
-        )
-        return None
-    if ctx.dialect == "snowflake":
-        if "\\" not in text:
-            return pattern, False
-        ctx.report(
-            "error",
-            "LIKE-PATTERN",
-            pattern,
-            "a backslash in a Snowflake LIKE pattern without ESCAPE has no exact standard "
-            "reading here; give the pattern an ESCAPE clause",
-        )
+        ctx.report("error", "LIKE-PATTERN", pattern, why)
         return None
     if ctx.dialect not in BACKSLASH_LIKE or "\\" not in text:
         return pattern, False
@@ -594,4 +589,30 @@ def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None
     like = clone(node)
     like.set("expression", pattern)
+    return exp.Escape(this=like, expression=lit("\\")) if needs_escape else like
+
+
+@rule(
+    "FN-ILIKE",
+    "rewrite",
+    ("snowflake", "redshift"),
+    (exp.ILike,),
+    "a ILIKE b becomes LOWER(a) LIKE LOWER(b).",
+    (
+        (
+            "snowflake",
+            "SELECT c_name FROM SALES.CUSTOMER WHERE c_name ILIKE '%#00%'",
+            'SELECT "customer"."c_name" AS "c_name" FROM "raw"."customer" AS "customer" WHERE LOWER("customer"."c_name") LIKE LOWER(\'%#00%\')',
+        ),
+    ),
+)
+def ilike(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    checked = (node.expression, False) if isinstance(node.parent, exp.Escape) else None
+    checked = checked or standard_pattern(node.expression, ctx)
+    if checked is None:
+        return node  # refused: the pattern's escapes have no standard reading
+    pattern, needs_escape = checked
+    like = exp.Like(
+        this=exp.Lower(this=clone(node.this)), expression=exp.Lower(this=clone(pattern))
+    )
     return exp.Escape(this=like, expression=lit("\\")) if needs_escape else like
