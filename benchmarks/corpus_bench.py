@@ -49,6 +49,7 @@ from benchmarks.corpora import (
     query_text,
     with_own_ddl,
 )
+from sql.ansi import parse_type
 from sql.assumptions import Assumptions
 from sql.catalog import Catalog
 from sql.diagnostics import TranslationError
@@ -270,7 +271,7 @@ def _duckdb_type(kind: str, opaque: bool) -> exp.DataType:
     # translator refuses anything else), so any type plans the same: VARCHAR.
     if opaque:
         return exp.DataType.build("VARCHAR")
-    return exp.DataType.build(kind)
+    return parse_type(kind)
 
 
 def empty_table_ddl(catalog: Catalog, lake: str) -> list[str]:

@@ -1,9 +1,9 @@
 """The catalog and the lake: a catalog read from Parquet schemas, and a catalog checked
 against them.
 
-Only Parquet footers are read. Arrow types map to ANSI types exactly; a type with no exact
-ANSI form (lists, structs, maps, 8-bit and unsigned integers, ...) is opaque, as in a
-catalog imported from DDL. Parquet keeps no string length, so a catalog's ``VARCHAR(n)``
+Only Parquet footers are read. Arrow types map to ANSI types exactly (a list is an
+``ARRAY``, a struct a ``ROW``); a type with no exact ANSI form (maps, 8-bit and unsigned
+integers, ...) is opaque, as in a catalog imported from DDL. Parquet keeps no string length, so a catalog's ``VARCHAR(n)``
 or ``CHAR(n)`` matches any Arrow string; everything else must match exactly.
 """
 
@@ -16,8 +16,11 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from sqlglot import exp
+from sqlglot.errors import ParseError
 
 from pipelines.lake import Lake, data_files
+from sql.ansi import generate, parse_type
 
 
 class LakeCatalogError(RuntimeError):
@@ -73,7 +76,25 @@ def ansi_type(arrow: pa.DataType) -> str | None:
         return f"{shown} WITH TIME ZONE" if arrow.tz else shown
     if pa.types.is_time(arrow):
         return _with_precision("TIME", UNIT_DIGITS[arrow.unit], 0)
+    if pa.types.is_list(arrow) or pa.types.is_large_list(arrow):
+        element = ansi_type(arrow.value_type)
+        return None if element is None else f"{element} ARRAY"
+    if pa.types.is_struct(arrow):
+        return _row_type(arrow)
     return None
+
+
+def _row_type(arrow: pa.StructType) -> str | None:
+    fields, names = [], set()
+    for position in range(arrow.num_fields):
+        member = arrow.field(position)
+        kind = ansi_type(member.type)
+        if kind is None or not member.name or member.name in names:
+            return None
+        names.add(member.name)
+        quoted = member.name.replace('"', '""')
+        fields.append(f'"{quoted}" {kind}')
+    return f"ROW({', '.join(fields)})" if fields else None
 
 
 @dataclass(frozen=True)
@@ -178,9 +199,17 @@ def _parse_type(text: str) -> _Type | None:
     return _Type(_SYNONYMS.get(base, base), params, "" if zone.startswith("WITHOUT") else zone)
 
 
+_NESTED = re.compile(r"\bARRAY\b|\bROW\s*\(", re.IGNORECASE)
+
+
 def types_match(catalog: str, lake: str) -> bool:
     """Whether a catalog column of type ``catalog`` reads a lake column of ANSI type
-    ``lake`` exactly."""
+    ``lake`` exactly (arrays and rows: element by element, field by field, by name)."""
+    if _NESTED.search(catalog) or _NESTED.search(lake):
+        try:
+            return _nested_match(parse_type(catalog), parse_type(lake))
+        except ParseError:
+            return False
     declared, stored = _parse_type(catalog), _parse_type(lake)
     if declared is None or stored is None:
         return False
@@ -195,6 +224,25 @@ def types_match(catalog: str, lake: str) -> bool:
         kept = stored.params[0] if stored.params else _DEFAULT_DIGITS.get(stored.base, -1)
         return declared.base == stored.base and declared.zone == stored.zone and kept >= wanted
     return declared == stored
+
+
+def _nested_match(declared: exp.DataType, stored: exp.DataType) -> bool:
+    if declared.is_type(exp.DType.ARRAY) or stored.is_type(exp.DType.ARRAY):
+        return (
+            declared.is_type(exp.DType.ARRAY)
+            and stored.is_type(exp.DType.ARRAY)
+            and _nested_match(declared.expressions[0], stored.expressions[0])
+        )
+    if declared.is_type(exp.DType.STRUCT) or stored.is_type(exp.DType.STRUCT):
+        if not (declared.is_type(exp.DType.STRUCT) and stored.is_type(exp.DType.STRUCT)):
+            return False
+        if len(declared.expressions) != len(stored.expressions):
+            return False
+        return all(
+            a.name == b.name and _nested_match(a.args["kind"], b.args["kind"])
+            for a, b in zip(declared.expressions, stored.expressions, strict=True)
+        )
+    return types_match(generate(declared), generate(stored))
 
 
 def schema_differences(

@@ -13,10 +13,12 @@ Deliberate extensions, accepted by every engine we render to with the same meani
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from sqlglot import exp, generator, parser, tokens
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel
+from sqlglot.tokens import TokenType
 
 # Expression types the generator may emit. Everything else is unsupported by construction.
 ALLOWED_EXPRESSIONS: frozenset[type[exp.Expr]] = frozenset(
@@ -145,8 +147,19 @@ ALLOWED_EXPRESSIONS: frozenset[type[exp.Expr]] = frozenset(
         exp.Grouping,  # with one argument: sql/rules/aggregates.py spells out several
         exp.WithinGroup,  # PERCENTILE_DISC(p) WITHIN GROUP (ORDER BY x) only
         exp.PercentileDisc,
+        # arrays and rows (SQL:2016 S091, S092, S094, S098, T051): sql/rules/arrays.py
+        exp.Unnest,  # UNNEST(a) [WITH ORDINALITY] AS r(v[, n]), in FROM
+        exp.Bracket,  # a[i], 1-based
+        exp.ArraySize,  # CARDINALITY(a)
+        exp.Array,  # ARRAY[v, ...]
     }
 )
+
+
+def row_field(node: exp.Expr) -> bool:
+    """A field of a ROW type: a column definition inside a DataType, printed by datatype_sql."""
+    return isinstance(node, exp.ColumnDef) and isinstance(node.parent, exp.DataType)
+
 
 # Types with one meaning in the standard and in every engine we render to.
 ALLOWED_TYPES: frozenset[exp.DType] = frozenset(
@@ -155,6 +168,8 @@ ALLOWED_TYPES: frozenset[exp.DType] = frozenset(
         exp.DType.DOUBLE, exp.DType.FLOAT, exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.TEXT,
         exp.DType.DATE, exp.DType.TIMESTAMP, exp.DType.DATETIME, exp.DType.DATETIME2,
         exp.DType.BOOLEAN,
+        # T ARRAY and ROW(f T, ...): every engine stores Parquet's lists and structs
+        exp.DType.ARRAY, exp.DType.STRUCT,
     }
 )  # fmt: skip
 
@@ -184,6 +199,10 @@ class Ansi(Dialect):
     # Integer division is never emitted bare between two integers (see sql/rules/division.py),
     # so the reading of `/` does not depend on the engine.
     TYPED_DIVISION = False
+    # A subscript is kept as written, never shifted: a[1] is the first element, in the
+    # standard, in the rules that write it (sql/rules/arrays.py) and in sql/render.py, which
+    # writes each engine's own element access from it.
+    INDEX_OFFSET = 0
 
     class Tokenizer(tokens.Tokenizer):
         IDENTIFIERS = ['"']
@@ -194,7 +213,59 @@ class Ansi(Dialect):
         FUNCTION_PARSERS = {
             **parser.Parser.FUNCTION_PARSERS,
             "LISTAGG": lambda self: self._parse_string_agg(),
+            "CARDINALITY": lambda self: exp.ArraySize(this=self._parse_disjunction()),
         }
+
+        def _parse_types(
+            self,
+            check_func: bool = False,
+            schema: bool = False,
+            allow_identifiers: bool = True,
+            with_collation: bool = False,
+        ) -> exp.Expr | None:
+            """The standard's type syntax besides sqlglot's: ``ROW(f T, ...)`` and any number
+            of postfix ``ARRAY`` (``BIGINT ARRAY ARRAY``)."""
+            if (
+                self._curr
+                and self._curr.token_type == TokenType.ROW
+                and self._next
+                and self._next.token_type == TokenType.L_PAREN
+            ):
+                self._advance(2)
+                fields = self._parse_csv(self._parse_row_field)
+                self._match_r_paren()
+                row = exp.DataType(this=exp.DType.STRUCT, expressions=fields, nested=True)
+                return self._parse_array_suffixes(row)
+            # sqlglot reads one postfix ARRAY, and only before more text: it is hidden from
+            # it (see _match) and every one is read here.
+            outer, self._in_type = getattr(self, "_in_type", False), True
+            try:
+                this = super()._parse_types(check_func, schema, allow_identifiers, with_collation)
+            finally:
+                self._in_type = outer
+            if not isinstance(this, exp.DataType):
+                return this
+            return self._parse_array_suffixes(this)
+
+        def _match(
+            self, token_type: TokenType, advance: bool = True, expression: exp.Expr | None = None
+        ) -> bool | None:
+            if token_type == TokenType.ARRAY and getattr(self, "_in_type", False):
+                return None
+            return super()._match(token_type, advance, expression)
+
+        def _parse_array_suffixes(self, this: exp.Expr) -> exp.Expr:
+            while self._match(TokenType.ARRAY):
+                this = exp.DataType(this=exp.DType.ARRAY, expressions=[this], nested=True)
+            return this
+
+        def _parse_row_field(self) -> exp.ColumnDef | None:
+            name = self._parse_id_var(any_token=False)
+            kind = self._parse_types()
+            if name is None or not isinstance(kind, exp.DataType):
+                self.raise_error("expected a field name and type in ROW(...)")
+                return None
+            return exp.ColumnDef(this=name, kind=kind)
 
     class Generator(generator.Generator):
         LIMIT_FETCH = "FETCH"
@@ -247,6 +318,7 @@ class Ansi(Dialect):
                 isinstance(expression, exp.Expr)
                 and not key
                 and type(expression) not in ALLOWED_EXPRESSIONS
+                and not row_field(expression)
             ):
                 self.unsupported(f"{expression.key.upper()} has no exact ANSI SQL form")
             return super().sql(expression, key, comment)
@@ -254,7 +326,48 @@ class Ansi(Dialect):
         def datatype_sql(self, expression: exp.DataType) -> str:
             if expression.this not in ALLOWED_TYPES:
                 self.unsupported(f"type {expression.this.value} has no exact ANSI SQL form")
+            if expression.is_type(exp.DType.ARRAY):
+                if len(expression.expressions) != 1 or expression.args.get("values"):
+                    self.unsupported("an ARRAY type has one element type and no bound here")
+                return f"{self.sql(expression.expressions[0])} ARRAY"
+            if expression.is_type(exp.DType.STRUCT):
+                fields = []
+                for field in expression.expressions:
+                    if not isinstance(field, exp.ColumnDef) or not field.args.get("kind"):
+                        self.unsupported("a ROW type's fields each have a name and a type")
+                        continue
+                    fields.append(f"{self.sql(field, 'this')} {self.sql(field, 'kind')}")
+                return f"ROW({', '.join(fields)})"
             return super().datatype_sql(expression)
+
+        def bracket_sql(self, expression: exp.Bracket) -> str:
+            if len(expression.expressions) != 1:
+                self.unsupported("an array subscript takes one index")
+            return f"{self.sql(expression, 'this')}[{self.expressions(expression, flat=True)}]"
+
+        def arraysize_sql(self, expression: exp.ArraySize) -> str:
+            return self.func("CARDINALITY", expression.this)
+
+        def array_sql(self, expression: exp.Array) -> str:
+            return f"ARRAY[{self.expressions(expression, flat=True)}]"
+
+        def unnest_sql(self, expression: exp.Unnest) -> str:
+            # UNNEST(a) [WITH ORDINALITY] AS r(v[, n]): the ordinality is the last column.
+            alias = expression.args.get("alias")
+            offset = expression.args.get("offset")
+            if len(expression.expressions) != 1 or not isinstance(alias, exp.TableAlias):
+                self.unsupported("UNNEST takes one array and names its range and columns")
+                return ""
+            columns = [self.sql(c) for c in alias.columns]
+            ordinality = ""
+            if isinstance(offset, exp.Identifier):
+                ordinality = " WITH ORDINALITY"
+                columns.append(self.sql(exp.to_identifier(offset.name, quoted=True)))
+            name = self.sql(alias, "this")
+            return (
+                f"UNNEST({self.sql(expression.expressions[0])}){ordinality} AS "
+                f"{name}({', '.join(columns)})"
+            )
 
         def ordered_sql(self, expression: exp.Ordered) -> str:
             # Default NULL ordering differs between engines, so it is always spelled out.
@@ -330,6 +443,13 @@ class Ansi(Dialect):
             return f"{sql} ON TRUE" if expression.args.get("cross_apply") is False else sql
 
 
+@lru_cache(maxsize=4096)
+def parse_type(text: str) -> exp.DataType:
+    """An ANSI type text (a catalog's column type) as a DataType, shared: copy it before
+    changing it. Raises sqlglot's ParseError on text that is not a type."""
+    return exp.DataType.build(text, dialect=Ansi)
+
+
 def generate(expression: exp.Expr, *, pretty: bool = True, copy: bool = True) -> str:
     """ANSI text for ``expression``; raises sqlglot's UnsupportedError on anything outside the list.
 
@@ -341,4 +461,12 @@ def generate(expression: exp.Expr, *, pretty: bool = True, copy: bool = True) ->
     return generator.generate(expression, copy=copy)
 
 
-__all__ = ["ALLOWED_EXPRESSIONS", "ALLOWED_TYPES", "Ansi", "generate", "limit_to_fetch"]
+__all__ = [
+    "ALLOWED_EXPRESSIONS",
+    "ALLOWED_TYPES",
+    "Ansi",
+    "generate",
+    "limit_to_fetch",
+    "parse_type",
+    "row_field",
+]

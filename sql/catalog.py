@@ -24,6 +24,7 @@ from pathlib import Path
 import yaml
 from sqlglot import exp
 
+from sql.ansi import parse_type
 from sql.assumptions import Assumptions
 from sql.diagnostics import Diagnostic, TranslationError
 
@@ -233,7 +234,7 @@ def _columns(path: Path, table: str, spec: object) -> tuple[dict[str, str], dict
             columns[str(column)] = opaque[str(column)] = kind["opaque"]
         elif isinstance(kind, str) and kind.strip():
             try:
-                exp.DataType.build(kind)
+                parse_type(kind)
             except Exception:  # sqlglot raises ParseError or ValueError on bad type text
                 raise CatalogError(
                     f"{path}: tables.{table}.{column}: {kind!r} is not an ANSI type; write a "

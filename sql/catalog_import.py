@@ -539,9 +539,54 @@ def column_type(kind: exp.DataType, name: str, declared: str, dialect: str) -> C
     """The exact ANSI type of a column whose type is declared ``declared`` (parsed as
     ``kind``; ``name`` is its name without parameters) in ``dialect``; opaque, keeping the
     declared text, when there is none."""
-    rule = TYPES[dialect].get(name)
-    ansi = None if rule is None or kind.args.get("nested") else rule(_params(kind))
+    if kind.args.get("nested"):
+        ansi = _nested_type(kind, dialect) if dialect in TYPED_NESTING else None
+    else:
+        rule = TYPES[dialect].get(name)
+        ansi = None if rule is None else rule(_params(kind))
     return ColumnType(declared, opaque=True) if ansi is None else ColumnType(ansi, opaque=False)
+
+
+# Dialects whose ARRAY and STRUCT types declare their element and field types (Snowflake's
+# ARRAY and OBJECT hold VARIANT values of any type, so they stay opaque).
+TYPED_NESTING = frozenset({"bigquery"})
+
+
+def _nested_type(kind: exp.DataType, dialect: str) -> str | None:
+    """``ARRAY<T>`` as ``T ARRAY`` and ``STRUCT<f T, ...>`` as ``ROW("f" T, ...)``, each part
+    mapped by the dialect's own rules; None when a part has no exact form, a field has no
+    name or two fields share one (field names compare as column names do)."""
+    if kind.is_type(exp.DType.ARRAY):
+        if len(kind.expressions) != 1 or kind.args.get("values"):
+            return None
+        element = _part_type(kind.expressions[0], dialect)
+        return None if element is None else f"{element} ARRAY"
+    if not kind.is_type(exp.DType.STRUCT) or not kind.expressions:
+        return None
+    fields: list[str] = []
+    seen: set[str] = set()
+    for field in kind.expressions:
+        if not isinstance(field, exp.ColumnDef) or not isinstance(
+            field.args.get("kind"), exp.DataType
+        ):
+            return None
+        name = _column_name(field.this, dialect)
+        field_type = _part_type(field.args["kind"], dialect)
+        if not name or name in seen or field_type is None:
+            return None
+        seen.add(name)
+        quoted = name.replace('"', '""')
+        fields.append(f'"{quoted}" {field_type}')
+    return f"ROW({', '.join(fields)})"
+
+
+def _part_type(kind: exp.DataType, dialect: str) -> str | None:
+    if kind.args.get("nested"):
+        return _nested_type(kind, dialect)
+    # The dialect's own name for the type sqlglot read (INT64, STRING, NUMERIC, ...).
+    name = exp.DataType(this=kind.this).sql(dialect=SOURCE_DIALECTS[dialect]).upper()
+    rule = TYPES[dialect].get(name)
+    return None if rule is None else rule(_params(kind))
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,10 @@ NODE_FEATURES: dict[type[exp.Expr], Feature] = {
     exp.Rollup: ("T431", "Extended grouping capabilities"),
     exp.Cube: ("T431", "Extended grouping capabilities"),
     exp.Grouping: ("T431", "Extended grouping capabilities"),
+    exp.Unnest: ("S091", "Basic array support"),
+    exp.Bracket: ("S091", "Basic array support"),
+    exp.Array: ("S091", "Basic array support"),
+    exp.ArraySize: ("S091-03", "Array expressions"),
 }
 
 # Node types with no feature of their own: the basic query specification (E051), names,
@@ -126,6 +130,10 @@ def features_of(tree: exp.Expr) -> list[Feature]:
             node.parent, (exp.In, exp.Exists, exp.Lateral, exp.Any, exp.All)
         ):
             found.add(("F471", "Scalar subquery values"))
+        elif isinstance(node, exp.DataType) and node.this == exp.DType.ARRAY:
+            found.add(("S091", "Basic array support"))
+        elif isinstance(node, exp.DataType) and node.this == exp.DType.STRUCT:
+            found.add(("T051", "Row types"))
         elif isinstance(node, exp.DataType) and node.this == exp.DType.BIGINT:
             found.add(("T071", "BIGINT data type"))
         elif isinstance(node, exp.DataType) and node.this in (
@@ -167,6 +175,9 @@ SPELLING: dict[type[exp.Expr], str] = {
     exp.Fetch: "FETCH FIRST",
     exp.PercentileDisc: "PERCENTILE_DISC",
     exp.WithinGroup: "WITHIN GROUP",
+    exp.Bracket: "a[i]",
+    exp.Array: "ARRAY[...]",
+    exp.ArraySize: "CARDINALITY",
 }
 
 

@@ -11,7 +11,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
-from sql.ansi import Ansi
+from sql.ansi import Ansi, parse_type
 from sql.diagnostics import Diagnostic, TranslationError, node_offset, offset_to_line_col
 
 Engine = Literal["duckdb", "spark"]
@@ -166,6 +166,97 @@ PERCENTILE_DISC_FORMS: dict[Engine, dict[bool, str]] = {
 }
 
 
+# SQLSTATE 2202E, the standard's exception for an index outside the array.
+ARRAY_ELEMENT_ERROR = "array element error: index out of range"
+# Spark: an UNNEST WITH ORDINALITY's rows, numbered from 1 (POSEXPLODE counts from 0).
+SPARK_ORDINALITY = "INLINE(TRANSFORM(__array, (__e, __i) -> STRUCT(__e AS __v, __i + 1 AS __n)))"
+
+
+def _element_access(tree: exp.Expr, engine: Engine) -> exp.Expr:
+    """a[i] -> the engine's element access, an error outside 1..CARDINALITY(a) as in the
+    standard (and BigQuery's OFFSET): DuckDB returns NULL there and counts a negative index
+    from the end, Spark's element_at fails past the end but also counts back from the end."""
+    for node in reversed(list(tree.find_all(exp.Bracket))):
+        array, (index,) = node.this, node.expressions
+        if engine == "duckdb":
+            value = exp.Bracket(this=array.copy(), expressions=[index.copy()], offset=1)
+            access: exp.Expr = exp.Case(
+                ifs=[
+                    exp.If(
+                        this=exp.Between(
+                            this=index.copy(),
+                            low=exp.Literal.number(1),
+                            high=exp.Anonymous(this="len", expressions=[array.copy()]),
+                        ),
+                        true=value,
+                    ),
+                    exp.If(
+                        this=exp.Or(
+                            this=exp.Is(this=array.copy(), expression=exp.Null()),
+                            expression=exp.Is(this=index.copy(), expression=exp.Null()),
+                        ),
+                        true=exp.Null(),
+                    ),
+                ],
+                default=exp.Anonymous(
+                    this="error", expressions=[exp.Literal.string(ARRAY_ELEMENT_ERROR)]
+                ),
+            )
+        else:
+            below = exp.And(
+                this=exp.Not(this=exp.Is(this=array.copy(), expression=exp.Null())),
+                expression=exp.LT(this=index.copy(), expression=exp.Literal.number(1)),
+            )
+            access = exp.Case(
+                ifs=[
+                    exp.If(
+                        this=below,
+                        true=exp.Anonymous(
+                            this="raise_error",
+                            expressions=[exp.Literal.string(ARRAY_ELEMENT_ERROR)],
+                        ),
+                    )
+                ],
+                # element_at takes an INT: a larger index is outside any array, and its
+                # cast fails as the access would.
+                default=exp.Anonymous(
+                    this="element_at",
+                    expressions=[array, exp.Cast(this=index, to=exp.DataType.build("INT"))],
+                ),
+            )
+        node.replace(exp.Paren(this=access))
+    return tree
+
+
+def _unnest_for_spark(tree: exp.Expr) -> exp.Expr:
+    """UNNEST(a) [WITH ORDINALITY] AS r(v[, n]) -> EXPLODE(a) AS r(v) as the first table,
+    LATERAL EXPLODE(a) AS r(v) in a join (any kind: Spark joins a lateral generator as the
+    standard joins a collection derived table); with ORDINALITY, INLINE over the array's
+    elements paired with their 1-based positions."""
+    for node in list(tree.find_all(exp.Unnest)):
+        (array,) = node.expressions
+        alias = node.args["alias"].copy()
+        offset = node.args.get("offset")
+        if isinstance(offset, exp.Identifier):
+            alias.append("columns", offset.copy())
+            table_function: exp.Expr = sqlglot.parse_one(SPARK_ORDINALITY, read="spark")
+            table_function.find(exp.Column, exp.Identifier).replace(array.copy())
+            fields = {
+                "__v": alias.columns[0].copy(),
+                "__n": alias.columns[1].copy(),
+            }
+            for identifier in list(table_function.find_all(exp.Identifier)):
+                if identifier.name in fields:
+                    identifier.replace(fields[identifier.name].copy())
+        else:
+            table_function = exp.Explode(this=array.copy())
+        if isinstance(node.parent, exp.Join):
+            node.replace(exp.Lateral(this=table_function, view=False, outer=False, alias=alias))
+        else:
+            node.replace(exp.Table(this=table_function, alias=alias))
+    return tree
+
+
 @functools.cache
 def _percentile_disc_form(engine: Engine, desc: bool) -> exp.Expr:
     return sqlglot.parse_one(PERCENTILE_DISC_FORMS[engine][desc], read=engine)
@@ -280,12 +371,6 @@ def _fill(native: exp.Expr, binds: Mapping[str, exp.Expr]) -> exp.Expr:
     return native.copy().transform(substitute)
 
 
-@functools.lru_cache(maxsize=256)
-def _data_type(kind: str, engine: Engine) -> exp.DataType:
-    """A parsed column type (cached: the same few types recur in every query)."""
-    return exp.DataType.build(kind, dialect=engine)
-
-
 def _column_type(column: exp.Column, schema: Schema, engine: Engine) -> exp.DataType | None:
     """The type of a qualified column of a lake table, from the innermost SELECT that
     names its table; None for columns of CTEs, subqueries or unknown tables."""
@@ -296,7 +381,7 @@ def _column_type(column: exp.Column, schema: Schema, engine: Engine) -> exp.Data
             table = source.this
             if isinstance(table, exp.Table) and table.alias_or_name == column.table:
                 kind = schema.get(table.db, {}).get(table.name, {}).get(column.name)
-                return _data_type(kind, engine) if kind else None
+                return parse_type(kind) if kind else None
             if table.alias_or_name == column.table:
                 return None
         scope = scope.parent_select
@@ -364,7 +449,9 @@ def render(
             [Diagnostic("error", "RENDER", f"not ANSI SQL: {error}", file, 1, 1)]
         ) from None
     _check_fetch(tree, engine, ansi_sql, file)
+    tree = _element_access(tree, engine)
     if engine == "spark":
+        tree = _unnest_for_spark(tree)
         tree = _distinct_listagg_for_spark(tree)
         tree = _literal_backslashes_for_spark(tree)
         tree = _end_anchors_for_spark(tree)

@@ -278,14 +278,9 @@ def _typed_schema(catalog: Catalog, dialect: str, tables: Iterable[str]) -> Mapp
     return MappingSchema(nested, dialect=dialect, normalize=False)
 
 
-@lru_cache(maxsize=4096)
-def _parsed_type(kind: str) -> exp.DataType:
-    return exp.DataType.build(kind, dialect=ansi.Ansi)
-
-
 def _ansi_type(kind: str) -> exp.DataType:
     # Shared, not copied: sqlglot's MappingSchema hands out one DataType per type text too.
-    return _parsed_type(kind)
+    return ansi.parse_type(kind)
 
 
 def _locate_column(tree: exp.Expr, message: str) -> exp.Expr | None:
@@ -494,7 +489,7 @@ def _generate(tree: exp.Expr, ctx: Context) -> str:
         construct = _non_standard(node)
         if construct is not None:
             ctx.report("error", "ANSI-UNSUPPORTED", node, f"{construct} has no exact ANSI SQL form")
-        if type(node) not in ansi.ALLOWED_EXPRESSIONS:
+        if type(node) not in ansi.ALLOWED_EXPRESSIONS and not ansi.row_field(node):
             ctx.report(
                 "error", "ANSI-UNSUPPORTED", node, f"{node.key.upper()} has no exact ANSI SQL form"
             )

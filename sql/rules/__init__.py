@@ -192,6 +192,7 @@ def load_all() -> dict[str, Rule]:
     """Import every rule module so the catalog is complete; returns it sorted by id."""
     from sql.rules import (  # noqa: F401  (imported for their registrations)
         aggregates,
+        arrays,
         calendar,
         conditionals,
         dates,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules import ALL_DIALECTS, Context, rule
-from sql.rules.conditionals import in_array_literal
 
 # (rule id, dialects, node types, description, example, why)
 REFUSALS: tuple[
@@ -53,10 +52,12 @@ REFUSALS: tuple[
     (
         "ARRAY-AGG",
         ALL_DIALECTS,
-        (exp.ArrayAgg, exp.Unnest, exp.Explode, exp.Array),
-        "Arrays, ARRAY_AGG, UNNEST, FLATTEN and VARIANT values are refused: the target keeps tables flat.",
+        (exp.ArrayAgg, exp.Unnest, exp.Explode, exp.Array, exp.Bracket, exp.ArraySize),
+        "ARRAY_AGG, FLATTEN, VARIANT and OBJECT values, and arrays outside BigQuery's typed "
+        "ones (sql/rules/arrays.py), are refused: BigQuery's ARRAY_AGG fails on a NULL element "
+        "where the standard's keeps it, and untyped semi-structured values have no ANSI type.",
         ("bigquery", "SELECT ARRAY_AGG(o_orderkey) AS ks FROM sales.orders", "1:8"),
-        "arrays and semi-structured values are outside the flat ANSI target",
+        "ARRAY_AGG and semi-structured values have no exact ANSI form here",
     ),
     (
         "PIVOT",
@@ -93,10 +94,14 @@ REFUSALS: tuple[
 )
 
 
+# BigQuery's array nodes that sql/rules/arrays.py translates or refuses in the typed phase.
+TYPED_ARRAYS = (exp.Unnest, exp.Array, exp.Bracket, exp.ArraySize)
+
+
 def _refuse(rule_id: str, why: str):
     def apply(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-        if rule_id == "ARRAY-AGG" and ctx.dialect == "bigquery" and in_array_literal(node):
-            return None  # FN-IN-UNNEST: a list of values, not an array
+        if rule_id == "ARRAY-AGG" and ctx.dialect == "bigquery" and isinstance(node, TYPED_ARRAYS):
+            return None  # FN-IN-UNNEST and sql/rules/arrays.py, once types are known
 
         message = why or f"function {node.name.upper()} is not known to the translator"
         ctx.report("error", rule_id, node, message)

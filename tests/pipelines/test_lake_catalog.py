@@ -48,8 +48,12 @@ ARROW_TYPES = [
     (pa.binary(16), "BINARY(16)"),
     (pa.int8(), None),  # ANSI has no 8-bit integer
     (pa.uint32(), None),  # nor unsigned ones
-    (pa.list_(pa.int64()), None),
-    (pa.struct([("x", pa.int64())]), None),
+    (pa.list_(pa.int64()), "BIGINT ARRAY"),
+    (pa.large_list(pa.string()), "VARCHAR ARRAY"),
+    (pa.struct([("x", pa.int64()), ("Y", pa.date32())]), 'ROW("x" BIGINT, "Y" DATE)'),
+    (pa.list_(pa.struct([("a", pa.list_(pa.float64()))])), 'ROW("a" DOUBLE PRECISION ARRAY) ARRAY'),
+    (pa.list_(pa.uint8()), None),  # an element with no exact form
+    (pa.struct([]), None),
     (pa.map_(pa.string(), pa.int64()), None),
 ]
 
@@ -66,20 +70,18 @@ def write_table(folder: Path, schema: pa.Schema, name: str = "part-0.parquet") -
 
 
 def test_a_plain_lake_folder_imports_with_opaque_columns_reported(tmp_path):
-    schema = pa.schema(
-        [("id", pa.int64()), ("tags", pa.list_(pa.string())), ("at", pa.timestamp("us"))]
-    )
+    schema = pa.schema([("id", pa.int64()), ("tags", pa.uint32()), ("at", pa.timestamp("us"))])
     folder = write_table(tmp_path / "raw" / "events", schema)
     write_table(tmp_path / "raw" / "small", pa.schema([("n", pa.int32())]))
     (tmp_path / "raw" / ".hidden").mkdir()
     imported = import_lake(tmp_path)
     assert imported.tables == {
-        "raw.events": {"id": "BIGINT", "tags": "list<element: string>", "at": "TIMESTAMP"},
+        "raw.events": {"id": "BIGINT", "tags": "uint32", "at": "TIMESTAMP"},
         "raw.small": {"n": "INTEGER"},
     }
-    assert imported.opaque == {"raw.events": {"tags": "list<element: string>"}}
+    assert imported.opaque == {"raw.events": {"tags": "uint32"}}
     assert imported.warnings == (
-        f"{folder}: warning[CATALOG-OPAQUE]: column raw.events.tags has type list<element: string> "
+        f"{folder}: warning[CATALOG-OPAQUE]: column raw.events.tags has type uint32 "
         "with no exact ANSI form; expressions over it will be refused",
     )
 
@@ -124,6 +126,15 @@ def test_files_of_one_table_must_agree(tmp_path):
         ("TIMESTAMP(0) WITH TIME ZONE", "TIMESTAMP WITH TIME ZONE", True),
         ("DATE", "TIMESTAMP", False),
         ("VARBINARY(16)", "VARBINARY", True),
+        # arrays and rows: element by element, field by field
+        ("VARCHAR(3) ARRAY", "VARCHAR ARRAY", True),
+        ("INTEGER ARRAY", "BIGINT ARRAY", False),
+        ("BIGINT ARRAY", "BIGINT", False),
+        ('ROW("x" BIGINT, "y" DATE) ARRAY', 'ROW("x" BIGINT, "y" DATE) ARRAY', True),
+        ('ROW("x" BIGINT, "y" DATE)', 'ROW("x" BIGINT, "z" DATE)', False),
+        ('ROW("x" BIGINT)', 'ROW("x" BIGINT, "y" DATE)', False),
+        ('ROW("x" TIMESTAMP(3))', 'ROW("x" TIMESTAMP)', True),
+        ("ROW(", "BIGINT ARRAY", False),  # not a type
     ],
 )
 def test_catalog_types_match_lake_types_exactly_except_string_lengths(catalog, lake, same):
@@ -158,10 +169,10 @@ def test_schema_differences_name_position_names_and_types(tmp_path):
 
 
 def test_opaque_catalog_columns_are_compared_by_name_only(tmp_path):
-    folder = write_table(tmp_path / "t", pa.schema([("payload", pa.struct([("x", pa.int64())]))]))
+    folder = write_table(tmp_path / "t", pa.schema([("payload", pa.uint64())]))
     assert schema_differences({"payload": "VARIANT"}, folder, opaque={"payload"}) == []
     assert schema_differences({"payload": "VARIANT"}, folder) == [
-        f"column 1 is payload VARIANT in the catalog (the catalog) but payload struct<x: int64> "
+        f"column 1 is payload VARIANT in the catalog (the catalog) but payload uint64 "
         f"(no exact ANSI form) in the lake ({folder})"
     ]
 

@@ -145,8 +145,17 @@ TYPES = [
     ("bigquery", "DATETIME", "TIMESTAMP"),
     ("bigquery", "TIME", "TIME(6)"),
     ("bigquery", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE"),
-    ("bigquery", "ARRAY<STRING>", OPAQUE),
-    ("bigquery", "STRUCT<x INT64, y STRING>", OPAQUE),
+    # typed arrays and structs: each part by the same rules; field names fold as columns do
+    ("bigquery", "ARRAY<STRING>", "VARCHAR ARRAY"),
+    ("bigquery", "STRUCT<x INT64, Y STRING>", 'ROW("x" BIGINT, "y" VARCHAR)'),
+    (
+        "bigquery",
+        "ARRAY<STRUCT<a NUMERIC(10, 2), b ARRAY<DATE>>>",
+        'ROW("a" DECIMAL(10,2), "b" DATE ARRAY) ARRAY',
+    ),
+    ("bigquery", "ARRAY<GEOGRAPHY>", OPAQUE),  # a part without an exact form
+    ("bigquery", "STRUCT<INT64>", OPAQUE),  # a field without a name
+    ("bigquery", "STRUCT<a INT64, A STRING>", OPAQUE),  # two fields of one name
     ("bigquery", "JSON", OPAQUE),
     ("bigquery", "GEOGRAPHY", OPAQUE),
     # Redshift: a bare VARCHAR and TEXT are VARCHAR(256), MAX is 65535, BPCHAR is CHAR(256).

@@ -1,0 +1,283 @@
+"""BigQuery's typed arrays and structs as the standard's arrays and rows (SQL:2016 S091, T051).
+
+A BigQuery ``ARRAY<T>`` is the standard's ``T ARRAY`` and a ``STRUCT<f T, ...>`` its
+``ROW(f T, ...)`` (sql/catalog_import.py maps declared columns). What differs is spelled out:
+
+- ``UNNEST(a) AS x [WITH OFFSET AS o]`` in FROM is the standard's collection derived table
+  ``UNNEST(a) [WITH ORDINALITY] AS r(x[, o])``; BigQuery's offset counts from 0 and the
+  ordinality from 1, so every reference to ``o`` becomes ``o - 1``. A comma or CROSS JOIN
+  drops the rows whose array is empty or NULL in both; ``LEFT JOIN UNNEST(a)`` keeps them,
+  with ``ON TRUE`` written out.
+- ``a[OFFSET(i)]`` (and a bare ``a[i]``) is ``a[i + 1]``, ``a[ORDINAL(i)]`` is ``a[i]``: an
+  index out of range is an error in BigQuery and in the standard (sql/render.py keeps the
+  error on each engine). ``SAFE_OFFSET`` / ``SAFE_ORDINAL`` give NULL out of range: a CASE
+  over ``CARDINALITY``.
+- ``ARRAY_LENGTH(a)`` is ``CARDINALITY(a)``; both are NULL for a NULL array.
+- ``[v, ...]`` is ``ARRAY[v, ...]`` when every element has the same type (BigQuery would
+  coerce mixed numeric elements to a common supertype the standard does not choose alike).
+- ``x.f`` on a struct is a field reference, unchanged.
+
+Anything else about an array (FROM with several arrays, ``SELECT *`` over an UNNEST of
+structs, an index or array whose type is unknown) is refused, naming it.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sql.rules import Context, rule
+from sql.rules.build import INTEGER_TYPES, clone, lit
+from sql.rules.conditionals import in_array_literal
+
+
+def _refuse(ctx: Context, rule_id: str, node: exp.Expr, message: str) -> exp.Expr:
+    ctx.report("error", rule_id, node, message)
+    return node
+
+
+def array_type(node: exp.Expr | None) -> exp.DataType | None:
+    """``node``'s annotated array type, or None when it is not known to be an array."""
+    kind = node.type if node is not None else None
+    if isinstance(kind, exp.DataType) and kind.is_type(exp.DType.ARRAY) and kind.expressions:
+        return kind
+    return None
+
+
+def _element_type(array: exp.DataType) -> exp.DataType:
+    return array.expressions[0]
+
+
+def _minus_one(column: exp.Expr) -> exp.Expr:
+    return exp.Paren(this=exp.Sub(this=column, expression=lit(1)))
+
+
+def _plus(index: exp.Expr, amount: int) -> exp.Expr:
+    if amount == 0:
+        return index
+    if isinstance(index, exp.Literal) and index.is_int:
+        return lit(int(index.name) + amount)
+    return exp.Paren(this=exp.Add(this=index, expression=lit(amount)))
+
+
+@rule(
+    "ARRAY-UNNEST",
+    "rewrite",
+    ("bigquery",),
+    (exp.Unnest,),
+    "`UNNEST(a) AS x [WITH OFFSET AS o]` in FROM or a JOIN is the standard's collection "
+    "derived table `UNNEST(a) [WITH ORDINALITY] AS r(x[, o])` (S091); the offset counts from 0 and the ordinality from 1, so each reference to "
+    "`o` reads `o - 1`. A comma or CROSS JOIN drops rows whose array is empty or NULL, as "
+    "BigQuery does; `LEFT JOIN UNNEST(a)` keeps them (`ON TRUE` is written out). UNNEST of "
+    "an untyped value, of several arrays, outside FROM, or without a name for its values is "
+    "refused. `x IN UNNEST(a)` is `x IN (SELECT v FROM UNNEST(a) AS r(v))`: no match is "
+    "FALSE, or NULL when x or an element is NULL, and an empty or NULL array is FALSE, in "
+    "both.",
+    (
+        (
+            "bigquery",
+            "SELECT o_orderkey, k, o FROM sales.orders, UNNEST([1, 2]) AS k WITH OFFSET AS o",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey", "_0"."k" AS "k", ("_0"."o" - 1) AS '
+            '"o" FROM "raw"."orders" AS "orders" CROSS JOIN UNNEST(ARRAY[1, 2]) WITH '
+            'ORDINALITY AS "_0"("k", "o")',
+        ),
+    ),
+)
+def unnest(node: exp.Unnest, ctx: Context) -> exp.Expr | None:
+    if in_array_literal(node) is not None:
+        return None  # FN-IN-UNNEST
+    parent = node.parent
+    if len(node.expressions) != 1:
+        return _refuse(ctx, "ARRAY-UNNEST", node, "UNNEST of several arrays is not translated")
+    array = node.expressions[0]
+    kind = array_type(array)
+    if kind is None:
+        return _refuse(
+            ctx,
+            "ARRAY-UNNEST",
+            node,
+            "UNNEST of a value whose array type is not known (declare the column's type)",
+        )
+    if isinstance(parent, exp.In) and parent.args.get("unnest") is node:
+        return _in_unnest(parent, node, kind, ctx)
+    if not isinstance(parent, (exp.From, exp.Join)):
+        return _refuse(
+            ctx, "ARRAY-UNNEST", node, "UNNEST is translated as a table in FROM or after IN"
+        )
+    alias = node.args.get("alias")
+    if not isinstance(alias, exp.TableAlias) or len(alias.columns) != 1 or not alias.name:
+        return _refuse(ctx, "ARRAY-UNNEST", node, "UNNEST needs AS name for its values")
+    if isinstance(parent, exp.Join):
+        if parent.args.get("using"):
+            return _refuse(ctx, "ARRAY-UNNEST", parent, "JOIN UNNEST ... USING is not translated")
+        side = (parent.side or "").upper()
+        if side not in ("", "LEFT"):
+            return _refuse(ctx, "ARRAY-UNNEST", parent, f"{side} JOIN UNNEST is not translated")
+        if side == "LEFT" and parent.args.get("on") is None:
+            parent.set("on", exp.true())
+    offset = node.args.get("offset")
+    if offset and not isinstance(offset, exp.Identifier):
+        return _refuse(ctx, "ARRAY-UNNEST", node, "WITH OFFSET needs AS name")
+    range_name, value_name = alias.name, alias.columns[0].name
+    offset_name = offset.name if isinstance(offset, exp.Identifier) else None
+    for column in list(node.root().find_all(exp.Column)):
+        if column.table != range_name:
+            continue
+        if column.name == offset_name:
+            column.replace(_minus_one(clone(column)))
+        elif column.name != value_name:
+            # Qualification read a field of the elements as a column of the range: what
+            # `SELECT *` over an UNNEST of structs expands to. BigQuery's own expansion
+            # differs; name the fields through the value (x.f, x.*).
+            return _refuse(
+                ctx,
+                "ARRAY-UNNEST",
+                column if column.meta.get("start") is not None else node,
+                f"{column.name} is read as a column of the UNNEST; write it as "
+                f"{value_name}.{column.name} (SELECT * over an UNNEST is not translated)",
+            )
+    return node
+
+
+# The range and value names of the query an IN UNNEST(a) becomes.
+IN_RANGE, IN_VALUE = "_unnest", "_element"
+
+
+def _in_unnest(predicate: exp.In, node: exp.Unnest, kind: exp.DataType, ctx: Context) -> exp.Expr:
+    """x IN UNNEST(a) -> x IN (SELECT v FROM UNNEST(a) AS r(v)): TRUE on a match, NULL
+    when there is none and x or an element is NULL, FALSE otherwise; an empty or NULL
+    array gives no rows, so FALSE, as in BigQuery."""
+    taken = {t.alias_or_name for t in node.root().find_all(exp.Table, exp.Unnest)}
+    taken |= {a.name for a in node.root().find_all(exp.TableAlias)}
+    range_name = IN_RANGE
+    while range_name in taken:
+        range_name += "_"
+    node.set(
+        "alias",
+        exp.TableAlias(
+            this=exp.to_identifier(range_name, quoted=True),
+            columns=[exp.to_identifier(IN_VALUE, quoted=True)],
+        ),
+    )
+    node.set("offset", None)
+    value = exp.column(IN_VALUE, table=range_name, quoted=True)
+    value.type = _element_type(kind).copy()
+    predicate.set("unnest", None)
+    query = exp.select(exp.alias_(value, IN_VALUE, quoted=True)).from_(node.pop(), copy=False)
+    predicate.set("query", exp.Subquery(this=query))
+    ctx.scopes = None  # a query was written
+    return node
+
+
+@rule(
+    "ARRAY-ELEMENT",
+    "rewrite",
+    ("bigquery",),
+    (exp.Bracket,),
+    "`a[OFFSET(i)]` and `a[i]` count from 0 and are `a[i + 1]` (S091, counting from 1); "
+    "`a[ORDINAL(i)]` is `a[i]`. Out of range, both are an error, in BigQuery and in the "
+    "standard (sql/render.py keeps the error on each engine). `SAFE_OFFSET(i)` and "
+    "`SAFE_ORDINAL(i)` are NULL out of range: `CASE WHEN i + 1 BETWEEN 1 AND CARDINALITY(a) "
+    "THEN a[i + 1] END`. Subscripts of values not known to be arrays (JSON, structs) or with "
+    "a non-integer index are refused.",
+    (
+        (
+            "bigquery",
+            "SELECT [o_orderkey, o_custkey][SAFE_OFFSET(1)] AS k FROM sales.orders",
+            'SELECT CASE WHEN 2 BETWEEN 1 AND CARDINALITY(ARRAY["orders"."o_orderkey", '
+            '"orders"."o_custkey"]) THEN ARRAY["orders"."o_orderkey", "orders"."o_custkey"][2] '
+            'END AS "k" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def element(node: exp.Bracket, ctx: Context) -> exp.Expr | None:
+    kind = array_type(node.this)
+    if kind is None:
+        return _refuse(
+            ctx, "ARRAY-ELEMENT", node, "a subscript of a value not known to be an array"
+        )
+    if len(node.expressions) != 1:
+        return _refuse(ctx, "ARRAY-ELEMENT", node, "a subscript takes one index")
+    index = node.expressions[0]
+    index_type = index.type.this if isinstance(index.type, exp.DataType) else None
+    if not (isinstance(index, exp.Literal) and index.is_int) and index_type not in INTEGER_TYPES:
+        return _refuse(ctx, "ARRAY-ELEMENT", index, "an array index must be an integer")
+    offset = node.args.get("offset") or 0
+    position = _plus(clone(index), 1 - offset)
+    value = exp.Bracket(this=clone(node.this), expressions=[position], offset=1)
+    value.type = _element_type(kind).copy()
+    if not node.args.get("safe"):
+        return value
+    in_range = exp.Between(
+        this=clone(position), low=lit(1), high=exp.ArraySize(this=clone(node.this))
+    )
+    safe = exp.Case(ifs=[exp.If(this=in_range, true=value)])
+    safe.type = _element_type(kind).copy()
+    return safe
+
+
+@rule(
+    "ARRAY-CARDINALITY",
+    "rewrite",
+    ("bigquery",),
+    (exp.ArraySize,),
+    "`ARRAY_LENGTH(a)` is `CARDINALITY(a)` (S091-03): the number of elements, NULL for a "
+    "NULL array in both. Of a value not known to be an array it is refused.",
+    (
+        (
+            "bigquery",
+            "SELECT ARRAY_LENGTH([o_orderkey]) AS n FROM sales.orders",
+            'SELECT CARDINALITY(ARRAY["orders"."o_orderkey"]) AS "n" FROM "raw"."orders" AS '
+            '"orders"',
+        ),
+    ),
+)
+def cardinality(node: exp.ArraySize, ctx: Context) -> exp.Expr | None:
+    if array_type(node.this) is None:
+        return _refuse(
+            ctx, "ARRAY-CARDINALITY", node, "ARRAY_LENGTH of a value not known to be an array"
+        )
+    if node.args.get("expression") is not None:
+        return _refuse(ctx, "ARRAY-CARDINALITY", node, "ARRAY_LENGTH takes one argument")
+    node.type = exp.DataType.build("BIGINT")
+    return node
+
+
+@rule(
+    "ARRAY-CONSTRUCTOR",
+    "rewrite",
+    ("bigquery",),
+    (exp.Array,),
+    "`[v, ...]` is `ARRAY[v, ...]` (S091) when every element has one and the same type; "
+    "BigQuery coerces mixed elements (INT64 with FLOAT64) to a supertype the standard "
+    "does not choose alike, and an empty `[]` has no element type: both are refused.",
+    (
+        (
+            "bigquery",
+            "SELECT ARRAY_LENGTH([o_orderkey, o_custkey]) AS n FROM sales.orders",
+            'SELECT CARDINALITY(ARRAY["orders"."o_orderkey", "orders"."o_custkey"]) AS "n" '
+            'FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def constructor(node: exp.Array, ctx: Context) -> exp.Expr | None:
+    if in_array_literal(node) is not None:
+        return None  # FN-IN-UNNEST
+    elements = node.expressions
+    kinds = {e.type.sql() if isinstance(e.type, exp.DataType) else None for e in elements}
+    if not elements:
+        return _refuse(ctx, "ARRAY-CONSTRUCTOR", node, "an empty array literal has no element type")
+    known = all(
+        isinstance(e.type, exp.DataType) and not e.type.is_type(exp.DType.UNKNOWN, exp.DType.NULL)
+        for e in elements
+    )
+    if not known or len(kinds) != 1:
+        return _refuse(
+            ctx,
+            "ARRAY-CONSTRUCTOR",
+            node,
+            "an array literal is translated when its elements have one and the same type",
+        )
+    node.type = exp.DataType(
+        this=exp.DType.ARRAY, expressions=[elements[0].type.copy()], nested=True
+    )
+    return node

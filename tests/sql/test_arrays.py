@@ -1,0 +1,230 @@
+"""BigQuery's typed arrays and structs translate to the standard's arrays and rows, and the
+rendered SQL reads the same rows from one Parquet file on DuckDB and on Spark."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+from sqlglot import exp
+
+from sql.ansi import Ansi, generate
+from sql.catalog import Catalog
+from sql.diagnostics import TranslationError
+from sql.render import render
+from sql.translate import translate
+
+VARIANT = 'ROW("alt" VARCHAR, "ac" BIGINT, "vep" ROW("symbol" VARCHAR) ARRAY)'
+CATALOG = Catalog(
+    tables={
+        "raw.genomes": {
+            "id": "BIGINT",
+            "tags": "VARCHAR ARRAY",
+            "variants": f"{VARIANT} ARRAY",
+            "point": 'ROW("x" DOUBLE PRECISION)',
+        }
+    },
+    legacy={"bigquery": {("p", "g", "genomes"): "raw.genomes"}},
+    opaque={},
+    sources=("test_arrays.py",),
+)
+# Row 1 has two tags and two variants, row 2 empty arrays, row 3 NULL ones.
+ROWS = """
+SELECT * FROM (VALUES
+  (1, ['x', 'y'],
+   [{'alt': 'T', 'ac': 3, 'vep': [{'symbol': 'BRCA1'}]},
+    {'alt': 'C', 'ac': 4, 'vep': []}],
+   {'x': 1.5}),
+  (2, [], [], NULL),
+  (3, NULL, NULL, {'x': 2.0})
+) AS v(id, tags, variants, point)
+"""
+DUCKDB_SCHEMA = (
+    "id BIGINT, tags VARCHAR[], "
+    "variants STRUCT(alt VARCHAR, ac BIGINT, vep STRUCT(symbol VARCHAR)[])[], "
+    "point STRUCT(x DOUBLE)"
+)
+
+
+@pytest.fixture(scope="module")
+def genomes(tmp_path_factory):
+    """The table as a Parquet file, written once by DuckDB (as a lake's builds write it)."""
+    path = tmp_path_factory.mktemp("arrays") / "genomes.parquet"
+    with duckdb.connect() as con:
+        con.execute(f"CREATE TABLE genomes ({DUCKDB_SCHEMA})")
+        con.execute(f"INSERT INTO genomes {ROWS}")
+        con.execute(f"COPY genomes TO '{path}' (FORMAT parquet)")
+    return path
+
+
+def _ansi(source: str) -> str:
+    return translate(source, "bigquery", catalog=CATALOG).ansi_sql
+
+
+def _on_duckdb(ansi_sql: str, path) -> list[tuple]:
+    with duckdb.connect() as con:
+        con.execute(f"CREATE VIEW genomes AS SELECT * FROM read_parquet('{path}')")
+        return con.sql(render(_local(ansi_sql), "duckdb")).fetchall()
+
+
+def _on_spark(spark_engine, ansi_sql: str, path) -> list[tuple]:
+    spark = spark_engine.session()
+    spark.read.parquet(str(path)).createOrReplaceTempView("genomes")
+    return [tuple(row) for row in spark.sql(render(_local(ansi_sql), "spark")).collect()]
+
+
+def _local(ansi_sql: str) -> str:
+    return ansi_sql.replace('"raw"."genomes"', '"genomes"')
+
+
+def _sorted(rows: list[tuple]) -> list[tuple]:
+    return sorted(rows, key=lambda row: tuple((v is None, str(v)) for v in row))
+
+
+CASES = [
+    # a comma join drops rows whose array is empty or NULL; OFFSET counts from 0
+    (
+        "SELECT g.id, v.alt, v.ac, o FROM p.g.genomes AS g, UNNEST(g.variants) AS v"
+        " WITH OFFSET AS o",
+        [(1, "T", 3, 0), (1, "C", 4, 1)],
+    ),
+    # an UNNEST of a field of the previous one
+    (
+        "SELECT g.id, v.alt, e.symbol FROM p.g.genomes AS g, UNNEST(g.variants) AS v,"
+        " UNNEST(v.vep) AS e",
+        [(1, "T", "BRCA1")],
+    ),
+    # LEFT JOIN keeps them, with NULL values
+    (
+        "SELECT g.id, t FROM p.g.genomes AS g LEFT JOIN UNNEST(g.tags) AS t",
+        [(1, "x"), (1, "y"), (2, None), (3, None)],
+    ),
+    (
+        "SELECT g.id, t FROM p.g.genomes AS g LEFT JOIN UNNEST(g.tags) AS t ON t = 'y'",
+        [(1, "y"), (2, None), (3, None)],
+    ),
+    (
+        "SELECT g.id, t, o FROM p.g.genomes AS g JOIN UNNEST(g.tags) AS t WITH OFFSET AS o"
+        " ON o > 0",
+        [(1, "y", 1)],
+    ),
+    # element access in range, safe access out of range, CARDINALITY, a field of a struct
+    (
+        "SELECT id, tags[OFFSET(1)] AS a, tags[ORDINAL(1)] AS b, tags[SAFE_OFFSET(2)] AS c,"
+        " tags[SAFE_ORDINAL(0)] AS d, tags[SAFE_OFFSET(-1)] AS e, ARRAY_LENGTH(tags) AS n,"
+        " point.x AS x FROM p.g.genomes WHERE id = 1",
+        [(1, "y", "x", None, None, None, 2, 1.5)],
+    ),
+    (
+        "SELECT id, tags[SAFE_OFFSET(0)] AS a, ARRAY_LENGTH(tags) AS n, point.x AS x"
+        " FROM p.g.genomes WHERE id > 1",
+        [(2, None, 0, None), (3, None, None, 2.0)],
+    ),
+    # an index from a column
+    (
+        "SELECT id, tags[OFFSET(id - 1)] AS a FROM p.g.genomes WHERE id = 1",
+        [(1, "x")],
+    ),
+    # correlated subqueries over an UNNEST
+    (
+        "SELECT id FROM p.g.genomes AS g WHERE EXISTS (SELECT 1 FROM UNNEST(g.variants) AS v"
+        " WHERE v.alt = 'T')",
+        [(1,)],
+    ),
+    (
+        "SELECT id, (SELECT MAX(t) FROM UNNEST(tags) AS t) AS m FROM p.g.genomes",
+        [(1, "y"), (2, None), (3, None)],
+    ),
+    (
+        "SELECT id, (SELECT SUM(v.ac) FROM UNNEST(variants) AS v) AS s FROM p.g.genomes",
+        [(1, 7), (2, None), (3, None)],
+    ),
+    # IN UNNEST of a column: FALSE for an empty or NULL array
+    ("SELECT id FROM p.g.genomes WHERE 'y' IN UNNEST(tags)", [(1,)]),
+    ("SELECT id FROM p.g.genomes WHERE 'z' NOT IN UNNEST(tags)", [(1,), (2,), (3,)]),
+    # written-out arrays
+    (
+        "SELECT id, [id, id * 10][OFFSET(1)] AS a, ARRAY_LENGTH([tags, tags]) AS n"
+        " FROM p.g.genomes WHERE id = 2",
+        [(2, 20, 2)],
+    ),
+    (
+        "SELECT n, o FROM UNNEST(['a', 'b', 'c']) AS n WITH OFFSET AS o",
+        [("a", 0), ("b", 1), ("c", 2)],
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), CASES)
+def test_arrays_read_the_same_rows_on_both_engines(spark_engine, genomes, source, expected):
+    ansi_sql = _ansi(source)
+    assert _sorted(_on_duckdb(ansi_sql, genomes)) == _sorted(expected), ansi_sql
+    assert _sorted(_on_spark(spark_engine, ansi_sql, genomes)) == _sorted(expected), ansi_sql
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # BigQuery fails on an index outside the array; so does the translation, on each
+        # engine (DuckDB would give NULL, and both engines count a negative index from the end)
+        "SELECT tags[OFFSET(0)] AS a FROM p.g.genomes WHERE id = 2",
+        "SELECT tags[OFFSET(2)] AS a FROM p.g.genomes WHERE id = 1",
+        "SELECT tags[OFFSET(-1)] AS a FROM p.g.genomes WHERE id = 1",
+        "SELECT tags[ORDINAL(0)] AS a FROM p.g.genomes WHERE id = 1",
+    ],
+)
+def test_an_index_out_of_range_fails_on_both_engines(spark_engine, genomes, source):
+    ansi_sql = _ansi(source)
+    with pytest.raises(duckdb.Error, match="array element error"):
+        _on_duckdb(ansi_sql, genomes)
+    with pytest.raises(Exception, match=r"array element error|INVALID_ARRAY_INDEX"):
+        _on_spark(spark_engine, ansi_sql, genomes)
+
+
+def test_a_null_array_or_index_gives_null_not_an_error(spark_engine, genomes):
+    ansi_sql = _ansi(
+        "SELECT id, tags[OFFSET(0)] AS a, tags[OFFSET(NULL)] AS b FROM p.g.genomes WHERE id = 3"
+    )
+    assert _on_duckdb(ansi_sql, genomes) == [(3, None, None)]
+    assert _on_spark(spark_engine, ansi_sql, genomes) == [(3, None, None)]
+
+
+@pytest.mark.parametrize(
+    ("source", "rule", "where"),
+    [
+        # BigQuery's SELECT * over an UNNEST of structs is not sqlglot's expansion
+        ("SELECT * FROM p.g.genomes AS g, UNNEST(g.variants) AS v", "ARRAY-UNNEST", "1:40"),
+        # fields of an unnamed UNNEST
+        ("SELECT ac FROM p.g.genomes AS g, UNNEST(g.variants)", "ARRAY-UNNEST", "1:41"),
+        # a subscript of a value that is not an array
+        ("SELECT point[OFFSET(0)] AS a FROM p.g.genomes", "ARRAY-ELEMENT", "1:8"),
+        # mixed element types: BigQuery's supertype is not the standard's
+        ("SELECT [id, 2.5][OFFSET(0)] AS a FROM p.g.genomes", "ARRAY-CONSTRUCTOR", "1:9"),
+        ("SELECT ARRAY_LENGTH([]) AS n FROM p.g.genomes", "ARRAY-CONSTRUCTOR", "1:8"),
+        # ARRAY_AGG fails on a NULL element in BigQuery and keeps it in the standard
+        ("SELECT ARRAY_AGG(id) AS ids FROM p.g.genomes", "ARRAY-AGG", "1:8"),
+    ],
+)
+def test_what_has_no_exact_form_is_refused_where_it_is(source, rule, where):
+    with pytest.raises(TranslationError) as caught:
+        _ansi(source)
+    errors = [d for d in caught.value.diagnostics if d.severity == "error"]
+    assert errors[0].rule == rule, caught.value
+    assert f"{errors[0].line}:{errors[0].col}" == where, caught.value
+
+
+@pytest.mark.parametrize(
+    ("text", "standard"),
+    [
+        ("BIGINT ARRAY", "BIGINT ARRAY"),
+        ("BIGINT ARRAY ARRAY", "BIGINT ARRAY ARRAY"),
+        ("ARRAY<BIGINT>", "BIGINT ARRAY"),
+        ('ROW("a" BIGINT, b VARCHAR(3) ARRAY)', 'ROW("a" BIGINT, "b" VARCHAR(3) ARRAY)'),
+        (f"{VARIANT} ARRAY", f"{VARIANT} ARRAY"),
+    ],
+)
+def test_array_and_row_types_are_read_and_written_in_the_standards_syntax(text, standard):
+    kind = exp.DataType.build(text, dialect=Ansi)
+    assert generate(kind) == standard
+    assert generate(exp.DataType.build(standard, dialect=Ansi)) == standard
+    cast = f'SELECT CAST("c" AS {standard}) AS "c" FROM "t"'
+    assert generate(exp.maybe_parse(cast, dialect=Ansi), pretty=False) == cast
