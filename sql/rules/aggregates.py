@@ -166,3 +166,48 @@ def percentile_disc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         )
         return node
     return node
+
+
+@rule(
+    "FN-RATIO-TO-REPORT",
+    "rewrite",
+    ("snowflake",),
+    (exp.Window,),
+    "Snowflake's `RATIO_TO_REPORT(x) OVER (PARTITION BY p)` is x over the partition's sum, "
+    "NULL where x is NULL or the sum is 0: `x / NULLIF(SUM(x) OVER (PARTITION BY p), 0)`, "
+    "divided as Snowflake divides (DIV-INTEGER). The window's ORDER BY does not change the "
+    "result and is dropped (kept, it would make the sum a running one); a frame is refused.",
+    (
+        (
+            "snowflake",
+            "SELECT RATIO_TO_REPORT(o_totalprice) OVER (PARTITION BY o_custkey) AS r "
+            "FROM SALES.ORDERS",
+            'SELECT "orders"."o_totalprice" / NULLIF(SUM("orders"."o_totalprice") OVER '
+            '(PARTITION BY "orders"."o_custkey"), 0) AS "r" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+    phase="syntax",  # before FN-UNKNOWN sees the function
+)
+def ratio_to_report(node: exp.Window, ctx: Context) -> exp.Expr | None:
+    function = node.this
+    if not (isinstance(function, exp.Anonymous) and function.name.upper() == "RATIO_TO_REPORT"):
+        return None
+    if len(function.expressions) != 1 or node.args.get("spec") is not None:
+        ctx.report(
+            "error",
+            "FN-RATIO-TO-REPORT",
+            node,
+            "RATIO_TO_REPORT takes one value and a window without a frame",
+        )
+        return node
+    value = function.expressions[0]
+    total = exp.Window(
+        this=exp.Sum(this=clone(value)),
+        partition_by=[clone(p) for p in node.args.get("partition_by") or []],
+    )
+    ratio = exp.Div(this=clone(value), expression=exp.Nullif(this=total, expression=lit(0)))
+    # Written in the source's terms: the division, the sum and the NULLIF go through the
+    # later phases as if the query had spelled them out.
+    for written in ratio.walk():
+        written.meta["source"] = True
+    return ratio

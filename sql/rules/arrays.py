@@ -119,23 +119,50 @@ def unnest(node: exp.Unnest, ctx: Context) -> exp.Expr | None:
         return _refuse(ctx, "ARRAY-UNNEST", node, "WITH OFFSET needs AS name")
     range_name, value_name = alias.name, alias.columns[0].name
     offset_name = offset.name if isinstance(offset, exp.Identifier) else None
+    fields = _row_fields(_element_type(kind))
     for column in list(node.root().find_all(exp.Column)):
         if column.table != range_name:
             continue
         if column.name == offset_name:
             column.replace(_minus_one(clone(column)))
-        elif column.name != value_name:
-            # Qualification read a field of the elements as a column of the range: what
-            # `SELECT *` over an UNNEST of structs expands to. BigQuery's own expansion
-            # differs; name the fields through the value (x.f, x.*).
+        elif column.name == value_name:
+            continue
+        elif column.name in fields and _written(column):
+            # BigQuery reads a field of the elements by its bare name: x.f.
+            field = exp.Dot(
+                this=exp.column(value_name, table=range_name, quoted=True),
+                expression=exp.to_identifier(column.name, quoted=True),
+            )
+            field.type = fields[column.name].copy()
+            column.replace(field)
+        else:
+            # What SELECT * over an UNNEST of structs expands to: BigQuery's own expansion
+            # is not sqlglot's.
             return _refuse(
                 ctx,
                 "ARRAY-UNNEST",
-                column if column.meta.get("start") is not None else node,
-                f"{column.name} is read as a column of the UNNEST; write it as "
-                f"{value_name}.{column.name} (SELECT * over an UNNEST is not translated)",
+                node,
+                f"{column.name} is read as a column of the UNNEST; name the fields through "
+                f"its value ({value_name}.{column.name}): SELECT * over an UNNEST of structs "
+                "is not translated",
             )
     return node
+
+
+def _written(column: exp.Column) -> bool:
+    """Whether the query's text names ``column`` (qualification's star expansion writes
+    columns of its own, with no position)."""
+    return any("start" in n.meta for n in column.walk())
+
+
+def _row_fields(kind: exp.DataType) -> dict[str, exp.DataType]:
+    if not kind.is_type(exp.DType.STRUCT):
+        return {}
+    return {
+        f.name: f.args["kind"]
+        for f in kind.expressions
+        if isinstance(f, exp.ColumnDef) and isinstance(f.args.get("kind"), exp.DataType)
+    }
 
 
 # The range and value names of the query an IN UNNEST(a) becomes.

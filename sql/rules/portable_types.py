@@ -514,6 +514,9 @@ class Typer:
             return self.common(self(p) for p in defining) if defining else None
         if isinstance(node, exp.Literal):
             return OPAQUE if node.is_string else self.system.literal(node)
+        if isinstance(node, (exp.Dot, exp.Bracket)):
+            # A field of a row, an element of an array: of the type the catalog declares.
+            return numeric_of(node.type)
         if isinstance(node, (exp.Cast, exp.TryCast)):
             return numeric_of(node.to)
         if isinstance(node, (exp.Null, exp.Boolean, exp.Predicate, exp.Connector, exp.Not)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules import ALL_DIALECTS, Context, rule
-from sql.rules.build import STRING_TYPES, clone, lit, type_of
+from sql.rules.build import INTEGER_TYPES, STRING_TYPES, clone, lit, type_of
 
 
 @rule(
@@ -293,14 +293,21 @@ def _oracle_substr(node: exp.Expr) -> exp.Expr:
     "rewrite",
     ALL_DIALECTS,
     (exp.Substring,),
-    "SUBSTR / SUBSTRING(s, start, len) becomes SUBSTRING(s FROM start FOR len). Where a start "
-    "of 0 or below means something else (Snowflake, Oracle, BigQuery count from the end), only "
-    "a positive literal start is accepted.",
+    "SUBSTR / SUBSTRING(s, start, len) becomes SUBSTRING(s FROM start FOR len). A start of 0 "
+    "or below counts from the end in Oracle and BigQuery, spelled out as a CASE over "
+    "CHAR_LENGTH (BigQuery: 0, or a start left of the first character, means 1; its length "
+    "must be a literal, as a negative one is an error); Snowflake's is accepted for a positive "
+    "literal start only.",
     (
         (
             "oracle",
             "SELECT SUBSTR(c_phone, 1, 2) AS cc FROM SALES.CUSTOMER",
             'SELECT NULLIF(SUBSTRING("customer"."c_phone" FROM 1 FOR 2), \'\') AS "cc" FROM "raw"."customer" AS "customer"',
+        ),
+        (
+            "bigquery",
+            "SELECT SUBSTR(c_phone, -4) AS last4 FROM sales.customer",
+            'SELECT SUBSTRING("customer"."c_phone" FROM CASE WHEN CHAR_LENGTH("customer"."c_phone") < 4 THEN 1 ELSE CHAR_LENGTH("customer"."c_phone") - 3 END) AS "last4" FROM "raw"."customer" AS "customer"',
         ),
     ),
 )
@@ -308,7 +315,9 @@ def substring(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     start = node.args.get("start")
     if ctx.dialect == "oracle":
         return _oracle_substr(node)
-    if ctx.dialect in ("snowflake", "bigquery"):
+    if ctx.dialect == "bigquery":
+        return _bigquery_substr(node, ctx)
+    if ctx.dialect == "snowflake":
         positive = isinstance(start, exp.Literal) and start.is_int and int(start.name) >= 1
         if not positive:
             ctx.report(
@@ -320,6 +329,75 @@ def substring(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             )
             return None
     return node
+
+
+def _integer_literal(node: exp.Expr | None) -> int | None:
+    if isinstance(node, exp.Neg):
+        inner = _integer_literal(node.this)
+        return -inner if inner is not None else None
+    if isinstance(node, exp.Literal) and node.is_int:
+        return int(node.name)
+    return None
+
+
+def _bigquery_substr(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    """BigQuery's SUBSTR(s, p[, n]) with any start: p > 0 counts from the left, 0 (or a
+    position left of the first character) means 1, -k counts from the end. A negative length
+    is an error in BigQuery and in the standard alike only for literals here, so a length must
+    be a literal 0 or more (n = 0 is '' in both); an empty result stays '' (not NULL)."""
+    text, start, length = node.this, node.args.get("start"), node.args.get("length")
+    if type_of(text) not in STRING_TYPES:
+        ctx.report("error", "FN-SUBSTR", node, "SUBSTR of a value not known to be a string")
+        return None
+    if length is not None and not (isinstance(length, exp.Literal) and length.is_int):
+        ctx.report(
+            "error",
+            "FN-SUBSTR",
+            length,
+            "SUBSTR's length must be a literal: a negative length is an error in BigQuery",
+        )
+        return None
+    known = _integer_literal(start)
+    if known is not None and known >= 1:
+        return node
+    if known is not None:
+        length_of = exp.Length(this=clone(text))
+        if known == 0:
+            position: exp.Expr = lit(1)
+        else:  # -k: the k-th character from the end, or the first when there are fewer
+            back = exp.Sub(this=length_of, expression=lit(-known - 1)) if known < -1 else length_of
+            position = exp.Case(
+                ifs=[
+                    exp.If(
+                        this=exp.LT(this=exp.Length(this=clone(text)), expression=lit(-known)),
+                        true=lit(1),
+                    )
+                ],
+                default=back,
+            )
+        return exp.Substring(
+            this=clone(text), start=position, length=clone(length) if length is not None else None
+        )
+    if type_of(start) not in INTEGER_TYPES:
+        ctx.report("error", "FN-SUBSTR", start, "SUBSTR's start must be an integer")
+        return None
+    from_end = exp.Add(this=exp.Length(this=clone(text)), expression=exp.Paren(this=clone(start)))
+    position = exp.Case(
+        ifs=[
+            exp.If(this=exp.GT(this=clone(start), expression=lit(0)), true=clone(start)),
+            exp.If(
+                this=exp.Or(
+                    this=exp.EQ(this=clone(start), expression=lit(0)),
+                    expression=exp.LT(this=clone(from_end), expression=lit(0)),
+                ),
+                true=lit(1),
+            ),
+        ],
+        default=exp.Add(this=from_end, expression=lit(1)),
+    )
+    return exp.Substring(
+        this=clone(text), start=position, length=clone(length) if length is not None else None
+    )
 
 
 MAX_SPLIT_PART = 4

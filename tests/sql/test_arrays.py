@@ -93,6 +93,11 @@ CASES = [
         " UNNEST(v.vep) AS e",
         [(1, "T", "BRCA1")],
     ),
+    # BigQuery reads the fields of an UNNEST of structs by their bare names too
+    (
+        "SELECT g.id, ac, symbol FROM p.g.genomes AS g, UNNEST(g.variants) AS v, UNNEST(vep) AS e",
+        [(1, 3, "BRCA1")],
+    ),
     # LEFT JOIN keeps them, with NULL values
     (
         "SELECT g.id, t FROM p.g.genomes AS g LEFT JOIN UNNEST(g.tags) AS t",

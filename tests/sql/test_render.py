@@ -341,3 +341,47 @@ def test_percentile_disc_is_the_standards_value_of_the_sorted_type_on_both_engin
 def test_interpolated_or_windowed_percentiles_are_refused(source):
     with pytest.raises(TranslationError):
         translate(source, "snowflake")
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        # BigQuery's documented examples, then the starts that count from the end or from 0
+        ("SUBSTR(s, 2)", "pple"),
+        ("SUBSTR(s, 2, 2)", "pp"),
+        ("SUBSTR(s, -2)", "le"),
+        ("SUBSTR(s, 1, 123)", "apple"),
+        ("SUBSTR(s, 123)", ""),
+        ("SUBSTR(s, 0, 2)", "ap"),
+        ("SUBSTR(s, -1)", "e"),
+        ("SUBSTR(s, -5)", "apple"),
+        ("SUBSTR(s, -7, 3)", "app"),  # left of the first character: from 1
+        ("SUBSTR(s, 2, 0)", ""),
+        ("SUBSTR(s, p, 2)", "le"),  # p = -2, from a column
+        ("SUBSTR(s, p - 5, 2)", "ap"),  # -7
+        ("SUBSTR(s, p + 2, 2)", "ap"),  # 0
+        ("SUBSTR(s, p + 5)", "ple"),  # 3
+    ],
+)
+def test_bigquery_substr_counts_its_start_as_bigquery_does_on_both_engines(
+    spark_engine, call, expected
+):
+    source = f"WITH w AS (SELECT 'apple' AS s, -2 AS p) SELECT {call} AS r FROM w"
+    ansi_sql = translate(source, "bigquery").ansi_sql
+    assert duckdb.sql(render(ansi_sql, "duckdb")).fetchall() == [(expected,)], ansi_sql
+    rows = spark_engine.session().sql(render(ansi_sql, "spark")).collect()
+    assert [tuple(r) for r in rows] == [(expected,)], ansi_sql
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "SUBSTR(s, 1, p)",  # a negative length is an error in BigQuery: only literals
+        "SUBSTR(s, 1, -1)",
+        "SUBSTR(s, 'a')",
+    ],
+)
+def test_bigquery_substr_that_may_differ_is_refused(call):
+    source = f"WITH w AS (SELECT 'apple' AS s, -2 AS p) SELECT {call} AS r FROM w"
+    with pytest.raises(TranslationError, match=r"error\[FN-SUBSTR\]"):
+        translate(source, "bigquery")
