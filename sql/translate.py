@@ -36,6 +36,7 @@ from sql.catalog import (
 from sql.diagnostics import Diagnostic, TranslationError, offset_to_line_col
 from sql.retype import retype
 from sql.rules import Context, apply_rules, load_all, rules_for
+from sql.rules.arrays import array_outputs
 from sql.rules.portable_types import portable_output_types
 from sql.script import Definition, split_script
 from sql.source_dialects import SOURCE_DIALECTS
@@ -423,6 +424,9 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
             tree = apply_rules(tree, ctx, phase, order)
     ctx.raise_errors()
     tree = portable_output_types(tree, ctx)
+    if dialect == "bigquery":
+        tree = array_outputs(tree, ctx)
+        ctx.raise_errors()
     if has_qualify:  # parsed QUALIFY (no rule writes one)
         tree = transforms.eliminate_qualify(tree)
     return tree, source_tables

@@ -28,6 +28,7 @@ from sqlglot import exp
 from sql.rules import Context, rule
 from sql.rules.build import INTEGER_TYPES, clone, lit
 from sql.rules.conditionals import in_array_literal
+from sql.rules.portable_types import branches
 
 
 def _refuse(ctx: Context, rule_id: str, node: exp.Expr, message: str) -> exp.Expr:
@@ -308,3 +309,44 @@ def constructor(node: exp.Array, ctx: Context) -> exp.Expr | None:
         this=exp.DType.ARRAY, expressions=[elements[0].type.copy()], nested=True
     )
     return node
+
+
+def _holds_array(kind: exp.DataType | None) -> bool:
+    if not isinstance(kind, exp.DataType):
+        return False
+    if kind.is_type(exp.DType.ARRAY):
+        return True
+    return any(
+        _holds_array(f.args.get("kind") if isinstance(f, exp.ColumnDef) else f)
+        for f in kind.expressions
+        if isinstance(f, (exp.ColumnDef, exp.DataType))
+    )
+
+
+@rule(
+    "ARRAY-OUTPUT",
+    "refuse",
+    ("bigquery",),
+    # No node types: it needs the final query's output list, so sql/translate.py runs it
+    # once, after every other rule.
+    (),
+    "An output column that is (or holds) an array is refused: BigQuery writes a NULL array "
+    "into its results as an empty one and fails on an array with a NULL element, where the "
+    "standard keeps both. Arrays inside the query (UNNEST, subscripts, CARDINALITY) are "
+    "translated; unnest or index them before they leave it.",
+    (("bigquery", "SELECT [o_orderkey] AS ks FROM sales.orders", "1:9"),),
+)
+def array_outputs(tree: exp.Expr, ctx: Context) -> exp.Expr:
+    """Refuse each output column of the final query whose type holds an array."""
+    for select in branches(tree):
+        for projection in select.expressions:
+            if _holds_array(projection.unalias().type) or _holds_array(projection.type):
+                ctx.report(
+                    "error",
+                    "ARRAY-OUTPUT",
+                    projection,
+                    f"output column {projection.alias_or_name} holds an array: BigQuery "
+                    "writes a NULL array as an empty one and fails on a NULL element; unnest "
+                    "or index it in the query",
+                )
+    return tree
