@@ -152,6 +152,7 @@ ALLOWED_EXPRESSIONS: frozenset[type[exp.Expr]] = frozenset(
         exp.Bracket,  # a[i], 1-based
         exp.ArraySize,  # CARDINALITY(a)
         exp.Array,  # ARRAY[v, ...]
+        exp.ArrayAgg,  # ARRAY_AGG(v [ORDER BY k ...]), S098
     }
 )
 
@@ -343,7 +344,10 @@ class Ansi(Dialect):
         def bracket_sql(self, expression: exp.Bracket) -> str:
             if len(expression.expressions) != 1:
                 self.unsupported("an array subscript takes one index")
-            return f"{self.sql(expression, 'this')}[{self.expressions(expression, flat=True)}]"
+            array = self.sql(expression, "this")
+            if not isinstance(expression.this, (exp.Column, exp.Func, exp.Paren, exp.Bracket)):
+                array = f"({array})"  # e.g. an aggregate with FILTER (WHERE ...)
+            return f"{array}[{self.expressions(expression, flat=True)}]"
 
         def arraysize_sql(self, expression: exp.ArraySize) -> str:
             return self.func("CARDINALITY", expression.this)

@@ -87,6 +87,7 @@ NODE_FEATURES: dict[type[exp.Expr], Feature] = {
     exp.Bracket: ("S091", "Basic array support"),
     exp.Array: ("S091", "Basic array support"),
     exp.ArraySize: ("S091-03", "Array expressions"),
+    exp.ArrayAgg: ("S098", "ARRAY_AGG"),
 }
 
 # Node types with no feature of their own: the basic query specification (E051), names,

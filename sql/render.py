@@ -202,6 +202,9 @@ def _element_access(tree: exp.Expr, engine: Engine) -> exp.Expr:
                     this="error", expressions=[exp.Literal.string(ARRAY_ELEMENT_ERROR)]
                 ),
             )
+        elif isinstance(index, exp.Literal) and index.is_int and int(index.name) >= 1:
+            # element_at fails past the end by itself; only an index below 1 needs the guard
+            access = exp.Anonymous(this="element_at", expressions=[array, index])
         else:
             below = exp.And(
                 this=exp.Not(this=exp.Is(this=array.copy(), expression=exp.Null())),
@@ -225,6 +228,59 @@ def _element_access(tree: exp.Expr, engine: Engine) -> exp.Expr:
                 ),
             )
         node.replace(exp.Paren(this=access))
+    return tree
+
+
+def _ordering(key: int, count: int, orders: list[tuple[bool, bool]]) -> str:
+    """A Spark comparator's body over struct fields __k0.. of __l and __r: ascending or not
+    and NULLs first or not per key, as the ORDER BY of the ARRAY_AGG it replaces."""
+    if key == count:
+        return "0"
+    ascending, nulls_first = orders[key]
+    field, after = f"__k{key}", _ordering(key + 1, count, orders)
+    null_side, less = ("-1" if nulls_first else "1"), ("-1" if ascending else "1")
+    more, non_null_side = ("1" if ascending else "-1"), ("1" if nulls_first else "-1")
+    return (
+        f"CASE WHEN __l.{field} IS NULL AND __r.{field} IS NULL THEN {after} "
+        f"WHEN __l.{field} IS NULL THEN {null_side} WHEN __r.{field} IS NULL THEN {non_null_side} "
+        f"WHEN __l.{field} < __r.{field} THEN {less} WHEN __l.{field} > __r.{field} THEN {more} "
+        f"ELSE {after} END"
+    )
+
+
+def _array_agg_for_spark(tree: exp.Expr) -> exp.Expr:
+    """ARRAY_AGG(x [ORDER BY k ...]) [FILTER (WHERE c)] -> Spark's COLLECT_LIST, which drops
+    NULLs and has no order: each value goes in a struct with its keys (a struct is never
+    NULL), sorted by a comparator that spells out the ORDER BY, then unwrapped; NULL when no
+    row is aggregated (COLLECT_LIST gives an empty array)."""
+    for node in reversed(list(tree.find_all(exp.ArrayAgg))):
+        filtered = node.parent if isinstance(node.parent, exp.Filter) else None
+        body = node.this
+        order = body if isinstance(body, exp.Order) else None
+        value = order.this if order is not None else body
+        keys = [o.this for o in order.expressions] if order is not None else []
+        orders = [
+            (not o.args.get("desc"), bool(o.args.get("nulls_first")))
+            for o in (order.expressions if order is not None else [])
+        ]
+        fields = ", ".join(["__x AS __v", *(f"__p{i} AS __k{i}" for i in range(len(keys)))])
+        collected = f"COLLECT_LIST(STRUCT({fields}))"
+        if keys:
+            collected = f"ARRAY_SORT({collected}, (__l, __r) -> {_ordering(0, len(keys), orders)})"
+        template = (
+            f"CASE WHEN COUNT(*) = 0 THEN NULL ELSE TRANSFORM({collected}, __s -> __s.__v) END"
+        )
+        form = sqlglot.parse_one(template, read="spark")
+        values = {"__x": value, **{f"__p{i}": k for i, k in enumerate(keys)}}
+        for column in list(form.find_all(exp.Column)):
+            if not column.table and column.name in values:
+                column.replace(values[column.name].copy())
+        if filtered is not None:
+            for aggregate in list(form.find_all(exp.Count, exp.ArrayAgg)):
+                aggregate.replace(
+                    exp.Filter(this=aggregate.copy(), expression=filtered.expression.copy())
+                )
+        (filtered or node).replace(exp.Paren(this=form))
     return tree
 
 
@@ -452,6 +508,7 @@ def render(
     tree = _element_access(tree, engine)
     if engine == "spark":
         tree = _unnest_for_spark(tree)
+        tree = _array_agg_for_spark(tree)
         tree = _distinct_listagg_for_spark(tree)
         tree = _literal_backslashes_for_spark(tree)
         tree = _end_anchors_for_spark(tree)

@@ -254,8 +254,8 @@ def element(node: exp.Bracket, ctx: Context) -> exp.Expr | None:
         (
             "bigquery",
             "SELECT ARRAY_LENGTH([o_orderkey]) AS n FROM sales.orders",
-            'SELECT CARDINALITY(ARRAY["orders"."o_orderkey"]) AS "n" FROM "raw"."orders" AS '
-            '"orders"',
+            'SELECT CAST(CARDINALITY(ARRAY["orders"."o_orderkey"]) AS BIGINT) AS "n" FROM '
+            '"raw"."orders" AS "orders"',
         ),
     ),
 )
@@ -282,8 +282,8 @@ def cardinality(node: exp.ArraySize, ctx: Context) -> exp.Expr | None:
         (
             "bigquery",
             "SELECT ARRAY_LENGTH([o_orderkey, o_custkey]) AS n FROM sales.orders",
-            'SELECT CARDINALITY(ARRAY["orders"."o_orderkey", "orders"."o_custkey"]) AS "n" '
-            'FROM "raw"."orders" AS "orders"',
+            'SELECT CAST(CARDINALITY(ARRAY["orders"."o_orderkey", "orders"."o_custkey"]) AS '
+            'BIGINT) AS "n" FROM "raw"."orders" AS "orders"',
         ),
     ),
 )
@@ -350,3 +350,100 @@ def array_outputs(tree: exp.Expr, ctx: Context) -> exp.Expr:
                     "or index it in the query",
                 )
     return tree
+
+
+@rule(
+    "ARRAY-AGG-ELEMENT",
+    "rewrite",
+    ("bigquery",),
+    (exp.ArrayAgg,),
+    "`ARRAY_AGG(x [ORDER BY k ...])` read through a subscript or ARRAY_LENGTH is the "
+    "standard's `ARRAY_AGG(x ORDER BY k ...)` (S098): both keep NULL elements inside a query "
+    "and are NULL over no rows (BigQuery fails only on a NULL element in its final results, "
+    "see ARRAY-OUTPUT). `LIMIT n` is dropped under a literal subscript below n, where it "
+    "cannot change the element; `IGNORE NULLS` is `FILTER (WHERE x IS NOT NULL)` under a "
+    "SAFE_ subscript, where an empty array and a NULL one read alike. DISTINCT, a window, "
+    "and any other use are refused.",
+    (
+        (
+            "bigquery",
+            "SELECT o_custkey, ARRAY_AGG(o_orderkey ORDER BY o_totalprice DESC LIMIT 1)"
+            "[OFFSET(0)] AS top FROM sales.orders GROUP BY o_custkey",
+            'SELECT "orders"."o_custkey" AS "o_custkey", ARRAY_AGG("orders"."o_orderkey" '
+            'ORDER BY "orders"."o_totalprice" DESC NULLS LAST)[1] AS "top" FROM "raw"."orders" '
+            'AS "orders" GROUP BY "orders"."o_custkey"',
+        ),
+    ),
+)
+def array_agg(node: exp.ArrayAgg, ctx: Context) -> exp.Expr | None:
+    ignore_nulls = isinstance(node.parent, exp.IgnoreNulls)
+    outer = node.parent if ignore_nulls else node
+    consumer = outer.parent
+    if isinstance(consumer, exp.Window) or isinstance(node.parent, exp.RespectNulls):
+        return _refuse(
+            ctx,
+            "ARRAY-AGG-ELEMENT",
+            node,
+            "ARRAY_AGG as a window or RESPECT NULLS is not translated",
+        )
+    body = node.this
+    limit: int | None = None
+    if isinstance(body, exp.Limit):
+        count = body.expression
+        if not (isinstance(count, exp.Literal) and count.is_int):
+            return _refuse(ctx, "ARRAY-AGG-ELEMENT", body, "ARRAY_AGG's LIMIT must be a literal")
+        limit, body = int(count.name), body.this
+    order = body if isinstance(body, exp.Order) else None
+    value = order.this if order is not None else body
+    if isinstance(value, exp.Distinct) or value is None:
+        return _refuse(
+            ctx, "ARRAY-AGG-ELEMENT", node, "ARRAY_AGG(DISTINCT ...) has no standard form"
+        )
+    subscript = consumer if isinstance(consumer, exp.Bracket) and consumer.this is outer else None
+    position = _literal_position(subscript) if subscript is not None else None
+    safe = subscript is not None and bool(subscript.args.get("safe"))
+    if subscript is None and not isinstance(consumer, exp.ArraySize):
+        return _refuse(
+            ctx,
+            "ARRAY-AGG-ELEMENT",
+            node,
+            "ARRAY_AGG is translated under a subscript or ARRAY_LENGTH only (an array output "
+            "column has no exact form: ARRAY-OUTPUT)",
+        )
+    if limit is not None and (position is None or not 0 <= position < limit):
+        return _refuse(
+            ctx,
+            "ARRAY-AGG-ELEMENT",
+            node,
+            "ARRAY_AGG's LIMIT is translated under a literal subscript below the limit only",
+        )
+    if ignore_nulls and not safe:
+        return _refuse(
+            ctx,
+            "ARRAY-AGG-ELEMENT",
+            node,
+            "ARRAY_AGG(... IGNORE NULLS) is translated under SAFE_OFFSET / SAFE_ORDINAL only",
+        )
+    element = value.type.copy() if isinstance(value.type, exp.DataType) else None
+    if element is None or element.is_type(exp.DType.UNKNOWN, exp.DType.NULL):
+        return _refuse(ctx, "ARRAY-AGG-ELEMENT", node, "ARRAY_AGG of a value of unknown type")
+    inner: exp.Expr = clone(value)
+    if order is not None:
+        inner = exp.Order(this=inner, expressions=[clone(o) for o in order.expressions])
+    aggregate: exp.Expr = exp.ArrayAgg(this=inner)
+    if ignore_nulls:
+        present = exp.Not(this=exp.Is(this=clone(value), expression=exp.Null()))
+        aggregate = exp.Filter(this=aggregate, expression=exp.Where(this=present))
+    aggregate.type = exp.DataType(this=exp.DType.ARRAY, expressions=[element], nested=True)
+    if ignore_nulls:
+        outer.replace(aggregate)  # the IGNORE NULLS wrapper goes with it
+        return aggregate
+    return aggregate
+
+
+def _literal_position(subscript: exp.Bracket) -> int | None:
+    """The 0-based position a subscript with a literal index reads, or None."""
+    (index,) = subscript.expressions or (None,)
+    if isinstance(index, exp.Literal) and index.is_int:
+        return int(index.name) - (subscript.args.get("offset") or 0)
+    return None

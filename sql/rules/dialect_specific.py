@@ -53,6 +53,12 @@ def top(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def limit(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.this is not None:
+        # BigQuery's LIMIT inside an aggregate (ARRAY_AGG, STRING_AGG) bounds its values, not
+        # the rows: sql/rules/arrays.py translates it under a subscript, else it is refused.
+        if not isinstance(node.parent, exp.ArrayAgg):
+            ctx.report("error", "LIMIT", node, "LIMIT inside an aggregate is not translated")
+        return None
     return exp.Fetch(
         direction="FIRST", count=node.expression, limit_options=node.args.get("limit_options")
     )

@@ -537,7 +537,7 @@ class Typer:
             return DOUBLE
         if isinstance(node, exp.Count):
             return self.system.COUNT
-        if isinstance(node, (exp.Length, exp.StrPosition)):
+        if isinstance(node, (exp.Length, exp.StrPosition, exp.ArraySize)):
             return self.system.LENGTH
         if isinstance(node, exp.Extract):
             return self._extract(node)

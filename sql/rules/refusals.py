@@ -53,11 +53,12 @@ REFUSALS: tuple[
         "ARRAY-AGG",
         ALL_DIALECTS,
         (exp.ArrayAgg, exp.Unnest, exp.Explode, exp.Array, exp.Bracket, exp.ArraySize),
-        "ARRAY_AGG, FLATTEN, VARIANT and OBJECT values, and arrays outside BigQuery's typed "
-        "ones (sql/rules/arrays.py), are refused: BigQuery's ARRAY_AGG fails on a NULL element "
-        "where the standard's keeps it, and untyped semi-structured values have no ANSI type.",
-        ("bigquery", "SELECT ARRAY_AGG(o_orderkey) AS ks FROM sales.orders", "1:8"),
-        "ARRAY_AGG and semi-structured values have no exact ANSI form here",
+        "FLATTEN, VARIANT and OBJECT values, and arrays and ARRAY_AGG outside BigQuery's typed "
+        "ones (sql/rules/arrays.py), are refused: untyped semi-structured values have no ANSI "
+        "type.",
+        ("snowflake", "SELECT ARRAY_AGG(o_orderkey) AS ks FROM SALES.ORDERS", "1:8"),
+        "arrays and semi-structured values outside BigQuery's typed arrays have no exact ANSI "
+        "form here",
     ),
     (
         "PIVOT",
@@ -95,7 +96,7 @@ REFUSALS: tuple[
 
 
 # BigQuery's array nodes that sql/rules/arrays.py translates or refuses in the typed phase.
-TYPED_ARRAYS = (exp.Unnest, exp.Array, exp.Bracket, exp.ArraySize)
+TYPED_ARRAYS = (exp.Unnest, exp.Array, exp.Bracket, exp.ArraySize, exp.ArrayAgg)
 
 
 def _refuse(rule_id: str, why: str):

@@ -156,6 +156,40 @@ CASES = [
         "SELECT n, o FROM UNNEST(['a', 'b', 'c']) AS n WITH OFFSET AS o",
         [("a", 0), ("b", 1), ("c", 2)],
     ),
+    # ARRAY_AGG under a subscript: the arg-max idiom, BigQuery's NULL order (first when
+    # ascending, last when descending), NULL elements kept, several keys
+    (
+        "SELECT id, ARRAY_AGG(t ORDER BY t DESC LIMIT 1)[OFFSET(0)] AS top"
+        " FROM p.g.genomes AS g, UNNEST(g.tags) AS t GROUP BY id",
+        [(1, "y")],
+    ),
+    (
+        "SELECT ARRAY_AGG(v.alt ORDER BY v.ac DESC)[OFFSET(0)] AS a,"
+        " ARRAY_AGG(v.alt ORDER BY v.ac)[ORDINAL(1)] AS b"
+        " FROM p.g.genomes AS g, UNNEST(g.variants) AS v",
+        [("C", "T")],
+    ),
+    (
+        "SELECT ARRAY_AGG(id ORDER BY point.x)[OFFSET(0)] AS a,"
+        " ARRAY_AGG(id ORDER BY point.x DESC)[OFFSET(0)] AS b FROM p.g.genomes",
+        [(2, 3)],
+    ),
+    (
+        "SELECT ARRAY_AGG(point.x ORDER BY id)[OFFSET(1)] AS a,"
+        " ARRAY_LENGTH(ARRAY_AGG(point.x)) AS n,"
+        " ARRAY_AGG(point.x IGNORE NULLS ORDER BY id)[SAFE_OFFSET(1)] AS b FROM p.g.genomes",
+        [(None, 3, 2.0)],
+    ),
+    (
+        "SELECT ARRAY_AGG(id ORDER BY ARRAY_LENGTH(tags) DESC, id)[OFFSET(0)] AS a,"
+        " ARRAY_AGG(id ORDER BY point.x IS NULL, id DESC)[OFFSET(0)] AS b FROM p.g.genomes",
+        [(1, 3)],
+    ),
+    (
+        "SELECT ARRAY_AGG(id)[SAFE_OFFSET(0)] AS a, ARRAY_LENGTH(ARRAY_AGG(id)) AS n"
+        " FROM p.g.genomes WHERE id > 5",
+        [(None, None)],
+    ),
 ]
 
 
@@ -208,8 +242,30 @@ def test_a_null_array_or_index_gives_null_not_an_error(spark_engine, genomes):
         # BigQuery writes a NULL array out as [] and fails on a NULL element: no array leaves
         ("SELECT tags FROM p.g.genomes", "ARRAY-OUTPUT", "1:8"),
         ("SELECT g.id, v FROM p.g.genomes AS g, UNNEST(g.variants) AS v", "ARRAY-OUTPUT", "1:14"),
-        # ARRAY_AGG fails on a NULL element in BigQuery and keeps it in the standard
-        ("SELECT ARRAY_AGG(id) AS ids FROM p.g.genomes", "ARRAY-AGG", "1:8"),
+        # ARRAY_AGG itself as an output, DISTINCT, a LIMIT that could cut the element
+        ("SELECT ARRAY_AGG(id) AS ids FROM p.g.genomes", "ARRAY-AGG-ELEMENT", "1:8"),
+        (
+            "SELECT ARRAY_AGG(DISTINCT id)[OFFSET(0)] AS a FROM p.g.genomes",
+            "ARRAY-AGG-ELEMENT",
+            "1:8",
+        ),
+        (
+            "SELECT ARRAY_AGG(id LIMIT 1)[OFFSET(1)] AS a FROM p.g.genomes",
+            "ARRAY-AGG-ELEMENT",
+            "1:8",
+        ),
+        # IGNORE NULLS over only NULLs: BigQuery's empty array and the standard's NULL differ
+        (
+            "SELECT ARRAY_AGG(id IGNORE NULLS)[OFFSET(0)] AS a FROM p.g.genomes",
+            "ARRAY-AGG-ELEMENT",
+            "1:8",
+        ),
+        # a LIMIT inside any other aggregate bounds its values: not a FETCH
+        (
+            "SELECT STRING_AGG(t, ',' LIMIT 1) AS s FROM p.g.genomes, UNNEST(tags) AS t",
+            "LIMIT",
+            "1:19",
+        ),
     ],
 )
 def test_what_has_no_exact_form_is_refused_where_it_is(source, rule, where):
