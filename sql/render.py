@@ -35,6 +35,27 @@ def _check_fetch(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) -> No
             )
 
 
+def _check_distinct_listagg(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) -> None:
+    # DuckDB binds LISTAGG(DISTINCT v) WITHIN GROUP (ORDER BY v) only when it can match the
+    # key to the argument, which it cannot for a subquery (each copy is a query of its own).
+    if engine != "duckdb":
+        return
+    for node in tree.find_all(exp.GroupConcat):
+        order = node.this
+        if (
+            isinstance(order, exp.Order)
+            and isinstance(order.this, exp.Distinct)
+            and order.this.find(exp.Subquery) is not None
+        ):
+            raise _refuse(
+                ansi_sql,
+                file,
+                node,
+                "LISTAGG(DISTINCT ...) of a subquery has no duckdb form: DuckDB cannot match "
+                "its WITHIN GROUP key to the argument",
+            )
+
+
 def _distinct_listagg_for_spark(tree: exp.Expr) -> exp.Expr:
     """LISTAGG(DISTINCT v, sep) WITHIN GROUP (ORDER BY v) -> array_join over collect_set.
 
@@ -505,6 +526,7 @@ def render(
             [Diagnostic("error", "RENDER", f"not ANSI SQL: {error}", file, 1, 1)]
         ) from None
     _check_fetch(tree, engine, ansi_sql, file)
+    _check_distinct_listagg(tree, engine, ansi_sql, file)
     tree = _element_access(tree, engine)
     if engine == "spark":
         tree = _unnest_for_spark(tree)

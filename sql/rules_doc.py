@@ -36,12 +36,25 @@ REFUSAL_CLASSES = (
     "**Types with no standard counterpart.** `GEOGRAPHY` and its `ST_*` functions, Snowflake "
     "`VARIANT` and T-SQL `SQL_VARIANT` (`OPAQUE-TYPE`: they may be selected, counted or "
     "tested for NULL).",
-    "**Exact forms not built yet** (SQL:2016 has them: the next rules). Arrays, rows and JSON "
-    "(`ARRAY-AGG`: BigQuery `UNNEST` / `ARRAY_AGG` / `OFFSET`, Snowflake `FLATTEN` and "
-    "VARIANT paths, as S091/S098/S301 arrays, T051 rows and T811/T821 JSON); "
-    "`RATIO_TO_REPORT`; BigQuery `TIMESTAMP_DIFF` (an instant's difference, truncated) and "
-    "`DATETIME_DIFF` in time units; `TO_DATE` / `TO_CHAR` with number formats; month and day "
-    "names under a language assumption; `PERCENTILE_DISC` as a window function.",
+    "**Arrays that leave the query.** `ARRAY-OUTPUT`: BigQuery writes a NULL array into its "
+    "results as an empty one and fails on an array holding a NULL element, where the standard "
+    "keeps both; BigQuery arrays are translated inside the query (`ARRAY-UNNEST`, "
+    "`ARRAY-ELEMENT`, `ARRAY-CARDINALITY`, `ARRAY-CONSTRUCTOR`, `ARRAY-AGG-ELEMENT`: S091, "
+    "S098, T051). `ARRAY_AGG(DISTINCT ...)` has no standard form; `ARRAY_AGG(... IGNORE "
+    "NULLS)` over only NULLs is an empty array in BigQuery and NULL in the standard, so it is "
+    "translated under SAFE_ subscripts only. `LISTAGG(DISTINCT (subquery))` does not bind "
+    "on DuckDB (`RENDER`).",
+    "**Exact forms not built yet** (SQL:2016 has them: the next rules). Snowflake `FLATTEN` "
+    "and VARIANT paths (`ARRAY-AGG`, 66 of the Spider 2.0 Snowflake refusals): the lake would "
+    "hold a VARIANT as JSON text, and `v:a::string` of a JSON string is `JSON_VALUE` (T821), "
+    "but of a JSON number it is Snowflake's own number text, which neither engine's JSON "
+    "functions print alike, so only a type-checked string form can be exact; BigQuery "
+    "`STRUCT(...)` and `ARRAY(subquery)` constructors, `ARRAY_CONCAT`, `ARRAY_TO_STRING`, "
+    "`SPLIT`; `RATIO_TO_REPORT` in Oracle and Redshift (a zero sum is undocumented there; "
+    "Snowflake's is NULL and translates); BigQuery `TIMESTAMP_DIFF`, `UNIX_SECONDS` and "
+    "`DATE(timestamp)` of an instant (DuckDB's time zone is the machine's unless pinned); "
+    "`TO_DATE` / `TO_CHAR` with number formats; month and day names under a language "
+    "assumption; `PERCENTILE_DISC` as a window function.",
     "**Interpolated percentiles.** `PERCENTILE_CONT` and `MEDIAN` interpolate: Snowflake and "
     "Oracle compute in exact decimals, DuckDB in the column's decimal type and Spark in "
     "DOUBLE, so the digits differ; `PERCENTILE_DISC` (a value of the set) translates.",

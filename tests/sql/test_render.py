@@ -385,3 +385,18 @@ def test_bigquery_substr_that_may_differ_is_refused(call):
     source = f"WITH w AS (SELECT 'apple' AS s, -2 AS p) SELECT {call} AS r FROM w"
     with pytest.raises(TranslationError, match=r"error\[FN-SUBSTR\]"):
         translate(source, "bigquery")
+
+
+def test_a_distinct_listagg_of_a_subquery_is_refused_for_duckdb_where_it_cannot_bind():
+    ansi_sql = translate(
+        "WITH w AS (SELECT 'a' AS s) SELECT STRING_AGG(DISTINCT (SELECT MAX(s) FROM w), ', ')"
+        " AS g FROM w",
+        "bigquery",
+    ).ansi_sql
+    with pytest.raises(TranslationError, match=r"RENDER.*LISTAGG\(DISTINCT"):
+        render(ansi_sql, "duckdb")
+    # the same LISTAGG of a column binds
+    plain = translate(
+        "WITH w AS (SELECT 'a' AS s) SELECT STRING_AGG(DISTINCT s, ', ') AS g FROM w", "bigquery"
+    ).ansi_sql
+    assert duckdb.sql(render(plain, "duckdb")).fetchall() == [("a",)]
