@@ -173,6 +173,16 @@ def cast(node: exp.Expr, dtype: str) -> exp.Expr:
     return typed(exp.Cast(this=own(node), to=data_type(dtype)), dtype)
 
 
+def integer_literal(node: exp.Expr | None) -> int | None:
+    """The value of an integer literal (``3``, ``-3``), or None for anything else."""
+    if isinstance(node, exp.Neg):
+        inner = integer_literal(node.this)
+        return -inner if inner is not None else None
+    if isinstance(node, exp.Literal) and node.is_int:
+        return int(node.name)
+    return None
+
+
 def lit(value: int | str) -> exp.Literal:
     return exp.Literal.number(value) if isinstance(value, int) else exp.Literal.string(value)
 

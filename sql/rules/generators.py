@@ -14,7 +14,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules import Context, rule
-from sql.rules.build import cast, lit
+from sql.rules.build import cast, integer_literal, lit
 from sql.rules.calendar import iso_date
 
 SERIES = "series"  # the recursive query's name, inside the derived table only
@@ -72,15 +72,6 @@ def _derived(query: exp.Select, alias: str, columns: list[str]) -> exp.Subquery:
     )
 
 
-def _integer(node: exp.Expr | None) -> int | None:
-    if isinstance(node, exp.Neg):
-        inner = _integer(node.this)
-        return -inner if inner is not None else None
-    if isinstance(node, exp.Literal) and node.is_int:
-        return int(node.name)
-    return None
-
-
 def _date(node: exp.Expr | None) -> str | None:
     """The ISO date a literal (``'2024-01-01'``, ``DATE '2024-01-01'``) names."""
     if isinstance(node, exp.Cast) and node.to.is_type(exp.DType.DATE):
@@ -103,9 +94,12 @@ def _array_series(generator: exp.Expr, ctx: Context) -> exp.Select | None:
     k = _column("k")
     next_k = exp.Paren(this=exp.Add(this=k, expression=lit(1)))
     if isinstance(generator, exp.GenerateSeries):
-        start, end = _integer(generator.args.get("start")), _integer(generator.args.get("end"))
+        start, end = (
+            integer_literal(generator.args.get("start")),
+            integer_literal(generator.args.get("end")),
+        )
         step_node = generator.args.get("step")
-        step = 1 if step_node is None else _integer(step_node)
+        step = 1 if step_node is None else integer_literal(step_node)
         if start is None or end is None or step is None or step <= 0:
             _refuse(
                 ctx,
@@ -127,7 +121,7 @@ def _array_series(generator: exp.Expr, ctx: Context) -> exp.Select | None:
             amount_node = step_node.this
             if isinstance(amount_node, exp.Literal) and amount_node.is_string:
                 amount_node = exp.Literal.number(amount_node.name)
-            amount = _integer(amount_node) or 0
+            amount = integer_literal(amount_node) or 0
             unit = step_node.text("unit").upper()
     if start_day is None or end_day is None or amount <= 0:
         _refuse(
@@ -219,7 +213,7 @@ def _generator(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None
     if generator.args.get("time_limit") is not None:
         return _refuse(ctx, node, "GENERATOR(TIMELIMIT => ...) yields as many rows as time allows")
-    count = _integer(generator.args.get("rowcount"))
+    count = integer_literal(generator.args.get("rowcount"))
     if count is None:
         return _refuse(ctx, node, "GENERATOR is translated for a literal ROWCOUNT only")
     alias = node.args.get("alias")
@@ -249,7 +243,7 @@ def _connect_by_level(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         bound = condition.expression
     elif isinstance(condition, (exp.GTE, exp.GT)) and _is_level(condition.expression):
         bound = condition.this
-    count = _integer(bound)
+    count = integer_literal(bound)
     if count is None:
         return None  # ORA-CONNECT-BY refuses it, as a hierarchical query
     if isinstance(condition, (exp.LT, exp.GT)):

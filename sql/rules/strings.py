@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, STRING_TYPES, clone, lit, type_of
+from sql.rules.build import INTEGER_TYPES, STRING_TYPES, clone, integer_literal, lit, type_of
 
 
 @rule(
@@ -331,15 +331,6 @@ def substring(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return node
 
 
-def _integer_literal(node: exp.Expr | None) -> int | None:
-    if isinstance(node, exp.Neg):
-        inner = _integer_literal(node.this)
-        return -inner if inner is not None else None
-    if isinstance(node, exp.Literal) and node.is_int:
-        return int(node.name)
-    return None
-
-
 def _bigquery_substr(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     """BigQuery's SUBSTR(s, p[, n]) with any start: p > 0 counts from the left, 0 (or a
     position left of the first character) means 1, -k counts from the end. A negative length
@@ -357,7 +348,7 @@ def _bigquery_substr(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "SUBSTR's length must be a literal: a negative length is an error in BigQuery",
         )
         return None
-    known = _integer_literal(start)
+    known = integer_literal(start)
     if known is not None and known >= 1:
         return node
     if known is not None:
