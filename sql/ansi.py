@@ -231,6 +231,7 @@ class Ansi(Dialect):
                 and self._curr.token_type == TokenType.ROW
                 and self._next
                 and self._next.token_type == TokenType.L_PAREN
+                and self._row_type_follows()
             ):
                 self._advance(2)
                 fields = self._parse_csv(self._parse_row_field)
@@ -254,6 +255,16 @@ class Ansi(Dialect):
             if token_type == TokenType.ARRAY and getattr(self, "_in_type", False):
                 return None
             return super()._match(token_type, advance, expression)
+
+        def _row_type_follows(self) -> bool:
+            """Whether ``ROW (`` starts a row type (``ROW(f T, ...)``), not the row value
+            constructor ``ROW(1, x)``: a field name and then a type."""
+            ahead = self._tokens[self._index + 2 : self._index + 4]
+            return (
+                len(ahead) == 2
+                and ahead[0].token_type in (TokenType.VAR, TokenType.IDENTIFIER)
+                and ahead[1].token_type in self.TYPE_TOKENS
+            )
 
         def _parse_array_suffixes(self, this: exp.Expr) -> exp.Expr:
             while self._match(TokenType.ARRAY):

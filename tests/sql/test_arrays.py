@@ -296,3 +296,10 @@ def test_array_and_row_types_are_read_and_written_in_the_standards_syntax(text, 
     assert generate(exp.DataType.build(standard, dialect=Ansi)) == standard
     cast = f'SELECT CAST("c" AS {standard}) AS "c" FROM "t"'
     assert generate(exp.maybe_parse(cast, dialect=Ansi), pretty=False) == cast
+
+
+def test_a_row_value_constructor_is_not_read_as_a_row_type():
+    # ROW( starts a type only when a field name and a type follow
+    tree = exp.maybe_parse('SELECT ROW(1, "x") = ROW(1, "y") AS "z" FROM "t"', dialect=Ansi)
+    assert tree.find(exp.DataType) is None
+    assert tree.sql("duckdb") == 'SELECT ROW(1, "x") = ROW(1, "y") AS "z" FROM "t"'
