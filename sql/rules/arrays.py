@@ -115,6 +115,8 @@ def unnest(node: exp.Unnest, ctx: Context) -> exp.Expr | None:
             return _refuse(ctx, "ARRAY-UNNEST", parent, f"{side} JOIN UNNEST is not translated")
         if side == "LEFT" and parent.args.get("on") is None:
             parent.set("on", exp.true())
+        elif not side and parent.args.get("on") is None:
+            parent.set("kind", "CROSS")  # BigQuery's [INNER] JOIN UNNEST without ON
     offset = node.args.get("offset")
     if offset and not isinstance(offset, exp.Identifier):
         return _refuse(ctx, "ARRAY-UNNEST", node, "WITH OFFSET needs AS name")

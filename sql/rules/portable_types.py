@@ -465,8 +465,8 @@ class Projections:
         if node is None:
             return None
         source = self.scopes[id(node)].sources.get(column.table)
-        if not isinstance(source, Scope):
-            return None
+        if not isinstance(source, Scope) or isinstance(source.expression, exp.Unnest):
+            return None  # a lake table's column, or an array's element: of its declared type
         projections = []
         for select in branches(source.expression):
             found = [p for p in select.expressions if p.alias_or_name == column.name]

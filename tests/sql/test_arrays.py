@@ -98,6 +98,11 @@ CASES = [
         "SELECT g.id, ac, symbol FROM p.g.genomes AS g, UNNEST(g.variants) AS v, UNNEST(vep) AS e",
         [(1, 3, "BRCA1")],
     ),
+    # an INNER JOIN UNNEST without ON is a cross join, as the comma is
+    (
+        "SELECT g.id, t FROM p.g.genomes AS g INNER JOIN UNNEST(g.tags) AS t",
+        [(1, "x"), (1, "y")],
+    ),
     # LEFT JOIN keeps them, with NULL values
     (
         "SELECT g.id, t FROM p.g.genomes AS g LEFT JOIN UNNEST(g.tags) AS t",
@@ -274,6 +279,16 @@ def test_what_has_no_exact_form_is_refused_where_it_is(source, rule, where):
     errors = [d for d in caught.value.diagnostics if d.severity == "error"]
     assert errors[0].rule == rule, caught.value
     assert f"{errors[0].line}:{errors[0].col}" == where, caught.value
+
+
+def test_elements_and_fields_keep_their_declared_type_with_no_portability_warning():
+    translation = translate(
+        "SELECT t, v.ac, point.x FROM p.g.genomes AS g, UNNEST(g.tags) AS t,"
+        " UNNEST(g.variants) AS v",
+        "bigquery",
+        catalog=CATALOG,
+    )
+    assert translation.diagnostics == ()
 
 
 def test_a_row_without_arrays_may_be_an_output_column():
