@@ -148,6 +148,9 @@ def run_home(tmp_path_factory):
         "--select",
         "key:raw/orders or key:raw/region",
         env={"PLUMBLINE_HOME": str(home)},
+        # 45 s alone; under the full parallel suite with Spark on 2 cores it once went past
+        # 300 s. Still below pytest-timeout's 600 s, so a real hang fails.
+        timeout=540,
     )
     return home, result
 
