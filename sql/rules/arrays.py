@@ -26,7 +26,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules import Context, rule
-from sql.rules.build import INTEGER_TYPES, clone, lit
+from sql.rules.build import INTEGER_TYPES, clone, integer_literal, lit
 from sql.rules.conditionals import in_array_literal
 from sql.rules.portable_types import branches
 
@@ -446,6 +446,5 @@ def array_agg(node: exp.ArrayAgg, ctx: Context) -> exp.Expr | None:
 def _literal_position(subscript: exp.Bracket) -> int | None:
     """The 0-based position a subscript with a literal index reads, or None."""
     (index,) = subscript.expressions or (None,)
-    if isinstance(index, exp.Literal) and index.is_int:
-        return int(index.name) - (subscript.args.get("offset") or 0)
-    return None
+    value = integer_literal(index)
+    return None if value is None else value - (subscript.args.get("offset") or 0)
