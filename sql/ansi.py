@@ -263,7 +263,10 @@ class Ansi(Dialect):
             return (
                 len(ahead) == 2
                 and ahead[0].token_type in (TokenType.VAR, TokenType.IDENTIFIER)
-                and ahead[1].token_type in self.TYPE_TOKENS
+                # a nested row type's ROW is not one of sqlglot's type tokens
+                and (
+                    ahead[1].token_type in self.TYPE_TOKENS or ahead[1].token_type == TokenType.ROW
+                )
             )
 
         def _parse_array_suffixes(self, this: exp.Expr) -> exp.Expr:

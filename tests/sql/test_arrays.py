@@ -303,6 +303,9 @@ def test_a_row_without_arrays_may_be_an_output_column():
         ("ARRAY<BIGINT>", "BIGINT ARRAY"),
         ('ROW("a" BIGINT, b VARCHAR(3) ARRAY)', 'ROW("a" BIGINT, "b" VARCHAR(3) ARRAY)'),
         (f"{VARIANT} ARRAY", f"{VARIANT} ARRAY"),
+        # a row field that is a row (and one named like a keyword)
+        ('ROW("array" ROW("element" VARCHAR) ARRAY)', 'ROW("array" ROW("element" VARCHAR) ARRAY)'),
+        ('ROW("a" ROW("b" ROW("c" BIGINT)))', 'ROW("a" ROW("b" ROW("c" BIGINT)))'),
     ],
 )
 def test_array_and_row_types_are_read_and_written_in_the_standards_syntax(text, standard):
