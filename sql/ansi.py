@@ -153,8 +153,38 @@ ALLOWED_EXPRESSIONS: frozenset[type[exp.Expr]] = frozenset(
         exp.ArraySize,  # CARDINALITY(a)
         exp.Array,  # ARRAY[v, ...]
         exp.ArrayAgg,  # ARRAY_AGG(v [ORDER BY k ...]), S098
+        # SQL/JSON query operators over JSON text (T821, T825, T831, T832, T835):
+        # sql/rules/variant.py writes them, over paths of sql/jsonpath.py's subset
+        # (JsonExists, JsonValue and JsonTable are added below, once defined)
     }
 )
+
+
+class JsonExists(exp.Expression, exp.Func):
+    """``JSON_EXISTS(j, 'path')``: whether the path finds an item (FALSE ON ERROR, the
+    standard's default: a structural error in strict mode is FALSE)."""
+
+    arg_types = {"this": True, "path": True}
+
+
+class JsonValue(exp.Expression, exp.Func):
+    """``JSON_VALUE(j, 'path' RETURNING VARCHAR ERROR ON EMPTY ERROR ON ERROR)``: the SQL
+    value of the one scalar item the path finds; an empty result or any error raises."""
+
+    arg_types = {"this": True, "path": True}
+
+
+class JsonTable(exp.Expression, exp.Func):
+    """``JSON_TABLE(j, 'path[*]' COLUMNS ("n" FOR ORDINALITY, "v" VARCHAR FORMAT JSON PATH
+    'strict $' WITH ARRAY WRAPPER) ERROR ON ERROR)``: a row per item the path finds, its
+    1-based ordinal and the item as JSON text wrapped in an array (``[item]``: JSON text of
+    a scalar needs the wrapper); an error raises, a NULL input gives no rows."""
+
+    arg_types = {"this": True, "path": True, "ordinality": True, "value": True}
+
+
+JSON_OPERATORS = (JsonExists, JsonValue, JsonTable)
+ALLOWED_EXPRESSIONS = ALLOWED_EXPRESSIONS | frozenset(JSON_OPERATORS)
 
 
 def row_field(node: exp.Expr) -> bool:
@@ -215,7 +245,52 @@ class Ansi(Dialect):
             **parser.Parser.FUNCTION_PARSERS,
             "LISTAGG": lambda self: self._parse_string_agg(),
             "CARDINALITY": lambda self: exp.ArraySize(this=self._parse_disjunction()),
+            "JSON_EXISTS": lambda self: self._parse_json_operator(JsonExists),
+            "JSON_VALUE": lambda self: self._parse_json_operator(JsonValue),
+            "JSON_TABLE": lambda self: self._parse_json_operator(JsonTable),
         }
+
+        # What follows the path of each SQL/JSON operator, as the generator writes it.
+        _JSON_TAILS = {
+            JsonExists: (),
+            JsonValue: ("RETURNING", "VARCHAR", "ERROR", "ON", "EMPTY", "ERROR", "ON", "ERROR"),
+            JsonTable: ("COLUMNS", "("),
+        }
+        _JSON_TABLE_COLUMNS = ("FOR", "ORDINALITY", ",")
+        _JSON_TABLE_VALUE = (
+            "VARCHAR", "FORMAT", "JSON", "PATH", "'strict $'", "WITH", "ARRAY", "WRAPPER", ")",
+            "ERROR", "ON", "ERROR",
+        )  # fmt: skip
+
+        def _expect(self, words: tuple[str, ...]) -> None:
+            for word in words:
+                text = self._curr.text if self._curr else ""
+                if word.startswith("'"):
+                    ok = self._curr is not None and self._curr.token_type == TokenType.STRING
+                    ok = ok and f"'{text}'" == word
+                else:
+                    ok = text.upper() == word
+                if not ok:
+                    self.raise_error(f"expected {word}")
+                    return
+                self._advance()
+
+        def _parse_json_operator(self, kind: type[exp.Func]) -> exp.Expr:
+            """The SQL/JSON operators in the one form the generator writes (see their
+            classes); anything else is a parse error."""
+            this = self._parse_disjunction()
+            self._match(TokenType.COMMA)
+            path = self._parse_primary()
+            if not (isinstance(path, exp.Literal) and path.is_string):
+                self.raise_error("a SQL/JSON path is a string literal")
+            self._expect(self._JSON_TAILS[kind])
+            if kind is not JsonTable:
+                return kind(this=this, path=path)
+            ordinality = self._parse_id_var(any_token=False)
+            self._expect(self._JSON_TABLE_COLUMNS)
+            value = self._parse_id_var(any_token=False)
+            self._expect(self._JSON_TABLE_VALUE)
+            return JsonTable(this=this, path=path, ordinality=ordinality, value=value)
 
         def _parse_types(
             self,
@@ -319,6 +394,9 @@ class Ansi(Dialect):
             exp.Stddev: lambda self, e: self.func("STDDEV_SAMP", e.this),
             exp.Variance: lambda self, e: self.func("VAR_SAMP", e.this),
             exp.VariancePop: lambda self, e: self.func("VAR_POP", e.this),
+            JsonExists: lambda self, e: self.jsonexists_sql(e),
+            JsonValue: lambda self, e: self.jsonvalue_sql(e),
+            JsonTable: lambda self, e: self.jsontable_sql(e),
         }
 
         def preprocess(self, expression: exp.Expr) -> exp.Expr:
@@ -385,6 +463,23 @@ class Ansi(Dialect):
             return (
                 f"UNNEST({self.sql(expression.expressions[0])}){ordinality} AS "
                 f"{name}({', '.join(columns)})"
+            )
+
+        def jsonexists_sql(self, expression: JsonExists) -> str:
+            return self.func("JSON_EXISTS", expression.this, expression.args["path"])
+
+        def jsonvalue_sql(self, expression: JsonValue) -> str:
+            json_text, path = self.sql(expression, "this"), self.sql(expression, "path")
+            return (
+                f"JSON_VALUE({json_text}, {path} RETURNING VARCHAR ERROR ON EMPTY ERROR ON ERROR)"
+            )
+
+        def jsontable_sql(self, expression: JsonTable) -> str:
+            json_text, path = self.sql(expression, "this"), self.sql(expression, "path")
+            ordinality, value = self.sql(expression, "ordinality"), self.sql(expression, "value")
+            return (
+                f"JSON_TABLE({json_text}, {path} COLUMNS ({ordinality} FOR ORDINALITY, {value} "
+                "VARCHAR FORMAT JSON PATH 'strict $' WITH ARRAY WRAPPER) ERROR ON ERROR)"
             )
 
         def ordered_sql(self, expression: exp.Ordered) -> str:
@@ -482,7 +577,11 @@ def generate(expression: exp.Expr, *, pretty: bool = True, copy: bool = True) ->
 __all__ = [
     "ALLOWED_EXPRESSIONS",
     "ALLOWED_TYPES",
+    "JSON_OPERATORS",
     "Ansi",
+    "JsonExists",
+    "JsonTable",
+    "JsonValue",
     "generate",
     "limit_to_fetch",
     "parse_type",

@@ -12,6 +12,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from sql import jsonpath
+from sql.ansi import JsonExists, JsonTable, JsonValue
+
 Feature = tuple[str, str]
 
 EXTENSION: Feature = ("extension", "not in SQL:2016; every target engine reads it alike")
@@ -88,7 +91,32 @@ NODE_FEATURES: dict[type[exp.Expr], Feature] = {
     exp.Array: ("S091", "Basic array support"),
     exp.ArraySize: ("S091-03", "Array expressions"),
     exp.ArrayAgg: ("S098", "ARRAY_AGG"),
+    JsonExists: ("T821", "Basic SQL/JSON query operators"),
+    JsonValue: ("T821", "Basic SQL/JSON query operators"),
+    JsonTable: ("T821", "Basic SQL/JSON query operators"),
 }
+
+# What each SQL/JSON operator's form (sql/ansi.py) and path (sql/jsonpath.py) ask for.
+JSON_ERRORS: Feature = ("T825", "SQL/JSON: ON EMPTY and ON ERROR clauses")
+JSON_WRAPPER: Feature = ("T829", "JSON_QUERY: array wrapper options")
+JSON_STRICT: Feature = ("T831", "SQL/JSON path language: strict mode")
+JSON_ITEM_METHOD: Feature = ("T832", "SQL/JSON path language: item method")
+JSON_FILTER: Feature = ("T835", "SQL/JSON path language: filter expressions")
+
+
+def _json_features(node: exp.Expr) -> set[Feature]:
+    found = {JSON_STRICT}
+    if isinstance(node, JsonValue | JsonTable):
+        found.add(JSON_ERRORS)
+    if isinstance(node, JsonTable):
+        found.add(JSON_WRAPPER)
+    path = node.args.get("path")
+    if isinstance(path, exp.Literal):
+        parsed = jsonpath.parse(path.name)
+        if parsed.filter is not None:
+            found |= {JSON_ITEM_METHOD, JSON_FILTER}
+    return found
+
 
 # Node types with no feature of their own: the basic query specification (E051), names,
 # literals, comparisons and arithmetic (E011, E061-01/02/03/06, E091) and wrappers.
@@ -113,6 +141,8 @@ def features_of(tree: exp.Expr) -> list[Feature]:
         feature = NODE_FEATURES.get(type(node))
         if feature is not None:
             found.add(feature)
+        if isinstance(node, JsonExists | JsonValue | JsonTable):
+            found |= _json_features(node)
         if isinstance(node, exp.With) and node.args.get("recursive"):
             found.add(("T131", "Recursive query"))
         elif isinstance(node, exp.Grouping) and len(node.expressions) > 1:
@@ -179,6 +209,9 @@ SPELLING: dict[type[exp.Expr], str] = {
     exp.Bracket: "a[i]",
     exp.Array: "ARRAY[...]",
     exp.ArraySize: "CARDINALITY",
+    JsonExists: "JSON_EXISTS",
+    JsonValue: "JSON_VALUE",
+    JsonTable: "JSON_TABLE",
 }
 
 

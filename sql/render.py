@@ -11,7 +11,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
-from sql.ansi import Ansi, parse_type
+from sql import jsonpath
+from sql.ansi import Ansi, JsonExists, JsonTable, JsonValue, parse_type
 from sql.diagnostics import Diagnostic, TranslationError, node_offset, offset_to_line_col
 
 Engine = Literal["duckdb", "spark"]
@@ -161,6 +162,168 @@ def _end_anchors_for_spark(tree: exp.Expr) -> exp.Expr:
                 char = "\\z"
             out.append(char)
         node.set("expression", exp.Literal.string("".join(out)))
+    return tree
+
+
+# SQL/JSON over JSON text (sql/jsonpath.py's strict paths). DuckDB reads the text with its
+# json functions; Spark parses it into a VARIANT. Both are structural as strict mode is (a
+# member of an array, an element of an object, is missing) and give NULL for a missing item,
+# which strict mode calls an error: JSON_EXISTS is FALSE then (FALSE ON ERROR), and
+# JSON_VALUE / JSON_TABLE raise (ERROR ON ERROR), so each spells out its own outcome.
+# Functions are written as calls sqlglot does not interpret (it would rewrite json_extract
+# paths and drop Spark's parse_json).
+
+
+def _call(name: str, *args: exp.Expr | str) -> exp.Expr:
+    return exp.Anonymous(
+        this=name,
+        expressions=[exp.Literal.string(a) if isinstance(a, str) else a.copy() for a in args],
+    )
+
+
+def _json_item_type(engine: Engine, json_text: exp.Expr, path: str) -> exp.Expr:
+    """The engine's name for the type of the item at ``path``; NULL when there is none."""
+    if engine == "duckdb":
+        return _call("json_type", json_text, path)
+    item = _call("variant_get", _call("try_parse_json", json_text), path, "variant")
+    return _call("schema_of_variant", item)
+
+
+# type() == "..." in each engine's names of a JSON value's type.
+JSON_TYPE_NAMES: dict[Engine, dict[str, tuple[str, ...]]] = {
+    "duckdb": {
+        "string": ("VARCHAR",),
+        "null": ("NULL",),
+        "boolean": ("BOOLEAN",),
+        "number": ("BIGINT", "UBIGINT", "DOUBLE"),
+        "array": ("ARRAY",),
+        "object": ("OBJECT",),
+    },
+    # schema_of_variant names arrays and objects with their element types: ARRAY<...>.
+    "spark": {"string": ("STRING",), "null": ("VOID",), "boolean": ("BOOLEAN",)},
+}
+SPARK_NESTED = {"array": "ARRAY<%", "object": "OBJECT<%"}
+
+
+def _json_type_test(engine: Engine, item_type: exp.Expr, wanted: str) -> exp.Expr | None:
+    if engine == "spark" and wanted in SPARK_NESTED:
+        return exp.Like(this=item_type.copy(), expression=exp.Literal.string(SPARK_NESTED[wanted]))
+    names = JSON_TYPE_NAMES[engine].get(wanted)
+    if names is None:
+        return None
+    return exp.In(this=item_type.copy(), expressions=[exp.Literal.string(n) for n in names])
+
+
+def _json_error(engine: Engine, message: str) -> exp.Expr:
+    return _call("error" if engine == "duckdb" else "raise_error", message)
+
+
+def _is_null(node: exp.Expr) -> exp.Expr:
+    return exp.Is(this=node.copy(), expression=exp.Null())
+
+
+# SQLSTATE 22035 / 22039: the standard's exceptions ERROR ON EMPTY / ON ERROR raise here.
+JSON_VALUE_ERROR = "JSON_VALUE: the path finds no string item (no SQL/JSON item)"
+JSON_TABLE_ERROR = "JSON_TABLE: the path finds no array (SQL/JSON array not found)"
+
+
+def _json_table_rows(engine: Engine, node: JsonTable, path: str) -> exp.Select:
+    """JSON_TABLE(j, 'strict P[*]' ...)'s rows: each element of the array at P with its
+    1-based ordinal and its JSON text wrapped in an array; none for a NULL j; an error when
+    P finds no array."""
+    json_text = node.this
+    if engine == "duckdb":
+        is_array = exp.EQ(
+            this=_call("json_type", json_text, path), expression=exp.Literal.string("ARRAY")
+        )
+        array = _call("json_extract", json_text, path)
+        ordinal = exp.Cast(this=exp.column("key", "__e"), to=exp.DataType.build("BIGINT"))
+        element = _call("json_array", exp.column("value", "__e"))
+        table_function = "json_each"
+    else:
+        array = _call("variant_get", _call("parse_json", json_text), path, "variant")
+        is_array = exp.Like(
+            this=_call("schema_of_variant", array), expression=exp.Literal.string("ARRAY<%")
+        )
+        ordinal = exp.Cast(this=exp.column("pos", "__e"), to=exp.DataType.build("BIGINT"))
+        element = _call("to_json", _call("array", exp.column("value", "__e")))
+        table_function = "variant_explode"
+    source = exp.Case(
+        ifs=[exp.If(this=is_array, true=array), exp.If(this=_is_null(json_text), true=exp.Null())],
+        default=_json_error(engine, JSON_TABLE_ERROR),
+    )
+    return exp.select(
+        exp.alias_(
+            exp.Add(this=ordinal, expression=exp.Literal.number(1)), node.args["ordinality"]
+        ),
+        exp.alias_(element, node.args["value"]),
+    ).from_(
+        exp.Table(
+            this=_call(table_function, source), alias=exp.TableAlias(this=exp.to_identifier("__e"))
+        )
+    )
+
+
+def _json_operators(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) -> exp.Expr:
+    """JSON_EXISTS, JSON_VALUE and JSON_TABLE (as sql/ansi.py defines them) in each
+    engine's own functions, or a RENDER refusal for a form it cannot tell apart."""
+    for node in reversed(list(tree.find_all(JsonExists, JsonValue, JsonTable))):
+        try:
+            path = jsonpath.parse(node.args["path"].name)
+            steps = jsonpath.engine_path(path.steps, engine)
+        except jsonpath.JsonPathError as error:
+            raise _refuse(ansi_sql, file, node, str(error)) from None
+        item_type = _json_item_type(engine, node.this, steps)
+        test: exp.Expr | None = None
+        if path.filter is not None:
+            op, wanted = path.filter
+            test = _json_type_test(engine, item_type, wanted)
+            if test is None:
+                raise _refuse(ansi_sql, file, node, f"{engine} cannot tell a JSON {wanted} apart")
+            test = exp.Not(this=exp.Paren(this=test)) if op == "<>" else test
+        if isinstance(node, JsonExists) and not path.each:
+            found: exp.Expr = exp.Not(this=_is_null(item_type))
+            if test is not None:
+                found = exp.And(this=found, expression=test)
+            invalid = (
+                exp.Not(this=_call("json_valid", node.this))
+                if engine == "duckdb"
+                else _is_null(_call("try_parse_json", node.this))
+            )
+            replacement: exp.Expr = exp.Case(
+                ifs=[
+                    exp.If(this=_is_null(node.this), true=exp.Null()),
+                    exp.If(this=invalid, true=exp.false()),
+                ],
+                default=exp.Coalesce(this=found, expressions=[exp.false()]),
+            )
+        elif isinstance(node, JsonValue) and path.filter == ("==", "string") and not path.each:
+            if engine == "duckdb":
+                value = _call("json_extract_string", node.this, steps)
+            else:
+                value = _call("variant_get", _call("parse_json", node.this), steps, "string")
+            replacement = exp.Case(
+                ifs=[
+                    exp.If(this=_is_null(node.this), true=exp.Null()),
+                    exp.If(this=test, true=value),
+                ],
+                default=_json_error(engine, JSON_VALUE_ERROR),
+            )
+        elif isinstance(node, JsonTable) and path.each and path.filter is None:
+            table = node.parent
+            if not isinstance(table, exp.Table):
+                raise _refuse(ansi_sql, file, node, "JSON_TABLE is read as a table in FROM")
+            rows = _json_table_rows(engine, node, steps)
+            table.replace(exp.Lateral(this=exp.Subquery(this=rows), alias=table.args.get("alias")))
+            continue
+        else:
+            raise _refuse(
+                ansi_sql,
+                file,
+                node,
+                f"{node.key.upper()} with path {path.text()!r} has no exact {engine} form",
+            )
+        node.replace(exp.Paren(this=replacement))
     return tree
 
 
@@ -527,6 +690,7 @@ def render(
         ) from None
     _check_fetch(tree, engine, ansi_sql, file)
     _check_distinct_listagg(tree, engine, ansi_sql, file)
+    tree = _json_operators(tree, engine, ansi_sql, file)
     tree = _element_access(tree, engine)
     if engine == "spark":
         tree = _unnest_for_spark(tree)

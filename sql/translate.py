@@ -38,6 +38,7 @@ from sql.retype import retype
 from sql.rules import Context, apply_rules, load_all, rules_for
 from sql.rules.arrays import array_outputs
 from sql.rules.portable_types import portable_output_types
+from sql.rules.variant import is_json_text
 from sql.script import Definition, split_script
 from sql.source_dialects import SOURCE_DIALECTS
 from sql.tree import preorder
@@ -320,8 +321,10 @@ def _qualify(tree: exp.Expr, schema: MappingSchema, ctx: Context, opaque: bool) 
 # Where a value of an opaque type (VARIANT, GEOGRAPHY, SQL_VARIANT, ...) may go unchanged:
 # selected as a column, tested for NULL, counted. Anything else depends on what the type
 # means (comparison, grouping, a cast, a path into it) and has no exact ANSI form.
-def _passes_through(node: exp.Expr) -> bool:
+def _passes_through(node: exp.Expr, dialect: str = "") -> bool:
     parent = node.parent
+    if dialect == "snowflake" and is_json_text(node.type) and _variant_use(node):
+        return True  # sql/rules/variant.py translates it or refuses it
     if isinstance(parent, exp.Alias | exp.Paren):
         return _passes_through(parent)
     if isinstance(parent, exp.Select):
@@ -329,6 +332,15 @@ def _passes_through(node: exp.Expr) -> bool:
     if isinstance(parent, exp.Is):
         return isinstance(parent.expression, exp.Null)
     return isinstance(parent, exp.Count) and node is parent.this
+
+
+def _variant_use(node: exp.Expr) -> bool:
+    """Whether a VARIANT column is read by a path, a cast or FLATTEN (VARIANT-PATH and
+    VARIANT-FLATTEN decide whether each translates)."""
+    parent = node.parent
+    if isinstance(parent, exp.JSONExtract | exp.Bracket | exp.Dot | exp.Cast):
+        return parent.this is node
+    return isinstance(parent, exp.Kwarg) and isinstance(parent.parent, exp.Explode)
 
 
 def _compares_rows(select: exp.Select) -> bool:
@@ -346,7 +358,7 @@ def _compares_rows(select: exp.Select) -> bool:
 
 def _refuse_opaque_uses(tree: exp.Expr, ctx: Context) -> None:
     for column in tree.find_all(exp.Column):
-        if is_opaque(column.type) and not _passes_through(column):
+        if is_opaque(column.type) and not _passes_through(column, ctx.dialect):
             declared = column.type.sql().removeprefix(OPAQUE_PREFIX).upper()
             ctx.report(
                 "error",

@@ -188,6 +188,24 @@ def apply_rules(
     return tree
 
 
+# Tables the rule examples read besides the repository's own lake (sql/catalog.yaml): a
+# Snowflake table with a VARIANT column, for the VARIANT rules.
+EXAMPLE_TABLES = {"raw.events": {"id": "BIGINT", "payload": "VARIANT"}}
+EXAMPLE_OPAQUE = {"raw.events": {"payload": "VARIANT"}}
+EXAMPLE_LEGACY = {"snowflake": {("APP", "EVENTS"): "raw.events"}}
+
+
+def example_catalog():
+    """The catalog rule examples are translated against: sql/catalog.yaml and
+    :data:`EXAMPLE_TABLES`."""
+    from sql.catalog import Catalog, load_catalog, merge_catalogs
+
+    examples = Catalog(
+        tables=EXAMPLE_TABLES, legacy=EXAMPLE_LEGACY, opaque=EXAMPLE_OPAQUE, sources=(__file__,)
+    )
+    return merge_catalogs([load_catalog(), examples])
+
+
 def load_all() -> dict[str, Rule]:
     """Import every rule module so the catalog is complete; returns it sorted by id."""
     from sql.rules import (  # noqa: F401  (imported for their registrations)
@@ -206,6 +224,7 @@ def load_all() -> dict[str, Rule]:
         regex,
         strings,
         types,
+        variant,
     )
 
     return dict(sorted(RULES.items()))

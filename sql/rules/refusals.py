@@ -53,9 +53,9 @@ REFUSALS: tuple[
         "ARRAY-AGG",
         ALL_DIALECTS,
         (exp.ArrayAgg, exp.Unnest, exp.Explode, exp.Array, exp.Bracket, exp.ArraySize),
-        "FLATTEN, VARIANT and OBJECT values, and arrays and ARRAY_AGG outside BigQuery's typed "
-        "ones (sql/rules/arrays.py), are refused: untyped semi-structured values have no ANSI "
-        "type.",
+        "Arrays and ARRAY_AGG outside BigQuery's typed ones (sql/rules/arrays.py) and "
+        "Snowflake's VARIANT paths and FLATTEN (sql/rules/variant.py), and FLATTEN outside "
+        "a lateral join, are refused: untyped semi-structured values have no ANSI type.",
         ("snowflake", "SELECT ARRAY_AGG(o_orderkey) AS ks FROM SALES.ORDERS", "1:8"),
         "arrays and semi-structured values outside BigQuery's typed arrays have no exact ANSI "
         "form here",
@@ -99,10 +99,20 @@ REFUSALS: tuple[
 TYPED_ARRAYS = (exp.Unnest, exp.Array, exp.Bracket, exp.ArraySize, exp.ArrayAgg)
 
 
+def _variant_access(node: exp.Expr) -> bool:
+    """A Snowflake subscript, or a FLATTEN joined laterally: VARIANT-PATH and
+    VARIANT-FLATTEN translate or refuse them."""
+    if isinstance(node, exp.Bracket):
+        return True
+    return isinstance(node, exp.Explode) and isinstance(node.parent, exp.Lateral)
+
+
 def _refuse(rule_id: str, why: str):
     def apply(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         if rule_id == "ARRAY-AGG" and ctx.dialect == "bigquery" and isinstance(node, TYPED_ARRAYS):
             return None  # FN-IN-UNNEST and sql/rules/arrays.py, once types are known
+        if rule_id == "ARRAY-AGG" and ctx.dialect == "snowflake" and _variant_access(node):
+            return None  # sql/rules/variant.py, once the VARIANT columns are typed
 
         message = why or f"function {node.name.upper()} is not known to the translator"
         ctx.report("error", rule_id, node, message)

@@ -7,11 +7,12 @@ import sqlglot
 
 from sql import ansi
 from sql.diagnostics import TranslationError
-from sql.rules import RULES, load_all
+from sql.rules import RULES, example_catalog, load_all
 from sql.rules_doc import DOC_PATH, rules_markdown
 from sql.translate import DIALECTS, translate
 
 load_all()
+CATALOG = example_catalog()
 EXAMPLES = [
     pytest.param(rule, dialect, source, expected, id=f"{rule.id}-{index}")
     for rule in RULES.values()
@@ -28,11 +29,11 @@ def test_rule_example(rule, dialect, source, expected):
     assert dialect in rule.dialects
     if rule.action == "refuse":
         with pytest.raises(TranslationError) as raised:
-            translate(source, dialect)
+            translate(source, dialect, catalog=CATALOG)
         located = {(d.rule, f"{d.line}:{d.col}") for d in raised.value.diagnostics}
         assert (rule.id, expected) in located
         return
-    result = translate(source, dialect)
+    result = translate(source, dialect, catalog=CATALOG)
     assert _one_line(result.ansi_sql) == expected
     fired = set(result.rules_applied) | {d.rule for d in result.diagnostics}
     assert rule.id in fired
@@ -43,7 +44,7 @@ def test_rule_example(rule, dialect, source, expected):
     [p for p in EXAMPLES if p.values[0].action != "refuse"],
 )
 def test_ansi_output_reparses_to_the_same_tree(rule, dialect, source, expected):
-    ansi_sql = translate(source, dialect).ansi_sql
+    ansi_sql = translate(source, dialect, catalog=CATALOG).ansi_sql
     reparsed = sqlglot.parse_one(ansi_sql, read=ansi.Ansi)
     regenerated = ansi.generate(reparsed)
     assert _one_line(regenerated) == _one_line(ansi_sql)

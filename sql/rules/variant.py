@@ -1,0 +1,421 @@
+"""Snowflake's VARIANT paths and FLATTEN as the standard's SQL/JSON (T821, T825, T831-T835).
+
+A VARIANT (or OBJECT, ARRAY) column reaches the lake as its JSON text, as Snowflake unloads
+it to Parquet; the catalog keeps its declared type (opaque). The standard reads JSON text
+with SQL/JSON paths, written here in strict mode (sql/jsonpath.py): Snowflake's paths are
+structural too, a key of an array or an index of an object is simply missing.
+
+- ``v:a.b::string``, ``v['a'][0]::varchar``, ``CAST(v:a AS TEXT)`` (keys exactly as written,
+  case and all): Snowflake gives the string for a JSON string, NULL for a JSON null or a
+  missing item, and for anything else its own text of the value (numbers as it prints
+  them, objects serialized). The standard has the first two exactly::
+
+      CASE WHEN JSON_EXISTS(v, 'strict $."a"."b" ? (@.type() <> "null")')
+           THEN JSON_VALUE(v, 'strict $."a"."b" ? (@.type() == "string")'
+                           RETURNING VARCHAR ERROR ON EMPTY ERROR ON ERROR) END
+
+  and fails on the rest (a number, a boolean, an object) rather than print it otherwise.
+- ``LATERAL FLATTEN(input => v:items) AS f`` over an array: one row per element, ``f.index``
+  counting from 0, ``f.value`` the element. The standard's JSON_TABLE does this, its
+  ordinality counting from 1; ``f.value`` is carried as the element's JSON text in an array
+  wrapper (JSON text of a scalar needs one), so paths into it start at ``$[0]``. A NULL or
+  missing input, a scalar or a JSON null (Snowflake's "wrong kind of compound", a zero-row
+  expansion) gives no rows in both; FLATTEN of an object (one row per key) is not
+  translated: JSON_TABLE raises on it (ERROR ON ERROR).
+
+Refused, naming the construct: a path used other than cast to a string (compared, output
+as a VARIANT, cast to a number), FLATTEN's PATH/OUTER/RECURSIVE/MODE arguments and its
+SEQ/KEY/PATH/THIS columns, and a subscript of a value that is not a VARIANT.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sql.ansi import JsonExists, JsonTable, JsonValue
+from sql.catalog import OPAQUE_PREFIX, is_opaque
+from sql.jsonpath import JsonPath, Step
+from sql.rules import Context, rule
+from sql.rules.build import clone, lit
+
+# Declared Snowflake types whose values are JSON text in the lake.
+JSON_TYPES = frozenset({"variant", "object", "array"})
+ACCESSES = (exp.JSONExtract, exp.Bracket, exp.Dot)
+STRING_TYPES = (exp.DType.VARCHAR, exp.DType.TEXT, exp.DType.NVARCHAR)
+# FLATTEN's output columns; index and value are translated.
+FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
+
+
+class Refusal(Exception):
+    def __init__(self, node: exp.Expr, message: str) -> None:
+        super().__init__(message)
+        self.node = node
+
+
+def is_json_text(kind: exp.DataType | None) -> bool:
+    """Whether a column of this annotated type holds JSON text (a Snowflake VARIANT,
+    OBJECT or ARRAY, kept opaque by the catalog)."""
+    return is_opaque(kind) and kind.sql().lower().removeprefix(OPAQUE_PREFIX) in JSON_TYPES
+
+
+def _flatten_range(column: exp.Column) -> exp.Expr | None:
+    """The FLATTEN (or the JSON_TABLE it became) that ``column`` reads, or None."""
+    if not column.table:
+        return None
+    select = column.parent_select
+    while select is not None:
+        for join in select.args.get("joins") or ():
+            source = join.this
+            if source.alias_or_name != column.table:
+                continue
+            if isinstance(source, exp.Lateral) and isinstance(source.this, exp.Explode):
+                return source
+            if isinstance(source, exp.Table) and isinstance(source.this, JsonTable):
+                return source
+        select = select.parent_select
+    return None
+
+
+def _written_name(identifier: exp.Identifier, ctx: Context) -> str:
+    """A path key as the source wrote it: name folding lower-cased the identifier, but a
+    key of a VARIANT is case-sensitive and keeps its case, quoted or not."""
+    start, end = identifier.meta.get("start"), identifier.meta.get("end")
+    if start is None or end is None:
+        return identifier.name
+    text = ctx.text[start : end + 1]
+    if text.startswith('"') and text.endswith('"') and len(text) >= 2:
+        return text[1:-1].replace('""', '"')
+    return text
+
+
+def json_access(node: exp.Expr, ctx: Context) -> tuple[exp.Expr, tuple[Step, ...]] | None:
+    """(JSON text, path steps) that ``node`` reads: a VARIANT column, FLATTEN's value, or a
+    path into one; None when ``node`` is none of these. Raises Refusal for a path step
+    that is not a literal key or index."""
+    if isinstance(node, exp.Column):
+        if is_json_text(node.type):
+            return node, ()
+        if node.name == "value" and _flatten_range(node) is not None:
+            return node, (0,)  # the element, inside its array wrapper
+        return None
+    if not isinstance(node, ACCESSES):
+        return None
+    inner = json_access(node.this, ctx)
+    if inner is None:
+        return None
+    base, steps = inner
+    if isinstance(node, exp.JSONExtract):
+        path = node.expression
+        if not (isinstance(path, exp.JSONPath) and node.args.get("variant_extract")):
+            raise Refusal(node, "a JSON path that is not a VARIANT path")
+        added: list[Step] = []
+        for part in path.expressions:
+            if isinstance(part, exp.JSONPathRoot):
+                continue
+            key = isinstance(part, exp.JSONPathKey) and isinstance(part.this, str)
+            index = isinstance(part, exp.JSONPathSubscript) and isinstance(part.this, int)
+            if key or index:
+                added.append(part.this)
+            else:
+                raise Refusal(node, "a VARIANT path step other than a key or an index")
+        return base, steps + tuple(added)
+    if isinstance(node, exp.Dot):
+        if not isinstance(node.expression, exp.Identifier):
+            raise Refusal(node, "a VARIANT path step other than a key or an index")
+        return base, (*steps, _written_name(node.expression, ctx))
+    (index,) = node.expressions or (None,)
+    if len(node.expressions) != 1 or not isinstance(index, exp.Literal):
+        raise Refusal(node, "a VARIANT subscript is translated with a literal key or index")
+    if index.is_string:
+        return base, (*steps, index.name)
+    if index.is_int and int(index.name) >= 0:
+        return base, (*steps, int(index.name))
+    raise Refusal(node, "a VARIANT subscript is translated with a literal key or index")
+
+
+def _top(node: exp.Expr) -> exp.Expr:
+    while isinstance(node.parent, ACCESSES) and node.parent.this is node:
+        node = node.parent
+    return node
+
+
+def _string_cast(node: exp.Expr | None) -> bool:
+    return (
+        isinstance(node, exp.Cast)
+        and node.to.this in STRING_TYPES
+        and not node.to.expressions
+        and not node.args.get("format")
+    )
+
+
+def _consumed(node: exp.Expr) -> bool:
+    """Whether the path ``node`` belongs to ends in what the rules translate: a cast to a
+    string, FLATTEN's input, or a SQL/JSON operator already written."""
+    top = _top(node)
+    parent = top.parent
+    if isinstance(parent, exp.Cast):
+        return True  # VARIANT-PATH translates a cast to a string and refuses any other
+    if isinstance(parent, exp.Kwarg) and isinstance(parent.parent, exp.Explode):
+        return True
+    if _null_test(parent) and parent.this is top:
+        return True  # VARIANT-NULL
+    # What VARIANT-FLATTEN wrote: JSON_TABLE(CASE WHEN JSON_EXISTS(j, p) THEN j END, ...)
+    while isinstance(parent, exp.If | exp.Case) and parent is not None:
+        top, parent = parent, parent.parent
+    return isinstance(parent, JsonExists | JsonValue | JsonTable) and parent.this is top
+
+
+def _null_test(node: exp.Expr | None) -> bool:
+    return isinstance(node, exp.Is) and isinstance(node.expression, exp.Null)
+
+
+def string_value(json_text: exp.Expr, steps: tuple[Step, ...]) -> exp.Expr:
+    """The standard's exact form of Snowflake's ``::string`` of the item at ``steps``: its
+    string, NULL for a JSON null or no item, an error for any other item."""
+    path = JsonPath(steps)
+    present = JsonExists(
+        this=clone(json_text), path=exp.Literal.string(path.where("<>", "null").text())
+    )
+    value = JsonValue(
+        this=clone(json_text), path=exp.Literal.string(path.where("==", "string").text())
+    )
+    case = exp.Case(ifs=[exp.If(this=present, true=value)])
+    case.type = exp.DataType.build("VARCHAR")
+    return case
+
+
+@rule(
+    "VARIANT-PATH",
+    "rewrite",
+    ("snowflake",),
+    (exp.Cast, exp.JSONExtract, exp.Bracket, exp.Dot),
+    "A path into a VARIANT (`v:a.b`, `v['a'][0]`, `f.value:k`) cast to a string is the "
+    "standard's `JSON_VALUE` over the JSON text the lake holds (T821, T825), in strict mode "
+    "(T831) with a type filter (T832, T835): a JSON string gives its value and a JSON null "
+    "or a missing item NULL, as in Snowflake; any other item (a number, a boolean, an "
+    "object, each of which Snowflake prints in its own way) raises an error rather than "
+    "print differently. Keys keep their case. A path used otherwise (compared, output as a "
+    "VARIANT, cast to a number) is refused.",
+    (
+        (
+            "snowflake",
+            "SELECT e.payload:user.name::string AS n FROM APP.EVENTS AS e",
+            'SELECT CASE WHEN JSON_EXISTS("e"."payload", \'strict $."user"."name" ? (@.type() '
+            '<> "null")\') THEN JSON_VALUE("e"."payload", \'strict $."user"."name" ? '
+            '(@.type() == "string")\' RETURNING VARCHAR ERROR ON EMPTY ERROR ON ERROR) END '
+            'AS "n" FROM "raw"."events" AS "e"',
+        ),
+    ),
+)
+def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    try:
+        if isinstance(node, exp.Cast):
+            if not _string_cast(node):
+                if json_access(node.this, ctx) is not None:
+                    ctx.report(
+                        "error",
+                        "VARIANT-PATH",
+                        node,
+                        f"a VARIANT cast to {node.to.sql('snowflake')}: only a cast to a "
+                        "string is translated (Snowflake converts JSON numbers and strings "
+                        "to other types by its own rules)",
+                    )
+                    return node
+                return None
+            access = json_access(node.this, ctx)
+            if access is None:
+                return None
+            return string_value(*access)
+        access = json_access(node, ctx)
+    except Refusal as refusal:
+        ctx.report("error", "VARIANT-PATH", refusal.node, str(refusal))
+        return node
+    if access is None:
+        if isinstance(node, exp.Bracket):
+            ctx.report(
+                "error",
+                "VARIANT-PATH",
+                node,
+                "a subscript of a value that is not a VARIANT (or FLATTEN's value) is not "
+                "translated",
+            )
+            return node
+        return None
+    if _consumed(node):
+        return None
+    ctx.report(
+        "error",
+        "VARIANT-PATH",
+        _top(node),
+        "a VARIANT value is translated when cast to a string (::string); compared, output or "
+        "computed on as a VARIANT it has no exact standard form",
+    )
+    return node
+
+
+@rule(
+    "VARIANT-FLATTEN",
+    "rewrite",
+    ("snowflake",),
+    (exp.Lateral,),
+    "`LATERAL FLATTEN(input => a) AS f` over an array is the standard's `JSON_TABLE(a, "
+    '\'strict $[*]\' COLUMNS ("index" FOR ORDINALITY, "value" VARCHAR FORMAT JSON PATH '
+    "'strict $' WITH ARRAY WRAPPER) ERROR ON ERROR)` (T821, T829): `f.index` counts from 0 "
+    "and reads `index - 1`; `f.value` is the element (its paths start at `$[0]`, inside the "
+    "wrapper). A NULL or missing input, a scalar and a JSON null give no rows, as in "
+    "Snowflake (a zero-row expansion); `LEFT JOIN` keeps the row (`ON TRUE`). FLATTEN of "
+    "an object raises at run time instead of giving Snowflake's row per key; PATH, OUTER, "
+    "RECURSIVE and MODE, and the SEQ, KEY, PATH and THIS columns, are refused.",
+    (
+        (
+            "snowflake",
+            "SELECT e.id, f.index AS i, f.value:sku::string AS sku FROM APP.EVENTS AS e, "
+            "LATERAL FLATTEN(input => e.payload:items) AS f",
+            'SELECT "e"."id" AS "id", ("f"."index" - 1) AS "i", CASE WHEN JSON_EXISTS('
+            '"f"."value", \'strict $[0]."sku" ? (@.type() <> "null")\') THEN JSON_VALUE('
+            '"f"."value", \'strict $[0]."sku" ? (@.type() == "string")\' RETURNING VARCHAR '
+            'ERROR ON EMPTY ERROR ON ERROR) END AS "sku" FROM "raw"."events" AS "e" CROSS '
+            'JOIN JSON_TABLE(CASE WHEN JSON_EXISTS("e"."payload", \'strict $."items" ? '
+            '(@.type() == "array")\') OR JSON_EXISTS("e"."payload", \'strict $."items" ? '
+            '(@.type() == "object")\') THEN "e"."payload" END, \'strict $."items"[*]\' '
+            'COLUMNS ("index" FOR ORDINALITY, "value" VARCHAR FORMAT JSON PATH \'strict $\' '
+            'WITH ARRAY WRAPPER) ERROR ON ERROR) AS "f"',
+        ),
+    ),
+)
+def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
+    explode = node.this
+    if not isinstance(explode, exp.Explode):
+        return None
+    join = node.parent
+    alias = node.args.get("alias")
+    if not isinstance(join, exp.Join) or not isinstance(alias, exp.TableAlias) or not alias.name:
+        return _refuse(node, ctx, "FLATTEN is translated as a named table joined after another")
+    if explode.expressions:
+        option = explode.expressions[0]
+        return _refuse(
+            option.expression if isinstance(option, exp.Kwarg) else option,
+            ctx,
+            "FLATTEN's PATH, OUTER, RECURSIVE and MODE are not translated",
+        )
+    argument = explode.this
+    source = argument.expression if isinstance(argument, exp.Kwarg) else argument
+    try:
+        access = json_access(source, ctx) if source is not None else None
+    except Refusal as refusal:
+        return _refuse(refusal.node, ctx, str(refusal))
+    if access is None:
+        return _refuse(
+            source if source is not None else node,
+            ctx,
+            "FLATTEN of a value that is not a VARIANT is not translated",
+        )
+    side = (join.side or "").upper()
+    on = join.args.get("on")
+    if join.args.get("using") or side not in ("", "LEFT") or (on is not None and on != exp.true()):
+        return _refuse(
+            join, ctx, "FLATTEN is translated in a comma, CROSS or LEFT join without a condition"
+        )
+    name = alias.name
+    columns = [c.name for c in alias.columns] or list(FLATTEN_COLUMNS)
+    if columns != list(FLATTEN_COLUMNS):
+        return _refuse(
+            alias, ctx, "FLATTEN's columns keep their names (SEQ, KEY, PATH, INDEX, VALUE, THIS)"
+        )
+    for column in list(node.root().find_all(exp.Column)):
+        if column.table != name or column.meta.get("generated"):
+            continue
+        if column.name == "index":
+            ordinal = clone(column)
+            ordinal.type = exp.DataType.build("BIGINT")
+            minus = exp.Paren(this=exp.Sub(this=ordinal, expression=lit(1)))
+            minus.type = exp.DataType.build("BIGINT")
+            column.replace(minus)
+        elif column.name != "value":
+            return _refuse(column, ctx, f"FLATTEN's {column.name.upper()} column is not translated")
+        elif not _consumed(column):
+            return _refuse(
+                _top(column),
+                ctx,
+                "FLATTEN's VALUE is translated when cast to a string or read through a path",
+            )
+    json_text, steps = access
+    path = JsonPath(steps)
+    # Snowflake expands nothing for a missing item or one of the "wrong kind of compound"
+    # (a scalar, a JSON null); in strict mode JSON_TABLE raises on them, so they become NULL,
+    # which gives no rows. An object stays: FLATTEN gives a row per key, JSON_TABLE raises.
+    compound = exp.Or(
+        this=JsonExists(
+            this=clone(json_text), path=exp.Literal.string(path.where("==", "array").text())
+        ),
+        expression=JsonExists(
+            this=clone(json_text), path=exp.Literal.string(path.where("==", "object").text())
+        ),
+    )
+    guarded = exp.Case(ifs=[exp.If(this=compound, true=clone(json_text))])
+    table = JsonTable(
+        this=guarded,
+        path=exp.Literal.string(JsonPath(steps, each=True).text()),
+        ordinality=exp.to_identifier("index", quoted=True),
+        value=exp.to_identifier("value", quoted=True),
+    )
+    range_alias = exp.TableAlias(this=exp.to_identifier(name, quoted=True))
+    replacement = exp.Table(this=table, alias=range_alias)
+    if side == "LEFT":
+        join.set("on", exp.true())
+    else:
+        join.set("kind", "CROSS")
+        join.set("on", None)
+    ctx.scopes = None  # a table function was written
+    return replacement
+
+
+def _refuse(node: exp.Expr, ctx: Context, message: str) -> exp.Expr:
+    ctx.report("error", "VARIANT-FLATTEN", node, message)
+    return node
+
+
+@rule(
+    "VARIANT-NULL",
+    "rewrite",
+    ("snowflake",),
+    (exp.Is, exp.Not),
+    "`v:a IS [NOT] NULL` tests whether the path finds an item: a missing item (or a NULL "
+    "VARIANT) is SQL NULL, a JSON null is not (it is a VARIANT null). The standard's "
+    "`JSON_EXISTS(v, 'strict $.a')` says the same (T821, T831), NULL for a NULL input, hence "
+    "`COALESCE(..., FALSE)`. A VARIANT column itself is tested as it stands.",
+    (
+        (
+            "snowflake",
+            "SELECT id FROM APP.EVENTS WHERE payload:user.name IS NOT NULL",
+            'SELECT "events"."id" AS "id" FROM "raw"."events" AS "events" WHERE '
+            'COALESCE(JSON_EXISTS("events"."payload", \'strict $."user"."name"\'), FALSE)',
+        ),
+    ),
+)
+def variant_null(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    negated = isinstance(node, exp.Not)
+    test = node.this if negated else node
+    if not _null_test(test) or (not negated and isinstance(node.parent, exp.Not)):
+        return None
+    accessed = test.this
+    if isinstance(accessed, exp.Column):
+        return None  # a VARIANT column or FLATTEN's value: IS NULL as it stands
+    try:
+        access = json_access(accessed, ctx)
+    except Refusal as refusal:
+        ctx.report("error", "VARIANT-PATH", refusal.node, str(refusal))
+        return node
+    if access is None:
+        return None
+    json_text, steps = access
+    found = exp.Coalesce(
+        this=JsonExists(this=clone(json_text), path=exp.Literal.string(JsonPath(steps).text())),
+        expressions=[exp.false()],
+    )
+    found.type = exp.DataType.build("BOOLEAN")
+    if negated:
+        return found
+    missing = exp.Not(this=found)
+    missing.type = exp.DataType.build("BOOLEAN")
+    return missing

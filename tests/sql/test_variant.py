@@ -1,0 +1,241 @@
+"""Snowflake VARIANT paths and FLATTEN translate to the standard's SQL/JSON, and the rendered
+SQL reads the same rows from one Parquet file of JSON text on DuckDB and on Spark; what has
+no exact form fails (at run time) or is refused (at translation), never differs."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+import sqlglot
+
+from sql import jsonpath
+from sql.ansi import Ansi, generate
+from sql.catalog import Catalog
+from sql.diagnostics import TranslationError
+from sql.render import render
+from sql.translate import translate
+
+CATALOG = Catalog(
+    tables={"raw.events": {"id": "BIGINT", "payload": "VARIANT"}},
+    legacy={"snowflake": {("APP", "EVENTS"): "raw.events"}},
+    opaque={"raw.events": {"payload": "VARIANT"}},
+    sources=("test_variant.py",),
+)
+# The VARIANT column as the lake holds it: JSON text, one document per row.
+GOOD = [
+    (1, '{"user": {"name": "Ann"}, "items": [{"sku": "A1"}, {"sku": "B\\"2"}], "Q": "upper",'
+     ' "k y": [{"Code": "c1", "tags": ["x", "y"]}], "we\\"ird": "w"}'),
+    (2, '{"user": {"name": null}, "items": [], "k y": []}'),
+    (3, None),
+    (4, '{"user": {}, "items": [{"sku": null}, "plain", 3, [1]], "Q": null}'),
+    (5, '{"user": [{"name": "in an array"}], "items": null, "k y": 7}'),
+]  # fmt: skip
+# Rows whose items Snowflake would print or flatten its own way.
+BAD = [
+    (6, '{"user": {"name": 1.50}, "items": {"a": 1}, "n": true}'),
+]
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory):
+    """Each table as a Parquet file written by DuckDB (as a lake's builds write it)."""
+    root = tmp_path_factory.mktemp("variant")
+    paths = {}
+    with duckdb.connect() as con:
+        for name, rows in (("good", GOOD), ("bad", BAD)):
+            path = paths[name] = root / f"{name}.parquet"
+            con.execute("CREATE TABLE events (id BIGINT, payload VARCHAR)")
+            con.executemany("INSERT INTO events VALUES (?, ?)", rows)
+            con.execute(f"COPY events TO '{path}' (FORMAT parquet)")
+            con.execute("DROP TABLE events")
+    return paths
+
+
+def _ansi(source: str) -> str:
+    return translate(source, "snowflake", catalog=CATALOG).ansi_sql
+
+
+def _local(ansi_sql: str) -> str:
+    return ansi_sql.replace('"raw"."events"', '"events"')
+
+
+def _on_duckdb(ansi_sql: str, path) -> list[tuple]:
+    with duckdb.connect() as con:
+        con.execute(f"CREATE VIEW events AS SELECT * FROM read_parquet('{path}')")
+        return con.sql(render(_local(ansi_sql), "duckdb")).fetchall()
+
+
+def _on_spark(spark_engine, ansi_sql: str, path) -> list[tuple]:
+    spark = spark_engine.session()
+    spark.read.parquet(str(path)).createOrReplaceTempView("events")
+    return [tuple(row) for row in spark.sql(render(_local(ansi_sql), "spark")).collect()]
+
+
+def _sorted(rows: list[tuple]) -> list[tuple]:
+    return sorted(rows, key=lambda row: tuple((v is None, str(v)) for v in row))
+
+
+# One query per shape, each read on both engines (Spark queries are the slow part).
+CASES = [
+    (
+        # strings, JSON null, missing items, a key of an array, keys with case, spaces and
+        # quotes, a string with an escaped quote
+        "SELECT id, payload:user.name::string AS name, payload:Q::varchar AS q,"
+        " payload['k y'][0].Code::string AS code, CAST(payload:\"k y\"[0]:tags[1] AS TEXT) AS tag,"
+        " payload['we\"ird']::string AS weird, payload:items[1].sku::string AS sku2"
+        " FROM APP.EVENTS",
+        [
+            (1, "Ann", "upper", "c1", "y", "w", 'B"2'),
+            (2, None, None, None, None, None, None),
+            (3, None, None, None, None, None, None),
+            (4, None, None, None, None, None, None),
+            (5, None, None, None, None, None, None),
+        ],
+    ),
+    (
+        # FLATTEN over arrays: 0-based index, paths into each element (missing on a
+        # string or a number); no rows for an empty array, a NULL, a JSON null, a missing
+        # item (row 3: "items" is missing) or a scalar (row 5 in the next case)
+        "SELECT e.id, f.index AS i, f.value:sku::string AS sku"
+        " FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload:items) AS f",
+        [
+            (1, 0, "A1"),
+            (1, 1, 'B"2'),
+            (4, 0, None),
+            (4, 1, None),
+            (4, 2, None),
+            (4, 3, None),
+        ],
+    ),
+    (
+        # IS [NOT] NULL: a JSON null is an item (a VARIANT null), a missing one is SQL NULL
+        "SELECT e.id, e.payload:user.name IS NOT NULL AS has_name, e.payload:Q IS NULL AS no_q"
+        " FROM APP.EVENTS AS e",
+        [(1, True, False), (2, True, True), (3, False, True), (4, False, False), (5, False, True)],
+    ),
+    (
+        # a FLATTEN of a FLATTEN's value, and LEFT JOIN keeping rows without elements
+        "SELECT e.id, g.value::string AS tag, g.index AS i"
+        ' FROM APP.EVENTS AS e LEFT JOIN LATERAL FLATTEN(input => e.payload:"k y") AS f ON TRUE'
+        " LEFT JOIN LATERAL FLATTEN(input => f.value:tags) AS g ON TRUE",
+        [
+            (1, "x", 0),
+            (1, "y", 1),
+            (2, None, None),
+            (3, None, None),
+            (4, None, None),
+            (5, None, None),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), CASES)
+def test_variants_read_the_same_rows_on_both_engines(spark_engine, lake, source, expected):
+    ansi_sql = _ansi(source)
+    assert _sorted(_on_duckdb(ansi_sql, lake["good"])) == _sorted(expected), ansi_sql
+    assert _sorted(_on_spark(spark_engine, ansi_sql, lake["good"])) == _sorted(expected), ansi_sql
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        # Snowflake prints 1.50 and true its own way; the translation fails instead
+        ("SELECT payload:user.name::string AS n FROM APP.EVENTS", "JSON_VALUE"),
+        ("SELECT payload:n::string AS n FROM APP.EVENTS", "JSON_VALUE"),
+        # an object's text, not a string
+        ("SELECT payload:items::string AS n FROM APP.EVENTS", "JSON_VALUE"),
+        # FLATTEN of an object gives a row per key in Snowflake: not translated, fails
+        (
+            "SELECT f.index AS i FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload:items) f",
+            "JSON_TABLE",
+        ),
+    ],
+)
+def test_what_snowflake_prints_its_own_way_fails_on_both_engines(
+    spark_engine, lake, source, message
+):
+    ansi_sql = _ansi(source)
+    with pytest.raises(duckdb.Error, match=message):
+        _on_duckdb(ansi_sql, lake["bad"])
+    with pytest.raises(Exception, match=message):
+        _on_spark(spark_engine, ansi_sql, lake["bad"])
+
+
+def test_the_flatten_of_the_rule_catalog_counts_from_zero():
+    ansi_sql = _ansi(
+        "SELECT f.index AS i FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload) AS f"
+    )
+    one_line = generate(sqlglot.parse_one(ansi_sql, read=Ansi), pretty=False)
+    assert '("f"."index" - 1)' in one_line
+    assert "'strict $[*]'" in one_line
+    assert """JSON_EXISTS("e"."payload", 'strict $ ? (@.type() == "object")')""" in one_line
+
+
+@pytest.mark.parametrize(
+    ("source", "rule", "where"),
+    [
+        ("SELECT payload:n::int AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
+        ("SELECT payload:n AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
+        ("SELECT id FROM APP.EVENTS WHERE payload:n = 'x'", "VARIANT-PATH", "1:33"),
+        ("SELECT payload[id]::string AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
+        ("SELECT id[0] AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
+        (
+            "SELECT f.key AS k FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload) AS f",
+            "VARIANT-FLATTEN",
+            "1:8",
+        ),
+        (
+            "SELECT f.value AS v FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload) AS f",
+            "VARIANT-FLATTEN",
+            "1:8",
+        ),
+        (
+            "SELECT f.index AS i FROM APP.EVENTS AS e,"
+            " LATERAL FLATTEN(input => e.payload, outer => TRUE) AS f",
+            "VARIANT-FLATTEN",
+            "1:51",
+        ),
+        (
+            "SELECT f.index AS i FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.id) AS f",
+            "VARIANT-FLATTEN",
+            "1:68",
+        ),
+    ],
+)
+def test_what_has_no_exact_form_is_refused_where_it_is(source, rule, where):
+    with pytest.raises(TranslationError) as raised:
+        translate(source, "snowflake", catalog=CATALOG)
+    assert (rule, where) in {(d.rule, f"{d.line}:{d.col}") for d in raised.value.diagnostics}
+
+
+def test_a_variant_column_still_passes_through_unchanged():
+    ansi_sql = _ansi("SELECT id, payload FROM APP.EVENTS WHERE payload IS NOT NULL")
+    assert '"events"."payload" AS "payload"' in ansi_sql
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        jsonpath.JsonPath(("a", 0, 'q"uo\\te', "sp ace")),
+        jsonpath.JsonPath(("items",), each=True),
+        jsonpath.JsonPath(("a",), filter=("==", "string")),
+        jsonpath.JsonPath((), filter=("<>", "null")),
+    ],
+)
+def test_paths_are_read_back_as_written(path):
+    assert jsonpath.parse(path.text()) == path
+
+
+def test_the_sql_json_operators_round_trip_through_the_ansi_dialect():
+    ansi_sql = _ansi(
+        "SELECT f.value:sku::string AS sku FROM APP.EVENTS AS e,"
+        " LATERAL FLATTEN(input => e.payload:items) AS f"
+    )
+    reparsed = sqlglot.parse_one(ansi_sql, read=Ansi)
+    assert generate(reparsed) == ansi_sql
+
+
+def test_a_path_outside_the_written_subset_is_refused_at_rendering():
+    with pytest.raises(TranslationError, match="only strict paths"):
+        render('SELECT JSON_EXISTS("t"."j", \'lax $.a\') AS "x" FROM "t" AS "t"', "duckdb")
