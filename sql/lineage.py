@@ -7,7 +7,7 @@ from sqlglot import exp
 from sqlglot.lineage import lineage
 from sqlglot.schema import MappingSchema
 
-from sql.ansi import Ansi
+from sql.ansi import Ansi, JsonTable
 from sql.catalog import Catalog
 from sql.translate import Translation
 
@@ -37,11 +37,38 @@ def column_sources(
         found: set[tuple[str, str]] = set()
         for node in graph.walk() if graph is not None else ():
             table = node.expression
-            if isinstance(table, exp.Table) and table.db:
+            if isinstance(table, exp.Table) and isinstance(table.this, JsonTable):
+                found |= _json_table_sources(table)
+            elif isinstance(table, exp.Table) and table.db:
                 source = exp.to_column(node.name, dialect=Ansi).name
                 found.add((f"{table.db}.{table.name}", source))
         result[column] = sorted(found)
     return result
+
+
+def _json_table_sources(table: exp.Table) -> set[tuple[str, str]]:
+    """The lake columns a JSON_TABLE's rows come from (the columns of its JSON input, or of
+    the JSON_TABLE those come from): sqlglot's lineage stops at a table function."""
+    found: set[tuple[str, str]] = set()
+    for column in table.this.this.find_all(exp.Column):
+        source = _range(column)
+        if source is not None and isinstance(source.this, JsonTable):
+            found |= _json_table_sources(source)
+        elif source is not None and source.db:
+            found.add((f"{source.db}.{source.name}", column.name))
+    return found
+
+
+def _range(column: exp.Column) -> exp.Table | None:
+    """The table ``column`` reads in the nearest enclosing SELECT that names it."""
+    select = column.parent_select
+    while select is not None:
+        for source in [select.args.get("from_"), *(select.args.get("joins") or [])]:
+            table = source.this if source is not None else None
+            if isinstance(table, exp.Table) and table.alias_or_name == column.table:
+                return table
+        select = select.parent_select
+    return None
 
 
 def projection_lines(sql_text: str, dialect: str, column: str) -> tuple[int, int, str] | None:

@@ -239,3 +239,21 @@ def test_the_sql_json_operators_round_trip_through_the_ansi_dialect():
 def test_a_path_outside_the_written_subset_is_refused_at_rendering():
     with pytest.raises(TranslationError, match="only strict paths"):
         render('SELECT JSON_EXISTS("t"."j", \'lax $.a\') AS "x" FROM "t" AS "t"', "duckdb")
+
+
+def test_column_lineage_runs_through_flatten_to_the_variant_column():
+    from sql.lineage import column_lineage
+
+    translation = translate(
+        "SELECT e.id, f.index AS i, g.value::string AS tag FROM APP.EVENTS AS e,"
+        ' LATERAL FLATTEN(input => e.payload:"k y") AS f,'
+        " LATERAL FLATTEN(input => f.value:tags) AS g",
+        "snowflake",
+        catalog=CATALOG,
+    )
+    lineage = column_lineage(translation, CATALOG)
+    assert lineage == {
+        "id": [("raw.events", "id")],
+        "i": [("raw.events", "payload")],
+        "tag": [("raw.events", "payload")],
+    }
