@@ -168,10 +168,11 @@ class JsonExists(exp.Expression, exp.Func):
 
 
 class JsonValue(exp.Expression, exp.Func):
-    """``JSON_VALUE(j, 'path' RETURNING VARCHAR ERROR ON EMPTY ERROR ON ERROR)``: the SQL
-    value of the one scalar item the path finds; an empty result or any error raises."""
+    """``JSON_VALUE(j, 'path' RETURNING T ERROR ON EMPTY ERROR ON ERROR)``: the SQL value
+    (of type T: VARCHAR unless ``returning`` says otherwise) of the one scalar item the
+    path finds; an empty result or any error raises."""
 
-    arg_types = {"this": True, "path": True}
+    arg_types = {"this": True, "path": True, "returning": False}
 
 
 class JsonTable(exp.Expression, exp.Func):
@@ -253,7 +254,7 @@ class Ansi(Dialect):
         # What follows the path of each SQL/JSON operator, as the generator writes it.
         _JSON_TAILS = {
             JsonExists: (),
-            JsonValue: ("RETURNING", "VARCHAR", "ERROR", "ON", "EMPTY", "ERROR", "ON", "ERROR"),
+            JsonValue: ("RETURNING",),
             JsonTable: ("COLUMNS", "("),
         }
         _JSON_TABLE_COLUMNS = ("FOR", "ORDINALITY", ",")
@@ -284,6 +285,10 @@ class Ansi(Dialect):
             if not (isinstance(path, exp.Literal) and path.is_string):
                 self.raise_error("a SQL/JSON path is a string literal")
             self._expect(self._JSON_TAILS[kind])
+            if kind is JsonValue:
+                returning = self._parse_types()
+                self._expect(("ERROR", "ON", "EMPTY", "ERROR", "ON", "ERROR"))
+                return JsonValue(this=this, path=path, returning=returning)
             if kind is not JsonTable:
                 return kind(this=this, path=path)
             ordinality = self._parse_id_var(any_token=False)
@@ -470,8 +475,10 @@ class Ansi(Dialect):
 
         def jsonvalue_sql(self, expression: JsonValue) -> str:
             json_text, path = self.sql(expression, "this"), self.sql(expression, "path")
+            returning = self.sql(expression, "returning") or "VARCHAR"
             return (
-                f"JSON_VALUE({json_text}, {path} RETURNING VARCHAR ERROR ON EMPTY ERROR ON ERROR)"
+                f"JSON_VALUE({json_text}, {path} RETURNING {returning} ERROR ON EMPTY ERROR ON "
+                "ERROR)"
             )
 
         def jsontable_sql(self, expression: JsonTable) -> str:

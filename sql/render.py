@@ -208,6 +208,23 @@ SPARK_NESTED = {"array": "ARRAY<%", "object": "OBJECT<%"}
 def _json_type_test(engine: Engine, item_type: exp.Expr, wanted: str) -> exp.Expr | None:
     if engine == "spark" and wanted in SPARK_NESTED:
         return exp.Like(this=item_type.copy(), expression=exp.Literal.string(SPARK_NESTED[wanted]))
+    if engine == "spark" and wanted == "number":
+        # parse_json keeps an integer as BIGINT (or a DECIMAL(p, 0) past it), a decimal
+        # fraction as DECIMAL(p, s), a number with an exponent as DOUBLE
+        return exp.Paren(
+            this=exp.Or(
+                this=exp.In(
+                    this=item_type.copy(),
+                    expressions=[
+                        exp.Literal.string(n)
+                        for n in ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE")
+                    ],
+                ),
+                expression=exp.Like(
+                    this=item_type.copy(), expression=exp.Literal.string("DECIMAL(%")
+                ),
+            )
+        )
     names = JSON_TYPE_NAMES[engine].get(wanted)
     if names is None:
         return None
@@ -264,6 +281,19 @@ def _json_table_rows(engine: Engine, node: JsonTable, path: str) -> exp.Select:
     )
 
 
+def _json_value_form(node: JsonValue, path: jsonpath.JsonPath) -> str | None:
+    """ "string" or "double": the JSON_VALUE forms rendered (the item filtered to a string
+    returned as VARCHAR, or to a number returned as DOUBLE PRECISION); None for others."""
+    returning = node.args.get("returning")
+    if path.each:
+        return None
+    if path.filter == ("==", "string") and (returning is None or returning.is_type("varchar")):
+        return "string"
+    if path.filter == ("==", "number") and returning is not None and returning.is_type("double"):
+        return "double"
+    return None
+
+
 def _json_operators(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) -> exp.Expr:
     """JSON_EXISTS, JSON_VALUE and JSON_TABLE (as sql/ansi.py defines them) in each
     engine's own functions, or a RENDER refusal for a form it cannot tell apart."""
@@ -297,11 +327,24 @@ def _json_operators(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) ->
                 ],
                 default=exp.Coalesce(this=found, expressions=[exp.false()]),
             )
-        elif isinstance(node, JsonValue) and path.filter == ("==", "string") and not path.each:
-            if engine == "duckdb":
+        elif isinstance(node, JsonValue) and _json_value_form(node, path) is not None:
+            returning = _json_value_form(node, path)
+            if engine == "duckdb" and returning == "string":
                 value = _call("json_extract_string", node.this, steps)
+            elif engine == "duckdb":
+                # DuckDB reads -0.0 as a negative zero, Spark (a DECIMAL) and the standard
+                # (an SQL/JSON number) as zero: adding 0.0 gives IEEE's +0.0
+                value = exp.Add(
+                    this=exp.Cast(
+                        this=_call("json_extract", node.this, steps),
+                        to=exp.DataType.build("DOUBLE"),
+                    ),
+                    expression=exp.Cast(
+                        this=exp.Literal.number(0), to=exp.DataType.build("DOUBLE")
+                    ),
+                )
             else:
-                value = _call("variant_get", _call("parse_json", node.this), steps, "string")
+                value = _call("variant_get", _call("parse_json", node.this), steps, returning)
             replacement = exp.Case(
                 ifs=[
                     exp.If(this=_is_null(node.this), true=exp.Null()),

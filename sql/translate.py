@@ -338,7 +338,7 @@ def _variant_use(node: exp.Expr) -> bool:
     """Whether a VARIANT column is read by a path, a cast or FLATTEN (VARIANT-PATH and
     VARIANT-FLATTEN decide whether each translates)."""
     parent = node.parent
-    if isinstance(parent, exp.JSONExtract | exp.Bracket | exp.Dot | exp.Cast):
+    if isinstance(parent, exp.JSONExtract | exp.Bracket | exp.Dot | exp.GetExtract | exp.Cast):
         return parent.this is node
     return isinstance(parent, exp.Kwarg) and isinstance(parent.parent, exp.Explode)
 

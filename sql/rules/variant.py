@@ -40,8 +40,10 @@ from sql.rules.build import clone, lit
 
 # Declared Snowflake types whose values are JSON text in the lake.
 JSON_TYPES = frozenset({"variant", "object", "array"})
-ACCESSES = (exp.JSONExtract, exp.Bracket, exp.Dot)
+ACCESSES = (exp.JSONExtract, exp.Bracket, exp.Dot, exp.GetExtract)
 STRING_TYPES = (exp.DType.VARCHAR, exp.DType.TEXT, exp.DType.NVARCHAR)
+# Snowflake's FLOAT, DOUBLE, REAL ... are all 64-bit.
+FLOAT_TYPES = (exp.DType.DOUBLE, exp.DType.FLOAT)
 # FLATTEN's output columns; index and value are translated.
 FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
 
@@ -106,7 +108,7 @@ def json_access(node: exp.Expr, ctx: Context) -> tuple[exp.Expr, tuple[Step, ...
     base, steps = inner
     if isinstance(node, exp.JSONExtract):
         path = node.expression
-        if not (isinstance(path, exp.JSONPath) and node.args.get("variant_extract")):
+        if not isinstance(path, exp.JSONPath):  # v:a.b and GET_PATH(v, 'a.b')
             raise Refusal(node, "a JSON path that is not a VARIANT path")
         added: list[Step] = []
         for part in path.expressions:
@@ -123,8 +125,9 @@ def json_access(node: exp.Expr, ctx: Context) -> tuple[exp.Expr, tuple[Step, ...
         if not isinstance(node.expression, exp.Identifier):
             raise Refusal(node, "a VARIANT path step other than a key or an index")
         return base, (*steps, _written_name(node.expression, ctx))
-    (index,) = node.expressions or (None,)
-    if len(node.expressions) != 1 or not isinstance(index, exp.Literal):
+    keys = [node.expression] if isinstance(node, exp.GetExtract) else node.expressions
+    (index,) = keys or (None,)
+    if len(keys) != 1 or not isinstance(index, exp.Literal):
         raise Refusal(node, "a VARIANT subscript is translated with a literal key or index")
     if index.is_string:
         return base, (*steps, index.name)
@@ -140,12 +143,37 @@ def _top(node: exp.Expr) -> exp.Expr:
 
 
 def _string_cast(node: exp.Expr | None) -> bool:
+    return _cast_to(node, STRING_TYPES)
+
+
+def _cast_to(node: exp.Expr | None, types: tuple[exp.DType, ...]) -> bool:
     return (
         isinstance(node, exp.Cast)
-        and node.to.this in STRING_TYPES
+        and node.to.this in types
         and not node.to.expressions
         and not node.args.get("format")
     )
+
+
+def _in_filter(node: exp.Expr) -> bool:
+    """Whether ``node`` is a conjunct of a WHERE, ON or HAVING condition, where a NULL and
+    a FALSE condition drop the row alike."""
+    while isinstance(node.parent, exp.And | exp.Paren):
+        node = node.parent
+    return isinstance(node.parent, exp.Where | exp.Having) or (
+        isinstance(node.parent, exp.Join) and node.parent.args.get("on") is node
+    )
+
+
+def _string_equality(top: exp.Expr) -> bool:
+    """``path = 'text'`` (either side) as a filter conjunct: Snowflake compares a VARIANT
+    string with the text as strings. A JSON null or another type of item is not equal,
+    where the string form is NULL or raises: alike where NULL and FALSE drop the row."""
+    parent = top.parent
+    if not isinstance(parent, exp.EQ):
+        return False
+    other = parent.expression if parent.this is top else parent.this
+    return isinstance(other, exp.Literal) and other.is_string and _in_filter(parent)
 
 
 def _consumed(node: exp.Expr) -> bool:
@@ -159,6 +187,8 @@ def _consumed(node: exp.Expr) -> bool:
         return True
     if _null_test(parent) and parent.this is top:
         return True  # VARIANT-NULL
+    if _string_equality(top):
+        return True
     # What VARIANT-FLATTEN wrote: JSON_TABLE(CASE WHEN JSON_EXISTS(j, p) THEN j END, ...)
     while isinstance(parent, exp.If | exp.Case) and parent is not None:
         top, parent = parent, parent.parent
@@ -172,15 +202,30 @@ def _null_test(node: exp.Expr | None) -> bool:
 def string_value(json_text: exp.Expr, steps: tuple[Step, ...]) -> exp.Expr:
     """The standard's exact form of Snowflake's ``::string`` of the item at ``steps``: its
     string, NULL for a JSON null or no item, an error for any other item."""
+    return _scalar_value(json_text, steps, "string", None)
+
+
+def number_value(json_text: exp.Expr, steps: tuple[Step, ...]) -> exp.Expr:
+    """Snowflake's ``::float`` of the item at ``steps``: a JSON number as the nearest
+    double, NULL for a JSON null or no item, an error for any other item (Snowflake would
+    parse a string by its own number grammar)."""
+    return _scalar_value(json_text, steps, "number", exp.DataType.build("DOUBLE"))
+
+
+def _scalar_value(
+    json_text: exp.Expr, steps: tuple[Step, ...], item_type: str, returning: exp.DataType | None
+) -> exp.Expr:
     path = JsonPath(steps)
     present = JsonExists(
         this=clone(json_text), path=exp.Literal.string(path.where("<>", "null").text())
     )
     value = JsonValue(
-        this=clone(json_text), path=exp.Literal.string(path.where("==", "string").text())
+        this=clone(json_text),
+        path=exp.Literal.string(path.where("==", item_type).text()),
+        returning=returning,
     )
     case = exp.Case(ifs=[exp.If(this=present, true=value)])
-    case.type = exp.DataType.build("VARCHAR")
+    case.type = returning.copy() if returning is not None else exp.DataType.build("VARCHAR")
     return case
 
 
@@ -188,14 +233,19 @@ def string_value(json_text: exp.Expr, steps: tuple[Step, ...]) -> exp.Expr:
     "VARIANT-PATH",
     "rewrite",
     ("snowflake",),
-    (exp.Cast, exp.JSONExtract, exp.Bracket, exp.Dot),
-    "A path into a VARIANT (`v:a.b`, `v['a'][0]`, `f.value:k`) cast to a string is the "
-    "standard's `JSON_VALUE` over the JSON text the lake holds (T821, T825), in strict mode "
-    "(T831) with a type filter (T832, T835): a JSON string gives its value and a JSON null "
-    "or a missing item NULL, as in Snowflake; any other item (a number, a boolean, an "
-    "object, each of which Snowflake prints in its own way) raises an error rather than "
-    "print differently. Keys keep their case. A path used otherwise (compared, output as a "
-    "VARIANT, cast to a number) is refused.",
+    (exp.Cast, exp.JSONExtract, exp.Bracket, exp.Dot, exp.GetExtract),
+    "A path into a VARIANT (`v:a.b`, `v['a'][0]`, `GET(v, 'a')`, `GET_PATH(v, 'a.b')`, "
+    "`f.value:k`) cast to a string is the standard's `JSON_VALUE` over the JSON text the "
+    "lake holds (T821, T825), in strict mode (T831) with a type filter (T832, T835): a JSON "
+    "string gives its value and a JSON null or a missing item NULL, as in Snowflake; any "
+    "other item (a number, a boolean, an object, each of which Snowflake prints in its own "
+    "way) raises an error rather than print differently. Cast to FLOAT / DOUBLE, a JSON "
+    "number is `JSON_VALUE(... RETURNING DOUBLE PRECISION)` (the nearest double in both), "
+    "and any other item but a null raises (Snowflake would parse a string by its own "
+    "grammar). `path = 'text'` as a WHERE / ON / HAVING conjunct compares the string form "
+    "(a JSON null or another item is not equal in Snowflake; NULL or an error here, which "
+    "drops the row alike or fails). Keys keep their case. A path used otherwise (compared "
+    "elsewhere, output as a VARIANT, cast to an integer or a decimal) is refused.",
     (
         (
             "snowflake",
@@ -209,6 +259,9 @@ def string_value(json_text: exp.Expr, steps: tuple[Step, ...]) -> exp.Expr:
 )
 def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     try:
+        if isinstance(node, exp.Cast) and _cast_to(node, FLOAT_TYPES):
+            access = json_access(node.this, ctx)
+            return number_value(*access) if access is not None else None
         if isinstance(node, exp.Cast):
             if not _string_cast(node):
                 if json_access(node.this, ctx) is not None:
@@ -241,6 +294,8 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             )
             return node
         return None
+    if node is _top(node) and _string_equality(node):
+        return string_value(*access)
     if _consumed(node):
         return None
     ctx.report(
@@ -333,6 +388,8 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             column.replace(minus)
         elif column.name != "value":
             return _refuse(column, ctx, f"FLATTEN's {column.name.upper()} column is not translated")
+        elif _string_equality(column):
+            column.replace(string_value(clone(column), (0,)))
         elif not _consumed(column):
             return _refuse(
                 _top(column),

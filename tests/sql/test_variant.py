@@ -4,6 +4,8 @@ no exact form fails (at run time) or is refused (at translation), never differs.
 
 from __future__ import annotations
 
+import math
+
 import duckdb
 import pytest
 import sqlglot
@@ -24,15 +26,16 @@ CATALOG = Catalog(
 # The VARIANT column as the lake holds it: JSON text, one document per row.
 GOOD = [
     (1, '{"user": {"name": "Ann"}, "items": [{"sku": "A1"}, {"sku": "B\\"2"}], "Q": "upper",'
-     ' "k y": [{"Code": "c1", "tags": ["x", "y"]}], "we\\"ird": "w"}'),
-    (2, '{"user": {"name": null}, "items": [], "k y": []}'),
+     ' "k y": [{"Code": "c1", "tags": ["x", "y"]}], "we\\"ird": "w", "n": 2.5}'),
+    (2, '{"user": {"name": null}, "items": [], "k y": [], "n": -0.0}'),
     (3, None),
-    (4, '{"user": {}, "items": [{"sku": null}, "plain", 3, [1]], "Q": null}'),
-    (5, '{"user": [{"name": "in an array"}], "items": null, "k y": 7}'),
+    (4, '{"user": {}, "items": [{"sku": null}, "plain", 3, [1]], "Q": null,'
+     ' "n": 12345678901234567890}'),
+    (5, '{"user": [{"name": "in an array"}], "items": null, "k y": 7, "n": null}'),
 ]  # fmt: skip
 # Rows whose items Snowflake would print or flatten its own way.
 BAD = [
-    (6, '{"user": {"name": 1.50}, "items": {"a": 1}, "n": true}'),
+    (6, '{"user": {"name": 1.50}, "items": {"a": 1}, "n": true, "s": "1.5"}'),
 ]
 
 
@@ -114,6 +117,20 @@ CASES = [
         [(1, True, False), (2, True, True), (3, False, True), (4, False, False), (5, False, True)],
     ),
     (
+        # a JSON number as the nearest double (-0.0 is zero); a JSON null or none is NULL
+        "SELECT id, payload:n::float AS n FROM APP.EVENTS",
+        [(1, 2.5), (2, 0.0), (3, None), (4, 1.2345678901234567e19), (5, None)],
+    ),
+    (
+        # string equality as filter conjuncts; GET and GET_PATH are paths too
+        "SELECT e.id, g.index AS i FROM APP.EVENTS AS e,"
+        ' LATERAL FLATTEN(input => e.payload:"k y") AS f,'
+        " LATERAL FLATTEN(input => f.value:tags) AS g"
+        " WHERE g.value = 'y' AND f.value:Code = 'c1' AND GET(e.payload, 'Q')::string = 'upper'"
+        " AND 'Ann' = GET_PATH(e.payload, 'user.name')",
+        [(1, 1)],
+    ),
+    (
         # a FLATTEN of a FLATTEN's value, and LEFT JOIN keeping rows without elements
         "SELECT e.id, g.value::string AS tag, g.index AS i"
         ' FROM APP.EVENTS AS e LEFT JOIN LATERAL FLATTEN(input => e.payload:"k y") AS f ON TRUE'
@@ -145,6 +162,9 @@ def test_variants_read_the_same_rows_on_both_engines(spark_engine, lake, source,
         ("SELECT payload:n::string AS n FROM APP.EVENTS", "JSON_VALUE"),
         # an object's text, not a string
         ("SELECT payload:items::string AS n FROM APP.EVENTS", "JSON_VALUE"),
+        # a number from a string, or a boolean: Snowflake's own conversions
+        ("SELECT payload:s::float AS n FROM APP.EVENTS", "JSON_VALUE"),
+        ("SELECT payload:n::double AS n FROM APP.EVENTS", "JSON_VALUE"),
         # FLATTEN of an object gives a row per key in Snowflake: not translated, fails
         (
             "SELECT f.index AS i FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload:items) f",
@@ -162,6 +182,13 @@ def test_what_snowflake_prints_its_own_way_fails_on_both_engines(
         _on_spark(spark_engine, ansi_sql, lake["bad"])
 
 
+def test_a_negative_zero_is_zero_on_duckdb_as_in_the_standard(lake):
+    [(value,)] = _on_duckdb(
+        _ansi("SELECT payload:n::float AS n FROM APP.EVENTS WHERE id = 2"), lake["good"]
+    )
+    assert value == 0.0 and math.copysign(1.0, value) == 1.0
+
+
 def test_the_flatten_of_the_rule_catalog_counts_from_zero():
     ansi_sql = _ansi(
         "SELECT f.index AS i FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload) AS f"
@@ -177,7 +204,10 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
     [
         ("SELECT payload:n::int AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT payload:n AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
-        ("SELECT id FROM APP.EVENTS WHERE payload:n = 'x'", "VARIANT-PATH", "1:33"),
+        ("SELECT payload:n = 'x' AS b FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
+        ("SELECT id FROM APP.EVENTS WHERE NOT payload:n = 'x'", "VARIANT-PATH", "1:37"),
+        ("SELECT id FROM APP.EVENTS WHERE payload:n = 'x' OR id = 1", "VARIANT-PATH", "1:33"),
+        ("SELECT id FROM APP.EVENTS WHERE payload:n > 'x'", "VARIANT-PATH", "1:33"),
         ("SELECT payload[id]::string AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT id[0] AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         (
