@@ -291,6 +291,8 @@ def _json_value_form(node: JsonValue, path: jsonpath.JsonPath) -> str | None:
         return "string"
     if path.filter == ("==", "number") and returning is not None and returning.is_type("double"):
         return "double"
+    if path.filter == ("==", "boolean") and returning is not None and returning.is_type("boolean"):
+        return "boolean"
     return None
 
 
@@ -331,6 +333,11 @@ def _json_operators(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) ->
             returning = _json_value_form(node, path)
             if engine == "duckdb" and returning == "string":
                 value = _call("json_extract_string", node.this, steps)
+            elif engine == "duckdb" and returning == "boolean":
+                value = exp.Cast(
+                    this=_call("json_extract", node.this, steps),
+                    to=exp.DataType.build("BOOLEAN"),
+                )
             elif engine == "duckdb":
                 # DuckDB reads -0.0 as a negative zero, Spark (a DECIMAL) and the standard
                 # (an SQL/JSON number) as zero: adding 0.0 gives IEEE's +0.0

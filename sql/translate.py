@@ -38,7 +38,7 @@ from sql.retype import retype
 from sql.rules import Context, apply_rules, load_all, rules_for
 from sql.rules.arrays import array_outputs
 from sql.rules.portable_types import portable_output_types
-from sql.rules.variant import is_json_text
+from sql.rules.variant import derived_projections, is_json_text
 from sql.script import Definition, split_script
 from sql.source_dialects import SOURCE_DIALECTS
 from sql.tree import preorder
@@ -321,9 +321,9 @@ def _qualify(tree: exp.Expr, schema: MappingSchema, ctx: Context, opaque: bool) 
 # Where a value of an opaque type (VARIANT, GEOGRAPHY, SQL_VARIANT, ...) may go unchanged:
 # selected as a column, tested for NULL, counted. Anything else depends on what the type
 # means (comparison, grouping, a cast, a path into it) and has no exact ANSI form.
-def _passes_through(node: exp.Expr, dialect: str = "") -> bool:
+def _passes_through(node: exp.Expr, dialect: str = "", kind: exp.DataType | None = None) -> bool:
     parent = node.parent
-    if dialect == "snowflake" and is_json_text(node.type) and _variant_use(node):
+    if dialect == "snowflake" and is_json_text(kind or node.type) and _variant_use(node):
         return True  # sql/rules/variant.py translates it or refuses it
     if isinstance(parent, exp.Alias | exp.Paren):
         return _passes_through(parent)
@@ -356,10 +356,29 @@ def _compares_rows(select: exp.Select) -> bool:
     return isinstance(node.parent, exp.In | exp.Any | exp.All)
 
 
+def _opaque_type(column: exp.Column, depth: int = 0) -> exp.DataType | None:
+    """The opaque type ``column`` holds: its own, or, for a column of a CTE or subquery,
+    that of any branch of it (annotation loses it through UNION ALL)."""
+    if is_opaque(column.type):
+        return column.type
+    # a UNION of opaque columns is annotated USER-DEFINED, without the type's name
+    if isinstance(column.type, exp.DataType) and not column.type.is_type(
+        exp.DType.UNKNOWN, exp.DType.USERDEFINED
+    ):
+        return None
+    for projection in (derived_projections(column) if depth <= 16 else None) or ():
+        if isinstance(projection, exp.Column):
+            found = _opaque_type(projection, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
 def _refuse_opaque_uses(tree: exp.Expr, ctx: Context) -> None:
     for column in tree.find_all(exp.Column):
-        if is_opaque(column.type) and not _passes_through(column, ctx.dialect):
-            declared = column.type.sql().removeprefix(OPAQUE_PREFIX).upper()
+        kind = _opaque_type(column)
+        if kind is not None and not _passes_through(column, ctx.dialect, kind):
+            declared = kind.sql().removeprefix(OPAQUE_PREFIX).upper()
             ctx.report(
                 "error",
                 "OPAQUE-TYPE",

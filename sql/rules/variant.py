@@ -37,6 +37,7 @@ from sql.catalog import OPAQUE_PREFIX, is_opaque
 from sql.jsonpath import JsonPath, Step
 from sql.rules import Context, rule
 from sql.rules.build import clone, lit
+from sql.rules.portable_types import branches
 
 # Declared Snowflake types whose values are JSON text in the lake.
 JSON_TYPES = frozenset({"variant", "object", "array"})
@@ -44,6 +45,7 @@ ACCESSES = (exp.JSONExtract, exp.Bracket, exp.Dot, exp.GetExtract)
 STRING_TYPES = (exp.DType.VARCHAR, exp.DType.TEXT, exp.DType.NVARCHAR)
 # Snowflake's FLOAT, DOUBLE, REAL ... are all 64-bit.
 FLOAT_TYPES = (exp.DType.DOUBLE, exp.DType.FLOAT)
+BOOLEAN_TYPES = (exp.DType.BOOLEAN,)
 # FLATTEN's output columns; index and value are translated.
 FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
 
@@ -78,6 +80,59 @@ def _flatten_range(column: exp.Column) -> exp.Expr | None:
     return None
 
 
+def _derived_json(column: exp.Column, depth: int = 0) -> bool:
+    """Whether a column of a CTE or subquery is a VARIANT column in every branch of it
+    (type annotation keeps the opaque type through one SELECT, not through UNION ALL)."""
+    projections = derived_projections(column) if depth <= 16 else None
+    return bool(projections) and all(
+        isinstance(p, exp.Column) and (is_json_text(p.type) or _derived_json(p, depth + 1))
+        for p in projections
+    )
+
+
+def derived_projections(column: exp.Column) -> list[exp.Expr] | None:
+    """What a column of a CTE or subquery is in each branch of its query (a set
+    operation's columns are its first branch's, by position); None for a column of a
+    lake table or one that cannot be found."""
+    query = _derived_query(column) if column.table else None
+    selects = branches(query) if query is not None else []
+    names = [p.alias_or_name for p in selects[0].expressions] if selects else []
+    if names.count(column.name) != 1:
+        return None
+    position = names.index(column.name)
+    if any(len(select.expressions) <= position for select in selects):
+        return None
+    return [select.expressions[position].unalias() for select in selects]
+
+
+def _derived_query(column: exp.Column) -> exp.Expr | None:
+    """The query of the CTE or subquery ``column`` reads, or None."""
+    select = column.parent_select
+    while select is not None:
+        for source in [select.args.get("from_"), *(select.args.get("joins") or [])]:
+            table = source.this if source is not None else None
+            if table is None or table.alias_or_name != column.table:
+                continue
+            if isinstance(table, exp.Subquery):
+                return table.this
+            if isinstance(table, exp.Table) and not table.db:
+                return _cte_query(select, table.name)
+            return None
+        select = select.parent_select
+    return None
+
+
+def _cte_query(node: exp.Expr, name: str) -> exp.Expr | None:
+    scope: exp.Expr | None = node
+    while scope is not None:
+        with_ = scope.args.get("with_") if isinstance(scope, exp.Query) else None
+        for cte in with_.expressions if with_ is not None else ():
+            if cte.alias_or_name == name:
+                return cte.this
+        scope = scope.parent
+    return None
+
+
 def _written_name(identifier: exp.Identifier, ctx: Context) -> str:
     """A path key as the source wrote it: name folding lower-cased the identifier, but a
     key of a VARIANT is case-sensitive and keeps its case, quoted or not."""
@@ -94,8 +149,10 @@ def json_access(node: exp.Expr, ctx: Context) -> tuple[exp.Expr, tuple[Step, ...
     """(JSON text, path steps) that ``node`` reads: a VARIANT column, FLATTEN's value, or a
     path into one; None when ``node`` is none of these. Raises Refusal for a path step
     that is not a literal key or index."""
+    if isinstance(node, exp.Paren):
+        return json_access(node.this, ctx)
     if isinstance(node, exp.Column):
-        if is_json_text(node.type):
+        if is_json_text(node.type) or _derived_json(node):
             return node, ()
         if node.name == "value" and _flatten_range(node) is not None:
             return node, (0,)  # the element, inside its array wrapper
@@ -137,7 +194,7 @@ def json_access(node: exp.Expr, ctx: Context) -> tuple[exp.Expr, tuple[Step, ...
 
 
 def _top(node: exp.Expr) -> exp.Expr:
-    while isinstance(node.parent, ACCESSES) and node.parent.this is node:
+    while isinstance(node.parent, (*ACCESSES, exp.Paren)) and node.parent.this is node:
         node = node.parent
     return node
 
@@ -212,6 +269,13 @@ def number_value(json_text: exp.Expr, steps: tuple[Step, ...]) -> exp.Expr:
     return _scalar_value(json_text, steps, "number", exp.DataType.build("DOUBLE"))
 
 
+def boolean_value(json_text: exp.Expr, steps: tuple[Step, ...]) -> exp.Expr:
+    """Snowflake's ``::boolean`` of the item at ``steps``: a JSON true or false, NULL for a
+    JSON null or no item, an error for any other item (Snowflake would convert a string
+    or a number by its own rules)."""
+    return _scalar_value(json_text, steps, "boolean", exp.DataType.build("BOOLEAN"))
+
+
 def _scalar_value(
     json_text: exp.Expr, steps: tuple[Step, ...], item_type: str, returning: exp.DataType | None
 ) -> exp.Expr:
@@ -240,8 +304,8 @@ def _scalar_value(
     "string gives its value and a JSON null or a missing item NULL, as in Snowflake; any "
     "other item (a number, a boolean, an object, each of which Snowflake prints in its own "
     "way) raises an error rather than print differently. Cast to FLOAT / DOUBLE, a JSON "
-    "number is `JSON_VALUE(... RETURNING DOUBLE PRECISION)` (the nearest double in both), "
-    "and any other item but a null raises (Snowflake would parse a string by its own "
+    "number is `JSON_VALUE(... RETURNING DOUBLE PRECISION)` (the nearest double in both); "
+    "cast to BOOLEAN, a JSON true or false is the BOOLEAN; any other item but a null raises (Snowflake would parse a string by its own "
     "grammar). `path = 'text'` as a WHERE / ON / HAVING conjunct compares the string form "
     "(a JSON null or another item is not equal in Snowflake; NULL or an error here, which "
     "drops the row alike or fails). Keys keep their case. A path used otherwise (compared "
@@ -262,6 +326,9 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         if isinstance(node, exp.Cast) and _cast_to(node, FLOAT_TYPES):
             access = json_access(node.this, ctx)
             return number_value(*access) if access is not None else None
+        if isinstance(node, exp.Cast) and _cast_to(node, BOOLEAN_TYPES):
+            access = json_access(node.this, ctx)
+            return boolean_value(*access) if access is not None else None
         if isinstance(node, exp.Cast):
             if not _string_cast(node):
                 if json_access(node.this, ctx) is not None:

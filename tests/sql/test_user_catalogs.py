@@ -162,6 +162,9 @@ def test_a_malformed_catalog_names_the_file_and_field(tmp_path, text, message):
     assert "bad.yaml" in str(raised.value) and "\n" not in str(raised.value)
 
 
+UNION_OF_PAYLOADS = (
+    "SELECT payload AS p FROM SHOP.RAW.EVENTS UNION ALL SELECT payload FROM SHOP.RAW.EVENTS"
+)
 OPAQUE_QUERIES = [
     # (query, translated?)
     ("SELECT id, payload FROM SHOP.RAW.EVENTS", True),
@@ -172,6 +175,10 @@ OPAQUE_QUERIES = [
     ("SELECT id FROM SHOP.RAW.EVENTS GROUP BY id, payload", False),
     ("SELECT DISTINCT payload FROM SHOP.RAW.EVENTS", False),
     ("WITH e AS (SELECT payload AS p FROM SHOP.RAW.EVENTS) SELECT p FROM e WHERE p = 1", False),
+    # through UNION ALL, whose column type annotation names no type
+    (f"WITH e AS ({UNION_OF_PAYLOADS}) SELECT p FROM e", True),
+    (f"WITH e AS ({UNION_OF_PAYLOADS}) SELECT p FROM e WHERE p = 1", False),
+    (f"WITH e AS ({UNION_OF_PAYLOADS}) SELECT UPPER(p) AS u FROM e", False),
     ("SELECT payload FROM SHOP.RAW.EVENTS UNION SELECT payload FROM SHOP.RAW.EVENTS", False),
     ("SELECT payload FROM SHOP.RAW.EVENTS UNION ALL SELECT payload FROM SHOP.RAW.EVENTS", True),
 ]

@@ -27,11 +27,11 @@ CATALOG = Catalog(
 GOOD = [
     (1, '{"user": {"name": "Ann"}, "items": [{"sku": "A1"}, {"sku": "B\\"2"}], "Q": "upper",'
      ' "k y": [{"Code": "c1", "tags": ["x", "y"]}], "we\\"ird": "w", "n": 2.5}'),
-    (2, '{"user": {"name": null}, "items": [], "k y": [], "n": -0.0}'),
+    (2, '{"user": {"name": null}, "items": [], "k y": [], "n": -0.0, "b": true}'),
     (3, None),
     (4, '{"user": {}, "items": [{"sku": null}, "plain", 3, [1]], "Q": null,'
      ' "n": 12345678901234567890}'),
-    (5, '{"user": [{"name": "in an array"}], "items": null, "k y": 7, "n": null}'),
+    (5, '{"user": [{"name": "in an array"}], "items": null, "k y": 7, "n": null, "b": false}'),
 ]  # fmt: skip
 # Rows whose items Snowflake would print or flatten its own way.
 BAD = [
@@ -118,8 +118,15 @@ CASES = [
     ),
     (
         # a JSON number as the nearest double (-0.0 is zero); a JSON null or none is NULL
-        "SELECT id, payload:n::float AS n FROM APP.EVENTS",
-        [(1, 2.5), (2, 0.0), (3, None), (4, 1.2345678901234567e19), (5, None)],
+        # and a JSON boolean as the BOOLEAN; a path in parentheses is a path
+        "SELECT id, payload:n::float AS n, (payload:b)::boolean AS b FROM APP.EVENTS",
+        [
+            (1, 2.5, None),
+            (2, 0.0, True),
+            (3, None, None),
+            (4, 1.2345678901234567e19, None),
+            (5, None, False),
+        ],
     ),
     (
         # string equality as filter conjuncts; GET and GET_PATH are paths too
@@ -165,6 +172,7 @@ def test_variants_read_the_same_rows_on_both_engines(spark_engine, lake, source,
         # a number from a string, or a boolean: Snowflake's own conversions
         ("SELECT payload:s::float AS n FROM APP.EVENTS", "JSON_VALUE"),
         ("SELECT payload:n::double AS n FROM APP.EVENTS", "JSON_VALUE"),
+        ("SELECT payload:s::boolean AS n FROM APP.EVENTS", "JSON_VALUE"),
         # FLATTEN of an object gives a row per key in Snowflake: not translated, fails
         (
             "SELECT f.index AS i FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload:items) f",
@@ -237,6 +245,15 @@ def test_what_has_no_exact_form_is_refused_where_it_is(source, rule, where):
     with pytest.raises(TranslationError) as raised:
         translate(source, "snowflake", catalog=CATALOG)
     assert (rule, where) in {(d.rule, f"{d.line}:{d.col}") for d in raised.value.diagnostics}
+
+
+def test_a_variant_column_of_a_union_all_is_still_a_variant():
+    ansi_sql = _ansi(
+        "WITH c AS (SELECT id, payload AS p FROM APP.EVENTS UNION ALL"
+        " SELECT id, payload FROM APP.EVENTS)"
+        " SELECT c.id, f.value:sku::string AS sku FROM c, LATERAL FLATTEN(input => c.p:items) f"
+    )
+    assert "JSON_TABLE" in ansi_sql
 
 
 def test_a_variant_column_still_passes_through_unchanged():
