@@ -117,6 +117,50 @@ def _second_steps_for_duckdb(tree: exp.Expr) -> exp.Expr:
     return tree
 
 
+# SQLSTATE 22012. The standard (and Spark in ANSI mode) raises on a zero divisor; DuckDB's
+# `/` gives IEEE's inf or nan (NULL with ieee_floating_point_ops off), never an error, and
+# its `%` gives nan for a DOUBLE.
+DIVISION_ERROR = "division by zero"
+
+
+def _never_zero(node: exp.Expr) -> bool:
+    """Whether a divisor can never be zero: a non-zero number, NULLIF(x, 0)."""
+    while isinstance(node, exp.Paren | exp.Cast):
+        node = node.this
+    if isinstance(node, exp.Neg):
+        return _never_zero(node.this)
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return float(node.name) != 0
+        except ValueError:
+            return False
+    if isinstance(node, exp.Nullif):
+        zero = node.expression
+        while isinstance(zero, exp.Paren | exp.Cast):
+            zero = zero.this
+        return isinstance(zero, exp.Literal) and not zero.is_string and float(zero.name) == 0
+    return False
+
+
+def _checked_division_for_duckdb(tree: exp.Expr) -> exp.Expr:
+    """a / b and MOD(a, b) -> the same over CASE WHEN b = 0 AND a IS NOT NULL THEN
+    error(...) ELSE b END, unless b cannot be zero."""
+    for node in list(tree.find_all(exp.Div, exp.Mod)):
+        divisor = node.expression
+        if _never_zero(divisor):
+            continue
+        # NULL / 0 is NULL: an operand's NULL comes before the exception
+        zero = exp.And(
+            this=exp.EQ(this=divisor.copy(), expression=exp.Literal.number(0)),
+            expression=exp.Not(this=exp.Is(this=node.this.copy(), expression=exp.Null())),
+        )
+        guarded = exp.Case(
+            ifs=[exp.If(this=zero, true=_call("error", DIVISION_ERROR))], default=divisor.copy()
+        )
+        node.set("expression", exp.Paren(this=guarded))
+    return tree
+
+
 def _literal_backslashes_for_spark(tree: exp.Expr) -> exp.Expr:
     """LIKE without ESCAPE: Spark's default escape is a backslash, the standard has none.
 
@@ -752,6 +796,7 @@ def render(
     tree = _percentile_disc(tree, engine)
     if engine == "duckdb":
         tree = _second_steps_for_duckdb(tree)
+        tree = _checked_division_for_duckdb(tree)
     if transform is not None:
         tree = transform(tree)
     try:

@@ -400,3 +400,33 @@ def test_a_distinct_listagg_of_a_subquery_is_refused_for_duckdb_where_it_cannot_
         "WITH w AS (SELECT 'a' AS s) SELECT STRING_AGG(DISTINCT s, ', ') AS g FROM w", "bigquery"
     ).ansi_sql
     assert duckdb.sql(render(plain, "duckdb")).fetchall() == [("a",)]
+
+
+ZERO_DIVISIONS = [
+    # the standard raises on a zero divisor (SQLSTATE 22012), DuckDB's `/` gives inf / nan
+    'SELECT 1 / 0 AS "x"',
+    'SELECT CAST(1 AS DOUBLE PRECISION) / CAST(0 AS DOUBLE PRECISION) AS "x"',
+    'SELECT CAST(0 AS DECIMAL(10, 2)) / CAST(0 AS DECIMAL(10, 2)) AS "x"',
+    'SELECT MOD(CAST(5 AS DOUBLE PRECISION), 0) AS "x"',
+    'SELECT COUNT("v") / COUNT(*) AS "x" FROM (VALUES (1)) AS "t"("v") WHERE "v" > 1',
+]
+
+
+@pytest.mark.parametrize("ansi_sql", ZERO_DIVISIONS)
+def test_a_zero_divisor_raises_on_both_engines(spark_engine, ansi_sql):
+    with pytest.raises(duckdb.Error, match="division by zero"):
+        duckdb.sql(render(ansi_sql, "duckdb")).fetchall()
+    with pytest.raises(Exception, match="DIVIDE_BY_ZERO|REMAINDER_BY_ZERO"):
+        spark_engine.session().sql(render(ansi_sql, "spark")).collect()
+
+
+def test_a_divisor_that_cannot_be_zero_is_not_guarded_and_null_stays_null():
+    assert "CASE" not in render('SELECT "a" / 100 AS "x" FROM "t"', "duckdb")
+    assert "CASE" not in render('SELECT "a" / NULLIF("b", 0) AS "x" FROM "t"', "duckdb")
+    assert duckdb.sql(render('SELECT 1 / CAST(NULL AS INTEGER) AS "x"', "duckdb")).fetchall() == [
+        (None,)
+    ]
+    assert duckdb.sql(render('SELECT 6 / 4 AS "x"', "duckdb")).fetchall() == [(1.5,)]
+    # NULL / 0 is NULL in the standard, as in Spark
+    null_by_zero = 'SELECT CAST(NULL AS INTEGER) / 0 AS "x"'
+    assert duckdb.sql(render(null_by_zero, "duckdb")).fetchall() == [(None,)]
