@@ -33,6 +33,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "snowflake_timestamp_type_mapping": ("TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP_TZ"),
 }
 _NAME = re.compile(r"[\w$ -]*")
+# Settings that are a free word (a language name).
+TEXT_FIELDS = frozenset({"date_language"})
 
 
 class AssumptionError(ValueError):
@@ -49,6 +51,10 @@ class Assumptions:
     # Snowflake TIMESTAMP_TYPE_MAPPING: the type TIMESTAMP (and TO_TIMESTAMP) stands for.
     # Only TIMESTAMP_NTZ (the default) has an exact ANSI form.
     snowflake_timestamp_type_mapping: str = "TIMESTAMP_NTZ"
+    # The session language of month and day names in format strings (Oracle
+    # NLS_DATE_LANGUAGE, Teradata's and Snowflake's session language). Only ENGLISH names
+    # are translated; BigQuery's are English by definition.
+    date_language: str = "ENGLISH"
     # The default namespace an unqualified table name resolves in: the session's current
     # database/schema (project/dataset in BigQuery), which the SQL text cannot show. Empty
     # means unknown: a name then resolves only if exactly one catalog table matches it.
@@ -79,6 +85,10 @@ class Assumptions:
                 raise AssumptionError(
                     f"{name} must be one of {', '.join(choices)}; got {getattr(self, name)!r}"
                 )
+        if not (isinstance(self.date_language, str) and self.date_language.isalpha()):
+            raise AssumptionError(
+                f"date_language must be a language name; got {self.date_language!r}"
+            )
         for name in NAMESPACE_FIELDS:
             value = getattr(self, name)
             if not isinstance(value, str) or not _NAME.fullmatch(value):
@@ -105,7 +115,7 @@ class Assumptions:
             if key in NAMESPACE_FIELDS:
                 values[key] = str(value)
                 continue
-            if key in CHOICES:
+            if key in CHOICES or key in TEXT_FIELDS:
                 values[key] = str(value).upper()
                 continue
             try:

@@ -59,8 +59,9 @@ REFUSAL_CLASSES = (
     "`SPLIT`; `RATIO_TO_REPORT` in Oracle and Redshift (a zero sum is undocumented there; "
     "Snowflake's is NULL and translates); BigQuery `TIMESTAMP_DIFF`, `UNIX_SECONDS` and "
     "`DATE(timestamp)` of an instant (DuckDB's time zone is the machine's unless pinned); "
-    "`TO_DATE` / `TO_CHAR` with number formats; month and day names under a language "
-    "assumption; `PERCENTILE_DISC` as a window function.",
+    "`TO_DATE` / `TO_CHAR` with number formats; week numbers (ISO and others) in format "
+    "strings; T-SQL `FORMAT` (.NET patterns) and CONVERT styles with names or milliseconds; "
+    "`PERCENTILE_DISC` as a window function.",
     "**Interpolated percentiles.** `PERCENTILE_CONT` and `MEDIAN` interpolate: Snowflake and "
     "Oracle compute in exact decimals, DuckDB in the column's decimal type and Spark in "
     "DOUBLE, so the digits differ; `PERCENTILE_DISC` (a value of the set) translates.",

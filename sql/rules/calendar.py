@@ -135,7 +135,7 @@ def date_number_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 MONDAY, SUNDAY = 0, 6
 
 
-def _weekday(date: exp.Expr, first: int, base: int) -> exp.Expr:
+def weekday_number(date: exp.Expr, first: int, base: int) -> exp.Expr:
     """Day of week numbered from ``base`` for weeks starting on ``first`` (0 = Monday ...
     6 = Sunday): day_number counts from a Monday."""
     number = day_number(date)
@@ -146,7 +146,7 @@ def _weekday(date: exp.Expr, first: int, base: int) -> exp.Expr:
     return exp.Add(this=weekday, expression=lit(base)) if base else weekday
 
 
-def _day_of_year(date: exp.Expr) -> exp.Expr:
+def day_of_year(date: exp.Expr) -> exp.Expr:
     month = extract("MONTH", date)
     january_first = exp.Sub(
         this=first_of_month(cast(date, "DATE")),
@@ -190,11 +190,11 @@ def weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             node.this,
         )
     if part in YEARDAY_PARTS:
-        return _day_of_year(date)
+        return day_of_year(date)
     if part not in WEEKDAY_PARTS:
         return None
     if part in ("DAYOFWEEKISO", "ISODOW", "DAYOFWEEK_ISO"):
-        return _weekday(date, MONDAY, 1)
+        return weekday_number(date, MONDAY, 1)
     if ctx.dialect == "tsql":
         datefirst = ctx.assumptions.tsql_datefirst
         ctx.report(
@@ -204,7 +204,7 @@ def weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             f"weekday numbering assumes SET DATEFIRST {datefirst} "
             f"({WEEKDAYS[datefirst - 1]} = 1); set tsql_datefirst in sql/assumptions.yaml",
         )
-        return _weekday(date, datefirst - 1, 1)
+        return weekday_number(date, datefirst - 1, 1)
     if ctx.dialect == "snowflake":
         week_start = ctx.assumptions.snowflake_week_start
         first = f"{WEEKDAYS[week_start - 1]} = 1" if week_start else "Sunday = 0"
@@ -215,11 +215,15 @@ def weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             f"DAYOFWEEK assumes WEEK_START = {week_start} ({first}); "
             "set snowflake_week_start in sql/assumptions.yaml",
         )
-        return _weekday(date, week_start - 1, 1) if week_start else _weekday(date, SUNDAY, 0)
+        return (
+            weekday_number(date, week_start - 1, 1)
+            if week_start
+            else weekday_number(date, SUNDAY, 0)
+        )
     if ctx.dialect == "bigquery":
-        return _weekday(date, SUNDAY, 1)
+        return weekday_number(date, SUNDAY, 1)
     if ctx.dialect == "redshift":
-        return _weekday(date, SUNDAY, 0)
+        return weekday_number(date, SUNDAY, 0)
     return None
 
 

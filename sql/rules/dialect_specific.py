@@ -212,25 +212,37 @@ def string_agg(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "rewrite",
     ("tsql",),
     (exp.Convert,),
-    "CONVERT(type, x) without a style becomes CAST(x AS type); a style code formats or parses "
-    "text by a server-specific table and is refused.",
+    "CONVERT(type, x) without a style becomes CAST(x AS type). CONVERT(VARCHAR, d, style) of "
+    "a date or time with a style that prints only numbers (1-5, 10-12, 101-105, 110-112, 23, "
+    "8, 24, 108, 20, 120) is the text of each field, zero-padded and joined; a shorter "
+    "VARCHAR(n) truncates it as T-SQL does (`CONVERT(VARCHAR(7), d, 120)` is 'yyyy-mm'). "
+    "Styles that print names, milliseconds or a varying fraction, and styles that parse "
+    "text, are refused.",
     (
         (
             "tsql",
             "SELECT CONVERT(DECIMAL(10, 1), o_totalprice) AS p FROM dbo.Orders",
             'SELECT CAST("orders"."o_totalprice" AS DECIMAL(10, 1)) AS "p" FROM "raw"."orders" AS "orders"',
         ),
+        (
+            "tsql",
+            "SELECT CONVERT(varchar, o_orderdate, 112) AS d FROM dbo.Orders",
+            'SELECT SUBSTRING(CAST(EXTRACT(YEAR FROM "orders"."o_orderdate") + 10000 AS VARCHAR) '
+            'FROM 2) || SUBSTRING(CAST(EXTRACT(MONTH FROM "orders"."o_orderdate") + 100 AS '
+            'VARCHAR) FROM 2) || SUBSTRING(CAST(EXTRACT(DAY FROM "orders"."o_orderdate") + 100 '
+            'AS VARCHAR) FROM 2) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
     ),
 )
 def tsql_convert(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if node.args.get("style") is not None:
-        ctx.report(
-            "error",
-            "TSQL-CONVERT",
-            node,
-            "CONVERT with a style code formats text in a way ANSI CAST cannot",
-        )
-        return None
+        from sql.rules.formats import FormatRefusal, tsql_style
+
+        try:
+            return tsql_style(node)
+        except FormatRefusal as refusal:
+            ctx.report("error", "TSQL-CONVERT", node, f"CONVERT with {refusal}")
+            return node
     converted = exp.Cast(this=clone(node.expression), to=clone(node.this))
     return cast_rule(converted, ctx) or converted
 

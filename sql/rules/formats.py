@@ -3,9 +3,10 @@
 ``TO_CHAR(d, 'YYYY-MM-DD')`` has no ANSI form as a whole, but each numeric element of a
 datetime format model does: the field (``EXTRACT``), zero-padded to its width (the digits of
 ``field + 10^width`` after the first, which holds for every value the field can take), joined
-with the literal text by ``||``. Elements whose text depends on a language (month and day
-names, AM/PM), on settings (week numbering) or that have no fixed width are refused, naming
-the element.
+with the literal text by ``||``. Month and day names are a CASE over the field, in English:
+BigQuery's by definition, other dialects' under the ``date_language`` assumption. Elements
+that depend on settings (week numbering) or have no fixed width are refused, naming the
+element. T-SQL's CONVERT styles are format models here too (``tsql_style``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from sqlglot import exp
 
 from sql.rules import Context, rule
 from sql.rules.build import TIMESTAMP_TYPES, cast, clone, extract, lit, type_of
+from sql.rules.calendar import MONDAY, SUNDAY, day_of_year, weekday_number
 from sql.rules.dates import quarter_of
 
 # The dialects whose TO_CHAR / TO_VARCHAR take an Oracle-style datetime format model (the
@@ -29,6 +31,27 @@ def _padded(value: exp.Expr, width: int) -> exp.Expr:
     """The integer ``value`` (0 <= value < 10^width) as exactly ``width`` digits."""
     shifted = exp.Add(this=value, expression=lit(10**width))
     return exp.Substring(this=cast(shifted, "VARCHAR"), start=lit(2))
+
+
+def _space_padded(value: exp.Expr) -> exp.Expr:
+    """A day or hour (0 <= value < 100) as two characters, a space before a single digit."""
+    text = cast(value, "VARCHAR")
+    below_ten = exp.LT(this=clone(value), expression=lit(10))
+    return exp.Case(
+        ifs=[exp.If(this=below_ten, true=exp.DPipe(this=lit(" "), expression=text))],
+        default=clone(text),
+    )
+
+
+def _hour12(value: exp.Expr) -> exp.Expr:
+    """1..12: MOD(hour + 11, 12) + 1."""
+    shifted = exp.Add(this=extract("HOUR", value), expression=lit(11))
+    return exp.Add(this=exp.Mod(this=shifted, expression=lit(12)), expression=lit(1))
+
+
+def _meridiem(value: exp.Expr) -> exp.Expr:
+    morning = exp.LT(this=extract("HOUR", value), expression=lit(12))
+    return exp.Case(ifs=[exp.If(this=morning, true=lit("AM"))], default=lit("PM"))
 
 
 def _seconds(value: exp.Expr) -> exp.Expr:
@@ -46,7 +69,60 @@ ELEMENTS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "MI": lambda v: _padded(extract("MINUTE", v), 2),
     "SS": lambda v: _padded(_seconds(v), 2),
     "Q": lambda v: cast(quarter_of(v), "VARCHAR"),
+    "DDD": lambda v: _padded(day_of_year(v), 3),
+    "HH12": lambda v: _padded(_hour12(v), 2),
+    "HH": lambda v: _padded(_hour12(v), 2),  # Oracle's HH is HH12
 }
+# Elements of other dialects' formats, under names of their own (never scanned in a model).
+OTHER_ELEMENTS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
+    "year": lambda v: cast(
+        extract("YEAR", v), "VARCHAR"
+    ),  # BigQuery %Y: as many digits as it takes
+    "day, space-padded": lambda v: _space_padded(extract("DAY", v)),
+    "weekday from Monday 1": lambda v: cast(weekday_number(v, MONDAY, 1), "VARCHAR"),
+    "weekday from Sunday 0": lambda v: cast(weekday_number(v, SUNDAY, 0), "VARCHAR"),
+    "AM or PM": _meridiem,
+}
+# Elements that read the time of day: not in a format of a DATE.
+TIME_ELEMENTS = {"HH24", "HH12", "HH", "MI", "SS", "AM or PM"}
+
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _names(value: exp.Expr, name: tuple[str, bool, str, bool]) -> exp.Expr:
+    """A month or day name in English: ``name`` is (month or day, abbreviated, case
+    ("upper", "title", "lower"), blank-padded to the longest full name)."""
+    what, short, case, padded = name
+    words = MONTHS if what == "month" else DAYS
+    texts = [w[:3] if short else w for w in words]
+    texts = [t.upper() if case == "upper" else t.lower() if case == "lower" else t for t in texts]
+    if padded:
+        width = max(len(t) for t in texts)
+        texts = [t.ljust(width) for t in texts]
+    if what == "month":
+        key, first = extract("MONTH", value), 1
+    else:
+        key, first = weekday_number(value, MONDAY, 0), 0
+    return exp.Case(
+        this=key,
+        ifs=[exp.If(this=lit(first + i), true=lit(t)) for i, t in enumerate(texts)],
+    )
+
+
 # Elements refused, and why (checked before the ones above, so that e.g. MONTH is not MM...).
 REFUSED = {
     "MONTH": "a month name (language-dependent)",
@@ -54,9 +130,6 @@ REFUSED = {
     "MMMM": "a month name (language-dependent)",
     "DAY": "a day name (language-dependent)",
     "DY": "a day name (language-dependent)",
-    "DDD": "the day of the year",
-    "HH12": "a 12-hour clock (with AM/PM, language-dependent)",
-    "HH": "a 12-hour clock (with AM/PM, language-dependent)",
     "AM": "AM/PM (language-dependent)",
     "PM": "AM/PM (language-dependent)",
     "A.M.": "AM/PM (language-dependent)",
@@ -82,7 +155,7 @@ REFUSED = {
     "Y": "a one-digit year",
 }
 LITERAL = set(" -/,.;:")
-SCAN = sorted([*ELEMENTS, *REFUSED], key=len, reverse=True)
+SCAN = sorted({*ELEMENTS, *REFUSED}, key=len, reverse=True)
 
 
 class FormatRefusal(Exception):
@@ -98,9 +171,56 @@ def _word(text: str, position: int) -> str:
     return match.group(0) if match else text[position]
 
 
-def _model_tokens(model: str) -> list[tuple[str, str]]:
-    """An Oracle-style format model as ("element", NAME) and ("text", TEXT) tokens."""
-    tokens: list[tuple[str, str]] = []
+# Month and day names in a format model: element -> (month or day, abbreviated, padded to
+# the longest full name as Oracle and Teradata pad MONTH and DAY). Snowflake's MMMM is a
+# full month name.
+NAME_ELEMENTS = {
+    "MONTH": ("month", False, True),
+    "MON": ("month", True, False),
+    "MMMM": ("month", False, False),
+    "DAY": ("day", False, True),
+    "DY": ("day", True, False),
+}
+# Dialects whose format models print names as the element is written: MONTH -> JANUARY,
+# Month -> January, month -> january. Snowflake's documented examples print title case
+# whatever the case of the element ('mon' -> 'Apr'), so there only a title-case element,
+# which both readings print alike, is translated.
+CASE_FOLLOWING = ("oracle", "teradata")
+
+
+def _name_case(written: str) -> str | None:
+    if written.isupper():
+        return "upper"
+    if written[0].isupper() and written[1:].islower():
+        return "title"
+    if written.islower():
+        return "lower"
+    return None
+
+
+def _name_token(written: str, dialect: str) -> tuple[str, tuple[str, bool, str, bool]]:
+    element = written.upper()
+    what, short, padded = NAME_ELEMENTS[element]
+    case = _name_case(written)
+    if element == "MMMM" and dialect != "snowflake":
+        raise FormatRefusal(written, "not a format element")
+    if dialect == "snowflake":
+        if case != "title" and element != "MMMM":
+            raise FormatRefusal(
+                written,
+                "a name whose case Snowflake's documentation does not settle; write it in "
+                "title case (Mon, Dy) to have it translated",
+            )
+        return "name", (what, short, "title", False)
+    if dialect not in CASE_FOLLOWING or case is None:
+        raise FormatRefusal(written, REFUSED[element])
+    return "name", (what, short, case, padded)
+
+
+def _model_tokens(model: str, dialect: str = "") -> list[tuple[str, object]]:
+    """An Oracle-style format model as ("element", NAME), ("name", NAME SPEC) and
+    ("text", TEXT) tokens."""
+    tokens: list[tuple[str, object]] = []
     position = 0
     while position < len(model):
         char = model[position]
@@ -119,9 +239,13 @@ def _model_tokens(model: str) -> list[tuple[str, str]]:
         element = next((e for e in SCAN if upper.startswith(e)), None)
         if element is None:
             raise FormatRefusal(_word(model, position), "not a format element")
-        if element in REFUSED:
-            raise FormatRefusal(model[position : position + len(element)], REFUSED[element])
-        tokens.append(("element", element))
+        written = model[position : position + len(element)]
+        if element in NAME_ELEMENTS:
+            tokens.append(_name_token(written, dialect))
+        elif element in REFUSED:
+            raise FormatRefusal(written, REFUSED[element])
+        else:
+            tokens.append(("element", element))
         position += len(element)
     return tokens
 
@@ -152,22 +276,30 @@ def _strftime_tokens(codes: str) -> list[tuple[str, str]]:
     return tokens
 
 
-def compile_format(tokens: list[tuple[str, str]], value: exp.Expr) -> exp.Expr:
+def compile_format(tokens: list[tuple[str, object]], value: exp.Expr) -> exp.Expr:
     """The ANSI text expression that prints ``value`` (a DATE or TIMESTAMP) as ``tokens``
-    (from a format) do; raises FormatRefusal when no element reads the value."""
+    (from a format) do; raises FormatRefusal when no element reads the value, or when an
+    element reads the time of day of a DATE."""
     pieces: list[exp.Expr] = []
     text = ""  # literal text not yet added
+    date_only = type_of(value) == exp.DType.DATE
     for kind, content in tokens:
         if kind == "text":
-            text += content
+            text += str(content)
             continue
         if text:
             pieces.append(lit(text))
             text = ""
-        pieces.append(ELEMENTS[content](clone(value)))
+        if kind == "name":
+            pieces.append(_names(clone(value), content))  # type: ignore[arg-type]
+            continue
+        if date_only and content in TIME_ELEMENTS:
+            raise FormatRefusal(str(content), "a time of day, in the format of a DATE")
+        element = ELEMENTS.get(content) or OTHER_ELEMENTS[content]  # type: ignore[call-overload]
+        pieces.append(element(clone(value)))
     if text:
         pieces.append(lit(text))
-    if not any(kind == "element" for kind, _ in tokens):
+    if not any(kind in ("element", "name") for kind, _ in tokens):
         raise FormatRefusal("".join(c for _, c in tokens), "no date or time element")
     result = pieces[0]
     for piece in pieces[1:]:
@@ -178,18 +310,32 @@ def compile_format(tokens: list[tuple[str, str]], value: exp.Expr) -> exp.Expr:
 @rule(
     "FMT-DATETIME",
     "rewrite",
-    FORMAT_MODEL_DIALECTS,
+    (*FORMAT_MODEL_DIALECTS, "bigquery"),
     (exp.ToChar, exp.TimeToStr),
     "TO_CHAR / TO_VARCHAR of a DATE or TIMESTAMP with a format model of numeric elements "
-    "(YYYY, YY, MM, DD, HH24, MI, SS, Q, punctuation and quoted text) becomes EXTRACT of each "
-    "field, zero-padded to its width and joined with ||. Names (MON, DAY, AM), week numbers, "
-    "fractional seconds and fill modes are refused, naming the element; so is a value with a "
-    "time zone.",
+    "(YYYY, YY, MM, DD, DDD, HH24, HH12, MI, SS, Q, punctuation and quoted text), and "
+    "BigQuery's FORMAT_DATE / FORMAT_DATETIME (%Y, %E4Y, %y, %m, %d, %e, %j, %Q, %H, %I, %M, "
+    "%S, %p, %u, %w, %F, %D, %T, %%), become EXTRACT of each field, zero- or space-padded to "
+    "its width and joined with ||. Month and day names (MONTH, Mon, DAY, DY; %B, %b, %A, %a) "
+    "are a CASE over the month or the weekday: English in BigQuery by definition, elsewhere "
+    "under the date_language assumption (a warning); Oracle and Teradata print them in the "
+    "element's case and pad MONTH and DAY to nine, Snowflake's are translated in title case "
+    "only. Week numbers, fractional seconds, time zones, fill modes and BigQuery's "
+    "FORMAT_TIMESTAMP (an instant) are refused, naming the element.",
     (
         (
             "snowflake",
             "SELECT TO_CHAR(o_orderdate, 'YYYY-MM') AS m FROM SALES.ORDERS",
             'SELECT SUBSTRING(CAST(EXTRACT(YEAR FROM "orders"."o_orderdate") + 10000 AS VARCHAR) FROM 2) || \'-\' || SUBSTRING(CAST(EXTRACT(MONTH FROM "orders"."o_orderdate") + 100 AS VARCHAR) FROM 2) AS "m" FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "bigquery",
+            "SELECT FORMAT_DATE('%b %Y', o_orderdate) AS m FROM sales.orders",
+            'SELECT CASE EXTRACT(MONTH FROM "orders"."o_orderdate") WHEN 1 THEN \'Jan\' WHEN 2 '
+            "THEN 'Feb' WHEN 3 THEN 'Mar' WHEN 4 THEN 'Apr' WHEN 5 THEN 'May' WHEN 6 THEN 'Jun' "
+            "WHEN 7 THEN 'Jul' WHEN 8 THEN 'Aug' WHEN 9 THEN 'Sep' WHEN 10 THEN 'Oct' WHEN 11 "
+            "THEN 'Nov' WHEN 12 THEN 'Dec' END || ' ' || CAST(EXTRACT(YEAR FROM "
+            '"orders"."o_orderdate") AS VARCHAR) AS "m" FROM "raw"."orders" AS "orders"',
         ),
     ),
 )
@@ -197,18 +343,151 @@ def format_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     model = node.args.get("format")
     if not (isinstance(model, exp.Literal) and model.is_string):
         return None  # a number, or a format computed at run time: left to FMT-TO-CHAR
-    if isinstance(node, exp.TimeToStr) and ctx.dialect not in STRFTIME_DIALECTS:
-        return None  # BigQuery's and T-SQL's formats: not compiled yet (FMT-TO-CHAR)
-    value = node.this
+    if isinstance(node, exp.TimeToStr) and ctx.dialect not in (*STRFTIME_DIALECTS, "bigquery"):
+        return None  # T-SQL's FORMAT (.NET patterns): not compiled (FMT-TO-CHAR)
+    value = _unwrapped(node.this)
     kind = type_of(value)
     if kind != exp.DType.DATE and kind not in TIMESTAMP_TYPES:
         return None
     try:
-        if isinstance(node, exp.TimeToStr):
+        if ctx.dialect == "bigquery":
+            tokens = _bigquery_tokens(model.name)
+        elif isinstance(node, exp.TimeToStr):
             tokens = _strftime_tokens(model.name)
         else:
-            tokens = _model_tokens(model.name)
+            tokens = _model_tokens(model.name, ctx.dialect)
+        _check_language(tokens, node, ctx)
         return compile_format(tokens, value)
     except FormatRefusal as refusal:
         ctx.report("error", "FMT-DATETIME", node, str(refusal))
         return node  # refused here, with the element: not also as a format string
+
+
+def _unwrapped(value: exp.Expr) -> exp.Expr:
+    """BigQuery's FORMAT_DATE(f, d) reads as TimeToStr(TsOrDsToDate(d)): a DATE (or, for
+    FORMAT_DATETIME, a TIMESTAMP) is itself; anything else stays wrapped, and unknown."""
+    if isinstance(value, exp.TsOrDsToDate) and type_of(value.this) == exp.DType.DATE:
+        return value.this
+    if isinstance(value, exp.TsOrDsToDatetime) and type_of(value.this) in TIMESTAMP_TYPES:
+        return value.this
+    return value
+
+
+def _check_language(tokens: list[tuple[str, object]], node: exp.Expr, ctx: Context) -> None:
+    """Month and day names are English in BigQuery (documented); elsewhere they follow a
+    session language, assumed (``date_language``) and warned about."""
+    if ctx.dialect == "bigquery" or not any(kind == "name" for kind, _ in tokens):
+        return
+    language = ctx.assumptions.date_language
+    if language != "ENGLISH":
+        raise FormatRefusal(
+            "month or day name", f"names in {language} (date_language) are not translated"
+        )
+    ctx.report(
+        "warning",
+        "FMT-DATETIME",
+        node,
+        "month and day names assume the session's date language is English (date_language "
+        "in sql/assumptions.yaml)",
+    )
+
+
+# BigQuery's format elements (as sqlglot reads them: %e comes as %-d, %F as %Y-%m-%d, %D and
+# %x as %m/%d/%y, %T as %H:%M:%S) -> the element or name printed. Names are English.
+BIGQUERY_ELEMENTS: dict[str, tuple[str, object]] = {
+    "%Y": ("element", "year"),
+    "%E4Y": ("element", "YYYY"),
+    "%y": ("element", "YY"),
+    "%m": ("element", "MM"),
+    "%d": ("element", "DD"),
+    "%-d": ("element", "day, space-padded"),
+    "%j": ("element", "DDD"),
+    "%Q": ("element", "Q"),
+    "%H": ("element", "HH24"),
+    "%I": ("element", "HH12"),
+    "%M": ("element", "MI"),
+    "%S": ("element", "SS"),
+    "%p": ("element", "AM or PM"),
+    "%u": ("element", "weekday from Monday 1"),
+    "%w": ("element", "weekday from Sunday 0"),
+    "%B": ("name", ("month", False, "title", False)),
+    "%b": ("name", ("month", True, "title", False)),
+    "%h": ("name", ("month", True, "title", False)),
+    "%A": ("name", ("day", False, "title", False)),
+    "%a": ("name", ("day", True, "title", False)),
+    "%%": ("text", "%"),
+    "%n": ("text", "\n"),
+    "%t": ("text", "\t"),
+}
+BIGQUERY_CODE = re.compile(r"%(E4Y|-d|.)", re.DOTALL)
+
+
+def _bigquery_tokens(codes: str) -> list[tuple[str, object]]:
+    tokens: list[tuple[str, object]] = []
+    position = 0
+    while position < len(codes):
+        if codes[position] != "%":
+            tokens.append(("text", codes[position]))
+            position += 1
+            continue
+        match = BIGQUERY_CODE.match(codes, position)
+        code = match.group(0) if match else codes[position:]
+        if code not in BIGQUERY_ELEMENTS:
+            raise FormatRefusal(
+                code,
+                "a week number, a time zone, a fraction of a second or an element with no "
+                "fixed text",
+            )
+        tokens.append(BIGQUERY_ELEMENTS[code])
+        position += len(code)
+    return tokens
+
+
+# T-SQL CONVERT(VARCHAR, value, style): the styles that print numbers only (the others
+# print names, milliseconds or a varying fraction), as format models; whether the style
+# reads the time of day.
+TSQL_STYLES: dict[int, str] = {
+    1: "MM/DD/YY", 101: "MM/DD/YYYY", 2: "YY.MM.DD", 102: "YYYY.MM.DD",
+    3: "DD/MM/YY", 103: "DD/MM/YYYY", 4: "DD.MM.YY", 104: "DD.MM.YYYY",
+    5: "DD-MM-YY", 105: "DD-MM-YYYY", 10: "MM-DD-YY", 110: "MM-DD-YYYY",
+    11: "YY/MM/DD", 111: "YYYY/MM/DD", 12: "YYMMDD", 112: "YYYYMMDD", 23: "YYYY-MM-DD",
+    8: "HH24:MI:SS", 24: "HH24:MI:SS", 108: "HH24:MI:SS",
+    20: "YYYY-MM-DD HH24:MI:SS", 120: "YYYY-MM-DD HH24:MI:SS",
+}  # fmt: skip
+WIDTHS = {"YYYY": 4, "YY": 2, "MM": 2, "DD": 2, "HH24": 2, "MI": 2, "SS": 2}
+TSQL_STRINGS = (exp.DType.VARCHAR, exp.DType.NVARCHAR, exp.DType.CHAR, exp.DType.NCHAR)
+
+
+def tsql_style(node: exp.Convert) -> exp.Expr:
+    """CONVERT(type, value, style) of a date or time to a string with one of
+    :data:`TSQL_STYLES`, as the standard's text of each field; a VARCHAR(n) shorter than
+    the style truncates it, as T-SQL does (CONVERT(VARCHAR(7), d, 120) is 'yyyy-mm').
+    Raises FormatRefusal otherwise."""
+    style, target, value = node.args.get("style"), node.this, node.expression
+    number = int(style.name) if isinstance(style, exp.Literal) and style.is_int else None
+    if number not in TSQL_STYLES:
+        raise FormatRefusal(
+            f"style {style.sql('tsql')}",
+            "a style that prints names, milliseconds or a varying fraction",
+        )
+    if not (isinstance(target, exp.DataType) and target.this in TSQL_STRINGS):
+        raise FormatRefusal(f"style {number}", "a style converting to a type other than a string")
+    kind = type_of(value)
+    if kind != exp.DType.DATE and kind not in TIMESTAMP_TYPES:
+        raise FormatRefusal(
+            f"style {number}", "a style applied to a value not known to be a date or time"
+        )
+    tokens = _model_tokens(TSQL_STYLES[number])
+    width = sum(WIDTHS[c] if k == "element" else len(str(c)) for k, c in tokens)
+    if kind == exp.DType.DATE and any(c in TIME_ELEMENTS for _, c in tokens):
+        raise FormatRefusal(f"style {number}", "a time of day, in the text of a DATE")
+    text = compile_format(tokens, value)
+    length = target.expressions[0].this if target.expressions else None
+    size = int(length.name) if isinstance(length, exp.Literal) and length.is_int else None
+    if target.this in (exp.DType.CHAR, exp.DType.NCHAR) and size != width:
+        raise FormatRefusal(f"style {number}", f"CHAR({size}) pads or cuts the {width} characters")
+    if size is not None and size < width:
+        return exp.Substring(this=text, start=lit(1), length=lit(size))
+    if target.expressions and size is None:
+        raise FormatRefusal(f"style {number}", "a string type of unknown length")
+    return text

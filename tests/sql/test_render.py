@@ -416,7 +416,7 @@ ZERO_DIVISIONS = [
 def test_a_zero_divisor_raises_on_both_engines(spark_engine, ansi_sql):
     with pytest.raises(duckdb.Error, match="division by zero"):
         duckdb.sql(render(ansi_sql, "duckdb")).fetchall()
-    with pytest.raises(Exception, match="DIVIDE_BY_ZERO|REMAINDER_BY_ZERO"):
+    with pytest.raises(Exception, match=r"DIVIDE_BY_ZERO|REMAINDER_BY_ZERO"):
         spark_engine.session().sql(render(ansi_sql, "spark")).collect()
 
 
