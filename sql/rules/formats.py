@@ -17,7 +17,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from sql.rules import Context, rule
-from sql.rules.build import TIMESTAMP_TYPES, cast, clone, extract, lit, type_of
+from sql.rules.build import TIMESTAMP_TYPES, cast, clone, extract, interval, lit, type_of
 from sql.rules.calendar import MONDAY, SUNDAY, day_of_year, weekday_number
 from sql.rules.dates import quarter_of
 
@@ -54,6 +54,39 @@ def _meridiem(value: exp.Expr) -> exp.Expr:
     return exp.Case(ifs=[exp.If(this=morning, true=lit("AM"))], default=lit("PM"))
 
 
+def _iso_thursday(value: exp.Expr) -> exp.Expr:
+    """The Thursday of ``value``'s ISO week (Monday to Sunday): its year is the ISO year,
+    and its week of that year the ISO week."""
+    weekday = exp.Paren(this=weekday_number(clone(value), MONDAY, 1))
+    days = exp.Paren(this=exp.Sub(this=lit(4), expression=weekday))
+    return cast(exp.Add(this=cast(value, "DATE"), expression=interval(days, "DAY")), "DATE")
+
+
+def _week_of(day: exp.Expr) -> exp.Expr:
+    """1 + the whole weeks before ``day`` (1-based): FLOOR((day + 6) / 7), the same whether
+    `/` truncates or not."""
+    return cast(
+        exp.Floor(
+            this=exp.Div(
+                this=exp.Paren(this=exp.Add(this=day, expression=lit(6))), expression=lit(7)
+            )
+        ),
+        "INTEGER",
+    )
+
+
+def _iso_week(value: exp.Expr) -> exp.Expr:
+    return _week_of(day_of_year(_iso_thursday(value)))
+
+
+def _c_week(value: exp.Expr, first: int) -> exp.Expr:
+    """C's %U (weeks from Sunday) or %W (from Monday), 0-53: days before the year's first
+    such day are week 0. (yday + 7 - weekday) / 7 with a 0-based yday."""
+    weekday = exp.Paren(this=weekday_number(clone(value), first, 0))
+    days = exp.Add(this=exp.Sub(this=day_of_year(value), expression=weekday), expression=lit(6))
+    return cast(exp.Floor(this=exp.Div(this=exp.Paren(this=days), expression=lit(7))), "INTEGER")
+
+
 def _seconds(value: exp.Expr) -> exp.Expr:
     # EXTRACT(SECOND) carries the fraction on some engines: the element is whole seconds.
     return cast(exp.Floor(this=extract("SECOND", value)), "INTEGER")
@@ -72,7 +105,13 @@ ELEMENTS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "DDD": lambda v: _padded(day_of_year(v), 3),
     "HH12": lambda v: _padded(_hour12(v), 2),
     "HH": lambda v: _padded(_hour12(v), 2),  # Oracle's HH is HH12
+    "IW": lambda v: _padded(_iso_week(v), 2),
+    "IYYY": lambda v: _padded(extract("YEAR", _iso_thursday(v)), 4),
+    "WW": lambda v: _padded(_week_of(day_of_year(v)), 2),  # weeks from January 1
+    "W": lambda v: cast(_week_of(extract("DAY", v)), "VARCHAR"),  # weeks from the 1st
 }
+# Oracle-model elements the dialect's models lack (Snowflake's have no week elements).
+NOT_IN_MODELS = {"snowflake": {"IW", "IYYY", "WW", "W"}}
 # Elements of other dialects' formats, under names of their own (never scanned in a model).
 OTHER_ELEMENTS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "year": lambda v: cast(
@@ -82,6 +121,11 @@ OTHER_ELEMENTS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "weekday from Monday 1": lambda v: cast(weekday_number(v, MONDAY, 1), "VARCHAR"),
     "weekday from Sunday 0": lambda v: cast(weekday_number(v, SUNDAY, 0), "VARCHAR"),
     "AM or PM": _meridiem,
+    "ISO year, two digits": lambda v: _padded(
+        exp.Mod(this=extract("YEAR", _iso_thursday(v)), expression=lit(100)), 2
+    ),
+    "week from Sunday": lambda v: _padded(_c_week(v, SUNDAY), 2),
+    "week from Monday": lambda v: _padded(_c_week(v, MONDAY), 2),
 }
 # Elements that read the time of day: not in a format of a DATE.
 TIME_ELEMENTS = {"HH24", "HH12", "HH", "MI", "SS", "AM or PM"}
@@ -134,9 +178,6 @@ REFUSED = {
     "PM": "AM/PM (language-dependent)",
     "A.M.": "AM/PM (language-dependent)",
     "P.M.": "AM/PM (language-dependent)",
-    "IYYY": "an ISO week-numbering year",
-    "IW": "an ISO week number",
-    "WW": "a week number",
     "FM": "fill mode (no padding)",
     "FX": "exact-match mode",
     "FF": "fractional seconds",
@@ -148,7 +189,6 @@ REFUSED = {
     "TZM": "a time zone",
     "TZR": "a time zone",
     "J": "a Julian day",
-    "W": "a week of the month",
     "D": "a day of the week (depends on the first day of the week)",
     "Y,YYY": "a year with a comma",
     "YYY": "a three-digit year",
@@ -240,6 +280,8 @@ def _model_tokens(model: str, dialect: str = "") -> list[tuple[str, object]]:
         if element is None:
             raise FormatRefusal(_word(model, position), "not a format element")
         written = model[position : position + len(element)]
+        if element in NOT_IN_MODELS.get(dialect, ()):
+            raise FormatRefusal(written, "not a format element of this dialect")
         if element in NAME_ELEMENTS:
             tokens.append(_name_token(written, dialect))
         elif element in REFUSED:
@@ -410,6 +452,10 @@ BIGQUERY_ELEMENTS: dict[str, tuple[str, object]] = {
     "%p": ("element", "AM or PM"),
     "%u": ("element", "weekday from Monday 1"),
     "%w": ("element", "weekday from Sunday 0"),
+    "%V": ("element", "IW"),
+    "%g": ("element", "ISO year, two digits"),
+    "%U": ("element", "week from Sunday"),
+    "%W": ("element", "week from Monday"),
     "%B": ("name", ("month", False, "title", False)),
     "%b": ("name", ("month", True, "title", False)),
     "%h": ("name", ("month", True, "title", False)),
@@ -432,10 +478,12 @@ def _bigquery_tokens(codes: str) -> list[tuple[str, object]]:
             continue
         match = BIGQUERY_CODE.match(codes, position)
         code = match.group(0) if match else codes[position:]
+        if code == "%G":
+            raise FormatRefusal(code, "an ISO year, whose width before year 1000 is not documented")
         if code not in BIGQUERY_ELEMENTS:
             raise FormatRefusal(
                 code,
-                "a week number, a time zone, a fraction of a second or an element with no "
+                "a time zone, a fraction of a second, an epoch count or an element with no "
                 "fixed text",
             )
         tokens.append(BIGQUERY_ELEMENTS[code])

@@ -60,7 +60,7 @@ def _hour12(t: dt.datetime) -> int:
 
 
 def _bigquery_date(d: dt.date) -> str:
-    # FORMAT_DATE('%Y|%E4Y|%y|%m|%d|%e|%j|%Q|%u|%w|%A|%a|%B|%b|%%|%F', d)
+    # FORMAT_DATE('%Y|%E4Y|%y|%m|%d|%e|%j|%Q|%u|%w|%A|%a|%B|%b|%%|%F|%V|%g|%U|%W', d)
     month, day = MONTHS[d.month - 1], DAYS[d.weekday()]
     return "|".join(
         [
@@ -68,6 +68,8 @@ def _bigquery_date(d: dt.date) -> str:
             f"{d.day:02d}", f"{d.day:2d}", f"{d.timetuple().tm_yday:03d}",
             str((d.month + 2) // 3), str(d.isoweekday()), str(d.isoweekday() % 7), day,
             day[:3], month, month[:3], "%", f"{d.year}-{d.month:02d}-{d.day:02d}",
+            f"{d.isocalendar()[1]:02d}", f"{d.isocalendar()[0] % 100:02d}", d.strftime("%U"),
+            d.strftime("%W"),
         ]
     )  # fmt: skip
 
@@ -81,7 +83,8 @@ def _bigquery_datetime(t: dt.datetime) -> str:
 
 def test_bigquery_formats_print_as_bigquery_documents_on_both_engines(spark_engine):
     ansi_sql = translate(
-        "SELECT id, FORMAT_DATE('%Y|%E4Y|%y|%m|%d|%e|%j|%Q|%u|%w|%A|%a|%B|%b|%%|%F', d) AS a,"
+        "SELECT id, FORMAT_DATE('%Y|%E4Y|%y|%m|%d|%e|%j|%Q|%u|%w|%A|%a|%B|%b|%%|%F|%V|%g|%U|%W', d)"
+        " AS a,"
         " FORMAT_DATETIME('%H %I %M %S %p %T', ts) AS b FROM p.s.moments",
         "bigquery",
         catalog=CATALOG,
@@ -92,11 +95,14 @@ def test_bigquery_formats_print_as_bigquery_documents_on_both_engines(spark_engi
 
 
 def _oracle(d: dt.date) -> str:
-    # TO_CHAR(d, 'DD-Mon-YYYY Day DDD MONTH month DY')
+    # TO_CHAR(d, 'DD-Mon-YYYY Day DDD MONTH month DY IW IYYY WW W')
     month, day = MONTHS[d.month - 1], DAYS[d.weekday()]
+    iso_year, iso_week, _ = d.isocalendar()
+    yday = d.timetuple().tm_yday
     return (
-        f"{d.day:02d}-{month[:3]}-{d.year:04d} {day.ljust(9)} {d.timetuple().tm_yday:03d} "
-        f"{month.upper().ljust(9)} {month.lower().ljust(9)} {day[:3].upper()}"
+        f"{d.day:02d}-{month[:3]}-{d.year:04d} {day.ljust(9)} {yday:03d} "
+        f"{month.upper().ljust(9)} {month.lower().ljust(9)} {day[:3].upper()} "
+        f"{iso_week:02d} {iso_year:04d} {(yday + 6) // 7:02d} {(d.day + 6) // 7}"
     )
 
 
@@ -104,7 +110,8 @@ def test_oracle_names_follow_the_elements_case_and_padding_under_the_english_ass
     spark_engine,
 ):
     translation = translate(
-        "SELECT id, TO_CHAR(d, 'DD-Mon-YYYY Day DDD MONTH month DY') AS a FROM S.MOMENTS",
+        "SELECT id, TO_CHAR(d, 'DD-Mon-YYYY Day DDD MONTH month DY IW IYYY WW W') AS a"
+        " FROM S.MOMENTS",
         "oracle",
         catalog=CATALOG,
     )
@@ -149,7 +156,10 @@ def test_tsql_convert_styles_print_the_styles_digits_and_truncate_to_the_length(
     ("dialect", "source", "rule", "named"),
     [
         # week numbers, time zones and fractions have no fixed text here
-        ("bigquery", "SELECT FORMAT_DATE('%V', d) AS a FROM p.s.moments", "FMT-DATETIME", "%V"),
+        ("bigquery", "SELECT FORMAT_DATE('%G', d) AS a FROM p.s.moments", "FMT-DATETIME", "%G"),
+        ("bigquery", "SELECT FORMAT_DATE('%Z', d) AS a FROM p.s.moments", "FMT-DATETIME", "%Z"),
+        # Snowflake's models have no week elements
+        ("snowflake", "SELECT TO_CHAR(d, 'IW') AS a FROM S.MOMENTS", "FMT-DATETIME", "IW"),
         # a time of day in the format of a DATE is an error in BigQuery
         ("bigquery", "SELECT FORMAT_DATE('%H', d) AS a FROM p.s.moments", "FMT-DATETIME", "HH24"),
         # names, milliseconds: styles refused

@@ -506,7 +506,7 @@ def test_source_expressions_copied_by_a_rule_are_still_translated():
 @pytest.mark.parametrize(
     ("dialect", "source", "element"),
     [
-        ("oracle", "SELECT TO_CHAR(o_orderdate, 'IW-YYYY') AS m FROM SALES.ORDERS", "IW"),
+        ("oracle", "SELECT TO_CHAR(o_orderdate, 'J-YYYY') AS m FROM SALES.ORDERS", "J"),
         ("snowflake", "SELECT TO_CHAR(o_orderdate, 'YYYY-WW') AS m FROM SALES.ORDERS", "WW"),
         ("redshift", "SELECT TO_CHAR(o_orderdate, 'Mon YYYY') AS m FROM sales.orders", "Mon"),
     ],
