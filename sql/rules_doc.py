@@ -60,7 +60,7 @@ REFUSAL_CLASSES = (
     "Snowflake's is NULL and translates); BigQuery `TIMESTAMP_DIFF`, `UNIX_SECONDS` and "
     "`DATE(timestamp)` of an instant (DuckDB's time zone is the machine's unless pinned); "
     "`TO_DATE` / `TO_CHAR` with number formats; week numbers (ISO and others) in format "
-    "strings; T-SQL `FORMAT` (.NET patterns) and CONVERT styles with names or milliseconds; "
+    "strings; T-SQL `FORMAT` with a culture or fractions and CONVERT styles with names or milliseconds; "
     "`PERCENTILE_DISC` as a window function.",
     "**Interpolated percentiles.** `PERCENTILE_CONT` and `MEDIAN` interpolate: Snowflake and "
     "Oracle compute in exact decimals, DuckDB in the column's decimal type and Spark in "

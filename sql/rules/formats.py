@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 
 from sqlglot import exp
+from sqlglot.tokens import Tokenizer, TokenType
 
 from sql.rules import Context, rule
 from sql.rules.build import TIMESTAMP_TYPES, cast, clone, extract, interval, lit, type_of
@@ -126,9 +127,18 @@ OTHER_ELEMENTS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     ),
     "week from Sunday": lambda v: _padded(_c_week(v, SUNDAY), 2),
     "week from Monday": lambda v: _padded(_c_week(v, MONDAY), 2),
+    "month, unpadded": lambda v: cast(extract("MONTH", v), "VARCHAR"),
+    "day, unpadded": lambda v: cast(extract("DAY", v), "VARCHAR"),
+    "hour, unpadded": lambda v: cast(extract("HOUR", v), "VARCHAR"),
+    "12-hour, unpadded": lambda v: cast(_hour12(v), "VARCHAR"),
+    "minute, unpadded": lambda v: cast(extract("MINUTE", v), "VARCHAR"),
+    "second, unpadded": lambda v: cast(_seconds(v), "VARCHAR"),
 }
 # Elements that read the time of day: not in a format of a DATE.
-TIME_ELEMENTS = {"HH24", "HH12", "HH", "MI", "SS", "AM or PM"}
+TIME_ELEMENTS = {
+    "HH24", "HH12", "HH", "MI", "SS", "AM or PM", "hour, unpadded", "12-hour, unpadded",
+    "minute, unpadded", "second, unpadded",
+}  # fmt: skip
 
 MONTHS = (
     "January",
@@ -352,18 +362,22 @@ def compile_format(tokens: list[tuple[str, object]], value: exp.Expr) -> exp.Exp
 @rule(
     "FMT-DATETIME",
     "rewrite",
-    (*FORMAT_MODEL_DIALECTS, "bigquery"),
+    (*FORMAT_MODEL_DIALECTS, "bigquery", "tsql"),
     (exp.ToChar, exp.TimeToStr),
     "TO_CHAR / TO_VARCHAR of a DATE or TIMESTAMP with a format model of numeric elements "
     "(YYYY, YY, MM, DD, DDD, HH24, HH12, MI, SS, Q, punctuation and quoted text), and "
     "BigQuery's FORMAT_DATE / FORMAT_DATETIME (%Y, %E4Y, %y, %m, %d, %e, %j, %Q, %H, %I, %M, "
-    "%S, %p, %u, %w, %F, %D, %T, %%), become EXTRACT of each field, zero- or space-padded to "
-    "its width and joined with ||. Month and day names (MONTH, Mon, DAY, DY; %B, %b, %A, %a) "
+    "%S, %p, %u, %w, %V, %g, %U, %W, %F, %D, %T, %%) and T-SQL's FORMAT with a .NET pattern "
+    "(yyyy, yy, M, MM, MMM, MMMM, d, dd, ddd, dddd, H, HH, h, hh, m, mm, s, ss, tt, quoted "
+    "text), become EXTRACT of each field, zero- or space-padded to its width and joined with "
+    "||. Month and day names (MONTH, Mon, DAY, DY; %B, %b, %A, %a) "
     "are a CASE over the month or the weekday: English in BigQuery by definition, elsewhere "
     "under the date_language assumption (a warning); Oracle and Teradata print them in the "
     "element's case and pad MONTH and DAY to nine, Snowflake's are translated in title case "
-    "only. Week numbers, fractional seconds, time zones, fill modes and BigQuery's "
-    "FORMAT_TIMESTAMP (an instant) are refused, naming the element.",
+    "only; T-SQL's AM/PM and / and : separators are the culture's, English under the same "
+    "assumption. Fractional seconds, time zones, fill modes, one-letter .NET (standard) "
+    "formats, FORMAT with a culture and BigQuery's FORMAT_TIMESTAMP (an instant) are refused, "
+    "naming the element.",
     (
         (
             "snowflake",
@@ -385,14 +399,19 @@ def format_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     model = node.args.get("format")
     if not (isinstance(model, exp.Literal) and model.is_string):
         return None  # a number, or a format computed at run time: left to FMT-TO-CHAR
-    if isinstance(node, exp.TimeToStr) and ctx.dialect not in (*STRFTIME_DIALECTS, "bigquery"):
-        return None  # T-SQL's FORMAT (.NET patterns): not compiled (FMT-TO-CHAR)
+    if ctx.dialect == "tsql" and (not isinstance(node, exp.TimeToStr) or node.args.get("culture")):
+        return None  # FORMAT with a culture: left to FMT-TO-CHAR
     value = _unwrapped(node.this)
     kind = type_of(value)
     if kind != exp.DType.DATE and kind not in TIMESTAMP_TYPES:
         return None
     try:
-        if ctx.dialect == "bigquery":
+        if ctx.dialect == "tsql":
+            pattern = _source_string_after(node.this, ctx)
+            if pattern is None:
+                raise FormatRefusal(model.name, "a FORMAT pattern whose text cannot be read back")
+            tokens = _dotnet_tokens(pattern)
+        elif ctx.dialect == "bigquery":
             tokens = _bigquery_tokens(model.name)
         elif isinstance(node, exp.TimeToStr):
             tokens = _strftime_tokens(model.name)
@@ -403,6 +422,90 @@ def format_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     except FormatRefusal as refusal:
         ctx.report("error", "FMT-DATETIME", node, str(refusal))
         return node  # refused here, with the element: not also as a format string
+
+
+def _source_string_after(value: exp.Expr, ctx: Context) -> str | None:
+    """The string literal that follows ``value`` and a comma in the source text: T-SQL's
+    FORMAT pattern as written (sqlglot rewrites it into strftime codes, losing ddd, t ...)."""
+    ends = [n.meta["end"] for n in value.walk() if "end" in n.meta]
+    if not ends:
+        return None
+    try:
+        tokens = Tokenizer().tokenize(ctx.text[max(ends) + 1 :])
+    except Exception:  # sqlglot's TokenError on text it cannot read
+        return None
+    depth = 0  # the rest of the value (closing parentheses, AS type) comes first
+    for position, token in enumerate(tokens):
+        if token.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif token.token_type == TokenType.R_PAREN:
+            depth -= 1
+        elif token.token_type == TokenType.COMMA and depth <= 0:
+            following = tokens[position + 1] if position + 1 < len(tokens) else None
+            if following is not None and following.token_type == TokenType.STRING:
+                return following.text
+            return None
+    return None
+
+
+# .NET custom date and time format specifiers (T-SQL FORMAT) -> element or name. Under an
+# English session language (date_language): names, AM/PM and the '/' and ':' separators
+# (the culture's own in .NET) are English.
+DOTNET_ELEMENTS: dict[str, tuple[str, object]] = {
+    "yyyy": ("element", "YYYY"),
+    "yy": ("element", "YY"),
+    "MMMM": ("name", ("month", False, "title", False)),
+    "MMM": ("name", ("month", True, "title", False)),
+    "MM": ("element", "MM"),
+    "M": ("element", "month, unpadded"),
+    "dddd": ("name", ("day", False, "title", False)),
+    "ddd": ("name", ("day", True, "title", False)),
+    "dd": ("element", "DD"),
+    "d": ("element", "day, unpadded"),
+    "HH": ("element", "HH24"),
+    "H": ("element", "hour, unpadded"),
+    "hh": ("element", "HH12"),
+    "h": ("element", "12-hour, unpadded"),
+    "mm": ("element", "MI"),
+    "m": ("element", "minute, unpadded"),
+    "ss": ("element", "SS"),
+    "s": ("element", "second, unpadded"),
+    "tt": ("element", "AM or PM"),
+}
+DOTNET_LETTERS = set("yMdHhmsftKzgF")
+
+
+def _dotnet_tokens(pattern: str) -> list[tuple[str, object]]:
+    if len(pattern) == 1:
+        raise FormatRefusal(pattern, "a standard .NET format (the culture's own pattern)")
+    tokens: list[tuple[str, object]] = []
+    position = 0
+    while position < len(pattern):
+        char = pattern[position]
+        if char in "'\"":
+            end = pattern.find(char, position + 1)
+            if end < 0:
+                raise FormatRefusal(pattern[position:], "an unterminated quoted text")
+            tokens.append(("text", pattern[position + 1 : end]))
+            position = end + 1
+            continue
+        if char == "\\" and position + 1 < len(pattern):
+            tokens.append(("text", pattern[position + 1]))
+            position += 2
+            continue
+        if char in DOTNET_LETTERS:
+            run = len(pattern[position:]) - len(pattern[position:].lstrip(char))
+            specifier = pattern[position : position + run]
+            if specifier not in DOTNET_ELEMENTS:
+                raise FormatRefusal(
+                    specifier, "a fraction of a second, a time zone, an era or a year width"
+                )
+            tokens.append(DOTNET_ELEMENTS[specifier])
+            position += run
+            continue
+        tokens.append(("text", char))  # any other character stands for itself
+        position += 1
+    return tokens
 
 
 def _unwrapped(value: exp.Expr) -> exp.Expr:
@@ -418,19 +521,28 @@ def _unwrapped(value: exp.Expr) -> exp.Expr:
 def _check_language(tokens: list[tuple[str, object]], node: exp.Expr, ctx: Context) -> None:
     """Month and day names are English in BigQuery (documented); elsewhere they follow a
     session language, assumed (``date_language``) and warned about."""
-    if ctx.dialect == "bigquery" or not any(kind == "name" for kind, _ in tokens):
+    cultural = any(kind == "name" for kind, _ in tokens)
+    if ctx.dialect == "tsql":  # .NET: AM/PM and the '/' and ':' separators are the culture's
+        cultural = cultural or any(
+            (kind == "element" and content == "AM or PM")
+            or (kind == "text" and ("/" in str(content) or ":" in str(content)))
+            for kind, content in tokens
+        )
+    if ctx.dialect == "bigquery" or not cultural:
         return
     language = ctx.assumptions.date_language
     if language != "ENGLISH":
         raise FormatRefusal(
-            "month or day name", f"names in {language} (date_language) are not translated"
+            "month or day name",
+            f"names and separators in {language} (date_language) are not translated",
         )
     ctx.report(
         "warning",
         "FMT-DATETIME",
         node,
-        "month and day names assume the session's date language is English (date_language "
-        "in sql/assumptions.yaml)",
+        "month and day names (and, in T-SQL's FORMAT, AM/PM and the / and : separators) "
+        "assume the session's date language is English (date_language in "
+        "sql/assumptions.yaml)",
     )
 
 

@@ -15,7 +15,7 @@ REFUSALS: tuple[
         ALL_DIALECTS,
         (exp.ToChar, exp.TimeToStr, exp.NumberToStr, exp.StrToTime, exp.StrToDate),
         "Format-string conversions that FMT-DATETIME does not compile (number formats, TO_DATE "
-        "with a format, FORMAT_TIMESTAMP, T-SQL FORMAT) are refused: ANSI has no format strings and "
+        "with a format, FORMAT_TIMESTAMP, T-SQL FORMAT with a culture) are refused: ANSI has no format strings and "
         "CAST produces a different text.",
         ("oracle", "SELECT TO_CHAR(o_totalprice, '999.99') AS m FROM SALES.ORDERS", "1:8"),
         "format-string conversion has no exact ANSI form",

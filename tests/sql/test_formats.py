@@ -152,12 +152,42 @@ def test_tsql_convert_styles_print_the_styles_digits_and_truncate_to_the_length(
     assert on_duckdb == on_spark == expected, ansi_sql
 
 
+def _dotnet(d: dt.date, t: dt.datetime) -> tuple[str, ...]:
+    month, day = MONTHS[d.month - 1], DAYS[d.weekday()]
+    meridiem = "AM" if t.hour < 12 else "PM"
+    return (
+        f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}",
+        f"{day[:3]}, {month[:3]} {d.day} {d.year:04d}",
+        f"{day} {d.day:02d} {month} {d.year % 100:02d}",
+        f"{_hour12(t)}:{t.minute:02d}:{t.second} {meridiem} {t.hour} {t.minute}",
+        f"{d.month}/{d.day}/{d.year % 100:02d} at noon",
+    )
+
+
+def test_tsql_format_patterns_print_as_dotnet_does_under_the_english_assumption(spark_engine):
+    translation = translate(
+        "SELECT id, FORMAT(ts, 'yyyy-MM-ddTHH:mm:ss') AS a, FORMAT(d, 'ddd, MMM d yyyy') AS b,"
+        " FORMAT(d, 'dddd dd MMMM yy') AS c, FORMAT(ts, 'h:mm:s tt H m') AS e,"
+        " FORMAT(d, 'M/d/yy \"at noon\"') AS f FROM dbo.moments",
+        "tsql",
+        catalog=CATALOG,
+    )
+    assert any("date_language" in d.message for d in translation.diagnostics)
+    expected = sorted((i, *_dotnet(d, t)) for i, d, t in MOMENTS)
+    on_duckdb, on_spark = _rows(translation.ansi_sql, spark_engine)
+    assert on_duckdb == on_spark == expected, translation.ansi_sql
+
+
 @pytest.mark.parametrize(
     ("dialect", "source", "rule", "named"),
     [
         # week numbers, time zones and fractions have no fixed text here
         ("bigquery", "SELECT FORMAT_DATE('%G', d) AS a FROM p.s.moments", "FMT-DATETIME", "%G"),
         ("bigquery", "SELECT FORMAT_DATE('%Z', d) AS a FROM p.s.moments", "FMT-DATETIME", "%Z"),
+        # a one-letter .NET format is a standard (culture) pattern; fractions are refused
+        ("tsql", "SELECT FORMAT(d, 'd') AS a FROM dbo.moments", "FMT-DATETIME", "'d'"),
+        ("tsql", "SELECT FORMAT(ts, 'HH:mm:ss.fff') AS a FROM dbo.moments", "FMT-DATETIME", "fff"),
+        ("tsql", "SELECT FORMAT(ts, 'yyyy', 'de-DE') AS a FROM dbo.moments", "FMT-TO-CHAR", ""),
         # Snowflake's models have no week elements
         ("snowflake", "SELECT TO_CHAR(d, 'IW') AS a FROM S.MOMENTS", "FMT-DATETIME", "IW"),
         # a time of day in the format of a DATE is an error in BigQuery
