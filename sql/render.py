@@ -14,6 +14,7 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 from sql import jsonpath
 from sql.ansi import Ansi, JsonExists, JsonTable, JsonValue, parse_type
 from sql.diagnostics import Diagnostic, TranslationError, node_offset, offset_to_line_col
+from sql.tree import parenthesize, preorder
 
 Engine = Literal["duckdb", "spark"]
 
@@ -799,6 +800,7 @@ def render(
         tree = _checked_division_for_duckdb(tree)
     if transform is not None:
         tree = transform(tree)
+    parenthesize(preorder(tree))  # what the renderings above wrote, and Spark's ||
     try:
         return tree.sql(engine, pretty=True, unsupported_level=ErrorLevel.RAISE)
     except SqlglotError as error:

@@ -41,7 +41,7 @@ from sql.rules.portable_types import portable_output_types
 from sql.rules.variant import derived_projections, is_json_text
 from sql.script import Definition, split_script
 from sql.source_dialects import SOURCE_DIALECTS
-from sql.tree import preorder
+from sql.tree import parenthesize, preorder
 
 
 def _code_digest() -> str:
@@ -512,7 +512,8 @@ def _generate(tree: exp.Expr, ctx: Context) -> str:
     # Locate what the generator would reject, so the refusal points at the construct.
     limits: list[exp.Limit] = []
     checked = _CHECKED_TYPES
-    for node in preorder(tree):
+    nodes = preorder(tree)
+    for node in nodes:
         kind = type(node)
         needs = checked.get(kind)
         if needs is None:
@@ -536,6 +537,7 @@ def _generate(tree: exp.Expr, ctx: Context) -> str:
                 f"type {node.this.value} has no exact ANSI SQL form",
             )
     ctx.raise_errors()
+    parenthesize(nodes, functions=(exp.Mod,))  # operators rules wrote, as the tree means them
     ansi.limit_to_fetch(tree, limits)
     tree.meta[ansi.LIMITS_AS_FETCH] = True  # the generator need not look for them again
     try:

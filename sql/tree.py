@@ -27,3 +27,56 @@ def preorder(node: exp.Expr) -> list[exp.Expr]:
             elif isinstance(value, expr):
                 push(value)
     return nodes
+
+
+# How tightly each operator binds (higher: tighter), for writing a tree as text: sqlglot's
+# generator prints a child operator without parentheses, so a tree a rule built as
+# 4 - (x + 1) would print as 4 - x + 1. The parser never builds such trees (it keeps the
+# source's parentheses as Paren nodes); rules and renderings can. Concatenation binds as
+# tightly as + and - here, as in Spark (the standard and DuckDB bind it looser: extra
+# parentheses are harmless there).
+PRECEDENCE: dict[type[exp.Expr], int] = {
+    exp.Or: 0,
+    exp.And: 1,
+    exp.Not: 2,
+    exp.EQ: 3, exp.NEQ: 3, exp.GT: 3, exp.GTE: 3, exp.LT: 3, exp.LTE: 3,
+    exp.NullSafeEQ: 3, exp.NullSafeNEQ: 3, exp.Is: 3, exp.Like: 3, exp.In: 3,
+    exp.Between: 3, exp.RegexpLike: 3,
+    exp.Add: 4, exp.Sub: 4, exp.DPipe: 4,
+    exp.Mul: 5, exp.Div: 5, exp.Mod: 5,
+    exp.Neg: 6,
+}  # fmt: skip
+# Operators whose right operand of the same operator needs no parentheses.
+ASSOCIATIVE = (exp.And, exp.Or, exp.DPipe)
+
+
+def _needs_parens(parent: exp.Expr, child: exp.Expr, right: bool) -> bool:
+    level, inner = PRECEDENCE[type(parent)], PRECEDENCE.get(type(child))
+    if inner is None:
+        return False
+    if inner < level:
+        return True
+    if inner > level:
+        return False
+    if type(child) is type(parent) and isinstance(parent, ASSOCIATIVE):
+        return False
+    return right or level == PRECEDENCE[exp.EQ]  # a = b = c, a - (b - c)
+
+
+def parenthesize(nodes: list[exp.Expr], functions: tuple[type[exp.Expr], ...] = ()) -> None:
+    """Wrap in Paren every operand of an operator among ``nodes`` that would otherwise be
+    read back differently (see :data:`PRECEDENCE`); ``functions``: operators the target
+    writes as function calls (the ANSI target's MOD), whose operands need none."""
+    for node in nodes:
+        kind = type(node)
+        if kind not in PRECEDENCE or kind in (exp.In, exp.Between) or kind in functions:
+            continue
+        operands = [("this", False)]
+        if isinstance(node, exp.Binary):
+            operands.append(("expression", True))
+        for key, right in operands:
+            child = node.args.get(key)
+            if isinstance(child, exp.Expr) and _needs_parens(node, child, right):
+                paren = exp.Paren()
+                child.replace(paren)
+                paren.set("this", child)

@@ -321,10 +321,12 @@ def date_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if unit == "WEEK":
         return exp.Sub(this=sunday_week(end), expression=sunday_week(start))
     if unit == "MONTH":
-        months = exp.Sub(this=extract("MONTH", end), expression=extract("MONTH", start))
-        return exp.Add(
-            this=exp.Mul(this=exp.Paren(this=years), expression=lit(12)), expression=months
+        # (years) * 12 + end month - start month, left to right
+        plus_end = exp.Add(
+            this=exp.Mul(this=exp.Paren(this=years), expression=lit(12)),
+            expression=extract("MONTH", end),
         )
+        return exp.Sub(this=plus_end, expression=extract("MONTH", start))
     # Day boundaries: the day count between the two dates at midnight.
     start_day = cast(cast(start, "DATE"), "TIMESTAMP")
     end_day = cast(cast(end, "DATE"), "TIMESTAMP")
@@ -504,9 +506,12 @@ def months_between(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         )
         return None
     years = exp.Sub(this=extract("YEAR", later), expression=extract("YEAR", earlier))
-    months = exp.Add(
-        this=exp.Mul(this=exp.Paren(this=years), expression=lit(12)),
-        expression=exp.Sub(this=extract("MONTH", later), expression=extract("MONTH", earlier)),
+    months = exp.Sub(  # (years) * 12 + later month - earlier month, left to right
+        this=exp.Add(
+            this=exp.Mul(this=exp.Paren(this=years), expression=lit(12)),
+            expression=extract("MONTH", later),
+        ),
+        expression=extract("MONTH", earlier),
     )
     days = exp.Sub(this=extract("DAY", later), expression=extract("DAY", earlier))
     same_day = exp.Or(

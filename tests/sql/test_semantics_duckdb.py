@@ -474,6 +474,14 @@ CASES = [
         " WHERE o_orderkey = 1",
         [(D(2024, 1, 31), D(2024, 2, 9))],
     ),
+    # a computed amount of years is a month count: (amount) * 12, parenthesized (sqlglot's
+    # generator writes a rule's Mul(Sub(...), 12) without the parentheses it needs)
+    (
+        "snowflake",
+        "SELECT DATEADD(year, o_orderkey + 1, o_orderdate) AS d FROM SALES.ORDERS"
+        " WHERE o_orderkey = 1",
+        [(D(2026, 1, 31),)],
+    ),
     (
         "snowflake",
         "SELECT TO_TIMESTAMP_NTZ(o_orderdate) AS t, TO_TIMESTAMP_NTZ('2024-03-01 10:20:30.5') AS u"
