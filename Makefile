@@ -31,6 +31,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/plumbline contracts lint
+	VIRTUAL_ENV=$(CURDIR)/$(VENV) DAGSTER_HOME=$$(mktemp -d) $(BIN)/dg check defs
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

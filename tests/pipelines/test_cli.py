@@ -225,6 +225,28 @@ def test_workspace_validates(tmp_path):
     assert "Validation successful" in result.stdout + result.stderr
 
 
+def test_dg_lists_the_definitions_of_the_project(tmp_path):
+    """dg, Dagster's CLI since 1.12, reads the project from [tool.dg] in pyproject.toml."""
+    environment = {
+        **os.environ,
+        "DAGSTER_HOME": str(tmp_path),
+        "VIRTUAL_ENV": str(Path(sys.executable).parents[1]),
+    }
+    dg = str(Path(sys.executable).parent / "dg")
+    listed = subprocess.run(
+        [dg, "list", "defs", "--json"],
+        cwd=PROJECT_ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert listed.returncode == 0, listed.stderr
+    keys = {asset["asset_key"] for asset in json.loads(listed.stdout)["assets"]}
+    assert {"raw/orders", "warehouse/training_set", "models/delay_model"} <= keys
+    # `dg check defs` runs in `make lint`, which CI runs before the tests.
+
+
 def test_ui_serves_the_runs_of_plumbline_run(run_home):
     """`plumbline ui` is `dagster dev` over the same instance: the run is listed there."""
 
