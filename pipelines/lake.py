@@ -133,6 +133,12 @@ class Lake:
             raise LakeError(f"{link}: published version {target.name} has no {MANIFEST}")
         return TableVersion(zone, table, target, json.loads(manifest_path.read_text()))
 
+    def manifest(self, zone: str, table: str, version: str) -> dict[str, Any] | None:
+        """The manifest of one version of ``zone/table`` (published now or before), or None
+        when that version is no longer in the lake."""
+        path = self._versions_dir(zone, table) / version / MANIFEST
+        return json.loads(path.read_text()) if path.is_file() else None
+
     def published(self) -> dict[str, Path]:
         """Every published table as ``{"zone.table": version folder}``."""
         tables = {}

@@ -17,10 +17,13 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+if TYPE_CHECKING:
+    from pipelines.lake import Lake
 
 MODEL_NAME = "delivery_delay"
 CHAMPION = "champion"
@@ -281,12 +284,10 @@ class Lineage:
     versions: dict[str, str] = field(default_factory=dict)  # "zone/table" -> version folder
 
 
-def upstream_lineage(lake, zone: str, table: str, version_name: str) -> Lineage:
+def upstream_lineage(lake: Lake, zone: str, table: str, version_name: str) -> Lineage:
     """Data versions of every table upstream of (and including) one published version,
     and every blocking check on them that did not pass; a version no longer in the lake
     is a failure too (its checks can no longer be shown)."""
-    from pipelines.lake import MANIFEST
-
     versions: dict[str, str] = {}
     folders: dict[str, str] = {}
     failures: list[str] = []
@@ -295,12 +296,11 @@ def upstream_lineage(lake, zone: str, table: str, version_name: str) -> Lineage:
         zone_, table_, name = pending.pop()
         if f"{zone_}/{table_}" in versions:
             continue
-        manifest_path = Path(lake.root) / zone_ / ".versions" / table_ / name / MANIFEST
-        if not manifest_path.is_file():
+        manifest = lake.manifest(zone_, table_, name)
+        if manifest is None:
             failures.append(f"{zone_}/{table_} version {name} is no longer in the lake")
             versions[f"{zone_}/{table_}"] = "missing"
             continue
-        manifest = json.loads(manifest_path.read_text())
         versions[f"{zone_}/{table_}"] = manifest.get("content_digest") or manifest.get("digest", "")
         folders[f"{zone_}/{table_}"] = name
         for check, verdict in manifest.get("checks", {}).items():

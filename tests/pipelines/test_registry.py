@@ -7,12 +7,14 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from mlflow import MlflowClient
 from mlflow.exceptions import MlflowException
 from mlflow.protos.databricks_pb2 import INTERNAL_ERROR, INVALID_PARAMETER_VALUE
 
-from pipelines.lake import MANIFEST
+from pipelines.lake import Lake
 from pipelines.registry import (
     ALIAS_TAG_PREFIX,
     AliasHistory,
@@ -170,34 +172,35 @@ def test_retries_back_off_then_fail_clearly():
 
 
 def test_lineage_follows_pinned_inputs_and_reports_failed_checks(tmp_path):
-    class FakeLake:
-        root = tmp_path
+    # A real Lake writes the versions: the lineage walk reads them through its layout.
+    lake = Lake(tmp_path)
 
-    def publish(zone, table, version, manifest):
-        folder = tmp_path / zone / ".versions" / table / version
-        folder.mkdir(parents=True)
-        (folder / MANIFEST).write_text(json.dumps(manifest))
+    def publish(zone, table, manifest):
+        with lake.stage(zone, table) as staging:
+            pq.write_table(pa.table({"x": [1]}), staging / "part-0.parquet")
+            return lake.publish(zone, table, staging, manifest)
 
-    publish("raw", "lineitem", "v1", {"digest": "d-raw"})
-    publish(
+    raw = publish("raw", "lineitem", {})
+    features = publish(
         "warehouse",
         "features",
-        "v2",
         {
             "content_digest": "d-f",
-            "inputs": {"raw.lineitem": "v1"},
+            "inputs": {"raw.lineitem": raw.path.name},
             "checks": {"features_contract": {"passed": False}},
         },
     )
-    publish(
+    training = publish(
         "warehouse",
         "training_set",
-        "v3",
-        {"content_digest": "d-t", "inputs": {"warehouse.features": "v2", "raw.orders": "gone"}},
+        {
+            "content_digest": "d-t",
+            "inputs": {"warehouse.features": features.path.name, "raw.orders": "gone"},
+        },
     )
-    lineage = upstream_lineage(FakeLake(), "warehouse", "training_set", "v3")
+    lineage = upstream_lineage(lake, "warehouse", "training_set", training.path.name)
     assert lineage.data_versions == {
-        "raw/lineitem": "d-raw",
+        "raw/lineitem": raw.digest,
         "raw/orders": "missing",
         "warehouse/features": "d-f",
         "warehouse/training_set": "d-t",
