@@ -10,6 +10,7 @@ from sqlglot.schema import MappingSchema
 from sql.ansi import Ansi, JsonTable
 from sql.catalog import Catalog
 from sql.translate import Translation
+from sql.tree import range_source
 
 
 def column_lineage(translation: Translation, catalog: Catalog) -> dict[str, list[tuple[str, str]]]:
@@ -51,24 +52,14 @@ def _json_table_sources(table: exp.Table) -> set[tuple[str, str]]:
     the JSON_TABLE those come from): sqlglot's lineage stops at a table function."""
     found: set[tuple[str, str]] = set()
     for column in table.this.this.find_all(exp.Column):
-        source = _range(column)
-        if source is not None and isinstance(source.this, JsonTable):
+        source = range_source(column)
+        if not isinstance(source, exp.Table):
+            continue
+        if isinstance(source.this, JsonTable):
             found |= _json_table_sources(source)
-        elif source is not None and source.db:
+        elif source.db:
             found.add((f"{source.db}.{source.name}", column.name))
     return found
-
-
-def _range(column: exp.Column) -> exp.Table | None:
-    """The table ``column`` reads in the nearest enclosing SELECT that names it."""
-    select = column.parent_select
-    while select is not None:
-        for source in [select.args.get("from_"), *(select.args.get("joins") or [])]:
-            table = source.this if source is not None else None
-            if isinstance(table, exp.Table) and table.alias_or_name == column.table:
-                return table
-        select = select.parent_select
-    return None
 
 
 def projection_lines(sql_text: str, dialect: str, column: str) -> tuple[int, int, str] | None:

@@ -14,7 +14,7 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 from sql import jsonpath
 from sql.ansi import Ansi, JsonExists, JsonTable, JsonValue, parse_type
 from sql.diagnostics import Diagnostic, TranslationError, node_offset, offset_to_line_col
-from sql.tree import parenthesize, preorder
+from sql.tree import parenthesize, preorder, range_source
 
 Engine = Literal["duckdb", "spark"]
 
@@ -23,6 +23,20 @@ def _refuse(ansi_sql: str, file: str, node: exp.Expr | None, message: str) -> Tr
     offset = node_offset(node)
     line, col = offset_to_line_col(ansi_sql, offset) if offset is not None else (1, 1)
     return TranslationError([Diagnostic("error", "RENDER", message, file, line, col)])
+
+
+# Engine calls written as sqlglot's Anonymous functions, which it does not reinterpret.
+def _call(name: str, *args: exp.Expr | str) -> exp.Expr:
+    return exp.Anonymous(
+        this=name,
+        expressions=[exp.Literal.string(a) if isinstance(a, str) else a.copy() for a in args],
+    )
+
+
+def _engine_error(engine: Engine, message: str) -> exp.Expr:
+    """An expression that raises ``message`` when evaluated: DuckDB's error(), Spark's
+    raise_error()."""
+    return _call("error" if engine == "duckdb" else "raise_error", message)
 
 
 def _check_fetch(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) -> None:
@@ -219,13 +233,6 @@ def _end_anchors_for_spark(tree: exp.Expr) -> exp.Expr:
 # paths and drop Spark's parse_json).
 
 
-def _call(name: str, *args: exp.Expr | str) -> exp.Expr:
-    return exp.Anonymous(
-        this=name,
-        expressions=[exp.Literal.string(a) if isinstance(a, str) else a.copy() for a in args],
-    )
-
-
 def _json_item_type(engine: Engine, json_text: exp.Expr, path: str) -> exp.Expr:
     """The engine's name for the type of the item at ``path``; NULL when there is none."""
     if engine == "duckdb":
@@ -276,10 +283,6 @@ def _json_type_test(engine: Engine, item_type: exp.Expr, wanted: str) -> exp.Exp
     return exp.In(this=item_type.copy(), expressions=[exp.Literal.string(n) for n in names])
 
 
-def _json_error(engine: Engine, message: str) -> exp.Expr:
-    return _call("error" if engine == "duckdb" else "raise_error", message)
-
-
 def _is_null(node: exp.Expr) -> exp.Expr:
     return exp.Is(this=node.copy(), expression=exp.Null())
 
@@ -312,7 +315,7 @@ def _json_table_rows(engine: Engine, node: JsonTable, path: str) -> exp.Select:
         table_function = "variant_explode"
     source = exp.Case(
         ifs=[exp.If(this=is_array, true=array), exp.If(this=_is_null(json_text), true=exp.Null())],
-        default=_json_error(engine, JSON_TABLE_ERROR),
+        default=_engine_error(engine, JSON_TABLE_ERROR),
     )
     return exp.select(
         exp.alias_(
@@ -327,8 +330,8 @@ def _json_table_rows(engine: Engine, node: JsonTable, path: str) -> exp.Select:
 
 
 def _json_value_form(node: JsonValue, path: jsonpath.JsonPath) -> str | None:
-    """ "string" or "double": the JSON_VALUE forms rendered (the item filtered to a string
-    returned as VARCHAR, or to a number returned as DOUBLE PRECISION); None for others."""
+    """The JSON_VALUE forms rendered: "string" (the item filtered to a string, returned as
+    VARCHAR), "double" (a number, as DOUBLE PRECISION), "boolean"; None for others."""
     returning = node.args.get("returning")
     if path.each:
         return None
@@ -374,8 +377,7 @@ def _json_operators(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) ->
                 ],
                 default=exp.Coalesce(this=found, expressions=[exp.false()]),
             )
-        elif isinstance(node, JsonValue) and _json_value_form(node, path) is not None:
-            returning = _json_value_form(node, path)
+        elif isinstance(node, JsonValue) and (returning := _json_value_form(node, path)):
             if engine == "duckdb" and returning == "string":
                 value = _call("json_extract_string", node.this, steps)
             elif engine == "duckdb" and returning == "boolean":
@@ -402,7 +404,7 @@ def _json_operators(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) ->
                     exp.If(this=_is_null(node.this), true=exp.Null()),
                     exp.If(this=test, true=value),
                 ],
-                default=_json_error(engine, JSON_VALUE_ERROR),
+                default=_engine_error(engine, JSON_VALUE_ERROR),
             )
         elif isinstance(node, JsonTable) and path.each and path.filter is None:
             table = node.parent
@@ -477,9 +479,7 @@ def _element_access(tree: exp.Expr, engine: Engine) -> exp.Expr:
                         true=exp.Null(),
                     ),
                 ],
-                default=exp.Anonymous(
-                    this="error", expressions=[exp.Literal.string(ARRAY_ELEMENT_ERROR)]
-                ),
+                default=_engine_error(engine, ARRAY_ELEMENT_ERROR),
             )
         elif isinstance(index, exp.Literal) and index.is_int and int(index.name) >= 1:
             # element_at fails past the end by itself; only an index below 1 needs the guard
@@ -493,10 +493,7 @@ def _element_access(tree: exp.Expr, engine: Engine) -> exp.Expr:
                 ifs=[
                     exp.If(
                         this=below,
-                        true=exp.Anonymous(
-                            this="raise_error",
-                            expressions=[exp.Literal.string(ARRAY_ELEMENT_ERROR)],
-                        ),
+                        true=_engine_error(engine, ARRAY_ELEMENT_ERROR),
                     )
                 ],
                 # element_at takes an INT: a larger index is outside any array, and its
@@ -709,18 +706,11 @@ def _fill(native: exp.Expr, binds: Mapping[str, exp.Expr]) -> exp.Expr:
 def _column_type(column: exp.Column, schema: Schema, engine: Engine) -> exp.DataType | None:
     """The type of a qualified column of a lake table, from the innermost SELECT that
     names its table; None for columns of CTEs, subqueries or unknown tables."""
-    scope = column.parent_select
-    while scope is not None:
-        sources = [scope.args.get("from_"), *(scope.args.get("joins") or [])]
-        for source in filter(None, sources):
-            table = source.this
-            if isinstance(table, exp.Table) and table.alias_or_name == column.table:
-                kind = schema.get(table.db, {}).get(table.name, {}).get(column.name)
-                return parse_type(kind) if kind else None
-            if table.alias_or_name == column.table:
-                return None
-        scope = scope.parent_select
-    return None
+    table = range_source(column)
+    if not isinstance(table, exp.Table):
+        return None
+    kind = schema.get(table.db, {}).get(table.name, {}).get(column.name)
+    return parse_type(kind) if kind else None
 
 
 def _is_date(node: exp.Expr, schema: Schema, engine: Engine) -> bool:

@@ -38,6 +38,7 @@ from sql.retype import retype
 from sql.rules import Context, apply_rules, load_all, rules_for
 from sql.rules.arrays import array_outputs
 from sql.rules.portable_types import portable_output_types
+from sql.rules.variant import ACCESSES as VARIANT_ACCESSES
 from sql.rules.variant import derived_projections, is_json_text
 from sql.script import Definition, split_script
 from sql.source_dialects import SOURCE_DIALECTS
@@ -338,7 +339,7 @@ def _variant_use(node: exp.Expr) -> bool:
     """Whether a VARIANT column is read by a path, a cast or FLATTEN (VARIANT-PATH and
     VARIANT-FLATTEN decide whether each translates)."""
     parent = node.parent
-    if isinstance(parent, exp.JSONExtract | exp.Bracket | exp.Dot | exp.GetExtract | exp.Cast):
+    if isinstance(parent, (*VARIANT_ACCESSES, exp.Cast)):
         return parent.this is node
     return isinstance(parent, exp.Kwarg) and isinstance(parent.parent, exp.Explode)
 

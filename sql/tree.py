@@ -80,3 +80,19 @@ def parenthesize(nodes: list[exp.Expr], functions: tuple[type[exp.Expr], ...] = 
                 paren = exp.Paren()
                 child.replace(paren)
                 paren.set("this", child)
+
+
+def range_source(column: exp.Column) -> exp.Expr | None:
+    """What ``column``'s table qualifier names: the FROM or JOIN item (a Table, Subquery,
+    Lateral, ...) of that name in the innermost enclosing SELECT that has one; None when
+    none does."""
+    if not column.table:
+        return None
+    select = column.parent_select
+    while select is not None:
+        for source in (select.args.get("from_"), *(select.args.get("joins") or ())):
+            item = source.this if source is not None else None
+            if item is not None and item.alias_or_name == column.table:
+                return item
+        select = select.parent_select
+    return None

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from sqlglot import exp
 from sqlglot.tokens import Tokenizer, TokenType
 
+from sql.assumptions import WEEKDAYS
 from sql.rules import Context, rule
 from sql.rules.build import TIMESTAMP_TYPES, cast, clone, extract, interval, lit, type_of
 from sql.rules.calendar import MONDAY, SUNDAY, day_of_year, weekday_number
@@ -115,9 +116,8 @@ ELEMENTS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
 NOT_IN_MODELS = {"snowflake": {"IW", "IYYY", "WW", "W"}}
 # Elements of other dialects' formats, under names of their own (never scanned in a model).
 OTHER_ELEMENTS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
-    "year": lambda v: cast(
-        extract("YEAR", v), "VARCHAR"
-    ),  # BigQuery %Y: as many digits as it takes
+    # BigQuery's %Y: as many digits as the year takes
+    "year": lambda v: cast(extract("YEAR", v), "VARCHAR"),
     "day, space-padded": lambda v: _space_padded(extract("DAY", v)),
     "weekday from Monday 1": lambda v: cast(weekday_number(v, MONDAY, 1), "VARCHAR"),
     "weekday from Sunday 0": lambda v: cast(weekday_number(v, SUNDAY, 0), "VARCHAR"),
@@ -154,14 +154,13 @@ MONTHS = (
     "November",
     "December",
 )
-DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 def _names(value: exp.Expr, name: tuple[str, bool, str, bool]) -> exp.Expr:
     """A month or day name in English: ``name`` is (month or day, abbreviated, case
     ("upper", "title", "lower"), blank-padded to the longest full name)."""
     what, short, case, padded = name
-    words = MONTHS if what == "month" else DAYS
+    words = MONTHS if what == "month" else WEEKDAYS
     texts = [w[:3] if short else w for w in words]
     texts = [t.upper() if case == "upper" else t.lower() if case == "lower" else t for t in texts]
     if padded:
@@ -430,8 +429,11 @@ def _source_string_after(value: exp.Expr, ctx: Context) -> str | None:
     ends = [n.meta["end"] for n in value.walk() if "end" in n.meta]
     if not ends:
         return None
+    start = max(ends) + 1
+    # Up to the next statement only: a script's later text is not this call's.
+    stop = min((s for s in ctx.statement_starts if s > start), default=len(ctx.text))
     try:
-        tokens = Tokenizer().tokenize(ctx.text[max(ends) + 1 :])
+        tokens = Tokenizer().tokenize(ctx.text[start:stop])
     except Exception:  # sqlglot's TokenError on text it cannot read
         return None
     depth = 0  # the rest of the value (closing parentheses, AS type) comes first

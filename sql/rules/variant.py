@@ -38,6 +38,7 @@ from sql.jsonpath import JsonPath, Step
 from sql.rules import Context, rule
 from sql.rules.build import clone, lit
 from sql.rules.portable_types import branches
+from sql.tree import range_source
 
 # Declared Snowflake types whose values are JSON text in the lake.
 JSON_TYPES = frozenset({"variant", "object", "array"})
@@ -64,19 +65,11 @@ def is_json_text(kind: exp.DataType | None) -> bool:
 
 def _flatten_range(column: exp.Column) -> exp.Expr | None:
     """The FLATTEN (or the JSON_TABLE it became) that ``column`` reads, or None."""
-    if not column.table:
-        return None
-    select = column.parent_select
-    while select is not None:
-        for join in select.args.get("joins") or ():
-            source = join.this
-            if source.alias_or_name != column.table:
-                continue
-            if isinstance(source, exp.Lateral) and isinstance(source.this, exp.Explode):
-                return source
-            if isinstance(source, exp.Table) and isinstance(source.this, JsonTable):
-                return source
-        select = select.parent_select
+    source = range_source(column)
+    if isinstance(source, exp.Lateral) and isinstance(source.this, exp.Explode):
+        return source
+    if isinstance(source, exp.Table) and isinstance(source.this, JsonTable):
+        return source
     return None
 
 
@@ -94,7 +87,7 @@ def derived_projections(column: exp.Column) -> list[exp.Expr] | None:
     """What a column of a CTE or subquery is in each branch of its query (a set
     operation's columns are its first branch's, by position); None for a column of a
     lake table or one that cannot be found."""
-    query = _derived_query(column) if column.table else None
+    query = _derived_query(column)
     selects = branches(query) if query is not None else []
     names = [p.alias_or_name for p in selects[0].expressions] if selects else []
     if names.count(column.name) != 1:
@@ -107,18 +100,11 @@ def derived_projections(column: exp.Column) -> list[exp.Expr] | None:
 
 def _derived_query(column: exp.Column) -> exp.Expr | None:
     """The query of the CTE or subquery ``column`` reads, or None."""
-    select = column.parent_select
-    while select is not None:
-        for source in [select.args.get("from_"), *(select.args.get("joins") or [])]:
-            table = source.this if source is not None else None
-            if table is None or table.alias_or_name != column.table:
-                continue
-            if isinstance(table, exp.Subquery):
-                return table.this
-            if isinstance(table, exp.Table) and not table.db:
-                return _cte_query(select, table.name)
-            return None
-        select = select.parent_select
+    source = range_source(column)
+    if isinstance(source, exp.Subquery):
+        return source.this
+    if isinstance(source, exp.Table) and not source.db:
+        return _cte_query(source, source.name)
     return None
 
 
@@ -199,10 +185,6 @@ def _top(node: exp.Expr) -> exp.Expr:
     return node
 
 
-def _string_cast(node: exp.Expr | None) -> bool:
-    return _cast_to(node, STRING_TYPES)
-
-
 def _cast_to(node: exp.Expr | None, types: tuple[exp.DType, ...]) -> bool:
     return (
         isinstance(node, exp.Cast)
@@ -247,9 +229,13 @@ def _consumed(node: exp.Expr) -> bool:
     if _string_equality(top):
         return True
     # What VARIANT-FLATTEN wrote: JSON_TABLE(CASE WHEN JSON_EXISTS(j, p) THEN j END, ...)
-    while isinstance(parent, exp.If | exp.Case) and parent is not None:
+    while isinstance(parent, exp.If | exp.Case):
         top, parent = parent, parent.parent
     return isinstance(parent, JsonExists | JsonValue | JsonTable) and parent.this is top
+
+
+def _exists(json_text: exp.Expr, path: JsonPath) -> JsonExists:
+    return JsonExists(this=clone(json_text), path=exp.Literal.string(path.text()))
 
 
 def _null_test(node: exp.Expr | None) -> bool:
@@ -262,34 +248,29 @@ def string_value(json_text: exp.Expr, steps: tuple[Step, ...]) -> exp.Expr:
     return _scalar_value(json_text, steps, "string", None)
 
 
-def number_value(json_text: exp.Expr, steps: tuple[Step, ...]) -> exp.Expr:
-    """Snowflake's ``::float`` of the item at ``steps``: a JSON number as the nearest
-    double, NULL for a JSON null or no item, an error for any other item (Snowflake would
-    parse a string by its own number grammar)."""
-    return _scalar_value(json_text, steps, "number", exp.DataType.build("DOUBLE"))
-
-
-def boolean_value(json_text: exp.Expr, steps: tuple[Step, ...]) -> exp.Expr:
-    """Snowflake's ``::boolean`` of the item at ``steps``: a JSON true or false, NULL for a
-    JSON null or no item, an error for any other item (Snowflake would convert a string
-    or a number by its own rules)."""
-    return _scalar_value(json_text, steps, "boolean", exp.DataType.build("BOOLEAN"))
+# Casts of a VARIANT translated: the cast's types -> the SQL/JSON item type read and the
+# type it is returned as. Snowflake's ::float reads a JSON number as the nearest double and
+# ::boolean a JSON true or false; any other item raises (Snowflake would convert a string
+# or a number by its own rules), a JSON null or no item is NULL.
+SCALAR_CASTS: tuple[tuple[tuple[exp.DType, ...], str, str | None], ...] = (
+    (STRING_TYPES, "string", None),
+    (FLOAT_TYPES, "number", "DOUBLE"),
+    (BOOLEAN_TYPES, "boolean", "BOOLEAN"),
+)
 
 
 def _scalar_value(
-    json_text: exp.Expr, steps: tuple[Step, ...], item_type: str, returning: exp.DataType | None
+    json_text: exp.Expr, steps: tuple[Step, ...], item_type: str, returning: str | None
 ) -> exp.Expr:
     path = JsonPath(steps)
-    present = JsonExists(
-        this=clone(json_text), path=exp.Literal.string(path.where("<>", "null").text())
-    )
+    present = _exists(json_text, path.where("<>", "null"))
     value = JsonValue(
         this=clone(json_text),
         path=exp.Literal.string(path.where("==", item_type).text()),
-        returning=returning,
+        returning=exp.DataType.build(returning) if returning else None,
     )
     case = exp.Case(ifs=[exp.If(this=present, true=value)])
-    case.type = returning.copy() if returning is not None else exp.DataType.build("VARCHAR")
+    case.type = exp.DataType.build(returning or "VARCHAR")
     return case
 
 
@@ -323,29 +304,22 @@ def _scalar_value(
 )
 def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     try:
-        if isinstance(node, exp.Cast) and _cast_to(node, FLOAT_TYPES):
-            access = json_access(node.this, ctx)
-            return number_value(*access) if access is not None else None
-        if isinstance(node, exp.Cast) and _cast_to(node, BOOLEAN_TYPES):
-            access = json_access(node.this, ctx)
-            return boolean_value(*access) if access is not None else None
         if isinstance(node, exp.Cast):
-            if not _string_cast(node):
-                if json_access(node.this, ctx) is not None:
-                    ctx.report(
-                        "error",
-                        "VARIANT-PATH",
-                        node,
-                        f"a VARIANT cast to {node.to.sql('snowflake')}: only a cast to a "
-                        "string is translated (Snowflake converts JSON numbers and strings "
-                        "to other types by its own rules)",
-                    )
-                    return node
-                return None
             access = json_access(node.this, ctx)
             if access is None:
                 return None
-            return string_value(*access)
+            for types, item_type, returning in SCALAR_CASTS:
+                if _cast_to(node, types):
+                    return _scalar_value(*access, item_type, returning)
+            ctx.report(
+                "error",
+                "VARIANT-PATH",
+                node,
+                f"a VARIANT cast to {node.to.sql('snowflake')}: only a cast to a string, FLOAT "
+                "or BOOLEAN is translated (Snowflake converts JSON numbers and strings to "
+                "other types by its own rules)",
+            )
+            return node
         access = json_access(node, ctx)
     except Refusal as refusal:
         ctx.report("error", "VARIANT-PATH", refusal.node, str(refusal))
@@ -469,12 +443,8 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
     # (a scalar, a JSON null); in strict mode JSON_TABLE raises on them, so they become NULL,
     # which gives no rows. An object stays: FLATTEN gives a row per key, JSON_TABLE raises.
     compound = exp.Or(
-        this=JsonExists(
-            this=clone(json_text), path=exp.Literal.string(path.where("==", "array").text())
-        ),
-        expression=JsonExists(
-            this=clone(json_text), path=exp.Literal.string(path.where("==", "object").text())
-        ),
+        this=_exists(json_text, path.where("==", "array")),
+        expression=_exists(json_text, path.where("==", "object")),
     )
     guarded = exp.Case(ifs=[exp.If(this=compound, true=clone(json_text))])
     table = JsonTable(
@@ -533,10 +503,7 @@ def variant_null(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if access is None:
         return None
     json_text, steps = access
-    found = exp.Coalesce(
-        this=JsonExists(this=clone(json_text), path=exp.Literal.string(JsonPath(steps).text())),
-        expressions=[exp.false()],
-    )
+    found = exp.Coalesce(this=_exists(json_text, JsonPath(steps)), expressions=[exp.false()])
     found.type = exp.DataType.build("BOOLEAN")
     if negated:
         return found
