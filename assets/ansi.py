@@ -6,17 +6,17 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipelines.ansi_store import (
-    LEGACY_ROOT,
+from pipelines.resources import AnsiStoreResource
+from pipelines.translation.store import (
     StoredTranslation,
     StoreError,
     TranslatedSource,
     translate_sources,
     translate_to_store,
 )
-from pipelines.resources import AnsiStoreResource
 from sql.catalog import Catalog, load_catalog
 from sql.diagnostics import TranslationError
+from sql.paths import LEGACY_ROOT
 from sql.translate import TRANSLATOR_VERSION
 
 ANSI_ZONE = "ansi"

@@ -4,9 +4,10 @@ version back to every legacy SQL line and lake file it came from, sealed by one 
 import dagster as dg
 
 from assets.registry import REGISTERED_MODEL_KEY
-from pipelines.audit.bundle import build_bundle, root_tag, stamp_root, write_bundle
+from pipelines.audit.bundle import build_bundle, root_tag, stamp_root
 from pipelines.audit.collect import Sources
-from pipelines.registry import (
+from pipelines.audit.store import write_bundle
+from pipelines.registry.versions import (
     ALIAS_HISTORY,
     CHAMPION,
     MODEL_NAME,

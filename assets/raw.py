@@ -2,10 +2,10 @@
 
 import dagster as dg
 
-from pipelines.lake import TableStats
-from pipelines.raw import RAW_ZONE, publish_tpch_table
+from pipelines.lake.raw import RAW_ZONE, publish_tpch_table
+from pipelines.lake.store import TableStats
+from pipelines.lake.tpch import TABLE_DESCRIPTIONS, TPCH_TABLES, generator_version
 from pipelines.resources import LakeResource, TpchResource
-from pipelines.tpch import TABLE_DESCRIPTIONS, TPCH_TABLES, generator_version
 
 
 def column_schema(stats: TableStats) -> dg.TableSchema:

@@ -6,7 +6,8 @@ import json
 import dagster as dg
 
 from assets.training import DELAY_MODEL_KEY
-from pipelines.registry import (
+from pipelines.lake.lineage import upstream_lineage
+from pipelines.registry.versions import (
     ALIAS_HISTORY,
     CHALLENGER,
     CHAMPION,
@@ -18,11 +19,10 @@ from pipelines.registry import (
     find_version,
     move_alias,
     register_version,
-    upstream_lineage,
     with_retries,
 )
 from pipelines.resources import LakeResource, MlflowResource
-from pipelines.warehouse import WAREHOUSE_ZONE
+from pipelines.warehouse.build import WAREHOUSE_ZONE
 
 REGISTERED_MODEL_KEY = dg.AssetKey(["models", "registered_model"])
 

@@ -6,10 +6,10 @@ import dagster as dg
 
 from assets.registry import REGISTERED_MODEL_KEY
 from pipelines.contracts import compile_contract, load_contract, validate_parquet
-from pipelines.registry import CHAMPION, MODEL_NAME, alias_version, with_retries
+from pipelines.registry.scoring import SCORES_ZONE, load_scorer, score_table
+from pipelines.registry.versions import CHAMPION, MODEL_NAME, alias_version, with_retries
 from pipelines.resources import LakeResource, MlflowResource
-from pipelines.scoring import SCORES_ZONE, load_scorer, score_table
-from pipelines.warehouse import CONTRACTS_ROOT, WAREHOUSE_ZONE
+from pipelines.warehouse.build import CONTRACTS_ROOT, WAREHOUSE_ZONE
 
 OPEN_LINES = "open_lines"
 BATCH_SCORES = "batch_scores"

@@ -22,6 +22,7 @@ from assets.training_checks import (
     run_cost,
 )
 from models.config import ModelConfig, TrainConfig
+from models.job import TrainingJob
 from pipelines.cluster.baseline import load_baselines
 from pipelines.cluster.chargeback import (
     Chargeback,
@@ -32,8 +33,7 @@ from pipelines.cluster.chargeback import (
 from pipelines.cluster.cost import load_prices
 from pipelines.cluster.profiles import DEFAULT_THRESHOLD, load_reference_profiles
 from pipelines.resources import LakeResource, MlflowResource, TrainingLauncherResource
-from pipelines.training import TrainingJob
-from pipelines.warehouse import WAREHOUSE_ZONE
+from pipelines.warehouse.build import WAREHOUSE_ZONE
 
 TRAINING_SET = "training_set"
 TRAINING_SET_KEY = dg.AssetKey([WAREHOUSE_ZONE, TRAINING_SET])

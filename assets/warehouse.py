@@ -6,19 +6,15 @@ from pathlib import Path
 import dagster as dg
 
 from assets.ansi import column_lineage_metadata
-from pipelines.ansi_store import LEGACY_ROOT, StoreError, TranslatedSource
-from pipelines.contract_lint import check_contracts
 from pipelines.contracts import Contract, load_contract
-from pipelines.engines.base import OTHER_ENGINE, EngineError
-from pipelines.portability import check_portability
-from pipelines.reconcile import Thresholds
 from pipelines.resources import (
     AnsiStoreResource,
     ContractsResource,
     EngineResource,
     LakeResource,
 )
-from pipelines.warehouse import (
+from pipelines.translation.store import StoreError, TranslatedSource
+from pipelines.warehouse.build import (
     WAREHOUSE_ZONE,
     BlockingCheckFailed,
     CheckOutcome,
@@ -29,7 +25,12 @@ from pipelines.warehouse import (
     reconciliation_check,
     warehouse_tables,
 )
+from pipelines.warehouse.contract_lint import check_contracts
+from pipelines.warehouse.engines.base import OTHER_ENGINE, EngineError
+from pipelines.warehouse.portability import check_portability
+from pipelines.warehouse.reconcile import Thresholds
 from sql.catalog import Catalog, load_catalog
+from sql.paths import LEGACY_ROOT
 
 
 class PortabilityConfig(dg.Config):

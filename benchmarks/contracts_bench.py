@@ -240,15 +240,15 @@ def run(scale: float, repeat: int) -> dict[str, Any]:
 def run_warehouse(scale: float, repeat: int) -> dict[str, Any]:
     """Every warehouse table with its real contract: build on DuckDB, then validate the
     built table (best of ``repeat`` each); the ratio is validation time / build time."""
-    from pipelines.ansi_store import LEGACY_ROOT
-    from pipelines.contract_lint import warehouse_sql
     from pipelines.contracts import compile_contract, load_contract, validate_parquet
-    from pipelines.engines.duckdb_engine import DuckDBEngine
-    from pipelines.lake import Lake
-    from pipelines.raw import RAW_ZONE, publish_tpch_table
-    from pipelines.tpch import TPCH_TABLES
-    from pipelines.warehouse import WAREHOUSE_ZONE, warehouse_tables
+    from pipelines.lake.raw import RAW_ZONE, publish_tpch_table
+    from pipelines.lake.store import Lake
+    from pipelines.lake.tpch import TPCH_TABLES
+    from pipelines.warehouse.build import WAREHOUSE_ZONE, warehouse_tables
+    from pipelines.warehouse.contract_lint import warehouse_sql
+    from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
     from sql.catalog import load_catalog
+    from sql.paths import LEGACY_ROOT
 
     engine = DuckDBEngine()
     per_table: dict[str, dict[str, Any]] = {}

@@ -49,7 +49,7 @@ from models.runtime import (
     select_runtime,
     shutdown_distributed,
 )
-from pipelines.training import standalone_torchrun
+from pipelines.launch.torchrun import standalone_torchrun
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPOSITORY / "benchmarks" / "results" / "gpu.json"

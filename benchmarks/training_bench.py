@@ -26,14 +26,14 @@ TABLES = ("delay_features", "training_set")
 
 
 def build_training_set(scale: float, root: Path) -> Path:
-    from pipelines.ansi_store import LEGACY_ROOT
-    from pipelines.contract_lint import warehouse_sql
-    from pipelines.engines.duckdb_engine import DuckDBEngine
-    from pipelines.lake import Lake
-    from pipelines.raw import RAW_ZONE, publish_tpch_table
-    from pipelines.tpch import TPCH_TABLES
-    from pipelines.warehouse import WAREHOUSE_ZONE, warehouse_tables
+    from pipelines.lake.raw import RAW_ZONE, publish_tpch_table
+    from pipelines.lake.store import Lake
+    from pipelines.lake.tpch import TPCH_TABLES
+    from pipelines.warehouse.build import WAREHOUSE_ZONE, warehouse_tables
+    from pipelines.warehouse.contract_lint import warehouse_sql
+    from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
     from sql.catalog import load_catalog
+    from sql.paths import LEGACY_ROOT
 
     lake = Lake(root)
     for name in TPCH_TABLES:

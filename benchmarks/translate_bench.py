@@ -48,7 +48,7 @@ import sql.parallel
 import sql.scopes
 import sql.translate
 from benchmarks.corpora import build_catalog, corpora_root, corpus_queries, query_text
-from pipelines.ansi_store import legacy_sources, translate_sources
+from pipelines.translation.store import legacy_sources, translate_sources
 from sql.assumptions import Assumptions, load_assumptions
 from sql.catalog import Catalog, load_catalog
 from sql.diagnostics import TranslationError

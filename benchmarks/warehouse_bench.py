@@ -27,9 +27,9 @@ RESULTS = Path(__file__).with_name("results")
 
 
 def _generate(scale: float, root: Path) -> dict[str, Path]:
-    from pipelines.lake import Lake
-    from pipelines.raw import RAW_ZONE, publish_tpch_table
-    from pipelines.tpch import TPCH_TABLES
+    from pipelines.lake.raw import RAW_ZONE, publish_tpch_table
+    from pipelines.lake.store import Lake
+    from pipelines.lake.tpch import TPCH_TABLES
 
     lake = Lake(root)
     for table in TPCH_TABLES:
@@ -39,9 +39,9 @@ def _generate(scale: float, root: Path) -> dict[str, Path]:
 
 def _workload() -> list[tuple[str, str, str]]:
     """(name, translated ANSI SQL, reference DuckDB SQL) for every table with a reference."""
-    from pipelines.ansi_store import LEGACY_ROOT
-    from pipelines.warehouse import warehouse_tables
+    from pipelines.warehouse.build import warehouse_tables
     from sql.catalog import load_catalog
+    from sql.paths import LEGACY_ROOT
     from sql.translate import translate_file
 
     work = []
@@ -55,10 +55,10 @@ def _workload() -> list[tuple[str, str, str]]:
 
 def _time_queries(lake_root: Path, engine_name: str, repeat: int) -> dict:
     """Seconds per table (best of ``repeat``). For duckdb the reference runs interleaved."""
-    from pipelines.engines.base import EngineError
-    from pipelines.engines.duckdb_engine import DuckDBEngine
-    from pipelines.engines.spark_engine import SparkEngine
-    from pipelines.lake import Lake
+    from pipelines.lake.store import Lake
+    from pipelines.warehouse.engines.base import EngineError
+    from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
+    from pipelines.warehouse.engines.spark_engine import SparkEngine
 
     inputs = Lake(lake_root).published()
     work = _workload()

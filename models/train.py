@@ -31,6 +31,7 @@ from models.data import (
 )
 from models.environment import fingerprint
 from models.flops import flops_per_sample, mfu
+from models.job import TrainingJob
 from models.runtime import (
     Runtime,
     init_distributed,
@@ -39,7 +40,6 @@ from models.runtime import (
 )
 from models.setup import prepare
 from models.trainer import Trainer
-from pipelines.training import TrainingJob
 
 PREPROCESSING_FILE = "preprocessing.json"
 # Summary values that repeat the last epoch's metrics: Dagster metadata only.

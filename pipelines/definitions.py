@@ -8,11 +8,10 @@ from assets.ansi import build_ansi_assets
 from assets.audit import audit_bundle
 from assets.raw import raw_assets
 from assets.registry import registered_model
-from assets.retraining import raw_data_sensor, retrain_job, retrain_schedule
 from assets.scoring import batch_scores
 from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
-from pipelines.ansi_store import LEGACY_ROOT, translate_sources
+from pipelines.automation import raw_data_sensor, retrain_job, retrain_schedule
 from pipelines.resources import (
     AnsiStoreResource,
     AuditResource,
@@ -24,7 +23,9 @@ from pipelines.resources import (
     TrainingLauncherResource,
 )
 from pipelines.settings import Settings
+from pipelines.translation.store import translate_sources
 from sql.catalog import load_catalogs
+from sql.paths import LEGACY_ROOT
 
 MATERIALIZE_ALL_JOB = "materialize_all_job"
 CHECK_PORTABILITY_JOB = "check_portability_job"

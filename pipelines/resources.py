@@ -8,17 +8,17 @@ from pathlib import Path
 import dagster as dg
 from dagster._core.errors import DagsterPipesExecutionError
 
-from pipelines.ansi_store import StoredTranslation, read_stored_manifest, read_stored_sql
+from models.job import TrainingJob
 from pipelines.contracts.registry import PublishedContracts
-from pipelines.engines.base import Engine
-from pipelines.engines.duckdb_engine import DuckDBEngine
-from pipelines.engines.spark_engine import SparkEngine
-from pipelines.lake import Lake
-from pipelines.pipes_messages import WholeLineMessageReader
-from pipelines.training import TrainingJob, default_nproc, torchrun_command, worker_failure
+from pipelines.lake.store import Lake
+from pipelines.launch.torchrun import default_nproc, torchrun_command, worker_failure
+from pipelines.pipes.messages import WholeLineMessageReader
+from pipelines.translation.store import StoredTranslation, read_stored_manifest, read_stored_sql
+from pipelines.warehouse.engines.base import Engine
+from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
+from pipelines.warehouse.engines.spark_engine import SparkEngine
 from sql.catalog import DEFAULT_CATALOG_PATH, Catalog, load_catalogs
-
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+from sql.paths import REPOSITORY_ROOT
 
 
 class LakeResource(dg.ConfigurableResource):
@@ -134,7 +134,7 @@ class TrainingLauncherResource(dg.ConfigurableResource):
     k8s_shared_mount_path: str = ""
 
     def k8s_request(self, job_name: str):
-        from pipelines.k8s.request import K8sTrainingRequest
+        from pipelines.launch.k8s.request import K8sTrainingRequest
 
         return K8sTrainingRequest(
             image=self.k8s_image,
@@ -160,8 +160,8 @@ class TrainingLauncherResource(dg.ConfigurableResource):
         """Run the training and return Pipes' completed invocation; a failure raises
         ``dg.Failure`` with the failing worker's traceback."""
         if self.kind == "k8s":
-            from pipelines.k8s.launcher import launch_on_kubernetes, training_job_name
-            from pipelines.k8s.request import K8sRenderError
+            from pipelines.launch.k8s.request import K8sRenderError
+            from pipelines.pipes.kubernetes import launch_on_kubernetes, training_job_name
 
             try:
                 request = self.k8s_request(training_job_name(context.run.run_id))
@@ -181,7 +181,7 @@ class TrainingLauncherResource(dg.ConfigurableResource):
         }
         try:
             return dg.PipesSubprocessClient(
-                cwd=str(PROJECT_ROOT), env=env, message_reader=WholeLineMessageReader()
+                cwd=str(REPOSITORY_ROOT), env=env, message_reader=WholeLineMessageReader()
             ).run(context=context, command=command)
         except DagsterPipesExecutionError as exc:
             raise dg.Failure(description=worker_failure(job) or str(exc)) from exc

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, get_args
 
+from pipelines.lake.tpch import format_scale
 from sql.catalog import DEFAULT_CATALOG_PATH
 
 Engine = Literal["duckdb", "spark"]
@@ -195,7 +196,7 @@ class Settings:
 
     def k8s_request(self, job_name: str):
         """The Kubernetes training request these settings describe (``PLUMBLINE_K8S_*``)."""
-        from pipelines.k8s.request import K8sRenderError, K8sTrainingRequest
+        from pipelines.launch.k8s.request import K8sRenderError, K8sTrainingRequest
 
         try:
             return K8sTrainingRequest(
@@ -326,11 +327,6 @@ def parse_engine(value: object, setting: str) -> Engine:
     if value not in ENGINES:
         raise SettingsError(setting, "one of " + ", ".join(ENGINES), value)
     return value  # type: ignore[return-value]
-
-
-def format_scale(scale: float) -> str:
-    """``0.1`` -> ``"0.1"``, ``1.0`` -> ``"1"``: the form tpchgen-cli and humans expect."""
-    return f"{scale:g}"
 
 
 def check_home_writable(home: Path) -> None:

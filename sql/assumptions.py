@@ -14,7 +14,8 @@ from pathlib import Path
 
 import yaml
 
-DEFAULT_ASSUMPTIONS_PATH = Path(__file__).with_name("assumptions.yaml")
+from sql.paths import DEFAULT_ASSUMPTIONS_PATH
+
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 

@@ -27,8 +27,7 @@ from sqlglot import exp
 from sql.ansi import parse_type
 from sql.assumptions import Assumptions
 from sql.diagnostics import Diagnostic, TranslationError
-
-DEFAULT_CATALOG_PATH = Path(__file__).with_name("catalog.yaml")
+from sql.paths import DEFAULT_CATALOG_PATH
 
 # Dialects where a quoted identifier is compared exactly and an unquoted one folds to upper.
 QUOTED_IS_CASE_SENSITIVE = frozenset({"snowflake", "oracle"})

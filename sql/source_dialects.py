@@ -82,11 +82,14 @@ class PlumblineOracle(Oracle):
         }
 
 
+# The legacy dialects plumbline translates, in the order reports and the rule catalog list
+# them: the one list every rule, command and report reads.
 SOURCE_DIALECTS: dict[str, type[Dialect] | str] = {
-    "bigquery": PlumblineBigQuery,
-    "oracle": PlumblineOracle,
-    "redshift": PlumblineRedshift,
     "snowflake": PlumblineSnowflake,
-    "teradata": PlumblineTeradata,
     "tsql": PlumblineTSQL,
+    "teradata": PlumblineTeradata,
+    "oracle": PlumblineOracle,
+    "bigquery": PlumblineBigQuery,
+    "redshift": PlumblineRedshift,
 }
+DIALECTS: tuple[str, ...] = tuple(SOURCE_DIALECTS)

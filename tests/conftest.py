@@ -63,7 +63,7 @@ def raw_lake_root(raw_lake) -> Path:
 def spark_engine():
     """One local SparkSession per test process (each xdist worker): Spark takes seconds to
     start."""
-    from pipelines.engines.spark_engine import SparkEngine
+    from pipelines.warehouse.engines.spark_engine import SparkEngine
 
     # JVM flags only, no Spark setting: the suite runs many small queries once each, and with
     # the C1 compiler alone and the serial collector they take about 40% less JVM CPU time.

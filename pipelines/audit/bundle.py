@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,24 +83,6 @@ def build_bundle(
         "nodes": [n.to_dict() for n in nodes],
     }
     return Bundle(data)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(handle, "w") as out:
-        out.write(text)
-    os.replace(temp, path)
-
-
-def write_bundle(bundle: Bundle, out_dir: Path) -> tuple[Path, Path]:
-    """``bundle.json`` and ``report.html`` under ``out_dir`` (each replaced atomically)."""
-    from pipelines.audit.report import render_report
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    bundle_path, report_path = out_dir / BUNDLE_FILE, out_dir / REPORT_FILE
-    _write_atomic(bundle_path, json.dumps(bundle.data, indent=2, sort_keys=True) + "\n")
-    _write_atomic(report_path, render_report(bundle.data))
-    return bundle_path, report_path
 
 
 def read_bundle(path: Path) -> Bundle:

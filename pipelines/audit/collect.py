@@ -22,11 +22,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from pipelines.ansi_store import PROJECT_ROOT, sha256_bytes, sha256_text
 from pipelines.audit.chain import AuditError, Node
-from pipelines.lake import MANIFEST, Lake, digest_files
-from pipelines.registry import ALIAS_TAG_PREFIX, AliasHistory
+from pipelines.lake.store import MANIFEST, Lake, digest_files
+from pipelines.registry.versions import ALIAS_TAG_PREFIX, AliasHistory
+from pipelines.translation.store import sha256_bytes, sha256_text
 from sql.lineage import column_sources, projection_lines
+from sql.paths import REPOSITORY_ROOT
 
 # One tag per bundle, ``plumbline.audit.root.<created at>``: a bundle made later (by the
 # CLI, or after an alias move) does not overwrite the root of an earlier one.
@@ -59,7 +60,7 @@ class Sources:
     client: Any  # mlflow.MlflowClient
     alias_history: AliasHistory
     instance: Any | None = None
-    repo_root: Path = PROJECT_ROOT  # holds sql/legacy and sql/ansi
+    repo_root: Path = REPOSITORY_ROOT  # holds sql/legacy and sql/ansi
 
     @property
     def native_ansi_root(self) -> Path:
@@ -463,7 +464,7 @@ class Collector:
     def _schema_of(self, ansi_sql: str) -> dict[str, dict[str, dict[str, str]]]:
         """Column types of the tables ``ansi_sql`` reads, from the pinned versions the chain
         collected (not whatever is published now)."""
-        from pipelines.warehouse import tables_read
+        from pipelines.warehouse.build import tables_read
 
         pinned = {
             f"{n.content['zone']}.{n.content['table']}": n.content.get("columns", {})
@@ -481,7 +482,7 @@ class Collector:
 def _parquet_columns(folder: Path) -> dict[str, str]:
     import duckdb
 
-    from pipelines.lake import parquet_source
+    from pipelines.lake.store import parquet_source
 
     with duckdb.connect() as con:
         relation = con.read_parquet(parquet_source(folder))
@@ -491,7 +492,7 @@ def _parquet_columns(folder: Path) -> dict[str, str]:
 def _split_counts(folder: Path) -> dict[str, int]:
     import duckdb
 
-    from pipelines.lake import parquet_source
+    from pipelines.lake.store import parquet_source
 
     with duckdb.connect() as con:
         rows = con.read_parquet(parquet_source(folder)).aggregate("split, count(*)").fetchall()

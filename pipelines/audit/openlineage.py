@@ -28,9 +28,7 @@ an ``extractionError`` run facet.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
-import tempfile
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -54,6 +52,7 @@ from openlineage.client.serde import Serde
 from openlineage.client.transport.http import HttpConfig, HttpTransport
 
 from pipelines.audit.chain import FORMAT, AuditError, Node, topological
+from pipelines.lake.files import write_atomic
 
 # plumbline has no public home page to point at; a URN is a URI, which is what the spec asks.
 PRODUCER = "urn:plumbline:audit"
@@ -122,15 +121,7 @@ def _post(events: Iterable[RunEvent], url: str) -> None:
 
 def _write_json_lines(events: Iterable[RunEvent], path: Path) -> None:
     text = "".join(Serde.to_json(event) + "\n" for event in events)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w") as out:
-            out.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text)
 
 
 class _Exporter:

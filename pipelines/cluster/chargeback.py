@@ -1,7 +1,7 @@
 """The chargeback table: who spent what on training, append-only Parquet in the lake.
 
 One file per training run under ``<lake root>/finance/chargeback/``, written to a temporary
-name and renamed into place (as :class:`pipelines.registry.AliasHistory` does), so a reader
+name and renamed into place (as :class:`pipelines.registry.versions.AliasHistory` does), so a reader
 never sees half a row and nothing already written is rewritten. A retried step trains again
 and spends again, so it appends its own row.
 """
@@ -9,8 +9,6 @@ and spends again, so it appends its own row.
 from __future__ import annotations
 
 import datetime as dt
-import os
-import tempfile
 import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -18,6 +16,8 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from pipelines.lake.files import atomic_path
 
 CHARGEBACK_ZONE = "finance"
 CHARGEBACK_TABLE = "chargeback"
@@ -86,14 +86,8 @@ class Chargeback:
         root.mkdir(parents=True, exist_ok=True)
         stamp = dt.datetime.fromisoformat(entry.recorded_at).strftime("%Y%m%dT%H%M%S%f")
         target = root / f"charge-{stamp}-{uuid.uuid4().hex[:8]}.parquet"
-        handle, temporary = tempfile.mkstemp(dir=root, prefix=".", suffix=".tmp")
-        os.close(handle)
-        try:
+        with atomic_path(target) as temporary:
             pq.write_table(pa.Table.from_pylist([asdict(entry)], schema=SCHEMA), temporary)
-            os.replace(temporary, target)
-        finally:
-            if os.path.exists(temporary):
-                os.remove(temporary)
         return target
 
     def entries(self, owner: str | None = None) -> list[ChargebackEntry]:

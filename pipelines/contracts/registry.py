@@ -7,8 +7,6 @@ and the breaking-change guard compares against the latest published one.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +14,7 @@ from pipelines.contracts.breaking import check_version_bump, parse_version
 from pipelines.contracts.errors import ContractError
 from pipelines.contracts.lint import LintError
 from pipelines.contracts.model import Contract, load_contract
+from pipelines.lake.files import write_atomic
 
 
 @dataclass(frozen=True)
@@ -67,9 +66,4 @@ class PublishedContracts:
         target = folder / f"{contract.version}.yaml"
         if target.is_file():
             return target
-        folder.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=folder, prefix=".", suffix=".tmp")
-        with os.fdopen(handle, "wb") as out:
-            out.write(Path(contract.path).read_bytes())
-        os.replace(temp, target)
-        return target
+        return write_atomic(target, Path(contract.path).read_bytes())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, cast, clone, lit, type_of
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sql.rules import Context, rule
+from sql.rules.base import Context, rule
 from sql.rules.build import INTEGER_TYPES, clone, integer_literal, lit
 from sql.rules.conditionals import in_array_literal
 from sql.rules.portable_types import branches

@@ -8,7 +8,7 @@ import re
 from sqlglot import exp
 
 from sql.assumptions import WEEKDAYS
-from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import (
     INTEGER_TYPES,
     TIMESTAMP_TYPES,

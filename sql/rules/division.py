@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sql.rules import Context, rule
+from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import (
     INTEGER_TYPES,
     NUMERIC_TYPES,
@@ -59,7 +59,7 @@ def exact_division(
 @rule(
     "DIV-INTEGER",
     "rewrite",
-    ("snowflake", "tsql", "teradata", "oracle", "bigquery", "redshift"),
+    ALL_DIALECTS,
     (exp.Div,),
     "Integer / integer keeps the source dialect's meaning: truncated toward zero in T-SQL, "
     "Teradata and Redshift; fractional in Snowflake (rounded to 6 decimals), BigQuery and "

@@ -18,7 +18,7 @@ from sqlglot import exp
 from sqlglot.tokens import Tokenizer, TokenType
 
 from sql.assumptions import WEEKDAYS
-from sql.rules import Context, rule
+from sql.rules.base import Context, rule
 from sql.rules.build import TIMESTAMP_TYPES, cast, clone, extract, interval, lit, type_of
 from sql.rules.calendar import MONDAY, SUNDAY, day_of_year, weekday_number
 from sql.rules.dates import quarter_of

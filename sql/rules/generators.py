@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sql.rules import Context, rule
+from sql.rules.base import Context, rule
 from sql.rules.build import cast, integer_literal, lit
 from sql.rules.calendar import iso_date
 

@@ -26,7 +26,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 from sql.ansi import Ansi
-from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import TIMESTAMP_TYPES, data_type, type_of
 from sql.scopes import build as build_scopes
 from sql.scopes import current as current_scopes

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sql.rules import ALL_DIALECTS, Context, rule
+from sql.rules.base import ALL_DIALECTS, Context, rule
 
 # (rule id, dialects, node types, description, example, why)
 REFUSALS: tuple[

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from sql.rules import Context, rule
+from sql.rules.base import Context, rule
 from sql.rules.build import clone, lit
 
 # Characters with a meaning in some flavour outside a class: written escaped.

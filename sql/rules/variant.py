@@ -35,7 +35,7 @@ from sqlglot import exp
 from sql.ansi import JsonExists, JsonTable, JsonValue
 from sql.catalog import OPAQUE_PREFIX, is_opaque
 from sql.jsonpath import JsonPath, Step
-from sql.rules import Context, rule
+from sql.rules.base import Context, rule
 from sql.rules.build import clone, lit
 from sql.rules.portable_types import branches
 from sql.tree import range_source

@@ -2,8 +2,9 @@ import dagster as dg
 import pytest
 
 from assets.ansi import build_ansi_assets
-from pipelines.ansi_store import LEGACY_ROOT, DuplicateNameError, legacy_sources
 from pipelines.resources import AnsiStoreResource
+from pipelines.translation.store import DuplicateNameError, legacy_sources
+from sql.paths import LEGACY_ROOT
 
 GOOD = "SELECT o_orderkey, NVL(o_comment, 'none') AS note FROM PROD_DW.SALES.ORDERS\n"
 # APPROX_COUNT_DISTINCT has no exact ANSI form: it must be refused, never approximated.

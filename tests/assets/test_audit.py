@@ -14,12 +14,13 @@ import pytest
 from assets.audit import AUDIT_BUNDLE_KEY, audit_bundle, audit_sources
 from assets.registry import registered_model
 from assets.training import delay_model
-from pipelines.ansi_store import PROJECT_ROOT, sha256_bytes
 from pipelines.audit.bundle import build_bundle, read_bundle, root_tag, verify_bundle
 from pipelines.audit.chain import AuditError
 from pipelines.audit.collect import resolve
-from pipelines.lake import Lake, digest_files
+from pipelines.lake.store import Lake, digest_files
 from pipelines.resources import AuditResource
+from pipelines.translation.store import sha256_bytes
+from sql.paths import REPOSITORY_ROOT
 from tests.assets.test_training import FAST, new_home, resources, upstream_assets
 
 MODEL = "delivery_delay"
@@ -37,7 +38,7 @@ def home(tmp_path_factory, raw_lake_root, instance):
     home = new_home(tmp_path_factory, raw_lake_root)
     # The audit reads legacy and portable SQL from a copy of the repository's sql/ folder,
     # so that the tampering tests can edit a legacy file without touching the real one.
-    shutil.copytree(PROJECT_ROOT / "sql", home / "repo" / "sql")
+    shutil.copytree(REPOSITORY_ROOT / "sql", home / "repo" / "sql")
     all_resources = {
         **resources(home, max_restarts=0),
         "audit": AuditResource(root=str(home / "audit")),
@@ -99,7 +100,7 @@ def test_the_asset_writes_a_bundle_and_report_and_keeps_the_root_on_mlflow(home,
     assert (
         verify_bundle(
             written,
-            sources(home, client, instance, repo=PROJECT_ROOT),  # the asset read the real repo
+            sources(home, client, instance, repo=REPOSITORY_ROOT),  # the asset read the real repo
             dagster_root_digests=[metadata["root_digest"]],
         )
         == []
@@ -133,7 +134,7 @@ def test_the_bundle_lists_every_upstream_link_with_its_digest(bundle, home):
 
     [legacy] = by_kind(bundle, "legacy_sql")
     assert legacy.content["path"] == LEGACY and legacy.content["dialect"] == "snowflake"
-    assert legacy.content["sha256"] == sha256_bytes((PROJECT_ROOT / LEGACY).read_bytes())
+    assert legacy.content["sha256"] == sha256_bytes((REPOSITORY_ROOT / LEGACY).read_bytes())
     translated = next(n for n in by_kind(bundle, "ansi_sql") if n.id == "ansi:delay_features")
     assert translated.content["rules_applied"] and translated.parents == [legacy.id]
     assert translated.content["built_sha256"] == translated.content["stored_sha256"]

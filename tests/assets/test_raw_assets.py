@@ -6,11 +6,11 @@ import pytest
 
 from assets.raw import raw_assets
 from pipelines.definitions import build_definitions
-from pipelines.lake import Lake
-from pipelines.raw import RAW_ZONE
+from pipelines.lake.raw import RAW_ZONE
+from pipelines.lake.store import Lake
+from pipelines.lake.tpch import TPCH_TABLES
 from pipelines.resources import LakeResource, TpchResource
 from pipelines.settings import Settings
-from pipelines.tpch import TPCH_TABLES
 
 # TPC-H row counts at scale 0.01 (lineitem is ~4 lines per order, generated, not fixed).
 EXPECTED_ROWS = {

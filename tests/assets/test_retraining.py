@@ -5,11 +5,11 @@ import datetime as dt
 import dagster as dg
 import pytest
 
-from assets.retraining import RETRAIN_JOB, raw_data_sensor, retrain_schedule
+from pipelines.automation import RETRAIN_JOB, raw_data_sensor, retrain_schedule
 from pipelines.definitions import build_definitions
-from pipelines.lake import Lake
+from pipelines.lake.raw import raw_data_digest
+from pipelines.lake.store import Lake
 from pipelines.resources import LakeResource
-from pipelines.retraining import raw_data_digest
 from pipelines.settings import Settings, SettingsError
 
 

@@ -8,8 +8,8 @@ import pytest
 
 from assets.ansi import build_ansi_assets
 from assets.warehouse import build_warehouse_definitions
-from pipelines.ansi_store import translate_sources
 from pipelines.resources import AnsiStoreResource, ContractsResource, EngineResource, LakeResource
+from pipelines.translation.store import translate_sources
 from sql.catalog import DEFAULT_CATALOG_PATH, load_catalogs
 
 SCRIPT = """\

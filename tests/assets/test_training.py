@@ -19,7 +19,7 @@ from assets.ansi import build_ansi_assets
 from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
 from pipelines.cluster.chargeback import Chargeback, chargeback_root
-from pipelines.lake import Lake
+from pipelines.lake.store import Lake
 from pipelines.resources import (
     AnsiStoreResource,
     ContractsResource,
@@ -29,7 +29,7 @@ from pipelines.resources import (
     TpchResource,
     TrainingLauncherResource,
 )
-from pipelines.warehouse import CONTRACTS_ROOT, WAREHOUSE_ZONE
+from pipelines.warehouse.build import CONTRACTS_ROOT, WAREHOUSE_ZONE
 
 UPSTREAM = {"delay_features", "training_set", "open_lines"}
 FAST = {"epochs": 2, "batch_size": 512}
@@ -323,7 +323,7 @@ def _train_and_register(home, registration=None, **training):
 
 
 def test_registration_gate_history_and_idempotence(tmp_path_factory, upstream_home):
-    from pipelines.registry import AliasHistory
+    from pipelines.registry.versions import AliasHistory
 
     home = copy_home(upstream_home, tmp_path_factory)  # its own MLflow store and registry
     uri = f"sqlite:///{home / 'mlflow.db'}"

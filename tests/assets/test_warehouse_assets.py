@@ -9,9 +9,7 @@ import pytest
 from assets.ansi import build_ansi_assets
 from assets.raw import raw_assets
 from assets.warehouse import build_warehouse_definitions
-from pipelines.ansi_store import sha256_text
-from pipelines.contract_lint import BrokenContracts
-from pipelines.lake import Lake
+from pipelines.lake.store import Lake
 from pipelines.resources import (
     AnsiStoreResource,
     ContractsResource,
@@ -19,7 +17,9 @@ from pipelines.resources import (
     LakeResource,
     TpchResource,
 )
-from pipelines.warehouse import ANSI_SQL_ROOT, CONTRACTS_ROOT, WAREHOUSE_ZONE, tables_read
+from pipelines.translation.store import sha256_text
+from pipelines.warehouse.build import ANSI_SQL_ROOT, CONTRACTS_ROOT, WAREHOUSE_ZONE, tables_read
+from pipelines.warehouse.contract_lint import BrokenContracts
 
 TABLE = "customer_profile"  # snowflake/customer_profile.sql, with a reference query
 

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from dockerfile_parse import DockerfileParser
 
-from pipelines.k8s.request import K8sTrainingRequest
+from pipelines.launch.k8s.request import K8sTrainingRequest
 from pipelines.settings import SETTINGS_DOCS
 
 ROOT = Path(__file__).resolve().parents[2]

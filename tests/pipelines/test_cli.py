@@ -41,7 +41,7 @@ def plumbline_in_process(*args: str, env: dict[str, str]):
     of it loads Dagster and MLflow (seconds)."""
     from click.testing import CliRunner
 
-    from pipelines.cli import main
+    from pipelines.cli.main import main
 
     environment = {k: None for k in os.environ if k.startswith("PLUMBLINE_")} | env
     return CliRunner().invoke(main, list(args), env=environment)
@@ -293,7 +293,7 @@ def test_mlflow_ui_serves_the_tracking_store_training_writes_to(tmp_path):
 
 
 def test_models_history_prints_every_alias_move(tmp_path):
-    from pipelines.registry import AliasHistory, AliasMove
+    from pipelines.registry.versions import AliasHistory, AliasMove
 
     home = tmp_path / "home"
     history = AliasHistory(home / "lake" / "registry" / "alias_history")

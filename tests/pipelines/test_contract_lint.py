@@ -5,13 +5,13 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from pipelines.ansi_store import LEGACY_ROOT
-from pipelines.cli import main
-from pipelines.contract_lint import lint_contracts, output_types
+from pipelines.cli.main import main
 from pipelines.contracts import load_contract
 from pipelines.contracts.registry import PublishedContracts
-from pipelines.warehouse import CONTRACTS_ROOT, warehouse_tables
+from pipelines.warehouse.build import CONTRACTS_ROOT, warehouse_tables
+from pipelines.warehouse.contract_lint import lint_contracts, output_types
 from sql.catalog import load_catalog
+from sql.paths import LEGACY_ROOT
 
 TABLE = "shipping_performance"
 

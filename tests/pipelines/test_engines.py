@@ -6,9 +6,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.engines.base import EngineError, bind_tables
-from pipelines.engines.digest import content_digest
-from pipelines.engines.duckdb_engine import DuckDBEngine
+from pipelines.warehouse.engines.base import EngineError, bind_tables
+from pipelines.warehouse.engines.digest import content_digest
+from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
 
 REVENUE_BY_PRIORITY = """
 SELECT
@@ -128,7 +128,7 @@ def test_digest_ignores_row_order_but_not_content(tmp_path):
 def test_spark_sessions_run_in_ansi_mode_whatever_the_cluster_defaults(spark_engine):
     """Translations assume the standard's errors (bad casts, overflow); the engine sets ANSI
     mode on its session rather than relying on Spark's default or spark-defaults.conf."""
-    from pipelines.engines.spark_engine import SparkEngine
+    from pipelines.warehouse.engines.spark_engine import SparkEngine
 
     assert SparkEngine("local[1]").conf["spark.sql.ansi.enabled"] == "true"
     session = spark_engine.session()

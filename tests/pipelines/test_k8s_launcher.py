@@ -28,10 +28,10 @@ import pytest
 from dagster_k8s import PipesK8sClient
 from dagster_pipes import DAGSTER_PIPES_CONTEXT_ENV_VAR, DAGSTER_PIPES_MESSAGES_ENV_VAR
 
-from pipelines.k8s.launcher import launch_on_kubernetes, training_job_name
-from pipelines.k8s.render import render
-from pipelines.k8s.request import K8sTrainingRequest
-from pipelines.training import JOB_FILE, TrainingJob
+from models.job import JOB_FILE, TrainingJob
+from pipelines.launch.k8s.render import render
+from pipelines.launch.k8s.request import K8sTrainingRequest
+from pipelines.pipes.kubernetes import launch_on_kubernetes, training_job_name
 
 IMAGE = "registry.example.com/plumbline/train:0.1.0"
 NAMESPACE = "training"

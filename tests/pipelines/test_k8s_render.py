@@ -20,17 +20,17 @@ import yaml
 from click.testing import CliRunner
 from torch.distributed.elastic.rendezvous import RendezvousParameters
 
-from pipelines.k8s.cli import k8s
-from pipelines.k8s.gpus import GPU_PRODUCTS, PRODUCT_LABEL
-from pipelines.k8s.render import (
+from models.job import TrainingJob
+from pipelines.cli.k8s import k8s
+from pipelines.launch.k8s.gpus import GPU_PRODUCTS, PRODUCT_LABEL
+from pipelines.launch.k8s.render import (
     NON_RETRYABLE_EXIT_CODES,
     SPOT_NODE_LABELS,
     Names,
     render,
     to_yaml,
 )
-from pipelines.k8s.request import K8sRenderError, K8sTrainingRequest
-from pipelines.training import TrainingJob
+from pipelines.launch.k8s.request import K8sRenderError, K8sTrainingRequest
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "k8s"
 # backoffLimitPerIndex and pod-failure policies are GA from 1.33; also check the newest schema

@@ -2,7 +2,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.lake import KEEP_VERSIONS, Lake, LakeError, digest_files, table_stats
+from pipelines.lake.store import KEEP_VERSIONS, Lake, LakeError, digest_files, table_stats
 
 
 def write_version(lake: Lake, values: list[int], table: str = "t"):

@@ -10,18 +10,18 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from pipelines.cli import main
-from pipelines.engines.base import EngineError
-from pipelines.engines.duckdb_engine import DuckDBEngine
-from pipelines.lake import Lake
-from pipelines.lake_catalog import (
+from pipelines.cli.main import main
+from pipelines.lake.catalog import (
     LakeCatalogError,
     ansi_type,
     import_lake,
     schema_differences,
     types_match,
 )
-from pipelines.warehouse import WarehouseTable, build_table
+from pipelines.lake.store import Lake
+from pipelines.warehouse.build import WarehouseTable, build_table
+from pipelines.warehouse.engines.base import EngineError
+from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
 from sql.catalog import Catalog, load_catalog
 
 ARROW_TYPES = [

@@ -7,7 +7,7 @@ import time
 
 import dagster as dg
 
-from pipelines.pipes_messages import WholeLineMessageReader, complete_lines
+from pipelines.pipes.messages import WholeLineMessageReader, complete_lines
 
 # An external process whose message channel writes each message in two halves with a pause
 # between: what a reader sees when it reads a large message while its ``write`` is under way.

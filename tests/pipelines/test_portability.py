@@ -6,15 +6,15 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from pipelines.engines.duckdb_engine import DuckDBEngine
-from pipelines.lake import Lake
-from pipelines.portability import (
+from pipelines.lake.store import Lake
+from pipelines.warehouse.build import WarehouseTable, build_table, portable_sql, tables_read
+from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
+from pipelines.warehouse.portability import (
     SchemaDifference,
     check_portability,
     output_schema,
     schema_differences,
 )
-from pipelines.warehouse import WarehouseTable, build_table, portable_sql, tables_read
 from sql import ansi
 from sql.translate import translate_file
 

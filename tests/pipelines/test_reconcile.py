@@ -3,7 +3,7 @@ from decimal import Decimal
 import pyarrow as pa
 import pytest
 
-from pipelines.reconcile import Thresholds, reconcile
+from pipelines.warehouse.reconcile import Thresholds, reconcile
 
 REFERENCE = pa.table(
     {

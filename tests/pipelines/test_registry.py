@@ -14,8 +14,9 @@ from mlflow import MlflowClient
 from mlflow.exceptions import MlflowException
 from mlflow.protos.databricks_pb2 import INTERNAL_ERROR, INVALID_PARAMETER_VALUE
 
-from pipelines.lake import Lake
-from pipelines.registry import (
+from pipelines.lake.lineage import upstream_lineage
+from pipelines.lake.store import Lake
+from pipelines.registry.versions import (
     ALIAS_TAG_PREFIX,
     AliasHistory,
     RegistryError,
@@ -23,7 +24,6 @@ from pipelines.registry import (
     decide_promotion,
     move_alias,
     register_version,
-    upstream_lineage,
     with_retries,
 )
 

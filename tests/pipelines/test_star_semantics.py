@@ -9,9 +9,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from pipelines.engines.duckdb_engine import DuckDBEngine
-from pipelines.lake import Lake
-from pipelines.lake_catalog import import_lake
+from pipelines.lake.catalog import import_lake
+from pipelines.lake.store import Lake
+from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
 from sql.catalog import Catalog, load_catalog
 from sql.catalog_import import catalog_yaml
 from sql.translate import translate

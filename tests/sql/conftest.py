@@ -7,7 +7,7 @@ import duckdb
 import pytest
 from sqlglot import exp
 
-from pipelines.tpch import TPCH_TABLES
+from pipelines.lake.tpch import TPCH_TABLES
 
 
 def _parquet_view(table: str, path: Path) -> str:

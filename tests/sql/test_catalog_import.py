@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pipelines.cli import main
+from pipelines.cli.main import main
 from sql.catalog import load_catalog
 from sql.catalog_import import CatalogImportError, catalog_yaml, import_ddl, read_ddl
 

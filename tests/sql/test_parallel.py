@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.ansi_store import LEGACY_ROOT, translate_sources
+from pipelines.translation.store import translate_sources
 from sql import parallel
 from sql.catalog import load_catalog
 from sql.diagnostics import TranslationError
 from sql.parallel import ordered_map
+from sql.paths import LEGACY_ROOT
 from sql.report import translate_tree
 from sql.translate import translate
 

@@ -10,7 +10,7 @@ from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.qualify import qualify
 
-from pipelines.engines.duckdb_engine import portable_relation
+from pipelines.warehouse.engines.duckdb_engine import portable_relation
 from sql import ansi
 from sql.render import render
 from sql.rules.portable_types import DuckDB, Numeric, Projections, Spark, Typer

@@ -1,0 +1,62 @@
+"""``retrain_job``, its weekly schedule, and the sensor that requests it when new raw data
+arrives."""
+
+import dagster as dg
+
+from assets.audit import AUDIT_BUNDLE_KEY
+from assets.registry import REGISTERED_MODEL_KEY
+from assets.scoring import BATCH_SCORES_KEY, OPEN_LINES
+from assets.training import DELAY_MODEL_KEY, TRAINING_SET_KEY
+from pipelines.lake.raw import raw_data_digest
+from pipelines.resources import LakeResource
+
+RETRAIN_JOB = "retrain_job"
+
+# The training path: the training set and the warehouse tables it is built from (not the
+# raw data: new raw data is what triggers a retrain), the model, its registration, and the
+# scores of the open line items with whichever model is champion afterwards.
+RETRAIN_SELECTION = (
+    dg.AssetSelection.assets(TRAINING_SET_KEY, dg.AssetKey(["warehouse", OPEN_LINES])).upstream()
+    - dg.AssetSelection.groups("raw")
+) | dg.AssetSelection.assets(
+    DELAY_MODEL_KEY, REGISTERED_MODEL_KEY, AUDIT_BUNDLE_KEY, BATCH_SCORES_KEY
+)
+
+retrain_job = dg.define_asset_job(
+    RETRAIN_JOB,
+    selection=RETRAIN_SELECTION,
+    description="Rebuild the training set from the lake, retrain, register and gate the model.",
+)
+
+
+def retrain_schedule(cron: str) -> dg.ScheduleDefinition:
+    return dg.ScheduleDefinition(
+        name="weekly_retrain",
+        cron_schedule=cron,
+        execution_timezone="UTC",
+        job=retrain_job,
+        default_status=dg.DefaultScheduleStatus.RUNNING,
+        description="Retrain on the current data every week (PLUMBLINE_RETRAIN_CRON).",
+    )
+
+
+@dg.sensor(
+    job=retrain_job,
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Requests retrain_job when the published raw data's digest changes.",
+)
+def raw_data_sensor(context: dg.SensorEvaluationContext, lake: LakeResource):
+    digest = raw_data_digest(lake.lake())
+    if digest is None:
+        return dg.SkipReason("the raw tables are not all published yet")
+    if context.cursor is None:
+        context.update_cursor(digest)
+        return dg.SkipReason(f"baseline raw data digest recorded: {digest[:12]}")
+    if context.cursor == digest:
+        return dg.SkipReason(f"raw data unchanged (digest {digest[:12]})")
+    context.update_cursor(digest)
+    return dg.RunRequest(
+        run_key=f"raw-{digest}",
+        tags={"plumbline/trigger": "new raw data", "plumbline/raw_digest": digest},
+    )

@@ -1,0 +1,599 @@
+"""The ``plumbline`` command line."""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import warnings
+from pathlib import Path
+
+import click
+
+from pipelines.settings import Settings, SettingsError, check_home_writable
+from sql.paths import REPOSITORY_ROOT
+from sql.source_dialects import DIALECTS
+
+# Great Expectations imports pyspark, which warns about pandas 3 on import; the Spark paths
+# plumbline uses are tested under it (see the pytest configuration's matching filter).
+warnings.filterwarnings(
+    "ignore", message="PySpark does not yet fully support", category=FutureWarning
+)
+
+# Telemetry off: these machines have no network beyond package registries, and a
+# regulated deployment should not phone home by default. python_log_level INFO keeps the
+# step workers' DEBUG engine events out of the terminal (they stay in the event log).
+DAGSTER_YAML = """\
+telemetry:
+  enabled: false
+python_logs:
+  python_log_level: INFO
+"""
+
+
+def fail_usage(message: str) -> None:
+    """Bad input: one line naming the setting and what it accepts, exit code 2."""
+    click.echo(f"plumbline: error: {message}", err=True)
+    sys.exit(2)
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Validate every setting and PLUMBLINE_HOME before anything is created or changed."""
+    try:
+        settings = Settings.from_env(**{k: v for k, v in overrides.items() if v is not None})
+        check_home_writable(settings.home)
+    except SettingsError as exc:
+        fail_usage(str(exc))
+    return settings
+
+
+def prepare_environment(settings: Settings) -> None:
+    """Create PLUMBLINE_HOME and the Dagster instance folder; export the settings so that
+    Dagster's step processes (which re-import the definitions) see the same values."""
+    settings.dagster_home.mkdir(parents=True, exist_ok=True)
+    settings.lake_root.mkdir(parents=True, exist_ok=True)
+    dagster_yaml = settings.dagster_home / "dagster.yaml"
+    if not dagster_yaml.exists():
+        dagster_yaml.write_text(DAGSTER_YAML)
+    os.environ.update(settings.to_env())
+    os.environ["DAGSTER_HOME"] = str(settings.dagster_home)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """plumbline: legacy warehouse SQL to ANSI, tables, contracts, training and an audit
+    trail, as Dagster assets.
+
+    Settings come from PLUMBLINE_* environment variables (see the README); flags override
+    them for one command.
+    """
+
+
+@main.command()
+@click.option(
+    "--scale",
+    metavar="SF",
+    help="TPC-H scale factor for the raw lake (overrides PLUMBLINE_SCALE).",
+)
+@click.option(
+    "--engine",
+    metavar="duckdb|spark",
+    help="SQL engine that builds tables (overrides PLUMBLINE_ENGINE).",
+)
+@click.option(
+    "--select",
+    "selection",
+    metavar="SELECTION",
+    help='Dagster asset selection, e.g. "group:raw" or "key:raw/orders"; default: every asset.',
+)
+@click.option(
+    "--portability",
+    is_flag=True,
+    help="Afterwards, run every warehouse table's SQL on the other engine and compare.",
+)
+def run(scale: str | None, engine: str | None, selection: str | None, portability: bool) -> None:
+    """Materialize the asset graph through Dagster, as the UI's "Materialize all" does.
+
+    Runs against the persistent Dagster instance in $PLUMBLINE_HOME/dagster, so the run
+    shows up in `plumbline ui` afterwards.
+    """
+    settings = load_settings(scale=scale, engine=engine)
+    # Imported here so that `plumbline --help` and bad flags answer without loading Dagster.
+    from pipelines.cli.run import SelectionError, resolve_selection, run_assets
+    from pipelines.definitions import build_definitions
+    from pipelines.warehouse.contract_lint import BrokenContracts
+
+    try:
+        keys = resolve_selection(build_definitions(settings), selection)
+    except SelectionError as exc:
+        fail_usage(str(exc))
+    except BrokenContracts as exc:
+        # The pipeline does not start with a broken contract.
+        for error in exc.errors:
+            click.echo(_relative(error.format()), err=True)
+        click.echo(
+            f"plumbline: {len(exc.errors)} broken data contract(s); nothing was run", err=True
+        )
+        sys.exit(1)
+    prepare_environment(settings)
+    outcome = run_assets(settings, keys, subset=selection is not None, echo=click.echo)
+    if outcome.success and portability:
+        from pipelines.definitions import check_portability_job
+
+        click.echo("")
+        outcome = run_assets(
+            settings, None, job=check_portability_job, subset=False, echo=click.echo
+        )
+        outcome.success = outcome.success and all(outcome.checks.values())
+    sys.exit(0 if outcome.success else 1)
+
+
+@main.command()
+@click.argument("sql")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of a table.")
+@click.option(
+    "--max-rows", default=40, show_default=True, help="Rows shown in the table (CSV prints all)."
+)
+def query(sql: str, as_csv: bool, max_rows: int) -> None:
+    """Run a DuckDB query over the published lake tables, e.g.
+
+    plumbline query "SELECT * FROM warehouse.customer_profile LIMIT 5"
+
+    Tables are named zone.table (raw.orders, warehouse.<name>).
+    """
+    settings = load_settings()
+    from pipelines.lake.store import Lake
+    from pipelines.warehouse.engines.base import EngineError
+    from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
+
+    tables = Lake(settings.lake_root).published()
+    try:
+        result = DuckDBEngine().query_duckdb(sql, tables, file="<query>")
+    except EngineError as exc:
+        click.echo(f"plumbline: error: {exc}", err=True)
+        sys.exit(1)
+    if as_csv:
+        import pyarrow.csv as pacsv
+
+        pacsv.write_csv(result, sys.stdout.buffer)
+        return
+    import duckdb
+
+    click.echo(str(duckdb.from_arrow(result.slice(0, max_rows))).rstrip())
+    if result.num_rows > max_rows:
+        click.echo(f"({result.num_rows:,} rows, first {max_rows} shown; --csv prints all)")
+
+
+@main.command()
+@click.option(
+    "--from",
+    "dialect",
+    type=click.Choice(DIALECTS),
+    help="Dialect of the legacy SQL.",
+)
+@click.option(
+    "--to",
+    "target",
+    type=click.Choice(["ansi", "duckdb", "spark"]),
+    default="ansi",
+    show_default=True,
+    help="ANSI SQL (the stored artifact), or its exact rendering for an engine.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON object instead of SQL.")
+@click.option(
+    "--report",
+    "report_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write report.html and report.md over the whole sql/legacy tree into this folder.",
+)
+@click.option(
+    "--assume",
+    "assume",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a server-setting assumption of sql/assumptions.yaml, e.g. tsql_datefirst=1.",
+)
+@click.option(
+    "--catalog",
+    "catalog_files",
+    multiple=True,
+    metavar="FILE",
+    help="A catalog of your tables (the format of sql/catalog.yaml, or written by "
+    "`plumbline catalog import`); repeat to merge several. Default: PLUMBLINE_CATALOG.",
+)
+@click.argument("file", required=False, default="-", metavar="[FILE|-]")
+def translate(
+    dialect: str | None,
+    target: str,
+    as_json: bool,
+    report_dir: Path | None,
+    assume: tuple[str, ...],
+    catalog_files: tuple[str, ...],
+    file: str,
+) -> None:
+    """Translate legacy SQL to ANSI SQL, exactly or not at all.
+
+    A script is translated statement by statement: the output is the translated script
+    (each table it defines; views and temporary tables it drops become CTEs). SQL goes to
+    stdout (exit 0). Diagnostics go to stderr as FILE:LINE:COL: error[RULE]: message (also
+    warning[...] and info[...]); a refused or unparseable statement exits 1, with every
+    refusal in the file listed. Usage errors exit 2.
+    """
+    from pipelines.cli.translate import run_report, run_translate
+    from sql.assumptions import AssumptionError, load_assumptions
+    from sql.catalog import CatalogError, load_catalogs
+    from sql.paths import LEGACY_ROOT
+
+    try:
+        pairs = dict(item.split("=", 1) for item in assume)
+        assumptions = load_assumptions().with_overrides(pairs)
+    except ValueError as exc:  # AssumptionError, or an item without '='
+        message = str(exc) if isinstance(exc, AssumptionError) else f"{exc}; expected KEY=VALUE"
+        fail_usage(f"--assume: {message}")
+    if catalog_files:
+        paths, option = [Path(f) for f in catalog_files], "--catalog"
+    else:
+        try:
+            paths, option = list(Settings.from_env().catalog), "PLUMBLINE_CATALOG"
+        except SettingsError as exc:
+            fail_usage(str(exc))
+    try:
+        catalog = load_catalogs(paths)
+    except CatalogError as exc:
+        fail_usage(f"{option}: {exc}")
+    if report_dir is not None:
+        sys.exit(run_report(LEGACY_ROOT, report_dir, assumptions, catalog))
+    if dialect is None:
+        raise click.UsageError("--from DIALECT is required (or use --report DIR)")
+    sys.exit(
+        run_translate(
+            dialect, target, file, as_json=as_json, assumptions=assumptions, catalog=catalog
+        )
+    )
+
+
+def _relative(line: str) -> str:
+    """Paths under the working directory as relative paths, like compilers print them."""
+    cwd = str(Path.cwd()) + os.sep
+    return line[len(cwd) :] if line.startswith(cwd) else line
+
+
+@main.group()
+def contracts() -> None:
+    """Data contracts (ODCS v3 files in sql/contracts/)."""
+
+
+@contracts.command("lint")
+@click.option(
+    "--contracts",
+    "contracts_root",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder of contract files; default: sql/contracts.",
+)
+@click.option(
+    "--against",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="A folder of earlier contract files (e.g. from the main branch) to guard against "
+    "breaking changes, besides the versions published under $PLUMBLINE_HOME/contracts.",
+)
+def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
+    """Check every contract against ODCS, the SQL that builds its table, and the last
+    published version (a breaking change needs a major version bump).
+
+    Prints FILE:FIELD: message per problem and exits 1 if there is any; 0 otherwise.
+    """
+    from pipelines.contracts.registry import PublishedContracts
+    from pipelines.warehouse.build import CONTRACTS_ROOT, warehouse_tables
+    from pipelines.warehouse.contract_lint import lint_contracts
+    from sql.catalog import load_catalog
+    from sql.paths import LEGACY_ROOT
+
+    try:
+        settings = Settings.from_env()
+    except SettingsError as exc:
+        fail_usage(str(exc))
+    root = contracts_root or CONTRACTS_ROOT
+    if not root.is_dir():
+        fail_usage(f"--contracts: no such folder {root}")
+    catalog = load_catalog()
+    tables = warehouse_tables(catalog, LEGACY_ROOT, contracts_root=root)
+    report = lint_contracts(
+        root,
+        tables,
+        catalog,
+        published=PublishedContracts(settings.published_contracts_root),
+        against=against,
+    )
+    for error in report.errors:
+        click.echo(_relative(error.format()))
+    verdict = "ok" if report.passed else f"{len(report.errors)} problem(s)"
+    click.echo(
+        f"contracts lint: {report.contracts} contracts, {report.tables} tables: {verdict}",
+        err=True,
+    )
+    sys.exit(0 if report.passed else 1)
+
+
+@main.group()
+def catalog() -> None:
+    """Catalogs: legacy names -> lake tables, with their columns (sql/catalog.yaml's format)."""
+
+
+@catalog.command("import")
+@click.option("--from", "dialect", metavar="DIALECT", help="Dialect of the DDL FILEs.")
+@click.option(
+    "--from-lake",
+    "from_lake",
+    type=click.Path(path_type=Path),
+    metavar="DIR",
+    help="Read the Parquet schemas of a lake root (<zone>/<table>/ folders) instead of DDL.",
+)
+@click.option(
+    "-o",
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the catalog to this file (atomically) instead of stdout.",
+)
+@click.option("--zone", default="raw", show_default=True, help="Lake zone of imported DDL tables.")
+@click.argument("files", nargs=-1, metavar="[FILE]...")
+def catalog_import(
+    dialect: str | None,
+    from_lake: Path | None,
+    out: Path | None,
+    zone: str,
+    files: tuple[str, ...],
+) -> None:
+    """Write a catalog from the legacy warehouse's CREATE TABLE DDL, or from a lake.
+
+    Types map to exact ANSI types; a type with none is kept as {opaque: TYPE} and reported
+    as FILE:LINE:COL: warning[CATALOG-OPAQUE]. Other statements are skipped (info lines).
+    An unparseable statement exits 1 and writes nothing; usage errors exit 2.
+    """
+    from pipelines.cli.catalog import CatalogUsageError, run_import
+
+    try:
+        code = run_import(dialect, files, from_lake=from_lake, out=out, zone=zone)
+    except CatalogUsageError as exc:
+        fail_usage(str(exc))
+    sys.exit(code)
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", "-p", default=3000, show_default=True, help="Port to listen on.")
+def ui(host: str, port: int) -> None:
+    """Open the Dagster UI (dagster dev) over the same instance `plumbline run` uses."""
+    settings = load_settings()
+    prepare_environment(settings)
+    dagster = Path(sysconfig.get_path("scripts")) / "dagster"
+    workspace = REPOSITORY_ROOT / "workspace.yaml"
+    target = ["-w", str(workspace)] if workspace.is_file() else ["-m", "pipelines.definitions"]
+    click.echo(f"Dagster UI on http://{host}:{port} (DAGSTER_HOME={settings.dagster_home})")
+    os.execv(dagster, [str(dagster), "dev", *target, "--host", host, "--port", str(port)])
+
+
+@main.group()
+def models() -> None:
+    """Registered models (MLflow Model Registry, PLUMBLINE_MLFLOW_URI)."""
+
+
+@models.command("history")
+@click.argument("model", default="delivery_delay")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON lines instead of a table.")
+def models_history(model: str, as_json: bool) -> None:
+    """Every alias move of MODEL (who moved it, from which version to which, when, why),
+    from the append-only log in $PLUMBLINE_HOME/lake/registry/alias_history."""
+    import json
+    from dataclasses import asdict
+
+    from pipelines.registry.versions import ALIAS_HISTORY, AliasHistory
+
+    settings = load_settings()
+    moves = AliasHistory(settings.lake_root.joinpath(*ALIAS_HISTORY)).moves(model)
+    if as_json:
+        for move in moves:
+            click.echo(json.dumps(asdict(move), sort_keys=True))
+        return
+    if not moves:
+        click.echo(f"no alias moves recorded for {model}")
+        return
+    header = f"{'moved at (UTC)':<32}  {'alias':<10}  {'from':>4}  {'to':>4}  {'dagster run':<36}  reason"
+    click.echo(header)
+    for m in moves:
+        click.echo(
+            f"{m.moved_at:<32}  {m.alias:<10}  {m.from_version or '-':>4}  {m.to_version:>4}  "
+            f"{m.dagster_run_id:<36}  {m.reason}"
+        )
+
+
+def _audit_sources(settings: Settings):
+    """What ``plumbline audit`` reads: the lake, the ANSI store, MLflow and (when this home
+    has one) the Dagster instance."""
+    from pipelines.audit.chain import AuditError
+
+    uri = settings.mlflow_uri
+    if uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).is_file():
+        raise AuditError(f"no MLflow store at {uri}: run `make run` (or `plumbline run`) first")
+    # MLflow and the asset definitions take seconds to import: not for a missing store.
+    from mlflow import MlflowClient
+
+    from assets.audit import audit_sources
+    from pipelines.lake.store import Lake
+
+    instance = None
+    if (settings.dagster_home / "dagster.yaml").is_file():
+        import dagster as dg
+
+        instance = dg.DagsterInstance.from_config(str(settings.dagster_home))
+    client = MlflowClient(tracking_uri=uri, registry_uri=uri)
+    return audit_sources(Lake(settings.lake_root), settings.ansi_root, client, instance)
+
+
+def _dagster_roots(sources, bundle) -> list[str] | None:
+    """Root digests the audit asset recorded in the Dagster run that made ``bundle``;
+    None when the bundle was made by the command line (nothing to compare)."""
+    from assets.audit import AUDIT_BUNDLE_KEY
+
+    run_id = bundle.data.get("made_by", {}).get("dagster_run_id")
+    if not run_id:
+        return None
+    if sources.instance is None:
+        return []
+    records = sources.instance.fetch_materializations(AUDIT_BUNDLE_KEY, limit=1000).records
+    return [
+        str(r.asset_materialization.metadata["root_digest"].value)
+        for r in records
+        if r.run_id == run_id
+        and r.asset_materialization is not None
+        and "root_digest" in r.asset_materialization.metadata
+    ]
+
+
+@main.command()
+@click.argument("subject", required=False, metavar="MODEL[@VERSION|@ALIAS]")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder for bundle.json and report.html (default: $PLUMBLINE_HOME/audit/MODEL/vN).",
+)
+@click.option(
+    "--verify",
+    "verify_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="BUNDLE",
+    help="Recompute every digest of BUNDLE (a bundle.json) from the current sources.",
+)
+@click.option(
+    "--openlineage",
+    "openlineage_target",
+    metavar="FILE|URL",
+    help="Also emit the chain as OpenLineage run events: JSON lines to FILE, or POST to URL.",
+)
+def audit(
+    subject: str | None,
+    out: Path | None,
+    verify_path: Path | None,
+    openlineage_target: str | None,
+) -> None:
+    """Write the audit bundle of a registered model version (default alias: champion), or
+    verify one.
+
+    \b
+    plumbline audit delivery_delay             the champion
+    plumbline audit delivery_delay@3           version 3
+    plumbline audit delivery_delay@challenger  by alias
+    plumbline audit --verify DIR/bundle.json   exit 0 when every link holds, else 1
+    """
+    if (subject is None) == (verify_path is None):
+        fail_usage("give either MODEL[@VERSION|@ALIAS] or --verify BUNDLE")
+    if verify_path is not None and (out is not None or openlineage_target is not None):
+        fail_usage("--verify takes no --out or --openlineage")
+    settings = load_settings()
+    from pipelines.audit.bundle import build_bundle, read_bundle, stamp_root, verify_bundle
+    from pipelines.audit.chain import AuditError
+    from pipelines.audit.collect import parse_subject, resolve
+    from pipelines.audit.store import write_bundle
+
+    if subject is not None:
+        try:
+            parse_subject(subject)
+        except AuditError as exc:
+            fail_usage(str(exc))
+    try:
+        sources = _audit_sources(settings)
+        if verify_path is not None:
+            bundle = read_bundle(verify_path)
+            differences = verify_bundle(
+                bundle, sources, dagster_root_digests=_dagster_roots(sources, bundle)
+            )
+            model, version = bundle.subject["model"], bundle.subject["version"]
+            if differences:
+                click.echo(
+                    f"FAILED: {len(differences)} link(s) of {model} v{version}'s audit chain "
+                    "no longer match:"
+                )
+                for difference in differences:
+                    click.echo(f"  {difference}")
+                sys.exit(1)
+            click.echo(
+                f"OK: all {len(bundle.nodes)} links of {model} v{version}'s audit chain hold "
+                f"(root {bundle.root_digest})"
+            )
+            return
+        assert subject is not None
+        model, version = resolve(sources.client, subject)
+        bundle = build_bundle(
+            sources, model, version, requested=subject, made_by={"command": "plumbline audit"}
+        )
+    except AuditError as exc:
+        click.echo(f"plumbline: error: {exc}", err=True)
+        sys.exit(1)
+    folder = out or settings.audit_root / model / f"v{version}"
+    bundle_path, report_path = write_bundle(bundle, folder)
+    stamp_root(sources.client, bundle)
+    click.echo(f"Audit bundle of {model} v{version}: {bundle_path}")
+    click.echo(f"Report: {report_path}")
+    click.echo(f"Root digest: {bundle.root_digest} (MLflow tag on {model} v{version})")
+    if openlineage_target:
+        from pipelines.audit.openlineage import bundle_events, emit
+
+        events = bundle_events(bundle.data)
+        emit(events, openlineage_target)
+        click.echo(f"OpenLineage: {len(events)} run events to {openlineage_target}")
+    if bundle.gaps:
+        click.echo(f"INCOMPLETE: {len(bundle.gaps)} link(s) could not be established:")
+        for gap in bundle.gaps:
+            click.echo(f"  {gap}")
+        sys.exit(1)
+
+
+@main.group()
+def bench() -> None:
+    """Benchmarks that need a command of their own (`make bench` runs them all, small)."""
+
+
+def _add_commands() -> None:
+    from benchmarks.gpu_command import gpu_command
+    from pipelines.cli.k8s import k8s
+
+    bench.add_command(gpu_command)
+    main.add_command(k8s)
+
+
+_add_commands()
+
+
+def mlflow_ui_command(settings: Settings, host: str, port: int) -> list[str]:
+    mlflow = Path(sysconfig.get_path("scripts")) / "mlflow"
+    return [
+        str(mlflow),
+        "ui",
+        "--backend-store-uri",
+        settings.mlflow_uri,
+        "--default-artifact-root",
+        settings.mlflow_artifacts.as_uri(),
+        "--host",
+        host,
+        "--port",
+        str(port),
+        # One person's local UI: one server process, not MLflow's default four (each of
+        # which loads MLflow, seconds of CPU).
+        "--workers",
+        "1",
+    ]
+
+
+@main.command("mlflow-ui")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", "-p", default=5000, show_default=True, help="Port to listen on.")
+def mlflow_ui(host: str, port: int) -> None:
+    """Open the MLflow UI over the tracking store and artifacts training writes to."""
+    settings = load_settings()
+    settings.mlflow_artifacts.mkdir(parents=True, exist_ok=True)
+    command = mlflow_ui_command(settings, host, port)
+    click.echo(f"MLflow UI on http://{host}:{port} ({settings.mlflow_uri})")
+    os.execv(command[0], command)
+
+
+if __name__ == "__main__":
+    main()

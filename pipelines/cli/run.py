@@ -1,0 +1,291 @@
+"""``plumbline run``: execute the asset graph through Dagster with a progress display.
+
+The run goes through ``dg.execute_job`` against the persistent instance in
+``$DAGSTER_HOME`` with the default multiprocess executor, so it is recorded like a run
+launched from the UI. Progress is read back from the instance's event log while the run
+executes in a worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import dagster as dg
+
+from pipelines.definitions import build_definitions, materialize_all_job
+from pipelines.lake.tpch import format_scale
+from pipelines.settings import Settings
+
+INVOCATION_TAG = "plumbline/invocation"
+POLL_SECONDS = 0.5
+# Dagster's console logger prints every event, failures with stack traces; the progress
+# display replaces it (the full logs stay in the run's event log, shown by the UI).
+QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+
+PROGRESS_EVENTS = {
+    dg.DagsterEventType.STEP_START,
+    dg.DagsterEventType.STEP_FAILURE,
+    dg.DagsterEventType.STEP_SKIPPED,
+    dg.DagsterEventType.ASSET_MATERIALIZATION,
+    dg.DagsterEventType.ASSET_CHECK_EVALUATION,
+}
+
+
+class SelectionError(ValueError):
+    """The --select expression is invalid or matches nothing."""
+
+
+@dataclass
+class AssetProgress:
+    key: str
+    status: str = "not run"
+    rows: int | None = None
+    started: float | None = None
+    seconds: float | None = None
+    message: str = ""
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    success: bool
+    seconds: float
+    assets: dict[str, AssetProgress] = field(default_factory=dict)
+    checks: dict[str, bool] = field(default_factory=dict)  # check name -> passed
+    warnings: set[str] = field(default_factory=set)  # checks that failed with WARN severity
+    audit_report: str | None = None  # the audit bundle's report.html, when one was written
+    audit_root: str | None = None
+
+
+def resolve_selection(defs: dg.Definitions, selection: str | None) -> list[dg.AssetKey]:
+    graph = defs.resolve_asset_graph()
+    if not selection:
+        keys = set(graph.materializable_asset_keys)
+    else:
+        try:
+            # Dagster's own parser calls a beta parameter internally; that is not ours to warn about.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", dg.BetaWarning)
+                keys = dg.AssetSelection.from_string(selection).resolve(graph)
+        except Exception as exc:  # Dagster raises several types for a bad expression
+            raise SelectionError(
+                f"--select {selection!r} is not a valid asset selection: {exc}"
+            ) from exc
+    keys = {k for k in keys if k in graph.materializable_asset_keys}
+    if not keys:
+        raise SelectionError(f"--select {selection!r} matches no asset")
+    return sorted(keys, key=lambda k: k.to_user_string())
+
+
+def _innermost_message(error: object) -> str:
+    while getattr(error, "cause", None) is not None:
+        error = error.cause  # type: ignore[attr-defined]
+    return str(getattr(error, "message", error)).strip().splitlines()[0]
+
+
+class _Tracker:
+    def __init__(self, defs: dg.Definitions, keys: list[dg.AssetKey], echo: Callable[[str], None]):
+        self.echo = echo
+        self.assets = {k.to_user_string(): AssetProgress(k.to_user_string()) for k in keys}
+        self.step_keys: dict[str, list[str]] = {}
+        self.checks: dict[str, bool] = {}
+        self.warnings: set[str] = set()
+        self.audit_report: str | None = None
+        self.audit_root: str | None = None
+        for assets_def in defs.resolve_asset_graph().assets_defs:
+            names = [
+                k.to_user_string() for k in assets_def.keys if k.to_user_string() in self.assets
+            ]
+            if names:
+                self.step_keys[assets_def.node_def.name] = names
+
+    def handle(self, record: dg.EventLogRecord) -> None:
+        entry = record.event_log_entry
+        event = entry.dagster_event
+        if event is None:
+            return
+        kind = event.event_type
+        if kind == dg.DagsterEventType.STEP_START:
+            for name in self.step_keys.get(event.step_key or "", []):
+                self.assets[name].status = "running"
+                self.assets[name].started = entry.timestamp
+                self.echo(f"  started       {name}")
+        elif kind == dg.DagsterEventType.ASSET_MATERIALIZATION:
+            name = event.asset_key.to_user_string()
+            progress = self.assets.setdefault(name, AssetProgress(name))
+            progress.status = "materialized"
+            rows = event.event_specific_data.materialization.metadata.get("dagster/row_count")
+            progress.rows = None if rows is None else int(rows.value)
+            if progress.started is not None:
+                progress.seconds = entry.timestamp - progress.started
+            rows_text = "" if progress.rows is None else f"  {progress.rows:,} rows"
+            self.echo(f"  materialized  {name}{rows_text}  {progress.seconds or 0:.1f}s")
+            metadata = event.event_specific_data.materialization.metadata
+            if "root_digest" in metadata and "report" in metadata:  # an audit bundle
+                self.audit_report = str(metadata["report"].value)
+                self.audit_root = str(metadata["root_digest"].value)
+            if "val_auc" in metadata and "baseline_val_auc" in metadata:  # a trained model
+                self.echo(
+                    f"                validation AUC {metadata['val_auc'].value:.4f} "
+                    f"(baseline {metadata['baseline_val_auc'].value:.4f}), test AUC "
+                    f"{metadata['test_auc'].value:.4f}, MLflow run "
+                    f"{metadata['mlflow_run_id'].value}"
+                )
+        elif kind == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
+            evaluation = event.event_specific_data
+            warning = evaluation.severity == dg.AssetCheckSeverity.WARN
+            verdict = "passed" if evaluation.passed else "WARNING" if warning else "FAILED"
+            self.checks[evaluation.check_name] = evaluation.passed
+            if warning and not evaluation.passed:
+                self.warnings.add(evaluation.check_name)
+            self.echo(
+                f"  check {verdict:<7} {evaluation.asset_key.to_user_string()}"
+                f" {evaluation.check_name}"
+            )
+        elif kind in (dg.DagsterEventType.STEP_FAILURE, dg.DagsterEventType.STEP_SKIPPED):
+            failed = kind == dg.DagsterEventType.STEP_FAILURE
+            message = _innermost_message(event.event_specific_data.error) if failed else ""
+            for name in self.step_keys.get(event.step_key or "", []):
+                progress = self.assets[name]
+                if progress.status == "materialized":
+                    continue
+                progress.status = "FAILED" if failed else "skipped"
+                progress.message = message
+                self.echo(f"  {progress.status:<13} {name}" + (f": {message}" if message else ""))
+
+
+def run_assets(
+    settings: Settings,
+    keys: list[dg.AssetKey] | None,
+    *,
+    job: Callable[[], dg.JobDefinition] = materialize_all_job,
+    subset: bool = True,
+    echo: Callable[[str], None] = print,
+) -> RunOutcome:
+    """Run ``job`` over ``keys`` (from :func:`resolve_selection`; None: the whole job) in one
+    Dagster run on the instance in ``$DAGSTER_HOME``.
+
+    With ``subset`` the run selects exactly ``keys`` and every check on them; without it,
+    the job runs as defined (``keys`` only label the progress display).
+    """
+    defs = build_definitions(settings)
+    job_name = job.__name__
+    tracker = _Tracker(defs, keys or [], echo)
+    invocation = uuid.uuid4().hex
+    tags = {
+        INVOCATION_TAG: invocation,
+        "plumbline/scale": format_scale(settings.scale),
+        "plumbline/engine": settings.engine,
+    }
+    what = f"{len(keys)} assets" if keys is not None else "every check"
+    echo(
+        f"plumbline run: {job_name}, {what}, scale {format_scale(settings.scale)}, "
+        f"engine {settings.engine}, home {settings.home}"
+    )
+
+    started = time.monotonic()
+    with dg.DagsterInstance.get() as instance:
+        box: dict[str, object] = {}
+
+        def execute() -> None:
+            try:
+                box["result"] = dg.execute_job(
+                    dg.reconstructable(job),
+                    instance=instance,
+                    asset_selection=keys if subset else None,
+                    tags=tags,
+                    run_config=QUIET_RUN_CONFIG,
+                )
+            except BaseException as exc:  # re-raised in the caller's thread below
+                box["error"] = exc
+
+        worker = threading.Thread(target=execute, name="plumbline-run", daemon=True)
+        worker.start()
+        run_id, cursor = None, None
+        while True:
+            alive = worker.is_alive()
+            if run_id is None:
+                runs = instance.get_runs(filters=dg.RunsFilter(tags={INVOCATION_TAG: invocation}))
+                run_id = runs[0].run_id if runs else None
+            if run_id is not None:
+                while True:
+                    conn = instance.get_records_for_run(
+                        run_id, cursor=cursor, of_type=PROGRESS_EVENTS
+                    )
+                    for record in conn.records:
+                        tracker.handle(record)
+                    cursor = conn.cursor
+                    if not conn.has_more:
+                        break
+            if not alive:
+                break
+            time.sleep(POLL_SECONDS)
+        worker.join()
+        if "error" in box:
+            raise box["error"]  # type: ignore[misc]
+        result: dg.JobExecutionResult = box["result"]  # type: ignore[assignment]
+
+    outcome = RunOutcome(
+        run_id=result.run_id,
+        success=result.success,
+        seconds=time.monotonic() - started,
+        assets=tracker.assets,
+        checks=tracker.checks,
+        warnings=tracker.warnings,
+        audit_report=tracker.audit_report,
+        audit_root=tracker.audit_root,
+    )
+    echo_summary(outcome, settings, echo)
+    return outcome
+
+
+def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], None]) -> None:
+    if outcome.assets:
+        width = max(len(name) for name in outcome.assets)
+        echo("")
+        echo(f"{'asset':<{width}}  {'status':<12}  {'rows':>12}  {'seconds':>8}")
+        for name in sorted(outcome.assets):
+            p = outcome.assets[name]
+            rows = "" if p.rows is None else f"{p.rows:,}"
+            seconds = "" if p.seconds is None else f"{p.seconds:.1f}"
+            echo(f"{name:<{width}}  {p.status:<12}  {rows:>12}  {seconds:>8}")
+    if outcome.checks:
+        failed = sorted(
+            name
+            for name, passed in outcome.checks.items()
+            if not passed and name not in outcome.warnings
+        )
+        warned = sorted(outcome.warnings)
+        echo("")
+        echo(
+            f"checks: {len(outcome.checks) - len(failed) - len(warned)} passed, "
+            f"{len(failed)} failed, {len(warned)} warning{'' if len(warned) == 1 else 's'}"
+        )
+        for name in failed:
+            echo(f"  FAILED  {name}")
+        for name in warned:
+            echo(f"  WARNING {name} (see its description in the UI)")
+    counts: dict[str, int] = {}
+    for p in outcome.assets.values():
+        counts[p.status] = counts.get(p.status, 0) + 1
+    verdict = "SUCCESS" if outcome.success else "FAILURE"
+    echo("")
+    echo(
+        f"Run {outcome.run_id}: {verdict} in {outcome.seconds:.1f}s ("
+        + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "checks only")
+        + ")"
+    )
+    echo(f"Lake: {settings.lake_root}")
+    if outcome.audit_report:
+        echo(f"Audit report of the champion: {outcome.audit_report}")
+        echo(
+            f"  root digest {outcome.audit_root}; check it with `plumbline audit --verify "
+            f"{Path(outcome.audit_report).with_name('bundle.json')}`"
+        )
+    echo(f"See it in the UI: `make ui`, then http://127.0.0.1:3000/runs/{outcome.run_id}")

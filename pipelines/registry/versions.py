@@ -1,0 +1,273 @@
+"""The model registry: versions in MLflow, a promotion gate, and an append-only alias history.
+
+MLflow's registry has aliases but no record of who moved them. Every move here is appended
+to a Parquet log in the lake (one file per move, written atomically) and mirrored as a tag
+on the model version, before the alias itself moves; a retry of the same Dagster run finds
+its own entry and does not write it twice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipelines.lake.files import atomic_path
+
+if TYPE_CHECKING:
+    pass
+
+MODEL_NAME = "delivery_delay"
+CHAMPION = "champion"
+CHALLENGER = "challenger"
+DIGEST_TAG = "plumbline.model_digest"
+ALIAS_TAG_PREFIX = "plumbline.alias_move."
+ALIAS_HISTORY = ("registry", "alias_history")
+
+T = TypeVar("T")
+# MLflow error codes worth retrying (a locked or restarting store); anything else is final.
+TRANSIENT = {"INTERNAL_ERROR", "TEMPORARILY_UNAVAILABLE", "REQUEST_LIMIT_EXCEEDED"}
+
+
+class RegistryError(RuntimeError):
+    """MLflow could not be reached or refused an operation, after retries."""
+
+
+def with_retries(
+    action: Callable[[], T],
+    what: str,
+    *,
+    attempts: int = 4,
+    first_delay: float = 0.5,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """Run ``action``; on an MLflow or connection error retry with exponential backoff, then
+    raise ``RegistryError`` naming ``what`` and the last error."""
+    from mlflow.exceptions import MlflowException
+
+    delay = first_delay
+    for attempt in range(1, attempts + 1):
+        try:
+            return action()
+        except (MlflowException, OSError) as exc:
+            if isinstance(exc, MlflowException) and exc.error_code not in TRANSIENT:
+                raise  # a request MLflow understood and refused: retrying cannot help
+            if attempt == attempts:
+                raise RegistryError(
+                    f"MLflow: {what} failed after {attempts} attempts: {str(exc).splitlines()[0]}"
+                ) from exc
+            sleep(delay)
+            delay *= 2
+    raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True)
+class PromotionDecision:
+    promote: bool
+    reason: str
+    candidate_auc: float
+    champion_version: str | None
+    champion_auc: float | None
+    tolerance: float
+    baseline_bar: float
+
+
+def decide_promotion(
+    candidate_auc: float,
+    *,
+    checks_passed: bool,
+    champion_version: str | None,
+    champion_auc: float | None,
+    tolerance: float,
+    baseline_bar: float,
+) -> PromotionDecision:
+    """Champion only if every upstream blocking check passed and the validation AUC is not
+    worse than the champion's by more than ``tolerance``; with no champion yet, if it
+    reaches ``baseline_bar``."""
+
+    def decision(promote: bool, reason: str) -> PromotionDecision:
+        return PromotionDecision(
+            promote, reason, candidate_auc, champion_version, champion_auc, tolerance, baseline_bar
+        )
+
+    if not checks_passed:
+        return decision(False, "an upstream blocking check did not pass")
+    if champion_auc is None:
+        if candidate_auc >= baseline_bar:
+            return decision(
+                True, f"first version: AUC {candidate_auc:.5f} >= baseline bar {baseline_bar:.5f}"
+            )
+        return decision(
+            False, f"first version: AUC {candidate_auc:.5f} < baseline bar {baseline_bar:.5f}"
+        )
+    floor = champion_auc - tolerance
+    if candidate_auc >= floor:
+        return decision(
+            True,
+            f"AUC {candidate_auc:.5f} >= champion v{champion_version} {champion_auc:.5f} "
+            f"- tolerance {tolerance}",
+        )
+    return decision(
+        False,
+        f"AUC {candidate_auc:.5f} < champion v{champion_version} {champion_auc:.5f} "
+        f"- tolerance {tolerance}",
+    )
+
+
+@dataclass(frozen=True)
+class AliasMove:
+    model: str
+    alias: str
+    from_version: str | None
+    to_version: str
+    moved_at: str  # UTC, ISO 8601
+    dagster_run_id: str
+    reason: str
+
+
+SCHEMA = pa.schema(
+    [
+        ("model", pa.string()),
+        ("alias", pa.string()),
+        ("from_version", pa.string()),
+        ("to_version", pa.string()),
+        ("moved_at", pa.string()),
+        ("dagster_run_id", pa.string()),
+        ("reason", pa.string()),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class AliasHistory:
+    """Append-only: one Parquet file per move under ``root``; nothing is rewritten."""
+
+    root: Path
+
+    def append(self, move: AliasMove) -> Path:
+        Path(self.root).mkdir(parents=True, exist_ok=True)
+        stamp = dt.datetime.fromisoformat(move.moved_at).strftime("%Y%m%dT%H%M%S%f")
+        target = Path(self.root) / f"move-{stamp}-{uuid.uuid4().hex[:8]}.parquet"
+        with atomic_path(target) as temporary:
+            pq.write_table(pa.Table.from_pylist([asdict(move)], schema=SCHEMA), temporary)
+        return target
+
+    def moves(self, model: str | None = None) -> list[AliasMove]:
+        files = sorted(Path(self.root).glob("move-*.parquet")) if Path(self.root).is_dir() else []
+        rows = [row for path in files for row in pq.read_table(path).to_pylist()]
+        moves = [AliasMove(**row) for row in rows if model is None or row["model"] == model]
+        return sorted(moves, key=lambda m: m.moved_at)
+
+
+def find_version(client, name: str, *, run_id: str | None = None, digest: str | None = None):
+    """The registered version of ``name`` made from ``run_id`` or carrying model ``digest``."""
+    for version in with_retries(
+        lambda: client.search_model_versions(f"name = '{name}'"), f"list versions of {name}"
+    ):
+        if run_id is not None and version.run_id == run_id:
+            return version
+        if digest is not None and version.tags.get(DIGEST_TAG) == digest:
+            return version
+    return None
+
+
+def register_version(client, name: str, *, run_id: str, model_uri: str, tags: dict[str, str]):
+    """A version of ``name`` for the model of ``run_id``: created once, then found again.
+
+    Tags are (re)applied every time, so a failure between creating and tagging is repaired
+    by the retry instead of leaving an untagged version or creating a second one.
+    """
+    from mlflow.exceptions import MlflowException
+
+    version = find_version(client, name, run_id=run_id)
+    if version is None:
+        try:
+            with_retries(lambda: client.create_registered_model(name), f"create model {name}")
+        except MlflowException as exc:
+            if exc.error_code != "RESOURCE_ALREADY_EXISTS":
+                raise
+        version = with_retries(
+            lambda: client.create_model_version(name, model_uri, run_id=run_id),
+            f"register {model_uri} as {name}",
+        )
+    for key, value in tags.items():
+        with_retries(
+            lambda key=key, value=value: client.set_model_version_tag(
+                name, version.version, key, value
+            ),
+            f"tag {name} v{version.version}",
+        )
+    return with_retries(
+        lambda: client.get_model_version(name, version.version), f"read {name} v{version.version}"
+    )
+
+
+def alias_version(client, name: str, alias: str) -> str | None:
+    from mlflow.exceptions import MlflowException
+
+    try:
+        return str(client.get_model_version_by_alias(name, alias).version)
+    except MlflowException as exc:
+        if exc.error_code in ("RESOURCE_DOES_NOT_EXIST", "INVALID_PARAMETER_VALUE"):
+            return None
+        raise
+
+
+def _tag_move(client, move: AliasMove) -> None:
+    stamp = dt.datetime.fromisoformat(move.moved_at).strftime("%Y%m%dT%H%M%S%fZ")
+    with_retries(
+        lambda: client.set_model_version_tag(
+            move.model,
+            move.to_version,
+            f"{ALIAS_TAG_PREFIX}{move.alias}.{stamp}",
+            json.dumps(asdict(move), sort_keys=True),
+        ),
+        f"tag {move.model} v{move.to_version}",
+    )
+
+
+def move_alias(
+    client,
+    history: AliasHistory,
+    name: str,
+    alias: str,
+    version: str,
+    *,
+    dagster_run_id: str,
+    reason: str,
+    now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC),
+) -> AliasMove | None:
+    """Point ``alias`` at ``version`` and record the move; None if nothing moved.
+
+    The history never claims a move that did not happen: the alias moves first, then the
+    move is appended and mirrored as a version tag. If a run dies in between, its retry
+    finds the alias already there without a record and records it then.
+    """
+    version = str(version)
+    current = with_retries(lambda: alias_version(client, name, alias), f"read {name}@{alias}")
+    recorded = [m for m in history.moves(name) if m.alias == alias]
+    last = recorded[-1] if recorded else None
+    if current == version and last is not None and last.to_version == version:
+        _tag_move(client, last)  # idempotent: repairs a tag lost to an interruption
+        return None
+    if current == version:  # moved by an interrupted attempt, never recorded
+        reason = f"{reason} (recorded on retry after an interrupted move)"
+        previous = last.to_version if last is not None else None
+    else:
+        with_retries(
+            lambda: client.set_registered_model_alias(name, alias, version),
+            f"move {name}@{alias} to v{version}",
+        )
+        previous = current
+    move = AliasMove(name, alias, previous, version, now().isoformat(), dagster_run_id, reason)
+    history.append(move)
+    _tag_move(client, move)
+    return move

@@ -1,0 +1,352 @@
+"""Warehouse tables: which exist, what they read, and how one is built (write, audit, publish).
+
+Pure logic over the lake and an engine; the ``warehouse/<name>`` assets are thin shells.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from pipelines.contracts import (
+    ContractError,
+    compile_contract,
+    load_contract,
+    validate_parquet,
+    validate_spark,
+)
+from pipelines.contracts.registry import PublishedContracts
+from pipelines.lake.catalog import schema_differences
+from pipelines.lake.store import Lake, TableStats, TableVersion, table_stats
+from pipelines.translation.store import (
+    LegacySource,
+    TranslatedSource,
+    sha256_text,
+    translate_sources,
+)
+from pipelines.warehouse.engines.base import BuildResult, Engine, EngineError
+from pipelines.warehouse.engines.digest import content_digest
+from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
+from pipelines.warehouse.reconcile import Thresholds, reconcile
+from sql import ansi
+from sql.ansi import Ansi
+from sql.catalog import Catalog
+from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT, REFERENCE_ROOT, repository_relative
+
+WAREHOUSE_ZONE = "warehouse"
+
+
+@dataclass(frozen=True)
+class WarehouseTable:
+    name: str
+    reads: tuple[str, ...]  # lake tables, "zone.table"
+    legacy: LegacySource | None = None  # built from the translation stored by ansi/<name>
+    sql_path: Path | None = None  # or from portable SQL written in sql/ansi/
+    reference_path: Path | None = None  # independent reference query (DuckDB SQL)
+    contract_path: Path | None = None  # ODCS data contract, sql/contracts/<name>.yaml
+    # The translation when the graph was loaded (None if refused); a build reads the one
+    # stored by ansi/<name> instead.
+    ansi_sql: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def source_file(self) -> Path:
+        return self.legacy.path if self.legacy else self.sql_path  # type: ignore[return-value]
+
+
+def portable_sql(path: Path) -> str:
+    """The text of a ``sql/ansi/*.sql`` file, once the strict ANSI generator accepts it:
+    SQL written "portable from the start" is held to the same allow-list as translations."""
+    text = path.read_text()
+    try:
+        ansi.generate(sqlglot.parse_one(text, read=Ansi))
+    except SqlglotError as exc:
+        raise EngineError(f"{path}: not portable ANSI SQL: {str(exc).splitlines()[0]}") from exc
+    return text
+
+
+def tables_read(ansi_sql: str) -> tuple[str, ...]:
+    """The lake tables an ANSI query reads: every ``"zone"."table"`` that is not a CTE."""
+    tree = sqlglot.parse_one(ansi_sql, read=Ansi)
+    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
+    return tuple(
+        sorted(
+            {f"{t.db}.{t.name}" for t in tree.find_all(exp.Table) if t.db and t.name not in ctes}
+        )
+    )
+
+
+def warehouse_tables(
+    catalog: Catalog,
+    legacy: Path | Sequence[TranslatedSource],
+    ansi_root: Path = ANSI_SQL_ROOT,
+    reference_root: Path = REFERENCE_ROOT,
+    contracts_root: Path = CONTRACTS_ROOT,
+) -> list[WarehouseTable]:
+    """One table per table a legacy file defines and per ``sql/ansi/*.sql``; dependencies
+    from the SQL itself.
+
+    ``legacy`` is the legacy tree, or its files as already translated at load. A table's
+    reads come from its translation; a file that is refused reads nothing here, and its
+    ansi/<name> asset fails with the diagnostics.
+    """
+    translated = translate_sources(legacy, catalog) if isinstance(legacy, Path) else legacy
+    tables = []
+    for file in translated:
+        source = file.source
+        definitions = [(t.name, t.source_tables, t.ansi_sql) for t in file.tables] or [
+            (source.name, (), None)
+        ]
+        for name, reads, ansi_sql in definitions:
+            reference = reference_root / source.dialect / f"{name}.sql"
+            tables.append(
+                WarehouseTable(
+                    name,
+                    reads,
+                    legacy=source,
+                    reference_path=reference if reference.is_file() else None,
+                    contract_path=_existing(contracts_root / f"{name}.yaml"),
+                    ansi_sql=ansi_sql,
+                )
+            )
+    names = {t.name: t.source_file for t in tables}
+    for path in sorted(ansi_root.glob("*.sql")):
+        name = path.stem.lower()
+        if name in names:
+            raise ValueError(f"{path}: table {name!r} is already defined by {names[name]}")
+        tables.append(
+            WarehouseTable(
+                name,
+                tables_read(path.read_text()),
+                sql_path=path,
+                contract_path=_existing(contracts_root / f"{name}.yaml"),
+            )
+        )
+    return tables
+
+
+def _existing(path: Path) -> Path | None:
+    return path if path.is_file() else None
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """A blocking check's verdict on the staged table."""
+
+    name: str
+    passed: bool
+    summary: str
+    metadata: dict[str, object] = field(default_factory=dict)
+
+
+# What a published table's manifest keeps of each blocking check, for the audit trail.
+CHECK_PROVENANCE = ("contract_version", "result_digest", "reference")
+
+# A blocking check sees the staged table's folder and the pinned inputs it was built from.
+BlockingCheck = Callable[[Path, Mapping[str, Path]], CheckOutcome]
+
+
+class BlockingCheckFailed(RuntimeError):
+    def __init__(self, table: str, outcomes: Sequence[CheckOutcome]) -> None:
+        self.outcomes = list(outcomes)
+        failed = [o for o in outcomes if not o.passed]
+        super().__init__(
+            f"warehouse/{table} was not published: "
+            + "; ".join(f"{o.name}: {o.summary}" for o in failed)
+        )
+
+
+@dataclass(frozen=True)
+class BuiltTable:
+    version: TableVersion
+    stats: TableStats
+    content_digest: str
+    build: BuildResult
+    checks: list[CheckOutcome]
+    inputs: dict[str, str]  # input table -> published version folder it was read from
+
+
+def pin_inputs(lake: Lake, reads: Sequence[str], *, file: str) -> dict[str, Path]:
+    """Each input's currently published version folder: a build reads one consistent
+    snapshot even if an upstream table is republished meanwhile."""
+    pinned = {}
+    for key in reads:
+        zone, table = key.split(".", 1)
+        current = lake.current(zone, table)
+        if current is None:
+            raise EngineError(
+                f"{file}: reads {key}, which has no published table at "
+                f"{lake.table_path(zone, table)}; materialize {zone}/{table} first"
+            )
+        pinned[key] = current.path
+    return pinned
+
+
+def check_inputs(table: WarehouseTable, inputs: Mapping[str, Path], catalog: Catalog) -> None:
+    """Raise ``EngineError`` unless every catalog table ``table`` reads has, in its pinned
+    version, the columns the catalog says (names, order, types): the translation was typed
+    against the catalog, so SQL run over a different lake table would mean something else."""
+    shown = ", ".join(repository_relative(Path(s)) for s in catalog.sources) or "the catalog"
+    problems = []
+    for key, folder in inputs.items():
+        if key in catalog.tables:
+            differences = schema_differences(
+                catalog.tables[key],
+                folder,
+                opaque=catalog.opaque.get(key, {}),
+                catalog_source=shown,
+            )
+            problems.extend(f"warehouse/{table.name} reads {key}: {d}" for d in differences)
+    if problems:
+        raise EngineError("; ".join(problems))
+
+
+def build_table(
+    lake: Lake,
+    engine: Engine,
+    table: WarehouseTable,
+    ansi_sql: str,
+    *,
+    checks: Sequence[BlockingCheck] = (),
+    catalog: Catalog | None = None,
+) -> BuiltTable:
+    """Write to staging, run the blocking checks there, publish only if all pass.
+
+    With ``catalog``, the pinned inputs are first checked against it (``check_inputs``).
+    Any failure (a schema that differs, engine error, failed check, interrupted write)
+    leaves the last published table untouched and removes the staging folder.
+    """
+    file = str(table.source_file)
+    inputs = pin_inputs(lake, table.reads, file=file)
+    if catalog is not None:
+        check_inputs(table, inputs, catalog)
+    with lake.stage(WAREHOUSE_ZONE, table.name) as staging:
+        started = time.perf_counter()
+        build = engine.build(ansi_sql, inputs, staging, file=file)
+        stats = table_stats(staging)
+        digest = content_digest(staging)
+        outcomes = [check(staging, inputs) for check in checks]
+        if not all(o.passed for o in outcomes):
+            raise BlockingCheckFailed(table.name, outcomes)
+        manifest = {
+            "engine": engine.name,
+            "ansi_sha256": sha256_text(ansi_sql),
+            "content_digest": digest,
+            "row_count": stats.row_count,
+            "build_seconds": round(time.perf_counter() - started, 3),
+            "inputs": {key: path.name for key, path in inputs.items()},
+            "checks": {
+                o.name: {
+                    "passed": o.passed,
+                    **{k: o.metadata[k] for k in CHECK_PROVENANCE if k in o.metadata},
+                }
+                for o in outcomes
+            },
+        }
+        version = lake.publish(WAREHOUSE_ZONE, table.name, staging, manifest)
+    return BuiltTable(
+        version=version,
+        stats=table_stats(version.path),
+        content_digest=digest,
+        build=build,
+        checks=outcomes,
+        inputs={key: str(path) for key, path in inputs.items()},
+    )
+
+
+def reconciliation_check(table: WarehouseTable, thresholds: Thresholds) -> BlockingCheck:
+    """``<table>_reconciled``: the staged table against its independent reference query,
+    run on DuckDB over the same pinned inputs."""
+    assert table.reference_path is not None
+    reference_path = table.reference_path
+
+    def check(staged: Path, inputs: Mapping[str, Path]) -> CheckOutcome:
+        expected = DuckDBEngine().query_duckdb(
+            reference_path.read_text(), inputs, file=str(reference_path)
+        )
+        result = reconcile(staged, expected, thresholds)
+        return CheckOutcome(
+            name=f"{table.name}_reconciled",
+            passed=result.passed,
+            summary=result.summary(),
+            metadata={
+                # Repository-relative: the manifest (and the audit chain over it) must not
+                # depend on where the checkout lies.
+                "reference": repository_relative(reference_path),
+                "rows": result.actual_rows,
+                "reference_rows": result.expected_rows,
+                "columns_differing": result.columns_differing,
+                "differences": [d.describe() for d in result.differences],
+                "rows_only_in_table": result.only_in_table,
+                "rows_only_in_reference": result.only_in_reference,
+                "sample_only_in_table": result.sample_only_in_table,
+                "sample_only_in_reference": result.sample_only_in_reference,
+            },
+        )
+
+    return check
+
+
+def contract_check(
+    table: WarehouseTable, engine: Engine, published: PublishedContracts
+) -> BlockingCheck:
+    """``<table>_contract``: the staged table against its ODCS contract, validated by GX on
+    the engine that built it (Arrow for DuckDB, a DataFrame for Spark). A contract that
+    cannot be loaded, or that changes a published version without the right version bump,
+    fails the check too: nothing is published under a contract that does not hold."""
+    assert table.contract_path is not None
+    name = f"{table.name}_contract"
+    path = table.contract_path
+
+    def failed(summary: str, **metadata: object) -> CheckOutcome:
+        return CheckOutcome(name, False, summary, {"contract": str(path), **metadata})
+
+    def check(staged: Path, inputs: Mapping[str, Path]) -> CheckOutcome:
+        try:
+            contract = load_contract(path)
+            compiled = compile_contract(contract)
+        except ContractError as exc:
+            return failed(str(exc))
+        if contract.table != table.name:
+            return failed(
+                f"{path}:schema[0].name: the contract describes {contract.table!r}, "
+                f"not {table.name!r}"
+            )
+        problems = published.problems(contract)
+        if problems:
+            return failed("; ".join(p.format() for p in problems), version=contract.version)
+        if engine.name == "spark":
+            result = validate_spark(compiled, engine.session().read.parquet(str(staged)))
+        else:
+            result = validate_parquet(compiled, staged)
+        failures = [o for o in result.outcomes if not o.passed]
+        plain = json.loads(result.canonical_json())
+        summary = (
+            f"{len(result.outcomes)} expectations of contract {contract.version} hold"
+            if result.passed
+            else f"{len(failures)} of {len(result.outcomes)} expectations of contract "
+            f"{contract.version} fail: " + "; ".join(f"{o.name}: {o.details}" for o in failures[:5])
+        )
+        return CheckOutcome(
+            name,
+            result.passed,
+            summary,
+            {
+                "contract": str(path),
+                "contract_version": contract.version,
+                "owner": contract.owner,
+                "result_digest": f"sha256:{result.digest()}",
+                # JSON-ready (dates, decimals as text): each expectation with its observed
+                # value, and up to 20 rows that violate the contract.
+                "expectations": plain["outcomes"],
+                "failing_rows": plain["failing_rows"],
+            },
+        )
+
+    return check

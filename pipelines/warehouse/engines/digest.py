@@ -1,0 +1,87 @@
+"""An engine-independent, order-insensitive digest of a table's content.
+
+File bytes differ between writers (DuckDB and Spark encode the same rows differently), so
+the digest is taken over canonical text of the values: numbers as 12 significant digits
+(DECIMAL(18,2) on one engine and DOUBLE on the other must agree), dates as ISO-8601, NULL as
+``\\N``; each row is hashed and the sorted row hashes are hashed again with the column
+names. Two tables with the same digest hold the same multiset of rows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+from sqlglot import exp
+
+from pipelines.lake.store import parquet_source
+
+NULL = r"\N"
+NUMERIC_PREFIXES = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+    "DECIMAL",
+    "FLOAT",
+    "DOUBLE",
+    "REAL",
+)
+
+
+# Sorting the row hashes makes the digest independent of row order; duplicates still count.
+AGGREGATE_SQL = (
+    "SELECT sha256(? || coalesce(string_agg(row_hash, '' ORDER BY row_hash), '')) FROM h"
+)
+
+
+def canonical_value(column: str, duckdb_type: str) -> exp.Expr:
+    """The canonical text of one column's value (NULL stays NULL), as a DuckDB expression."""
+    col = exp.column(column, quoted=True)
+    upper = duckdb_type.upper()
+    if upper.startswith(NUMERIC_PREFIXES):
+        text: exp.Expr = exp.func("format", exp.Literal.string("{:.12g}"), exp.cast(col, "DOUBLE"))
+    elif upper == "DATE":
+        text = exp.func("strftime", col, exp.Literal.string("%Y-%m-%d"))
+    elif upper.startswith("TIMESTAMP"):
+        text = exp.func("strftime", col, exp.Literal.string("%Y-%m-%dT%H:%M:%S.%f"))
+    else:
+        text = exp.cast(col, "VARCHAR")
+    return text
+
+
+def canonical(column: str, duckdb_type: str) -> exp.Expr:
+    """Like :func:`canonical_value`, with NULL written ``\\N`` so that rows can be joined."""
+    return exp.func("coalesce", canonical_value(column, duckdb_type), exp.Literal.string(NULL))
+
+
+def row_hashes_sql(columns: list[str], types: list[str], source: str) -> str:
+    """SELECT sha256(canonical row) AS row_hash FROM ``source`` (a view name)."""
+    row = exp.func(
+        "concat_ws",
+        exp.Literal.string("\x1f"),
+        *(canonical(c, t) for c, t in zip(columns, types, strict=True)),
+    )
+    return (
+        exp.select(exp.alias_(exp.func("sha256", row), "row_hash"))
+        .from_(exp.to_identifier(source, quoted=True))
+        .sql("duckdb")
+    )
+
+
+def content_digest(path: Path) -> str:
+    """Digest of the Parquet table at ``path`` (a folder of files or one file)."""
+    with duckdb.connect() as con:
+        relation = con.read_parquet(parquet_source(path))
+        columns = [c.lower() for c in relation.columns]
+        relation.create_view("t")
+        hashes = con.sql(row_hashes_sql(relation.columns, [str(t) for t in relation.types], "t"))
+        hashes.create_view("h")
+        (digest,) = con.execute(AGGREGATE_SQL, ["\x1f".join(columns) + "\n"]).fetchone()
+    return digest

@@ -1,0 +1,140 @@
+"""DuckDB as an in-process engine over the Parquet lake.
+
+Every call opens its own in-memory database: DuckDB allows one writing process per
+database file, and Dagster runs steps in separate processes, so nothing is shared but the
+Parquet files themselves.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import ClassVar, TypeVar
+
+import duckdb
+import pyarrow as pa
+
+from pipelines.lake.store import parquet_source
+from pipelines.warehouse.engines.base import (
+    BuildResult,
+    Engine,
+    EngineError,
+    bind_tables,
+    bind_views,
+    table_name,
+)
+from sql.render import Schema
+
+T = TypeVar("T")
+
+# DuckDB sums integers into 128-bit integers, which Parquet cannot hold: written as is they
+# become DOUBLE. Spark sums into BIGINT (and fails on overflow in ANSI mode); so does this.
+WIDE_INTEGERS = {"HUGEINT", "UHUGEINT"}
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def portable_relation(relation: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelation:
+    """The relation with 128-bit integer columns as BIGINT; an overflow is an error."""
+    types = [str(t) for t in relation.types]
+    if not WIDE_INTEGERS.intersection(types):
+        return relation
+    columns = [
+        f"CAST({_quote(c)} AS BIGINT) AS {_quote(c)}" if t in WIDE_INTEGERS else _quote(c)
+        for c, t in zip(relation.columns, types, strict=True)
+    ]
+    return relation.project(", ".join(columns))
+
+
+class DuckDBEngine(Engine):
+    name: ClassVar = "duckdb"
+
+    def __init__(self, threads: int | None = None, memory_limit: str | None = None) -> None:
+        self.config: dict[str, str | int] = {}
+        if threads:
+            self.config["threads"] = threads
+        if memory_limit:
+            self.config["memory_limit"] = memory_limit
+
+    def connect(self, inputs: Mapping[str, Path]) -> duckdb.DuckDBPyConnection:
+        """A fresh in-memory database with one view per input table."""
+        con = duckdb.connect(config=self.config)
+        for key, path in inputs.items():
+            zone, table = key.split(".", 1)
+            con.read_parquet(parquet_source(path)).create_view(table_name(zone, table))
+        return con
+
+    def _execute(
+        self,
+        sql: str,
+        inputs: Mapping[str, Path],
+        file: str,
+        action: Callable[[duckdb.DuckDBPyRelation], T],
+    ) -> T:
+        with self.connect(inputs) as con:
+            try:
+                return action(con.sql(sql))
+            except duckdb.Error as exc:
+                raise EngineError(f"{file}: duckdb: {exc}") from exc
+
+    def _write(
+        self,
+        inputs: Mapping[str, Path],
+        out_dir: Path,
+        file: str,
+        sql_for: Callable[[duckdb.DuckDBPyConnection], str],
+    ) -> tuple[str, float]:
+        """Write the result of the SQL ``sql_for`` makes on a connection over ``inputs``;
+        returns the SQL and the seconds taken."""
+        started = time.perf_counter()
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with self.connect(inputs) as con:
+            sql = sql_for(con)
+            try:
+                portable_relation(con.sql(sql)).write_parquet(str(out_dir / "part-0.parquet"))
+            except duckdb.Error as exc:
+                raise EngineError(f"{file}: duckdb: {exc}") from exc
+        return sql, time.perf_counter() - started
+
+    @staticmethod
+    def view_schema(con: duckdb.DuckDBPyConnection, inputs: Mapping[str, Path]) -> Schema:
+        """{zone: {table: {column: DuckDB type}}} of the views :meth:`connect` made."""
+        schema: dict[str, dict[str, dict[str, str]]] = {}
+        for key in inputs:
+            zone, table = key.split(".", 1)
+            view = con.view(table_name(zone, table))
+            schema.setdefault(zone, {})[table] = {
+                column: str(kind) for column, kind in zip(view.columns, view.types, strict=True)
+            }
+        return schema
+
+    def build(
+        self, ansi_sql: str, inputs: Mapping[str, Path], out_dir: Path, *, file: str
+    ) -> BuildResult:
+        """Render with the inputs' column types (so typed patterns take DuckDB's native
+        exact forms) and write the result."""
+
+        def render(con: duckdb.DuckDBPyConnection) -> str:
+            schema = self.view_schema(con, inputs)
+            return bind_tables(ansi_sql, "duckdb", inputs, file=file, schema=schema)
+
+        sql, seconds = self._write(inputs, out_dir, file, render)
+        return BuildResult("duckdb", sql, seconds)
+
+    def query_duckdb(
+        self, duckdb_sql: str, inputs: Mapping[str, Path], *, file: str = "<query>"
+    ) -> pa.Table:
+        """Run SQL written for DuckDB itself (a reference query, `plumbline query`)."""
+        sql = bind_views(duckdb_sql, "duckdb", inputs, file=file)
+        return self._execute(sql, inputs, file, lambda relation: relation.to_arrow_table())
+
+    def build_duckdb(
+        self, duckdb_sql: str, inputs: Mapping[str, Path], out_dir: Path, *, file: str
+    ) -> float:
+        """Write the result of SQL written for DuckDB itself; returns seconds (benchmarks
+        compare this with :meth:`build` on the translated SQL)."""
+        sql = bind_views(duckdb_sql, "duckdb", inputs, file=file)
+        return self._write(inputs, out_dir, file, lambda _: sql)[1]

@@ -1,0 +1,205 @@
+"""Reconcile a built table against a reference result (Lakebridge's "reconcile", any engine).
+
+Compares row counts, per-column aggregates (count, nulls, min, max, and sum for numbers)
+and the multiset of rows, on canonical values so that DECIMAL on one side and DOUBLE on
+the other compare equal when they hold the same number. Pure code over DuckDB: no Dagster.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+from sqlglot import exp
+
+from pipelines.lake.store import parquet_source
+from pipelines.warehouse.engines.digest import NUMERIC_PREFIXES, canonical, canonical_value
+
+SAMPLE_ROWS = 5
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """How far a table may be from its reference and still reconcile."""
+
+    # Relative difference allowed between numeric aggregates (sums of floats differ in the
+    # last bits between engines and summation orders).
+    relative_tolerance: float = 1e-9
+    # Fraction of rows (of the larger side) allowed to be unmatched.
+    max_unmatched_fraction: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not (self.relative_tolerance >= 0 and 0 <= self.max_unmatched_fraction <= 1):
+            raise ValueError(
+                "relative_tolerance must be >= 0 and max_unmatched_fraction within [0, 1]"
+            )
+
+
+@dataclass(frozen=True)
+class ColumnDifference:
+    column: str
+    measure: str  # count, nulls, min, max, sum, missing, extra
+    actual: object
+    expected: object
+
+    def describe(self) -> str:
+        if self.measure in ("missing", "extra"):
+            return f"{self.column}: {'not in the table' if self.measure == 'missing' else 'not in the reference'}"
+        detail = ""
+        if isinstance(self.actual, float) and isinstance(self.expected, float):
+            detail = f" (off by {self.actual - self.expected:+.6g})"
+        return f"{self.column}: {self.measure} {self.actual!r} != {self.expected!r}{detail}"
+
+
+@dataclass(frozen=True)
+class Reconciliation:
+    passed: bool
+    actual_rows: int
+    expected_rows: int
+    differences: list[ColumnDifference] = field(default_factory=list)
+    only_in_table: int = 0
+    only_in_reference: int = 0
+    sample_only_in_table: list[str] = field(default_factory=list)
+    sample_only_in_reference: list[str] = field(default_factory=list)
+
+    @property
+    def columns_differing(self) -> list[str]:
+        return sorted({d.column for d in self.differences})
+
+    def summary(self) -> str:
+        if self.passed:
+            return f"reconciled: {self.actual_rows:,} rows, every column and row matches"
+        parts = [f"{self.actual_rows:,} rows vs {self.expected_rows:,} in the reference"]
+        if self.differences:
+            parts.append("columns differing: " + ", ".join(self.columns_differing))
+        if self.only_in_table or self.only_in_reference:
+            parts.append(
+                f"{self.only_in_table:,} rows only in the table, "
+                f"{self.only_in_reference:,} only in the reference"
+            )
+        return "not reconciled: " + "; ".join(parts)
+
+
+def _columns(con: duckdb.DuckDBPyConnection, view: str) -> dict[str, str]:
+    relation = con.table(view)
+    return {name: str(t) for name, t in zip(relation.columns, relation.types, strict=True)}
+
+
+def _aggregates(con: duckdb.DuckDBPyConnection, view: str, columns: dict[str, str]) -> dict:
+    selects: list[exp.Expr] = [exp.alias_(exp.func("count", exp.Star()), "__rows")]
+    for name, duck_type in columns.items():
+        col = exp.column(name, quoted=True)
+        numeric = duck_type.upper().startswith(NUMERIC_PREFIXES)
+        # Numbers compare as DOUBLE (with tolerance), everything else as canonical text.
+        value = exp.cast(col, "DOUBLE") if numeric else canonical_value(name, duck_type)
+        selects += [
+            exp.alias_(exp.func("count", col), f"{name}__count"),
+            exp.alias_(exp.func("min", value), f"{name}__min"),
+            exp.alias_(exp.func("max", value), f"{name}__max"),
+        ]
+        if numeric:
+            selects.append(exp.alias_(exp.func("sum", value.copy()), f"{name}__sum"))
+    query = exp.select(*selects).from_(exp.to_identifier(view, quoted=True))
+    relation = con.sql(query.sql("duckdb"))
+    return dict(zip(relation.columns, relation.fetchall()[0], strict=True))
+
+
+def _canonical_rows(view: str, columns: dict[str, str]) -> exp.Select:
+    row = exp.func(
+        "concat_ws",
+        exp.Literal.string(" | "),
+        *(canonical(name, t) for name, t in columns.items()),
+    )
+    return exp.select(exp.alias_(row, "row")).from_(exp.to_identifier(view, quoted=True))
+
+
+def _close(actual: float | None, expected: float | None, tolerance: float) -> bool:
+    if actual is None or expected is None:
+        return actual is expected
+    return math.isclose(actual, expected, rel_tol=tolerance, abs_tol=tolerance)
+
+
+def reconcile(
+    table: Path | pa.Table,
+    reference: Path | pa.Table,
+    thresholds: Thresholds | None = None,
+) -> Reconciliation:
+    """Compare ``table`` (what was built) with ``reference`` (what the legacy logic gives)."""
+    thresholds = thresholds or Thresholds()
+    with duckdb.connect() as con:
+        for view, source in (("actual", table), ("expected", reference)):
+            if isinstance(source, pa.Table):
+                con.from_arrow(source).create_view(view)
+            else:
+                con.read_parquet(parquet_source(source)).create_view(view)
+        actual_cols, expected_cols = _columns(con, "actual"), _columns(con, "expected")
+        differences = [
+            ColumnDifference(c, "missing", None, None)
+            for c in expected_cols
+            if c not in actual_cols
+        ] + [
+            ColumnDifference(c, "extra", None, None) for c in actual_cols if c not in expected_cols
+        ]
+        common = {c: actual_cols[c] for c in actual_cols if c in expected_cols}
+        common_expected = {c: expected_cols[c] for c in common}
+
+        actual_aggs = _aggregates(con, "actual", common)
+        expected_aggs = _aggregates(con, "expected", common_expected)
+        for name in common:
+            for measure in ("count", "min", "max", "sum"):
+                key = f"{name}__{measure}"
+                if key not in actual_aggs or key not in expected_aggs:
+                    continue
+                a, e = actual_aggs[key], expected_aggs[key]
+                numeric = isinstance(a, float) or isinstance(e, float)
+                same = _close(a, e, thresholds.relative_tolerance) if numeric else a == e
+                if not same:
+                    differences.append(ColumnDifference(name, measure, a, e))
+            a_nulls = actual_aggs["__rows"] - actual_aggs[f"{name}__count"]
+            e_nulls = expected_aggs["__rows"] - expected_aggs[f"{name}__count"]
+            if a_nulls != e_nulls:
+                differences.append(ColumnDifference(name, "nulls", a_nulls, e_nulls))
+
+        only_table = _canonical_rows("actual", common).except_(
+            _canonical_rows("expected", common_expected), distinct=False
+        )
+        only_reference = _canonical_rows("expected", common_expected).except_(
+            _canonical_rows("actual", common), distinct=False
+        )
+        counts, samples = [], []
+        for query in (only_table, only_reference):
+            diff = exp.select("*").from_(query.subquery("diff"))
+            count = exp.select(exp.func("count", exp.Star())).from_(query.subquery("diff"))
+            counts.append(con.sql(count.sql("duckdb")).fetchall()[0][0])
+            sample = diff.order_by("row").limit(SAMPLE_ROWS)
+            samples.append([r[0] for r in con.sql(sample.sql("duckdb")).fetchall()])
+
+    actual_rows, expected_rows = actual_aggs["__rows"], expected_aggs["__rows"]
+    unmatched = max(counts)
+    allowed = thresholds.max_unmatched_fraction * max(actual_rows, expected_rows, 1)
+    passed = (
+        not differences_beyond(differences, thresholds)
+        and actual_rows == expected_rows
+        and unmatched <= allowed
+    )
+    return Reconciliation(
+        passed=passed,
+        actual_rows=actual_rows,
+        expected_rows=expected_rows,
+        differences=differences,
+        only_in_table=counts[0],
+        only_in_reference=counts[1],
+        sample_only_in_table=samples[0],
+        sample_only_in_reference=samples[1],
+    )
+
+
+def differences_beyond(differences: list[ColumnDifference], thresholds: Thresholds) -> bool:
+    """Column differences that fail reconciliation: any, unless row mismatches are tolerated,
+    in which case aggregates over the tolerated rows may legitimately move."""
+    if thresholds.max_unmatched_fraction == 0:
+        return bool(differences)
+    return any(d.measure in ("missing", "extra") for d in differences)

@@ -1,0 +1,203 @@
+"""The rule machinery: :class:`Rule`, the ``@rule`` registration, the per-dialect index and
+the bottom-up walk that applies rules (:func:`apply_rules`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope
+
+from sql.assumptions import Assumptions
+from sql.diagnostics import Diagnostic, Severity, TranslationError, node_offset, offset_to_line_col
+from sql.scopes import SCOPE_NODES
+from sql.source_dialects import DIALECTS
+from sql.tree import preorder
+
+Action = Literal["rewrite", "warn", "refuse", "info"]
+Phase = Literal["syntax", "typed", "arithmetic", "final"]
+ALL_DIALECTS = DIALECTS
+
+
+@dataclass
+class Context:
+    """What a rule may read (dialect, source text) and write (diagnostics, applied rule ids)."""
+
+    dialect: str
+    file: str
+    text: str
+    assumptions: Assumptions = field(default_factory=Assumptions)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    applied: set[str] = field(default_factory=set)
+    # Offsets where each statement of the script starts, to locate statement-level problems
+    # at the statement's first token rather than at its first name.
+    statement_starts: list[int] = field(default_factory=list)
+    # What the rules changed since types were last annotated (each replacement, and each
+    # node a rule changed in place): the only places whose types may now be stale.
+    rewritten: list[exp.Expr] = field(default_factory=list)
+    # ``node_offset`` of each parsed statement, found while it was first walked.
+    statement_offsets: dict[int, tuple[exp.Expr, int | None]] = field(
+        default_factory=dict, repr=False
+    )
+    # The query's scopes, built once after qualification (``sql/scopes.py``); None once a
+    # rule wrote a query, table function or table into the tree.
+    scopes: list[Scope] | None = field(default=None, repr=False)
+
+    def locate(self, node: exp.Expr | None) -> tuple[int, int]:
+        offset = node_offset(node)
+        return offset_to_line_col(self.text, offset) if offset is not None else (1, 1)
+
+    def locate_statement(self, node: exp.Expr | None) -> tuple[int, int]:
+        known = self.statement_offsets.get(id(node)) if node is not None else None
+        offset = known[1] if known is not None and known[0] is node else node_offset(node)
+        if offset is None:
+            return 1, 1
+        start = max((s for s in self.statement_starts if s <= offset), default=offset)
+        return offset_to_line_col(self.text, start)
+
+    def report(
+        self,
+        severity: Severity,
+        rule: str,
+        node: exp.Expr | None,
+        message: str,
+        *,
+        statement: bool = False,
+    ) -> None:
+        line, col = self.locate_statement(node) if statement else self.locate(node)
+        diagnostic = Diagnostic(severity, rule, message, self.file, line, col)
+        if diagnostic not in self.diagnostics:
+            self.diagnostics.append(diagnostic)
+
+    def raise_errors(self) -> None:
+        errors = [d for d in self.diagnostics if d.severity == "error"]
+        if errors:
+            raise TranslationError(sorted(errors, key=lambda d: (d.line, d.col, d.rule)))
+
+
+# Returns the replacement node, the same node when it only reported, or None when the
+# rule does not apply to this particular node.
+Apply = Callable[[exp.Expr, Context], exp.Expr | None]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    action: Action
+    dialects: tuple[str, ...]
+    nodes: tuple[type[exp.Expr], ...]
+    description: str
+    # (dialect, source SQL, expected ANSI on one line); for refusals the expected text is
+    # the "line:col" of the diagnostic.
+    examples: tuple[tuple[str, str, str], ...]
+    apply: Apply
+    # "syntax" rules run before column qualification (they remove what it cannot resolve,
+    # such as ROWNUM); "typed" rules run after type annotation; types are annotated again
+    # before "arithmetic" (date/number operators) and "final" (division, casts, averages),
+    # because those depend on the result types of everything rewritten before them.
+    phase: Phase = "typed"
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(
+    id: str,
+    action: Action,
+    dialects: tuple[str, ...],
+    nodes: tuple[type[exp.Expr], ...],
+    description: str,
+    examples: tuple[tuple[str, str, str], ...],
+    phase: Phase = "typed",
+) -> Callable[[Apply], Apply]:
+    """Register ``apply`` in the catalog under ``id``."""
+
+    def register(apply: Apply) -> Apply:
+        if id in RULES:
+            raise ValueError(f"duplicate rule id {id}")
+        if not examples:
+            raise ValueError(f"rule {id} needs at least one example")
+        RULES[id] = Rule(id, action, dialects, nodes, description, examples, apply, phase)
+        rules_for.cache_clear()
+        return apply
+
+    return register
+
+
+@lru_cache(maxsize=32)
+def rules_for(dialect: str, phase: Phase) -> dict[type[exp.Expr], list[Rule]]:
+    """Rules of ``dialect`` and ``phase`` by the node types they match; refusals come last
+    so that a specific rewrite (e.g. Teradata ZEROIFNULL) wins over a catch-all refusal."""
+    by_type: dict[type[exp.Expr], list[Rule]] = {}
+    ordered = sorted(RULES.values(), key=lambda r: r.action == "refuse")
+    for registered in ordered:
+        if dialect in registered.dialects and registered.phase == phase:
+            for node_type in registered.nodes:
+                by_type.setdefault(node_type, []).append(registered)
+    return by_type
+
+
+def apply_rules(
+    tree: exp.Expr, ctx: Context, phase: Phase, order: list[exp.Expr] | None = None
+) -> exp.Expr:
+    """Run every matching rule of ``phase`` bottom-up; returns the (possibly replaced) root.
+    ``order`` is ``list(tree.walk(bfs=False))`` when the caller has it already."""
+    by_type = rules_for(ctx.dialect, phase)
+    # Reversed pre-order visits every node after all of its descendants.
+    order = order if order is not None else preorder(tree)
+    for node in [n for n in reversed(order) if type(n) in by_type]:
+        if node.meta.get("generated"):
+            continue  # already ANSI: written by a rule, not parsed from the source
+        for candidate in by_type[type(node)]:
+            result = candidate.apply(node, ctx)
+            if result is None:
+                continue
+            ctx.applied.add(candidate.id)
+            if result is node:
+                if candidate.action == "rewrite":
+                    ctx.rewritten.append(node)  # changed in place
+                    node.meta["changed"] = True  # copies of it carry the mark (sql/retype.py)
+                    if ctx.scopes is not None and any(
+                        isinstance(n, SCOPE_NODES) for n in preorder(node)
+                    ):
+                        ctx.scopes = None
+            else:
+                ctx.rewritten.append(result)
+                result.meta["changed"] = True
+                if result.type is None and node.type is not None:
+                    result.type = node.type
+                # What the rule built is ANSI already; what it copied from the source
+                # (marked at parse time) still needs the later phases, e.g. a date
+                # subtraction repeated inside the CASE that replaces SIGN(...).
+                for written in preorder(result):
+                    if "start" not in written.meta and not written.meta.get("source"):
+                        written.meta["generated"] = True
+                    if isinstance(written, SCOPE_NODES):
+                        ctx.scopes = None  # a query or table written or copied
+                if node is tree:
+                    tree = result
+                else:
+                    node.replace(result)
+            break
+    return tree
+
+
+# Tables the rule examples read besides the repository's own lake (sql/catalog.yaml): a
+# Snowflake table with a VARIANT column, for the VARIANT rules.
+EXAMPLE_TABLES = {"raw.events": {"id": "BIGINT", "payload": "VARIANT"}}
+EXAMPLE_OPAQUE = {"raw.events": {"payload": "VARIANT"}}
+EXAMPLE_LEGACY = {"snowflake": {("APP", "EVENTS"): "raw.events"}}
+
+
+def example_catalog():
+    """The catalog rule examples are translated against: sql/catalog.yaml and
+    :data:`EXAMPLE_TABLES`."""
+    from sql.catalog import Catalog, load_catalog, merge_catalogs
+
+    examples = Catalog(
+        tables=EXAMPLE_TABLES, legacy=EXAMPLE_LEGACY, opaque=EXAMPLE_OPAQUE, sources=(__file__,)
+    )
+    return merge_catalogs([load_catalog(), examples])
