@@ -9,7 +9,8 @@ from pipelines.contracts import compile_contract, load_contract, validate_parque
 from pipelines.registry.scoring import SCORES_ZONE, load_scorer, score_table
 from pipelines.registry.versions import CHAMPION, MODEL_NAME, alias_version, with_retries
 from pipelines.resources import LakeResource, MlflowResource
-from pipelines.warehouse.build import CONTRACTS_ROOT, WAREHOUSE_ZONE
+from pipelines.warehouse.build import WAREHOUSE_ZONE
+from sql.paths import CONTRACTS_ROOT
 
 OPEN_LINES = "open_lines"
 BATCH_SCORES = "batch_scores"

@@ -12,16 +12,7 @@ from assets.scoring import batch_scores
 from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
 from pipelines.automation import raw_data_sensor, retrain_job, retrain_schedule
-from pipelines.resources import (
-    AnsiStoreResource,
-    AuditResource,
-    ContractsResource,
-    EngineResource,
-    LakeResource,
-    MlflowResource,
-    TpchResource,
-    TrainingLauncherResource,
-)
+from pipelines.resources import resources_for
 from pipelines.settings import Settings
 from pipelines.translation.store import translate_sources
 from sql.catalog import load_catalogs
@@ -32,34 +23,7 @@ CHECK_PORTABILITY_JOB = "check_portability_job"
 
 
 def build_definitions(settings: Settings) -> dg.Definitions:
-    resources = dg.Definitions(
-        resources={
-            "lake": LakeResource(root=str(settings.lake_root)),
-            "tpch": TpchResource(scale=settings.scale),
-            "ansi_store": AnsiStoreResource(
-                root=str(settings.ansi_root), catalog_files=[str(p) for p in settings.catalog]
-            ),
-            "contracts": ContractsResource(published_root=str(settings.published_contracts_root)),
-            "warehouse_engine": EngineResource(
-                engine=settings.engine, spark_master=settings.spark_master
-            ),
-            "mlflow_tracking": MlflowResource(
-                tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)
-            ),
-            "training_launcher": TrainingLauncherResource(
-                runs_root=str(settings.training_root),
-                kind=settings.launcher,
-                k8s_image=settings.k8s_image,
-                k8s_namespace=settings.k8s_namespace,
-                k8s_gpu=settings.k8s_gpu,
-                k8s_nodes=settings.k8s_nodes,
-                k8s_gpus_per_node=settings.k8s_gpus_per_node,
-                k8s_spot=settings.k8s_spot,
-                k8s_shared_mount_path=str(settings.home),
-            ),
-            "audit": AuditResource(root=str(settings.audit_root)),
-        }
-    )
+    resources = dg.Definitions(resources=resources_for(settings))
     raw = dg.Definitions(assets=raw_assets)
     catalog = load_catalogs(settings.catalog)
     legacy = translate_sources(LEGACY_ROOT, catalog)

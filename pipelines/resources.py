@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 from dagster._core.errors import DagsterPipesExecutionError
@@ -13,6 +14,7 @@ from pipelines.contracts.registry import PublishedContracts
 from pipelines.lake.store import Lake
 from pipelines.launch.torchrun import default_nproc, torchrun_command, worker_failure
 from pipelines.pipes.messages import WholeLineMessageReader
+from pipelines.settings import Settings
 from pipelines.translation.store import StoredTranslation, read_stored_manifest, read_stored_sql
 from pipelines.warehouse.engines.base import Engine
 from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
@@ -194,3 +196,36 @@ class AuditResource(dg.ConfigurableResource):
 
     def out_dir(self, model: str, version: str) -> Path:
         return Path(self.root) / model / f"v{version}"
+
+
+def resources_for(settings: Settings, **launcher: Any) -> dict[str, dg.ConfigurableResource]:
+    """Every resource the definitions bind, from ``settings``: the one place settings become
+    resources, for the code location and the tests alike. ``launcher`` overrides fields of
+    the training launcher (a test's ``nproc_per_node``)."""
+    return {
+        "lake": LakeResource(root=str(settings.lake_root)),
+        "tpch": TpchResource(scale=settings.scale),
+        "ansi_store": AnsiStoreResource(
+            root=str(settings.ansi_root), catalog_files=[str(p) for p in settings.catalog]
+        ),
+        "contracts": ContractsResource(published_root=str(settings.published_contracts_root)),
+        "warehouse_engine": EngineResource(
+            engine=settings.engine, spark_master=settings.spark_master
+        ),
+        "mlflow_tracking": MlflowResource(
+            tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)
+        ),
+        "training_launcher": TrainingLauncherResource(
+            runs_root=str(settings.training_root),
+            kind=settings.launcher,
+            k8s_image=settings.k8s_image,
+            k8s_namespace=settings.k8s_namespace,
+            k8s_gpu=settings.k8s_gpu,
+            k8s_nodes=settings.k8s_nodes,
+            k8s_gpus_per_node=settings.k8s_gpus_per_node,
+            k8s_spot=settings.k8s_spot,
+            k8s_shared_mount_path=str(settings.home),
+            **launcher,
+        ),
+        "audit": AuditResource(root=str(settings.audit_root)),
+    }

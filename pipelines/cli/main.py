@@ -283,10 +283,10 @@ def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
     Prints FILE:FIELD: message per problem and exits 1 if there is any; 0 otherwise.
     """
     from pipelines.contracts.registry import PublishedContracts
-    from pipelines.warehouse.build import CONTRACTS_ROOT, warehouse_tables
+    from pipelines.warehouse.build import warehouse_tables
     from pipelines.warehouse.contract_lint import lint_contracts
     from sql.catalog import load_catalog
-    from sql.paths import LEGACY_ROOT
+    from sql.paths import CONTRACTS_ROOT, LEGACY_ROOT
 
     try:
         settings = Settings.from_env()

@@ -18,7 +18,6 @@ from pipelines.audit.bundle import build_bundle, read_bundle, root_tag, verify_b
 from pipelines.audit.chain import AuditError
 from pipelines.audit.collect import resolve
 from pipelines.lake.store import Lake, digest_files
-from pipelines.resources import AuditResource
 from pipelines.translation.store import sha256_bytes
 from sql.paths import REPOSITORY_ROOT
 from tests.assets.test_training import FAST, new_home, resources, upstream_assets
@@ -39,10 +38,7 @@ def home(tmp_path_factory, raw_lake_root, instance):
     # The audit reads legacy and portable SQL from a copy of the repository's sql/ folder,
     # so that the tampering tests can edit a legacy file without touching the real one.
     shutil.copytree(REPOSITORY_ROOT / "sql", home / "repo" / "sql")
-    all_resources = {
-        **resources(home, max_restarts=0),
-        "audit": AuditResource(root=str(home / "audit")),
-    }
+    all_resources = resources(home, max_restarts=0)
     assert dg.materialize(upstream_assets(), resources=all_resources, instance=instance).success
     result = dg.materialize(
         [delay_model, registered_model, audit_bundle],

@@ -8,7 +8,8 @@ import pytest
 
 from assets.ansi import build_ansi_assets
 from assets.warehouse import build_warehouse_definitions
-from pipelines.resources import AnsiStoreResource, ContractsResource, EngineResource, LakeResource
+from pipelines.resources import resources_for
+from pipelines.settings import Settings
 from pipelines.translation.store import translate_sources
 from sql.catalog import DEFAULT_CATALOG_PATH, load_catalogs
 
@@ -58,12 +59,7 @@ def test_the_tables_of_a_script_materialize_in_dependency_order(
     defs = build_warehouse_definitions("duckdb", legacy, catalog, ansi_root=tmp_path / "no_ansi")
     result = dg.materialize(
         [*build_ansi_assets(legacy), *defs.assets],
-        resources={
-            "lake": LakeResource(root=str(home / "lake")),
-            "ansi_store": AnsiStoreResource(root=str(home / "ansi")),
-            "warehouse_engine": EngineResource(engine="duckdb"),
-            "contracts": ContractsResource(published_root=str(home / "contracts")),
-        },
+        resources=resources_for(Settings(home=home)),
     )
     assert result.success
     order = [

@@ -21,15 +21,11 @@ from assets.warehouse import build_warehouse_definitions
 from pipelines.cluster.chargeback import Chargeback, chargeback_root
 from pipelines.lake.store import Lake
 from pipelines.resources import (
-    AnsiStoreResource,
-    ContractsResource,
-    EngineResource,
-    LakeResource,
-    MlflowResource,
-    TpchResource,
-    TrainingLauncherResource,
+    resources_for,
 )
-from pipelines.warehouse.build import CONTRACTS_ROOT, WAREHOUSE_ZONE
+from pipelines.settings import Settings
+from pipelines.warehouse.build import WAREHOUSE_ZONE
+from sql.paths import CONTRACTS_ROOT
 
 UPSTREAM = {"delay_features", "training_set", "open_lines"}
 FAST = {"epochs": 2, "batch_size": 512}
@@ -41,19 +37,8 @@ TRAINED = {"epochs": 3, "batch_size": 128}
 
 
 def resources(home: Path, **launcher) -> dict:
-    return {
-        "lake": LakeResource(root=str(home / "lake")),
-        "tpch": TpchResource(scale=0.01),
-        "ansi_store": AnsiStoreResource(root=str(home / "ansi")),
-        "warehouse_engine": EngineResource(engine="duckdb"),
-        "contracts": ContractsResource(published_root=str(home / "contracts")),
-        "mlflow_tracking": MlflowResource(
-            tracking_uri=f"sqlite:///{home / 'mlflow.db'}", artifact_root=str(home / "mlartifacts")
-        ),
-        "training_launcher": TrainingLauncherResource(
-            runs_root=str(home / "training"), nproc_per_node=2, **launcher
-        ),
-    }
+    """The resources ``plumbline run`` binds for a home at scale 0.01 (two training processes)."""
+    return resources_for(Settings(home=home, scale=0.01), nproc_per_node=2, **launcher)
 
 
 def upstream_assets(contracts_root: Path = CONTRACTS_ROOT) -> list:

@@ -11,15 +11,14 @@ from assets.raw import raw_assets
 from assets.warehouse import build_warehouse_definitions
 from pipelines.lake.store import Lake
 from pipelines.resources import (
-    AnsiStoreResource,
-    ContractsResource,
     EngineResource,
-    LakeResource,
-    TpchResource,
+    resources_for,
 )
+from pipelines.settings import Settings
 from pipelines.translation.store import sha256_text
-from pipelines.warehouse.build import ANSI_SQL_ROOT, CONTRACTS_ROOT, WAREHOUSE_ZONE, tables_read
+from pipelines.warehouse.build import WAREHOUSE_ZONE, tables_read
 from pipelines.warehouse.contract_lint import BrokenContracts
+from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT
 
 TABLE = "customer_profile"  # snowflake/customer_profile.sql, with a reference query
 
@@ -34,13 +33,7 @@ def home(tmp_path_factory, raw_lake_root):
 
 
 def resources(home):
-    return {
-        "lake": LakeResource(root=str(home / "lake")),
-        "tpch": TpchResource(scale=0.01),
-        "ansi_store": AnsiStoreResource(root=str(home / "ansi")),
-        "warehouse_engine": EngineResource(engine="duckdb"),
-        "contracts": ContractsResource(published_root=str(home / "contracts")),
-    }
+    return resources_for(Settings(home=home, scale=0.01))
 
 
 @pytest.fixture(scope="module")

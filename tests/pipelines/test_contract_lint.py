@@ -8,10 +8,10 @@ from click.testing import CliRunner
 from pipelines.cli.main import main
 from pipelines.contracts import load_contract
 from pipelines.contracts.registry import PublishedContracts
-from pipelines.warehouse.build import CONTRACTS_ROOT, warehouse_tables
+from pipelines.warehouse.build import warehouse_tables
 from pipelines.warehouse.contract_lint import lint_contracts, output_types
 from sql.catalog import load_catalog
-from sql.paths import LEGACY_ROOT
+from sql.paths import CONTRACTS_ROOT, LEGACY_ROOT
 
 TABLE = "shipping_performance"
 
