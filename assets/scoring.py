@@ -5,6 +5,7 @@ from pathlib import Path
 import dagster as dg
 
 from assets.registry import REGISTERED_MODEL_KEY
+from assets.warehouse import OPEN_LINES, OPEN_LINES_KEY
 from pipelines.contracts import compile_contract, load_contract, validate_parquet
 from pipelines.registry.scoring import SCORES_ZONE, load_scorer, score_table
 from pipelines.registry.versions import CHAMPION, MODEL_NAME, alias_version, with_retries
@@ -12,7 +13,6 @@ from pipelines.resources import LakeResource, MlflowResource
 from pipelines.warehouse.build import WAREHOUSE_ZONE
 from sql.paths import CONTRACTS_ROOT
 
-OPEN_LINES = "open_lines"
 BATCH_SCORES = "batch_scores"
 BATCH_SCORES_KEY = dg.AssetKey([SCORES_ZONE, BATCH_SCORES])
 CONTRACT_PATH = CONTRACTS_ROOT / "scores" / f"{BATCH_SCORES}.yaml"
@@ -24,7 +24,7 @@ compile_contract(CONTRACT)
 
 @dg.asset(
     key=BATCH_SCORES_KEY,
-    deps=[dg.AssetKey([WAREHOUSE_ZONE, OPEN_LINES]), REGISTERED_MODEL_KEY],
+    deps=[OPEN_LINES_KEY, REGISTERED_MODEL_KEY],
     group_name="models",
     kinds={"parquet", "pytorch"},
     check_specs=[

@@ -21,6 +21,7 @@ from assets.training_checks import (
     cost_metadata,
     run_cost,
 )
+from assets.warehouse import TRAINING_SET, TRAINING_SET_KEY
 from models.config import ModelConfig, TrainConfig
 from models.job import TrainingJob
 from pipelines.cluster.baseline import load_baselines
@@ -35,8 +36,6 @@ from pipelines.cluster.profiles import DEFAULT_THRESHOLD, load_reference_profile
 from pipelines.resources import LakeResource, MlflowResource, TrainingLauncherResource
 from pipelines.warehouse.build import WAREHOUSE_ZONE
 
-TRAINING_SET = "training_set"
-TRAINING_SET_KEY = dg.AssetKey([WAREHOUSE_ZONE, TRAINING_SET])
 DELAY_MODEL_KEY = dg.AssetKey(["models", "delay_model"])
 OWNERS = ["team:ml-team"]
 _MODEL_DEFAULTS = ModelConfig()

@@ -49,6 +49,19 @@ class WarehouseBuildConfig(dg.Config):
     reconcile_max_unmatched_fraction: float = 0.0
 
 
+def warehouse_key(table: str) -> dg.AssetKey:
+    """The asset key of the warehouse table ``table`` (built from ``sql/legacy/*/<table>.sql``)."""
+    return dg.AssetKey([WAREHOUSE_ZONE, table])
+
+
+# The warehouse tables the model assets read: built here, like every warehouse table, from
+# their legacy SQL; named here so the model assets depend on the keys this module makes.
+TRAINING_SET = "training_set"
+OPEN_LINES = "open_lines"
+TRAINING_SET_KEY = warehouse_key(TRAINING_SET)
+OPEN_LINES_KEY = warehouse_key(OPEN_LINES)
+
+
 def _metadata(values: dict[str, object]) -> dict[str, object]:
     """Plain values as Dagster metadata: lists and dicts as JSON, the rest as they are."""
     return {
@@ -70,7 +83,7 @@ def _check_result(outcome: CheckOutcome) -> dg.AssetCheckResult:
 def warehouse_asset(
     table: WarehouseTable, engine_name: str, contract: Contract | None = None
 ) -> dg.AssetsDefinition:
-    key = dg.AssetKey([WAREHOUSE_ZONE, table.name])
+    key = warehouse_key(table.name)
     deps = [dg.AssetKey(read.split(".")) for read in table.reads]
     if table.legacy is not None:
         deps.append(dg.AssetKey(["ansi", table.name]))
@@ -212,7 +225,7 @@ def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.Ass
         specs=[
             dg.AssetCheckSpec(
                 name,
-                asset=dg.AssetKey([WAREHOUSE_ZONE, table.name]),
+                asset=warehouse_key(table.name),
                 description=(
                     f"The same ANSI SQL on {other_name} over the same inputs returns the same "
                     "column names and types, and the same rows (order-insensitive content "

@@ -5,8 +5,9 @@ import dagster as dg
 
 from assets.audit import AUDIT_BUNDLE_KEY
 from assets.registry import REGISTERED_MODEL_KEY
-from assets.scoring import BATCH_SCORES_KEY, OPEN_LINES
-from assets.training import DELAY_MODEL_KEY, TRAINING_SET_KEY
+from assets.scoring import BATCH_SCORES_KEY
+from assets.training import DELAY_MODEL_KEY
+from assets.warehouse import OPEN_LINES_KEY, TRAINING_SET_KEY
 from pipelines.lake.raw import raw_data_digest
 from pipelines.resources import LakeResource
 
@@ -16,7 +17,7 @@ RETRAIN_JOB = "retrain_job"
 # raw data: new raw data is what triggers a retrain), the model, its registration, and the
 # scores of the open line items with whichever model is champion afterwards.
 RETRAIN_SELECTION = (
-    dg.AssetSelection.assets(TRAINING_SET_KEY, dg.AssetKey(["warehouse", OPEN_LINES])).upstream()
+    dg.AssetSelection.assets(TRAINING_SET_KEY, OPEN_LINES_KEY).upstream()
     - dg.AssetSelection.groups("raw")
 ) | dg.AssetSelection.assets(
     DELAY_MODEL_KEY, REGISTERED_MODEL_KEY, AUDIT_BUNDLE_KEY, BATCH_SCORES_KEY
