@@ -8,11 +8,11 @@ import sys
 from benchmarks import (
     contracts_bench,
     corpus_bench,
-    gpu_bench,
     training_bench,
     translate_bench,
     warehouse_bench,
 )
+from pipelines.cluster import gpu_bench
 
 BENCHMARKS = {
     "translate": lambda: translate_bench.main([]),

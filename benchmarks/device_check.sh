@@ -47,12 +47,12 @@ if not torch.cuda.is_available():
         "torch (pyproject.toml shows the command)"
     )
 # Every module the benchmark imports, so that a missing package shows here and now.
-import benchmarks.gpu_bench  # noqa: F401
+import pipelines.cluster.gpu_bench  # noqa: F401
 from models.environment import fingerprint
 
 print(json.dumps(fingerprint(), indent=2))
 EOF
 
-timeout --kill-after=20 270 "$PYTHON" -m benchmarks.gpu_bench --config large \
+timeout --kill-after=20 270 "$PYTHON" -m pipelines.cluster.gpu_bench --config large \
     --out "$OUT/gpu-large.json" 2>&1 | tee "$OUT/gpu-large.log"
 echo "device_check: results in $OUT"

@@ -6,7 +6,7 @@ embedding, a numeric through its own linear map), a learned [CLS] token is prepe
 pre-norm transformer blocks mix the tokens; the logit is read from [CLS]. It takes the same
 input as :class:`models.network.TabularNet`, so it trains on the same encoded rows, but it
 has enough arithmetic per sample to keep a GPU busy: the benchmark model
-(``benchmarks/gpu_bench.py``).
+(``pipelines/cluster/gpu_bench.py``).
 
 Two departures from the paper, for a plainer FLOP count: the feed-forward layer is a GELU
 MLP (the paper uses ReGLU), and the last block transforms every token, not only [CLS].

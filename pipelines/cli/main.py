@@ -553,7 +553,7 @@ def bench() -> None:
 
 
 def _add_commands() -> None:
-    from benchmarks.gpu_command import gpu_command
+    from pipelines.cli.gpu import gpu_command
     from pipelines.cli.k8s import k8s
 
     bench.add_command(gpu_command)

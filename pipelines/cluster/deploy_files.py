@@ -9,7 +9,10 @@ from typing import Any
 
 import yaml
 
-DEPLOY_DIR = Path(__file__).resolve().parents[2] / "deploy"
+REPOSITORY = Path(__file__).resolve().parents[2]
+DEPLOY_DIR = REPOSITORY / "deploy"
+# Where `plumbline bench gpu` writes its results by default.
+GPU_BENCH_RESULTS = REPOSITORY / "benchmarks" / "results" / "gpu.json"
 # What a file writes for a number or version nobody has measured: never a guess.
 UNKNOWN = "unknown"
 

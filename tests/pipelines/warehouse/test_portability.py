@@ -16,12 +16,12 @@ from pipelines.warehouse.portability import (
     schema_differences,
 )
 from sql import ansi
+from sql.paths import REPOSITORY_ROOT
 from sql.translate import translate_file
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 # Every warehouse table's source: a legacy file (translated) or portable ANSI SQL.
-WAREHOUSE_SOURCES = sorted((REPO_ROOT / "sql" / "legacy").glob("*/*.sql")) + sorted(
-    (REPO_ROOT / "sql" / "ansi").glob("*.sql")
+WAREHOUSE_SOURCES = sorted((REPOSITORY_ROOT / "sql" / "legacy").glob("*/*.sql")) + sorted(
+    (REPOSITORY_ROOT / "sql" / "ansi").glob("*.sql")
 )
 
 NATIONS_PER_REGION = """

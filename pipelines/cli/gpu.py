@@ -1,7 +1,7 @@
-"""``plumbline bench gpu``: the GPU benchmark as a click command.
+"""``plumbline bench gpu``: the GPU benchmark (:mod:`pipelines.cluster.gpu_bench`) as a click command.
 
 Add it to a ``bench`` group with ``bench.add_command(gpu_command)``, or run it alone:
-``python -m benchmarks.gpu_command --config small``.
+``python -m pipelines.cli.gpu --config small``.
 """
 
 from __future__ import annotations
@@ -10,9 +10,11 @@ from pathlib import Path
 
 import click
 
+from pipelines.cluster.deploy_files import GPU_BENCH_RESULTS
+
 # The benchmark (and torch) load when the command runs, not when the CLI starts.
 CONFIG_NAMES = ("large", "small")
-DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "gpu.json"
+DEFAULT_OUT = GPU_BENCH_RESULTS
 
 
 @click.command("gpu", context_settings={"help_option_names": ["-h", "--help"]})
@@ -42,8 +44,13 @@ DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "gpu.json"
 def gpu_command(config_name: str | None, nproc: int | None, out: Path, force_cpu: bool) -> None:
     """Train an FT-Transformer under DDP (bf16 and NCCL on GPUs) and report samples/s, MFU
     against the device's peak, and all-reduce bus bandwidth over a sweep of message sizes."""
-    from benchmarks.gpu_bench import GpuBenchError, default_config, format_summary, run_gpu_bench
     from models.config import ConfigError
+    from pipelines.cluster.gpu_bench import (
+        GpuBenchError,
+        default_config,
+        format_summary,
+        run_gpu_bench,
+    )
 
     config_name = config_name or default_config(force_cpu=force_cpu)
     try:

@@ -14,8 +14,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from sql.paths import REPOSITORY_ROOT
+
 PLUMBLINE = str(Path(sys.executable).parent / "plumbline")
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def plumbline(*args: str, env: dict[str, str] | None = None, timeout: int = 300):
@@ -222,7 +223,7 @@ def test_workspace_validates(tmp_path):
             "-w",
             "workspace.yaml",
         ],
-        cwd=PROJECT_ROOT,
+        cwd=REPOSITORY_ROOT,
         env=environment,
         capture_output=True,
         text=True,
@@ -242,7 +243,7 @@ def test_dg_lists_the_definitions_of_the_project(tmp_path):
     dg = str(Path(sys.executable).parent / "dg")
     listed = subprocess.run(
         [dg, "list", "defs", "--json"],
-        cwd=PROJECT_ROOT,
+        cwd=REPOSITORY_ROOT,
         env=environment,
         capture_output=True,
         text=True,

@@ -13,7 +13,15 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from benchmarks.gpu_bench import (
+from models.config import ConfigError
+from models.data import NUMERIC
+from models.ft_transformer import (
+    FTTransformer,
+    estimate_training_memory_bytes,
+    training_flops_per_sample,
+)
+from pipelines.cli.gpu import gpu_command
+from pipelines.cluster.gpu_bench import (
     CARDINALITIES,
     CONFIGS,
     N_FEATURES,
@@ -22,17 +30,9 @@ from benchmarks.gpu_bench import (
     run_gpu_bench,
     torchrun_command,
 )
-from benchmarks.gpu_command import gpu_command
-from models.config import ConfigError
-from models.data import NUMERIC
-from models.ft_transformer import (
-    FTTransformer,
-    estimate_training_memory_bytes,
-    training_flops_per_sample,
-)
+from sql.paths import REPOSITORY_ROOT
 
-REPOSITORY = Path(__file__).resolve().parents[2]
-DEVICE_CHECK = REPOSITORY / "benchmarks" / "device_check.sh"
+DEVICE_CHECK = REPOSITORY_ROOT / "benchmarks" / "device_check.sh"
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +143,7 @@ def test_torchrun_command_runs_the_worker_module(tmp_path):
     assert command[1:5] == ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node=8"]
     assert command[5:] == [
         "-m",
-        "benchmarks.gpu_bench",
+        "pipelines.cluster.gpu_bench",
         "--worker",
         "--config",
         "large",
@@ -226,7 +226,8 @@ def test_device_check_fails_clearly_when_no_gpu_answers(tmp_path):
 
 
 def test_the_command_lists_the_benchmarks_configurations():
-    from benchmarks import gpu_bench, gpu_command
+    from pipelines.cli import gpu
+    from pipelines.cluster import gpu_bench
 
-    assert set(gpu_command.CONFIG_NAMES) == set(gpu_bench.CONFIGS)
-    assert gpu_command.DEFAULT_OUT == gpu_bench.DEFAULT_OUT
+    assert set(gpu.CONFIG_NAMES) == set(gpu_bench.CONFIGS)
+    assert gpu.DEFAULT_OUT == gpu_bench.DEFAULT_OUT

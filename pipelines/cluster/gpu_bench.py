@@ -7,7 +7,7 @@ of the delay model's feature shape (bf16 autocast and NCCL on CUDA, float32 and 
 CPU), then times ``all_reduce`` over a sweep of message sizes. Rank 0 writes the results as
 JSON and prints a summary.
 
-Run: ``python -m benchmarks.gpu_bench [--config small|large] [--nproc N] [--out FILE]``
+Run: ``python -m pipelines.cluster.gpu_bench [--config small|large] [--nproc N] [--out FILE]``
 (or ``plumbline bench gpu``). Results: benchmarks/results/gpu.json.
 """
 
@@ -49,11 +49,11 @@ from models.runtime import (
     select_runtime,
     shutdown_distributed,
 )
+from pipelines.cluster.deploy_files import GPU_BENCH_RESULTS, REPOSITORY
 from pipelines.launch.torchrun import standalone_torchrun
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = REPOSITORY / "benchmarks" / "results" / "gpu.json"
-WORKER_MODULE = "benchmarks.gpu_bench"
+DEFAULT_OUT = GPU_BENCH_RESULTS
+WORKER_MODULE = "pipelines.cluster.gpu_bench"
 # Processes on a machine without GPUs: enough for a real gloo all-reduce and DDP.
 CPU_PROCESSES = 2
 

@@ -1,8 +1,8 @@
 """The Kubernetes training manifests: schema-valid, snapshot-stable, and refused when the
 cluster could not run them.
 
-Snapshots live in tests/pipelines/snapshots/k8s/<shape>.yaml. After an intended change,
-regenerate them with ``PLUMBLINE_UPDATE_SNAPSHOTS=1 pytest tests/pipelines/test_k8s_render.py``
+Snapshots live in tests/pipelines/launch/k8s/snapshots/k8s/<shape>.yaml. After an intended change,
+regenerate them with ``PLUMBLINE_UPDATE_SNAPSHOTS=1 pytest tests/pipelines/launch/k8s/test_render.py``
 and review the diff.
 """
 
