@@ -27,8 +27,6 @@ an ``extractionError`` run facet.
 
 from __future__ import annotations
 
-import datetime as dt
-import re
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -53,6 +51,7 @@ from openlineage.client.transport.http import HttpConfig, HttpTransport
 
 from pipelines.audit.chain import FORMAT, AuditError, Node, topological
 from pipelines.lake.files import write_atomic
+from pipelines.lake.store import Lake
 
 # plumbline has no public home page to point at; a URN is a URI, which is what the spec asks.
 PRODUCER = "urn:plumbline:audit"
@@ -70,8 +69,6 @@ RUN_ID_NAMESPACE = uuid.UUID("e0c67754-684d-4ff7-80b8-001c67a48732")
 TABLE_KINDS = ("table", "raw_table")
 # The collector records a table that left the lake as kind "table" whatever its zone.
 RAW_ZONE = "raw"
-# Lake.publish names a version "<UTC %Y%m%dT%H%M%S>.<nanoseconds>-<digest prefix>".
-_VERSION_TIME = re.compile(r"^(\d{8}T\d{6})\.(\d{9})-")
 # MLflow run status -> the OpenLineage state its run ended in.
 _RUN_STATES = {"FINISHED": RunState.COMPLETE, "FAILED": RunState.FAIL, "KILLED": RunState.ABORT}
 
@@ -448,8 +445,5 @@ def _column_lineage(nodes: Iterable[Node]) -> dict[tuple[str, str], dict[str, di
 
 def _published_at(version: str | None) -> str | None:
     """When the lake published ``version`` (from its name), as ISO 8601 with offset."""
-    match = _VERSION_TIME.match(version or "")
-    if match is None:
-        return None
-    seconds = dt.datetime.strptime(match[1], "%Y%m%dT%H%M%S").replace(tzinfo=dt.UTC)
-    return (seconds + dt.timedelta(microseconds=int(match[2]) // 1000)).isoformat()
+    published = Lake.published_at(version) if version else None
+    return None if published is None else published.isoformat()

@@ -19,6 +19,7 @@ Pure file-system code: no Dagster here.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import os
@@ -123,6 +124,42 @@ class Lake:
     def _versions_dir(self, zone: str, table: str) -> Path:
         return self.root / zone / ".versions" / table
 
+    def version_path(self, zone: str, table: str, version: str) -> Path:
+        """The folder of one version of ``zone/table`` (it may have been pruned since)."""
+        return self._versions_dir(zone, table) / version
+
+    def inputs(self, version: TableVersion) -> dict[str, Path] | None:
+        """The exact input versions ``version`` was built from (its manifest's pins), as
+        ``{"zone.table": folder}``; None when any of them is no longer in the lake."""
+        pinned = {}
+        for key, name in version.manifest.get("inputs", {}).items():
+            zone, table = key.split(".", 1)
+            path = self.version_path(zone, table, name)
+            if not path.is_dir():
+                return None
+            pinned[key] = path
+        return pinned
+
+    @staticmethod
+    def version_name(published_ns: int, digest: str) -> str:
+        """``<UTC %Y%m%dT%H%M%S>.<nanoseconds>-<digest prefix>``: names sort in publish
+        order, even for several versions published within one second."""
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(published_ns // 1_000_000_000))
+        return f"{stamp}.{published_ns % 1_000_000_000:09d}-{digest[:12]}"
+
+    @staticmethod
+    def published_at(version: str) -> dt.datetime | None:
+        """When a version was published, read back from its name (None for another name)."""
+        stamp, dot, rest = version.partition(".")
+        nanoseconds = rest.partition("-")[0]
+        try:
+            seconds = dt.datetime.strptime(stamp, "%Y%m%dT%H%M%S").replace(tzinfo=dt.UTC)
+        except ValueError:
+            return None
+        if not dot or len(nanoseconds) != 9 or not nanoseconds.isdigit():
+            return None
+        return seconds + dt.timedelta(microseconds=int(nanoseconds) // 1000)
+
     def current(self, zone: str, table: str) -> TableVersion | None:
         link = self.table_path(zone, table)
         if not link.is_symlink():
@@ -136,7 +173,7 @@ class Lake:
     def manifest(self, zone: str, table: str, version: str) -> dict[str, Any] | None:
         """The manifest of one version of ``zone/table`` (published now or before), or None
         when that version is no longer in the lake."""
-        path = self._versions_dir(zone, table) / version / MANIFEST
+        path = self.version_path(zone, table, version) / MANIFEST
         return json.loads(path.read_text()) if path.is_file() else None
 
     def published(self) -> dict[str, Path]:
@@ -178,11 +215,7 @@ class Lake:
         manifest = {**manifest, "zone": zone, "table": table, "digest": digest}
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True))
 
-        # Nanoseconds in the name keep versions in publish order when several land in a second.
-        now = time.time_ns()
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 1_000_000_000))
-        version_name = f"{stamp}.{now % 1_000_000_000:09d}-{digest[:12]}"
-        version = staging.parent / version_name
+        version = staging.parent / self.version_name(time.time_ns(), digest)
         staging.rename(version)
 
         link = self.table_path(zone, table)
@@ -195,7 +228,7 @@ class Lake:
     def pin(self, zone: str, table: str, version: str, holder: str) -> None:
         """Keep ``version`` of ``zone/table`` from pruning on behalf of ``holder`` (e.g. a
         registered model version, ``delivery_delay@3``)."""
-        folder = self._versions_dir(zone, table) / version
+        folder = self.version_path(zone, table, version)
         if not folder.is_dir():
             raise LakeError(f"{zone}/{table}: cannot pin version {version}, it is not in the lake")
         pins = self._versions_dir(zone, table) / PINS / version

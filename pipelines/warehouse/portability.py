@@ -86,18 +86,6 @@ class Portability:
     metadata: dict[str, object] = field(default_factory=dict)
 
 
-def built_inputs(lake: Lake, version: TableVersion) -> dict[str, Path] | None:
-    """The exact input versions a published table was built from, if they still exist."""
-    pinned = {}
-    for key, version_name in version.manifest.get("inputs", {}).items():
-        zone, table = key.split(".", 1)
-        path = lake.root / zone / ".versions" / table / version_name
-        if not path.is_dir():
-            return None
-        pinned[key] = path
-    return pinned
-
-
 def sample_inputs(inputs: Mapping[str, Path], modulus: int, out: Path) -> dict[str, Path]:
     """Keep the rows whose first column hashes to 0 modulo ``modulus``: deterministic, and the
     same rows for both engines because both then read these files."""
@@ -134,7 +122,7 @@ def check_portability(
     Inputs larger than ``max_input_rows`` in total are sampled first (same sample for both
     engines), so the check stays affordable at any scale.
     """
-    inputs = built_inputs(lake, version)
+    inputs = lake.inputs(version)
     if inputs is None:
         return Portability(
             False,

@@ -91,3 +91,33 @@ def test_pinned_versions_survive_pruning(tmp_path):
     assert lake.pins("warehouse", "t") == {first: ["delivery_delay@1"]}
     with pytest.raises(LakeError, match="cannot pin version nope"):
         lake.pin("warehouse", "t", "nope", "delivery_delay@1")
+
+
+def test_a_version_name_reads_back_as_its_publish_time_in_order():
+    import datetime as dt
+
+    first = Lake.version_name(1_700_000_000_000_000_001, "a" * 64)
+    second = Lake.version_name(1_700_000_000_000_000_002, "0" * 64)
+    assert first == "20231114T221320.000000001-aaaaaaaaaaaa"
+    assert sorted([second, first]) == [first, second]  # publish order, digests aside
+    assert Lake.published_at(first) == dt.datetime(2023, 11, 14, 22, 13, 20, tzinfo=dt.UTC)
+    for other in ("current", "20231114T221320-abc", "2023-11-14.000000001-abc", ""):
+        assert Lake.published_at(other) is None
+
+
+def test_a_published_version_names_its_inputs_until_one_is_pruned(tmp_path):
+    lake = Lake(tmp_path)
+    source = write_version(lake, [1], table="source")
+    with lake.stage("warehouse", "built") as staging:
+        pq.write_table(pa.table({"x": [1]}), staging / "part-0.parquet")
+        built = lake.publish(
+            "warehouse", "built", staging, {"inputs": {"raw.source": source.path.name}}
+        )
+    assert lake.inputs(built) == {
+        "raw.source": lake.version_path("raw", "source", source.path.name)
+    }
+    assert lake.manifest("raw", "source", source.path.name)["digest"] == source.digest
+    for n in range(KEEP_VERSIONS + 1):
+        write_version(lake, [n + 2], table="source")
+    assert lake.inputs(built) is None  # its input version was pruned
+    assert lake.manifest("raw", "source", source.path.name) is None
