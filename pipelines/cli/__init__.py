@@ -1,1 +1,8 @@
-"""TODO"""
+"""The ``plumbline`` command: ``main`` (run, ui, query, audit, models, contracts, ...),
+``run`` (a job end to end with a progress view), ``translate``, ``catalog``, ``k8s`` and
+``gpu`` (``plumbline bench gpu``).
+
+May import: dagster, sql, models, assets, pipelines, pipelines.lake, pipelines.translation,
+pipelines.contracts, pipelines.warehouse, pipelines.registry, pipelines.launch,
+pipelines.cluster, pipelines.audit, pipelines.pipes.
+"""

@@ -9,4 +9,6 @@ metadata and a chargeback row.
 - :mod:`~pipelines.cluster.baseline`: pinned environment versions, and the drift verdict.
 - :mod:`~pipelines.cluster.cost`: the price table, and cost per step, epoch and run.
 - :mod:`~pipelines.cluster.chargeback`: the append-only chargeback table in the lake.
+
+May import: models, pipelines.lake, pipelines.launch.
 """

@@ -3,6 +3,8 @@
 ``load_contract`` -> ``compile_contract`` -> ``validate_arrow`` / ``validate_spark``;
 ``lint_contract`` checks a contract against its SQL, ``classify_changes`` and
 ``check_version_bump`` guard the versions. No Dagster here: assets wire these up.
+
+May import: pipelines.lake.
 """
 
 from pipelines.contracts.breaking import Change, check_version_bump, classify_changes

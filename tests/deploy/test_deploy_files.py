@@ -20,7 +20,7 @@ DOCKERFILES = ("Dockerfile", "Dockerfile.train")
 VALUES = DEPLOY / "helm" / "values.yaml"
 PREREQUISITES = DEPLOY / "k8s" / "training-prerequisites.yaml"
 LAUNCHER_SETTING = "PLUMBLINE_LAUNCHER"
-# The API calls of pipelines/k8s/launcher.py and dagster-k8s's PipesK8sClient: (group,
+# The API calls of pipelines/pipes/kubernetes.py and dagster-k8s's PipesK8sClient: (group,
 # resource, verb).
 LAUNCHER_PERMISSIONS = {
     ("", "services", "create"),

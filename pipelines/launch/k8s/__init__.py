@@ -1,8 +1,8 @@
 """Multi-node GPU training on Kubernetes.
 
 ``gpus`` (the node types), ``request`` (what a run asks for, validated) and ``render`` (the
-objects to submit) are plain Python; ``launcher`` submits them with the Kubernetes client and
-Dagster Pipes; ``cli`` is ``plumbline k8s render``.
+objects to submit) are plain Python; ``pipelines.pipes.kubernetes`` submits them with the
+Kubernetes client and Dagster Pipes; ``pipelines.cli.k8s`` is ``plumbline k8s render``.
 """
 
 from pipelines.launch.k8s.gpus import GPU_PRODUCTS, GpuProduct
