@@ -1,34 +1,64 @@
-"""``models/audit_bundle``: the compliance audit trail of the champion model, from its MLflow
-version back to every legacy SQL line and lake file it came from, sealed by one digest."""
+"""``models/audit_bundle``: the compliance audit trail of the model version its run
+registered, from its MLflow version back to every legacy SQL line and lake file it came from,
+sealed by one digest."""
 
 import dagster as dg
+from pydantic import Field
 
 from assets.registry import REGISTERED_MODEL_KEY
 from pipelines.audit.bundle import build_bundle, root_tag, stamp_root
-from pipelines.audit.collect import Sources
+from pipelines.audit.chain import AuditError
+from pipelines.audit.collect import resolve
 from pipelines.audit.store import write_bundle
-from pipelines.registry.versions import (
-    ALIAS_HISTORY,
-    CHAMPION,
-    MODEL_NAME,
-    AliasHistory,
-    alias_version,
-    with_retries,
-)
+from pipelines.instance import audit_sources, run_materialization
+from pipelines.registry.versions import MODEL_NAME, with_retries
 from pipelines.resources import AnsiStoreResource, AuditResource, LakeResource, MlflowResource
 
 AUDIT_BUNDLE_KEY = dg.AssetKey(["models", "audit_bundle"])
 COMPLETE_CHECK = "audit_bundle_complete"
 
 
-def audit_sources(lake, ansi_root, client, instance) -> Sources:
-    return Sources(
-        lake=lake,
-        ansi_root=ansi_root,
-        client=client,
-        alias_history=AliasHistory(lake.root.joinpath(*ALIAS_HISTORY)),
-        instance=instance,
+class AuditConfig(dg.Config):
+    """Which version to audit when the run does not register one."""
+
+    model_version: int | None = Field(
+        default=None,
+        description=(
+            f"The version of `{MODEL_NAME}` to audit, for a run that does not also "
+            "materialize models/registered_model. Without it the run must register, and it "
+            "audits the version that its own registered_model step registered."
+        ),
     )
+
+
+def audited_version(context: dg.AssetExecutionContext, config: AuditConfig, client) -> str:
+    """The version this run audits: the one its registered_model step registered, or the
+    configured one."""
+    event = run_materialization(context.instance, context.run, REGISTERED_MODEL_KEY)
+    configured = None if config.model_version is None else str(config.model_version)
+    if event is not None and event.asset_materialization is not None:
+        registered = str(event.asset_materialization.metadata["version"].value)
+        if configured is not None and configured != registered:
+            raise dg.Failure(
+                f"this run registered {MODEL_NAME} version {registered}, but "
+                f"models__audit_bundle config model_version names {configured}: drop the "
+                "config to audit this run's version, or audit the other one in a run that "
+                "does not register"
+            )
+        return registered
+    if configured is None:
+        raise dg.Failure(
+            f"run {context.run.run_id} did not materialize "
+            f"{REGISTERED_MODEL_KEY.to_user_string()}, so it registered no version to audit. "
+            "Materialize models/registered_model and models/audit_bundle in one run "
+            "(retrain_job and materialize_all_job do), name the version in the run config "
+            "(ops.models__audit_bundle.config.model_version: <version>), or run "
+            f"`plumbline audit {MODEL_NAME}@<version or alias>`"
+        )
+    try:
+        return resolve(client, f"{MODEL_NAME}@{configured}")[1]
+    except AuditError as exc:
+        raise dg.Failure(f"models__audit_bundle config model_version: {exc}") from exc
 
 
 @dg.asset(
@@ -36,7 +66,9 @@ def audit_sources(lake, ansi_root, client, instance) -> Sources:
     deps=[REGISTERED_MODEL_KEY],
     group_name="models",
     kinds={"json", "html"},
-    automation_condition=dg.AutomationCondition.eager(),
+    # No automation condition: the bundle is of the version its own run registered, so a run
+    # of this asset alone (what an eager condition launches) has no version to audit.
+    # retrain_job and materialize_all_job register and audit in one run.
     check_specs=[
         dg.AssetCheckSpec(
             COMPLETE_CHECK,
@@ -45,32 +77,26 @@ def audit_sources(lake, ansi_root, client, instance) -> Sources:
         )
     ],
     description=(
-        f"The audit bundle of `{MODEL_NAME}@{CHAMPION}` (the newest version while there is no "
-        "champion): bundle.json and an offline report.html tracing the model version, its "
-        "alias history and MLflow run, the training set, every upstream warehouse table with "
-        "its checks, the ANSI SQL with the translation's rules and warnings, the legacy SQL "
-        "files (sha256, git commit) and the raw lake tables. Each link carries a digest over "
-        "its content and its parents' digests; the root digest is kept on the MLflow model "
-        "version and here. `plumbline audit --verify <bundle.json>` recomputes it."
+        f"The audit bundle of the `{MODEL_NAME}` version that the same run's registered_model "
+        "registered (or `config.model_version`), champion or not: bundle.json and an offline "
+        "report.html tracing the model version, its alias history and MLflow run, the "
+        "training set, every upstream warehouse table with its checks, the ANSI SQL with the "
+        "translation's rules and warnings, the legacy SQL files (sha256, git commit) and the "
+        "raw lake tables. Each link carries a digest over its content and its parents' "
+        "digests; the root digest is kept on the MLflow model version and here. `plumbline audit --verify <bundle.json>` recomputes it."
     ),
 )
 def audit_bundle(
     context: dg.AssetExecutionContext,
+    config: AuditConfig,
     lake: LakeResource,
     ansi_store: AnsiStoreResource,
     mlflow_tracking: MlflowResource,
     audit: AuditResource,
 ):
     client = mlflow_tracking.client()
-    version = alias_version(client, MODEL_NAME, CHAMPION)
-    subject = f"{MODEL_NAME}@{CHAMPION}"
-    if version is None:
-        versions = client.search_model_versions(f"name = '{MODEL_NAME}'")
-        if not versions:
-            raise dg.Failure(f"{MODEL_NAME} has no registered version to audit yet")
-        version = str(max(int(v.version) for v in versions))
-        subject = f"{MODEL_NAME}@{version}"
-        context.log.warning(f"{MODEL_NAME} has no {CHAMPION} yet: auditing version {version}")
+    version = audited_version(context, config, client)
+    subject = f"{MODEL_NAME}@{version}"
     sources = audit_sources(lake.lake(), ansi_store.path(), client, context.instance)
     bundle = build_bundle(
         sources,

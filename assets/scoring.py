@@ -38,6 +38,10 @@ compile_contract(CONTRACT)
             ),
         )
     ],
+    # Unlike registration and the audit, scoring reads no same-run upstream: it names its
+    # inputs itself (the champion alias, resolved once to a version that is then loaded by
+    # number, and the published open_lines), so a run of it alone is correct. Eager
+    # rescoring then follows new open lines or a registration made outside retrain_job.
     automation_condition=dg.AutomationCondition.eager(),
     description=(
         f"Scores the line items in transit (`warehouse/{OPEN_LINES}`) with "
@@ -98,6 +102,9 @@ def batch_scores(
             "dagster/row_count": dg.MetadataValue.int(scored.rows),
             "model": MODEL_NAME,
             "model_version": dg.MetadataValue.int(int(version)),
+            "model_uri": dg.MetadataValue.text(f"models:/{MODEL_NAME}/{version}"),
+            "model_alias": dg.MetadataValue.text(CHAMPION),
+            "open_lines_version": dg.MetadataValue.text(open_lines.path.name),
             "mean_late_probability": scored.mean_probability,
             "predicted_late_share": scored.predicted_late_share,
             "path": dg.MetadataValue.path(str(lake_.table_path(SCORES_ZONE, BATCH_SCORES))),

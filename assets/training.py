@@ -33,6 +33,7 @@ from pipelines.cluster.chargeback import (
 )
 from pipelines.cluster.cost import load_prices
 from pipelines.cluster.profiles import DEFAULT_THRESHOLD, load_reference_profiles
+from pipelines.registry.versions import RUN_DIGEST_TAG, RUN_MODEL_URI_TAG, with_retries
 from pipelines.resources import LakeResource, MlflowResource, TrainingLauncherResource
 from pipelines.warehouse.build import WAREHOUSE_ZONE
 
@@ -170,6 +171,16 @@ def delay_model(
     run_seconds = time.monotonic() - started
     reported = invocation.get_materialize_result()
     facts = {key: value.value for key, value in reported.metadata.items()}
+    # The run then names its model by itself: registration by run id alone
+    # (RegistrationConfig.mlflow_run_id) reads these, not this materialization.
+    for tag, value in (
+        (RUN_DIGEST_TAG, facts["model_digest"]),
+        (RUN_MODEL_URI_TAG, facts["model_uri"]),
+    ):
+        with_retries(
+            lambda tag=tag, value=value: client.set_tag(run.info.run_id, tag, str(value)),
+            f"tag run {run.info.run_id}",
+        )
     checks = cluster_checks(
         facts, profiles, baselines, model_config, train_config, config.throughput_threshold
     )

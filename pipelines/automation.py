@@ -14,8 +14,11 @@ from pipelines.resources import LakeResource
 RETRAIN_JOB = "retrain_job"
 
 # The training path: the training set and the warehouse tables it is built from (not the
-# raw data: new raw data is what triggers a retrain), the model, its registration, and the
-# scores of the open line items with whichever model is champion afterwards.
+# raw data: new raw data is what triggers a retrain), the model, its registration and audit
+# bundle, and the scores of the open line items with whichever model is champion afterwards.
+# Registration and the audit read what this run's own upstream steps materialized (not the
+# latest materialization, which a concurrent run may have made), so they belong in the same
+# run as the training; they have no automation condition of their own.
 RETRAIN_SELECTION = (
     dg.AssetSelection.assets(TRAINING_SET_KEY, OPEN_LINES_KEY).upstream()
     - dg.AssetSelection.groups("raw")

@@ -14,18 +14,18 @@ established becomes a node with a ``gap``, never a guess.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import platform
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from pipelines.audit.chain import AuditError, Node
-from pipelines.lake.store import MANIFEST, Lake, digest_files
+from pipelines.lake.store import Lake, digest_files
 from pipelines.registry.versions import ALIAS_TAG_PREFIX, AliasHistory
-from pipelines.translation.store import sha256_bytes, sha256_text
+from pipelines.translation.store import StoreError, read_stored_manifest, sha256_bytes, sha256_text
 from sql.lineage import column_sources, projection_lines
 from sql.paths import REPOSITORY_ROOT
 
@@ -50,16 +50,21 @@ KEY_PACKAGES = (
 TRAINING_SET = ("warehouse", "training_set")
 
 
+# (zone, table, data version) -> the id of the Dagster run that materialized that version,
+# or None; see pipelines/instance.py for the one that reads a Dagster instance.
+RunFinder = Callable[[str, str, str | None], str | None]
+
+
 @dataclass
 class Sources:
-    """Where the facts live. ``instance`` (a DagsterInstance) is optional: without it, the
-    Dagster run of each table is recorded as a gap."""
+    """Where the facts live. ``runs`` is optional: without it, the Dagster run of each table
+    is recorded as a gap."""
 
     lake: Lake
     ansi_root: Path
     client: Any  # mlflow.MlflowClient
     alias_history: AliasHistory
-    instance: Any | None = None
+    runs: RunFinder | None = None
     repo_root: Path = REPOSITORY_ROOT  # holds sql/legacy and sql/ansi
 
     @property
@@ -273,9 +278,9 @@ class Collector:
         if node_id in self.out.nodes:
             return self.out.nodes[node_id]
         title = f"{zone}/{table}"
-        folder = self.sources.lake.root / zone / ".versions" / table / version
-        manifest_path = folder / MANIFEST
-        if not manifest_path.is_file():
+        folder = self.sources.lake.version_path(zone, table, version)
+        manifest = self.sources.lake.manifest(zone, table, version)
+        if manifest is None:
             return self.out.add(
                 Node(
                     node_id,
@@ -285,7 +290,6 @@ class Collector:
                     gap=f"{zone}/{table} version {version} is no longer in the lake ({folder})",
                 )
             )
-        manifest = json.loads(manifest_path.read_text())
         files: dict[str, str] = {}
         files_digest = digest_files(folder, per_file=files)  # one read of each file
         content: dict[str, Any] = {
@@ -315,20 +319,11 @@ class Collector:
     def dagster_record(self, zone: str, table: str, manifest: dict[str, Any]) -> dict[str, Any]:
         """The Dagster run that materialized this version (matched on its data version)."""
         data_version = manifest.get("content_digest") or manifest.get("digest")
-        if self.sources.instance is None:
-            return {"data_version": data_version, "run_id": None}
-        import dagster as dg
-
-        records = self.sources.instance.fetch_materializations(
-            dg.AssetKey([zone, table]), limit=1000
-        ).records
-        for record in records:
-            materialization = record.asset_materialization
-            if materialization is None:
-                continue
-            if materialization.tags.get("dagster/data_version") == data_version:
-                return {"data_version": data_version, "run_id": record.run_id}
-        return {"data_version": data_version, "run_id": None}
+        runs = self.sources.runs
+        return {
+            "data_version": data_version,
+            "run_id": None if runs is None else runs(zone, table, data_version),
+        }
 
     # -- SQL ------------------------------------------------------------------------------
     def sql(self, table: str, built_sha: str | None) -> Node:
@@ -341,9 +336,12 @@ class Collector:
                 gap = f"{record['path']} is not the SQL this table was built from"
             content = {"written_in": "ansi", "built_sha256": built_sha, **record}
             return self.out.add(Node(node_id, "ansi_sql", f"ANSI SQL of {table}", content, gap=gap))
-        manifest_path = self.sources.ansi_root / f"{table}.json"
         sql_path = self.sources.ansi_root / f"{table}.sql"
-        if not manifest_path.is_file() or not sql_path.is_file():
+        try:
+            stored = read_stored_manifest(self.sources.ansi_root, table)
+        except StoreError:
+            stored = None
+        if stored is None or not sql_path.is_file():
             return self.out.add(
                 Node(
                     node_id,
@@ -353,16 +351,15 @@ class Collector:
                     gap=f"{sql_path}: the translation this table was built from is not stored",
                 )
             )
-        stored = json.loads(manifest_path.read_text())
         content = {
             "written_in": "translation",
             "built_sha256": built_sha,
             "stored_sha256": sha256_text(sql_path.read_text()),
-            "rules_applied": stored.get("rules_applied", []),
-            "warnings": stored.get("diagnostics", []),
-            "assumptions": stored.get("assumptions"),
-            "translator_version": stored.get("translator_version"),
-            "source_sha256": stored.get("source_sha256"),
+            "rules_applied": stored.rules_applied,
+            "warnings": stored.diagnostics,
+            "assumptions": stored.assumptions,
+            "translator_version": stored.translator_version,
+            "source_sha256": stored.source_sha256,
         }
         gap = None
         if content["stored_sha256"] != built_sha:
@@ -370,7 +367,7 @@ class Collector:
                 f"{sql_path}: the stored ANSI SQL (sha256 {content['stored_sha256'][:12]}) is "
                 f"not the SQL this table was built from ({str(built_sha)[:12]})"
             )
-        parents = [self.legacy(Path(stored["source_path"]), stored["dialect"]).id]
+        parents = [self.legacy(Path(stored.source_path), stored.dialect).id]
         return self.out.add(
             Node(node_id, "ansi_sql", f"ANSI SQL of {table}", content, parents, gap)
         )
@@ -448,17 +445,17 @@ class Collector:
         if native.is_file():
             relative = native.relative_to(self.sources.repo_root).as_posix()
             return native.read_text(), {"written_in": "ansi", "dialect": None, "path": relative}
-        manifest_path = self.sources.ansi_root / f"{table}.json"
-        if not manifest_path.is_file():
+        try:
+            stored = read_stored_manifest(self.sources.ansi_root, table)
+        except StoreError:
             return None, f"no stored translation for {table}"
-        stored = json.loads(manifest_path.read_text())
-        legacy = self.sources.repo_root / stored["source_path"]
+        legacy = self.sources.repo_root / stored.source_path
         if not legacy.is_file():
-            return None, f"{stored['source_path']} not found"
+            return None, f"{stored.source_path} not found"
         return legacy.read_text(), {
             "written_in": "translation",
-            "dialect": stored["dialect"],
-            "path": stored["source_path"],
+            "dialect": stored.dialect,
+            "path": stored.source_path,
         }
 
     def _schema_of(self, ansi_sql: str) -> dict[str, dict[str, dict[str, str]]]:

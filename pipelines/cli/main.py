@@ -417,7 +417,7 @@ def _audit_sources(settings: Settings):
     # MLflow and the asset definitions take seconds to import: not for a missing store.
     from mlflow import MlflowClient
 
-    from assets.audit import audit_sources
+    from pipelines.instance import audit_sources
     from pipelines.lake.store import Lake
 
     instance = None
@@ -426,27 +426,19 @@ def _audit_sources(settings: Settings):
 
         instance = dg.DagsterInstance.from_config(str(settings.dagster_home))
     client = MlflowClient(tracking_uri=uri, registry_uri=uri)
-    return audit_sources(Lake(settings.lake_root), settings.ansi_root, client, instance)
+    return audit_sources(Lake(settings.lake_root), settings.ansi_root, client, instance), instance
 
 
-def _dagster_roots(sources, bundle) -> list[str] | None:
+def _dagster_roots(instance, bundle) -> list[str] | None:
     """Root digests the audit asset recorded in the Dagster run that made ``bundle``;
     None when the bundle was made by the command line (nothing to compare)."""
     from assets.audit import AUDIT_BUNDLE_KEY
+    from pipelines.instance import recorded_root_digests
 
     run_id = bundle.data.get("made_by", {}).get("dagster_run_id")
     if not run_id:
         return None
-    if sources.instance is None:
-        return []
-    records = sources.instance.fetch_materializations(AUDIT_BUNDLE_KEY, limit=1000).records
-    return [
-        str(r.asset_materialization.metadata["root_digest"].value)
-        for r in records
-        if r.run_id == run_id
-        and r.asset_materialization is not None
-        and "root_digest" in r.asset_materialization.metadata
-    ]
+    return recorded_root_digests(instance, AUDIT_BUNDLE_KEY, run_id)
 
 
 @main.command()
@@ -500,11 +492,11 @@ def audit(
         except AuditError as exc:
             fail_usage(str(exc))
     try:
-        sources = _audit_sources(settings)
+        sources, instance = _audit_sources(settings)
         if verify_path is not None:
             bundle = read_bundle(verify_path)
             differences = verify_bundle(
-                bundle, sources, dagster_root_digests=_dagster_roots(sources, bundle)
+                bundle, sources, dagster_root_digests=_dagster_roots(instance, bundle)
             )
             model, version = bundle.subject["model"], bundle.subject["version"]
             if differences:

@@ -271,3 +271,70 @@ def move_alias(
     history.append(move)
     _tag_move(client, move)
     return move
+
+
+# Written on the MLflow run by the delay_model asset once training has finished, so that a
+# run can be registered by its id alone (RegistrationConfig.mlflow_run_id), without the
+# Dagster run that trained it.
+RUN_DIGEST_TAG = DIGEST_TAG
+RUN_MODEL_URI_TAG = "plumbline.model_uri"
+
+
+class NotATrainingRunError(RuntimeError):
+    """An MLflow run that is not a finished delay_model training: nothing to register."""
+
+
+@dataclass(frozen=True)
+class TrainedModel:
+    """What registration needs from one training: where its model is and how it scored."""
+
+    mlflow_run_id: str
+    model_uri: str
+    model_digest: str
+    val_auc: float
+    baseline_val_auc: float
+
+    @classmethod
+    def from_metadata(cls, metadata: dict[str, str | float]) -> TrainedModel:
+        """From the raw values of a delay_model materialization's metadata."""
+        return cls(
+            mlflow_run_id=str(metadata["mlflow_run_id"]),
+            model_uri=str(metadata["model_uri"]),
+            model_digest=str(metadata["model_digest"]),
+            val_auc=float(metadata["val_auc"]),
+            baseline_val_auc=float(metadata["baseline_val_auc"]),
+        )
+
+    @classmethod
+    def from_mlflow_run(cls, run) -> TrainedModel:
+        """From a finished MLflow run of delay_model (its tags and final metrics)."""
+        run_id = run.info.run_id
+        if run.info.status != "FINISHED":
+            raise NotATrainingRunError(
+                f"MLflow run {run_id} is {run.info.status}, not FINISHED: only a finished "
+                "training can be registered"
+            )
+        tags, metrics = run.data.tags, run.data.metrics
+        missing = [
+            name
+            for name, present in (
+                (f"tag {RUN_DIGEST_TAG}", RUN_DIGEST_TAG in tags),
+                (f"tag {RUN_MODEL_URI_TAG}", RUN_MODEL_URI_TAG in tags),
+                ("metric val_auc", "val_auc" in metrics),
+                ("metric baseline_val_auc", "baseline_val_auc" in metrics),
+            )
+            if not present
+        ]
+        if missing:
+            raise NotATrainingRunError(
+                f"MLflow run {run_id} has no {', '.join(missing)}: it was not trained by "
+                "models/delay_model; name a run that was"
+            )
+        return cls(
+            mlflow_run_id=run_id,
+            model_uri=tags[RUN_MODEL_URI_TAG],
+            model_digest=tags[RUN_DIGEST_TAG],
+            # val_auc is logged per epoch; MLflow's value is the last step's, the final one.
+            val_auc=float(metrics["val_auc"]),
+            baseline_val_auc=float(metrics["baseline_val_auc"]),
+        )

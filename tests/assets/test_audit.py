@@ -11,12 +11,13 @@ import mlflow
 import pyarrow.parquet as pq
 import pytest
 
-from assets.audit import AUDIT_BUNDLE_KEY, audit_bundle, audit_sources
+from assets.audit import AUDIT_BUNDLE_KEY, audit_bundle
 from assets.registry import registered_model
 from assets.training import delay_model
 from pipelines.audit.bundle import build_bundle, read_bundle, root_tag, verify_bundle
 from pipelines.audit.chain import AuditError
 from pipelines.audit.collect import resolve
+from pipelines.instance import audit_sources
 from pipelines.lake.store import Lake, digest_files
 from pipelines.translation.store import sha256_bytes
 from sql.paths import REPOSITORY_ROOT
@@ -87,6 +88,13 @@ def test_the_asset_writes_a_bundle_and_report_and_keeps_the_root_on_mlflow(home,
     event = instance.get_latest_materialization_event(AUDIT_BUNDLE_KEY)
     metadata = {k: v.value for k, v in event.asset_materialization.metadata.items()}
     assert metadata["gaps"] == []
+    # It audited the version its own run registered.
+    [registered] = [
+        record
+        for record in instance.fetch_materializations(registered_model.key, limit=10).records
+        if record.run_id == event.run_id
+    ]
+    assert metadata["version"] == registered.asset_materialization.metadata["version"].value == 1
     written = read_bundle(Path(metadata["bundle"]))
     assert written.root_digest == metadata["root_digest"]
     assert Path(metadata["report"]).read_text().count(written.root_digest) >= 1
@@ -246,7 +254,7 @@ def test_a_missing_lake_version_is_a_gap_that_fails_verification(bundle, home, c
 
 
 def test_the_command_line_audits_verifies_and_exports_openlineage(home, client, tmp_path):
-    from tests.pipelines.test_cli import plumbline, plumbline_in_process
+    from tests.pipelines.cli.test_main import plumbline, plumbline_in_process
 
     env = {"PLUMBLINE_HOME": str(home)}
     out = tmp_path / "audit"
@@ -280,3 +288,33 @@ def test_the_command_line_audits_verifies_and_exports_openlineage(home, client, 
         client.set_model_version_tag(MODEL, "1", "val_auc", model.content["tags"]["val_auc"])
     assert failed.exit_code == 1, failed.output
     assert f"model:{MODEL}/v1: tags.val_auc: was" in failed.stdout
+
+
+def test_an_audit_without_registration_needs_the_version_to_audit(home, instance):
+    """A run of audit_bundle alone audits nothing unless told which version: the
+    instance's latest registered_model is not taken for it. Last in this module: it
+    rewrites version 1's bundle."""
+
+    def audit(**config) -> dg.ExecuteInProcessResult:
+        return dg.materialize(
+            [audit_bundle],
+            resources=resources(home),
+            run_config=dg.RunConfig(ops={"models__audit_bundle": {"config": config}}),
+            instance=instance,
+            raise_on_error=False,
+        )
+
+    failed = audit()
+    assert not failed.success
+    message = str(failed.get_step_failure_events()[0].event_specific_data.error)
+    assert "did not materialize models/registered_model" in message
+    assert "ops.models__audit_bundle.config.model_version" in message
+    missing = audit(model_version=99)
+    assert not missing.success
+    assert "delivery_delay: no version 99" in str(
+        missing.get_step_failure_events()[0].event_specific_data.error
+    )
+    audited = audit(model_version=1)
+    assert audited.success
+    [event] = audited.get_asset_materialization_events()
+    assert event.materialization.metadata["version"].value == 1

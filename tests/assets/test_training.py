@@ -378,3 +378,183 @@ def test_registration_gate_history_and_idempotence(tmp_path_factory, upstream_ho
     message = str(failed.get_step_failure_events()[0].event_specific_data.error)
     assert f"cannot load delivery_delay version {broken.version} (champion)" in message
     assert Lake(home / "lake").current("scores", "batch_scores").path == before
+
+
+def test_each_registration_names_its_own_run_when_trainings_interleave(
+    tmp_path_factory, upstream_home
+):
+    """Run A trains; between A's delay_model and registered_model steps a whole run B trains
+    on the same instance. A registers A's model: "the latest materialization of
+    delay_model" at that moment is B's."""
+    from assets.registry import registered_model
+    from assets.training import DELAY_MODEL_KEY
+
+    home = copy_home(upstream_home, tmp_path_factory)  # its own MLflow store and registry
+    uri = f"sqlite:///{home / 'mlflow.db'}"
+    client = mlflow.MlflowClient(tracking_uri=uri, registry_uri=uri)
+    other_runs: list[dg.ExecuteInProcessResult] = []
+
+    @dg.success_hook
+    def train_another_run(context: dg.HookContext):
+        if context.op.name == "models__delay_model":
+            # Another seed: other weights, so B's model cannot pass for A's by its digest.
+            other_runs.append(
+                dg.materialize(
+                    [delay_model],
+                    resources=resources(home, max_restarts=0),
+                    run_config=run_config(epochs=1, seed=7),
+                    instance=context.instance,
+                )
+            )
+
+    defs = dg.Definitions(
+        assets=[delay_model, registered_model],
+        jobs=[dg.define_asset_job("train_and_register", hooks={train_another_run})],
+        resources=resources(home, max_restarts=0),
+        executor=dg.in_process_executor,
+    )
+    config = dg.RunConfig(
+        ops={
+            "models__delay_model": {"config": {**FAST, "epochs": 1}},
+            "models__registered_model": {"config": {"baseline_margin": 0.05}},
+        }
+    )
+    with dg.DagsterInstance.ephemeral() as instance:
+        run_a = defs.resolve_job_def("train_and_register").execute_in_process(
+            run_config=config, instance=instance
+        )
+        [run_b] = other_runs
+        assert run_a.success and run_b.success
+        # B trained in between: when A registered, the latest delay_model was B's.
+        latest = instance.get_latest_materialization_event(DELAY_MODEL_KEY)
+        assert latest is not None and latest.run_id == run_b.run_id
+    events = {
+        e.asset_key.path[-1]: {k: v.value for k, v in e.materialization.metadata.items()}
+        for e in run_a.get_asset_materialization_events()
+    }
+    trained_a, registered = events["delay_model"], events["registered_model"]
+    trained_b = _metadata(run_b)
+    assert trained_a["mlflow_run_id"] != trained_b["mlflow_run_id"]
+    assert trained_a["model_digest"] != trained_b["model_digest"]
+    assert registered["mlflow_run_id"] == trained_a["mlflow_run_id"]
+    assert registered["model_uri"] == trained_a["model_uri"]
+    [version] = client.search_model_versions("name = 'delivery_delay'")
+    assert str(version.version) == str(registered["version"])
+    assert version.run_id == version.tags["mlflow.run_id"] == trained_a["mlflow_run_id"]
+    assert version.tags["dagster.run_id"] == run_a.run_id
+    assert version.tags["plumbline.model_digest"] == trained_a["model_digest"]
+
+
+def test_registration_without_training_needs_the_run_to_register(trained, instance, home):
+    """A run of registered_model alone registers nothing unless told which training: the
+    instance's latest delay_model (trained's) is not taken for it."""
+    from assets.registry import registered_model
+
+    def register(**registration) -> dg.ExecuteInProcessResult:
+        return dg.materialize(
+            [registered_model],
+            resources=resources(home),
+            run_config=dg.RunConfig(
+                ops={
+                    "models__registered_model": {
+                        "config": {"baseline_margin": 0.05, **registration}
+                    }
+                }
+            ),
+            instance=instance,
+            raise_on_error=False,
+        )
+
+    def failure(result) -> str:
+        assert not result.success
+        return str(result.get_step_failure_events()[0].event_specific_data.error)
+
+    message = failure(register())
+    assert "did not materialize models/delay_model" in message
+    assert "retrain_job and materialize_all_job" in message
+    assert "ops.models__registered_model.config.mlflow_run_id" in message
+
+    uri = f"sqlite:///{home / 'mlflow.db'}"
+    client = mlflow.MlflowClient(tracking_uri=uri, registry_uri=uri)
+    experiment = client.get_experiment_by_name("delivery_delay").experiment_id
+    stranger = client.create_run(experiment, run_name="not a training")
+    client.set_terminated(stranger.info.run_id)
+    message = failure(register(mlflow_run_id=stranger.info.run_id))
+    assert f"MLflow run {stranger.info.run_id} has no tag plumbline.model_digest" in message
+    assert "not trained by models/delay_model" in message
+
+    mlflow_run_id = _metadata(trained)["mlflow_run_id"]
+    registered = register(mlflow_run_id=mlflow_run_id)
+    assert registered.success
+    metadata = _metadata(registered)
+    assert metadata["mlflow_run_id"] == mlflow_run_id
+    version = client.get_model_version("delivery_delay", str(metadata["version"]))
+    assert version.run_id == version.tags["mlflow.run_id"] == mlflow_run_id
+    assert version.tags["plumbline.model_digest"] == _metadata(trained)["model_digest"]
+    assert version.tags["dagster.run_id"] == registered.run_id
+
+
+@dg.asset(key=["made"])
+def _made() -> dg.MaterializeResult:
+    return dg.MaterializeResult(metadata={"maker": "made"})
+
+
+class _FoundConfig(dg.Config):
+    fail: bool = False
+
+
+@dg.asset(key=["found"], deps=[_made])
+def _found(context: dg.AssetExecutionContext, config: _FoundConfig) -> dg.MaterializeResult:
+    from pipelines.instance import run_materialization
+
+    if config.fail:
+        raise dg.Failure("failing on purpose")
+    event = run_materialization(context.instance, context.run, _made.key)
+    return dg.MaterializeResult(metadata={"made_by": event.run_id if event else "nobody"})
+
+
+def _made_and_found_job() -> dg.JobDefinition:
+    """Module-level so that dg.reconstructable can rebuild it for a re-execution."""
+    defs = dg.Definitions(
+        assets=[_made, _found],
+        jobs=[dg.define_asset_job("made_and_found")],
+        executor=dg.in_process_executor,
+    )
+    return defs.resolve_job_def("made_and_found")
+
+
+def test_a_re_execution_from_failure_reads_the_upstream_of_the_run_it_re_executes(tmp_path):
+    """Re-executing from failure skips the upstream step that succeeded: its
+    materialization is the parent run's, and that run's alone."""
+    from pipelines.instance import run_materialization
+
+    job = dg.reconstructable(_made_and_found_job)
+    with dg.DagsterInstance.local_temp(tempdir=str(tmp_path)) as instance:
+
+        def config(fail: bool) -> dict:
+            return {"ops": {"found": {"config": {"fail": fail}}}}
+
+        with dg.execute_job(job, instance, run_config=config(True)) as failed:
+            assert not failed.success
+        # Another run materializes the upstream in between: it is not the parent's.
+        with dg.execute_job(job, instance, run_config=config(True)) as other:
+            assert not other.success
+        with dg.execute_job(
+            job,
+            instance,
+            run_config=config(False),
+            reexecution_options=dg.ReexecutionOptions.from_failure(failed.run_id, instance),
+        ) as retried:
+            assert retried.success
+            [event] = retried.get_asset_materialization_events()
+            assert event.materialization.metadata["made_by"].value == failed.run_id
+            run = instance.get_run_by_id(retried.run_id)
+            assert (
+                run_materialization(instance, run, dg.AssetKey(["found"])).run_id == retried.run_id
+            )
+        assert (
+            run_materialization(
+                instance, instance.get_run_by_id(other.run_id), dg.AssetKey(["found"])
+            )
+            is None
+        )

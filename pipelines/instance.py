@@ -1,0 +1,116 @@
+"""What plumbline reads back from the Dagster instance: a run's own materialization of an
+upstream asset (what registration and the audit take, never "the latest"), and, for the
+audit trail, which run materialized a table version.
+
+The audit (``pipelines.audit``) is plain Python and knows nothing of Dagster: it asks a
+:data:`~pipelines.audit.collect.RunFinder` which run materialized a table version. This
+module answers from a ``DagsterInstance``, matching the version's content digest against the
+``dagster/data_version`` each materialization recorded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from pipelines.audit.collect import RunFinder, Sources
+from pipelines.lake.store import Lake
+from pipelines.registry.versions import ALIAS_HISTORY, AliasHistory
+
+# Materializations searched per asset: a table rebuilt more often than this since the audited
+# version is reported as a gap (its run is not found), never guessed.
+SEARCHED_MATERIALIZATIONS = 1000
+
+
+def run_finder(instance: dg.DagsterInstance) -> RunFinder:
+    """The run that materialized ``zone/table`` with ``data_version``, or None."""
+
+    def materialized_by(zone: str, table: str, data_version: str | None) -> str | None:
+        records = instance.fetch_materializations(
+            dg.AssetKey([zone, table]), limit=SEARCHED_MATERIALIZATIONS
+        ).records
+        for record in records:
+            materialization = record.asset_materialization
+            if materialization is None:
+                continue
+            if materialization.tags.get("dagster/data_version") == data_version:
+                return record.run_id
+        return None
+
+    return materialized_by
+
+
+def audit_sources(
+    lake: Lake, ansi_root: Path, client: Any, instance: dg.DagsterInstance | None
+) -> Sources:
+    """The audit's sources: the lake, the ANSI store, MLflow, the alias history and, when
+    there is one, the Dagster instance (without it each table's run is recorded as a gap)."""
+    return Sources(
+        lake=lake,
+        ansi_root=ansi_root,
+        client=client,
+        alias_history=AliasHistory(lake.root.joinpath(*ALIAS_HISTORY)),
+        runs=None if instance is None else run_finder(instance),
+    )
+
+
+def recorded_root_digests(
+    instance: dg.DagsterInstance | None, asset_key: dg.AssetKey, run_id: str
+) -> list[str]:
+    """The root digests ``asset_key``'s materializations in run ``run_id`` recorded."""
+    if instance is None:
+        return []
+    records = instance.fetch_materializations(asset_key, limit=SEARCHED_MATERIALIZATIONS).records
+    return [
+        str(r.asset_materialization.metadata["root_digest"].value)
+        for r in records
+        if r.run_id == run_id
+        and r.asset_materialization is not None
+        and "root_digest" in r.asset_materialization.metadata
+    ]
+
+
+def run_materialization(
+    instance: dg.DagsterInstance, run: dg.DagsterRun, asset_key: dg.AssetKey
+) -> dg.EventLogEntry | None:
+    """The materialization of ``asset_key`` by ``run`` itself or, when ``run`` re-executes
+    another (a retry from failure skips the steps that succeeded), by the run it
+    re-executes; None if none of them materialized it.
+
+    Never "the latest materialization": of two runs started close together (the schedule
+    and the sensor), each reads its own upstream.
+    """
+    run_id: str | None = run.run_id
+    while run_id is not None:
+        found = _materialization_by(instance, run_id, asset_key)
+        if found is not None:
+            return found
+        parent = instance.get_run_by_id(run_id)
+        run_id = parent.parent_run_id if parent is not None else None
+    return None
+
+
+def _materialization_by(
+    instance: dg.DagsterInstance, run_id: str, asset_key: dg.AssetKey
+) -> dg.EventLogEntry | None:
+    record = instance.get_run_record_by_id(run_id)
+    if record is None:
+        return None
+    # The public event-log filter selects by asset and time, not by run: read the asset's
+    # materializations from the run's creation on and keep the run's own.
+    records_filter = dg.AssetRecordsFilter(
+        asset_key=asset_key, after_timestamp=record.create_timestamp.timestamp()
+    )
+    cursor = None
+    while True:
+        page = instance.fetch_materializations(
+            records_filter, limit=100, cursor=cursor, ascending=True
+        )
+        for event in page.records:
+            if event.run_id == run_id:
+                return event.event_log_entry
+        if not page.has_more:
+            return None
+        cursor = page.cursor
