@@ -1,4 +1,8 @@
-"""``ansi/<name>``: each legacy SQL file translated to ANSI SQL, one asset per file."""
+"""``ansi/<name>``: each legacy SQL file translated to ANSI SQL, one asset per file.
+
+The assets are drawn from what each file defines (``legacy_dependencies``: parsed, never
+translated, when the code location loads); a file is translated when its asset runs.
+"""
 
 import re
 from collections.abc import Sequence
@@ -8,10 +12,10 @@ import dagster as dg
 
 from pipelines.resources import AnsiStoreResource
 from pipelines.translation.store import (
+    SourceDependencies,
     StoredTranslation,
     StoreError,
-    TranslatedSource,
-    translate_sources,
+    legacy_dependencies,
     translate_to_store,
 )
 from sql.catalog import Catalog, load_catalog
@@ -54,10 +58,10 @@ def _metadata(stored: StoredTranslation) -> dict[str, object]:
     }
 
 
-def ansi_asset(translated: TranslatedSource) -> dg.AssetsDefinition:
+def ansi_asset(legacy: SourceDependencies) -> dg.AssetsDefinition:
     """One asset per table the legacy file defines (a multi-asset when a script defines
     several), all from one translation of the file."""
-    source = translated.source
+    source = legacy.source
     specs = [
         dg.AssetSpec(
             key=[ANSI_ZONE, name],
@@ -65,7 +69,7 @@ def ansi_asset(translated: TranslatedSource) -> dg.AssetsDefinition:
             kinds={"sql", source.dialect},
             description=(
                 f"`{source.path.parent.name}/{source.path.name}` ({source.dialect}) "
-                + (f"table `{name}` " if len(translated.names) > 1 else "")
+                + (f"table `{name}` " if len(legacy.names) > 1 else "")
                 + "translated to ANSI SQL. Promise: the same meaning as the legacy SQL, or the "
                 "asset fails with `file:line:col` diagnostics; the rules applied and the "
                 "assumptions a reviewer must accept are in the metadata and the audit trail."
@@ -74,7 +78,7 @@ def ansi_asset(translated: TranslatedSource) -> dg.AssetsDefinition:
             tags={"plumbline/dialect": source.dialect},
             metadata={"source_path": dg.MetadataValue.path(str(source.path))},
         )
-        for name in translated.names
+        for name in legacy.names
     ]
 
     @dg.multi_asset(
@@ -85,7 +89,7 @@ def ansi_asset(translated: TranslatedSource) -> dg.AssetsDefinition:
     def _ansi(context: dg.AssetExecutionContext, ansi_store: AnsiStoreResource):
         try:
             stored = translate_to_store(
-                source, ansi_store.path(), ansi_store.catalog(), expected=translated.names
+                source, ansi_store.path(), ansi_store.catalog(), expected=legacy.names
             )
         except TranslationError as exc:
             # Fails this file's assets only; the last good translations stay where they were.
@@ -111,10 +115,10 @@ def ansi_asset(translated: TranslatedSource) -> dg.AssetsDefinition:
 
 
 def build_ansi_assets(
-    legacy: Path | Sequence[TranslatedSource] = LEGACY_ROOT, catalog: Catalog | None = None
+    legacy: Path | Sequence[SourceDependencies] = LEGACY_ROOT, catalog: Catalog | None = None
 ) -> list[dg.AssetsDefinition]:
     """The assets of every legacy file (``sql/legacy/<dialect>/<name>.sql``): a tree to
-    translate with ``catalog``, or the files already translated at load."""
+    parse with ``catalog``, or its files as already parsed (``legacy_dependencies``)."""
     if isinstance(legacy, Path):
-        legacy = translate_sources(legacy, catalog or load_catalog())
-    return [ansi_asset(translated) for translated in legacy]
+        legacy = legacy_dependencies(legacy, catalog or load_catalog())
+    return [ansi_asset(file) for file in legacy]

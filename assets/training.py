@@ -11,7 +11,6 @@ import subprocess
 import time
 
 import dagster as dg
-from mlflow.entities import RunStatus
 from pydantic import Field
 
 from assets.training_checks import (
@@ -166,6 +165,8 @@ def delay_model(
     try:
         invocation = training_launcher.launch(context, job)
     except BaseException:
+        from mlflow.entities import RunStatus
+
         client.set_terminated(run.info.run_id, status=RunStatus.to_string(RunStatus.FAILED))
         raise
     run_seconds = time.monotonic() - started

@@ -13,7 +13,7 @@ from pipelines.resources import (
     EngineResource,
     LakeResource,
 )
-from pipelines.translation.store import StoreError, TranslatedSource
+from pipelines.translation.store import SourceDependencies, StoreError, legacy_dependencies
 from pipelines.warehouse.build import (
     WAREHOUSE_ZONE,
     BlockingCheckFailed,
@@ -23,12 +23,10 @@ from pipelines.warehouse.build import (
     contract_check,
     portable_sql,
     reconciliation_check,
+    table_contracts,
     warehouse_tables,
 )
-from pipelines.warehouse.contract_lint import check_contracts
 from pipelines.warehouse.engines.base import OTHER_ENGINE, EngineError
-from pipelines.warehouse.portability import check_portability
-from pipelines.warehouse.reconcile import Thresholds
 from sql.catalog import Catalog, load_catalog
 from sql.paths import LEGACY_ROOT
 
@@ -150,6 +148,9 @@ def warehouse_asset(
         ansi_store: AnsiStoreResource,
         contracts: ContractsResource,
     ):
+        # DuckDB's modules: imported when a table is built, not when the code location loads.
+        from pipelines.warehouse.reconcile import Thresholds
+
         checks = []
         engine = warehouse_engine.build_engine()
         if contract is not None:
@@ -244,6 +245,8 @@ def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.Ass
         warehouse_engine: EngineResource,
         ansi_store: AnsiStoreResource,
     ):
+        from pipelines.warehouse.portability import check_portability
+
         engine = warehouse_engine.build_engine()
         other = warehouse_engine.build_engine(OTHER_ENGINE[warehouse_engine.engine])
         for check_key in sorted(context.selected_asset_check_keys, key=lambda k: k.name):
@@ -292,13 +295,25 @@ def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.Ass
 
 def build_warehouse_definitions(
     engine_name: str,
-    legacy: Path | Sequence[TranslatedSource] = LEGACY_ROOT,
+    legacy: Path | Sequence[SourceDependencies] = LEGACY_ROOT,
     catalog: Catalog | None = None,
     **roots: Path,
 ) -> dg.Definitions:
+    """The warehouse assets and their portability checks: ``legacy`` is a tree to parse with
+    ``catalog``, or its files as already parsed (``legacy_dependencies``). Nothing is
+    translated or planned; a contract that does not load stops the load (``BrokenContracts``),
+    and whether the SQL produces what it says is checked by ``plumbline contracts lint``
+    and the table's blocking contract check."""
     catalog = catalog or load_catalog()
+    if isinstance(legacy, Path):
+        legacy = legacy_dependencies(legacy, catalog)
     tables = warehouse_tables(catalog, legacy, **roots)
-    contracts = check_contracts(tables, catalog)  # a broken contract stops the load
+    contracts, problems = table_contracts(tables)
+    if problems:
+        # Imported only to report: the module plans SQL on DuckDB, which a load must not.
+        from pipelines.warehouse.contract_lint import BrokenContracts
+
+        raise BrokenContracts(problems)
     return dg.Definitions(
         assets=[warehouse_asset(table, engine_name, contracts.get(table.name)) for table in tables],
         asset_checks=[portability_checks(tables, engine_name)],

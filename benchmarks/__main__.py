@@ -8,6 +8,7 @@ import sys
 from benchmarks import (
     contracts_bench,
     corpus_bench,
+    load_bench,
     training_bench,
     translate_bench,
     warehouse_bench,
@@ -15,6 +16,8 @@ from benchmarks import (
 from pipelines.cluster import gpu_bench
 
 BENCHMARKS = {
+    # The code location's load: the repository's tree and 2,000 generated legacy files.
+    "load": lambda: load_bench.main([]),
     "translate": lambda: translate_bench.main([]),
     # Every query of ../shared/corpora ($PLUMBLINE_CORPORA); skipped where it is absent.
     "corpus": lambda: corpus_bench.main([]),

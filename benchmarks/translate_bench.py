@@ -99,7 +99,7 @@ class Comparison:
 
 @dataclass(frozen=True)
 class TreeLoad:
-    """``translate_sources`` over a whole tree (what the code location does at load),
+    """``translate_sources`` over a whole tree (what `plumbline contracts lint` translates),
     on one core and on every core, pool start-up included; best of ``rounds``."""
 
     files: int

@@ -1,4 +1,10 @@
-"""The plumbline code location: the one ``Definitions`` Dagster loads (see workspace.yaml)."""
+"""The plumbline code location: the one ``Definitions`` Dagster loads (see workspace.yaml).
+
+Loading it must stay light: "Reload definitions" runs it, and so does every run's process.
+It parses each legacy file only to find what the file defines and reads (cached by content
+under ``$PLUMBLINE_HOME``), translates nothing, plans no query and imports no engine, GX,
+Spark, MLflow or torch; all of that happens when an asset or check runs.
+"""
 
 from __future__ import annotations
 
@@ -14,9 +20,8 @@ from assets.warehouse import build_warehouse_definitions
 from pipelines.automation import raw_data_sensor, retrain_job, retrain_schedule
 from pipelines.resources import resources_for
 from pipelines.settings import Settings
-from pipelines.translation.store import translate_sources
+from pipelines.translation.store import legacy_dependencies
 from sql.catalog import load_catalogs
-from sql.paths import LEGACY_ROOT
 
 MATERIALIZE_ALL_JOB = "materialize_all_job"
 CHECK_PORTABILITY_JOB = "check_portability_job"
@@ -26,7 +31,10 @@ def build_definitions(settings: Settings) -> dg.Definitions:
     resources = dg.Definitions(resources=resources_for(settings))
     raw = dg.Definitions(assets=raw_assets)
     catalog = load_catalogs(settings.catalog)
-    legacy = translate_sources(LEGACY_ROOT, catalog)
+    # Cached only in a home that exists: a load creates nothing, so that a command refused
+    # for bad input (`plumbline run --select` of no asset) leaves nothing behind.
+    cache = settings.dependency_cache if settings.home.is_dir() else None
+    legacy = legacy_dependencies(settings.legacy_root, catalog, cache=cache)
     ansi = dg.Definitions(assets=build_ansi_assets(legacy))
     warehouse = build_warehouse_definitions(settings.engine, legacy, catalog)
     models = dg.Definitions(

@@ -17,8 +17,6 @@ from pipelines.pipes.messages import WholeLineMessageReader
 from pipelines.settings import Settings
 from pipelines.translation.store import StoredTranslation, read_stored_manifest, read_stored_sql
 from pipelines.warehouse.engines.base import Engine
-from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
-from pipelines.warehouse.engines.spark_engine import SparkEngine
 from sql.catalog import DEFAULT_CATALOG_PATH, Catalog, load_catalogs
 from sql.paths import REPOSITORY_ROOT
 
@@ -77,10 +75,16 @@ class EngineResource(dg.ConfigurableResource):
 
     def build_engine(self, name: str | None = None) -> Engine:
         """The configured engine, or ``name`` (the portability check asks for the other one)."""
+        # Imported here, not where the code location loads: DuckDB's module alone takes a
+        # noticeable part of a second to import, and a load starts no engine.
         match name or self.engine:
             case "duckdb":
+                from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
+
                 return DuckDBEngine()
             case "spark":
+                from pipelines.warehouse.engines.spark_engine import SparkEngine
+
                 return SparkEngine(self.spark_master)
             case other:
                 raise ValueError(f"engine must be duckdb or spark; got {other!r}")
@@ -119,7 +123,7 @@ class TrainingLauncherResource(dg.ConfigurableResource):
     through Dagster Pipes, ``nproc_per_node`` processes (default: one per GPU, else 2 on CPU),
     restarting the worker group up to ``max_restarts`` times (training resumes from the last
     checkpoint). ``k8s``: ``k8s_nodes`` x ``k8s_gpus_per_node`` on a Kubernetes GPU pool
-    (``pipelines/k8s``): rank 0's pod through ``PipesK8sClient``, the other nodes as an
+    (``pipelines/launch/k8s``, ``pipelines/pipes/kubernetes.py``): rank 0's pod through ``PipesK8sClient``, the other nodes as an
     Indexed Job, rendezvous through a headless Service; ``runs_root`` must lie on the volume
     shared by the pods (``PLUMBLINE_HOME`` does, in ``deploy/helm/values.yaml``)."""
 

@@ -16,6 +16,7 @@ from typing import Literal, get_args
 
 from pipelines.lake.tpch import format_scale
 from sql.catalog import DEFAULT_CATALOG_PATH
+from sql.paths import LEGACY_ROOT
 
 Engine = Literal["duckdb", "spark"]
 ENGINES: tuple[str, ...] = get_args(Engine)
@@ -84,6 +85,12 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
         "`plumbline catalog import` writes one from DDL or a lake.",
     ),
     SettingDoc(
+        "PLUMBLINE_LEGACY_ROOT",
+        "sql/legacy",
+        "The legacy SQL the `ansi/` and `warehouse/` assets are drawn from: a folder of "
+        "`<dialect>/<name>.sql` files.",
+    ),
+    SettingDoc(
         "PLUMBLINE_RETRAIN_CRON",
         DEFAULT_RETRAIN_CRON,
         "Cron schedule (UTC) of the weekly `retrain_job` (training set, model, registration, "
@@ -138,6 +145,7 @@ class Settings:
     spark_master: str = DEFAULT_SPARK_MASTER
     mlflow_uri: str = field(default="")
     catalog: tuple[Path, ...] = (DEFAULT_CATALOG_PATH,)
+    legacy_root: Path = LEGACY_ROOT
     retrain_cron: str = DEFAULT_RETRAIN_CRON
     launcher: Launcher = "local"
     k8s_image: str = ""
@@ -163,6 +171,9 @@ class Settings:
         if self.launcher == "k8s":
             self.k8s_request("plumbline-train")  # refused here, before anything starts
         object.__setattr__(self, "catalog", parse_catalog(self.catalog, "PLUMBLINE_CATALOG"))
+        object.__setattr__(
+            self, "legacy_root", parse_folder(self.legacy_root, "PLUMBLINE_LEGACY_ROOT")
+        )
         if not self.mlflow_uri:
             object.__setattr__(self, "mlflow_uri", f"sqlite:///{self.home / 'mlflow.db'}")
 
@@ -189,6 +200,11 @@ class Settings:
     @property
     def audit_root(self) -> Path:
         return self.home / "audit"
+
+    @property
+    def dependency_cache(self) -> Path:
+        """Where the tables each legacy file defines and reads are cached between loads."""
+        return self.home / "cache" / "legacy_dependencies.json"
 
     @property
     def mlflow_artifacts(self) -> Path:
@@ -238,6 +254,9 @@ class Settings:
             catalog=parse_catalog(
                 env.get("PLUMBLINE_CATALOG") or str(DEFAULT_CATALOG_PATH), "PLUMBLINE_CATALOG"
             ),
+            legacy_root=parse_folder(
+                env.get("PLUMBLINE_LEGACY_ROOT") or LEGACY_ROOT, "PLUMBLINE_LEGACY_ROOT"
+            ),
             retrain_cron=parse_cron(
                 env.get("PLUMBLINE_RETRAIN_CRON") or DEFAULT_RETRAIN_CRON,
                 "PLUMBLINE_RETRAIN_CRON",
@@ -264,6 +283,7 @@ class Settings:
             "PLUMBLINE_SPARK_MASTER": self.spark_master,
             "PLUMBLINE_MLFLOW_URI": self.mlflow_uri,
             "PLUMBLINE_CATALOG": os.pathsep.join(str(p) for p in self.catalog),
+            "PLUMBLINE_LEGACY_ROOT": str(self.legacy_root),
             "PLUMBLINE_RETRAIN_CRON": self.retrain_cron,
             "PLUMBLINE_LAUNCHER": self.launcher,
             "PLUMBLINE_K8S_IMAGE": self.k8s_image,
@@ -296,6 +316,14 @@ def parse_catalog(value: object, setting: str) -> tuple[Path, ...]:
         if not path.is_file():
             raise SettingsError(setting, f"{accepted} (no such file: {path})", value)
     return paths
+
+
+def parse_folder(value: object, setting: str) -> Path:
+    """An existing folder; a relative path is taken from the working directory."""
+    path = Path(str(value)).expanduser().absolute()
+    if not str(value).strip() or not path.is_dir():
+        raise SettingsError(setting, "an existing folder", str(value))
+    return path
 
 
 def parse_scale(value: object, setting: str) -> float:

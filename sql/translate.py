@@ -569,6 +569,53 @@ class ScriptTranslation:
         )
 
 
+@dataclass(frozen=True)
+class ParsedScript:
+    """A legacy script parsed and split into the tables it defines, not yet translated."""
+
+    ctx: Context  # positions of its statements; script-level problems in ``diagnostics``
+    definitions: tuple[Definition, ...]
+    names: tuple[str, ...]  # the table each definition defines
+
+
+def parse_script(
+    sql: str,
+    dialect: str,
+    *,
+    file: str = "<stdin>",
+    name: str | None = None,
+    assumptions: Assumptions | None = None,
+) -> ParsedScript:
+    """Parse ``sql`` (in ``dialect``) and split it into the tables it defines: a definition's
+    own target, else the file's stem for its one bare query (``<stem>_<n>`` for several).
+
+    Raises ``TranslationError`` when the dialect is unknown or the text does not parse;
+    statements the script may not hold (procedural ones, ...) are errors in ``ctx``.
+    """
+    if dialect not in DIALECTS:
+        message = f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}"
+        raise TranslationError([Diagnostic("error", "DIALECT", message, file, 1, 1)])
+    assumptions = assumptions or _default_assumptions()
+    ctx = Context(dialect=dialect, file=file, text=sql, assumptions=assumptions)
+    statements = _parse(sql, dialect, ctx)
+    if not statements:
+        raise TranslationError(
+            [Diagnostic("error", "SCRIPT-SHAPE", "no SQL statement", file, 1, 1)]
+        )
+    definitions = split_script(statements, ctx)
+    stem = (name or Path(file).stem).lower()
+    bare = [d for d in definitions if d.target is None]
+    names = []
+    for definition in definitions:
+        if definition.target is not None:
+            names.append(definition.target)
+        elif len(bare) == 1:
+            names.append(stem)
+        else:
+            names.append(f"{stem}_{bare.index(definition) + 1}")
+    return ParsedScript(ctx, tuple(definitions), tuple(names))
+
+
 def translate_script(
     sql: str,
     dialect: str,
@@ -586,23 +633,13 @@ def translate_script(
     ``<zone>.<name>``, with the columns and types its translation produces. ``assumptions``
     are the server settings the text cannot show (default: ``sql/assumptions.yaml``).
     """
-    if dialect not in DIALECTS:
-        message = f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}"
-        raise TranslationError([Diagnostic("error", "DIALECT", message, file, 1, 1)])
+    script = parse_script(sql, dialect, file=file, name=name, assumptions=assumptions)
+    ctx, definitions = script.ctx, script.definitions
     catalog = catalog or _default_catalog()
-    assumptions = assumptions or _default_assumptions()
-    ctx = Context(dialect=dialect, file=file, text=sql, assumptions=assumptions)
-    statements = _parse(sql, dialect, ctx)
-    if not statements:
-        raise TranslationError(
-            [Diagnostic("error", "SCRIPT-SHAPE", "no SQL statement", file, 1, 1)]
-        )
-    definitions = split_script(statements, ctx)
+    assumptions = ctx.assumptions
     errors = [d for d in ctx.diagnostics if d.severity == "error"]
-    stem = (name or Path(file).stem).lower()
-    bare = [d for d in definitions if d.target is None]
     translations: list[Translation] = []
-    for definition in definitions:
+    for definition, table_name in zip(definitions, script.names, strict=True):
         table_ctx = Context(
             dialect=dialect,
             file=file,
@@ -613,12 +650,6 @@ def translate_script(
             statement_starts=ctx.statement_starts,
             statement_offsets=ctx.statement_offsets,
         )
-        if definition.target is not None:
-            table_name = definition.target
-        elif len(bare) == 1:
-            table_name = stem
-        else:
-            table_name = f"{stem}_{bare.index(definition) + 1}"
         try:
             translation = _translate_definition(
                 definition,
@@ -716,15 +747,23 @@ def _with_table(
             columns[column] = opaque[column] = (
                 kind.sql() if kind.this != exp.DType.UNKNOWN else "UNKNOWN"
             )
-    legacy = {d: dict(names) for d, names in catalog.legacy.items()}
-    legacy.setdefault(dialect, {})[tuple(fold(p, dialect) for p in definition.name_parts)] = lake
     opaque_tables = {**catalog.opaque, lake: opaque} if opaque else dict(catalog.opaque)
     return replace(
         catalog,
         tables={**catalog.tables, lake: columns},
-        legacy=legacy,
+        legacy=legacy_names_with(catalog, dialect, definition.name_parts, lake),
         opaque=opaque_tables,
     )
+
+
+def legacy_names_with(
+    catalog: Catalog, dialect: str, name_parts: Sequence[exp.Identifier], lake: str
+) -> dict[str, dict[tuple[str, ...], str]]:
+    """``catalog``'s legacy names, with ``name_parts`` (a table a script defines, as written)
+    naming the lake table ``lake`` in ``dialect``."""
+    legacy = {d: dict(names) for d, names in catalog.legacy.items()}
+    legacy.setdefault(dialect, {})[tuple(fold(p, dialect) for p in name_parts)] = lake
+    return legacy
 
 
 def translate(

@@ -14,15 +14,20 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import great_expectations as gx
 import sqlglot
-from great_expectations.expectations import Expectation
 from sqlglot import exp
 
 from pipelines.contracts.errors import ContractError
 from pipelines.contracts.model import ColumnSpec, Contract, QualityRule
+
+# Great Expectations is imported where a contract is compiled, not here: it takes seconds
+# to import (pandas, and pyspark through its compatibility layer), and the Dagster code
+# location imports this module to load, where nothing is compiled.
+if TYPE_CHECKING:
+    import great_expectations as gx
+    from great_expectations.expectations import Expectation
 
 # Placeholders ODCS uses in sql rules. They are swapped for identifiers before parsing so
 # the query is handled as an AST from then on.
@@ -187,6 +192,8 @@ def _regex(builder: _Builder, field: str, pattern: str) -> str:
 
 
 def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
+    import great_expectations as gx
+
     E = gx.expectations
     name = column.name
     builder.add(
@@ -289,6 +296,8 @@ def _mostly(builder: _Builder, rule: QualityRule) -> float | None:
 
 
 def _library_rule(builder: _Builder, rule: QualityRule) -> None:
+    import great_expectations as gx
+
     E = gx.expectations
     base = f"{rule.column or 'table'}.{rule.name or rule.metric}"
     description = rule.description or f"{rule.metric} {rule.operator} {rule.value!r}"
@@ -463,6 +472,8 @@ def _quality_rule(builder: _Builder, rule: QualityRule) -> None:
 def compile_contract(contract: Contract) -> CompiledContract:
     """Compile ``contract`` into an expectation suite; pure and deterministic."""
     builder = _Builder(contract)
+    import great_expectations as gx
+
     E = gx.expectations
     if contract.row_count_min is not None or contract.row_count_max is not None:
         builder.add(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import functools
 import hashlib
 import json
 import math
@@ -19,37 +20,40 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-import great_expectations as gx
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
-from great_expectations.data_context.types.base import ProgressBarsConfig
-
 from pipelines.contracts.compile import CompiledContract, SqlCheck
 
+# GX, pandas, Arrow and DuckDB are imported where data is validated: they take seconds to
+# import, and the Dagster code location imports this module to load, where nothing is.
 if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
     from pyspark.sql import DataFrame
 
 MAX_FAILING_ROWS = 20
 
-# Arrow -> pandas with nullable extension dtypes: numpy ints and bools cannot hold NULL, and
-# pandas would otherwise silently turn an integer column with a NULL into float64, which
-# the contract's type check would then (rightly) reject.
-_PANDAS_TYPES = {
-    pa.int8(): pd.Int8Dtype(),
-    pa.int16(): pd.Int16Dtype(),
-    pa.int32(): pd.Int32Dtype(),
-    pa.int64(): pd.Int64Dtype(),
-    pa.uint8(): pd.UInt8Dtype(),
-    pa.uint16(): pd.UInt16Dtype(),
-    pa.uint32(): pd.UInt32Dtype(),
-    pa.uint64(): pd.UInt64Dtype(),
-    pa.bool_(): pd.BooleanDtype(),
-    pa.string(): pd.StringDtype(),
-    pa.large_string(): pd.StringDtype(),
-    pa.string_view(): pd.StringDtype(),  # tpchgen-cli writes string_view
-}
+
+@functools.cache
+def _pandas_types() -> dict[pa.DataType, pd.api.extensions.ExtensionDtype]:
+    """Arrow -> pandas with nullable extension dtypes: numpy ints and bools cannot hold NULL,
+    and pandas would otherwise silently turn an integer column with a NULL into float64,
+    which the contract's type check would then (rightly) reject."""
+    import pandas as pd
+    import pyarrow as pa
+
+    return {
+        pa.int8(): pd.Int8Dtype(),
+        pa.int16(): pd.Int16Dtype(),
+        pa.int32(): pd.Int32Dtype(),
+        pa.int64(): pd.Int64Dtype(),
+        pa.uint8(): pd.UInt8Dtype(),
+        pa.uint16(): pd.UInt16Dtype(),
+        pa.uint32(): pd.UInt32Dtype(),
+        pa.uint64(): pd.UInt64Dtype(),
+        pa.bool_(): pd.BooleanDtype(),
+        pa.string(): pd.StringDtype(),
+        pa.large_string(): pd.StringDtype(),
+        pa.string_view(): pd.StringDtype(),  # tpchgen-cli writes string_view
+    }
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,8 @@ class ContractResult:
 
 def _plain(value: Any) -> Any:
     """JSON-ready values: data from engines holds Decimals, dates, numpy scalars, NaN."""
+    import pandas as pd
+
     if isinstance(value, Mapping):
         return {str(key): _plain(item) for key, item in value.items()}
     if isinstance(value, list | tuple):
@@ -99,6 +105,9 @@ def _plain(value: Any) -> Any:
 
 
 def _context():
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False)
     return context
@@ -202,12 +211,14 @@ def _result(
 def _to_pandas(table: pa.Table) -> pd.DataFrame:
     # GX's pandas type and range checks cannot see a Decimal inside an object column, so
     # decimals are compared as float64; bounds in a contract are plain numbers anyway.
+    import pyarrow as pa
+
     columns = [
         column.cast(pa.float64()) if pa.types.is_decimal(column.type) else column
         for column in table.columns
     ]
     table = pa.Table.from_arrays(columns, names=table.column_names)
-    return table.to_pandas(types_mapper=_PANDAS_TYPES.get, date_as_object=False)
+    return table.to_pandas(types_mapper=_pandas_types().get, date_as_object=False)
 
 
 def validate_arrow(compiled: CompiledContract, table: pa.Table) -> ContractResult:
@@ -243,6 +254,8 @@ def validate_arrow(compiled: CompiledContract, table: pa.Table) -> ContractResul
     rows = frame.iloc[positions].to_dict(orient="records") if positions else []
 
     def run(check: SqlCheck) -> object:
+        import duckdb
+
         name = f"contract_{uuid.uuid4().hex}"
         with duckdb.connect() as connection:
             connection.register(name, table)
@@ -254,6 +267,8 @@ def validate_arrow(compiled: CompiledContract, table: pa.Table) -> ContractResul
 
 def validate_parquet(compiled: CompiledContract, path: Path) -> ContractResult:
     """Validate a Parquet file or a folder of Parquet files."""
+    import pyarrow.parquet as pq
+
     return validate_arrow(compiled, pq.read_table(str(path)))
 
 

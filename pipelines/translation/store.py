@@ -1,7 +1,10 @@
-"""Translated ANSI SQL on disk: ``<root>/<name>.sql`` plus a ``<name>.json`` manifest.
+"""Translated ANSI SQL on disk: ``<root>/<name>.sql`` plus a ``<name>.json`` manifest; and
+what each legacy file defines and reads, for the code location's graph.
 
 Pure logic (no Dagster). A source is re-translated only when its bytes or the translator
-version changed; the manifest, written last by atomic rename, is the commit marker.
+version changed; the manifest, written last by atomic rename, is the commit marker. The
+graph needs no translation: ``legacy_dependencies`` parses each file (once per content,
+kept in a JSON cache) to find the tables it defines and reads.
 """
 
 from __future__ import annotations
@@ -9,16 +12,20 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Sequence
+import math
+import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any, TypeVar
 
 from pipelines.lake.files import write_atomic
 from sql.assumptions import Assumptions, load_assumptions
 from sql.catalog import Catalog
+from sql.dependencies import TableDependencies, script_dependencies
 from sql.diagnostics import Diagnostic, TranslationError
 from sql.lineage import column_lineage
-from sql.parallel import ordered_map
+from sql.parallel import ordered_map, worker_count
 from sql.paths import LEGACY_ROOT, repository_relative
 from sql.translate import TRANSLATOR_VERSION, ScriptTranslation, Translation, translate_script
 
@@ -119,8 +126,8 @@ def read_stored_sql(store: Path, name: str) -> str:
 
 @dataclass(frozen=True)
 class TranslatedSource:
-    """A legacy file and the tables its translation defines, as known when the code
-    location loads (``tables`` is empty when the file is refused)."""
+    """A legacy file and the tables its translation defines (``tables`` is empty when the
+    file is refused): a whole tree translated, for ``plumbline contracts lint``."""
 
     source: LegacySource
     tables: tuple[Translation, ...]
@@ -132,12 +139,34 @@ class TranslatedSource:
         return tuple(t.name for t in self.tables) if self.tables else (self.source.name,)
 
 
-def _table_names(script: ScriptTranslation, source: LegacySource) -> ScriptTranslation:
+@dataclass(frozen=True)
+class SourceDependencies:
+    """A legacy file and the tables it defines, each with the lake tables it reads: the graph
+    the code location draws, found by parsing alone (``tables`` is empty when the file does
+    not parse; its ``ansi/<name>`` asset then fails with the diagnostics when it runs)."""
+
+    source: LegacySource
+    tables: tuple[TableDependencies, ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Table names: each defined table's, or the file's stem when it does not parse."""
+        return tuple(t.name for t in self.tables) if self.tables else (self.source.name,)
+
+
+Table = TypeVar("Table", Translation, TableDependencies)
+
+
+def _named_after_file(tables: tuple[Table, ...], source: LegacySource) -> tuple[Table, ...]:
     """A file that defines one table names it after the file (the asset key a reader of the
     tree expects); a script that defines several keeps the names its statements give."""
-    if len(script.tables) != 1:
-        return script
-    return replace(script, tables=(replace(script.tables[0], name=source.name),))
+    if len(tables) != 1:
+        return tables
+    return (replace(tables[0], name=source.name),)
+
+
+def _table_names(script: ScriptTranslation, source: LegacySource) -> ScriptTranslation:
+    return replace(script, tables=_named_after_file(script.tables, source))
 
 
 def translate_source(
@@ -171,18 +200,27 @@ def translate_sources(
     """Every legacy file under ``root`` with the tables it defines, translated on every core
     (in file order); a table name defined by two files is an error naming both."""
     assumptions = assumptions or load_assumptions()
+    translate_one = functools.partial(_translated_source, catalog=catalog, assumptions=assumptions)
+    return _defined_once(ordered_map(translate_one, legacy_sources(root)))
+
+
+Defines = TypeVar("Defines", TranslatedSource, SourceDependencies)
+
+
+def _defined_once(files: Iterable[Defines]) -> list[Defines]:
+    """``files`` as a list; raises ``DuplicateNameError`` naming both files where two
+    define the same table."""
     results = []
     seen: dict[str, Path] = {}
-    translate_one = functools.partial(_translated_source, catalog=catalog, assumptions=assumptions)
-    for translated in ordered_map(translate_one, legacy_sources(root)):
-        source = translated.source
-        for name in translated.names:
+    for file in files:
+        source = file.source
+        for name in file.names:
             if name in seen and seen[name] != source.path:
                 raise DuplicateNameError(
                     f"{source.path}: table {name!r} is already defined by {seen[name]}; rename one"
                 )
             seen[name] = source.path
-        results.append(translated)
+        results.append(file)
     return results
 
 
@@ -272,3 +310,131 @@ def translate_to_store(
             store / f"{stored.name}.json", json.dumps(asdict(stored), indent=2, sort_keys=True)
         )
     return results
+
+
+# --- what each legacy file defines and reads, for the code location ---------------------
+
+DEPENDENCY_CACHE_FORMAT = 1
+# A pool worker's start (~0.6 s: a fresh interpreter importing sqlglot) costs about what
+# parsing this many legacy files does (~2 ms each, a 2-vCPU VM): parsing goes to the pool
+# from ~600 files on 2 cores, ~320 on 16.
+PARSE_STARTUP_ITEMS = 300
+
+
+def source_dependencies(
+    source: LegacySource, catalog: Catalog, assumptions: Assumptions
+) -> SourceDependencies:
+    """The tables ``source`` defines and reads, by parsing it (``sql.dependencies``)."""
+    try:
+        tables = script_dependencies(
+            source.path.read_text(),
+            source.dialect,
+            catalog=catalog,
+            file=str(source.path),
+            name=source.name,
+            assumptions=assumptions,
+        )
+    except TranslationError:
+        return SourceDependencies(source, ())
+    return SourceDependencies(source, _named_after_file(tables, source))
+
+
+def legacy_dependencies(
+    root: Path,
+    catalog: Catalog,
+    assumptions: Assumptions | None = None,
+    *,
+    cache: Path | None = None,
+) -> list[SourceDependencies]:
+    """Every legacy file under ``root`` with the tables it defines and reads, in file order;
+    a table name defined by two files is an error naming both. Nothing is translated.
+
+    With ``cache`` (a JSON file), a file is parsed only when it is not there under the same
+    bytes (sha256), translator version, catalog and assumptions; the cache is rewritten
+    (atomically) when anything changed. The files left to parse go to a pool of every core
+    when there are enough of them to pay for its start.
+    """
+    assumptions = assumptions or load_assumptions()
+    context = _cache_key(catalog, assumptions)
+    sources = legacy_sources(root)
+    cached = _read_dependency_cache(cache) if cache is not None else {}
+    entries: dict[str, dict[str, Any]] = {}
+    found: dict[Path, SourceDependencies] = {}
+    stale: list[tuple[LegacySource, str, str]] = []  # (source, cache entry, sha256)
+    for source in sources:
+        relative = source.path.relative_to(root).as_posix()
+        source_sha = sha256_bytes(source.path.read_bytes())
+        entry = cached.get(relative)
+        reused = (
+            _from_entry(source, entry, source_sha, context) if isinstance(entry, dict) else None
+        )
+        if reused is not None:
+            found[source.path] = reused
+            entries[relative] = entry
+        else:
+            stale.append((source, relative, source_sha))
+    parse_one = functools.partial(source_dependencies, catalog=catalog, assumptions=assumptions)
+    workers = worker_count()
+    parsed = ordered_map(
+        parse_one,
+        [source for source, _, _ in stale],
+        workers=workers,
+        min_items=math.ceil(PARSE_STARTUP_ITEMS / (1 - 1 / workers)) if workers > 1 else None,
+    )
+    for (source, relative, source_sha), dependencies in zip(stale, parsed, strict=True):
+        found[source.path] = dependencies
+        entries[relative] = _entry(dependencies, source_sha, context)
+    results = _defined_once(found[source.path] for source in sources)
+    if cache is not None and entries != cached:
+        _write_dependency_cache(cache, entries)
+    return results
+
+
+def _entry(dependencies: SourceDependencies, source_sha: str, context: str) -> dict[str, Any]:
+    return {
+        "source_sha256": source_sha,
+        "translator_version": TRANSLATOR_VERSION,
+        "context": context,  # the assumptions and the catalog the names resolved in
+        "tables": [{"name": t.name, "reads": list(t.reads)} for t in dependencies.tables],
+    }
+
+
+def _from_entry(
+    source: LegacySource, entry: dict[str, Any], source_sha: str, context: str
+) -> SourceDependencies | None:
+    """The cached dependencies of ``source``, or None unless ``entry`` was made from the same
+    bytes, translator version and context (and is well formed)."""
+    if (
+        entry.get("source_sha256") != source_sha
+        or entry.get("translator_version") != TRANSLATOR_VERSION
+        or entry.get("context") != context
+    ):
+        return None
+    try:
+        tables = tuple(TableDependencies(t["name"], tuple(t["reads"])) for t in entry["tables"])
+    except (KeyError, TypeError):
+        return None
+    return SourceDependencies(source, tables)
+
+
+def _read_dependency_cache(path: Path) -> dict[str, dict[str, Any]]:
+    """The cached entries by file (``<dialect>/<name>.sql``); none when the cache is
+    missing, unreadable or of another format: it is then rebuilt, which costs a parse."""
+    try:
+        document = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(document, dict) or document.get("format") != DEPENDENCY_CACHE_FORMAT:
+        return {}
+    files = document.get("files")
+    return files if isinstance(files, dict) else {}
+
+
+def _write_dependency_cache(path: Path, entries: dict[str, dict[str, Any]]) -> None:
+    document = {"format": DEPENDENCY_CACHE_FORMAT, "files": entries}
+    try:
+        write_atomic(path, json.dumps(document, indent=1, sort_keys=True))
+    except OSError as exc:
+        # A read-only home must not stop the code location from loading; it only parses
+        # every file again next time.
+        warnings.warn(f"{path}: cannot write the legacy dependency cache: {exc}", stacklevel=2)

@@ -1,6 +1,8 @@
 """Warehouse tables: which exist, what they read, and how one is built (write, audit, publish).
 
 Pure logic over the lake and an engine; the ``warehouse/<name>`` assets are thin shells.
+Which tables exist and what they read is decided when the code location loads, which
+starts no engine: DuckDB (and the reconciliation over it) is imported where a table is built.
 """
 
 from __future__ import annotations
@@ -10,13 +12,16 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from pipelines.contracts import (
+    Contract,
     ContractError,
+    LintError,
     compile_contract,
     load_contract,
     validate_parquet,
@@ -27,18 +32,19 @@ from pipelines.lake.catalog import schema_differences
 from pipelines.lake.store import Lake, TableStats, TableVersion, table_stats
 from pipelines.translation.store import (
     LegacySource,
+    SourceDependencies,
     TranslatedSource,
     sha256_text,
     translate_sources,
 )
 from pipelines.warehouse.engines.base import BuildResult, Engine, EngineError
-from pipelines.warehouse.engines.digest import content_digest
-from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
-from pipelines.warehouse.reconcile import Thresholds, reconcile
 from sql import ansi
 from sql.ansi import Ansi
 from sql.catalog import Catalog
 from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT, REFERENCE_ROOT, repository_relative
+
+if TYPE_CHECKING:
+    from pipelines.warehouse.reconcile import Thresholds
 
 WAREHOUSE_ZONE = "warehouse"
 
@@ -84,7 +90,7 @@ def tables_read(ansi_sql: str) -> tuple[str, ...]:
 
 def warehouse_tables(
     catalog: Catalog,
-    legacy: Path | Sequence[TranslatedSource],
+    legacy: Path | Sequence[SourceDependencies] | Sequence[TranslatedSource],
     ansi_root: Path = ANSI_SQL_ROOT,
     reference_root: Path = REFERENCE_ROOT,
     contracts_root: Path = CONTRACTS_ROOT,
@@ -92,18 +98,16 @@ def warehouse_tables(
     """One table per table a legacy file defines and per ``sql/ansi/*.sql``; dependencies
     from the SQL itself.
 
-    ``legacy`` is the legacy tree, or its files as already translated at load. A table's
-    reads come from its translation; a file that is refused reads nothing here, and its
-    ansi/<name> asset fails with the diagnostics.
+    ``legacy`` is the legacy tree (translated here, for ``plumbline contracts lint``, which
+    plans each table's SQL), or its files as parsed (``legacy_dependencies``, the code
+    location's graph) or translated. A file that does not parse, or is refused, reads
+    nothing here, and its ansi/<name> asset fails with the diagnostics.
     """
-    translated = translate_sources(legacy, catalog) if isinstance(legacy, Path) else legacy
+    files = translate_sources(legacy, catalog) if isinstance(legacy, Path) else legacy
     tables = []
-    for file in translated:
+    for file in files:
         source = file.source
-        definitions = [(t.name, t.source_tables, t.ansi_sql) for t in file.tables] or [
-            (source.name, (), None)
-        ]
-        for name, reads, ansi_sql in definitions:
+        for name, reads, ansi_sql in _definitions(file):
             reference = reference_root / source.dialect / f"{name}.sql"
             tables.append(
                 WarehouseTable(
@@ -131,8 +135,51 @@ def warehouse_tables(
     return tables
 
 
+def _definitions(
+    file: SourceDependencies | TranslatedSource,
+) -> list[tuple[str, tuple[str, ...], str | None]]:
+    """(name, reads, ANSI SQL when translated) of each table ``file`` defines; the file's
+    stem, reading nothing, when it does not parse or is refused."""
+    if isinstance(file, TranslatedSource):
+        defined = [(t.name, t.source_tables, t.ansi_sql) for t in file.tables]
+    else:
+        defined = [(t.name, t.reads, None) for t in file.tables]
+    return defined or [(file.source.name, (), None)]
+
+
 def _existing(path: Path) -> Path | None:
     return path if path.is_file() else None
+
+
+def table_contracts(
+    tables: Sequence[WarehouseTable],
+) -> tuple[dict[str, Contract], list[LintError]]:
+    """Each table's contract, loaded (ODCS and plumbline's rules; no SQL, no engine): what
+    the assets show (owner, description, version) and the checks they declare; and one
+    problem per contract that does not load or describes another table. Whether the SQL
+    produces what a contract says is for ``plumbline contracts lint`` and the table's
+    blocking ``<table>_contract`` check."""
+    errors: list[LintError] = []
+    contracts: dict[str, Contract] = {}
+    for table in tables:
+        if table.contract_path is None:
+            continue
+        try:
+            contract = load_contract(table.contract_path)
+        except ContractError as exc:
+            errors.append(LintError(exc.file, exc.field, exc.message))
+            continue
+        if contract.table != table.name:
+            errors.append(
+                LintError(
+                    str(table.contract_path),
+                    "schema[0].name",
+                    f"the contract for table {table.name!r} describes {contract.table!r}",
+                )
+            )
+            continue
+        contracts[table.name] = contract
+    return contracts, errors
 
 
 @dataclass(frozen=True)
@@ -222,6 +269,8 @@ def build_table(
     Any failure (a schema that differs, engine error, failed check, interrupted write)
     leaves the last published table untouched and removes the staging folder.
     """
+    from pipelines.warehouse.engines.digest import content_digest
+
     file = str(table.source_file)
     inputs = pin_inputs(lake, table.reads, file=file)
     if catalog is not None:
@@ -263,6 +312,9 @@ def build_table(
 def reconciliation_check(table: WarehouseTable, thresholds: Thresholds) -> BlockingCheck:
     """``<table>_reconciled``: the staged table against its independent reference query,
     run on DuckDB over the same pinned inputs."""
+    from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
+    from pipelines.warehouse.reconcile import reconcile
+
     assert table.reference_path is not None
     reference_path = table.reference_path
 

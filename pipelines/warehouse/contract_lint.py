@@ -14,7 +14,6 @@ from pathlib import Path
 import duckdb
 
 from pipelines.contracts import (
-    Contract,
     ContractError,
     LintError,
     check_version_bump,
@@ -106,43 +105,6 @@ def output_types(
                 }
                 available.add(f"{WAREHOUSE_ZONE}.{table.name}")
     return types, errors
-
-
-def check_contracts(tables: Sequence[WarehouseTable], catalog: Catalog) -> dict[str, Contract]:
-    """Load every table's contract and hold it to the SQL that builds the table; raises
-    ``BrokenContracts`` listing every problem. Run when the asset graph loads.
-
-    A table whose SQL is refused or does not plan is not held here: its own asset fails
-    with that error when it runs, and lint reports it.
-    """
-    errors: list[LintError] = []
-    contracts: dict[str, Contract] = {}
-    for table in tables:
-        if table.contract_path is None:
-            continue
-        try:
-            contract = load_contract(table.contract_path)
-            compile_contract(contract)
-        except ContractError as exc:
-            errors.append(LintError(exc.file, exc.field, exc.message))
-            continue
-        if contract.table != table.name:
-            errors.append(
-                LintError(
-                    str(table.contract_path),
-                    "schema[0].name",
-                    f"the contract for table {table.name!r} describes {contract.table!r}",
-                )
-            )
-            continue
-        contracts[table.name] = contract
-    types, _ = output_types(tables, catalog)
-    for name, contract in contracts.items():
-        if name in types:
-            errors += lint_contract(contract, types[name])
-    if errors:
-        raise BrokenContracts(errors)
-    return contracts
 
 
 def lint_contracts(

@@ -10,7 +10,7 @@ from assets.ansi import build_ansi_assets
 from assets.warehouse import build_warehouse_definitions
 from pipelines.resources import resources_for
 from pipelines.settings import Settings
-from pipelines.translation.store import translate_sources
+from pipelines.translation.store import legacy_dependencies
 from sql.catalog import DEFAULT_CATALOG_PATH, load_catalogs
 
 SCRIPT = """\
@@ -37,7 +37,7 @@ def test_a_script_is_one_multi_asset_with_one_key_per_table(legacy_tree):
         dg.AssetKey(["ansi", "named_totals"]),
     }
     catalog = load_catalogs([DEFAULT_CATALOG_PATH])
-    defs = build_warehouse_definitions("duckdb", translate_sources(legacy_tree, catalog), catalog)
+    defs = build_warehouse_definitions("duckdb", legacy_dependencies(legacy_tree, catalog), catalog)
     deps = {
         key.path[-1]: {d.path[-1] for d in asset.asset_deps[key]}
         for asset in defs.assets
@@ -54,7 +54,7 @@ def test_the_tables_of_a_script_materialize_in_dependency_order(
     (home / "lake").mkdir(parents=True)
     (home / "lake" / "raw").symlink_to(raw_lake_root / "raw")
     catalog = load_catalogs([DEFAULT_CATALOG_PATH])
-    legacy = translate_sources(legacy_tree, catalog)
+    legacy = legacy_dependencies(legacy_tree, catalog)
     (tmp_path / "no_ansi").mkdir()
     defs = build_warehouse_definitions("duckdb", legacy, catalog, ansi_root=tmp_path / "no_ansi")
     result = dg.materialize(
@@ -79,7 +79,7 @@ def test_the_tables_of_a_script_materialize_in_dependency_order(
 
 
 def test_the_code_location_uses_the_user_catalog(tmp_path):
-    """PLUMBLINE_CATALOG reaches the store's resource and the load-time translation."""
+    """PLUMBLINE_CATALOG reaches the store's resource and the load-time name resolution."""
     from pipelines.definitions import build_definitions
     from pipelines.settings import Settings
 

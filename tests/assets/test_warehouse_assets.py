@@ -320,17 +320,33 @@ def test_a_breaking_contract_change_needs_a_major_version(first_build, home, tmp
             "logicalType: intger",
             f"{TABLE}.yaml:schema[0].properties[0].logicalType: ",
         ),
-        (
-            "- name: nation\n",
-            "- name: nation_name\n",
-            f"{TABLE}.yaml:schema[0].properties[3].name: column 'nation_name' is not produced",
-        ),
         ("schema:\n", "schema: [\n", f"{TABLE}.yaml:"),  # malformed YAML
     ],
 )
-def test_a_broken_contract_stops_the_pipeline_from_loading(tmp_path, old, new, line):
+def test_a_contract_that_does_not_load_stops_the_pipeline_from_loading(tmp_path, old, new, line):
     broken = _contracts_with(tmp_path, TABLE, lambda text: text.replace(old, new, 1))
     with pytest.raises(BrokenContracts) as raised:
         build_warehouse_definitions("duckdb", contracts_root=broken)
-    first = raised.value.errors[0]  # a renamed column is also an undeclared one
-    assert first.format().startswith(f"{broken}/{line}")
+    [error] = raised.value.errors
+    assert error.format().startswith(f"{broken}/{line}")
+
+
+def test_a_contract_the_sql_does_not_meet_loads_and_blocks_the_publish(first_build, home, tmp_path):
+    """Holding a contract to its table's SQL means planning the query: `plumbline contracts
+    lint` does (tests/pipelines/warehouse/test_contract_lint.py), and the blocking check
+    before publish, never the load."""
+
+    def rename(text):
+        # A renamed column is a breaking change: a major version, so the check validates.
+        text = text.replace("version: 1.0.0", "version: 3.0.0", 1)
+        return text.replace("- name: nation\n", "- name: nation_name\n", 1)
+
+    renamed = _contracts_with(tmp_path, TABLE, rename)
+    before = Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE)
+    result = _materialize_with_contracts(home, renamed, TABLE)
+    evaluation = _evaluation(result, f"{TABLE}_contract")
+    assert not evaluation.passed
+    failed = [e["name"] for e in evaluation.metadata["expectations"].value if not e["passed"]]
+    assert "nation_name.exists" in failed
+    assert Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE).path == before.path
+    assert not (home / "contracts" / TABLE / "3.0.0.yaml").exists()
