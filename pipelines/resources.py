@@ -14,7 +14,7 @@ from pipelines.contracts.registry import PublishedContracts
 from pipelines.lake.store import Lake
 from pipelines.launch.torchrun import default_nproc, torchrun_command, worker_failure
 from pipelines.pipes.messages import WholeLineMessageReader
-from pipelines.settings import Settings
+from pipelines.settings import K8S_FIELDS, Settings, k8s_request_from
 from pipelines.translation.store import StoredTranslation, read_stored_manifest, read_stored_sql
 from pipelines.warehouse.engines.base import Engine
 from sql.catalog import DEFAULT_CATALOG_PATH, Catalog, load_catalogs
@@ -140,16 +140,9 @@ class TrainingLauncherResource(dg.ConfigurableResource):
     k8s_shared_mount_path: str = ""
 
     def k8s_request(self, job_name: str):
-        from pipelines.launch.k8s.request import K8sTrainingRequest
-
-        return K8sTrainingRequest(
-            image=self.k8s_image,
+        return k8s_request_from(
+            self,
             job_name=job_name,
-            namespace=self.k8s_namespace,
-            gpu=self.k8s_gpu,
-            nodes=self.k8s_nodes,
-            gpus_per_node=self.k8s_gpus_per_node,
-            spot=self.k8s_spot,
             max_restarts=max(self.max_restarts, 1),
             shared_mount_path=self.k8s_shared_mount_path or str(Path(self.runs_root).parent),
         )
@@ -222,12 +215,7 @@ def resources_for(settings: Settings, **launcher: Any) -> dict[str, dg.Configura
         "training_launcher": TrainingLauncherResource(
             runs_root=str(settings.training_root),
             kind=settings.launcher,
-            k8s_image=settings.k8s_image,
-            k8s_namespace=settings.k8s_namespace,
-            k8s_gpu=settings.k8s_gpu,
-            k8s_nodes=settings.k8s_nodes,
-            k8s_gpus_per_node=settings.k8s_gpus_per_node,
-            k8s_spot=settings.k8s_spot,
+            **{field: getattr(settings, field) for field in K8S_FIELDS},
             k8s_shared_mount_path=str(settings.home),
             **launcher,
         ),

@@ -135,6 +135,20 @@ K8S_SETTINGS = {
     "gpus_per_node": "PLUMBLINE_K8S_GPUS_PER_NODE",
     "spot": "PLUMBLINE_K8S_SPOT",
 }
+# The fields of Settings and of TrainingLauncherResource that describe the pool, named after
+# the K8sTrainingRequest field each one fills.
+K8S_FIELDS = tuple(f"k8s_{name}" for name in K8S_SETTINGS)
+
+
+def k8s_request_from(placement: object, *, job_name: str, shared_mount_path: str, **more: object):
+    """The K8sTrainingRequest that ``placement``'s ``k8s_*`` fields (Settings, or the training
+    launcher resource) describe: the one mapping from those fields to the request."""
+    from pipelines.launch.k8s.request import K8sTrainingRequest
+
+    described = {name: getattr(placement, f"k8s_{name}") for name in K8S_SETTINGS}
+    return K8sTrainingRequest(
+        **described, job_name=job_name, shared_mount_path=shared_mount_path, **more
+    )
 
 
 @dataclass(frozen=True)
@@ -212,19 +226,10 @@ class Settings:
 
     def k8s_request(self, job_name: str):
         """The Kubernetes training request these settings describe (``PLUMBLINE_K8S_*``)."""
-        from pipelines.launch.k8s.request import K8sRenderError, K8sTrainingRequest
+        from pipelines.launch.k8s.request import K8sRenderError
 
         try:
-            return K8sTrainingRequest(
-                image=self.k8s_image,
-                job_name=job_name,
-                namespace=self.k8s_namespace,
-                gpu=self.k8s_gpu,
-                nodes=self.k8s_nodes,
-                gpus_per_node=self.k8s_gpus_per_node,
-                spot=self.k8s_spot,
-                shared_mount_path=str(self.home),
-            )
+            return k8s_request_from(self, job_name=job_name, shared_mount_path=str(self.home))
         except K8sRenderError as exc:
             setting = K8S_SETTINGS.get(exc.field, f"PLUMBLINE_K8S ({exc.field})")
             raise SettingsError(setting, exc.accepted, exc.got) from None

@@ -114,6 +114,13 @@ def test_the_kubernetes_launcher_is_chosen_by_settings_alone(tmp_path):
     launcher = build_definitions(settings).resources["training_launcher"]
     assert launcher.kind == "k8s" and launcher.placement() == (4, True)
     assert launcher.k8s_request("x").shared_mount_path == str(settings.home)
+    # The launcher asks for what the settings describe, field for field (one mapping).
+    from dataclasses import replace
+
+    assert (
+        replace(launcher.k8s_request("plumbline-train"), max_restarts=request.max_restarts)
+        == request
+    )
     # The default stays local.
     assert Settings.from_env({"PLUMBLINE_HOME": str(tmp_path)}).launcher == "local"
 
