@@ -160,3 +160,15 @@ def test_every_name_the_architecture_document_cites_exists():
         else:
             missing.append(name)
     assert not missing, f"docs/architecture.md cites names that do not exist: {missing}"
+
+
+def test_in_models_only_the_training_process_speaks_dagster_pipes():
+    # models/ may import dagster_pipes (its docstring) for one reason: models.train is the
+    # process a Pipes client starts. The rest of models/ stays pure torch.
+    speakers = sorted(
+        name
+        for name, path in PRODUCT_MODULES.items()
+        if room_of(name) == "models"
+        and any(target.split(".")[0] == "dagster_pipes" for target in imports(name, path))
+    )
+    assert speakers == ["models.train"]
