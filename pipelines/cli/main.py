@@ -135,7 +135,7 @@ def run(scale: str | None, engine: str | None, selection: str | None, portabilit
     "--max-rows", default=40, show_default=True, help="Rows shown in the table (CSV prints all)."
 )
 def query(sql: str, as_csv: bool, max_rows: int) -> None:
-    """Run a DuckDB query over the published lake tables, e.g.
+    """Run one read-only DuckDB query (SELECT or WITH) over the published lake tables, e.g.
 
     plumbline query "SELECT * FROM warehouse.customer_profile LIMIT 5"
 
@@ -143,13 +143,12 @@ def query(sql: str, as_csv: bool, max_rows: int) -> None:
     """
     settings = load_settings()
     from pipelines.lake.store import Lake
-    from pipelines.warehouse.engines.base import EngineError
-    from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
+    from pipelines.warehouse.query import ReadOnlyQueryError, run_read_only
 
     tables = Lake(settings.lake_root).published()
     try:
-        result = DuckDBEngine().query_duckdb(sql, tables, file="<query>")
-    except EngineError as exc:
+        result = run_read_only(sql, tables)
+    except ReadOnlyQueryError as exc:
         click.echo(f"plumbline: error: {exc}", err=True)
         sys.exit(1)
     if as_csv:

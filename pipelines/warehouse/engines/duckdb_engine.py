@@ -52,8 +52,18 @@ def portable_relation(relation: duckdb.DuckDBPyRelation) -> duckdb.DuckDBPyRelat
 class DuckDBEngine(Engine):
     name: ClassVar = "duckdb"
 
-    def __init__(self, threads: int | None = None, memory_limit: str | None = None) -> None:
-        self.config: dict[str, str | int] = {}
+    def __init__(
+        self,
+        threads: int | None = None,
+        memory_limit: str | None = None,
+        *,
+        extensions: bool = True,
+    ) -> None:
+        self.config: dict[str, str | int | bool] = {}
+        if not extensions:
+            # Neither downloaded nor loaded on demand (a sandboxed query's connection).
+            self.config["autoinstall_known_extensions"] = False
+            self.config["autoload_known_extensions"] = False
         if threads:
             self.config["threads"] = threads
         if memory_limit:
