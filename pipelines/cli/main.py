@@ -483,7 +483,7 @@ def audit(
     from pipelines.audit.bundle import build_bundle, read_bundle, stamp_root, verify_bundle
     from pipelines.audit.chain import AuditError
     from pipelines.audit.collect import parse_subject, resolve
-    from pipelines.audit.store import write_bundle
+    from pipelines.audit.store import check_bundle_folder, write_bundle
 
     if subject is not None:
         try:
@@ -512,6 +512,8 @@ def audit(
             )
             return
         assert subject is not None
+        if out is not None:
+            check_bundle_folder(out)  # before the chain is collected: fail early
         model, version = resolve(sources.client, subject)
         bundle = build_bundle(
             sources, model, version, requested=subject, made_by={"command": "plumbline audit"}

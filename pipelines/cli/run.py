@@ -65,7 +65,11 @@ class RunOutcome:
 
 def resolve_selection(defs: dg.Definitions, selection: str | None) -> list[dg.AssetKey]:
     graph = defs.resolve_asset_graph()
-    if not selection:
+    if selection is not None and not selection.strip():
+        raise SelectionError(
+            f"--select {selection!r} is empty; leave --select out to materialize every asset"
+        )
+    if selection is None:
         keys = set(graph.materializable_asset_keys)
     else:
         try:

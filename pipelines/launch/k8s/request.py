@@ -19,6 +19,26 @@ from pipelines.launch.k8s.gpus import GPU_PRODUCTS, GpuProduct, known_gpus
 MAX_JOB_NAME = 40
 _DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")  # RFC 1035 (Service, Job names)
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")  # RFC 1123 label
+# Kubernetes supports clusters of at most 5,000 nodes
+# (https://kubernetes.io/docs/setup/best-practices/cluster-large/).
+MAX_NODES = 5000
+# Where the shared volume must not be mounted: it would hide the image's own files there.
+SYSTEM_PATHS = (
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/proc",
+    "/root",
+    "/run",
+    "/sbin",
+    "/sys",
+    "/usr",
+    "/var/run",
+)
 _SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
@@ -148,6 +168,12 @@ class K8sTrainingRequest:
             raise K8sRenderError("gpu", f"one of {known_gpus()}", self.gpu)
         product = GPU_PRODUCTS[self.gpu]
         _check_int("nodes", self.nodes, 1)
+        if self.nodes > MAX_NODES:
+            raise K8sRenderError(
+                "nodes",
+                f"at most {MAX_NODES} (the largest cluster Kubernetes supports)",
+                self.nodes,
+            )
         gpus = product.gpus_per_node if self.gpus_per_node is None else self.gpus_per_node
         if not _is_int(gpus) or not 1 <= gpus <= product.gpus_per_node:
             raise K8sRenderError(
@@ -220,12 +246,13 @@ class K8sTrainingRequest:
             or not path.startswith("/")
             or posixpath.normpath(path) != path
             or path == "/"
-            or path == "/dev/shm"
-            or path.startswith("/dev/shm/")
+            or any(path == system or path.startswith(system + "/") for system in SYSTEM_PATHS)
         ):
             raise K8sRenderError(
                 "shared_mount_path",
-                "an absolute, normalised folder other than / and /dev/shm",
+                "an absolute, normalised folder other than / and outside the system folders ("
+                + ", ".join(SYSTEM_PATHS)
+                + ")",
                 path,
             )
         try:

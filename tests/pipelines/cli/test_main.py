@@ -117,6 +117,8 @@ def test_help_everywhere(args):
         ([], {"PLUMBLINE_SCALE": "-1"}, "PLUMBLINE_SCALE must be a positive number"),
         ([], {"PLUMBLINE_ENGINE": "oracle"}, "PLUMBLINE_ENGINE must be one of duckdb, spark"),
         (["--select", "key:no/such/asset"], {}, "--select 'key:no/such/asset' matches no asset"),
+        (["--select", ""], {}, "--select '' is empty; leave --select out"),
+        (["--select", "  "], {}, "--select '  ' is empty"),
     ],
 )
 def test_bad_input_is_one_line_exit_2_and_creates_nothing(tmp_path, args, env, message):

@@ -363,6 +363,7 @@ BAD_REQUESTS = [
     ({"image": "plumbline/train@sha256:abc"}, "image", "pinned by tag or digest"),
     ({"nodes": 0}, "nodes", "integer >= 1"),
     ({"nodes": True}, "nodes", "integer >= 1"),
+    ({"nodes": 100_000}, "nodes", "at most 5000"),
     ({"max_restarts": -1}, "max_restarts", "integer >= 0"),
     ({"pod_retries": -1}, "pod_retries", "integer >= 0"),
     ({"job_name": "Plumbline"}, "job_name", "DNS label"),
@@ -373,7 +374,9 @@ BAD_REQUESTS = [
     ({"memory": "32Gi", "shm_size": "64Gi"}, "memory", "larger than shm_size"),
     ({"cpu": "many"}, "cpu", "CPU quantity"),
     ({"shared_mount_path": "relative/dir"}, "shared_mount_path", "absolute"),
-    ({"shared_mount_path": "/dev/shm"}, "shared_mount_path", "/dev/shm"),
+    ({"shared_mount_path": "/dev/shm"}, "shared_mount_path", "/dev"),
+    ({"shared_mount_path": "/etc"}, "shared_mount_path", "system folders"),
+    ({"shared_mount_path": "/usr/lib/plumbline"}, "shared_mount_path", "system folders"),
     ({"shared_claim": "Shared_Volume"}, "shared_claim", "PersistentVolumeClaim"),
     ({"nccl": {"OMP_NUM_THREADS": "1"}}, "nccl", "NCCL_*"),
     ({"nccl": {"NCCL_DEBUG": 1}}, "nccl", "string values"),
@@ -466,6 +469,8 @@ def test_cli_renders_an_existing_job_file(tmp_path):
         (["--nccl", "NCCL_DEBUG"], "--nccl"),
         (["--shm-size", "lots"], "--shm-size"),
         (["--shared-mount-path", "/dev/shm"], "--shared-mount-path"),
+        (["--shared-mount-path", "/etc"], "--shared-mount-path"),
+        (["--nodes", "100000"], "--nodes"),
     ],
 )
 def test_cli_bad_input_is_one_line_naming_the_flag_and_exit_2(args, flag):
