@@ -49,6 +49,33 @@ def offset_to_line_col(text: str, offset: int) -> tuple[int, int]:
     return line, col
 
 
+def source_text(data: bytes, file: str) -> str:
+    """A legacy file's bytes as text: UTF-8 (a byte order mark is dropped) without NUL.
+    Raises ``TranslationError`` located at the first byte that is not UTF-8 or at the NUL,
+    rather than a decoding traceback or a NUL that becomes part of a name."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        start = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)
+        prefix = data[:start].decode("utf-8-sig", "replace")
+        line, col = offset_to_line_col(prefix, len(prefix))
+        message = f"byte 0x{data[start]:02x} is not UTF-8 text; save the file as UTF-8"
+        raise TranslationError(
+            [Diagnostic("error", "SOURCE-TEXT", message, file, line, col)]
+        ) from None
+    check_source_text(text, file)
+    return text
+
+
+def check_source_text(text: str, file: str) -> None:
+    """Raise ``TranslationError`` at the first NUL character of ``text``."""
+    offset = text.find("\x00")
+    if offset >= 0:
+        line, col = offset_to_line_col(text, offset)
+        message = "a NUL character; SQL text holds none (is this a binary or UTF-16 file?)"
+        raise TranslationError([Diagnostic("error", "SOURCE-TEXT", message, file, line, col)])
+
+
 def node_offset(node: exp.Expr | None) -> int | None:
     """Start offset of the earliest token under ``node``, walking up when it has none.
 

@@ -33,7 +33,7 @@ from sql.catalog import (
     is_opaque,
     load_catalog,
 )
-from sql.diagnostics import Diagnostic, TranslationError, offset_to_line_col
+from sql.diagnostics import Diagnostic, TranslationError, check_source_text, offset_to_line_col
 from sql.retype import retype
 from sql.rules import Context, apply_rules, load_all, rules_for
 from sql.rules.arrays import array_outputs
@@ -595,6 +595,7 @@ def parse_script(
     if dialect not in DIALECTS:
         message = f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}"
         raise TranslationError([Diagnostic("error", "DIALECT", message, file, 1, 1)])
+    check_source_text(sql, file)
     assumptions = assumptions or _default_assumptions()
     ctx = Context(dialect=dialect, file=file, text=sql, assumptions=assumptions)
     statements = _parse(sql, dialect, ctx)

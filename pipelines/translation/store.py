@@ -23,7 +23,7 @@ from pipelines.lake.files import write_atomic
 from sql.assumptions import Assumptions, load_assumptions
 from sql.catalog import Catalog
 from sql.dependencies import TableDependencies, script_dependencies
-from sql.diagnostics import Diagnostic, TranslationError
+from sql.diagnostics import Diagnostic, TranslationError, source_text
 from sql.lineage import column_lineage
 from sql.parallel import ordered_map, worker_count
 from sql.paths import LEGACY_ROOT, repository_relative
@@ -174,7 +174,7 @@ def translate_source(
 ) -> ScriptTranslation:
     """Every table ``source`` defines; raises ``TranslationError``."""
     script = translate_script(
-        source.path.read_text(),
+        source_text(source.path.read_bytes(), str(source.path)),
         source.dialect,
         file=str(source.path),
         name=source.name,
@@ -327,7 +327,7 @@ def source_dependencies(
     """The tables ``source`` defines and reads, by parsing it (``sql.dependencies``)."""
     try:
         tables = script_dependencies(
-            source.path.read_text(),
+            source_text(source.path.read_bytes(), str(source.path)),
             source.dialect,
             catalog=catalog,
             file=str(source.path),
