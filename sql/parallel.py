@@ -36,12 +36,17 @@ def worker_count() -> int:
     return os.cpu_count() or 1
 
 
-def pays_off(items: int, workers: int, min_items: int | None = None) -> bool:
-    """Whether ``items`` go to a pool of ``workers`` rather than run serially."""
+def pays_off(
+    items: int, workers: int, min_items: int | None = None, startup_items: int | None = None
+) -> bool:
+    """Whether ``items`` go to a pool of ``workers`` rather than run serially: at least
+    ``min_items``, or else enough that the pool saves more than a worker's start costs, in
+    items (``startup_items``, default :data:`STARTUP_ITEMS`, translations)."""
     if workers < 2:
         return False
     if min_items is None:
-        min_items = math.ceil(STARTUP_ITEMS / (1 - 1 / workers))
+        startup = STARTUP_ITEMS if startup_items is None else startup_items
+        min_items = math.ceil(startup / (1 - 1 / workers))
     return items >= min_items
 
 
@@ -51,6 +56,7 @@ def ordered_map(
     *,
     workers: int | None = None,
     min_items: int | None = None,
+    startup_items: int | None = None,
     chunksize: int | None = None,
 ) -> Iterator[Result]:
     """``map(function, items)`` over a pool of ``workers`` processes (default: every core).
@@ -59,13 +65,14 @@ def ordered_map(
     ``function`` raises surfaces when its item's result is reached, with the same type and
     arguments (pickled back from the worker). Fewer than ``min_items`` items (default:
     where the pool would save less than its start-up costs, for items the size of a legacy
-    file's translation), or one worker, run serially in this process. ``chunksize`` items
+    file's translation; ``startup_items`` says what a worker's start costs in cheaper
+    items), or one worker, run serially in this process. ``chunksize`` items
     go to a worker at a time (default: a few chunks per worker); 1 balances items of very
     different cost.
     """
     items = list(items)
     workers = min(workers or worker_count(), len(items))
-    if not pays_off(len(items), workers, min_items):
+    if not pays_off(len(items), workers, min_items, startup_items):
         yield from map(function, items)
         return
     chunksize = chunksize or max(1, len(items) // (workers * CHUNKS_PER_WORKER))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import math
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -25,7 +24,7 @@ from sql.catalog import Catalog
 from sql.dependencies import TableDependencies, script_dependencies
 from sql.diagnostics import Diagnostic, TranslationError, source_text
 from sql.lineage import column_lineage
-from sql.parallel import ordered_map, worker_count
+from sql.parallel import ordered_map
 from sql.paths import LEGACY_ROOT, repository_relative
 from sql.translate import TRANSLATOR_VERSION, ScriptTranslation, Translation, translate_script
 
@@ -374,12 +373,8 @@ def legacy_dependencies(
         else:
             stale.append((source, relative, source_sha))
     parse_one = functools.partial(source_dependencies, catalog=catalog, assumptions=assumptions)
-    workers = worker_count()
     parsed = ordered_map(
-        parse_one,
-        [source for source, _, _ in stale],
-        workers=workers,
-        min_items=math.ceil(PARSE_STARTUP_ITEMS / (1 - 1 / workers)) if workers > 1 else None,
+        parse_one, [source for source, _, _ in stale], startup_items=PARSE_STARTUP_ITEMS
     )
     for (source, relative, source_sha), dependencies in zip(stale, parsed, strict=True):
         found[source.path] = dependencies
