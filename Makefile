@@ -1,19 +1,40 @@
 # One way to run each thing. Every target creates .venv when it is missing and
-# reinstalls only when pyproject.toml changed, so a second call reuses what is there.
+# reinstalls only when pyproject.toml or the lock changed, so a second call reuses what is there.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# Every distribution .venv gets, pinned with its hashes (requirements/lock.py says which lock
+# serves which install). models/environment.py records the digest of the copy kept in .venv.
+# On a GPU node: make run LOCK=requirements/train-amd64.lock (CUDA torch, no dev tools).
+LOCK ?= requirements/dev.lock
+# One stamp per lock, so that switching LOCK reinstalls.
+STAMP := $(VENV)/.installed-$(notdir $(LOCK))
+PIP_LOCK := requirements/pip.lock
+UV_VERSION := 0.13.9
+# Where `make lock` finds the torch 2.13.0+cpu wheel of the CPU locks.
+CPU_TORCH_FIND_LINKS ?= /opt/wheels
 
-.PHONY: install run test ui mlflow-ui lint bench clean
+.PHONY: install lock run test ui mlflow-ui lint bench clean
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# pip first, from its own lock: a venv's bundled pip may be too old for the main one. The
+# project itself goes in without its dependencies (the lock holds them all) and without build
+# isolation, so that its build backend is the lock's setuptools, not an unpinned download.
+$(STAMP): pyproject.toml $(PIP_LOCK) $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(PIP_LOCK)
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	cp $(LOCK) $(VENV)/plumbline-requirements.lock
+	rm -f $(VENV)/.installed*
 	touch $(STAMP)
+
+# Re-resolves pyproject.toml's ranges against the package index; commit the locks it writes.
+lock:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet uv==$(UV_VERSION)
+	$(BIN)/python requirements/lock.py --uv $(BIN)/uv --cpu-torch-find-links $(CPU_TORCH_FIND_LINKS)
 
 run: $(STAMP)
 	$(BIN)/plumbline run

@@ -3,15 +3,26 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import shutil
 import subprocess
+import sys
 from importlib import metadata
+from pathlib import Path
 
 import torch
 
 PACKAGES = ("numpy", "pyarrow", "mlflow", "scikit-learn", "dagster-pipes")
+
+# The lock (requirements/*.lock) this environment was installed from: every install from one
+# copies it here (the Makefile into .venv, the Dockerfiles into their image's prefix). The copy,
+# not a file of the checkout: a checkout holds one lock per kind of install and cannot say which
+# one built the running interpreter, and its lock can move on while an environment built from an
+# older one is still in use.
+INSTALLED_LOCK = Path(sys.prefix) / "plumbline-requirements.lock"
+LOCK_ABSENT = "absent"
 
 
 def _nvidia_smi() -> dict[str, str]:
@@ -40,6 +51,16 @@ def _usable_cpus() -> int:
     return os.cpu_count() or 1
 
 
+def lock_digest(lock: Path) -> str:
+    """``sha256:<hex>`` of the lock file's bytes, the digest to look for among the
+    repository's ``requirements/*.lock`` to rebuild this environment exactly; ``absent`` for an
+    environment installed without a lock (``pip install -e .``), which cannot be rebuilt."""
+    try:
+        return "sha256:" + hashlib.sha256(lock.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return LOCK_ABSENT
+
+
 def fingerprint() -> dict[str, str]:
     info = {
         "python": platform.python_version(),
@@ -47,6 +68,7 @@ def fingerprint() -> dict[str, str]:
         "host": platform.node(),
         "cpus": str(_usable_cpus()),
         "torch": torch.__version__,
+        "requirements_lock": lock_digest(INSTALLED_LOCK),
     }
     for name in PACKAGES:
         try:

@@ -1,4 +1,5 @@
-"""The deployment files: pinned images, sources that exist, Helm values that match the code."""
+"""The deployment files: pinned images, installs from the locks, sources that exist, Helm values
+that match the code."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 import yaml
 from dockerfile_parse import DockerfileParser
 
+from models.environment import INSTALLED_LOCK
 from pipelines.launch.k8s.request import K8sTrainingRequest
 from pipelines.settings import SETTINGS_DOCS
 
@@ -104,32 +106,85 @@ def test_the_dockerignore_keeps_every_copy_source(name):
         assert source.rstrip("/") in kept, f"{name}.dockerignore drops {source}"
 
 
-def test_code_location_image_is_python_311_with_java_17_and_the_projects_torch():
+def installed_locks(name: str) -> list[Path]:
+    """The locks a Dockerfile installs, one per platform it is built for where the lock's name
+    depends on the platform (``${TARGETARCH}``, from the build command in its header)."""
+    runs = " ".join(instructions(name, "RUN"))
+    text = (DEPLOY / name).read_text()
+    platforms = re.search(r"--platform (\S+)", text)
+    arches = [p.split("/")[1] for p in platforms[1].split(",")] if platforms else []
+    locks = []
+    for lock in re.findall(r"--require-hashes -r (requirements/\S+\.lock)", runs):
+        names = [lock.replace("${TARGETARCH}", arch) for arch in arches] if "$" in lock else [lock]
+        locks += [ROOT / n for n in names]
+    return locks
+
+
+def pinned(lock: Path, package: str) -> str:
+    (version,) = re.findall(rf"^{re.escape(package)}==(\S+) \\$", lock.read_text(), re.M)
+    return version
+
+
+@pytest.mark.parametrize("name", DOCKERFILES)
+def test_every_install_comes_from_a_lock_with_hashes(name):
+    installs = [
+        step.strip()
+        for run in instructions(name, "RUN")
+        for step in run.split("&&")
+        if "pip install" in step
+    ]
+    assert installs
+    for step in installs:
+        from_lock = "--require-hashes -r requirements/" in step
+        project_only = "--no-deps" in step and "--no-build-isolation" in step and "-e ." in step
+        assert from_lock or project_only, f"{name}: {step!r} installs outside the locks"
+    locks = installed_locks(name)
+    assert locks and all(lock.exists() for lock in locks), locks
+
+
+@pytest.mark.parametrize("name", DOCKERFILES)
+def test_every_image_keeps_its_lock_where_the_fingerprint_reads_it(name):
+    # models/environment.py records the digest of sys.prefix/<INSTALLED_LOCK.name>.
+    runs = " ".join(instructions(name, "RUN"))
+    assert re.search(rf"cp requirements/\S+\.lock [^&]*/{INSTALLED_LOCK.name}", runs)
+
+
+def test_code_location_image_is_python_311_with_java_17_and_the_projects_cpu_torch():
     (base,) = image_references("Dockerfile")
     assert base.startswith("python:3.11.")
     runs = " ".join(instructions("Dockerfile", "RUN"))
     assert "openjdk-17-jre-headless" in runs
-    assert "torch==2.13.0" in runs and "download.pytorch.org/whl/cpu" in runs
-    assert re.search(r"dagster-postgres==\d+\.\d+\.\d+", runs)
+    # torch 2.13.0+cpu is served by the PyTorch CPU index only.
+    assert "download.pytorch.org/whl/cpu" in runs
+    locks = installed_locks("Dockerfile")
+    assert ROOT / "requirements" / "code-location.lock" in locks
+    assert pinned(ROOT / "requirements" / "code-location.lock", "torch").endswith("+cpu")
+    assert re.fullmatch(r"\d+\.\d+\.\d+", pinned(locks[-1], "dagster-postgres"))
     cmd = " ".join(instructions("Dockerfile", "CMD"))
     assert "pipelines.definitions" in cmd
 
 
-def test_training_image_pins_cuda_torch_and_nccl():
+def test_training_image_pins_cuda_torch_and_nccl_for_each_platform():
     images = image_references("Dockerfile.train")
     (cuda,) = [image for image in images if image.startswith("nvidia/cuda:")]
     assert re.fullmatch(r"nvidia/cuda:\d+\.\d+\.\d+-\w+-ubuntu\d+\.\d+", cuda)
     runs = " ".join(instructions("Dockerfile.train", "RUN"))
-    assert "torch==2.13.0" in runs
-    assert re.search(r"nvidia-nccl-cu\d+==\d+\.\d+\.\d+", runs)
     assert "--python 3.11" in runs
+    locks = installed_locks("Dockerfile.train")
+    assert {lock.name for lock in locks} == {"train-amd64.lock", "train-arm64.lock"}
+    for lock in locks:
+        # PyPI's torch, the CUDA build: a local version (+cpu) would be the CPU build.
+        assert "+" not in pinned(lock, "torch"), lock.name
+        assert re.fullmatch(r"\d+\.\d+\.\d+", pinned(lock, "nvidia-nccl-cu13")), lock.name
 
 
 def test_torch_pin_matches_the_project():
     pyproject = (ROOT / "pyproject.toml").read_text()
-    (pinned,) = re.findall(r'"torch==([0-9.]+)"', pyproject)
+    (project_torch,) = re.findall(r'"torch==([0-9.]+)"', pyproject)
     for name in DOCKERFILES:
-        assert f"torch=={pinned}" in (DEPLOY / name).read_text()
+        # pip.lock holds the installer alone.
+        for lock in [lock for lock in installed_locks(name) if lock.name != "pip.lock"]:
+            assert pinned(lock, "torch").split("+")[0] == project_torch, f"{name}: {lock.name}"
 
 
 @pytest.fixture(scope="module")
