@@ -28,6 +28,9 @@ from models.job import JOB_FILE, TRAINING_MODULE, TrainingJob
 from pipelines.launch.k8s.gpus import ARCH_LABEL, CLIQUE_LABEL, GPU_RESOURCE, PRODUCT_LABEL
 from pipelines.launch.k8s.request import K8sRenderError, K8sTrainingRequest
 
+# The Secret holding MLFLOW_TRACKING_USERNAME / MLFLOW_TRACKING_PASSWORD (deploy/README.md).
+MLFLOW_CREDENTIALS_SECRET = "plumbline-mlflow-client"
+
 CONTAINER_NAME = "trainer"
 SHM_VOLUME = "dshm"
 SHARED_VOLUME = "shared"
@@ -323,6 +326,7 @@ def _container(request: K8sTrainingRequest, job: TrainingJob, role: str) -> dict
         **request.nccl,
         "PYTHONUNBUFFERED": "1",
         "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false",
+        "MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT": "true",
     }
     container: dict[str, Any] = {
         "name": CONTAINER_NAME,
@@ -330,6 +334,10 @@ def _container(request: K8sTrainingRequest, job: TrainingJob, role: str) -> dict
         "imagePullPolicy": request.image_pull_policy,
         "command": torchrun_command(request, job, role),
         "env": [{"name": key, "value": value} for key, value in sorted(env.items())],
+        # Credentials reach the pods through the environment, from the Secret deploy/README.md
+        # creates; never through job.json on the shared volume. Optional: a tracking server
+        # without authentication needs none.
+        "envFrom": [{"secretRef": {"name": MLFLOW_CREDENTIALS_SECRET, "optional": True}}],
     }
     if role == ROLE_RANK0:
         # Rank 0's torchrun agent serves the rendezvous store.

@@ -501,3 +501,19 @@ def test_cli_usage_errors_are_one_line_too():
     assert result.exit_code == 2
     assert result.stderr.startswith("plumbline: error: No such option")
     assert result.stderr.count("\n") == 1
+
+
+def test_pods_take_mlflow_credentials_from_the_secret_and_no_file_holds_them(shape):
+    from pipelines.launch.k8s.render import MLFLOW_CREDENTIALS_SECRET
+
+    manifests = render(request(**SHAPES[shape]), training_job())
+    for role, spec in pod_specs(manifests).items():
+        [container] = spec["containers"]
+        assert container["envFrom"] == [
+            {"secretRef": {"name": MLFLOW_CREDENTIALS_SECRET, "optional": True}}
+        ], role
+        names = {variable["name"] for variable in container["env"]}
+        assert not names & {"MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"}, role
+    # The Secret is the one deploy/README.md tells the operator to create.
+    readme = (Path(__file__).parents[4] / "deploy" / "README.md").read_text()
+    assert f"create secret generic {MLFLOW_CREDENTIALS_SECRET}" in readme
