@@ -7,8 +7,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import random
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
@@ -18,6 +20,9 @@ import torch
 import torch.distributed as dist
 
 from models.config import ConfigError
+
+# How long a rank waits at the store for the others to join the group.
+STORE_TIMEOUT = timedelta(minutes=10)
 
 
 @dataclass(frozen=True)
@@ -89,8 +94,8 @@ def select_runtime(environ: Mapping[str, str] | None = None) -> Runtime:
 
 
 def init_distributed(runtime: Runtime) -> None:
-    """Pin this process's GPU and join the process group (``env://`` rendezvous, as set up
-    by ``torchrun``) when there is more than one process."""
+    """Pin this process's GPU and join the process group at the store ``torchrun``'s
+    environment names (:func:`_rendezvous`) when there is more than one process."""
     if runtime.device.type == "cuda":
         # Before the process group: NCCL binds its communicator to the current device.
         torch.cuda.set_device(runtime.device)
@@ -105,22 +110,67 @@ def init_distributed(runtime: Runtime) -> None:
 
 
 def _rendezvous(runtime: Runtime, environ: Mapping[str, str] | None = None) -> dict:
-    """``env://``, except under a torchrun agent's store: there the keys are prefixed by the
-    restart attempt. torchrun keeps the agent's store across ``--max-restarts`` rounds, so a
-    restarted group would otherwise read the dead group's addresses and fail to connect
-    (gloo: "connectFullMesh failed ... Connection refused")."""
+    """How the process group finds its store: the torchrun agent's, a loopback one, or
+    ``env://``."""
     env = os.environ if environ is None else environ
-    if env.get("TORCHELASTIC_USE_AGENT_STORE") != "True":
-        return {"init_method": "env://"}
+    if env.get("TORCHELASTIC_USE_AGENT_STORE") == "True":
+        return {"store": _agent_store(runtime, env)}
+    host = env.get("MASTER_ADDR")
+    if host is not None and _is_loopback(host):
+        return {"store": _loopback_store(runtime, host, int(env["MASTER_PORT"]))}
+    return {"init_method": "env://"}
+
+
+def _agent_store(runtime: Runtime, env: Mapping[str, str]) -> dist.Store:
+    """The torchrun agent's store, its keys prefixed by the restart attempt. torchrun keeps
+    the agent's store across ``--max-restarts`` rounds, so a restarted group would otherwise
+    read the dead group's addresses and fail to connect (gloo: "connectFullMesh failed ...
+    Connection refused")."""
     store = dist.TCPStore(
         host_name=env["MASTER_ADDR"],
         port=int(env["MASTER_PORT"]),
         world_size=runtime.world_size,
         is_master=False,
-        timeout=timedelta(minutes=10),
+        timeout=STORE_TIMEOUT,
     )
     attempt = env.get("TORCHELASTIC_RESTART_COUNT", "0")
-    return {"store": dist.PrefixStore(f"plumbline/attempt_{attempt}", store)}
+    return dist.PrefixStore(f"plumbline/attempt_{attempt}", store)
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: env:// resolves it
+        return False
+
+
+def _loopback_store(runtime: Runtime, host: str, port: int) -> dist.TCPStore:
+    """The group's store, rank 0 its server, listening on ``host`` alone.
+
+    A TCPStore server given only a port binds every interface (``::``), whatever its host
+    name; a socket bound here and handed over as ``master_listen_fd`` is the one way to keep
+    it on loopback (https://docs.pytorch.org/docs/stable/distributed.html#torch.distributed.TCPStore).
+    ``env://`` would build the same store, bound everywhere.
+    """
+    listen_fd = None
+    if runtime.is_main:
+        server = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        try:
+            server.bind((host, port))
+            server.listen()
+        except OSError:
+            server.close()
+            raise
+        # The store owns the descriptor from here on, and closes it.
+        listen_fd = server.detach()
+    return dist.TCPStore(
+        host_name=host,
+        port=port,
+        world_size=runtime.world_size,
+        is_master=runtime.is_main,
+        timeout=STORE_TIMEOUT,
+        master_listen_fd=listen_fd,
+    )
 
 
 def shutdown_distributed() -> None:
