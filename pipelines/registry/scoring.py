@@ -40,9 +40,15 @@ def load_scorer(tracking_uri: str, name: str, version: str) -> Scorer:
     from models.data import Preprocessing
 
     uri = f"models:/{name}/{version}"
-    mlflow.set_tracking_uri(tracking_uri)
+    # The version's files are resolved by this client, not through models:/, whose artifact
+    # repository reads the process-wide registry URI and could find another store. Against a
+    # tracking server they come through its artifact proxy (mlflow-artifacts:/).
+    client = mlflow.MlflowClient(tracking_uri=tracking_uri, registry_uri=tracking_uri)
+    files = client.get_model_version_download_uri(name, str(version))
     with tempfile.TemporaryDirectory() as tmp:
-        local = Path(mlflow.artifacts.download_artifacts(uri, dst_path=tmp))
+        local = Path(
+            mlflow.artifacts.download_artifacts(files, dst_path=tmp, tracking_uri=tracking_uri)
+        )
         found = sorted(local.rglob(PREPROCESSING_FILE))
         if not found:
             raise FileNotFoundError(f"{uri} has no {PREPROCESSING_FILE} beside the model")

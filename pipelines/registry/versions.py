@@ -15,15 +15,12 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from pipelines.lake.files import atomic_path
-
-if TYPE_CHECKING:
-    pass
 
 MODEL_NAME = "delivery_delay"
 CHAMPION = "champion"
@@ -167,11 +164,8 @@ class AliasHistory:
         return sorted(moves, key=lambda m: m.moved_at)
 
 
-def find_version(client, name: str, *, run_id: str | None = None, digest: str | None = None):
-    """The registered version of ``name`` made from ``run_id`` or carrying model ``digest``."""
-    for version in with_retries(
-        lambda: client.search_model_versions(f"name = '{name}'"), f"list versions of {name}"
-    ):
+def _matching(versions, *, run_id: str | None, digest: str | None):
+    for version in versions:
         if run_id is not None and version.run_id == run_id:
             return version
         if digest is not None and version.tags.get(DIGEST_TAG) == digest:
@@ -179,26 +173,94 @@ def find_version(client, name: str, *, run_id: str | None = None, digest: str | 
     return None
 
 
+def find_version(client, name: str, *, run_id: str | None = None, digest: str | None = None):
+    """The registered version of ``name`` made from ``run_id`` or carrying model ``digest``."""
+    versions = with_retries(
+        lambda: client.search_model_versions(f"name = '{name}'"), f"list versions of {name}"
+    )
+    return _matching(versions, run_id=run_id, digest=digest)
+
+
+@dataclass(frozen=True)
+class VersionSource:
+    """What ``create_model_version`` is given for one model: where its files are and, for an
+    MLflow 3 logged model, its id."""
+
+    source: str
+    model_id: str | None
+
+
+def version_source(client, model_uri: str, *, run_id: str) -> VersionSource:
+    """The source of a version of ``model_uri`` (trained in MLflow run ``run_id``), checked
+    before anything is created, so that a model MLflow would refuse leaves no trace.
+
+    ``log_model`` in MLflow 3 returns ``models:/<model_id>``, a logged model. A tracking server
+    accepts that source only together with its ``model_id``; a sqlite store resolves it through
+    the process-wide tracking URI rather than the client's. The logged model's own artifact
+    location, with its ``model_id``, is accepted by both and registers the same files.
+    """
+    from mlflow.exceptions import MlflowException
+
+    scheme, _, rest = model_uri.partition(":/")
+    if scheme == "models" and rest and "/" not in rest and "@" not in rest:
+        try:
+            model = with_retries(lambda: client.get_logged_model(rest), f"read model {model_uri}")
+        except MlflowException as exc:
+            raise RegistryError(
+                f"MLflow refused {model_uri}: {str(exc).splitlines()[0]}; register the "
+                "model_uri that the training's log_model returned"
+            ) from exc
+        if model.source_run_id != run_id:
+            raise RegistryError(
+                f"{model_uri} was logged by MLflow run {model.source_run_id}, not by run "
+                f"{run_id}: register a run's own model"
+            )
+        return VersionSource(model.artifact_location, model.model_id)
+    if scheme == "runs" and rest.split("/", 1)[0] != run_id:
+        raise RegistryError(
+            f"{model_uri} belongs to another MLflow run than {run_id}: register a run's own model"
+        )
+    return VersionSource(model_uri, None)
+
+
 def register_version(client, name: str, *, run_id: str, model_uri: str, tags: dict[str, str]):
     """A version of ``name`` for the model of ``run_id``: created once, then found again.
 
-    Tags are (re)applied every time, so a failure between creating and tagging is repaired
-    by the retry instead of leaving an untagged version or creating a second one.
+    MLflow cannot create a registered model and its first version in one transaction. The
+    source is checked first, so a model MLflow would refuse creates nothing; if creating the
+    version fails after the registered model was made, the retry finds that model (empty, or
+    holding this run's version if the failure hid a success) and completes it. An empty
+    registered model is not rolled back: deleting a registered model deletes its versions,
+    and a concurrent registration may have added one by then.
+
+    A version is created with its tags, and any tag a found version lacks or holds another
+    value of is set again, so a failure between creating and tagging is repaired by the retry
+    instead of leaving an untagged version or creating a second one.
     """
     from mlflow.exceptions import MlflowException
 
     version = find_version(client, name, run_id=run_id)
     if version is None:
+        source = version_source(client, model_uri, run_id=run_id)
         try:
             with_retries(lambda: client.create_registered_model(name), f"create model {name}")
         except MlflowException as exc:
             if exc.error_code != "RESOURCE_ALREADY_EXISTS":
                 raise
-        version = with_retries(
-            lambda: client.create_model_version(name, model_uri, run_id=run_id),
-            f"register {model_uri} as {name}",
-        )
+
+        def find_or_create():
+            # A retried request may follow one that succeeded but whose answer was lost.
+            found = _matching(
+                client.search_model_versions(f"name = '{name}'"), run_id=run_id, digest=None
+            )
+            return found or client.create_model_version(
+                name, source.source, run_id=run_id, tags=tags, model_id=source.model_id
+            )
+
+        version = with_retries(find_or_create, f"register {model_uri} as {name}")
     for key, value in tags.items():
+        if version.tags.get(key) == value:
+            continue
         with_retries(
             lambda key=key, value=value: client.set_model_version_tag(
                 name, version.version, key, value

@@ -98,15 +98,12 @@ def test_registration_is_idempotent_and_repairs_missing_tags(client, tmp_path):
 
 def test_alias_moves_are_recorded_once_in_order_and_as_version_tags(client, tmp_path):
     history = AliasHistory(tmp_path / "lake" / "registry" / "alias_history")
+    run_ids = [logged_run(client, tmp_path, f"r{i}") for i in range(2)]
     versions = [
         register_version(
-            client,
-            NAME,
-            run_id=logged_run(client, tmp_path, f"r{i}"),
-            model_uri=f"runs:/{i}/model",
-            tags={},
+            client, NAME, run_id=run_id, model_uri=f"runs:/{run_id}/model", tags={}
         ).version
-        for i in range(2)
+        for run_id in run_ids
     ]
     clock = iter(dt.datetime(2026, 1, 1, 0, 0, s, tzinfo=dt.UTC) for s in range(10))
     now = lambda: next(clock)  # noqa: E731
