@@ -1,26 +1,78 @@
 """Write, read and verify an audit bundle: ``bundle.json`` (the sealed chain) and
-``report.html`` (the same, for a reviewer, readable offline)."""
+``report.html`` (the same, for a reviewer, readable offline).
+
+Every top-level field of a bundle is accounted for, so that no edit of the file verifies:
+
+- the nodes: each sealed by its digest (:mod:`pipelines.audit.chain`);
+- the header (:data:`SEALED_FIELDS`): each sealed by its digest in ``field_digests``;
+- ``root_digest``: over the root node's digest and ``field_digests``, and kept on the MLflow
+  model version and in Dagster's metadata, so a bundle resealed after an edit is caught;
+- :data:`DERIVED_FIELDS`: summaries of the nodes, recomputed from them by verification.
+
+A field that is none of these is not sealed, and fails verification.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pipelines.audit.chain import (
     FORMAT,
+    UNSEALED_FORMATS,
     AuditError,
     Difference,
     Node,
+    bundle_root_digest,
     check_seal,
     compare,
+    digest,
+    field_digests,
     seal,
+    short_json,
 )
 from pipelines.audit.collect import AUDIT_TAG_PREFIX, Sources, auditor_environment, collect
 
 BUNDLE_FILE = "bundle.json"
 REPORT_FILE = "report.html"
+
+# What no node records: the version audited and as what it was asked for, when, by whom,
+# and on which machine.
+SEALED_FIELDS = ("auditor", "created_at", "format", "made_by", "subject")
+# What the nodes (and the subject) say: recomputed, not sealed.
+DERIVED_FIELDS = ("dagster_run_ids", "environment", "gaps", "root")
+# The JSON type of each top-level field.
+FIELD_TYPES: dict[str, type] = {
+    "auditor": dict,
+    "created_at": str,
+    "dagster_run_ids": list,
+    "environment": dict,
+    "field_digests": dict,
+    "format": str,
+    "gaps": list,
+    "made_by": dict,
+    "nodes": list,
+    "root": str,
+    "root_digest": str,
+    "subject": dict,
+}
+SUBJECT_FIELDS = ("model", "requested", "version")
+# Each field of a node, and whether it may be left out (Node.to_dict leaves out no gap).
+NODE_FIELDS: dict[str, tuple[type, ...]] = {
+    "content": (dict,),
+    "digest": (str,),
+    "gap": (str, type(None)),
+    "id": (str,),
+    "kind": (str,),
+    "parents": (list,),
+    "title": (str,),
+}
+OPTIONAL_NODE_FIELDS = frozenset({"gap"})
 
 
 @dataclass(frozen=True)
@@ -44,6 +96,66 @@ class Bundle:
         return self.data["subject"]
 
 
+def derived_fields(subject: Mapping[str, str], nodes: Iterable[Node]) -> dict[str, Any]:
+    """The :data:`DERIVED_FIELDS` of a bundle of ``subject`` holding ``nodes``. Reads nodes
+    that may come from an edited file: a value of an unexpected type counts as absent."""
+    nodes = list(nodes)
+    run = next((n for n in nodes if n.kind == "mlflow_run"), None)
+    tags = _mapping(run.content.get("tags")) if run is not None else {}
+    dagster_runs = {
+        value
+        for node in nodes
+        for value in (
+            _mapping(node.content.get("dagster")).get("run_id")
+            if node.kind.endswith("table")
+            else None,
+            _mapping(node.content.get("tags")).get("dagster.run_id"),
+        )
+        if value and isinstance(value, str)
+    }
+    return {
+        "root": f"model:{subject['model']}/v{subject['version']}",
+        "gaps": [f"{n.id}: {n.gap}" for n in nodes if n.gap is not None],
+        "environment": {k.removeprefix("env."): v for k, v in tags.items() if k.startswith("env.")},
+        "dagster_run_ids": sorted(dagster_runs),
+    }
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def seal_bundle(
+    nodes: Iterable[Node],
+    *,
+    subject: dict[str, str],
+    created_at: str,
+    made_by: dict[str, str],
+    auditor: dict[str, Any],
+) -> Bundle:
+    """Seal ``nodes`` and the header into a bundle (see the module docstring)."""
+    sealed = seal(nodes)
+    header = {
+        "format": FORMAT,
+        "subject": subject,
+        "created_at": created_at,
+        "made_by": made_by,
+        "auditor": auditor,
+    }
+    derived = derived_fields(subject, sealed)
+    root_node = next(n for n in sealed if n.id == derived["root"])
+    digests = field_digests(header)
+    return Bundle(
+        {
+            **header,
+            **derived,
+            "field_digests": digests,
+            "root_digest": bundle_root_digest(root_node.digest, digests),
+            "nodes": [n.to_dict() for n in sealed],
+        }
+    )
+
+
 def build_bundle(
     sources: Sources,
     model: str,
@@ -55,44 +167,189 @@ def build_bundle(
     """Collect and seal the chain of ``model`` ``version``. ``made_by`` says who asked
     (``{"dagster_run_id": ...}`` for the asset, ``{"command": ...}`` for the CLI)."""
     collected = collect(sources, model, version)
-    nodes = seal(collected.nodes.values())
-    root = f"model:{model}/v{version}"
-    by_id = {node.id: node for node in nodes}
-    run = next((n for n in nodes if n.kind == "mlflow_run"), None)
-    tags = run.content.get("tags", {}) if run is not None else {}
-    dagster_runs = {
-        value
-        for node in nodes
-        for value in (
-            node.content.get("dagster", {}).get("run_id") if node.kind.endswith("table") else None,
-            node.content.get("tags", {}).get("dagster.run_id"),
-        )
-        if value
-    }
-    data = {
-        "format": FORMAT,
-        "subject": {"model": model, "version": version, "requested": requested or model},
-        "created_at": collected.created_at,
-        "made_by": made_by or {},
-        "root": root,
-        "root_digest": by_id[root].digest,
-        "gaps": [f"{n.id}: {n.gap}" for n in nodes if n.gap is not None],
-        "environment": {k.removeprefix("env."): v for k, v in tags.items() if k.startswith("env.")},
-        "dagster_run_ids": sorted(dagster_runs),
-        "auditor": auditor_environment(),
-        "nodes": [n.to_dict() for n in nodes],
-    }
-    return Bundle(data)
+    return seal_bundle(
+        collected.nodes.values(),
+        subject={"model": model, "version": version, "requested": requested or model},
+        created_at=collected.created_at,
+        made_by=made_by or {},
+        auditor=auditor_environment(),
+    )
 
 
 def read_bundle(path: Path) -> Bundle:
+    """The bundle in ``path``; AuditError, in one line naming the file and the field, when
+    it is not JSON or not shaped as a bundle of this :data:`FORMAT`."""
     try:
-        data = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise AuditError(f"{path}: not a readable audit bundle ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise AuditError(f"{path}: not a plumbline audit bundle (format {FORMAT} expected)")
+        data = json.loads(
+            Path(path).read_text(),
+            object_pairs_hook=_refuse_duplicate_keys,
+            parse_constant=_refuse_constant,
+        )
+    except OSError as exc:
+        raise AuditError(f"{path}: not a readable audit bundle ({exc.strerror or exc})") from None
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError too
+        raise AuditError(f"{path}: not a JSON audit bundle ({exc})") from None
+    check_shape(path, data)
     return Bundle(data)
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # Readers differ on which of two equal keys wins: the verifier and the reader of the
+    # report could see different values.
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError(f"key {key!r} appears twice in one object")
+        found[key] = value
+    return found
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def check_shape(path: Path, data: Any) -> None:
+    """Every field of a bundle present, with its JSON type; AuditError naming the first
+    that is not. Extra fields pass here: :func:`check_bundle` reports them."""
+    if not isinstance(data, dict):
+        raise AuditError(f"{path}: not an audit bundle: a JSON object expected, not {_kind(data)}")
+    if "format" not in data:
+        raise _malformed(path, "format", f"is missing: not a {FORMAT} audit bundle")
+    found = data["format"]
+    if isinstance(found, str) and found in UNSEALED_FORMATS:
+        raise _malformed(
+            path,
+            "format",
+            f"is {found}, a format that does not seal the bundle's header: make a new bundle "
+            "(plumbline audit MODEL@VERSION) and verify that one",
+        )
+    if found != FORMAT:
+        raise _malformed(path, "format", f"is {short_json(found)}: not a {FORMAT} audit bundle")
+    for name, expected in FIELD_TYPES.items():
+        _expect(path, data, name, name, (expected,))
+    for name in SUBJECT_FIELDS:
+        _expect(path, data["subject"], name, f"subject.{name}", (str,))
+    for name in ("made_by", "field_digests"):
+        for key in data[name]:
+            _expect(path, data[name], key, f"{name}.{key}", (str,))
+    for name in ("gaps", "dagster_run_ids"):
+        for index in range(len(data[name])):
+            _expect(path, data[name], index, f"{name}[{index}]", (str,))
+    try:
+        dt.datetime.fromisoformat(data["created_at"])
+    except ValueError:
+        raise _malformed(
+            path, "created_at", f"is {short_json(data['created_at'])}, not a timestamp"
+        ) from None
+    for index, node in enumerate(data["nodes"]):
+        where = f"nodes[{index}]"
+        _expect(path, data["nodes"], index, where, (dict,))
+        for name, types in NODE_FIELDS.items():
+            if name in node or name not in OPTIONAL_NODE_FIELDS:
+                _expect(path, node, name, f"{where}.{name}", types)
+        for position in range(len(node["parents"])):
+            _expect(path, node["parents"], position, f"{where}.parents[{position}]", (str,))
+
+
+def _malformed(path: Path, field: str, problem: str) -> AuditError:
+    return AuditError(f"{path}: field {field} {problem}")
+
+
+_KINDS = {dict: "an object", list: "a list", str: "a string", type(None): "null"}
+
+
+def _expect(path: Path, holder: Any, key: str | int, field: str, types: tuple[type, ...]) -> None:
+    """``holder[key]`` (named ``field`` in messages) is there, of one of ``types``."""
+    if isinstance(holder, dict) and key not in holder:
+        raise _malformed(path, field, "is missing")
+    if not isinstance(holder[key], types):
+        wanted = " or ".join(_KINDS[t] for t in types)
+        raise _malformed(path, field, f"must be {wanted}, not {_kind(holder[key])}")
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return _KINDS.get(type(value), type(value).__name__)
+
+
+def check_bundle(bundle: Bundle) -> list[Difference]:
+    """What the file alone shows no longer holds (no sources needed): a field that is not
+    sealed, a sealed field or node edited after sealing, a derived field that the nodes do
+    not give, a node the root does not cover, or a root digest that covers something else.
+    ``bundle`` has passed :func:`check_shape`."""
+    data = bundle.data
+    differences = [
+        Difference(f"field {name}", f"is not a field of a {FORMAT} bundle: nothing seals it")
+        for name in sorted(set(data) - set(FIELD_TYPES))
+    ]
+    recorded = data["field_digests"]
+    for name in sorted(set(recorded) | set(SEALED_FIELDS)):
+        if name not in SEALED_FIELDS:
+            differences.append(Difference(f"field field_digests.{name}", "seals no field"))
+        elif recorded.get(name) != digest(data[name]):
+            differences.append(
+                Difference(
+                    f"field {name}", "edited after sealing: not the value field_digests seals"
+                )
+            )
+    nodes = bundle.nodes
+    derived = derived_fields(bundle.subject, nodes)
+    for name in DERIVED_FIELDS:
+        if data[name] != derived[name]:
+            differences.append(
+                Difference(
+                    f"field {name}",
+                    f"is {short_json(data[name])}, the nodes give {short_json(derived[name])}",
+                )
+            )
+    differences.extend(_node_differences(data["nodes"], nodes))
+    root = next((n for n in nodes if n.id == derived["root"]), None)
+    if root is None:
+        differences.append(Difference(derived["root"], "the root node is not in the bundle"))
+        return differences
+    covered = _ancestors(root, nodes)
+    differences.extend(
+        Difference(node.id, "not under the root node: the root digest does not cover it")
+        for node in nodes
+        if node.id not in covered
+    )
+    if bundle_root_digest(root.digest, recorded) != bundle.root_digest:
+        differences.append(
+            Difference("field root_digest", "not the digest of the root node and field_digests")
+        )
+    return differences
+
+
+def _node_differences(raw: list[dict[str, Any]], nodes: list[Node]) -> list[Difference]:
+    differences = [
+        Difference(node["id"], f"its field {name} is not a field of a node: nothing seals it")
+        for node in raw
+        for name in sorted(set(node) - set(NODE_FIELDS))
+    ]
+    counts = Counter(node.id for node in nodes)
+    differences.extend(
+        Difference(node_id, f"appears {count} times in the bundle")
+        for node_id, count in sorted(counts.items())
+        if count > 1
+    )
+    return differences + check_seal(nodes)
+
+
+def _ancestors(root: Node, nodes: list[Node]) -> set[str]:
+    """``root`` and every node it descends from: what its digest covers."""
+    by_id = {node.id: node for node in nodes}
+    found: set[str] = set()
+    frontier = [root.id]
+    while frontier:
+        node_id = frontier.pop()
+        if node_id in found or node_id not in by_id:
+            continue
+        found.add(node_id)
+        frontier.extend(by_id[node_id].parents)
+    return found
 
 
 def root_tag(bundle: Bundle) -> str:
@@ -111,18 +368,14 @@ def stamp_root(client: Any, bundle: Bundle) -> None:
 def verify_bundle(
     bundle: Bundle, sources: Sources, *, dagster_root_digests: list[str] | None = None
 ) -> list[Difference]:
-    """Every link of ``bundle`` that no longer holds, recomputed from the sources: the
-    bundle's own seal, each node's content, the root digest on the MLflow model version
-    and (when given) in the audit asset's Dagster metadata. Empty: all hold."""
+    """Every link of ``bundle`` that no longer holds: the file's own seal
+    (:func:`check_bundle`), then, recomputed from the sources, each node's content, the root
+    digest on the MLflow model version and (when given) in the audit asset's Dagster
+    metadata. Empty: all hold."""
     from mlflow.exceptions import MlflowException
 
     model, version = bundle.subject["model"], bundle.subject["version"]
-    recorded = bundle.nodes
-    differences = check_seal(recorded)
-    root = bundle.data["root"]
-    sealed_root = next((n.digest for n in recorded if n.id == root), None)
-    if sealed_root != bundle.root_digest:
-        differences.append(Difference(root, "root_digest does not match the root node"))
+    differences = check_bundle(bundle)
     try:
         tags = sources.client.get_model_version(model, version).tags
     except MlflowException:
@@ -138,8 +391,10 @@ def verify_bundle(
         )
     if dagster_root_digests is not None and bundle.root_digest not in dagster_root_digests:
         differences.append(
-            Difference(root, "no audit_bundle materialization in Dagster records this root")
+            Difference(
+                bundle.data["root"], "no audit_bundle materialization in Dagster records this root"
+            )
         )
     current = collect(sources, model, version, created_at=bundle.data["created_at"])
-    differences.extend(compare(recorded, seal(current.nodes.values())))
+    differences.extend(compare(bundle.nodes, seal(current.nodes.values())))
     return differences

@@ -1,8 +1,10 @@
 """The audit chain: nodes whose digests cover their content and their parents' digests.
 
 A Merkle chain: changing any node's content, or any node it descends from, changes every
-digest on the way up to the root, so one root digest (kept on the MLflow model version and
-in Dagster's metadata) vouches for the whole bundle. Pure logic: no MLflow, no Dagster.
+digest on the way up to the root node. The bundle's root digest (kept on the MLflow model
+version and in Dagster's metadata) covers the root node's digest and one digest per header
+field (:func:`bundle_root_digest`), so it vouches for the whole bundle. Pure logic: no
+MLflow, no Dagster.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMAT = "plumbline.audit/1"
+FORMAT = "plumbline.audit/2"
+# Format 1 sealed the nodes only: its header (subject, creation time, who made it) could be
+# edited without a trace, so its bundles are refused rather than half verified.
+UNSEALED_FORMATS = frozenset({"plumbline.audit/1"})
 
 
 class AuditError(RuntimeError):
@@ -25,6 +30,10 @@ def canonical_json(value: Any) -> bytes:
     return json.dumps(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     ).encode()
+
+
+def digest(value: Any) -> str:
+    return "sha256:" + hashlib.sha256(canonical_json(value)).hexdigest()
 
 
 @dataclass
@@ -67,14 +76,29 @@ class Node:
 
 
 def node_digest(node: Node, parent_digests: Mapping[str, str]) -> str:
-    body = {
-        "id": node.id,
-        "kind": node.kind,
-        "content": node.content,
-        "gap": node.gap,
-        "parents": [[parent, parent_digests[parent]] for parent in sorted(node.parents)],
-    }
-    return "sha256:" + hashlib.sha256(canonical_json(body)).hexdigest()
+    """Covers every field of the node but its digest, and its parents' digests."""
+    return digest(
+        {
+            "id": node.id,
+            "kind": node.kind,
+            "title": node.title,
+            "content": node.content,
+            "gap": node.gap,
+            "parents": [[parent, parent_digests[parent]] for parent in sorted(node.parents)],
+        }
+    )
+
+
+def field_digests(fields: Mapping[str, Any]) -> dict[str, str]:
+    """One digest per header field: a bundle keeps them, so that verification can name the
+    field that was edited, as :func:`check_seal` names the node."""
+    return {name: digest(value) for name, value in sorted(fields.items())}
+
+
+def bundle_root_digest(root_node_digest: str, sealed_fields: Mapping[str, str]) -> str:
+    """The digest kept outside the bundle: over the root node's digest (so every node) and
+    the header's :func:`field_digests`."""
+    return digest({"root_node": root_node_digest, "fields": dict(sealed_fields)})
 
 
 def topological(nodes: Iterable[Node]) -> list[Node]:
@@ -113,7 +137,7 @@ def seal(nodes: Iterable[Node]) -> list[Node]:
 
 @dataclass(frozen=True)
 class Difference:
-    """A link that no longer matches: which node, and what about it."""
+    """A link that no longer matches: which node (or bundle field), and what about it."""
 
     node: str
     message: str
@@ -122,7 +146,7 @@ class Difference:
         return f"{self.node}: {self.message}"
 
 
-def _short(value: Any) -> str:
+def short_json(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, default=str)
     return text if len(text) <= 90 else text[:87] + "..."
 
@@ -134,14 +158,14 @@ def content_differences(path: str, recorded: Any, current: Any) -> list[str]:
         for key in sorted(set(recorded) | set(current)):
             sub = f"{path}.{key}" if path else str(key)
             if key not in current:
-                lines.append(f"{sub}: was {_short(recorded[key])}, now missing")
+                lines.append(f"{sub}: was {short_json(recorded[key])}, now missing")
             elif key not in recorded:
-                lines.append(f"{sub}: now {_short(current[key])}, not in the bundle")
+                lines.append(f"{sub}: now {short_json(current[key])}, not in the bundle")
             else:
                 lines.extend(content_differences(sub, recorded[key], current[key]))
         return lines
     if recorded != current:
-        return [f"{path or 'value'}: was {_short(recorded)}, now {_short(current)}"]
+        return [f"{path or 'value'}: was {short_json(recorded)}, now {short_json(current)}"]
     return []
 
 

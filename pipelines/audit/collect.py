@@ -148,7 +148,8 @@ def package_versions() -> dict[str, str]:
 
 
 def auditor_environment() -> dict[str, Any]:
-    """Where the bundle was made (not part of the chain: it differs per reviewer)."""
+    """Where the bundle was made: sealed with the bundle's header, not a node of the chain
+    (it differs per reviewer, so verification does not recompute it)."""
     return {
         "python": platform.python_version(),
         "host": platform.node(),

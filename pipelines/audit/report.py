@@ -459,8 +459,9 @@ def _attention(
 
 
 def _gaps(bundle: dict[str, Any], ordered: list[dict[str, Any]]) -> list[str]:
-    """The bundle's list of gaps, and any gap of a node that the list misses: the list sits
-    outside the sealed nodes, so an edited file could empty it while the nodes keep theirs."""
+    """The bundle's list of gaps, and any gap of a node that the list misses: the list is
+    derived from the nodes and only ``--verify`` checks it, so an edited file could empty it
+    while the nodes keep theirs."""
     gaps = list(bundle.get("gaps", []))
     return gaps + [
         f"{node['id']}: {node['gap']}"
