@@ -1,7 +1,7 @@
 """GPU benchmark: FT-Transformer training throughput and MFU under DDP, and all-reduce bus
 bandwidth, one process per GPU (two gloo processes on a CPU machine).
 
-``run_gpu_bench`` starts ``torchrun --standalone --nproc-per-node=N`` on this module's
+``run_gpu_bench`` starts ``torchrun --nproc-per-node=N`` (loopback only) on this module's
 worker; each rank trains :class:`models.ft_transformer.FTTransformer` on synthetic batches
 of the delay model's feature shape (bf16 autocast and NCCL on CUDA, float32 and gloo on
 CPU), then times ``all_reduce`` over a sweep of message sizes. Rank 0 writes the results as
@@ -50,7 +50,7 @@ from models.runtime import (
     shutdown_distributed,
 )
 from pipelines.cluster.deploy_files import GPU_BENCH_RESULTS, REPOSITORY
-from pipelines.launch.torchrun import standalone_torchrun
+from pipelines.launch.torchrun import local_training_env, loopback_torchrun
 
 DEFAULT_OUT = GPU_BENCH_RESULTS
 WORKER_MODULE = "pipelines.cluster.gpu_bench"
@@ -375,9 +375,13 @@ def default_config(*, force_cpu: bool = False) -> str:
 
 
 def torchrun_command(config: str, nproc: int, out: Path) -> list[str]:
-    """``torchrun --standalone`` on one node, one process per GPU, running the worker."""
-    return standalone_torchrun(
-        WORKER_MODULE, ["--worker", "--config", config, "--out", str(out)], nproc
+    """``torchrun`` on one node, one process per GPU, running the worker; like training,
+    nothing listens beyond 127.0.0.1 (the agents meet in a file beside ``out``)."""
+    return loopback_torchrun(
+        WORKER_MODULE,
+        ["--worker", "--config", config, "--out", str(out)],
+        nproc,
+        rendezvous_file=out.with_name(f".{out.name}.rendezvous"),
     )
 
 
@@ -415,6 +419,7 @@ def run_gpu_bench(
         raise ConfigError("--nproc", f"at most the {gpus} visible GPU(s)", nproc)
 
     out = Path(out).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)  # the rendezvous file lies beside it
     # A result left by an earlier run must never pass for this one's.
     out.unlink(missing_ok=True)
     environment = dict(os.environ)
@@ -424,6 +429,7 @@ def run_gpu_bench(
     )
     if force_cpu:
         environment["CUDA_VISIBLE_DEVICES"] = ""
+    environment |= local_training_env()
     command = torchrun_command(config, nproc, out)
     try:
         process = subprocess.run(

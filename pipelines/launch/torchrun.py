@@ -25,27 +25,6 @@ def default_nproc() -> int:
     return torch.cuda.device_count() if torch.cuda.is_available() else 2
 
 
-def standalone_torchrun(
-    module: str, args: list[str], nproc: int, max_restarts: int | None = None
-) -> list[str]:
-    """``torchrun --standalone`` on this node: ``nproc`` processes of ``python -m module args``.
-
-    Its rendezvous store listens on every interface; training uses :func:`loopback_torchrun`.
-    """
-    restarts = [] if max_restarts is None else [f"--max-restarts={max_restarts}"]
-    return [
-        sys.executable,
-        "-m",
-        "torch.distributed.run",
-        "--standalone",
-        f"--nproc-per-node={nproc}",
-        *restarts,
-        "-m",
-        module,
-        *args,
-    ]
-
-
 def loopback_torchrun(
     module: str,
     args: list[str],

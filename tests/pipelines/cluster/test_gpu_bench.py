@@ -140,8 +140,10 @@ def test_large_config_is_big_enough_for_mfu_and_fits_an_80_gb_gpu():
 
 def test_torchrun_command_runs_the_worker_module(tmp_path):
     command = torchrun_command("large", 8, tmp_path / "gpu.json")
-    assert command[1:5] == ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node=8"]
-    assert command[5:] == [
+    assert command[1:5] == ["-m", "torch.distributed.run", "--nnodes=1", "--nproc-per-node=8"]
+    assert f"--rdzv-endpoint={tmp_path / '.gpu.json.rendezvous'}" in command
+    assert "--local-addr=127.0.0.1" in command
+    assert command[-7:] == [
         "-m",
         "pipelines.cluster.gpu_bench",
         "--worker",
