@@ -19,6 +19,15 @@ a pool of every core.
 
     python -m benchmarks.translate_bench [--rounds N] [--spider2] [--corpora DIR]
         [--tree-files N] [--out FILE]
+
+``--scaling`` measures instead how the time and memory of one long script grow with its
+length: a synthetic Snowflake script (``synthetic_script``: CTAS, CTEs, temporary helpers
+and their DROPs, INSERT ... SELECT, views over tables defined earlier in the script) of each
+of ``--sizes`` statements, translated as `plumbline translate` does, each size in a fresh
+process so that its peak RSS is its own. Target: per-statement CPU time at the largest size
+<= ``SCALING_TARGET`` x that at the smallest.
+
+    python -m benchmarks.translate_bench --scaling [--sizes 1000,10000,70000] [--out FILE]
 """
 
 from __future__ import annotations
@@ -29,7 +38,9 @@ import functools
 import json
 import logging
 import platform
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -60,7 +71,11 @@ from sql.translate import TRANSLATOR_VERSION, translate_script
 REPO_ROOT = Path(__file__).resolve().parent.parent
 LEGACY_ROOT = REPO_ROOT / "sql" / "legacy"
 RESULTS_PATH = REPO_ROOT / "benchmarks" / "results" / "translate.json"
+SCALING_RESULTS_PATH = REPO_ROOT / "benchmarks" / "results" / "translate_scaling.json"
 TARGET_RATIO = 1.3
+# Per-statement time of the longest script over that of the shortest: translation is linear.
+SCALING_TARGET = 1.3
+SCALING_SIZES = (1_000, 10_000, 70_000)
 ROUNDS = 5
 # The synthetic tree for the load-time measurement, and best of how many loads.
 TREE_FILES = 400
@@ -401,6 +416,159 @@ def run(
     )
 
 
+# --- one long script: time and memory per statement ---------------------------------
+
+# A legacy script's usual statements over the repository's catalog (sql/catalog.yaml), in
+# Snowflake, repeated in groups. ``{n}`` (the group) makes each table's name unique, and
+# ``{m}`` names the report table the group defined first; ``{k}`` varies a constant.
+SCRIPT_STATEMENTS = (
+    "-- step {n}: revenue per customer and segment\n"
+    "CREATE OR REPLACE TABLE RPT_{n} AS\n"
+    "SELECT C.C_CUSTKEY AS CUSTOMER_KEY, C.C_MKTSEGMENT AS SEGMENT,\n"
+    "       ZEROIFNULL(SUM(O.O_TOTALPRICE)) AS REVENUE,\n"
+    "       IFF(C.C_ACCTBAL < 0, 'IN_DEBT', 'OK') AS CREDIT_FLAG\n"
+    "FROM SALES.CUSTOMER C\n"
+    "LEFT JOIN SALES.ORDERS O\n"
+    "  ON O.O_CUSTKEY = C.C_CUSTKEY AND O.O_ORDERDATE >= '1995-01-01'::DATE\n"
+    "WHERE C.C_NATIONKEY = {k}\n"
+    "GROUP BY C.C_CUSTKEY, C.C_MKTSEGMENT, C.C_ACCTBAL;\n",
+    "DROP TABLE IF EXISTS LATE_{n};\n",
+    "CREATE TABLE LATE_{n} AS\n"
+    "WITH LATE AS (\n"
+    "    SELECT L_ORDERKEY, L_SHIPMODE, DATEDIFF(DAY, L_COMMITDATE, L_RECEIPTDATE) AS DAYS_LATE\n"
+    "    FROM PROD_DW.SALES.LINEITEM WHERE L_RECEIPTDATE > L_COMMITDATE\n"
+    ")\n"
+    "SELECT L_SHIPMODE, COUNT(*) AS LATE_LINES, AVG(DAYS_LATE) AS AVG_DAYS_LATE\n"
+    "FROM LATE GROUP BY L_SHIPMODE;\n",
+    "CREATE TEMPORARY TABLE TMP_{n} AS\n"
+    "SELECT O_ORDERKEY, O_CUSTKEY, NVL(O_ORDERPRIORITY, 'NONE') AS PRIORITY\n"
+    "FROM SALES.ORDERS WHERE O_ORDERSTATUS = 'F';\n",
+    "INSERT INTO PRIO_{n} (PRIORITY, ORDERS)\n"
+    "SELECT PRIORITY, COUNT(*) FROM TMP_{n} GROUP BY PRIORITY;\n",
+    "DROP TABLE TMP_{n};\n",
+    "CREATE OR REPLACE VIEW TOP_{n} AS\n"
+    "SELECT CUSTOMER_KEY, REVENUE FROM RPT_{m}\n"
+    "QUALIFY ROW_NUMBER() OVER (PARTITION BY SEGMENT ORDER BY REVENUE DESC) <= 10;\n",
+    "CREATE TABLE MODES_{n} AS\n"
+    "SELECT L_SHIPMODE AS MODE, 'LATE' AS KIND FROM SALES.LINEITEM\n"
+    "WHERE L_RECEIPTDATE > L_COMMITDATE AND L_LINENUMBER = {k}\n"
+    "UNION ALL\n"
+    "SELECT L_SHIPMODE, 'ON_TIME' FROM SALES.LINEITEM WHERE L_RECEIPTDATE <= L_COMMITDATE;\n",
+)
+
+
+def synthetic_script(statements: int) -> str:
+    """A Snowflake script of exactly ``statements`` statements, every one of which translates
+    (a script cut inside a group of statements still does)."""
+    parts = []
+    for index in range(statements):
+        group, position = divmod(index, len(SCRIPT_STATEMENTS))
+        parts.append(SCRIPT_STATEMENTS[position].format(n=group, m=group, k=group % 25))
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class ScriptSize:
+    """One synthetic script translated as `plumbline translate` does, in a fresh process."""
+
+    statements: int
+    tables: int
+    seconds: float  # wall clock
+    cpu_seconds: float  # this process's CPU time: what the ratio is taken on
+    ms_per_statement: float  # CPU
+    peak_rss_mb: float  # the process's peak while translating
+    rss_growth_mb: float  # that peak less the RSS before translating (imports, the text)
+    kb_per_statement: float  # rss_growth_mb per statement
+
+
+@dataclass(frozen=True)
+class ScalingBenchmark:
+    sizes: list[ScriptSize]
+    # ms_per_statement at the largest size over that at the smallest.
+    ratio: float
+    target_ratio: float
+    translator_version: str
+    python: str
+    sqlglot: str
+    machine: str
+
+
+def _peak_rss_mb() -> float:
+    kilobytes = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return kilobytes / (1024 * 1024) if sys.platform == "darwin" else kilobytes / 1024
+
+
+def script_size(statements: int) -> ScriptSize:
+    """Translate ``synthetic_script(statements)`` here and measure it; run by ``scaling`` in
+    a process of its own (``--scaling-child``)."""
+    sql = synthetic_script(statements)
+    before = _peak_rss_mb()
+    started, started_cpu = time.perf_counter(), time.process_time()
+    script = translate_script(sql, "snowflake", file="synthetic.sql", name="synthetic")
+    script.script_sql()
+    seconds, cpu = time.perf_counter() - started, time.process_time() - started_cpu
+    peak = _peak_rss_mb()
+    return ScriptSize(
+        statements=statements,
+        tables=len(script.tables),
+        seconds=round(seconds, 2),
+        cpu_seconds=round(cpu, 2),
+        ms_per_statement=round(1000 * cpu / statements, 3),
+        peak_rss_mb=round(peak, 1),
+        rss_growth_mb=round(peak - before, 1),
+        kb_per_statement=round(1024 * (peak - before) / statements, 1),
+    )
+
+
+def scaling(sizes: Sequence[int]) -> ScalingBenchmark:
+    measured = []
+    for statements in sorted(sizes):
+        child = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "benchmarks.translate_bench",
+                "--scaling-child",
+                str(statements),
+            ],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if child.returncode != 0:
+            raise SystemExit(
+                f"translating a {statements}-statement script failed:\n{child.stderr[-4000:]}"
+            )
+        measured.append(ScriptSize(**json.loads(child.stdout.splitlines()[-1])))
+    return ScalingBenchmark(
+        sizes=measured,
+        ratio=round(measured[-1].ms_per_statement / measured[0].ms_per_statement, 2),
+        target_ratio=SCALING_TARGET,
+        translator_version=TRANSLATOR_VERSION,
+        python=platform.python_version(),
+        sqlglot=sqlglot.__version__,
+        machine=f"{platform.machine()} {platform.processor()}".strip(),
+    )
+
+
+def scaling_summary(result: ScalingBenchmark) -> str:
+    lines = ["translate, one synthetic Snowflake script per size (a fresh process each)"]
+    for size in result.sizes:
+        lines.append(
+            f"  {size.statements:>7,} statements ({size.tables:,} tables): "
+            f"{size.ms_per_statement:.2f} ms CPU per statement ({size.seconds:.1f} s wall), "
+            f"peak RSS {size.peak_rss_mb:.0f} MB (+{size.kb_per_statement:.1f} kB per statement)"
+        )
+    verdict = "within" if result.ratio <= result.target_ratio else "ABOVE"
+    first, last = result.sizes[0].statements, result.sizes[-1].statements
+    lines.append(
+        f"  per statement, {last:,} over {first:,}: {result.ratio:.2f}x "
+        f"({verdict} the {result.target_ratio}x target)"
+    )
+    return "\n".join(lines)
+
+
 def summary(result: TranslateBenchmark) -> str:
     lines = []
     for c in result.comparisons:
@@ -439,17 +607,39 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--tree-files", type=int, default=TREE_FILES, help="synthetic tree size (0: none)"
     )
-    parser.add_argument("--out", type=Path, default=RESULTS_PATH)
+    parser.add_argument(
+        "--scaling", action="store_true", help="time and memory of one script by its length"
+    )
+    parser.add_argument(
+        "--sizes",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=list(SCALING_SIZES),
+        help="statements per script, for --scaling (default 1000,10000,70000)",
+    )
+    parser.add_argument("--scaling-child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
     # sqlglot warns for each construct its generic generator drops (Oracle's (+)); the
     # baseline's output is timed, not used.
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
+    if args.scaling_child is not None:
+        print(json.dumps(asdict(script_size(args.scaling_child))))
+        return
+    if args.scaling:
+        scaled = scaling(args.sizes)
+        out = args.out or SCALING_RESULTS_PATH
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(asdict(scaled), indent=2) + "\n")
+        print(scaling_summary(scaled))
+        print(f"results written to {out}")
+        return
     spider2_root = (args.corpora or corpora_root()) if args.spider2 else None
     result = run(args.rounds, spider2_root, args.tree_files)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(asdict(result), indent=2) + "\n")
+    out = args.out or RESULTS_PATH
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(asdict(result), indent=2) + "\n")
     print(summary(result))
-    print(f"results written to {args.out}")
+    print(f"results written to {out}")
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 import yaml
@@ -79,6 +80,13 @@ class Catalog:
     opaque: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     # The files this catalog was read from, for messages.
     sources: tuple[str, ...] = ()
+    # dialect -> (how many legacy names are indexed, {last name part: legacy names}): the
+    # only names a name that needs completing can match. Kept up to date as names are
+    # added (a script's own tables are, one by one); scanning every name per lookup made a
+    # long script's translation quadratic.
+    _by_last_part: dict[str, tuple[int, dict[str, list[tuple[str, ...]]]]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     def resolve(
         self,
@@ -112,8 +120,8 @@ class Catalog:
         defaults = [(n, fold(v, dialect) if v else None) for n, v in namespace]
         wanted = _complete(key, defaults)
         matches = {
-            lake
-            for legacy_key, lake in names.items()
+            names[legacy_key]
+            for legacy_key in self._ending_in(dialect, key[-1])
             if _matches(wanted, _complete(legacy_key, defaults))
         }
         filled = defaults[: max(0, len(defaults) + 1 - len(key))]
@@ -148,6 +156,21 @@ class Catalog:
         )
         raise TranslationError([Diagnostic("error", "NAME-UNKNOWN", message, file, line, col)])
 
+    def _ending_in(self, dialect: str, last: str) -> list[tuple[str, ...]]:
+        """The legacy names of ``dialect`` whose last part is ``last`` (folded)."""
+        names = self.legacy.get(dialect, {})
+        indexed, index = self._by_last_part.get(dialect, (0, {}))
+        if indexed != len(names):
+            if indexed > len(names) or not isinstance(names, dict):
+                indexed, index = 0, {}
+                added = list(names)
+            else:  # names are only ever added: the newest are the last ones
+                added = list(islice(reversed(names), len(names) - indexed))[::-1]
+            for legacy_key in added:
+                index.setdefault(legacy_key[-1], []).append(legacy_key)
+            self._by_last_part[dialect] = (len(names), index)
+        return index.get(last, [])
+
     def digest(self) -> str:
         """sha256 of what the catalog says (not of where it came from): part of a stored
         translation's cache key, since names and types change what a translation is."""
@@ -168,7 +191,8 @@ class Catalog:
         a sqlglot MappingSchema; opaque columns get a user-defined type that annotation
         carries to every use."""
         nested: dict[str, dict[str, dict[str, str | exp.DataType]]] = {}
-        names = self.tables if tables is None else sorted(set(tables) & set(self.tables))
+        # Not ``set(self.tables)``: a script's own tables make the catalog as long as the script.
+        names = self.tables if tables is None else sorted({t for t in tables if t in self.tables})
         for qualified in names:
             columns = self.tables[qualified]
             zone, table = qualified.split(".")

@@ -19,10 +19,10 @@ from dataclasses import dataclass, replace
 from sqlglot import exp
 
 from sql.assumptions import Assumptions
-from sql.catalog import Catalog
+from sql.catalog import Catalog, fold
 from sql.diagnostics import TranslationError
 from sql.rules import Context
-from sql.translate import legacy_names_with, parse_script
+from sql.translate import parse_script
 
 
 @dataclass(frozen=True)
@@ -50,12 +50,15 @@ def script_dependencies(
     """
     script = parse_script(sql, dialect, file=file, name=name, assumptions=assumptions)
     tables = []
+    # The legacy names are copied once and added to in place: a copy per defined table made
+    # a long script's scan quadratic.
+    legacy = {d: dict(names) for d, names in catalog.legacy.items()}
+    catalog = replace(catalog, legacy=legacy)
     for definition, table_name in zip(script.definitions, script.names, strict=True):
         tables.append(TableDependencies(table_name, _reads(definition.query, catalog, script.ctx)))
         if definition.name_parts:
-            lake = f"{zone}.{table_name}"
-            legacy = legacy_names_with(catalog, dialect, definition.name_parts, lake)
-            catalog = replace(catalog, legacy=legacy)
+            key = tuple(fold(part, dialect) for part in definition.name_parts)
+            legacy.setdefault(dialect, {})[key] = f"{zone}.{table_name}"
     return tuple(tables)
 
 

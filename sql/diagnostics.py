@@ -6,6 +6,7 @@ diagnostic always carries ``file:line:col`` and the id of the rule that fired.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -47,6 +48,26 @@ def offset_to_line_col(text: str, offset: int) -> tuple[int, int]:
     line = text.count("\n", 0, offset) + 1
     col = offset - (text.rfind("\n", 0, offset) + 1) + 1
     return line, col
+
+
+class LineIndex:
+    """Where each line of one text starts, found once: the line of an offset is then a
+    binary search. ``offset_to_line_col`` counts newlines from the start of the text, which
+    is fine once per file but quadratic when every statement of a long script is located."""
+
+    def __init__(self, text: str):
+        self.length = len(text)
+        self.starts = [0]
+        position = text.find("\n")
+        while position >= 0:
+            self.starts.append(position + 1)
+            position = text.find("\n", position + 1)
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """The same 1-based line and column as ``offset_to_line_col``."""
+        offset = max(0, min(offset, self.length))
+        line = bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
 
 
 def source_text(data: bytes, file: str) -> str:

@@ -88,14 +88,24 @@ def _dropped(statement: exp.Expr) -> list[exp.Table]:
     return [t for t in tables if isinstance(t, exp.Table)]
 
 
-def _dropped_later(statements: list[exp.Expr]) -> list[set[str]]:
-    """For each statement, the names some later statement drops."""
-    later: list[set[str]] = []
-    seen: set[str] = set()
-    for statement in reversed(statements):
-        later.append(set(seen))
-        seen.update(_key(t) for t in _dropped(statement))
-    return list(reversed(later))
+def _last_drops(statements: list[exp.Expr]) -> dict[str, int]:
+    """For each name some statement drops, the index of the last statement that drops it."""
+    last: dict[str, int] = {}
+    for index, statement in enumerate(statements):
+        for table in _dropped(statement):
+            last[_key(table)] = index
+    return last
+
+
+def _last_creations(statements: list[exp.Expr]) -> dict[str, int]:
+    """For each name a CREATE or INSERT writes, the index of the last statement that does."""
+    last: dict[str, int] = {}
+    for index, statement in enumerate(statements):
+        if isinstance(statement, exp.Create | exp.Insert):
+            table = _target(statement)
+            if table is not None:
+                last[_key(table)] = index
+    return last
 
 
 def _named_columns(query: exp.Query, statement: exp.Expr, ctx: Context) -> exp.Query | None:
@@ -151,24 +161,31 @@ def _reads(query: exp.Expr) -> set[str]:
     return {_key(t) for t in query.find_all(exp.Table)}
 
 
-def _with_helpers(query: exp.Query, helpers: dict[str, exp.Query]) -> exp.Query:
+def _with_helpers(
+    query: exp.Query, helpers: dict[str, exp.Query], built: dict[str, int]
+) -> exp.Query:
     """``query`` with the helpers it reads, directly or through other helpers, as CTEs in
-    the order the script built them."""
+    the order the script built them (``built``: each helper's place in that order)."""
     if not helpers:
         return query  # most scripts have none: no walk over the query to find its tables
+    # Only the names the query reads are looked up: a long script builds many helpers, and
+    # going over all of them for every statement made splitting it quadratic.
     needed: set[str] = set()
-    pending = _reads(query) & set(helpers)
+    pending = {name for name in _reads(query) if name in helpers}
     while pending:
         name = pending.pop()
         needed.add(name)
-        pending |= (_reads(helpers[name]) & set(helpers)) - needed
+        pending |= {n for n in _reads(helpers[name]) if n in helpers} - needed
     if not needed:
         return query
     own = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
     ctes = [
-        exp.CTE(this=helper.copy(), alias=exp.TableAlias(this=exp.to_identifier(_cte_name(name))))
-        for name, helper in helpers.items()
-        if name in needed and _cte_name(name) not in own
+        exp.CTE(
+            this=helpers[name].copy(),
+            alias=exp.TableAlias(this=exp.to_identifier(_cte_name(name))),
+        )
+        for name in sorted(needed, key=built.__getitem__)
+        if _cte_name(name) not in own
     ]
     if not ctes:
         return query
@@ -192,24 +209,28 @@ def _with_helpers(query: exp.Query, helpers: dict[str, exp.Query]) -> exp.Query:
 def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
     """The tables the script defines, in order; problems are reported to ``ctx`` as errors."""
     helpers: dict[str, exp.Query] = {}
+    built: dict[str, int] = {}  # each helper's place in the order the script built them
     defined: dict[str, exp.Expr] = {}
+    targets: set[str | None] = set()  # the definitions' table names
     definitions: list[Definition] = []
-    dropped_later = _dropped_later(statements)
+    # Where each name is last dropped and last written, found in one pass: looking ahead
+    # from every statement made splitting a long script quadratic.
+    last_drop = _last_drops(statements)
+    last_write = _last_creations(statements)
 
     def add_helper(name: str, query: exp.Query, statement: exp.Expr) -> None:
         if name in helpers or name in defined:
             _report(
                 ctx, "error", "TEMP-TABLE", statement, f"temporary table {name} is written twice"
             )
-        helpers[name] = _with_helpers(query, helpers)
+        helpers[name] = _with_helpers(query, helpers, built)
+        built.setdefault(name, len(built))
         ctx.applied.add("TEMP-TABLE")
 
     def define(query: exp.Query, table: exp.Table | None, statement: exp.Expr) -> None:
         key = _key(table) if table is not None else None
         target = table.name.lstrip("#").lower() if table is not None else None
-        if key is not None and (
-            key in defined or key in helpers or target in {d.target for d in definitions}
-        ):
+        if key is not None and (key in defined or key in helpers or target in targets):
             _report(ctx, "error", "SCRIPT-SHAPE", statement, f"table {target} is written twice")
             return
         named = _named_columns(query, statement, ctx)
@@ -218,19 +239,26 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
         if key is not None:
             defined[key] = statement
         parts = _parts(table) if table is not None else ()
-        definitions.append(Definition(_with_helpers(named, helpers), target, parts, statement))
+        definitions.append(
+            Definition(_with_helpers(named, helpers, built), target, parts, statement)
+        )
+        targets.add(target)
 
-    for statement, later_drops in zip(statements, dropped_later, strict=True):
+    # Where each DROP was first written (equal statements compare equal): a repeated
+    # `DROP TABLE IF EXISTS t` is judged from there, like the first.
+    first_drops: dict[exp.Expr, int] = {}
+    for index, statement in enumerate(statements):
         drops = _dropped(statement)
         if drops:
+            first = first_drops.setdefault(statement, index)
             unknown = [
                 t
                 for t in drops
                 if _key(t) not in helpers
                 and _key(t) not in defined
-                and _key(t) not in later_drops
+                and last_drop[_key(t)] <= index  # not dropped again later
                 # DROP ... IF EXISTS before the script (re)creates the table
-                and not _created_later(statements, statement, _key(t))
+                and last_write.get(_key(t), -1) <= first
             ]
             if unknown:
                 names = ", ".join(t.sql() for t in unknown)
@@ -271,7 +299,7 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
                     f"CREATE {statement.kind} without AS SELECT",
                 )
                 continue
-            if temporary or _key(table) in later_drops:
+            if temporary or last_drop.get(_key(table), -1) > index:
                 if isinstance(statement.this, exp.Schema) and statement.this.expressions:
                     named = _named_columns(query, statement, ctx)
                     if named is None:
@@ -312,11 +340,3 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
             "the script defines no table",
         )
     return definitions
-
-
-def _created_later(statements: list[exp.Expr], drop: exp.Expr, name: str) -> bool:
-    after = statements[statements.index(drop) + 1 :]
-    return any(
-        isinstance(s, exp.Create | exp.Insert) and (t := _target(s)) is not None and _key(t) == name
-        for s in after
-    )

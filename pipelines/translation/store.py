@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -42,6 +43,11 @@ class LegacySource:
 
 @dataclass(frozen=True)
 class StoredTranslation:
+    """One stored table. In memory ``ansi_path`` is where its SQL lies and ``source_path``
+    names its legacy file (relative to the repository when it lies there); the manifest on
+    disk holds both relative to the store wherever the file moves with the home
+    (``_manifest_record``), so that a copied home (`cp -a`) reads its own files."""
+
     name: str
     dialect: str
     source_path: str
@@ -89,10 +95,35 @@ def legacy_sources(root: Path = LEGACY_ROOT) -> list[LegacySource]:
     return sources
 
 
+def _manifest_record(stored: StoredTranslation, store: Path) -> dict[str, Any]:
+    """``stored`` as its manifest in ``store`` holds it: the SQL file by its name (it lies
+    beside the manifest), and a legacy file inside the store's home relative to the store
+    (``../legacy/...``); a legacy file in the repository or elsewhere is named as it is."""
+    record = asdict(stored)
+    record["ansi_path"] = Path(stored.ansi_path).name
+    source = Path(stored.source_path)
+    home = store.resolve().parent
+    if source.is_absolute() and source.resolve().is_relative_to(home):
+        record["source_path"] = Path(os.path.relpath(source.resolve(), store.resolve())).as_posix()
+    return record
+
+
+def _from_manifest(record: dict[str, Any], store: Path) -> StoredTranslation:
+    """The manifest ``record`` read from ``store``, its paths resolved against the store
+    (``_manifest_record`` wrote them); raises TypeError when it is of another layout."""
+    stored = StoredTranslation(**record)
+    source = stored.source_path
+    if source.startswith("../"):  # a repository-relative path never starts so
+        source = os.path.normpath(store.absolute() / source)
+    # By name: a manifest of an older layout holds the absolute path it was written at.
+    ansi_path = store / Path(stored.ansi_path).name
+    return replace(stored, ansi_path=str(ansi_path), source_path=source)
+
+
 def _read_manifest(path: Path) -> StoredTranslation | None:
     """The manifest at ``path``, or None when it is from an older layout (re-translate)."""
     try:
-        return StoredTranslation(**json.loads(path.read_text()))
+        return _from_manifest(json.loads(path.read_text()), path.parent)
     except (TypeError, json.JSONDecodeError):
         return None
 
@@ -105,7 +136,7 @@ def read_stored_manifest(store: Path, name: str) -> StoredTranslation:
     manifest_path = store / f"{name}.json"
     if not manifest_path.is_file():
         raise StoreError(f"{manifest_path}: no stored translation; materialize ansi/{name} first")
-    return StoredTranslation(**json.loads(manifest_path.read_text()))
+    return _from_manifest(json.loads(manifest_path.read_text()), store)
 
 
 def read_stored_sql(store: Path, name: str) -> str:
@@ -305,9 +336,8 @@ def translate_to_store(
     store.mkdir(parents=True, exist_ok=True)
     for stored in results:
         write_atomic(Path(stored.ansi_path), stored.ansi_sql)
-        write_atomic(
-            store / f"{stored.name}.json", json.dumps(asdict(stored), indent=2, sort_keys=True)
-        )
+        record = _manifest_record(stored, store)
+        write_atomic(store / f"{stored.name}.json", json.dumps(record, indent=2, sort_keys=True))
     return results
 
 

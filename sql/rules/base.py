@@ -3,6 +3,7 @@ the bottom-up walk that applies rules (:func:`apply_rules`)."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -12,7 +13,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 from sql.assumptions import Assumptions
-from sql.diagnostics import Diagnostic, Severity, TranslationError, node_offset, offset_to_line_col
+from sql.diagnostics import Diagnostic, LineIndex, Severity, TranslationError, node_offset
 from sql.scopes import SCOPE_NODES
 from sql.source_dialects import DIALECTS
 from sql.tree import preorder
@@ -45,18 +46,28 @@ class Context:
     # The query's scopes, built once after qualification (``sql/scopes.py``); None once a
     # rule wrote a query, table function or table into the tree.
     scopes: list[Scope] | None = field(default=None, repr=False)
+    # Line starts of ``text``, built on first use; the contexts of one script's tables share
+    # it, so that locating statement N does not count lines from the start of the file.
+    lines: LineIndex | None = field(default=None, repr=False, compare=False)
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        if self.lines is None:
+            self.lines = LineIndex(self.text)
+        return self.lines.line_col(offset)
 
     def locate(self, node: exp.Expr | None) -> tuple[int, int]:
         offset = node_offset(node)
-        return offset_to_line_col(self.text, offset) if offset is not None else (1, 1)
+        return self.line_col(offset) if offset is not None else (1, 1)
 
     def locate_statement(self, node: exp.Expr | None) -> tuple[int, int]:
         known = self.statement_offsets.get(id(node)) if node is not None else None
         offset = known[1] if known is not None and known[0] is node else node_offset(node)
         if offset is None:
             return 1, 1
-        start = max((s for s in self.statement_starts if s <= offset), default=offset)
-        return offset_to_line_col(self.text, start)
+        # The last statement start at or before ``offset`` (the starts are in text order).
+        index = bisect_right(self.statement_starts, offset)
+        start = self.statement_starts[index - 1] if index else offset
+        return self.line_col(start)
 
     def report(
         self,

@@ -11,6 +11,7 @@ element. T-SQL's CONVERT styles are format models here too (``tsql_style``).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 
@@ -431,7 +432,8 @@ def _source_string_after(value: exp.Expr, ctx: Context) -> str | None:
         return None
     start = max(ends) + 1
     # Up to the next statement only: a script's later text is not this call's.
-    stop = min((s for s in ctx.statement_starts if s > start), default=len(ctx.text))
+    later = bisect.bisect_right(ctx.statement_starts, start)  # the starts are in order
+    stop = ctx.statement_starts[later] if later < len(ctx.statement_starts) else len(ctx.text)
     try:
         tokens = Tokenizer().tokenize(ctx.text[start:stop])
     except Exception:  # sqlglot's TokenError on text it cannot read
