@@ -9,7 +9,7 @@ from assets.warehouse import OPEN_LINES, OPEN_LINES_KEY
 from pipelines.contracts import compile_contract, load_contract, validate_parquet
 from pipelines.registry.scoring import SCORES_ZONE, load_scorer, score_table
 from pipelines.registry.versions import CHAMPION, MODEL_NAME, alias_version, with_retries
-from pipelines.resources import LakeResource, MlflowResource
+from pipelines.resources import ContractsResource, LakeResource, MlflowResource
 from pipelines.warehouse.build import WAREHOUSE_ZONE
 from sql.paths import CONTRACTS_ROOT
 
@@ -49,7 +49,10 @@ CONTRACT = load_contract(CONTRACT_PATH)
     ),
 )
 def batch_scores(
-    context: dg.AssetExecutionContext, lake: LakeResource, mlflow_tracking: MlflowResource
+    context: dg.AssetExecutionContext,
+    lake: LakeResource,
+    mlflow_tracking: MlflowResource,
+    contracts: ContractsResource,
 ):
     client = mlflow_tracking.client()
     version = with_retries(
@@ -71,7 +74,7 @@ def batch_scores(
     lake_ = lake.lake()
     with lake_.stage(SCORES_ZONE, BATCH_SCORES) as staging:
         scored = score_table(scorer, open_lines.path, staging)
-        result = validate_parquet(compiled, Path(staging))
+        result = validate_parquet(compiled, Path(staging), masker=contracts.masker())
         check = dg.AssetCheckResult(
             check_name=CHECK,
             passed=result.passed,

@@ -153,14 +153,15 @@ def warehouse_asset(
 
         checks = []
         engine = warehouse_engine.build_engine()
+        masker = contracts.masker()
         if contract is not None:
-            checks.append(contract_check(table, engine, contracts.published()))
+            checks.append(contract_check(table, engine, contracts.published(), masker=masker))
         if table.reference_path is not None:
             thresholds = Thresholds(
                 relative_tolerance=config.reconcile_relative_tolerance,
                 max_unmatched_fraction=config.reconcile_max_unmatched_fraction,
             )
-            checks.append(reconciliation_check(table, thresholds))
+            checks.append(reconciliation_check(table, thresholds, masker=masker))
         try:
             ansi_sql = (
                 ansi_store.read_sql(table.name) if table.legacy else portable_sql(table.sql_path)
@@ -244,7 +245,9 @@ def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.Ass
         lake: LakeResource,
         warehouse_engine: EngineResource,
         ansi_store: AnsiStoreResource,
+        contracts: ContractsResource,
     ):
+        from pipelines.contracts import TableMasking
         from pipelines.warehouse.portability import check_portability
 
         engine = warehouse_engine.build_engine()
@@ -272,6 +275,10 @@ def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.Ass
                 file=str(table.source_file),
                 max_input_rows=config.max_input_rows,
                 sample_modulus=config.sample_modulus,
+                masking=TableMasking.of(
+                    load_contract(table.contract_path) if table.contract_path else None,
+                    contracts.masker(),
+                ),
             )
             yield dg.AssetCheckResult(
                 check_name=check_key.name,

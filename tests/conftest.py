@@ -11,6 +11,11 @@ from pathlib import Path
 # (an in-process training then runs several times slower). Set before either library loads;
 # subprocesses inherit it.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# One masking key for the whole session: without it, the first check that masks a value
+# writes a key to $PLUMBLINE_HOME/masking.key, which for a test that does not set a home is
+# ./.plumbline in the working directory. Set at import, so the xdist workers and every
+# subprocess (the CLI, Dagster's step processes) have it too.
+os.environ["PLUMBLINE_MASKING_KEY"] = "plumbline-tests"
 
 import dagster as dg
 import pytest

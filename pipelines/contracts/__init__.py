@@ -2,7 +2,9 @@
 
 ``load_contract`` -> ``compile_contract`` -> ``validate_arrow`` / ``validate_spark``;
 ``lint_contract`` checks a contract against its SQL, ``classify_changes`` and
-``check_version_bump`` guard the versions. No Dagster here: assets wire these up.
+``check_version_bump`` guard the versions; values of restricted and confidential columns
+leave a validation masked (``Masker``; ``TableMasking`` masks other reports, such as a
+reconciliation's rows, by the same classification). No Dagster here: assets wire these up.
 
 May import: pipelines.lake.
 """
@@ -16,6 +18,7 @@ from pipelines.contracts.compile import (
 )
 from pipelines.contracts.errors import ContractError
 from pipelines.contracts.lint import LintError, lint_contract
+from pipelines.contracts.masking import Masker, MaskingKeyError, TableMasking
 from pipelines.contracts.model import ColumnSpec, Contract, load_contract, load_contracts
 from pipelines.contracts.validate import (
     ContractResult,
@@ -35,7 +38,10 @@ __all__ = [
     "ExpectationInfo",
     "ExpectationOutcome",
     "LintError",
+    "Masker",
+    "MaskingKeyError",
     "SqlCheck",
+    "TableMasking",
     "check_version_bump",
     "classify_changes",
     "compile_contract",

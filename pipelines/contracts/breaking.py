@@ -137,7 +137,11 @@ def _rules(contract: Contract, columns: set[str]) -> dict[str, QualityRule]:
 
 
 def classify_changes(old: Contract, new: Contract) -> list[Change]:
-    """Every difference between ``old`` and ``new`` that matters to the data."""
+    """Every difference between ``old`` and ``new`` that matters to the data.
+
+    A column's ``classification`` is not compared: it decides how values are shown
+    (masking.py), not which data is valid, so classifying a published column needs no new
+    version."""
     changes: list[Change] = []
     old_columns = {column.name: column for column in old.columns}
     new_columns = {column.name: column for column in new.columns}

@@ -55,6 +55,12 @@ SUPPORTED_OPTIONS: Mapping[str, frozenset[str]] = {
     "boolean": frozenset(),
 }
 
+# ODCS v3 leaves SchemaProperty.classification a free string (its examples: public,
+# restricted, confidential); plumbline accepts only these four common levels, because masking
+# follows the classification (masking.py) and a misspelt "restriced" must fail the load, not
+# show the column's values.
+CLASSIFICATIONS = ("public", "internal", "restricted", "confidential")
+
 OPERATORS = (
     "mustBe",
     "mustNotBe",
@@ -102,6 +108,7 @@ class ColumnSpec:
     max_length: int | None = None
     field: str = ""  # dotted path of the property, e.g. schema[0].properties[2]
     quality: tuple[QualityRule, ...] = ()
+    classification: str | None = None  # one of CLASSIFICATIONS; None reads as public
 
 
 @dataclass(frozen=True)
@@ -138,6 +145,10 @@ def _parse(path: Path) -> tuple[dict[str, Any], OpenDataContractStandard]:
         document = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ContractError(file, "<document>", f"cannot read the file: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ContractError(
+            file, f"byte {exc.start}", "not UTF-8 text; a contract is a UTF-8 YAML file"
+        ) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "<document>"
@@ -306,6 +317,13 @@ def _column(file: str, field: str, raw: Mapping[str, Any], prop: SchemaProperty)
     pattern = options.get("pattern")
     if pattern is not None and not isinstance(pattern, str):
         raise ContractError(file, f"{field}.logicalTypeOptions.pattern", "pattern must be a string")
+    if prop.classification is not None and prop.classification not in CLASSIFICATIONS:
+        raise ContractError(
+            file,
+            f"{field}.classification",
+            f"unknown classification {prop.classification!r}; plumbline knows "
+            f"{', '.join(CLASSIFICATIONS)} (restricted and confidential values are masked)",
+        )
     allowed = None
     if prop.enum is not None:
         if not prop.enum:
@@ -330,6 +348,7 @@ def _column(file: str, field: str, raw: Mapping[str, Any], prop: SchemaProperty)
         quality=tuple(
             _quality_rules(file, field, raw.get("quality"), prop.quality, column=prop.name)
         ),
+        classification=prop.classification,
     )
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipelines.contracts.compile import CompiledContract, SqlCheck
+from pipelines.contracts.masking import Masker, TableMasking
 
 # GX, pandas, Arrow and DuckDB are imported where data is validated: they take seconds to
 # import, and the Dagster code location imports this module to load, where nothing is.
@@ -70,6 +71,8 @@ class ContractResult:
     table: str
     contract_version: str
     passed: bool
+    # Values of restricted and confidential columns, in outcomes and rows, are already
+    # masked (masking.py): everything built from a result may be shown.
     outcomes: tuple[ExpectationOutcome, ...]
     failing_rows: tuple[dict, ...]  # at most MAX_FAILING_ROWS rows that violate
 
@@ -77,7 +80,11 @@ class ContractResult:
         return json.dumps(_plain(asdict(self)), sort_keys=True, separators=(",", ":"))
 
     def digest(self) -> str:
-        """sha256 of the canonical JSON of the result, for the audit registry."""
+        """sha256 of the canonical JSON of the result, for the audit registry.
+
+        Of the masked result: a passing one holds no samples, so the digest a published
+        table records does not depend on the masking key (short of an sql rule that
+        returns text from a table with masked columns)."""
         return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
 
 
@@ -113,12 +120,16 @@ def _context():
     return context
 
 
-def _describe(result: Mapping[str, Any]) -> tuple[object, str]:
+def _describe(
+    result: Mapping[str, Any], column: str | None, masking: TableMasking
+) -> tuple[object, str]:
+    # The observed values of the compiled expectations are counts, dtypes and row counts,
+    # never the data; the unexpected values are the data.
     if "observed_value" in result:
         return _plain(result["observed_value"]), f"observed {_plain(result['observed_value'])!r}"
     if "unexpected_count" in result:
         count = result["unexpected_count"]
-        examples = _plain(result.get("partial_unexpected_list") or [])[:5]
+        examples = masking.values(column, _plain(result.get("partial_unexpected_list") or [])[:5])
         observed = {
             "element_count": result.get("element_count"),
             "unexpected_count": count,
@@ -146,7 +157,7 @@ def _exception_message(info: Any) -> str | None:
 
 
 def _gx_outcomes(
-    compiled: CompiledContract, validation: Any
+    compiled: CompiledContract, validation: Any, masking: TableMasking
 ) -> tuple[list[ExpectationOutcome], list[tuple[str | None, Mapping[str, Any]]]]:
     """Outcomes in the compiled order, and the raw results of failed expectations."""
     by_name: dict[str, Any] = {}
@@ -163,7 +174,7 @@ def _gx_outcomes(
                 ExpectationOutcome(info.name, info.column, False, None, f"error: {error}")
             )
             continue
-        observed, details = _describe(result.result or {})
+        observed, details = _describe(result.result or {}, info.column, masking)
         outcomes.append(
             ExpectationOutcome(info.name, info.column, result.success, observed, details)
         )
@@ -172,7 +183,9 @@ def _gx_outcomes(
     return outcomes, failed
 
 
-def _sql_outcome(check: SqlCheck, column: str | None, run) -> ExpectationOutcome:
+def _sql_outcome(
+    check: SqlCheck, column: str | None, run, masking: TableMasking
+) -> ExpectationOutcome:
     try:
         observed = run(check)
     except Exception as exc:
@@ -180,22 +193,28 @@ def _sql_outcome(check: SqlCheck, column: str | None, run) -> ExpectationOutcome
         # not pass.
         return ExpectationOutcome(check.name, column, False, None, f"error: {exc}".splitlines()[0])
     passed = check.holds(observed)
+    shown = masking.query_result(_plain(observed))
     return ExpectationOutcome(
         check.name,
         column,
         passed,
-        _plain(observed),
-        f"observed {_plain(observed)!r}, {check.operator} {check.value!r}",
+        shown,
+        f"observed {shown!r}, {check.operator} {check.value!r}",
     )
 
 
-def _sql_outcomes(compiled: CompiledContract, run) -> list[ExpectationOutcome]:
+def _sql_outcomes(
+    compiled: CompiledContract, run, masking: TableMasking
+) -> list[ExpectationOutcome]:
     columns = {info.name: info.column for info in compiled.expectations}
-    return [_sql_outcome(check, columns[check.name], run) for check in compiled.sql_checks]
+    return [_sql_outcome(check, columns[check.name], run, masking) for check in compiled.sql_checks]
 
 
 def _result(
-    compiled: CompiledContract, outcomes: Iterable[ExpectationOutcome], rows: list[dict]
+    compiled: CompiledContract,
+    outcomes: Iterable[ExpectationOutcome],
+    rows: list[dict],
+    masking: TableMasking,
 ) -> ContractResult:
     order = {info.name: index for index, info in enumerate(compiled.expectations)}
     ordered = tuple(sorted(outcomes, key=lambda outcome: order[outcome.name]))
@@ -204,7 +223,7 @@ def _result(
         contract_version=compiled.contract.version,
         passed=all(outcome.passed for outcome in ordered),
         outcomes=ordered,
-        failing_rows=tuple(_plain(row) for row in rows[:MAX_FAILING_ROWS]),
+        failing_rows=tuple(masking.row(_plain(row)) for row in rows[:MAX_FAILING_ROWS]),
     )
 
 
@@ -221,8 +240,14 @@ def _to_pandas(table: pa.Table) -> pd.DataFrame:
     return table.to_pandas(types_mapper=_pandas_types().get, date_as_object=False)
 
 
-def validate_arrow(compiled: CompiledContract, table: pa.Table) -> ContractResult:
-    """Validate an Arrow table (e.g. DuckDB's result) through GX's pandas datasource."""
+def validate_arrow(
+    compiled: CompiledContract, table: pa.Table, masker: Masker | None = None
+) -> ContractResult:
+    """Validate an Arrow table (e.g. DuckDB's result) through GX's pandas datasource.
+
+    ``masker`` masks the values of restricted columns; without one, a value that would have
+    to be masked fails the validation (``MaskingKeyError``) rather than being shown."""
+    masking = TableMasking.of(compiled.contract, masker)
     frame = _to_pandas(table)
     context = _context()
     batch = (
@@ -244,7 +269,7 @@ def validate_arrow(compiled: CompiledContract, table: pa.Table) -> ContractResul
                 "partial_unexpected_count": MAX_FAILING_ROWS,
             },
         )
-    outcomes, failed = _gx_outcomes(compiled, validation)
+    outcomes, failed = _gx_outcomes(compiled, validation, masking)
     positions: list[int] = []
     for _, result in failed:
         for position in result.get("partial_unexpected_index_list") or ():
@@ -261,24 +286,29 @@ def validate_arrow(compiled: CompiledContract, table: pa.Table) -> ContractResul
             connection.register(name, table)
             return connection.execute(check.render("duckdb", name)).fetchone()[0]
 
-    outcomes += _sql_outcomes(compiled, run)
-    return _result(compiled, outcomes, rows)
+    outcomes += _sql_outcomes(compiled, run, masking)
+    return _result(compiled, outcomes, rows, masking)
 
 
-def validate_parquet(compiled: CompiledContract, path: Path) -> ContractResult:
+def validate_parquet(
+    compiled: CompiledContract, path: Path, masker: Masker | None = None
+) -> ContractResult:
     """Validate a Parquet file or a folder of Parquet files."""
     import pyarrow.parquet as pq
 
-    return validate_arrow(compiled, pq.read_table(str(path)))
+    return validate_arrow(compiled, pq.read_table(str(path)), masker)
 
 
-def validate_spark(compiled: CompiledContract, frame: DataFrame) -> ContractResult:
+def validate_spark(
+    compiled: CompiledContract, frame: DataFrame, masker: Masker | None = None
+) -> ContractResult:
     """Validate a Spark DataFrame through GX's Spark datasource.
 
     Spark rows have no stable position, so failing rows are identified by the contract's
     primary key: each holds the key columns and the offending value (without a primary
     key, the offending value alone).
     """
+    masking = TableMasking.of(compiled.contract, masker)
     context = _context()
     batch = (
         context.data_sources.add_spark("contract")
@@ -294,7 +324,7 @@ def validate_spark(compiled: CompiledContract, frame: DataFrame) -> ContractResu
     if key and set(key) <= set(frame.columns):
         result_format["unexpected_index_column_names"] = key
     validation = batch.validate(compiled.suite, result_format=result_format)
-    outcomes, failed = _gx_outcomes(compiled, validation)
+    outcomes, failed = _gx_outcomes(compiled, validation, masking)
     rows: list[dict] = []
     for column, result in failed:
         entries = result.get("partial_unexpected_index_list")
@@ -314,5 +344,5 @@ def validate_spark(compiled: CompiledContract, frame: DataFrame) -> ContractResu
         finally:
             session.catalog.dropTempView(name)
 
-    outcomes += _sql_outcomes(compiled, run)
-    return _result(compiled, outcomes, rows)
+    outcomes += _sql_outcomes(compiled, run, masking)
+    return _result(compiled, outcomes, rows, masking)

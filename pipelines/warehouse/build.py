@@ -22,6 +22,8 @@ from pipelines.contracts import (
     Contract,
     ContractError,
     LintError,
+    Masker,
+    TableMasking,
     compile_contract,
     load_contract,
     validate_parquet,
@@ -309,9 +311,27 @@ def build_table(
     )
 
 
-def reconciliation_check(table: WarehouseTable, thresholds: Thresholds) -> BlockingCheck:
+def _contract_or_none(table: WarehouseTable) -> Contract | None:
+    """The table's contract, or None when it has none or it does not load (its own
+    ``<table>_contract`` check reports why)."""
+    if table.contract_path is None:
+        return None
+    try:
+        return load_contract(table.contract_path)
+    except ContractError:
+        return None
+
+
+def reconciliation_check(
+    table: WarehouseTable, thresholds: Thresholds, masker: Masker | None = None
+) -> BlockingCheck:
     """``<table>_reconciled``: the staged table against its independent reference query,
-    run on DuckDB over the same pinned inputs."""
+    run on DuckDB over the same pinned inputs.
+
+    What it reports of the data (sample rows, a text column's minimum and maximum) is
+    masked by the table's contract through ``masker``: a column the contract classifies
+    restricted or confidential, or does not declare (every column, without a contract),
+    shows tokens."""
     from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
     from pipelines.warehouse.reconcile import reconcile
 
@@ -322,7 +342,8 @@ def reconciliation_check(table: WarehouseTable, thresholds: Thresholds) -> Block
         expected = DuckDBEngine().query_duckdb(
             reference_path.read_text(), inputs, file=str(reference_path)
         )
-        result = reconcile(staged, expected, thresholds)
+        masking = TableMasking.of(_contract_or_none(table), masker)
+        result = reconcile(staged, expected, thresholds).masked(masking)
         return CheckOutcome(
             name=f"{table.name}_reconciled",
             passed=result.passed,
@@ -346,12 +367,18 @@ def reconciliation_check(table: WarehouseTable, thresholds: Thresholds) -> Block
 
 
 def contract_check(
-    table: WarehouseTable, engine: Engine, published: PublishedContracts
+    table: WarehouseTable,
+    engine: Engine,
+    published: PublishedContracts,
+    masker: Masker | None = None,
 ) -> BlockingCheck:
     """``<table>_contract``: the staged table against its ODCS contract, validated by GX on
     the engine that built it (Arrow for DuckDB, a DataFrame for Spark). A contract that
     cannot be loaded, or that changes a published version without the right version bump,
-    fails the check too: nothing is published under a contract that does not hold."""
+    fails the check too: nothing is published under a contract that does not hold.
+
+    ``masker`` (``ContractsResource.masker()``) masks the values of restricted and
+    confidential columns in what the check reports."""
     assert table.contract_path is not None
     name = f"{table.name}_contract"
     path = table.contract_path
@@ -374,9 +401,10 @@ def contract_check(
         if problems:
             return failed("; ".join(p.format() for p in problems), version=contract.version)
         if engine.name == "spark":
-            result = validate_spark(compiled, engine.session().read.parquet(str(staged)))
+            frame = engine.session().read.parquet(str(staged))
+            result = validate_spark(compiled, frame, masker)
         else:
-            result = validate_parquet(compiled, staged)
+            result = validate_parquet(compiled, staged, masker)
         failures = [o for o in result.outcomes if not o.passed]
         plain = json.loads(result.canonical_json())
         summary = (

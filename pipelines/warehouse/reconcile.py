@@ -3,22 +3,31 @@
 Compares row counts, per-column aggregates (count, nulls, min, max, and sum for numbers)
 and the multiset of rows, on canonical values so that DECIMAL on one side and DOUBLE on
 the other compare equal when they hold the same number. Pure code over DuckDB: no Dagster.
+
+A reconciliation holds the data it compared (sample rows, the minimum and maximum of text
+columns): ``Reconciliation.masked`` is what may be shown of it.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
 from pipelines.lake.store import parquet_source
-from pipelines.warehouse.engines.digest import NUMERIC_PREFIXES, canonical, canonical_value
+from pipelines.warehouse.engines.digest import NUMERIC_PREFIXES, canonical_value
+
+if TYPE_CHECKING:
+    from pipelines.contracts import TableMasking
 
 SAMPLE_ROWS = 5
+# The measures whose values are the column's data; counts and null counts are not.
+VALUE_MEASURES = frozenset({"min", "max", "sum"})
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,15 @@ class ColumnDifference:
             detail = f" (off by {self.actual - self.expected:+.6g})"
         return f"{self.column}: {self.measure} {self.actual!r} != {self.expected!r}{detail}"
 
+    def masked(self, masking: TableMasking) -> ColumnDifference:
+        if self.measure not in VALUE_MEASURES or not masking.hides(self.column):
+            return self
+        return replace(
+            self,
+            actual=masking.value(self.column, self.actual),
+            expected=masking.value(self.column, self.expected),
+        )
+
 
 @dataclass(frozen=True)
 class Reconciliation:
@@ -62,12 +80,24 @@ class Reconciliation:
     differences: list[ColumnDifference] = field(default_factory=list)
     only_in_table: int = 0
     only_in_reference: int = 0
-    sample_only_in_table: list[str] = field(default_factory=list)
-    sample_only_in_reference: list[str] = field(default_factory=list)
+    # Up to SAMPLE_ROWS unmatched rows of each side: column -> canonical text (NULL: None),
+    # over the columns both sides have.
+    sample_only_in_table: list[dict[str, object]] = field(default_factory=list)
+    sample_only_in_reference: list[dict[str, object]] = field(default_factory=list)
 
     @property
     def columns_differing(self) -> list[str]:
         return sorted({d.column for d in self.differences})
+
+    def masked(self, masking: TableMasking) -> Reconciliation:
+        """The reconciliation as it may be shown: the sample rows, and the minimum, maximum
+        and sum of each column ``masking`` hides, through ``masking``."""
+        return replace(
+            self,
+            differences=[d.masked(masking) for d in self.differences],
+            sample_only_in_table=[masking.row(row) for row in self.sample_only_in_table],
+            sample_only_in_reference=[masking.row(row) for row in self.sample_only_in_reference],
+        )
 
     def summary(self) -> str:
         if self.passed:
@@ -108,12 +138,15 @@ def _aggregates(con: duckdb.DuckDBPyConnection, view: str, columns: dict[str, st
 
 
 def _canonical_rows(view: str, columns: dict[str, str]) -> exp.Select:
-    row = exp.func(
-        "concat_ws",
-        exp.Literal.string(" | "),
-        *(canonical(name, t) for name, t in columns.items()),
+    """Each row as the canonical text of its columns (NULL stays NULL: EXCEPT ALL takes two
+    NULLs as the same value)."""
+    values: list[exp.Expr] = [
+        exp.alias_(canonical_value(name, t), name, quoted=True) for name, t in columns.items()
+    ]
+    # Without a common column, rows still count: each one is the same empty row.
+    return exp.select(*(values or [exp.alias_(exp.Literal.number(1), "__row")])).from_(
+        exp.to_identifier(view, quoted=True)
     )
-    return exp.select(exp.alias_(row, "row")).from_(exp.to_identifier(view, quoted=True))
 
 
 def _close(actual: float | None, expected: float | None, tolerance: float) -> bool:
@@ -174,8 +207,14 @@ def reconcile(
             diff = exp.select("*").from_(query.subquery("diff"))
             count = exp.select(exp.func("count", exp.Star())).from_(query.subquery("diff"))
             counts.append(con.sql(count.sql("duckdb")).fetchall()[0][0])
-            sample = diff.order_by("row").limit(SAMPLE_ROWS)
-            samples.append([r[0] for r in con.sql(sample.sql("duckdb")).fetchall()])
+            order = [exp.column(name, quoted=True) for name in common] or ["__row"]
+            sample = diff.order_by(*order).limit(SAMPLE_ROWS)
+            samples.append(
+                [
+                    dict(zip(common, row[: len(common)], strict=True))
+                    for row in con.sql(sample.sql("duckdb")).fetchall()
+                ]
+            )
 
     actual_rows, expected_rows = actual_aggs["__rows"], expected_aggs["__rows"]
     unmatched = max(counts)

@@ -70,6 +70,13 @@ def orders_table(columns: dict[str, list]) -> pa.Table:
     return pa.table(arrays)
 
 
+@pytest.fixture(autouse=True)
+def masking_key(monkeypatch) -> bytes:
+    """A fixed masking key: without one, masking a value would make a key in ./.plumbline."""
+    monkeypatch.setenv("PLUMBLINE_MASKING_KEY", "contract-tests")
+    return b"contract-tests"
+
+
 @pytest.fixture(scope="session")
 def make_columns() -> Callable[..., dict[str, list]]:
     return orders_columns
