@@ -8,6 +8,7 @@ The ``delay_model`` asset describes the run as a :class:`TrainingJob`; a launche
 from __future__ import annotations
 
 import json
+import urllib.parse
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,15 @@ class TrainingJob:
     @property
     def errors_dir(self) -> Path:
         return Path(self.output_dir) / ERRORS_DIR
+
+    def __post_init__(self) -> None:
+        # job.json lies on disk (on Kubernetes on a shared volume): a credential in it would
+        # be at rest. MLflow's client takes them from MLFLOW_TRACKING_USERNAME/PASSWORD.
+        if "@" in urllib.parse.urlsplit(self.mlflow_uri).netloc:
+            raise ValueError(
+                "TrainingJob.mlflow_uri must not hold credentials; pass them as "
+                "MLFLOW_TRACKING_USERNAME / MLFLOW_TRACKING_PASSWORD in the environment"
+            )
 
     def write(self) -> Path:
         path = Path(self.output_dir) / JOB_FILE

@@ -68,7 +68,11 @@ def build_definitions(settings: Settings) -> dg.Definitions:
 
 @dg.definitions
 def defs() -> dg.Definitions:
-    return build_definitions(Settings.from_env())
+    settings = Settings.from_env()
+    # `dg dev`'s code server and run workers start here, not through the CLI: the MLflow
+    # credentials move from the URI to the environment in this process too.
+    settings.export_credentials()
+    return build_definitions(settings)
 
 
 def materialize_all_job() -> dg.JobDefinition:

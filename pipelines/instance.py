@@ -1,6 +1,7 @@
 """What plumbline reads back from the Dagster instance: a run's own materialization of an
 upstream asset (what registration and the audit take, never "the latest"), and, for the
-audit trail, which run materialized a table version.
+audit trail, which run materialized a table version; and which unfinished runs of the
+home were abandoned by a process that no longer runs.
 
 The audit (``pipelines.audit``) is plain Python and knows nothing of Dagster: it asks a
 :data:`~pipelines.audit.collect.RunFinder` which run materialized a table version. This
@@ -10,6 +11,9 @@ module answers from a ``DagsterInstance``, matching the version's content digest
 
 from __future__ import annotations
 
+import os
+import socket
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +118,64 @@ def _materialization_by(
         if not page.has_more:
             return None
         cursor = page.cursor
+
+
+# Tags of a run `plumbline run` executes in its own process: whether that process still
+# lives is then a fact (pid and start time on this host), not a guess from a heartbeat.
+HOST_TAG = "plumbline/host"
+PID_TAG = "plumbline/pid"
+PROCESS_START_TAG = "plumbline/process_start"
+UNFINISHED = [
+    dg.DagsterRunStatus.NOT_STARTED,
+    dg.DagsterRunStatus.STARTING,
+    dg.DagsterRunStatus.STARTED,
+    dg.DagsterRunStatus.CANCELING,
+]
+
+
+def process_tags() -> dict[str, str]:
+    """The tags that let a later run tell whether this process still runs."""
+    import psutil
+
+    return {
+        HOST_TAG: socket.gethostname(),
+        PID_TAG: str(os.getpid()),
+        PROCESS_START_TAG: repr(psutil.Process().create_time()),
+    }
+
+
+def _process_gone(tags: dict[str, str]) -> bool:
+    import psutil
+
+    try:
+        process = psutil.Process(int(tags[PID_TAG]))
+        return repr(process.create_time()) != tags[PROCESS_START_TAG]
+    except psutil.NoSuchProcess:
+        return True
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    abandoned: list[str]  # run ids marked failed: their process on this host is gone
+    oldest_live_start: float | None  # when the oldest run that may still run began
+
+
+def fail_abandoned_runs(instance: dg.DagsterInstance) -> Unfinished:
+    """Mark failed every unfinished run whose ``plumbline run`` process on this host is gone
+    (killed, or the machine restarted), with a note in its event log saying so. Runs
+    started elsewhere (the UI, another host) cannot be judged from here and count as live."""
+    abandoned, live_starts = [], []
+    for record in instance.get_run_records(filters=dg.RunsFilter(statuses=UNFINISHED)):
+        run, tags = record.dagster_run, record.dagster_run.tags
+        ours = PID_TAG in tags and tags.get(HOST_TAG) == socket.gethostname()
+        if ours and _process_gone(tags):
+            instance.report_run_failed(
+                run,
+                f"plumbline: run {run.run_id} was abandoned: its process (pid {tags[PID_TAG]}) "
+                "ended without finishing it; marked failed by the next `plumbline run`",
+            )
+            abandoned.append(run.run_id)
+        else:
+            started = record.start_time or record.create_timestamp.timestamp()
+            live_starts.append(started)
+    return Unfinished(abandoned, min(live_starts) if live_starts else None)

@@ -10,11 +10,17 @@ import dagster as dg
 from dagster._core.errors import DagsterPipesExecutionError
 
 from models.job import TrainingJob
+from pipelines.contracts import Masker
 from pipelines.contracts.registry import PublishedContracts
 from pipelines.lake.store import Lake
-from pipelines.launch.torchrun import default_nproc, torchrun_command, worker_failure
+from pipelines.launch.torchrun import (
+    default_nproc,
+    local_training_env,
+    torchrun_command,
+    worker_failure,
+)
 from pipelines.pipes.messages import WholeLineMessageReader
-from pipelines.settings import K8S_FIELDS, Settings, k8s_request_from
+from pipelines.settings import K8S_FIELDS, Settings, k8s_request_from, masking_key_from
 from pipelines.translation.store import StoredTranslation, read_stored_manifest, read_stored_sql
 from pipelines.warehouse.engines.base import Engine
 from sql.catalog import DEFAULT_CATALOG_PATH, Catalog, load_catalogs
@@ -38,12 +44,23 @@ class TpchResource(dg.ConfigurableResource):
 
 
 class ContractsResource(dg.ConfigurableResource):
-    """Where the contracts that guarded each publish are kept (``$PLUMBLINE_HOME/contracts``)."""
+    """Where the contracts that guarded each publish are kept (``$PLUMBLINE_HOME/contracts``),
+    and the masker of what their checks report (``PLUMBLINE_MASKING_KEY``)."""
 
     published_root: str
+    # $PLUMBLINE_HOME/masking.key: the key used when PLUMBLINE_MASKING_KEY is unset.
+    masking_key_path: str
 
     def published(self) -> PublishedContracts:
         return PublishedContracts(Path(self.published_root))
+
+    def masker(self) -> Masker:
+        # The key is no field: Dagster shows resource config in its UI. It is read through
+        # settings from the environment of the process that runs the check, which a step
+        # process inherits (Settings.to_env carries it to processes started with it); so a
+        # Settings built in code reaches the checks only through that environment.
+        key = masking_key_from()
+        return Masker(key.encode("utf-8") if key else None, key_file=Path(self.masking_key_path))
 
 
 class AnsiStoreResource(dg.ConfigurableResource):
@@ -102,6 +119,13 @@ class MlflowResource(dg.ConfigurableResource):
         import mlflow
         from mlflow import MlflowClient
 
+        from pipelines.registry.tracking_store import TrackingStoreError, ensure_tracking_store
+
+        try:
+            ensure_tracking_store(self.tracking_uri, Path(self.artifact_root).absolute().as_uri())
+        except TrackingStoreError as exc:
+            raise dg.Failure(str(exc)) from None
+
         # Registering a logged model (models:/m-...) resolves it through the process-wide
         # tracking URI, not the client's: point both at this store.
         mlflow.set_tracking_uri(self.tracking_uri)
@@ -119,7 +143,7 @@ class MlflowResource(dg.ConfigurableResource):
 
 
 class TrainingLauncherResource(dg.ConfigurableResource):
-    """How training processes start. ``local``: ``torchrun --standalone`` on this machine
+    """How training processes start. ``local``: single-node ``torchrun`` on this machine (127.0.0.1 only)
     through Dagster Pipes, ``nproc_per_node`` processes (default: one per GPU, else 2 on CPU),
     restarting the worker group up to ``max_restarts`` times (training resumes from the last
     checkpoint). ``k8s``: ``k8s_nodes`` x ``k8s_gpus_per_node`` on a Kubernetes GPU pool
@@ -177,6 +201,8 @@ class TrainingLauncherResource(dg.ConfigurableResource):
             # torch's own thread count per process.
             "OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // nproc)),
             "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false",
+            # Every listening socket of the training on 127.0.0.1 (pipelines.launch.torchrun).
+            **local_training_env(),
         }
         try:
             return dg.PipesSubprocessClient(
@@ -205,7 +231,10 @@ def resources_for(settings: Settings, **launcher: Any) -> dict[str, dg.Configura
         "ansi_store": AnsiStoreResource(
             root=str(settings.ansi_root), catalog_files=[str(p) for p in settings.catalog]
         ),
-        "contracts": ContractsResource(published_root=str(settings.published_contracts_root)),
+        "contracts": ContractsResource(
+            published_root=str(settings.published_contracts_root),
+            masking_key_path=str(settings.masking_key_path),
+        ),
         "warehouse_engine": EngineResource(
             engine=settings.engine, spark_master=settings.spark_master
         ),

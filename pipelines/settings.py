@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import tempfile
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +39,7 @@ class SettingsError(ValueError):
 
     def __init__(self, setting: str, accepted: str, got: object) -> None:
         self.setting = setting
-        super().__init__(f"{setting} must be {accepted}; got {got!r}")
+        super().__init__(f"{setting} must be {accepted}; got {redact(repr(got))}")
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,17 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
     SettingDoc(
         "PLUMBLINE_MLFLOW_URI",
         "sqlite:///$PLUMBLINE_HOME/mlflow.db",
-        "MLflow tracking and registry URI.",
+        "MLflow tracking and registry URI. Credentials in it (`https://user:token@host`) "
+        "are taken out at once: they reach MLflow and the training processes as "
+        "`MLFLOW_TRACKING_USERNAME` / `MLFLOW_TRACKING_PASSWORD` in the environment, and "
+        "every URI plumbline stores, logs or shows is the one without them.",
+    ),
+    SettingDoc(
+        "PLUMBLINE_MASKING_KEY",
+        "a random key in $PLUMBLINE_HOME/masking.key",
+        "Key of the keyed hash that masks restricted and confidential contract columns in "
+        "check results; set the same value on every machine of a deployment that does not "
+        "share a home. Never logged.",
     ),
     SettingDoc(
         "PLUMBLINE_CATALOG",
@@ -99,7 +111,7 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
     SettingDoc(
         "PLUMBLINE_LAUNCHER",
         "local",
-        "How `models/delay_model` starts training: `local` (`torchrun --standalone` here) or "
+        "How `models/delay_model` starts training: `local` (single-node `torchrun` here, listening on 127.0.0.1 only) or "
         "`k8s` (multi-node torchrun on a Kubernetes GPU pool through `PipesK8sClient`; see "
         "`deploy/README.md`).",
     ),
@@ -168,10 +180,26 @@ class Settings:
     k8s_nodes: int = 1
     k8s_gpus_per_node: int | None = None
     k8s_spot: bool = False
+    # (username, password) taken out of the MLflow URI: never in repr, never compared, never
+    # in a URI again; only in the environment (``to_env``) that MLflow's client reads.
+    mlflow_credentials: tuple[str, str] | None = field(default=None, repr=False, compare=False)
+    # PLUMBLINE_MASKING_KEY: never in repr, never compared; None means the home's own key
+    # (masking_key_path).
+    masking_key: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Validation lives here so that a Settings built in code is checked like one
         # read from the environment.
+        public_uri, credentials = split_credentials(self.mlflow_uri)
+        if credentials is not None:
+            if self.mlflow_credentials is not None and self.mlflow_credentials != credentials:
+                raise SettingsError(
+                    "PLUMBLINE_MLFLOW_URI",
+                    "a URI whose credentials agree with MLFLOW_TRACKING_USERNAME/PASSWORD",
+                    redact(self.mlflow_uri),
+                )
+            object.__setattr__(self, "mlflow_uri", public_uri)
+            object.__setattr__(self, "mlflow_credentials", credentials)
         object.__setattr__(self, "home", Path(self.home).expanduser().absolute())
         object.__setattr__(self, "scale", parse_scale(self.scale, "scale"))
         object.__setattr__(self, "engine", parse_engine(self.engine, "engine"))
@@ -190,6 +218,8 @@ class Settings:
         )
         if not self.mlflow_uri:
             object.__setattr__(self, "mlflow_uri", f"sqlite:///{self.home / 'mlflow.db'}")
+        if not self.masking_key:
+            object.__setattr__(self, "masking_key", None)
 
     @property
     def lake_root(self) -> Path:
@@ -223,6 +253,11 @@ class Settings:
     @property
     def mlflow_artifacts(self) -> Path:
         return self.home / "mlartifacts"
+
+    @property
+    def masking_key_path(self) -> Path:
+        """The home's masking key, made on first use when PLUMBLINE_MASKING_KEY is unset."""
+        return self.home / "masking.key"
 
     def k8s_request(self, job_name: str):
         """The Kubernetes training request these settings describe (``PLUMBLINE_K8S_*``)."""
@@ -277,6 +312,7 @@ class Settings:
             if env.get("PLUMBLINE_K8S_GPUS_PER_NODE")
             else None,
             k8s_spot=parse_bool(env.get("PLUMBLINE_K8S_SPOT") or "false", "PLUMBLINE_K8S_SPOT"),
+            masking_key=masking_key_from(env),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -297,7 +333,62 @@ class Settings:
             "PLUMBLINE_K8S_NODES": str(self.k8s_nodes),
             "PLUMBLINE_K8S_GPUS_PER_NODE": str(self.k8s_gpus_per_node or ""),
             "PLUMBLINE_K8S_SPOT": str(self.k8s_spot).lower(),
+            **({"PLUMBLINE_MASKING_KEY": self.masking_key} if self.masking_key else {}),
+            **self.credentials_env(),
         }
+
+    def credentials_env(self) -> dict[str, str]:
+        """The MLflow credentials as the environment variables MLflow's REST client reads
+        (its only other source is a credentials file, and secrets never go to files), and
+        MLflow told not to print its "View run at <tracking URI>" line."""
+        quiet = {"MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT": "true"}
+        if self.mlflow_credentials is None:
+            return quiet
+        username, password = self.mlflow_credentials
+        return quiet | {"MLFLOW_TRACKING_USERNAME": username, "MLFLOW_TRACKING_PASSWORD": password}
+
+    def export_credentials(self) -> None:
+        """Put ``credentials_env`` into this process's environment, where MLflow's client
+        and every child process (torchrun's workers, Dagster's run worker) find it."""
+        os.environ.update(self.credentials_env())
+
+
+def masking_key_from(environ: Mapping[str, str] | None = None) -> str | None:
+    """``PLUMBLINE_MASKING_KEY`` of ``environ`` (default: the process environment), or None
+    when it is unset or empty.
+
+    Besides ``Settings.from_env``, the contracts resource calls this when a check masks a
+    value: the key must not be a resource field, which Dagster shows in its UI.
+    """
+    env = os.environ if environ is None else environ
+    return env.get("PLUMBLINE_MASKING_KEY") or None
+
+
+# scheme://user:password@ or scheme://token@: what a URI must never show.
+_USERINFO = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^/@\s:]*)(:[^/@\s]*)?@")
+
+
+def split_credentials(uri: str) -> tuple[str, tuple[str, str] | None]:
+    """``(uri without user:password@, (user, password) or None)``."""
+    parts = urllib.parse.urlsplit(uri)
+    if "@" not in parts.netloc:
+        return uri, None
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    public = urllib.parse.urlunsplit(parts._replace(netloc=hostport))
+    return public, (urllib.parse.unquote(user), urllib.parse.unquote(password))
+
+
+def redact(text: str) -> str:
+    """``text`` with every URI's password (or bare token) replaced by ``***``:
+    ``https://user:s3cret@host`` becomes ``https://user:***@host``."""
+
+    def masked(match: re.Match[str]) -> str:
+        if match.group(3) is None:  # a bare token: https://TOKEN@host
+            return f"{match.group('scheme')}***@"
+        return f"{match.group('scheme')}{match.group('user')}:***@"
+
+    return _USERINFO.sub(masked, text)
 
 
 def parse_cron(value: object, setting: str) -> str:

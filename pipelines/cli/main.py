@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from pipelines.settings import Settings, SettingsError, check_home_writable
+from pipelines.cli.errors import OneLineErrors
+from pipelines.settings import Settings, SettingsError, check_home_writable, redact
 from sql.paths import REPOSITORY_ROOT
 from sql.source_dialects import DIALECTS
 
@@ -44,6 +45,7 @@ def load_settings(**overrides: object) -> Settings:
         check_home_writable(settings.home)
     except SettingsError as exc:
         fail_usage(str(exc))
+    settings.export_credentials()
     return settings
 
 
@@ -59,7 +61,7 @@ def prepare_environment(settings: Settings) -> None:
     os.environ["DAGSTER_HOME"] = str(settings.dagster_home)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """plumbline: legacy warehouse SQL to ANSI, tables, contracts, training and an audit
     trail, as Dagster assets.
@@ -115,6 +117,16 @@ def run(scale: str | None, engine: str | None, selection: str | None, portabilit
             f"plumbline: {len(exc.errors)} broken data contract(s); nothing was run", err=True
         )
         sys.exit(1)
+    from pipelines.cli.preflight import PreflightError, check_footprint, check_mlflow
+    from pipelines.registry.tracking_store import TrackingStoreError, ensure_tracking_store
+
+    try:
+        check_mlflow(settings.mlflow_uri)
+        check_footprint(settings)
+        ensure_tracking_store(settings.mlflow_uri, settings.mlflow_artifacts.as_uri())
+    except (PreflightError, TrackingStoreError) as exc:
+        click.echo(f"plumbline: error: {exc}; nothing was run", err=True)
+        sys.exit(1)
     prepare_environment(settings)
     outcome = run_assets(settings, keys, subset=selection is not None, echo=click.echo)
     if outcome.success and portability:
@@ -125,6 +137,12 @@ def run(scale: str | None, engine: str | None, selection: str | None, portabilit
             settings, None, job=check_portability_job, subset=False, echo=click.echo
         )
         outcome.success = outcome.success and all(outcome.checks.values())
+    if not outcome.success:
+        from pipelines.cli.preflight import disk_full
+
+        full = disk_full([p.message for p in outcome.assets.values() if p.message], settings)
+        if full is not None:
+            click.echo(f"plumbline: error: {full}", err=True)
     sys.exit(0 if outcome.success else 1)
 
 
@@ -413,6 +431,13 @@ def _audit_sources(settings: Settings):
     uri = settings.mlflow_uri
     if uri.startswith("sqlite:///") and not Path(uri.removeprefix("sqlite:///")).is_file():
         raise AuditError(f"no MLflow store at {uri}: run `make run` (or `plumbline run`) first")
+    from pipelines.cli.preflight import PreflightError, check_mlflow
+
+    try:
+        # MLflow's own client retries an unreachable server for minutes before it gives up.
+        check_mlflow(uri)
+    except PreflightError as exc:
+        raise AuditError(str(exc)) from None
     # MLflow and the asset definitions take seconds to import: not for a missing store.
     from mlflow import MlflowClient
 
@@ -491,9 +516,9 @@ def audit(
         except AuditError as exc:
             fail_usage(str(exc))
     try:
-        sources, instance = _audit_sources(settings)
         if verify_path is not None:
-            bundle = read_bundle(verify_path)
+            bundle = read_bundle(verify_path)  # a malformed file fails before MLflow loads
+            sources, instance = _audit_sources(settings)
             differences = verify_bundle(
                 bundle, sources, dagster_root_digests=_dagster_roots(instance, bundle)
             )
@@ -512,6 +537,7 @@ def audit(
             )
             return
         assert subject is not None
+        sources, _ = _audit_sources(settings)
         if out is not None:
             check_bundle_folder(out)  # before the chain is collected: fail early
         model, version = resolve(sources.client, subject)
@@ -583,8 +609,15 @@ def mlflow_ui(host: str, port: int) -> None:
     """Open the MLflow UI over the tracking store and artifacts training writes to."""
     settings = load_settings()
     settings.mlflow_artifacts.mkdir(parents=True, exist_ok=True)
+    from pipelines.registry.tracking_store import TrackingStoreError, ensure_tracking_store
+
+    try:
+        ensure_tracking_store(settings.mlflow_uri, settings.mlflow_artifacts.as_uri())
+    except TrackingStoreError as exc:
+        click.echo(f"plumbline: error: {exc}", err=True)
+        sys.exit(1)
     command = mlflow_ui_command(settings, host, port)
-    click.echo(f"MLflow UI on http://{host}:{port} ({settings.mlflow_uri})")
+    click.echo(f"MLflow UI on http://{host}:{port} ({redact(settings.mlflow_uri)})")
     os.execv(command[0], command)
 
 

@@ -19,6 +19,8 @@ from pathlib import Path
 import dagster as dg
 
 from pipelines.definitions import build_definitions, materialize_all_job
+from pipelines.instance import fail_abandoned_runs, process_tags
+from pipelines.lake.store import Lake
 from pipelines.lake.tpch import format_scale
 from pipelines.settings import Settings
 
@@ -186,6 +188,7 @@ def run_assets(
         INVOCATION_TAG: invocation,
         "plumbline/scale": format_scale(settings.scale),
         "plumbline/engine": settings.engine,
+        **process_tags(),
     }
     what = f"{len(keys)} assets" if keys is not None else "every check"
     echo(
@@ -195,6 +198,7 @@ def run_assets(
 
     started = time.monotonic()
     with dg.DagsterInstance.get() as instance:
+        heal_home(instance, settings, echo)
         box: dict[str, object] = {}
 
         def execute() -> None:
@@ -247,6 +251,21 @@ def run_assets(
     )
     echo_summary(outcome, settings, echo)
     return outcome
+
+
+def heal_home(
+    instance: dg.DagsterInstance, settings: Settings, echo: Callable[[str], None]
+) -> None:
+    """What a killed run left behind is cleaned up by the next one: its Dagster run is
+    marked failed and its staging folders are removed (never those of a run that may
+    still be building)."""
+    unfinished = fail_abandoned_runs(instance)
+    removed = Lake(settings.lake_root).remove_staging(unfinished.oldest_live_start)
+    if unfinished.abandoned or removed:
+        echo(
+            f"  healed        {len(unfinished.abandoned)} abandoned run(s) marked failed, "
+            f"{len(removed)} staging folder(s) of dead builds removed"
+        )
 
 
 def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], None]) -> None:

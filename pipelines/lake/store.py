@@ -39,6 +39,7 @@ KEEP_VERSIONS = 2
 PINS = ".pins"
 # A staging folder older than this belongs to a build that died without cleaning up.
 STALE_STAGING_SECONDS = 24 * 3600
+STAGING_PREFIX = ".staging-"
 
 
 class LakeError(RuntimeError):
@@ -190,13 +191,24 @@ class Lake:
         """True when the files on disk still hash to the manifest's digest."""
         return digest_files(version.path) == version.digest
 
+    def remove_staging(self, started_before: float | None) -> list[Path]:
+        """Remove the staging folders of builds that died: every one made before
+        ``started_before`` (the start of the oldest run that may still be building), or
+        all of them when no run is live. Returns what was removed."""
+        removed = []
+        for staging in sorted(self.root.glob(f"*/.versions/*/{STAGING_PREFIX}*")):
+            if started_before is None or staging.stat().st_mtime < started_before:
+                shutil.rmtree(staging, ignore_errors=True)
+                removed.append(staging)
+        return removed
+
     @contextmanager
     def stage(self, zone: str, table: str) -> Iterator[Path]:
         """A fresh, empty staging folder for a new version; removed if the build fails."""
         versions = self._versions_dir(zone, table)
         versions.mkdir(parents=True, exist_ok=True)
         self._remove_stale_staging(versions)
-        staging = versions / f".staging-{uuid.uuid4().hex}"
+        staging = versions / f"{STAGING_PREFIX}{uuid.uuid4().hex}"
         staging.mkdir()
         try:
             yield staging
@@ -259,6 +271,6 @@ class Lake:
     @staticmethod
     def _remove_stale_staging(versions: Path) -> None:
         cutoff = time.time() - STALE_STAGING_SECONDS
-        for path in versions.glob(".staging-*"):
+        for path in versions.glob(f"{STAGING_PREFIX}*"):
             if path.stat().st_mtime < cutoff:
                 shutil.rmtree(path, ignore_errors=True)

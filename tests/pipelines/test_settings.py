@@ -7,6 +7,8 @@ from pipelines.settings import (
     Settings,
     SettingsError,
     check_home_writable,
+    redact,
+    split_credentials,
 )
 
 
@@ -144,3 +146,57 @@ def test_kubernetes_settings_the_cluster_cannot_satisfy_are_refused_by_name(
         Settings.from_env({"PLUMBLINE_HOME": str(tmp_path), **env})
     assert info.value.setting == setting
     assert accepted in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("http://user:s3cr3t@host:5000/path", "http://user:***@host:5000/path"),
+        ("https://TOKEN@mlflow.example.com", "https://***@mlflow.example.com"),
+        ("see postgresql://u:p%40ss@db/x and http://a:b@c", "see postgresql://u:***@db/x and http://a:***@c"),
+        ("sqlite:////tmp/home/mlflow.db", "sqlite:////tmp/home/mlflow.db"),
+        ("mail me at a@b.c", "mail me at a@b.c"),
+    ],
+)  # fmt: skip
+def test_redact_hides_every_uri_password(text, redacted):
+    assert redact(text) == redacted
+
+
+def test_credentials_leave_the_mlflow_uri_for_the_environment(tmp_path):
+    settings = Settings.from_env(
+        {"PLUMBLINE_HOME": str(tmp_path), "PLUMBLINE_MLFLOW_URI": "https://me:p%40ss@h:8/m"}
+    )
+    assert settings.mlflow_uri == "https://h:8/m"
+    assert "p@ss" not in repr(settings) and "p%40ss" not in repr(settings)
+    env = settings.to_env()
+    assert env["PLUMBLINE_MLFLOW_URI"] == "https://h:8/m"
+    assert env["MLFLOW_TRACKING_USERNAME"] == "me"
+    assert env["MLFLOW_TRACKING_PASSWORD"] == "p@ss"
+    # A child started with that environment reads the same settings back.
+    assert Settings.from_env(env) == settings
+    assert split_credentials("sqlite:///x.db") == ("sqlite:///x.db", None)
+
+
+def test_a_refused_uri_is_shown_redacted(tmp_path):
+    with pytest.raises(SettingsError) as info:
+        Settings(home=tmp_path, mlflow_uri="http://me:t0ken@h", mlflow_credentials=("me", "other"))
+    assert "t0ken" not in str(info.value)
+    assert "me:***@h" in str(info.value)
+
+
+def test_the_masking_key_is_read_exported_only_when_set_and_never_shown(tmp_path):
+    settings = Settings.from_env(
+        {"PLUMBLINE_HOME": str(tmp_path), "PLUMBLINE_MASKING_KEY": "k3y-of-the-deployment"}
+    )
+    assert settings.masking_key == "k3y-of-the-deployment"
+    assert "k3y-of-the-deployment" not in repr(settings)
+    env = settings.to_env()
+    assert env["PLUMBLINE_MASKING_KEY"] == "k3y-of-the-deployment"
+    assert Settings.from_env(env).masking_key == "k3y-of-the-deployment"
+    assert settings.masking_key_path == tmp_path / "masking.key"
+    # Unset or empty: the home's key file, and nothing to pass on.
+    for unset in ({}, {"PLUMBLINE_MASKING_KEY": ""}):
+        plain = Settings.from_env({"PLUMBLINE_HOME": str(tmp_path), **unset})
+        assert plain.masking_key is None
+        assert "PLUMBLINE_MASKING_KEY" not in plain.to_env()
+    assert Settings(home=tmp_path, masking_key="").masking_key is None

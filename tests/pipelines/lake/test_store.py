@@ -121,3 +121,22 @@ def test_a_published_version_names_its_inputs_until_one_is_pruned(tmp_path):
         write_version(lake, [n + 2], table="source")
     assert lake.inputs(built) is None  # its input version was pruned
     assert lake.manifest("raw", "source", source.path.name) is None
+
+
+def test_staging_left_by_dead_builds_is_removed_but_not_a_live_builds(tmp_path):
+    import os
+
+    lake = Lake(tmp_path)
+    write_version(lake, [1])
+    dead = [tmp_path / zone / ".versions" / "t" / ".staging-dead" for zone in ("raw", "warehouse")]
+    for folder in dead:
+        folder.mkdir(parents=True)
+        (folder / "part-0.parquet").write_bytes(b"half a file")
+        os.utime(folder, (1_000, 1_000))
+    live = tmp_path / "raw" / ".versions" / "t" / ".staging-live"
+    live.mkdir()
+    # A run that may still be building started at t=2,000: what it staged is newer.
+    assert lake.remove_staging(started_before=2_000) == sorted(dead)
+    assert live.is_dir() and read(lake) == [1]
+    # With no live run, every staging folder is debris.
+    assert lake.remove_staging(started_before=None) == [live]

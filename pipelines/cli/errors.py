@@ -1,0 +1,67 @@
+"""How every ``plumbline`` command ends when it cannot do what it was asked: one line on
+stderr and a documented exit code, never click's usage block or a Python traceback.
+
+Exit codes: 0 done; 1 the work failed (a refused translation, a failed check, a broken
+bundle); 2 bad input (a flag, a setting, a file that cannot be read); 130 interrupted;
+70 a bug in plumbline: the line names the file that holds the traceback (redacted).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import click
+
+from pipelines.settings import redact
+
+INTERNAL_ERROR = 70  # EX_SOFTWARE in sysexits.h
+INTERRUPTED = 130
+
+
+def one_line(text: str) -> str:
+    return " ".join(redact(text).split())
+
+
+def crash_report(exc: BaseException) -> Path:
+    """Write the traceback of an unexpected error (secrets redacted) to a private file."""
+    handle, name = tempfile.mkstemp(
+        prefix=f"plumbline-crash-{time.strftime('%Y%m%dT%H%M%S')}-", suffix=".txt"
+    )
+    with os.fdopen(handle, "w") as report:  # mkstemp's file is mode 0600
+        report.write(redact("".join(traceback.format_exception(exc))))
+    return Path(name)
+
+
+class OneLineErrors(click.Group):
+    """A group whose usage errors, aborts and unexpected exceptions end in one line."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            result = super().main(*args, standalone_mode=False, **kwargs)
+        except click.UsageError as exc:
+            where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+            click.echo(f"plumbline: error: {one_line(exc.format_message())}{where}", err=True)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            click.echo(f"plumbline: error: {one_line(exc.format_message())}", err=True)
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            click.echo("plumbline: interrupted", err=True)
+            sys.exit(INTERRUPTED)
+        except Exception as exc:
+            report = crash_report(exc)
+            click.echo(
+                f"plumbline: internal error: {type(exc).__name__}: {one_line(str(exc))[:300]} "
+                f"(a bug; the traceback is in {report})",
+                err=True,
+            )
+            sys.exit(INTERNAL_ERROR)
+        sys.exit(result if isinstance(result, int) else 0)

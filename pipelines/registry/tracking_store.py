@@ -1,0 +1,197 @@
+"""The MLflow tracking store on a sqlite file, created atomically and checked before use.
+
+MLflow creates a missing sqlite store in place, table by table and migration by migration;
+a full disk or a kill in the middle leaves a file that is neither empty nor at a schema
+version (an ``_alembic_tmp_*`` table of a batch migration that never finished), and every
+later start fails on it with ``table _alembic_tmp_experiments already exists``. Here a new
+store is built in a temporary file beside its final path and renamed into place only once
+complete, and a half-made store found on disk is rebuilt when it holds nothing, or refused
+with the command that repairs it when it does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import logging
+import os
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+SQLITE_PREFIX = "sqlite:///"
+
+
+class TrackingStoreError(RuntimeError):
+    """The tracking store cannot be used as it is; the message says what to do."""
+
+
+def sqlite_path(uri: str) -> Path | None:
+    """The file of a ``sqlite:///`` tracking URI; None for any other store."""
+    if not uri.startswith(SQLITE_PREFIX):
+        return None
+    return Path(uri.removeprefix(SQLITE_PREFIX).split("?", 1)[0])
+
+
+def half_made(path: Path) -> list[str]:
+    """Why the store at ``path`` is half-made (empty when it is whole): an unfinished batch
+    migration's temporary table, or MLflow's tables without a schema version."""
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        reasons = sorted(
+            f"table {t} left by an interrupted migration"
+            for t in tables
+            if t.startswith("_alembic_tmp_")
+        )
+        if (
+            "alembic_version" not in tables
+            or not db.execute("SELECT 1 FROM alembic_version").fetchone()
+        ):
+            reasons.append("no schema version recorded")
+    return reasons
+
+
+def holds_records(path: Path) -> bool:
+    """Whether the store records any run or registered model (then it must not be replaced)."""
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        for table in ("runs", "registered_models", "_alembic_tmp_runs"):
+            if table in tables and db.execute(f'SELECT 1 FROM "{table}" LIMIT 1').fetchone():
+                return True
+    return False
+
+
+@contextlib.contextmanager
+def _quiet(*names: str) -> Iterator[None]:
+    """MLflow and Alembic announce each step of creating the schema at INFO on the console;
+    a new store is not news."""
+    loggers = [logging.getLogger(name) for name in names]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+def _create(path: Path, artifact_root: str) -> None:
+    from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
+
+    temporary = path.with_name(f".{path.name}.creating-{uuid.uuid4().hex}")
+    try:
+        with _quiet("mlflow.store.db.utils", "alembic"):
+            store = SqlAlchemyStore(f"{SQLITE_PREFIX}{temporary}", artifact_root)
+        store.engine.dispose()
+        with open(temporary, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise TrackingStoreError(
+                f"no space left on the device of {path.parent} to create the MLflow store "
+                "(it needs about 1 MB); free space and run again"
+            ) from None
+        raise
+    except Exception as exc:
+        # SQLAlchemy wraps sqlite's "database or disk is full" in its own error type.
+        if "disk is full" in str(exc) or "No space left" in str(exc):
+            raise TrackingStoreError(
+                f"no space left on the device of {path.parent} to create the MLflow store "
+                "(it needs about 1 MB); free space and run again"
+            ) from None
+        raise
+    finally:
+        for leftover in path.parent.glob(f"{temporary.name}*"):  # the file, its -journal
+            leftover.unlink(missing_ok=True)
+
+
+def ensure_tracking_store(uri: str, artifact_root: str) -> None:
+    """Make sure a ``sqlite:///`` store at ``uri`` exists whole before MLflow opens it:
+    create it atomically when missing, rebuild it when half-made and empty (the broken
+    file is kept beside it), refuse it in one line naming the repair when half-made with
+    records. Stores other than sqlite are MLflow's (or their server's) to manage."""
+    path = sqlite_path(uri)
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Two runs may start on one home at once: one creates, the other waits and finds it.
+    with open(path.with_name(f".{path.name}.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _ensure(path, artifact_root)
+
+
+def _ensure(path: Path, artifact_root: str) -> None:
+    if not path.exists() or path.stat().st_size == 0:
+        path.unlink(missing_ok=True)
+        _create(path, artifact_root)
+        _record_folder(path)
+        return
+    reasons = half_made(path)
+    if not reasons:
+        relocate(path)
+        return
+    if holds_records(path):
+        raise TrackingStoreError(
+            f"the MLflow store {path} is half-migrated ({'; '.join(reasons)}) and holds runs: "
+            f"back it up, then run `mlflow db upgrade {SQLITE_PREFIX}{path}` (after dropping "
+            "the _alembic_tmp_ table if its original table still exists)"
+        )
+    path.rename(path.with_name(f"{path.name}.half-made-{time.strftime('%Y%m%dT%H%M%S')}"))
+    _create(path, artifact_root)
+    _record_folder(path)
+
+
+# MLflow stores absolute locations (file URIs of artifacts, the dataset a run read), so a
+# store copied with its home (`cp -a`) would keep reading and writing the original's files.
+# The folder the store was made in is recorded beside it; when the store is found in another
+# folder, every location under the old folder is moved under the new one, in one transaction.
+LOCATION_COLUMNS = (
+    ("experiments", "artifact_location"),
+    ("runs", "artifact_uri"),
+    ("logged_models", "artifact_location"),
+    ("model_versions", "source"),
+    ("model_versions", "storage_location"),
+    ("datasets", "dataset_source"),
+)
+
+
+def _folder_record(path: Path) -> Path:
+    return path.with_name(f".{path.name}.folder")
+
+
+def _record_folder(path: Path) -> None:
+    record = _folder_record(path)
+    temporary = record.with_name(f"{record.name}.{uuid.uuid4().hex}")
+    temporary.write_text(str(path.parent.absolute()))
+    os.replace(temporary, record)
+
+
+def relocate(path: Path) -> int:
+    """Move the store's recorded locations to the folder it lies in now, if it was copied
+    or moved since they were recorded. Returns how many values changed."""
+    record = _folder_record(path)
+    if not record.is_file():
+        _record_folder(path)
+        return 0
+    old, new = record.read_text().strip(), str(path.parent.absolute())
+    if old == new:
+        return 0
+    changed = 0
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        for table, column in LOCATION_COLUMNS:
+            if table not in tables:
+                continue
+            # Paths end with a separator so that /data/home never matches /data/home2.
+            changed += db.execute(
+                f'UPDATE "{table}" SET "{column}" = replace("{column}", ?, ?) '
+                f'WHERE instr("{column}", ?) > 0',
+                (old + "/", new + "/", old + "/"),
+            ).rowcount
+    _record_folder(path)
+    return changed

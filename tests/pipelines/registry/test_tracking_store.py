@@ -1,0 +1,132 @@
+"""The sqlite tracking store is created atomically, half-made stores are rebuilt or refused,
+and a full disk (a real tmpfs) leaves no half-made store and heals once space is back."""
+
+import contextlib
+import shutil
+import sqlite3
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+from mlflow import MlflowClient
+
+from pipelines.registry.tracking_store import (
+    TrackingStoreError,
+    ensure_tracking_store,
+    half_made,
+)
+
+
+def uri(path):
+    return f"sqlite:///{path}"
+
+
+def test_a_missing_store_is_created_whole_and_nothing_else_is_left(tmp_path):
+    db = tmp_path / "mlflow.db"
+    ensure_tracking_store(uri(db), (tmp_path / "artifacts").as_uri())
+    assert half_made(db) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".mlflow.db.folder",
+        ".mlflow.db.lock",
+        "mlflow.db",
+    ]
+    client = MlflowClient(tracking_uri=uri(db))
+    # The Default experiment stores artifacts where the home says, not in the working
+    # directory's ./mlruns.
+    assert client.get_experiment("0").artifact_location == (tmp_path / "artifacts" / "0").as_uri()
+    ensure_tracking_store(uri(db), (tmp_path / "artifacts").as_uri())  # a whole store: as is
+
+
+def interrupt_a_migration(db):
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        connection.execute("CREATE TABLE _alembic_tmp_experiments (experiment_id INTEGER)")
+        connection.commit()
+
+
+def test_a_half_made_empty_store_is_rebuilt_and_the_broken_file_kept(tmp_path):
+    db = tmp_path / "mlflow.db"
+    ensure_tracking_store(uri(db), tmp_path.as_uri())
+    interrupt_a_migration(db)
+    assert half_made(db) == ["table _alembic_tmp_experiments left by an interrupted migration"]
+    ensure_tracking_store(uri(db), tmp_path.as_uri())
+    assert half_made(db) == []
+    assert [p.name for p in tmp_path.glob("mlflow.db.half-made-*")]
+    MlflowClient(tracking_uri=uri(db)).create_experiment("works")
+
+
+def test_a_half_made_store_with_runs_is_refused_with_the_repair(tmp_path):
+    db = tmp_path / "mlflow.db"
+    ensure_tracking_store(uri(db), tmp_path.as_uri())
+    client = MlflowClient(tracking_uri=uri(db))
+    client.create_run(client.create_experiment("e"))
+    interrupt_a_migration(db)
+    before = db.read_bytes()
+    with pytest.raises(TrackingStoreError) as info:
+        ensure_tracking_store(uri(db), tmp_path.as_uri())
+    message = str(info.value)
+    assert "\n" not in message
+    assert f"mlflow db upgrade sqlite:///{db}" in message and "holds runs" in message
+    assert db.read_bytes() == before
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """An 8 MiB tmpfs (root can mount one here; elsewhere the test is skipped)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=True)
+
+
+def test_a_full_disk_leaves_no_half_made_store_and_heals_when_space_is_back(small_disk):
+    ballast = small_disk / f"ballast-{uuid.uuid4().hex}"
+    # Fill the disk but ~100 KB: too little for MLflow's schema (~1 MB with its journal).
+    ballast.write_bytes(b"\0" * (shutil.disk_usage(small_disk).free - 100 * 1024))
+    db = small_disk / "mlflow.db"
+    with pytest.raises(TrackingStoreError) as info:
+        ensure_tracking_store(uri(db), small_disk.as_uri())
+    assert "no space left" in str(info.value) and str(small_disk) in str(info.value)
+    assert sorted(p.name for p in small_disk.iterdir()) == [".mlflow.db.lock", ballast.name]
+    ballast.unlink()
+    ensure_tracking_store(uri(db), small_disk.as_uri())
+    assert half_made(db) == []
+    MlflowClient(tracking_uri=uri(db)).create_experiment("after")
+
+
+def tree(root):
+    return {
+        str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+    }
+
+
+def test_a_copied_home_uses_its_own_files_and_leaves_the_original_alone(tmp_path):
+    original, copy = tmp_path / "original", tmp_path / "copy"
+    artifacts = (original / "mlartifacts").as_uri()
+    ensure_tracking_store(uri(original / "mlflow.db"), artifacts)
+    client = MlflowClient(tracking_uri=uri(original / "mlflow.db"))
+    experiment = client.create_experiment("e", artifact_location=artifacts)
+    run = client.create_run(experiment).info.run_id
+    (tmp_path / "model.txt").write_text("weights")
+    client.log_artifact(run, str(tmp_path / "model.txt"))
+    subprocess.run(["cp", "-a", str(original), str(copy)], check=True)
+    before = tree(original)
+
+    ensure_tracking_store(uri(copy / "mlflow.db"), (copy / "mlartifacts").as_uri())
+    moved = MlflowClient(tracking_uri=uri(copy / "mlflow.db"))
+    assert moved.get_experiment(experiment).artifact_location == artifacts.replace(
+        "/original/", "/copy/"
+    )
+    assert moved.get_run(run).info.artifact_uri.startswith((copy / "mlartifacts").as_uri())
+    new_run = moved.create_run(experiment).info.run_id
+    moved.log_artifact(new_run, str(tmp_path / "model.txt"))
+    assert (copy / "mlartifacts" / new_run / "artifacts" / "model.txt").is_file()
+    local = moved.download_artifacts(run, "model.txt", str(tmp_path))
+    assert Path(local).read_text() == "weights"
+    assert tree(original) == before  # nothing written into the original
