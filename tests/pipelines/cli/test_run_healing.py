@@ -13,6 +13,7 @@ import dagster as dg
 import pytest
 
 from tests.pipelines.cli.test_main import plumbline
+from tests.tmpfs import tmpfs
 
 pytestmark = pytest.mark.slow
 
@@ -60,17 +61,9 @@ def test_the_next_run_heals_what_a_killed_run_left(tmp_path, monkeypatch):
 
 @pytest.fixture
 def small_lake(tmp_path):
-    """A home whose lake is a 1 MiB tmpfs (root can mount one; elsewhere the test skips)."""
-    home = tmp_path / "home"
-    lake = home / "lake"
-    lake.mkdir(parents=True)
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(lake)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    yield home
-    subprocess.run(["umount", "-l", str(lake)], check=True)
+    """A home whose lake is a 1 MiB tmpfs."""
+    with tmpfs(tmp_path / "home" / "lake", "1m"):
+        yield tmp_path / "home"
 
 
 def test_a_full_disk_fails_in_one_line_and_the_next_run_succeeds(small_lake, monkeypatch):

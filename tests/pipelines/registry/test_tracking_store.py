@@ -16,6 +16,7 @@ from pipelines.registry.tracking_store import (
     ensure_tracking_store,
     half_made,
 )
+from tests.tmpfs import tmpfs
 
 
 def uri(path):
@@ -72,16 +73,8 @@ def test_a_half_made_store_with_runs_is_refused_with_the_repair(tmp_path):
 
 @pytest.fixture
 def small_disk(tmp_path):
-    """An 8 MiB tmpfs (root can mount one here; elsewhere the test is skipped)."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=True)
+    with tmpfs(tmp_path / "disk", "8m") as mount:
+        yield mount
 
 
 def test_a_full_disk_leaves_no_half_made_store_and_heals_when_space_is_back(small_disk):
