@@ -4,6 +4,7 @@ kind of tampering caught by name."""
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import dagster as dg
@@ -113,6 +114,58 @@ def test_the_asset_writes_a_bundle_and_report_and_keeps_the_root_on_mlflow(home,
         dg.AssetCheckKey(AUDIT_BUNDLE_KEY, "audit_bundle_complete")
     )
     assert check.event.dagster_event.event_specific_data.passed
+
+
+def state(root: Path) -> dict[str, tuple[int, int] | str]:
+    """Every entry under ``root``: a file's size and modification time, a link's target."""
+    return {
+        str(path.relative_to(root)): (
+            str(path.readlink())
+            if path.is_symlink()
+            else (path.stat().st_size, path.stat().st_mtime_ns)
+        )
+        for path in sorted(root.rglob("*"))
+        if path.is_symlink() or path.is_file()
+    }
+
+
+def test_a_copied_home_trains_registers_and_audits_on_its_own(home, instance, tmp_path):
+    # Before the tampering tests below change the home. The copy is what `cp -a` makes.
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-a", str(home), str(copy)], check=True)
+    before = state(home)
+    result = dg.materialize(
+        [delay_model, registered_model, audit_bundle],
+        resources=resources(copy, max_restarts=0),
+        instance=instance,
+        run_config=dg.RunConfig(
+            ops={
+                "models__delay_model": {"config": FAST},
+                "models__registered_model": {"config": {"baseline_margin": 0.05}},
+            }
+        ),
+    )
+    assert result.success
+    [event] = [
+        e.materialization
+        for e in result.get_asset_materialization_events()
+        if e.materialization.asset_key == AUDIT_BUNDLE_KEY
+    ]
+    metadata = {k: v.value for k, v in event.metadata.items()}
+    assert Path(metadata["bundle"]).is_relative_to(copy)
+    uri = f"sqlite:///{copy / 'mlflow.db'}"
+    copied = mlflow.MlflowClient(tracking_uri=uri, registry_uri=uri)
+    trained = copied.get_run(copied.get_model_version(MODEL, str(metadata["version"])).run_id)
+    assert trained.info.artifact_uri.startswith((copy / "mlartifacts").as_uri())
+    assert (
+        verify_bundle(
+            read_bundle(Path(metadata["bundle"])),
+            sources(copy, copied, instance, repo=REPOSITORY_ROOT),
+            dagster_root_digests=[metadata["root_digest"]],
+        )
+        == []
+    )
+    assert state(home) == before  # nothing was written into the original
 
 
 def test_the_bundle_lists_every_upstream_link_with_its_digest(bundle, home):
