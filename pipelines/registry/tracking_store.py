@@ -5,8 +5,9 @@ a full disk or a kill in the middle leaves a file that is neither empty nor at a
 version (an ``_alembic_tmp_*`` table of a batch migration that never finished), and every
 later start fails on it with ``table _alembic_tmp_experiments already exists``. Here a new
 store is built in a temporary file beside its final path and renamed into place only once
-complete, and a half-made store found on disk is rebuilt when it holds nothing, or refused
-with the command that repairs it when it does.
+complete; a store from an older MLflow is migrated on a copy that replaces it only once
+every migration has run; and a half-made store found on disk is rebuilt when it holds
+nothing, or refused with the command that repairs it when it does.
 """
 
 from __future__ import annotations
@@ -14,9 +15,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import functools
 import logging
 import os
 import sqlite3
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -133,6 +137,8 @@ def _ensure(path: Path, artifact_root: str) -> None:
         return
     reasons = half_made(path)
     if not reasons:
+        if schema_version(path) != latest_schema_version():
+            _upgrade(path)
         relocate(path)
         return
     if holds_records(path):
@@ -195,3 +201,62 @@ def relocate(path: Path) -> int:
             ).rowcount
     _record_folder(path)
     return changed
+
+
+def schema_version(path: Path) -> str | None:
+    """The Alembic revision the store at ``path`` records."""
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        row = db.execute("SELECT version_num FROM alembic_version").fetchone()
+    return row[0] if row else None
+
+
+@functools.cache
+def latest_schema_version() -> str:
+    """The revision this MLflow's migrations end at (read with Alembic's own API from the
+    migrations MLflow ships)."""
+    import mlflow.store
+    from alembic.script import ScriptDirectory
+
+    migrations = Path(mlflow.store.__file__).parent / "db_migrations"
+    [head] = ScriptDirectory(str(migrations)).get_heads()
+    return head
+
+
+def _upgrade(path: Path) -> None:
+    """Migrate an older store to this MLflow's schema on a copy, and put the copy in its
+    place only once every migration has run: MLflow's migrations are not transactional on
+    sqlite, and one interrupted in place is what leaves ``_alembic_tmp_*`` tables behind."""
+    copy = path.with_name(f".{path.name}.upgrading-{uuid.uuid4().hex}")
+    try:
+        with (
+            contextlib.closing(sqlite3.connect(path)) as source,
+            contextlib.closing(sqlite3.connect(copy)) as target,
+        ):
+            source.backup(target)  # a consistent copy even if a reader has it open
+        done = subprocess.run(
+            [sys.executable, "-m", "mlflow", "db", "upgrade", f"{SQLITE_PREFIX}{copy}"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise TrackingStoreError(
+                f"the MLflow store {path} is at an older schema and upgrading a copy of it "
+                f"failed ({last}); it is unchanged: back it up and run "
+                f"`mlflow db upgrade {SQLITE_PREFIX}{path}` to see why"
+            )
+        with open(copy, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.replace(copy, path)
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise TrackingStoreError(
+                f"no space left on the device of {path.parent} to upgrade the MLflow store "
+                f"(it needs about {path.stat().st_size // 1_000_000 + 1} MB more); free space "
+                "and run again"
+            ) from None
+        raise
+    finally:
+        for leftover in path.parent.glob(f"{copy.name}*"):
+            leftover.unlink(missing_ok=True)

@@ -15,6 +15,8 @@ from pipelines.registry.tracking_store import (
     TrackingStoreError,
     ensure_tracking_store,
     half_made,
+    latest_schema_version,
+    schema_version,
 )
 from tests.tmpfs import tmpfs
 
@@ -123,3 +125,29 @@ def test_a_copied_home_uses_its_own_files_and_leaves_the_original_alone(tmp_path
     local = moved.download_artifacts(run, "model.txt", str(tmp_path))
     assert Path(local).read_text() == "weights"
     assert tree(original) == before  # nothing written into the original
+
+
+def test_a_store_of_an_older_mlflow_is_migrated_on_a_copy_and_keeps_its_runs(tmp_path):
+    from alembic import command
+    from mlflow.store.db.utils import _get_alembic_config, create_sqlalchemy_engine
+    from mlflow.store.tracking.dbmodels.initial_models import Base
+
+    # A store as MLflow 1.x left it: the initial tables at the first migration, one run.
+    db = tmp_path / "mlflow.db"
+    engine = create_sqlalchemy_engine(uri(db))
+    Base.metadata.create_all(engine)
+    config = _get_alembic_config(uri(db))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "451aebb31d03")
+        connection.exec_driver_sql(
+            "INSERT INTO experiments (experiment_id, name, artifact_location, lifecycle_stage)"
+            " VALUES (1, 'old', 'file:///old', 'active')"
+        )
+    engine.dispose()
+    assert schema_version(db) == "451aebb31d03" != latest_schema_version()
+
+    ensure_tracking_store(uri(db), tmp_path.as_uri())
+    assert schema_version(db) == latest_schema_version()
+    assert MlflowClient(tracking_uri=uri(db)).get_experiment_by_name("old") is not None
+    assert not list(tmp_path.glob(".mlflow.db.upgrading-*"))
