@@ -83,6 +83,20 @@ def _quiet(*names: str) -> Iterator[None]:
             logger.setLevel(level)
 
 
+def _put_in_place(temporary: Path, path: Path) -> None:
+    """``temporary``, complete and on disk, becomes ``path`` in one rename."""
+    with open(temporary, "rb+") as handle:
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def _no_space(path: Path, doing: str, megabytes: int) -> TrackingStoreError:
+    return TrackingStoreError(
+        f"no space left on the device of {path.parent} to {doing} the MLflow store (it needs "
+        f"about {megabytes} MB); free space and run again"
+    )
+
+
 def _create(path: Path, artifact_root: str) -> None:
     from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
 
@@ -91,23 +105,15 @@ def _create(path: Path, artifact_root: str) -> None:
         with _quiet("mlflow.store.db.utils", "alembic"):
             store = SqlAlchemyStore(f"{SQLITE_PREFIX}{temporary}", artifact_root)
         store.engine.dispose()
-        with open(temporary, "rb+") as handle:
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
+        _put_in_place(temporary, path)
     except OSError as exc:
         if exc.errno == errno.ENOSPC:
-            raise TrackingStoreError(
-                f"no space left on the device of {path.parent} to create the MLflow store "
-                "(it needs about 1 MB); free space and run again"
-            ) from None
+            raise _no_space(path, "create", 1) from None
         raise
     except Exception as exc:
         # SQLAlchemy wraps sqlite's "database or disk is full" in its own error type.
         if "disk is full" in str(exc) or "No space left" in str(exc):
-            raise TrackingStoreError(
-                f"no space left on the device of {path.parent} to create the MLflow store "
-                "(it needs about 1 MB); free space and run again"
-            ) from None
+            raise _no_space(path, "create", 1) from None
         raise
     finally:
         for leftover in path.parent.glob(f"{temporary.name}*"):  # the file, its -journal
@@ -246,16 +252,10 @@ def _upgrade(path: Path) -> None:
                 f"failed ({last}); it is unchanged: back it up and run "
                 f"`mlflow db upgrade {SQLITE_PREFIX}{path}` to see why"
             )
-        with open(copy, "rb+") as handle:
-            os.fsync(handle.fileno())
-        os.replace(copy, path)
+        _put_in_place(copy, path)
     except OSError as exc:
         if exc.errno == errno.ENOSPC:
-            raise TrackingStoreError(
-                f"no space left on the device of {path.parent} to upgrade the MLflow store "
-                f"(it needs about {path.stat().st_size // 1_000_000 + 1} MB more); free space "
-                "and run again"
-            ) from None
+            raise _no_space(path, "upgrade", path.stat().st_size // 1_000_000 + 1) from None
         raise
     finally:
         for leftover in path.parent.glob(f"{copy.name}*"):

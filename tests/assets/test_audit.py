@@ -26,6 +26,13 @@ from tests.assets.test_training import FAST, new_home, resources, upstream_asset
 
 MODEL = "delivery_delay"
 LEGACY = "sql/legacy/snowflake/delay_features.sql"
+TRAIN_AND_REGISTER = dg.RunConfig(
+    ops={
+        "models__delay_model": {"config": FAST},
+        # At this tiny scale the first model is held to a looser bar.
+        "models__registered_model": {"config": {"baseline_margin": 0.05}},
+    }
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,13 +53,7 @@ def home(tmp_path_factory, raw_lake_root, instance):
         [delay_model, registered_model, audit_bundle],
         resources=all_resources,
         instance=instance,
-        run_config=dg.RunConfig(
-            ops={
-                "models__delay_model": {"config": FAST},
-                # At this tiny scale the first model is held to a looser bar.
-                "models__registered_model": {"config": {"baseline_margin": 0.05}},
-            }
-        ),
+        run_config=TRAIN_AND_REGISTER,
     )
     assert result.success
     return home
@@ -138,12 +139,7 @@ def test_a_copied_home_trains_registers_and_audits_on_its_own(home, instance, tm
         [delay_model, registered_model, audit_bundle],
         resources=resources(copy, max_restarts=0),
         instance=instance,
-        run_config=dg.RunConfig(
-            ops={
-                "models__delay_model": {"config": FAST},
-                "models__registered_model": {"config": {"baseline_margin": 0.05}},
-            }
-        ),
+        run_config=TRAIN_AND_REGISTER,
     )
     assert result.success
     [event] = [
