@@ -5,6 +5,7 @@ measures the time and memory."""
 
 from __future__ import annotations
 
+import gc
 import random
 import sys
 from collections.abc import Callable, Iterator
@@ -55,11 +56,17 @@ def counted_calls() -> Iterator[Callable[[], int]]:
             calls += 1
 
     previous = sys.getprofile()
+    # A collection inside the block would run finalizers of other tests' objects (seen: a
+    # lookup counted 11 calls once and 9 the next time): counted calls must be the block's.
+    collecting = gc.isenabled()
+    gc.disable()
     sys.setprofile(profile)
     try:
         yield lambda: calls
     finally:
         sys.setprofile(previous)
+        if collecting:
+            gc.enable()
 
 
 @pytest.mark.parametrize(
@@ -145,9 +152,12 @@ def test_completing_a_name_does_not_go_over_every_name_in_the_catalog(name):
         legacy = {**base.legacy, "tsql": {**base.legacy["tsql"], **own}}
         catalog = replace(base, legacy=legacy)
         catalog.resolve_name(name, "tsql", "f.sql", 1, 1)  # the first lookup indexes them
-        with counted_calls() as calls:
-            resolution = catalog.resolve_name(name, "tsql", "f.sql", 1, 1)
-        counts.append(calls())
+        lookups = []
+        for _ in range(3):  # the fewest of three: a cache warmed on the way counts once
+            with counted_calls() as calls:
+                resolution = catalog.resolve_name(name, "tsql", "f.sql", 1, 1)
+            lookups.append(calls())
+        counts.append(min(lookups))
     assert resolution.lake_table in ("raw.orders", "warehouse.t_7")
     assert counts[1] == counts[0]
 
