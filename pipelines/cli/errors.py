@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 import traceback
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,13 @@ INTERRUPTED = 130
 
 
 def one_line(text: str) -> str:
-    return " ".join(redact(text).split())
+    """``text`` as one line for a terminal: secrets redacted, line breaks and runs of space
+    made one space, and other control characters (an ESC that would drive the terminal)
+    shown escaped."""
+    spaced = " ".join(redact(text).split())
+    return "".join(
+        ascii(char)[1:-1] if unicodedata.category(char) == "Cc" else char for char in spaced
+    )
 
 
 def crash_report(exc: BaseException) -> Path:

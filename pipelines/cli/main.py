@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from pipelines.cli.errors import OneLineErrors
+from pipelines.cli.errors import OneLineErrors, one_line
 from pipelines.settings import Settings, SettingsError, check_home_writable, redact
 from sql.paths import REPOSITORY_ROOT
 from sql.source_dialects import DIALECTS
@@ -34,7 +34,7 @@ python_logs:
 
 def fail_usage(message: str) -> None:
     """Bad input: one line naming the setting and what it accepts, exit code 2."""
-    click.echo(f"plumbline: error: {message}", err=True)
+    click.echo(f"plumbline: error: {one_line(message)}", err=True)
     sys.exit(2)
 
 

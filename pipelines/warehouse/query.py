@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError
+from sqlglot.errors import ParseError, TokenError
 
 if TYPE_CHECKING:
     import duckdb
@@ -41,6 +41,8 @@ def read_only_statement(sql: str) -> exp.Query:
         where = f"line {first.get('line', '?')}, column {first.get('col', '?')}: "
         message = first.get("description") or str(exc).splitlines()[0]
         raise ReadOnlyQueryError(f"{QUERY_FILE}: {where}{message}") from None
+    except TokenError as exc:  # an unclosed string or comment: nothing to parse
+        raise ReadOnlyQueryError(f"{QUERY_FILE}: cannot read the text: {exc}") from None
     if len(statements) != 1:
         raise ReadOnlyQueryError(
             f"{QUERY_FILE}: {len(statements)} statements; plumbline query runs exactly one SELECT"

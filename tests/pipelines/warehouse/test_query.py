@@ -61,6 +61,7 @@ def test_a_select_over_published_tables_runs(lake):
         ("SELECT * FROM read_csv('/etc/passwd')", "reads outside the lake"),
         ("SELECT 1; SELECT 2", "2 statements"),
         ("SELEC 1", "line 1"),
+        ("'", "cannot read the text"),  # an unclosed string (found by the CLI fuzz test)
         ("SELECT * FROM warehouse.no_such_table", "no_such_table"),
     ],
 )
