@@ -274,9 +274,11 @@ def _columns(path: Path, table: str, spec: object) -> tuple[dict[str, str], dict
 def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise CatalogError(f"{path}: cannot read catalog: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise CatalogError(f"{path}: byte {exc.start}: not UTF-8 text") from None
     except yaml.YAMLError as exc:
         where = getattr(exc, "problem_mark", None)
         at = f":{where.line + 1}:{where.column + 1}" if where is not None else ""

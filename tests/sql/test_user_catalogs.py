@@ -209,3 +209,11 @@ def test_a_quoted_case_sensitive_name_in_the_catalog_matches_only_itself(tmp_pat
     assert found.source_tables == ("lake.lines",)
     with pytest.raises(TranslationError, match="NAME-UNKNOWN"):
         translate("SELECT id FROM shop.sales.OrderLines", "snowflake", catalog=catalog)
+
+
+def test_a_catalog_that_is_not_utf8_is_refused_by_name(tmp_path):
+    # Found by tests/pipelines/cli/test_fuzz.py (`translate --catalog` of random bytes).
+    path = tmp_path / "catalog.yaml"
+    path.write_bytes(b"\x80tables: {}")
+    with pytest.raises(CatalogError, match=f"{path}: byte 0: not UTF-8 text"):
+        load_catalog(path)
