@@ -294,3 +294,13 @@ def test_load_contracts_refuses_two_contracts_for_one_table(write_contract):
 def test_load_contracts_needs_a_folder(tmp_path):
     with pytest.raises(ContractError, match="no such contracts folder"):
         load_contracts(tmp_path / "absent")
+
+
+def test_a_contract_that_is_not_utf8_is_refused_by_name(tmp_path):
+    # Found by tests/pipelines/cli/test_fuzz.py (`contracts lint` of random bytes).
+    path = tmp_path / "orders.yaml"
+    path.write_bytes(b"apiVersion: v3.0.2\n\x80")
+    with pytest.raises(ContractError) as caught:
+        load_contract(path)
+    assert (caught.value.file, caught.value.field) == (str(path), "byte 19")
+    assert "not UTF-8 text" in caught.value.message
