@@ -9,6 +9,7 @@ bundle); 2 bad input (a flag, a setting, a file that cannot be read); 130 interr
 from __future__ import annotations
 
 import os
+import re
 import sys
 import tempfile
 import time
@@ -25,13 +26,17 @@ INTERNAL_ERROR = 70  # EX_SOFTWARE in sysexits.h
 INTERRUPTED = 130
 
 
+# Line breaks and tabs (those str.splitlines knows), each run of them shown as one space.
+_BREAKS = re.compile(r"[\r\n\t\v\f\x1c-\x1e\x85\u2028\u2029]+")
+
+
 def one_line(text: str) -> str:
-    """``text`` as one line for a terminal: secrets redacted, line breaks and runs of space
-    made one space, and other control characters (an ESC that would drive the terminal)
-    shown escaped."""
-    spaced = " ".join(redact(text).split())
+    """``text`` as one line for a terminal: secrets redacted, each run of line breaks shown
+    as one space (spaces themselves kept: they may be the input being quoted), and other
+    control characters (an ESC that would drive the terminal) shown escaped."""
+    flat = _BREAKS.sub(" ", redact(text).strip())
     return "".join(
-        ascii(char)[1:-1] if unicodedata.category(char) == "Cc" else char for char in spaced
+        ascii(char)[1:-1] if unicodedata.category(char) == "Cc" else char for char in flat
     )
 
 

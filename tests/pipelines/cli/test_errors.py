@@ -52,3 +52,7 @@ def test_an_unexpected_error_is_one_line_naming_a_private_redacted_report():
     assert oct(path.stat().st_mode & 0o777) == "0o600"
     assert "t0ken" not in path.read_text() and "RuntimeError" in path.read_text()
     path.unlink()
+
+
+def test_spaces_of_a_quoted_input_are_kept():
+    assert one_line("--select '  ' is empty") == "--select '  ' is empty"
