@@ -107,6 +107,10 @@ class EngineResource(dg.ConfigurableResource):
                 raise ValueError(f"engine must be duckdb or spark; got {other!r}")
 
 
+# (tracking URI, artifact root) of the stores MlflowResource.client has checked here.
+_CHECKED_STORES: set[tuple[str, str]] = set()
+
+
 class MlflowResource(dg.ConfigurableResource):
     """MLflow tracking and registry (``PLUMBLINE_MLFLOW_URI``); artifacts under
     ``$PLUMBLINE_HOME/mlartifacts`` for experiments this resource creates."""
@@ -121,10 +125,15 @@ class MlflowResource(dg.ConfigurableResource):
 
         from pipelines.registry.tracking_store import TrackingStoreError, ensure_tracking_store
 
-        try:
-            ensure_tracking_store(self.tracking_uri, Path(self.artifact_root).absolute().as_uri())
-        except TrackingStoreError as exc:
-            raise dg.Failure(str(exc)) from None
+        store = (self.tracking_uri, Path(self.artifact_root).absolute().as_uri())
+        # Checked once per process: an asset asks for several clients, and each check opens
+        # the store, takes its lock and reads Alembic's migrations.
+        if store not in _CHECKED_STORES:
+            try:
+                ensure_tracking_store(*store)
+            except TrackingStoreError as exc:
+                raise dg.Failure(str(exc)) from None
+            _CHECKED_STORES.add(store)
 
         # Registering a logged model (models:/m-...) resolves it through the process-wide
         # tracking URI, not the client's: point both at this store.

@@ -47,6 +47,11 @@ class CatalogError(Exception):
     """A catalog file is malformed, or two catalog files contradict each other."""
 
 
+def legacy_key(name_parts: Sequence[NamePart], dialect: str) -> tuple[str, ...]:
+    """How ``dialect`` compares the parts of a legacy name: the key of ``Catalog.legacy``."""
+    return tuple(fold(part, dialect) for part in name_parts)
+
+
 def fold(part: NamePart, dialect: str) -> str:
     """One name part as ``dialect`` compares it."""
     name = part.name if isinstance(part, exp.Identifier) else part
@@ -112,7 +117,7 @@ class Catalog:
         """Resolve a legacy name as ``dialect`` does: as written, else completed with the
         default namespace. NAME-UNKNOWN or NAME-AMBIGUOUS (a located error) otherwise."""
         names = self.legacy.get(dialect, {})
-        key = tuple(fold(part, dialect) for part in name_parts)
+        key = legacy_key(name_parts, dialect)
         found = names.get(key)
         if found is not None:
             return Resolution(found)
@@ -308,7 +313,7 @@ def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
                 raise CatalogError(
                     f"{path}: {dialect} name {legacy_name!r} maps to unknown {lake_table!r}"
                 )
-            key = tuple(fold(p, str(dialect)) for p in _name_parts(str(legacy_name), str(dialect)))
+            key = legacy_key(_name_parts(str(legacy_name), str(dialect)), str(dialect))
             if folded.get(key, lake_table) != lake_table:
                 raise CatalogError(
                     f"{path}: {dialect} name {legacy_name!r} maps to both {folded[key]!r} "

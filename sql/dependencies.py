@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from sqlglot import exp
 
 from sql.assumptions import Assumptions
-from sql.catalog import Catalog, fold
+from sql.catalog import Catalog, legacy_key
 from sql.diagnostics import TranslationError
 from sql.rules import Context
 from sql.translate import parse_script
@@ -57,7 +57,7 @@ def script_dependencies(
     for definition, table_name in zip(script.definitions, script.names, strict=True):
         tables.append(TableDependencies(table_name, _reads(definition.query, catalog, script.ctx)))
         if definition.name_parts:
-            key = tuple(fold(part, dialect) for part in definition.name_parts)
+            key = legacy_key(definition.name_parts, dialect)
             legacy.setdefault(dialect, {})[key] = f"{zone}.{table_name}"
     return tuple(tables)
 

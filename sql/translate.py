@@ -31,8 +31,8 @@ from sql.catalog import (
     OPAQUE_PREFIX,
     QUOTED_IS_CASE_SENSITIVE,
     Catalog,
-    fold,
     is_opaque,
+    legacy_key,
     load_catalog,
 )
 from sql.diagnostics import (
@@ -818,7 +818,7 @@ class _ScriptCatalog:
         self.tables[lake] = columns
         if opaque:
             self.opaque[lake] = opaque
-        key = tuple(fold(p, dialect) for p in definition.name_parts)
+        key = legacy_key(definition.name_parts, dialect)
         self.legacy.setdefault(dialect, {})[key] = lake
 
 
