@@ -31,6 +31,8 @@ class LakeResource(dg.ConfigurableResource):
     """The Parquet lake under ``root`` (``$PLUMBLINE_HOME/lake`` by default)."""
 
     root: str
+    # $PLUMBLINE_HOME, which metadata shows paths relative to (assets.metadata.shown_path).
+    home: str = ""
 
     def lake(self) -> Lake:
         return Lake(Path(self.root))
@@ -118,6 +120,8 @@ class MlflowResource(dg.ConfigurableResource):
     tracking_uri: str
     artifact_root: str
     experiment: str = "delivery_delay"
+    # Where people open the MLflow UI (PLUMBLINE_MLFLOW_UI_URL): metadata links point there.
+    ui_url: str = "http://127.0.0.1:5000"
 
     def client(self):
         import mlflow
@@ -235,7 +239,7 @@ def resources_for(settings: Settings, **launcher: Any) -> dict[str, dg.Configura
     resources, for the code location and the tests alike. ``launcher`` overrides fields of
     the training launcher (a test's ``nproc_per_node``)."""
     return {
-        "lake": LakeResource(root=str(settings.lake_root)),
+        "lake": LakeResource(root=str(settings.lake_root), home=str(settings.home)),
         "tpch": TpchResource(scale=settings.scale),
         "ansi_store": AnsiStoreResource(
             root=str(settings.ansi_root), catalog_files=[str(p) for p in settings.catalog]
@@ -248,7 +252,9 @@ def resources_for(settings: Settings, **launcher: Any) -> dict[str, dg.Configura
             engine=settings.engine, spark_master=settings.spark_master
         ),
         "mlflow_tracking": MlflowResource(
-            tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)
+            tracking_uri=settings.mlflow_uri,
+            artifact_root=str(settings.mlflow_artifacts),
+            ui_url=settings.mlflow_ui_url,
         ),
         "training_launcher": TrainingLauncherResource(
             runs_root=str(settings.training_root),

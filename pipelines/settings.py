@@ -30,6 +30,8 @@ DEFAULT_HOME = "./.plumbline"
 # within a few minutes on 2 cores while lineitem still has ~600,000 rows to learn from.
 DEFAULT_SCALE = 0.1
 DEFAULT_ENGINE: Engine = "duckdb"
+# Where `plumbline mlflow-ui` (`make mlflow-ui`) serves a local store by default.
+DEFAULT_MLFLOW_UI_URL = "http://127.0.0.1:5000"
 DEFAULT_SPARK_MASTER = "local[*]"
 DEFAULT_RETRAIN_CRON = "0 3 * * 1"  # Mondays 03:00 UTC
 
@@ -80,6 +82,12 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
         "are taken out at once: they reach MLflow and the training processes as "
         "`MLFLOW_TRACKING_USERNAME` / `MLFLOW_TRACKING_PASSWORD` in the environment, and "
         "every URI plumbline stores, logs or shows is the one without them.",
+    ),
+    SettingDoc(
+        "PLUMBLINE_MLFLOW_UI_URL",
+        "the tracking server when PLUMBLINE_MLFLOW_URI is one, else http://127.0.0.1:5000",
+        "Where people open the MLflow UI (`make mlflow-ui` serves the local store there): "
+        "the Dagster UI links each training run, model version and audit report to it.",
     ),
     SettingDoc(
         "PLUMBLINE_MASKING_KEY",
@@ -186,6 +194,9 @@ class Settings:
     # PLUMBLINE_MASKING_KEY: never in repr, never compared; None means the home's own key
     # (masking_key_path).
     masking_key: str | None = field(default=None, repr=False, compare=False)
+    # PLUMBLINE_MLFLOW_UI_URL; empty means the tracking server itself, or the local
+    # `plumbline mlflow-ui` (DEFAULT_MLFLOW_UI_URL) for a sqlite store.
+    mlflow_ui_url: str = ""
 
     def __post_init__(self) -> None:
         # Validation lives here so that a Settings built in code is checked like one
@@ -220,6 +231,19 @@ class Settings:
             object.__setattr__(self, "mlflow_uri", f"sqlite:///{self.home / 'mlflow.db'}")
         if not self.masking_key:
             object.__setattr__(self, "masking_key", None)
+        if not self.mlflow_ui_url:
+            server = self.mlflow_uri.startswith(("http://", "https://"))
+            object.__setattr__(
+                self, "mlflow_ui_url", self.mlflow_uri if server else DEFAULT_MLFLOW_UI_URL
+            )
+        ui_public, ui_credentials = split_credentials(self.mlflow_ui_url)
+        if ui_credentials is not None or not ui_public.startswith(("http://", "https://")):
+            raise SettingsError(
+                "PLUMBLINE_MLFLOW_UI_URL",
+                "an http(s) URL without credentials",
+                redact(self.mlflow_ui_url),
+            )
+        object.__setattr__(self, "mlflow_ui_url", ui_public.rstrip("/"))
 
     @property
     def lake_root(self) -> Path:
@@ -313,6 +337,7 @@ class Settings:
             else None,
             k8s_spot=parse_bool(env.get("PLUMBLINE_K8S_SPOT") or "false", "PLUMBLINE_K8S_SPOT"),
             masking_key=masking_key_from(env),
+            mlflow_ui_url=env.get("PLUMBLINE_MLFLOW_UI_URL", ""),
         )
 
     def to_env(self) -> dict[str, str]:
@@ -333,6 +358,7 @@ class Settings:
             "PLUMBLINE_K8S_NODES": str(self.k8s_nodes),
             "PLUMBLINE_K8S_GPUS_PER_NODE": str(self.k8s_gpus_per_node or ""),
             "PLUMBLINE_K8S_SPOT": str(self.k8s_spot).lower(),
+            "PLUMBLINE_MLFLOW_UI_URL": self.mlflow_ui_url,
             **({"PLUMBLINE_MASKING_KEY": self.masking_key} if self.masking_key else {}),
             **self.credentials_env(),
         }

@@ -1,0 +1,92 @@
+"""How asset and check metadata reads in the Dagster UI: numbers rounded to what matters,
+paths relative to ``$PLUMBLINE_HOME`` or the repository, rows as tables, and links into
+MLflow. Every asset module turns its results into metadata through these."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from urllib.parse import quote
+
+import dagster as dg
+
+from sql.paths import REPOSITORY_ROOT
+
+# Significant digits a float keeps in metadata: enough for a rate, a loss or a threshold.
+SIGNIFICANT_DIGITS = 4
+
+
+def rounded(value: float, digits: int = SIGNIFICANT_DIGITS) -> float:
+    """``value`` to ``digits`` significant digits, keeping every digit before the point
+    (0, inf and nan as they are)."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    return round(value, max(0, digits - 1 - math.floor(math.log10(abs(value)))))
+
+
+def shown_path(path: str | Path, home: str | Path | None = None) -> str:
+    """``path`` as a person reads it: ``$PLUMBLINE_HOME/...`` under the home, relative under
+    the repository, else as it is (a URI stays a URI)."""
+    text = str(path)
+    if "://" in text:
+        return text
+    absolute = Path(text).absolute()
+    if home:
+        try:
+            return "$PLUMBLINE_HOME/" + absolute.relative_to(Path(home).absolute()).as_posix()
+        except ValueError:
+            pass
+    try:
+        return absolute.relative_to(REPOSITORY_ROOT).as_posix()
+    except ValueError:
+        return text
+
+
+def mlflow_run_url(ui_url: str, experiment_id: str, run_id: str) -> dg.UrlMetadataValue:
+    """The MLflow UI page of a run."""
+    return dg.MetadataValue.url(f"{ui_url}/#/experiments/{experiment_id}/runs/{run_id}")
+
+
+def mlflow_version_url(ui_url: str, model: str, version: str | int) -> dg.UrlMetadataValue:
+    """The MLflow UI page of a registered model version."""
+    return dg.MetadataValue.url(f"{ui_url}/#/models/{quote(model, safe='')}/versions/{version}")
+
+
+def mlflow_artifact_url(
+    ui_url: str, experiment_id: str, run_id: str, artifact_path: str
+) -> dg.UrlMetadataValue:
+    """The MLflow UI page that shows one artifact of a run."""
+    return dg.MetadataValue.url(
+        f"{ui_url}/#/experiments/{experiment_id}/runs/{run_id}/artifacts/"
+        + quote(artifact_path, safe="/")
+    )
+
+
+def _cell(value: object) -> object:
+    if isinstance(value, float):
+        return rounded(value)
+    if value is None:
+        return ""
+    if isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, Sequence | Mapping):
+        import json
+
+        return json.dumps(value, sort_keys=True, default=str)
+    return str(value)
+
+
+def records_table(
+    rows: Sequence[Mapping[str, object]],
+    columns: Sequence[tuple[str, str, str]],
+) -> dg.TableMetadataValue:
+    """``rows`` as a table with ``columns`` = (name, type, description); a cell a row lacks
+    is empty, floats are rounded, anything else that is not a scalar is shown as JSON text."""
+    schema = dg.TableSchema(
+        columns=[dg.TableColumn(name, kind, description=text) for name, kind, text in columns]
+    )
+    records = [
+        dg.TableRecord({name: _cell(row.get(name)) for name, _, _ in columns}) for row in rows
+    ]
+    return dg.MetadataValue.table(records=records, schema=schema)
