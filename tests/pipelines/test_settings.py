@@ -200,3 +200,30 @@ def test_the_masking_key_is_read_exported_only_when_set_and_never_shown(tmp_path
         assert plain.masking_key is None
         assert "PLUMBLINE_MASKING_KEY" not in plain.to_env()
     assert Settings(home=tmp_path, masking_key="").masking_key is None
+
+
+@pytest.mark.parametrize(
+    ("env", "ui_url"),
+    [
+        ({}, "http://127.0.0.1:5000"),
+        ({"PLUMBLINE_MLFLOW_URI": "https://mlflow.example.com/"}, "https://mlflow.example.com"),
+        (
+            {
+                "PLUMBLINE_MLFLOW_URI": "https://ci:s3cret@mlflow.example.com",
+                "PLUMBLINE_MLFLOW_UI_URL": "https://ui.example.com/mlflow/",
+            },
+            "https://ui.example.com/mlflow",
+        ),
+    ],
+)
+def test_the_mlflow_ui_url_is_the_server_or_the_local_ui(tmp_path, env, ui_url):
+    settings = Settings.from_env({"PLUMBLINE_HOME": str(tmp_path), **env})
+    assert settings.mlflow_ui_url == ui_url
+    assert Settings.from_env(settings.to_env()).mlflow_ui_url == ui_url
+
+
+@pytest.mark.parametrize("ui_url", ["https://ci:s3cret@ui.example.com", "ftp://ui.example.com"])
+def test_a_ui_url_with_credentials_or_no_http_is_refused_redacted(tmp_path, ui_url):
+    with pytest.raises(SettingsError, match="PLUMBLINE_MLFLOW_UI_URL") as refused:
+        Settings.from_env({"PLUMBLINE_HOME": str(tmp_path), "PLUMBLINE_MLFLOW_UI_URL": ui_url})
+    assert "s3cret" not in str(refused.value)

@@ -1,0 +1,69 @@
+import math
+
+import dagster as dg
+import pytest
+
+from assets.metadata import (
+    mlflow_artifact_url,
+    mlflow_run_url,
+    mlflow_version_url,
+    records_table,
+    rounded,
+    shown_path,
+)
+from sql.paths import REPOSITORY_ROOT
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (0.123456789, 0.1235),
+        (0.7712345678901234, 0.7712),
+        (3.14159e-9, 3.142e-9),
+        (12345.678, 12346.0),
+        (-0.000123456, -0.0001235),
+        (0.0, 0.0),
+    ],
+)
+def test_floats_keep_four_significant_digits_and_every_integer_digit(value, shown):
+    assert rounded(value) == shown
+
+
+def test_infinities_and_nan_stay_as_they_are():
+    assert rounded(math.inf) == math.inf
+    assert math.isnan(rounded(math.nan))
+
+
+def test_paths_are_shown_under_the_home_or_the_repository(tmp_path):
+    home = tmp_path / "home"
+    assert shown_path(home / "lake" / "raw" / "orders", home) == "$PLUMBLINE_HOME/lake/raw/orders"
+    assert shown_path(REPOSITORY_ROOT / "sql" / "catalog.yaml", home) == "sql/catalog.yaml"
+    assert shown_path(tmp_path / "elsewhere.sql", home) == str(tmp_path / "elsewhere.sql")
+    assert shown_path("s3://bucket/lake/raw", home) == "s3://bucket/lake/raw"
+    # A sibling whose name starts like the home is not under it.
+    assert shown_path(tmp_path / "home2" / "x", home) == str(tmp_path / "home2" / "x")
+
+
+def test_mlflow_links_point_at_the_ui_pages():
+    ui = "http://127.0.0.1:5000"
+    assert mlflow_run_url(ui, "1", "abc").url == "http://127.0.0.1:5000/#/experiments/1/runs/abc"
+    assert (
+        mlflow_version_url(ui, "delivery delay", 3).url
+        == "http://127.0.0.1:5000/#/models/delivery%20delay/versions/3"
+    )
+    assert mlflow_artifact_url(ui, "1", "abc", "audit/x y/report.html").url.endswith(
+        "/runs/abc/artifacts/audit/x%20y/report.html"
+    )
+
+
+def test_rows_become_a_table_with_rounded_cells_and_empty_gaps():
+    table = records_table(
+        [{"column": "a", "observed": 0.333333333, "passed": True}, {"column": "b", "extra": 1}],
+        [("column", "string", "Column"), ("observed", "float", ""), ("passed", "bool", "")],
+    )
+    assert isinstance(table, dg.TableMetadataValue)
+    assert [c.name for c in table.schema.columns] == ["column", "observed", "passed"]
+    assert [r.data for r in table.records] == [
+        {"column": "a", "observed": 0.3333, "passed": True},
+        {"column": "b", "observed": "", "passed": ""},
+    ]
