@@ -36,6 +36,16 @@ CHOICES: dict[str, tuple[str, ...]] = {
 _NAME = re.compile(r"[\w$ -]*")
 # Settings that are a free word (a language name).
 TEXT_FIELDS = frozenset({"date_language"})
+# The dialects whose servers have each setting: the only files a translation may record it
+# for (a Snowflake file never depends on T-SQL's DATEFIRST). BigQuery's month and day names
+# are English by definition, so it has no date language.
+SETTING_DIALECTS: dict[str, tuple[str, ...]] = {
+    "date_language": ("oracle", "redshift", "snowflake", "teradata", "tsql"),
+    "snowflake_timestamp_type_mapping": ("snowflake",),
+    "snowflake_week_start": ("snowflake",),
+    "tsql_datefirst": ("tsql",),
+    **{name: (dialect,) for dialect, levels in NAMESPACE_LEVELS.items() for name in levels},
+}
 
 
 class AssumptionError(ValueError):

@@ -28,7 +28,7 @@ from sqlglot import exp
 from sql.ansi import parse_type
 from sql.assumptions import Assumptions
 from sql.diagnostics import Diagnostic, TranslationError
-from sql.paths import DEFAULT_CATALOG_PATH
+from sql.paths import DEFAULT_CATALOG_PATH, repository_relative
 
 # Dialects where a quoted identifier is compared exactly and an unquoted one folds to upper.
 QUOTED_IS_CASE_SENSITIVE = frozenset({"snowflake", "oracle"})
@@ -72,6 +72,8 @@ class Resolution:
     # What the name relied on that its text does not show ("tsql_schema=dbo", or the note
     # that an unknown default matched one table); None when the name matched as written.
     assumed: str | None = None
+    # The default namespace settings it was completed with: (("tsql_schema", "dbo"),).
+    settings: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,8 @@ class Catalog:
     legacy: Mapping[str, Mapping[tuple[str, ...], str]] = field(default_factory=dict)
     # lake table -> {column: declared type} for types with no exact ANSI form (VARIANT, ...)
     opaque: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
-    # The files this catalog was read from, for messages.
+    # The files this catalog was read from, for messages (relative to the repository when
+    # they lie in it, as reports show paths).
     sources: tuple[str, ...] = ()
     # dialect -> (how many legacy names are indexed, {last name part: legacy names}): the
     # only names a name that needs completing can match. Kept up to date as names are
@@ -143,7 +146,8 @@ class Catalog:
                     f"the only catalog table it can name with {', '.join(unknown)} unknown "
                     f"(set --assume {unknown[-1]}=NAME to pin it)"
                 )
-            return Resolution(lake, f"{shown} resolved to {lake}, " + "; ".join(notes))
+            settings = tuple((n, v) for n, v in namespace[: len(filled)] if v)
+            return Resolution(lake, f"{shown} resolved to {lake}, " + "; ".join(notes), settings)
         searched = ", ".join(self.sources) or "the catalog"
         if matches:
             message = (
@@ -321,7 +325,9 @@ def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
                 )
             folded[key] = lake_table
         legacy[str(dialect)] = folded
-    return Catalog(tables=tables, legacy=legacy, opaque=opaque, sources=(str(path),))
+    return Catalog(
+        tables=tables, legacy=legacy, opaque=opaque, sources=(repository_relative(path),)
+    )
 
 
 def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:

@@ -101,8 +101,12 @@ def node_offset(node: exp.Expr | None) -> int | None:
     """Start offset of the earliest token under ``node``, walking up when it has none.
 
     sqlglot records token positions on leaves (identifiers, literals, function names),
-    not on every node, so we take the smallest start below the node, or above it.
+    not on every node, so we take the smallest start below the node, or above it. A clause
+    whose keyword the translator located (``keyword_start``, e.g. CONNECT BY) is at its
+    keyword.
     """
+    if node is not None and node._meta and "keyword_start" in node._meta:
+        return node._meta["keyword_start"]
     current = node
     while current is not None:
         starts = [n.meta["start"] for n in current.walk() if "start" in n.meta]

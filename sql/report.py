@@ -2,21 +2,26 @@
 
 Pure code: translates every ``<dialect>/<name>.sql`` under a root (a script may define
 several tables; the file is one row) and renders the results as Markdown and as one
-self-contained HTML page (no scripts, no external assets).
+self-contained HTML page (no scripts, no external assets). Every path it shows is relative
+to the legacy root, as the file column is (else to the repository), and every rule id links
+to its entry in docs/translation-rules.md.
 """
 
 from __future__ import annotations
 
 import functools
 import html
+import os
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sql.assumptions import Assumptions
 from sql.catalog import Catalog, load_catalog
 from sql.diagnostics import Diagnostic, TranslationError
 from sql.parallel import ordered_map
+from sql.paths import repository_relative
+from sql.rules_doc import DOC_PATH, rule_link
 from sql.translate import DIALECTS, translate_script
 
 
@@ -79,7 +84,51 @@ def _summary(results: list[FileResult]) -> tuple[int, int, Counter[str]]:
     return translated, len(results) - translated, rules
 
 
-def render_markdown(results: list[FileResult], root: Path) -> str:
+def _shown_path(file: str | Path, root: Path) -> str:
+    """``file`` as the report shows it: relative to the legacy ``root`` (the file column),
+    else to the repository when it lies there, else as given."""
+    path = Path(file)
+    if path.resolve().is_relative_to(root.resolve()):
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    return repository_relative(path)
+
+
+def _shown(diagnostic: Diagnostic, root: Path) -> str:
+    return replace(diagnostic, file=_shown_path(diagnostic.file, root)).format()
+
+
+def _rules_doc(report_dir: Path | None) -> str:
+    """docs/translation-rules.md as a link from the folder the report is written to (from the
+    repository root when not given)."""
+    start = report_dir.resolve() if report_dir is not None else DOC_PATH.parent.parent
+    return Path(os.path.relpath(DOC_PATH, start)).as_posix()
+
+
+def _markdown_rule(rule: str, doc: str) -> str:
+    return f"[{rule}]({rule_link(rule, doc)})"
+
+
+def _html_rule(rule: str, doc: str) -> str:
+    return f'<a href="{html.escape(rule_link(rule, doc))}"><code>{html.escape(rule)}</code></a>'
+
+
+def _markdown_diagnostic(diagnostic: Diagnostic, root: Path, doc: str) -> str:
+    text = _shown(diagnostic, root).replace("|", "\\|")
+    tag = f"{diagnostic.severity}[{diagnostic.rule}]"
+    return text.replace(tag, f"{diagnostic.severity}[{_markdown_rule(diagnostic.rule, doc)}]", 1)
+
+
+def _html_diagnostic(diagnostic: Diagnostic, root: Path, doc: str) -> str:
+    text = html.escape(_shown(diagnostic, root))
+    tag = html.escape(f"{diagnostic.severity}[{diagnostic.rule}]")
+    linked = f"{diagnostic.severity}[{_html_rule(diagnostic.rule, doc)}]"
+    return f'<li class="{diagnostic.severity}">{text.replace(tag, linked, 1)}</li>'
+
+
+def render_markdown(results: list[FileResult], root: Path, report_dir: Path | None = None) -> str:
+    """The report as Markdown; ``report_dir``, where it is written, is where its links to
+    docs/translation-rules.md start from."""
+    doc = _rules_doc(report_dir)
     translated, refused, rules = _summary(results)
     lines = [
         "# Translation report",
@@ -90,32 +139,35 @@ def render_markdown(results: list[FileResult], root: Path) -> str:
         "|---|---|---|---|---|---|",
     ]
     for r in results:
-        diagnostics = "<br>".join(d.format().replace("|", "\\|") for d in r.diagnostics)
+        diagnostics = "<br>".join(_markdown_diagnostic(d, root, doc) for d in r.diagnostics)
         status = "translated" if r.translated else "**refused**"
+        applied = ", ".join(_markdown_rule(rule, doc) for rule in r.rules_applied)
         lines.append(
-            f"| `{r.path.relative_to(root)}` | {r.dialect} | {status} | {', '.join(r.tables)} | "
-            f"{', '.join(r.rules_applied)} | {diagnostics} |"
+            f"| `{_shown_path(r.path, root)}` | {r.dialect} | {status} | {', '.join(r.tables)} | "
+            f"{applied} | {diagnostics} |"
         )
     lines += ["", "## Rules applied", "", "| rule | files |", "|---|---|"]
-    lines += [f"| {rule} | {n} |" for rule, n in sorted(rules.items())]
+    lines += [f"| {_markdown_rule(rule, doc)} | {n} |" for rule, n in sorted(rules.items())]
     return "\n".join(lines) + "\n"
 
 
-def render_html(results: list[FileResult], root: Path) -> str:
+def render_html(results: list[FileResult], root: Path, report_dir: Path | None = None) -> str:
+    """The report as one HTML page; links start from ``report_dir`` as in
+    :func:`render_markdown`."""
+    doc = _rules_doc(report_dir)
     translated, refused, rules = _summary(results)
     rows = []
     for r in results:
-        diagnostics = "".join(
-            f'<li class="{d.severity}">{html.escape(d.format())}</li>' for d in r.diagnostics
-        )
+        diagnostics = "".join(_html_diagnostic(d, root, doc) for d in r.diagnostics)
         status = "translated" if r.translated else "refused"
+        applied = ", ".join(_html_rule(rule, doc) for rule in r.rules_applied)
         rows.append(
-            f'<tr class="{status}"><td><code>{html.escape(str(r.path.relative_to(root)))}</code></td>'
+            f'<tr class="{status}"><td><code>{html.escape(_shown_path(r.path, root))}</code></td>'
             f"<td>{r.dialect}</td><td>{status}</td><td>{html.escape(', '.join(r.tables))}</td>"
-            f"<td>{html.escape(', '.join(r.rules_applied))}</td><td><ul>{diagnostics}</ul></td></tr>"
+            f"<td>{applied}</td><td><ul>{diagnostics}</ul></td></tr>"
         )
     rule_rows = "".join(
-        f"<tr><td>{html.escape(k)}</td><td>{n}</td></tr>" for k, n in sorted(rules.items())
+        f"<tr><td>{_html_rule(k, doc)}</td><td>{n}</td></tr>" for k, n in sorted(rules.items())
     )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>plumbline translation report</title>

@@ -72,6 +72,49 @@ REFUSAL_CLASSES = (
 )
 
 
+# Diagnostics the translator reports outside the rule catalog (checks of the input, the
+# catalog and the engine rendering), so that every id a report shows has an entry here.
+OTHER_DIAGNOSTICS: dict[str, str] = {
+    "CATALOG-ASSUMED": "`plumbline catalog import`: a Snowflake column declared TIMESTAMP is "
+    "read as TIMESTAMP_NTZ (the default TIMESTAMP_TYPE_MAPPING), with a warning.",
+    "CATALOG-CASE": "`plumbline catalog import`: a column that compares case-insensitively "
+    "(NOT CASESPECIFIC, a case-insensitive collation) is imported with a warning: translation "
+    "assumes case-sensitive comparisons.",
+    "CATALOG-COLLISION": "`plumbline catalog import`: two legacy tables map to the same lake "
+    "table; the import is refused naming both.",
+    "CATALOG-DIALECT": "`plumbline catalog import`: a DDL dialect the importer does not read.",
+    "CATALOG-DUPLICATE": "`plumbline catalog import`: a column declared twice, or a table "
+    "declared again differently.",
+    "CATALOG-OPAQUE": "`plumbline catalog import`: a column with no type, or a type with no "
+    "exact ANSI form, is kept as declared (an opaque column: see `OPAQUE-TYPE`).",
+    "CATALOG-PARSE": "`plumbline catalog import`: DDL the dialect's parser rejects.",
+    "CATALOG-SKIP": "`plumbline catalog import`: a statement that defines no lake table (not "
+    "a CREATE TABLE, or a temporary table) is skipped with a note.",
+    "DIALECT": "The file's dialect (its folder under `sql/legacy/`, or `--from`) is not one the "
+    "translator reads.",
+    "NAME-AMBIGUOUS": "A table name that, completed with the default namespace "
+    "(`sql/assumptions.yaml`), can name more than one catalog table is refused; qualify it or "
+    "set the default with `--assume`.",
+    "OPAQUE-TYPE": "A column whose type has no exact ANSI form (`GEOGRAPHY`, `SQL_VARIANT`, "
+    "...) may be selected, counted or tested for NULL; used in an expression it is refused.",
+    "RENDER": "The ANSI SQL cannot be rendered for the engine it runs on (an unknown engine, "
+    "or a construct that engine would evaluate differently).",
+    "SOURCE-TEXT": "The file is not SQL text: bytes that are not UTF-8, or a NUL character "
+    "(a binary or UTF-16 file).",
+}
+
+
+def anchor(rule_id: str) -> str:
+    """The fragment of ``rule_id``'s entry in docs/translation-rules.md: the slug GitHub (and
+    most Markdown renderers) give its ``### `RULE-ID``` heading."""
+    return rule_id.lower()
+
+
+def rule_link(rule_id: str, doc: str) -> str:
+    """``doc#anchor``: the link to ``rule_id``'s entry from where ``doc`` names the file."""
+    return f"{doc}#{anchor(rule_id)}"
+
+
 def output_features(rule: Rule) -> list[Feature]:
     """The SQL:2016 features the outputs of a rewrite rule's examples use."""
     if rule.action == "refuse":
@@ -161,6 +204,15 @@ def rules_markdown() -> str:
             )
             lines.append(f"  - {outcome}")
         lines.append("")
+    lines += [
+        "## Diagnostics outside the rule catalog",
+        "",
+        "Checks of the input file, the catalog and the engine rendering, reported as "
+        "`file:line:col: error[ID]: message` like the rules above:",
+        "",
+    ]
+    for diagnostic_id, description in sorted(OTHER_DIAGNOSTICS.items()):
+        lines += [f"### `{diagnostic_id}`", "", _cell(description), ""]
     return "\n".join(lines)
 
 

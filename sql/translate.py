@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import re
+from bisect import bisect_right
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -40,6 +41,7 @@ from sql.diagnostics import (
     LineIndex,
     TranslationError,
     check_source_text,
+    node_offset,
     offset_to_line_col,
 )
 from sql.retype import retype
@@ -86,6 +88,9 @@ class Translation:
     zone: str = "warehouse"  # where the table is built: the lake table is zone.name
     line: int = 1  # where the statement that defines it starts
     col: int = 1
+    # The server settings (sql/assumptions.py) its translation relied on, by name: only
+    # settings of its dialect, and only those a rule or a name resolution read.
+    assumed: tuple[tuple[str, str], ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -131,11 +136,14 @@ def _parse(sql: str, dialect: str, ctx: Context) -> list[exp.Expr]:
             ]
         ) from None
     ctx.statement_starts = _statement_starts(tokens)
+    keywords = _keyword_starts(tokens)
     parsed = [s for s in statements if s is not None]
     aligned = len(parsed) == len(ctx.statement_starts)
     for index, statement in enumerate(parsed):
         first: int | None = None
         for node in preorder(statement):
+            if type(node) in CLAUSE_KEYWORDS:
+                _locate_keyword(node, keywords)
             meta = node._meta  # most nodes have none yet: one dict each, made here
             if meta is None:
                 node._meta = {"source": True}  # parsed, not written by a rule
@@ -182,6 +190,45 @@ def _token_error(sql: str, tokenizer: object, error: Exception, file: str) -> Di
 _CLOSING = {"[": "]"}
 # sqlglot's parse errors quote the token object; a person needs its text.
 _TOKEN_REPR = re.compile(r"<Token token_type: [\w.]+, text: (.*?), line: \d+, col: \d+.*?>")
+
+
+# Clauses a diagnostic is located at by their keyword, which sqlglot keeps no position
+# of: by default a node is located at its earliest token, for a CONNECT BY its START WITH
+# condition (which may come first) and for SAMPLE or PIVOT the first token after the keyword.
+# node type -> (the keywords' token types, the argument the keyword comes right before, or
+# None for the whole clause).
+CLAUSE_KEYWORDS: dict[type[exp.Expr], tuple[frozenset[TokenType], str | None]] = {
+    exp.Connect: (frozenset({TokenType.CONNECT_BY}), "connect"),
+    exp.Pivot: (frozenset({TokenType.PIVOT, TokenType.UNPIVOT}), None),
+    exp.TableSample: (frozenset({TokenType.TABLE_SAMPLE}), None),
+}
+_KEYWORD_TOKENS = frozenset().union(*(kinds for kinds, _ in CLAUSE_KEYWORDS.values()))
+
+
+def _keyword_starts(tokens: list[Token]) -> dict[TokenType, list[int]]:
+    """Offsets of the clause keywords of ``CLAUSE_KEYWORDS`` in the text, in text order."""
+    starts: dict[TokenType, list[int]] = {}
+    for token in tokens:
+        if token.token_type in _KEYWORD_TOKENS:
+            starts.setdefault(token.token_type, []).append(token.start)
+    return starts
+
+
+def _locate_keyword(node: exp.Expr, keywords: dict[TokenType, list[int]]) -> None:
+    """Record on ``node`` where its clause keyword starts: the last such keyword before the
+    part it introduces (``sql.diagnostics.node_offset`` then locates the node there)."""
+    kinds, argument = CLAUSE_KEYWORDS[type(node)]
+    part = node.args.get(argument) if argument else node
+    offset = node_offset(part) if isinstance(part, exp.Expr) else None
+    if offset is None:
+        return
+    before = [
+        starts[bisect_right(starts, offset) - 1]
+        for kind in kinds
+        if (starts := keywords.get(kind)) and bisect_right(starts, offset)
+    ]
+    if before:
+        node.meta["keyword_start"] = max(before)
 
 
 def _statement_starts(tokens: list[Token]) -> list[int]:
@@ -260,6 +307,8 @@ def _resolve_tables(
         if resolution.assumed:
             ctx.report("warning", "NAME-DEFAULT", table, resolution.assumed)
             ctx.applied.add("NAME-DEFAULT")
+        for setting, _ in resolution.settings:
+            ctx.assume(setting)
         zone, name = lake.split(".")
         alias = table.args.get("alias") or exp.TableAlias(this=identifier(table.name))
         table.set("catalog", None)
@@ -695,6 +744,7 @@ def _translate_definitions(
             assumptions=assumptions,
             diagnostics=list(notes),
             applied=set(ctx.applied),
+            assumed=dict(ctx.assumed),
             statement_starts=ctx.statement_starts,
             statement_offsets=ctx.statement_offsets,
             lines=lines,
@@ -773,6 +823,7 @@ def _translate_definition(
         zone=zone,
         line=line,
         col=col,
+        assumed=tuple(sorted(ctx.assumed.items())),
     )
 
 

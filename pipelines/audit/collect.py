@@ -358,7 +358,7 @@ class Collector:
             "stored_sha256": sha256_text(sql_path.read_text()),
             "rules_applied": stored.rules_applied,
             "warnings": stored.diagnostics,
-            "assumptions": stored.assumptions,
+            "assumptions": stored.assumed_settings,
             "translator_version": stored.translator_version,
             "source_sha256": stored.source_sha256,
         }

@@ -23,6 +23,7 @@ import jinja2
 
 from pipelines.audit.bundle import Bundle, root_tag
 from pipelines.audit.lineage_drawing import lineage_drawings
+from sql.assumptions import NAMESPACE_FIELDS
 
 TEMPLATES = Path(__file__).with_name("templates")
 TEMPLATE = "report.html.j2"
@@ -41,6 +42,11 @@ ASSUMPTION_NAMES = {
     "snowflake_timestamp_type_mapping": "Snowflake TIMESTAMP_TYPE_MAPPING: the type TIMESTAMP and TO_TIMESTAMP stand for",
     "snowflake_week_start": "Snowflake WEEK_START: 0 = legacy Sunday-based weeks, 1-7 = Monday-Sunday",
     "tsql_datefirst": "SQL Server SET DATEFIRST: first day of the week, 1 = Monday ... 7 = Sunday",
+    "date_language": "Session language of month and day names in format strings",
+    **{
+        name: "Default namespace an unqualified table name resolves in"
+        for name in sorted(NAMESPACE_FIELDS)
+    },
 }
 KIND_NAMES = {
     "alias_history": "Alias history",

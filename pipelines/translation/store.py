@@ -53,7 +53,9 @@ class StoredTranslation:
     source_path: str
     source_sha256: str
     translator_version: str
-    assumptions: str  # Assumptions.key(): the server settings assumed
+    # Assumptions.key() and the catalog digest: every setting a re-translation could
+    # depend on, part of the cache key and the data version.
+    assumptions: str
     ansi_path: str
     ansi_sha256: str
     ansi_sql: str
@@ -63,7 +65,17 @@ class StoredTranslation:
     columns: list[str]
     column_lineage: dict[str, list[list[str]]]  # column -> [[lake table, column], ...]
     source_line: int = 1  # where the statement that defines the table starts
+    # The server settings its translation relied on ("tsql_datefirst=7,tsql_schema=dbo",
+    # only of its dialect); None in a manifest written before they were recorded.
+    assumed: str | None = None
     reused: bool = False
+
+    @property
+    def assumed_settings(self) -> str:
+        """What the audit records as assumed: the relied-on settings, or for a manifest
+        written before they were recorded, the whole key it recorded then (so that a bundle
+        sealed from it still verifies against it)."""
+        return self.assumptions if self.assumed is None else self.assumed
 
     @property
     def data_version(self) -> str:
@@ -331,6 +343,7 @@ def translate_to_store(
                 columns=list(translation.columns),
                 column_lineage={col: [list(dep) for dep in deps] for col, deps in lineage.items()},
                 source_line=translation.line,
+                assumed=",".join(f"{k}={v}" for k, v in translation.assumed),
             )
         )
     store.mkdir(parents=True, exist_ok=True)

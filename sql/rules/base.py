@@ -7,12 +7,12 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
-from sql.assumptions import Assumptions
+from sql.assumptions import SETTING_DIALECTS, AssumptionError, Assumptions
 from sql.diagnostics import Diagnostic, LineIndex, Severity, TranslationError, node_offset
 from sql.scopes import SCOPE_NODES
 from sql.source_dialects import DIALECTS
@@ -33,6 +33,10 @@ class Context:
     assumptions: Assumptions = field(default_factory=Assumptions)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     applied: set[str] = field(default_factory=set)
+    # The server settings this translation relied on (name -> value as text), read through
+    # ``assume``: what the manifest and the audit record as assumed, rather than every
+    # setting of sql/assumptions.yaml.
+    assumed: dict[str, str] = field(default_factory=dict)
     # Offsets where each statement of the script starts, to locate statement-level problems
     # at the statement's first token rather than at its first name.
     statement_starts: list[int] = field(default_factory=list)
@@ -49,6 +53,17 @@ class Context:
     # Line starts of ``text``, built on first use; the contexts of one script's tables share
     # it, so that locating statement N does not count lines from the start of the file.
     lines: LineIndex | None = field(default=None, repr=False, compare=False)
+
+    def assume(self, name: str) -> Any:
+        """The assumed value of server setting ``name`` (an ``Assumptions`` field), recorded
+        as one this translation relies on. Raises AssumptionError when this dialect's servers
+        have no such setting: a rule reading it would record an assumption the file cannot
+        depend on."""
+        if self.dialect not in SETTING_DIALECTS.get(name, ()):
+            raise AssumptionError(f"{self.dialect} has no server setting {name}")
+        value = getattr(self.assumptions, name)
+        self.assumed[name] = str(value)
+        return value
 
     def line_col(self, offset: int) -> tuple[int, int]:
         if self.lines is None:

@@ -196,7 +196,7 @@ def weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if part in ("DAYOFWEEKISO", "ISODOW", "DAYOFWEEK_ISO"):
         return weekday_number(date, MONDAY, 1)
     if ctx.dialect == "tsql":
-        datefirst = ctx.assumptions.tsql_datefirst
+        datefirst = ctx.assume("tsql_datefirst")
         ctx.report(
             "warning",
             "TSQL-DATEFIRST",
@@ -206,7 +206,7 @@ def weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         )
         return weekday_number(date, datefirst - 1, 1)
     if ctx.dialect == "snowflake":
-        week_start = ctx.assumptions.snowflake_week_start
+        week_start = ctx.assume("snowflake_week_start")
         first = f"{WEEKDAYS[week_start - 1]} = 1" if week_start else "Sunday = 0"
         ctx.report(
             "warning",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from sql.assumptions import WEEKDAYS
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import (
     INTEGER_TYPES,
@@ -37,6 +38,8 @@ DAY_UNITS = {"DAY", "DAYS", "D", "DD", "DY"}
 MONTH_UNITS = {"MONTH", "MONTHS", "MM", "M", "MON", "MONTHNAME"}
 YEAR_UNITS = {"YEAR", "YEARS", "YY", "YYYY", "Y", "YYY", "SYYYY", "YEAR_"}
 QUARTER_UNITS = {"QUARTER", "QUARTERS", "Q", "QQ"}
+# Truncation to the week starting on the named day, Monday first.
+WEEK_UNITS = tuple(day.upper() for day in WEEKDAYS)
 EXTRACTABLE = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"}
 # Computed by the WEEKDAY rule (sql/rules/calendar.py), not refused here.
 CALENDAR_PARTS = {
@@ -379,11 +382,11 @@ def _truncate(
         kind = "TIMESTAMP"  # Redshift DATE_TRUNC returns a TIMESTAMP even for a DATE
     if unit == "DAY":
         return cast(cast(date, "DATE"), kind)
-    if unit in ("MONDAY", "SUNDAY"):
+    if unit in WEEK_UNITS:
         # Days since the week's first day, counted from Monday 1900-01-01.
         number = day_number(date)
-        if unit == "SUNDAY":
-            number = exp.Add(this=number, expression=lit(1))
+        if unit != "MONDAY":
+            number = exp.Add(this=number, expression=lit(7 - WEEK_UNITS.index(unit)))
         into_week = positive_mod(number, 7)
         start = exp.Sub(this=cast(date, "DATE"), expression=interval(into_week, "DAY"))
         return cast(cast(start, "DATE"), kind)
@@ -412,8 +415,8 @@ def _truncate(
     ALL_DIALECTS,
     (exp.DateTrunc, exp.TimestampTrunc, exp.Anonymous),
     "DATE_TRUNC / TRUNC(date[, fmt]) to DAY, MONTH, QUARTER or YEAR becomes interval arithmetic "
-    "from the first of the month; WEEK truncates to Monday (Redshift, Oracle IW, Snowflake with "
-    "the WEEK_START default) or to the named day (BigQuery WEEK / WEEK(MONDAY)); T-SQL weeks "
+    "from the first of the month; WEEK truncates to Monday (Redshift, Oracle IW), to the day "
+    "Snowflake's assumed WEEK_START names (a warning; Monday for the default 0) or to the named day (BigQuery WEEK / WEEK(MONDAY)); T-SQL weeks "
     "depend on DATEFIRST and are refused.",
     (
         (
@@ -439,11 +442,20 @@ def date_trunc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if isinstance(unit, exp.WeekStart) and name in ("MONDAY", "SUNDAY"):
         return _truncate(node, node.this, name, ctx, "DATE-TRUNC")  # BigQuery WEEK(<day>)
     if name in ("WEEK", "IW") and ctx.dialect in ("redshift", "oracle", "snowflake"):
+        first = "MONDAY"
         if ctx.dialect == "snowflake":
+            # WEEK_START 0 (legacy) and 1 both start weeks on Monday; 2 ... 7 on Tuesday ...
+            # Sunday.
+            week_start = ctx.assume("snowflake_week_start")
+            first = WEEKDAYS[max(week_start, 1) - 1].upper()
             ctx.report(
-                "warning", "SF-WEEK-START", node, "week truncation assumes WEEK_START = 0 (Monday)"
+                "warning",
+                "SF-WEEK-START",
+                node,
+                f"week truncation assumes WEEK_START = {week_start} ({first.title()}); "
+                "set snowflake_week_start in sql/assumptions.yaml",
             )
-        return _truncate(node, node.this, "MONDAY", ctx, "DATE-TRUNC")
+        return _truncate(node, node.this, first, ctx, "DATE-TRUNC")
     return _truncate(node, node.this, _canonical_unit(name), ctx, "DATE-TRUNC")
 
 
@@ -653,7 +665,7 @@ def _mapping_is_ntz(name: str, node: exp.Expr, ctx: Context) -> bool:
     """TO_TIMESTAMP is a TIMESTAMP_NTZ conversion only under that mapping: say so."""
     if name != "TO_TIMESTAMP":
         return True
-    mapping = ctx.assumptions.snowflake_timestamp_type_mapping
+    mapping = ctx.assume("snowflake_timestamp_type_mapping")
     if mapping != "TIMESTAMP_NTZ":
         ctx.report(
             "error",

@@ -534,7 +534,7 @@ def _check_language(tokens: list[tuple[str, object]], node: exp.Expr, ctx: Conte
         )
     if ctx.dialect == "bigquery" or not cultural:
         return
-    language = ctx.assumptions.date_language
+    language = ctx.assume("date_language")
     if language != "ENGLISH":
         raise FormatRefusal(
             "month or day name",

@@ -9,6 +9,7 @@ import pytest
 from sql.assumptions import AssumptionError, Assumptions, load_assumptions
 from sql.diagnostics import TranslationError
 from sql.render import render
+from sql.rules import Context
 from sql.translate import translate
 
 # 2024-01-01 was a Monday, 2024-01-07 a Sunday.
@@ -100,3 +101,70 @@ def test_to_timestamp_follows_the_assumed_timestamp_type_mapping():
         translate(source, "snowflake", assumptions=ltz)
     # TO_TIMESTAMP_NTZ names its type: no assumption, no warning
     assert not translate(source.replace("(o_", "_NTZ(o_"), "snowflake").diagnostics
+
+
+@pytest.mark.parametrize(
+    ("dialect", "source", "assumed"),
+    [
+        # A Snowflake file never depends on T-SQL's DATEFIRST, nor one that reads no weekday
+        # on WEEK_START.
+        ("snowflake", SNOWFLAKE, {"snowflake_week_start": "0"}),
+        ("snowflake", "SELECT o_orderkey FROM SALES.ORDERS", {}),
+        (
+            "snowflake",
+            "SELECT DATE_TRUNC('week', o_orderdate) AS w FROM SALES.ORDERS",
+            {"snowflake_week_start": "0"},
+        ),
+        (
+            "snowflake",
+            "SELECT TO_TIMESTAMP(o_orderkey) AS t FROM SALES.ORDERS",
+            {"snowflake_timestamp_type_mapping": "TIMESTAMP_NTZ"},
+        ),
+        ("tsql", TSQL, {"tsql_datefirst": "7"}),
+        ("tsql", "SELECT DATEPART(year, o_orderdate) AS y FROM dbo.Orders", {}),
+        # An unqualified name completed with the default schema relies on it.
+        ("tsql", "SELECT o_orderkey FROM Orders", {"tsql_schema": "dbo"}),
+        (
+            "oracle",
+            "SELECT TO_CHAR(o_orderdate, 'Month') AS m FROM SALES.ORDERS",
+            {"date_language": "ENGLISH"},
+        ),
+        # BigQuery's month names are English by definition: no setting.
+        ("bigquery", "SELECT FORMAT_DATE('%B', o_orderdate) AS m FROM sales.orders", {}),
+    ],
+)
+def test_a_translation_records_only_the_settings_it_relied_on(dialect, source, assumed):
+    assert dict(translate(source, dialect).assumed) == assumed
+
+
+def test_the_recorded_value_is_the_one_assumed():
+    translation = translate(TSQL, "tsql", assumptions=Assumptions(tsql_datefirst=1))
+    assert translation.assumed == (("tsql_datefirst", "1"),)
+
+
+def test_a_rule_cannot_rely_on_a_setting_its_dialect_has_not():
+    ctx = Context(dialect="snowflake", file="a.sql", text="")
+    with pytest.raises(AssumptionError, match="snowflake has no server setting tsql_datefirst"):
+        ctx.assume("tsql_datefirst")
+    assert ctx.assumed == {}
+    assert ctx.assume("snowflake_week_start") == 0
+    assert ctx.assumed == {"snowflake_week_start": "0"}
+
+
+@pytest.mark.parametrize(
+    ("week_start", "expected"),
+    [
+        # 2024-01-01 Monday, 2024-01-03 Wednesday, 2024-01-07 Sunday.
+        (0, [dt.date(2024, 1, 1), dt.date(2024, 1, 1), dt.date(2024, 1, 1)]),
+        (1, [dt.date(2024, 1, 1), dt.date(2024, 1, 1), dt.date(2024, 1, 1)]),
+        (3, [dt.date(2023, 12, 27), dt.date(2024, 1, 3), dt.date(2024, 1, 3)]),
+        (7, [dt.date(2023, 12, 31), dt.date(2023, 12, 31), dt.date(2024, 1, 7)]),
+    ],
+)
+def test_snowflake_week_truncation_follows_the_assumed_week_start(week_start, expected):
+    source = "SELECT DATE_TRUNC('week', o_orderdate) AS w FROM SALES.ORDERS ORDER BY o_orderkey"
+    values, diagnostics = weekdays(
+        "snowflake", source, Assumptions(snowflake_week_start=week_start)
+    )
+    assert values == expected
+    assert any(f"WEEK_START = {week_start}" in d for d in diagnostics), diagnostics

@@ -74,3 +74,43 @@ def test_a_legacy_file_of_the_repository_is_named_relative_to_it(tmp_path):
     assert record["ansi_path"] == "customer_profile.sql"
     manifest = read_stored_manifest(store, "customer_profile")
     assert (REPOSITORY_ROOT / manifest.source_path).read_bytes() == LEGACY_FILE.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql", "assumed"),
+    [
+        (
+            "snowflake",
+            "SELECT DAYOFWEEK(o_orderdate) AS wd FROM SALES.ORDERS",
+            "snowflake_week_start=0",
+        ),
+        ("snowflake", "SELECT o_orderkey FROM SALES.ORDERS", ""),
+        ("tsql", "SELECT DATEPART(weekday, o_orderdate) AS wd FROM dbo.Orders", "tsql_datefirst=7"),
+    ],
+)
+def test_the_manifest_records_the_settings_the_translation_relied_on(
+    tmp_path, dialect, sql, assumed
+):
+    (tmp_path / "legacy" / dialect).mkdir(parents=True)
+    (tmp_path / "legacy" / dialect / "weekdays.sql").write_text(sql)
+    store = tmp_path / "ansi"
+    translate_to_store(_only_source(tmp_path / "legacy"), store, load_catalog())
+    assert json.loads((store / "weekdays.json").read_text())["assumed"] == assumed
+    manifest = read_stored_manifest(store, "weekdays")
+    assert manifest.assumed_settings == assumed
+    # The cache key still covers every setting (and the catalog): a change re-translates.
+    assert "tsql_datefirst=7" in manifest.assumptions and "catalog=" in manifest.assumptions
+
+
+def test_a_manifest_from_before_relied_on_settings_keeps_what_it_recorded(home):
+    """A bundle sealed from an older manifest recorded its whole key as assumed: the
+    audit recollects the same value from it, so that the bundle still verifies."""
+    store = home / "ansi"
+    translate_to_store(_only_source(home / "legacy"), store, load_catalog())
+    path = store / "customer_profile.json"
+    record = json.loads(path.read_text())
+    del record["assumed"]
+    path.write_text(json.dumps(record))
+    manifest = read_stored_manifest(store, "customer_profile")
+    assert manifest.assumed is None
+    assert manifest.assumed_settings == record["assumptions"]
