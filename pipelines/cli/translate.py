@@ -109,8 +109,8 @@ def run_translate(
 def run_report(legacy_root: Path, out_dir: Path, assumptions: Assumptions, catalog: Catalog) -> int:
     results = translate_tree(legacy_root, catalog=catalog, assumptions=assumptions)
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "report.md").write_text(render_markdown(results, legacy_root))
-    (out_dir / "report.html").write_text(render_html(results, legacy_root))
+    (out_dir / "report.md").write_text(render_markdown(results, legacy_root, out_dir))
+    (out_dir / "report.html").write_text(render_html(results, legacy_root, out_dir))
     refused = sum(not r.translated for r in results)
     click.echo(
         f"{len(results)} files, {len(results) - refused} translated, {refused} refused: "

@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from sql.paths import REPOSITORY_ROOT
+
 PLUMBLINE = str(Path(sys.executable).parent / "plumbline")
 DIAGNOSTIC = re.compile(
     r"^(?P<file>.+):(?P<line>\d+):(?P<col>\d+): (error|warning|info)\[[A-Z0-9-]+\]: .+$"
 )
+RULES_DOC = REPOSITORY_ROOT / "docs" / "translation-rules.md"
 
 
 def translate(*args: str, stdin: str = ""):
@@ -94,6 +97,9 @@ def test_report_over_the_legacy_tree(tmp_path):
     assert html.startswith("<!doctype html>") and "<script" not in html and "http" not in html
     assert "snowflake" in markdown and "tsql" in markdown
     assert re.search(r"\d+ files: \d+ translated, \d+ refused", markdown)
+    # Rule ids link to their entry in the rules doc, relative to where the report was written.
+    links = set(re.findall(r'href="([^"#]*translation-rules\.md)#', html))
+    assert links and all((tmp_path / "report" / link).resolve() == RULES_DOC for link in links)
 
 
 USER_CATALOG = """\
