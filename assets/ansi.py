@@ -10,7 +10,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipelines.resources import AnsiStoreResource
+from assets.metadata import lineage_metadata, shown_path
+from pipelines.resources import AnsiStoreResource, LakeResource
 from pipelines.translation.store import (
     SourceDependencies,
     StoredTranslation,
@@ -18,43 +19,73 @@ from pipelines.translation.store import (
     legacy_dependencies,
     translate_to_store,
 )
+from pipelines.warehouse.lineage_view import (
+    LineageRow,
+    lineage_rows,
+    markdown_text,
+)
 from sql.catalog import Catalog, load_catalog
 from sql.diagnostics import TranslationError
-from sql.paths import LEGACY_ROOT
+from sql.paths import LEGACY_ROOT, REPOSITORY_ROOT
+from sql.rules import load_all
 from sql.translate import TRANSLATOR_VERSION
 
 ANSI_ZONE = "ansi"
 
 
-def column_lineage_metadata(deps: dict[str, list[list[str]]]) -> dg.TableColumnLineage:
-    return dg.TableColumnLineage(
-        deps_by_column={
-            column: [
-                dg.TableColumnDep(asset_key=dg.AssetKey(table.split(".")), column_name=source)
-                for table, source in sources
-            ]
-            for column, sources in deps.items()
-        }
+def rules_markdown(rule_ids: Sequence[str]) -> str:
+    """The rules a translation applied, as a Markdown table of each rule's id and what it
+    does (the catalog's description, as docs/translation-rules.md shows it)."""
+    if not rule_ids:
+        # sqlglot's own dialect mappings (NVL -> COALESCE) are not rules of the catalog.
+        return "No rule of the catalog applied."
+    catalog = load_all()
+    lines = ["| rule | what it does |", "| --- | --- |"]
+    for rule_id in rule_ids:
+        rule = catalog.get(rule_id)
+        what = markdown_text(rule.description) if rule else "(not in the rule catalog)"
+        lines.append(f"| {markdown_text(rule_id)} | {what} |")
+    return "\n".join(lines) + "\n"
+
+
+def _markdown_list(items: Sequence[str]) -> str:
+    return "\n".join(f"- {markdown_text(item)}" for item in items) or "none"
+
+
+def translation_lineage(stored: StoredTranslation, home: str | None = None) -> list[LineageRow]:
+    """Each column of ``stored``: its expression and line in the legacy file, and the lake
+    columns it reads (the translation's own lineage)."""
+    source = Path(stored.source_path)
+    source = source if source.is_absolute() else REPOSITORY_ROOT / source
+    return lineage_rows(
+        stored.columns,
+        stored.column_lineage,
+        source.read_text(),
+        stored.dialect,
+        shown_path(source, home),
+        table=stored.name,
     )
 
 
-def _metadata(stored: StoredTranslation) -> dict[str, object]:
+def _metadata(stored: StoredTranslation, home: str | None = None) -> dict[str, object]:
     return {
         "dialect": dg.MetadataValue.text(stored.dialect),
-        "source_path": dg.MetadataValue.path(stored.source_path),
+        "source_path": dg.MetadataValue.path(shown_path(stored.source_path, home)),
         "source_line": dg.MetadataValue.int(stored.source_line),
         "source_sha256": dg.MetadataValue.text(stored.source_sha256),
-        "ansi_path": dg.MetadataValue.path(stored.ansi_path),
+        "ansi_path": dg.MetadataValue.path(shown_path(stored.ansi_path, home)),
         "ansi_sha256": dg.MetadataValue.text(stored.ansi_sha256),
         "ansi_sql": dg.MetadataValue.md(f"```sql\n{stored.ansi_sql}```"),
-        "rules_applied": dg.MetadataValue.json(stored.rules_applied),
+        "rules_applied": dg.MetadataValue.md(rules_markdown(stored.rules_applied)),
         "warnings": dg.MetadataValue.md(
             "\n".join(f"- `{line}`" for line in stored.diagnostics) or "none"
         ),
-        "source_tables": dg.MetadataValue.json(stored.source_tables),
+        "source_tables": dg.MetadataValue.md(
+            _markdown_list([t.replace(".", "/", 1) for t in stored.source_tables])
+        ),
         "translator_version": dg.MetadataValue.text(stored.translator_version),
         "reused_stored_translation": dg.MetadataValue.bool(stored.reused),
-        "dagster/column_lineage": column_lineage_metadata(stored.column_lineage),
+        **lineage_metadata(translation_lineage(stored, home)),
     }
 
 
@@ -76,7 +107,7 @@ def ansi_asset(legacy: SourceDependencies) -> dg.AssetsDefinition:
             ),
             code_version=TRANSLATOR_VERSION,
             tags={"plumbline/dialect": source.dialect},
-            metadata={"source_path": dg.MetadataValue.path(str(source.path))},
+            metadata={"source_path": dg.MetadataValue.path(shown_path(source.path))},
         )
         for name in legacy.names
     ]
@@ -86,7 +117,7 @@ def ansi_asset(legacy: SourceDependencies) -> dg.AssetsDefinition:
         name=re.sub(r"\W", "_", f"ansi_{source.dialect}_{source.name}"),
         can_subset=False,
     )
-    def _ansi(context: dg.AssetExecutionContext, ansi_store: AnsiStoreResource):
+    def _ansi(context: dg.AssetExecutionContext, ansi_store: AnsiStoreResource, lake: LakeResource):
         try:
             stored = translate_to_store(
                 source, ansi_store.path(), ansi_store.catalog(), expected=legacy.names
@@ -107,7 +138,7 @@ def ansi_asset(legacy: SourceDependencies) -> dg.AssetsDefinition:
             )
             yield dg.MaterializeResult(
                 asset_key=[ANSI_ZONE, table.name],
-                metadata=_metadata(table),
+                metadata=_metadata(table, lake.home or None),
                 data_version=dg.DataVersion(table.data_version),
             )
 

@@ -11,6 +11,7 @@ from urllib.parse import quote
 
 import dagster as dg
 
+from pipelines.warehouse.lineage_view import LineageRow, lineage_markdown
 from sql.paths import REPOSITORY_ROOT
 
 # Significant digits a float keeps in metadata: enough for a rate, a loss or a threshold.
@@ -41,6 +42,27 @@ def shown_path(path: str | Path, home: str | Path | None = None) -> str:
         return absolute.relative_to(REPOSITORY_ROOT).as_posix()
     except ValueError:
         return text
+
+
+def lineage_metadata(rows: Sequence[LineageRow]) -> dict[str, dg.MetadataValue]:
+    """Column lineage twice: ``dagster/column_lineage`` for the UI's lineage graph, and
+    ``lineage``, a Markdown table of each column's expression, file:line and sources."""
+    deps = {
+        row.column: [
+            dg.TableColumnDep(
+                asset_key=dg.AssetKey(source.rsplit(".", 1)[0].split("/")),
+                column_name=source.rsplit(".", 1)[1],
+            )
+            for source in row.sources
+        ]
+        for row in rows
+    }
+    return {
+        "dagster/column_lineage": dg.MetadataValue.column_lineage(
+            dg.TableColumnLineage(deps_by_column=deps)
+        ),
+        "lineage": dg.MetadataValue.md(lineage_markdown(rows)),
+    }
 
 
 def mlflow_run_url(ui_url: str, experiment_id: str, run_id: str) -> dg.UrlMetadataValue:

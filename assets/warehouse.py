@@ -1,12 +1,13 @@
 """``warehouse/<name>``: tables built from ANSI SQL on the configured engine, write-audit-publish."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import dagster as dg
 
-from assets.ansi import column_lineage_metadata
+from assets.metadata import lineage_metadata, records_table, rounded, shown_path
 from pipelines.contracts import Contract, load_contract
+from pipelines.contracts.describe import describe_columns
 from pipelines.resources import (
     AnsiStoreResource,
     ContractsResource,
@@ -18,6 +19,7 @@ from pipelines.warehouse.build import (
     WAREHOUSE_ZONE,
     BlockingCheckFailed,
     CheckOutcome,
+    ResultTable,
     WarehouseTable,
     build_table,
     contract_check,
@@ -27,8 +29,9 @@ from pipelines.warehouse.build import (
     warehouse_tables,
 )
 from pipelines.warehouse.engines.base import OTHER_ENGINE, EngineError
+from pipelines.warehouse.lineage_view import lineage_rows, markdown_text, portable_sources
 from sql.catalog import Catalog, load_catalog
-from sql.paths import LEGACY_ROOT
+from sql.paths import LEGACY_ROOT, repository_relative
 
 
 class PortabilityConfig(dg.Config):
@@ -61,11 +64,32 @@ OPEN_LINES_KEY = warehouse_key(OPEN_LINES)
 
 
 def _metadata(values: dict[str, object]) -> dict[str, object]:
-    """Plain values as Dagster metadata: lists and dicts as JSON, the rest as they are."""
-    return {
-        key: dg.MetadataValue.json(value) if isinstance(value, list | dict) else value
-        for key, value in values.items()
-    }
+    """Plain values as Dagster metadata: floats rounded, lists of rows as tables, other
+    lists as Markdown lists, mappings as two-column tables, the rest as they are (None
+    left out)."""
+    shown: dict[str, object] = {}
+    for key, value in values.items():
+        if isinstance(value, float):
+            shown[key] = dg.MetadataValue.float(rounded(value))
+        elif isinstance(value, list | tuple) and value and all(isinstance(v, dict) for v in value):
+            names = list(dict.fromkeys(name for row in value for name in row))
+            shown[key] = records_table(value, [(name, "string", "") for name in names])
+        elif isinstance(value, list | tuple):
+            shown[key] = dg.MetadataValue.md(
+                "\n".join(f"- {markdown_text(str(item))}" for item in value) or "none"
+            )
+        elif isinstance(value, dict):
+            shown[key] = records_table(
+                [{"name": k, "value": v} for k, v in value.items()],
+                [("name", "string", ""), ("value", "string", "")],
+            )
+        elif value is not None:
+            shown[key] = value
+    return shown
+
+
+def _tables(tables: Mapping[str, ResultTable]) -> dict[str, dg.TableMetadataValue]:
+    return {key: records_table(table.rows, table.columns) for key, table in tables.items()}
 
 
 def _check_result(outcome: CheckOutcome) -> dg.AssetCheckResult:
@@ -74,8 +98,36 @@ def _check_result(outcome: CheckOutcome) -> dg.AssetCheckResult:
         passed=outcome.passed,
         severity=dg.AssetCheckSeverity.ERROR,
         description=outcome.summary,
-        metadata=_metadata(outcome.metadata),
+        metadata={**_metadata(outcome.metadata), **_tables(outcome.tables)},
     )
+
+
+def contract_column_schema(
+    contract: Contract, built: Sequence[tuple[str, str]] | None = None
+) -> dg.TableSchema:
+    """The columns as the UI's Columns section shows them: each with the description and
+    constraints its contract gives (nullable, unique, "primary key (1)", "one of ...",
+    "between 1 and 7", "classification: restricted"). ``built`` (name, type) are the
+    columns a build wrote, with their engine types; without it, the contract's columns."""
+    described = {column.name: column for column in describe_columns(contract)}
+    names = built if built is not None else [(c.name, c.type) for c in described.values()]
+    columns = []
+    for name, kind in names:
+        column = described.get(name)
+        if column is None:
+            columns.append(dg.TableColumn(name, kind, description="not in the contract"))
+            continue
+        columns.append(
+            dg.TableColumn(
+                name,
+                kind,
+                description=column.description,
+                constraints=dg.TableColumnConstraints(
+                    nullable=column.nullable, unique=column.unique, other=list(column.other)
+                ),
+            )
+        )
+    return dg.TableSchema(columns=columns)
 
 
 def warehouse_asset(
@@ -125,8 +177,10 @@ def warehouse_asset(
             description = f"{contract.description}\n\n{description}"
         owners = [f"team:{contract.owner}"] if contract.owner else []
         asset_metadata = {
-            "contract": dg.MetadataValue.path(str(table.contract_path)),
+            "contract": dg.MetadataValue.path(repository_relative(table.contract_path)),
             "contract_version": contract.version,
+            # On the definition: the UI's Columns section shows it before any run.
+            "dagster/column_schema": contract_column_schema(contract),
         }
 
     @dg.asset(
@@ -179,15 +233,27 @@ def warehouse_asset(
         if contract is not None:
             # Published under this contract: it is the baseline for breaking changes now.
             contracts.published().record(load_contract(table.contract_path))
-        lineage = (
-            {
-                "dagster/column_lineage": column_lineage_metadata(
-                    ansi_store.read_manifest(table.name).column_lineage
-                )
-            }
-            if table.legacy
-            else {}
-        )
+        home = lake.home or None
+        columns = [name for name, _, _ in built.stats.schema]
+        if table.legacy is not None:
+            stored = ansi_store.read_manifest(table.name)
+            lineage = lineage_rows(
+                columns,
+                stored.column_lineage,
+                table.legacy.path.read_text(),
+                table.legacy.dialect,
+                shown_path(table.legacy.path, home),
+                table=table.name,
+            )
+        else:
+            lineage = lineage_rows(
+                columns,
+                portable_sources(ansi_sql, columns, {k: Path(v) for k, v in built.inputs.items()}),
+                ansi_sql,
+                None,
+                shown_path(table.source_file, home),
+            )
+        built_columns = [(name, kind) for name, kind, _ in built.stats.schema]
         context.log.info(
             f"warehouse/{table.name}: {built.stats.row_count:,} rows on {engine.name} "
             f"in {built.build.seconds:.2f}s"
@@ -195,20 +261,41 @@ def warehouse_asset(
         yield dg.MaterializeResult(
             metadata={
                 "dagster/row_count": dg.MetadataValue.int(built.stats.row_count),
-                "dagster/column_schema": dg.TableSchema(
-                    columns=[dg.TableColumn(n, t) for n, t, _ in built.stats.schema]
+                "dagster/column_schema": (
+                    contract_column_schema(contract, built_columns)
+                    if contract is not None
+                    else dg.TableSchema(columns=[dg.TableColumn(n, t) for n, t in built_columns])
                 ),
                 "bytes": dg.MetadataValue.int(built.stats.bytes),
                 "engine": dg.MetadataValue.text(engine.name),
-                "build_seconds": dg.MetadataValue.float(round(built.build.seconds, 3)),
+                "build_seconds": dg.MetadataValue.float(rounded(built.build.seconds)),
                 "content_digest": dg.MetadataValue.text(f"sha256:{built.content_digest}"),
                 "file_digest": dg.MetadataValue.text(f"sha256:{built.version.digest}"),
-                "inputs": dg.MetadataValue.json(built.inputs),
+                "inputs": records_table(
+                    [
+                        {
+                            "table": key.replace(".", "/", 1),
+                            "version": Path(path).name,
+                            # Through the lake's own layout: a zone linked from elsewhere
+                            # (a shared raw lake) still reads as under the home.
+                            "path": shown_path(
+                                lake.lake().version_path(*key.split(".", 1), Path(path).name),
+                                home,
+                            ),
+                        }
+                        for key, path in sorted(built.inputs.items())
+                    ],
+                    [
+                        ("table", "string", "the lake table read"),
+                        ("version", "string", "the published version it was read from"),
+                        ("path", "string", "where that version lies"),
+                    ],
+                ),
                 "path": dg.MetadataValue.path(
-                    str(lake.lake().table_path(WAREHOUSE_ZONE, table.name))
+                    shown_path(lake.lake().table_path(WAREHOUSE_ZONE, table.name), home)
                 ),
                 "rendered_sql": dg.MetadataValue.md(f"```sql\n{built.build.rendered_sql}\n```"),
-                **lineage,
+                **lineage_metadata(lineage),
             },
             data_version=dg.DataVersion(built.content_digest),
             check_results=[_check_result(o) for o in built.checks],
@@ -231,7 +318,10 @@ def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.Ass
                 description=(
                     f"The same ANSI SQL on {other_name} over the same inputs returns the same "
                     "column names and types, and the same rows (order-insensitive content "
-                    "digest)."
+                    "digest). Not part of Materialize all (it starts the other engine): it "
+                    "runs only in the `check_portability_job` (launch it from the Jobs page) "
+                    "or with `plumbline run --portability`; until then the UI shows it as "
+                    "not evaluated."
                 ),
             )
             for name, table in by_check.items()

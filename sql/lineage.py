@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import sqlglot
 from sqlglot import exp
 from sqlglot.lineage import lineage
@@ -62,24 +64,66 @@ def _json_table_sources(table: exp.Table) -> set[tuple[str, str]]:
     return found
 
 
-def projection_lines(sql_text: str, dialect: str, column: str) -> tuple[int, int, str] | None:
+def projection_lines(
+    sql_text: str, dialect: str | None, column: str, table: str | None = None
+) -> tuple[int, int, str] | None:
     """Where the outermost SELECT of ``sql_text`` defines ``column`` (case-insensitive):
-    (first line, last line, the source text of those lines); None when it is not found."""
-    tree = sqlglot.parse_one(sql_text, read=dialect)
-    select = tree if isinstance(tree, exp.Query) else tree.find(exp.Query)
+    (first line, last line, the source text of those lines); None when it is not found.
+
+    In a script, the SELECT is that of the statement that creates ``table`` (else of the
+    last statement that has one)."""
+    select = _defining_select(sql_text, dialect, table)
     if select is None:
         return None
+    previous_end: int | None = None
     for projection in select.selects:
-        if projection.alias_or_name.lower() != column.lower():
-            continue
-        lines = [
-            node.meta["line"]
+        identifiers = [
+            node.meta
             for node in projection.walk()
             if isinstance(node, exp.Identifier) and "line" in node.meta
         ]
+        ends = [meta["end"] for meta in identifiers if "end" in meta]
+        if projection.alias_or_name.lower() != column.lower():
+            previous_end = max(ends, default=previous_end)
+            continue
+        lines = [meta["line"] for meta in identifiers]
         if not lines:
             return None
         first, last = min(lines), max(lines)
+        starts = [meta["start"] for meta in identifiers if "start" in meta]
+        if previous_end is not None and starts:
+            # A projection may open with a keyword (CASE, CAST) on a line of its own, which
+            # carries no position: it starts after the comma that ends the one before.
+            comma = sql_text.find(",", previous_end + 1, min(starts))
+            if comma != -1:
+                opening = len(sql_text) - len(sql_text[comma + 1 :].lstrip())
+                first = min(first, sql_text.count("\n", 0, opening) + 1)
         text = "\n".join(sql_text.splitlines()[first - 1 : last])
         return first, last, text.strip()
     return None
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(sql_text: str, dialect: str | None) -> tuple[exp.Expression | None, ...]:
+    # Parsed once for all the columns of a file (a view asks for each); callers only read
+    # the trees.
+    return tuple(sqlglot.parse(sql_text, read=dialect))
+
+
+def _defining_select(sql_text: str, dialect: str | None, table: str | None) -> exp.Query | None:
+    selects: list[tuple[str | None, exp.Query]] = []
+    for tree in _parsed(sql_text, dialect):
+        if tree is None:
+            continue
+        select = tree if isinstance(tree, exp.Query) else tree.find(exp.Query)
+        if select is None:
+            continue
+        target = tree.this if isinstance(tree, exp.Create | exp.Insert) else None
+        if isinstance(target, exp.Schema):
+            target = target.this
+        name = target.name.lower() if isinstance(target, exp.Table) else None
+        selects.append((name, select))
+    for name, select in selects:
+        if table is not None and name == table.lower():
+            return select
+    return selects[-1][1] if selects else None

@@ -11,6 +11,7 @@ the same data with the engine that holds it: DuckDB for Arrow, Spark SQL for Spa
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -93,12 +94,51 @@ _SQL_OPERATORS = {
 }
 
 
+# ODCS library metrics as a results table names them.
+LIBRARY_RULES = {
+    "duplicateValues": "no duplicates",
+    "invalidValues": "valid values",
+    "missingValues": "no missing values",
+    "nullValues": "null values",
+}
+
+
+def bounds_text(
+    low: object, high: object, strict_low: bool = False, strict_high: bool = False
+) -> str:
+    """``low``/``high`` as a person reads a bound: "between 1 and 7", ">= 1", "< 10"."""
+    if low is not None and high is not None and not (strict_low or strict_high):
+        return f"between {low} and {high}"
+    parts = []
+    if low is not None:
+        parts.append(f"{'>' if strict_low else '>='} {low}")
+    if high is not None:
+        parts.append(f"{'<' if strict_high else '<='} {high}")
+    return " and ".join(parts)
+
+
+def _threshold(rule: QualityRule) -> str:
+    """A quality rule's comparison, e.g. "<= 5 percent" or "between 1 and 9"."""
+    value = rule.value
+    if isinstance(value, list) and len(value) == 2 and rule.operator.endswith("Between"):
+        shown = f"{value[0]} and {value[1]}"
+    else:
+        shown = str(value)
+    unit = f" {rule.unit}" if rule.unit else ""
+    return f"{_SQL_OPERATORS.get(rule.operator, rule.operator)} {shown}{unit}"
+
+
 @dataclass(frozen=True)
 class ExpectationInfo:
     name: str
     kind: str
     column: str | None
     description: str
+    # As a person reads it in a results table: the rule ("not null", "in set", "between"),
+    # the bound or set the contract gives it, and the GX expectation that checks it.
+    rule: str = ""
+    threshold: str = ""
+    expectation_type: str = ""
 
 
 @dataclass(frozen=True)
@@ -171,13 +211,25 @@ class _Builder:
         return name
 
     def add(
-        self, name: str, kind: str, column: str | None, description: str, expectation: Expectation
+        self,
+        name: str,
+        kind: str,
+        column: str | None,
+        description: str,
+        expectation: Expectation,
+        *,
+        rule: str,
+        threshold: str = "",
     ) -> None:
         name = self._unique_name(name)
         # The name travels in meta so results can be matched back: GX reorders results.
         expectation.meta = {"name": name}
         self.gx_expectations.append(expectation)
-        self.infos.append(ExpectationInfo(name, kind, column, description))
+        self.infos.append(
+            ExpectationInfo(
+                name, kind, column, description, rule, threshold, type(expectation).__name__
+            )
+        )
 
     def error(self, field: str, message: str) -> ContractError:
         return ContractError(self.file, field, message)
@@ -202,6 +254,7 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
         name,
         f"column {name} exists",
         E.ExpectColumnToExist(column=name),
+        rule="exists",
     )
     builder.add(
         f"{name}.type",
@@ -209,6 +262,8 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
         name,
         f"column {name} has logical type {column.logical_type}",
         E.ExpectColumnValuesToBeInTypeList(column=name, type_list=TYPE_LISTS[column.logical_type]),
+        rule="type",
+        threshold=column.logical_type,
     )
     if column.required:
         builder.add(
@@ -217,6 +272,7 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
             name,
             f"{name} is never null",
             E.ExpectColumnValuesToNotBeNull(column=name),
+            rule="not null",
         )
     if column.unique:
         builder.add(
@@ -225,6 +281,7 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
             name,
             f"{name} values are unique",
             E.ExpectColumnValuesToBeUnique(column=name),
+            rule="unique",
         )
     if column.allowed_values is not None:
         builder.add(
@@ -233,6 +290,8 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
             name,
             f"{name} is one of {list(column.allowed_values)}",
             E.ExpectColumnValuesToBeInSet(column=name, value_set=list(column.allowed_values)),
+            rule="in set",
+            threshold=", ".join(str(v) for v in column.allowed_values),
         )
     if column.minimum is not None or column.maximum is not None:
         low = "(" if column.strict_minimum else "["
@@ -249,6 +308,10 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
                 strict_min=column.strict_minimum,
                 strict_max=column.strict_maximum,
             ),
+            rule="between",
+            threshold=bounds_text(
+                column.minimum, column.maximum, column.strict_minimum, column.strict_maximum
+            ),
         )
     if column.min_length is not None or column.max_length is not None:
         builder.add(
@@ -259,6 +322,8 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
             E.ExpectColumnValueLengthsToBeBetween(
                 column=name, min_value=column.min_length, max_value=column.max_length
             ),
+            rule="length between",
+            threshold=bounds_text(column.min_length, column.max_length),
         )
     if column.pattern is not None:
         pattern = _regex(builder, f"{column.field}.logicalTypeOptions.pattern", column.pattern)
@@ -268,6 +333,8 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
             name,
             f"{name} matches {pattern}",
             E.ExpectColumnValuesToMatchRegex(column=name, regex=pattern),
+            rule="matches pattern",
+            threshold=pattern,
         )
 
 
@@ -302,6 +369,12 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
     base = f"{rule.column or 'table'}.{rule.name or rule.metric}"
     description = rule.description or f"{rule.metric} {rule.operator} {rule.value!r}"
     column = rule.column
+    # Every expectation of one rule is read as that rule, with the rule's threshold.
+    add = functools.partial(
+        builder.add,
+        rule=LIBRARY_RULES.get(rule.metric or "", str(rule.metric)),
+        threshold=_threshold(rule),
+    )
     known = {c.name for c in builder.contract.columns}
     if rule.metric == "duplicateValues" and column is None:
         properties = rule.arguments.get("properties")
@@ -319,7 +392,7 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
             raise builder.error(
                 rule.field, "duplicateValues can only be checked as mustBe: 0 in GX"
             )
-        builder.add(
+        add(
             base,
             "library",
             None,
@@ -334,7 +407,7 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
         )
     if rule.metric == "nullValues":
         mostly = _mostly(builder, rule)
-        builder.add(
+        add(
             base,
             "library",
             column,
@@ -346,9 +419,7 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
             raise builder.error(
                 rule.field, "duplicateValues can only be checked as mustBe: 0 in GX"
             )
-        builder.add(
-            base, "library", column, description, E.ExpectColumnValuesToBeUnique(column=column)
-        )
+        add(base, "library", column, description, E.ExpectColumnValuesToBeUnique(column=column))
     elif rule.metric == "missingValues":
         missing = rule.arguments.get("missingValues", [None])
         if not isinstance(missing, list) or not missing:
@@ -358,7 +429,7 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
         if rule.operator != "mustBe" or rule.value != 0:
             raise builder.error(rule.field, "missingValues can only be checked as mustBe: 0 in GX")
         if None in missing:
-            builder.add(
+            add(
                 f"{base}.null",
                 "library",
                 column,
@@ -367,7 +438,7 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
             )
         values = [value for value in missing if value is not None]
         if values:
-            builder.add(
+            add(
                 f"{base}.values",
                 "library",
                 column,
@@ -394,7 +465,7 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
                 raise builder.error(
                     f"{rule.field}.arguments.validValues", "validValues must be a non-empty list"
                 )
-            builder.add(
+            add(
                 f"{base}.valid_values",
                 "library",
                 column,
@@ -405,7 +476,7 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
             if not isinstance(pattern, str):
                 raise builder.error(f"{rule.field}.arguments.pattern", "pattern must be a string")
             _regex(builder, f"{rule.field}.arguments.pattern", pattern)
-            builder.add(
+            add(
                 f"{base}.pattern",
                 "library",
                 column,
@@ -459,7 +530,17 @@ def _sql_rule(builder: _Builder, rule: QualityRule) -> None:
     name = builder._unique_name(f"{rule.column or 'table'}.{rule.name or 'sql'}")
     description = rule.description or f"({rule.query}) {_SQL_OPERATORS[rule.operator]} {value!r}"
     builder.sql_checks.append(SqlCheck(name, query, rule.operator, value))
-    builder.infos.append(ExpectationInfo(name, "sql", rule.column, description))
+    builder.infos.append(
+        ExpectationInfo(
+            name,
+            "sql",
+            rule.column,
+            description,
+            rule=f"sql: {rule.name}" if rule.name else "sql query",
+            threshold=_threshold(rule),
+            expectation_type="sql",
+        )
+    )
 
 
 def _quality_rule(builder: _Builder, rule: QualityRule) -> None:
@@ -484,6 +565,8 @@ def compile_contract(contract: Contract) -> CompiledContract:
             E.ExpectTableRowCountToBeBetween(
                 min_value=contract.row_count_min, max_value=contract.row_count_max
             ),
+            rule="row count",
+            threshold=bounds_text(contract.row_count_min, contract.row_count_max),
         )
     if contract.primary_key:
         key = list(contract.primary_key)
@@ -498,6 +581,8 @@ def compile_contract(contract: Contract) -> CompiledContract:
             key[0] if len(key) == 1 else None,
             f"primary key ({', '.join(key)}) is unique",
             expectation,
+            rule="primary key unique",
+            threshold=", ".join(key),
         )
     for column in contract.columns:
         _column_expectations(builder, column)

@@ -29,6 +29,7 @@ from pipelines.contracts import (
     validate_parquet,
     validate_spark,
 )
+from pipelines.contracts.describe import contract_result_rows
 from pipelines.contracts.registry import PublishedContracts
 from pipelines.lake.catalog import schema_differences
 from pipelines.lake.store import Lake, TableStats, TableVersion, table_stats
@@ -185,13 +186,50 @@ def table_contracts(
 
 
 @dataclass(frozen=True)
+class ResultTable:
+    """Rows a check reports, shown as a table: ``columns`` are (name, type, description),
+    with Dagster's table column types (string, int, float, bool)."""
+
+    columns: tuple[tuple[str, str, str], ...]
+    rows: tuple[Mapping[str, object], ...]
+
+
+@dataclass(frozen=True)
 class CheckOutcome:
-    """A blocking check's verdict on the staged table."""
+    """A blocking check's verdict on the staged table: scalars in ``metadata``, rows in
+    ``tables`` (metadata key -> table)."""
 
     name: str
     passed: bool
     summary: str
     metadata: dict[str, object] = field(default_factory=dict)
+    tables: dict[str, ResultTable] = field(default_factory=dict)
+
+
+CONTRACT_RESULT_COLUMNS = (
+    ("column", "string", "the column the rule is on; (table) for a table rule"),
+    ("rule", "string", "what the contract requires"),
+    ("threshold", "string", "the contract's bound, set or type"),
+    ("observed", "string", "what the data shows (masked columns stay masked)"),
+    ("passed", "bool", "whether the rule holds"),
+    ("expectation", "string", "the Great Expectations expectation that checked it"),
+)
+RECONCILIATION_RESULT_COLUMNS = (
+    ("column", "string", "the column; (table) for the row counts"),
+    ("measure", "string", "rows, unmatched rows, present, count, nulls, min, max or sum"),
+    ("built", "string", "on the table built from the translation"),
+    ("reference", "string", "on the independent reference query"),
+    ("difference", "float", "built - reference, for numbers"),
+    ("passed", "bool", "whether the measure matches within the thresholds"),
+)
+
+
+def rows_table(rows: Sequence[Mapping[str, object]]) -> ResultTable:
+    """Sample rows as a table over every column any of them has, in first-seen order."""
+    names: dict[str, None] = {}
+    for row in rows:
+        names.update(dict.fromkeys(row))
+    return ResultTable(tuple((name, "string", "") for name in names), tuple(rows))
 
 
 # What a published table's manifest keeps of each blocking check, for the audit trail.
@@ -311,6 +349,13 @@ def build_table(
     )
 
 
+def _shown(value: object) -> object:
+    """A compared value as a table cell: numbers as they are, anything else as text."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
 def _contract_or_none(table: WarehouseTable) -> Contract | None:
     """The table's contract, or None when it has none or it does not load (its own
     ``<table>_contract`` check reports why)."""
@@ -344,6 +389,24 @@ def reconciliation_check(
         )
         masking = TableMasking.of(_contract_or_none(table), masker)
         result = reconcile(staged, expected, thresholds).masked(masking)
+        comparisons = tuple(
+            {
+                "column": c.column or "(table)",
+                "measure": c.measure,
+                "built": _shown(c.built),
+                "reference": _shown(c.reference),
+                "difference": c.difference,
+                "passed": c.passed,
+            }
+            for c in result.comparisons
+        )
+        tables = {"reconciliation_results": ResultTable(RECONCILIATION_RESULT_COLUMNS, comparisons)}
+        for key, sample in (
+            ("sample_only_in_table", result.sample_only_in_table),
+            ("sample_only_in_reference", result.sample_only_in_reference),
+        ):
+            if sample:
+                tables[key] = rows_table(sample)
         return CheckOutcome(
             name=f"{table.name}_reconciled",
             passed=result.passed,
@@ -354,13 +417,11 @@ def reconciliation_check(
                 "reference": repository_relative(reference_path),
                 "rows": result.actual_rows,
                 "reference_rows": result.expected_rows,
-                "columns_differing": result.columns_differing,
-                "differences": [d.describe() for d in result.differences],
+                "columns_differing": ", ".join(result.columns_differing),
                 "rows_only_in_table": result.only_in_table,
                 "rows_only_in_reference": result.only_in_reference,
-                "sample_only_in_table": result.sample_only_in_table,
-                "sample_only_in_reference": result.sample_only_in_reference,
             },
+            tables=tables,
         )
 
     return check
@@ -383,8 +444,10 @@ def contract_check(
     name = f"{table.name}_contract"
     path = table.contract_path
 
+    shown = repository_relative(path)
+
     def failed(summary: str, **metadata: object) -> CheckOutcome:
-        return CheckOutcome(name, False, summary, {"contract": str(path), **metadata})
+        return CheckOutcome(name, False, summary, {"contract": shown, **metadata})
 
     def check(staged: Path, inputs: Mapping[str, Path]) -> CheckOutcome:
         try:
@@ -407,6 +470,14 @@ def contract_check(
             result = validate_parquet(compiled, staged, masker)
         failures = [o for o in result.outcomes if not o.passed]
         plain = json.loads(result.canonical_json())
+        tables = {
+            "contract_results": ResultTable(
+                CONTRACT_RESULT_COLUMNS, tuple(contract_result_rows(compiled, result))
+            )
+        }
+        if plain["failing_rows"]:
+            # Up to 20 rows that violate the contract, restricted columns masked.
+            tables["failing_rows"] = rows_table(plain["failing_rows"])
         summary = (
             f"{len(result.outcomes)} expectations of contract {contract.version} hold"
             if result.passed
@@ -418,15 +489,14 @@ def contract_check(
             result.passed,
             summary,
             {
-                "contract": str(path),
+                "contract": shown,
                 "contract_version": contract.version,
                 "owner": contract.owner,
                 "result_digest": f"sha256:{result.digest()}",
-                # JSON-ready (dates, decimals as text): each expectation with its observed
-                # value, and up to 20 rows that violate the contract.
-                "expectations": plain["outcomes"],
-                "failing_rows": plain["failing_rows"],
+                "expectations": len(result.outcomes),
+                "expectations_failed": len(failures),
             },
+            tables=tables,
         )
 
     return check

@@ -73,6 +73,41 @@ class ColumnDifference:
 
 
 @dataclass(frozen=True)
+class Comparison:
+    """One measure of one column (or of the table: ``column`` None), on both sides."""
+
+    column: str | None
+    measure: str  # rows, unmatched rows, present, count, nulls, min, max, sum
+    built: object
+    reference: object
+    passed: bool
+
+    @property
+    def difference(self) -> float | int | None:
+        """built - reference, for numbers."""
+        numbers = (int, float)
+        if (
+            isinstance(self.built, numbers)
+            and isinstance(self.reference, numbers)
+            and not isinstance(self.built, bool)
+            and not isinstance(self.reference, bool)
+        ):
+            return self.built - self.reference
+        return None
+
+    def masked(self, masking: TableMasking) -> Comparison:
+        if self.column is None or self.measure not in VALUE_MEASURES:
+            return self
+        if not masking.hides(self.column):
+            return self
+        return replace(
+            self,
+            built=masking.value(self.column, self.built),
+            reference=masking.value(self.column, self.reference),
+        )
+
+
+@dataclass(frozen=True)
 class Reconciliation:
     passed: bool
     actual_rows: int
@@ -84,6 +119,8 @@ class Reconciliation:
     # over the columns both sides have.
     sample_only_in_table: list[dict[str, object]] = field(default_factory=list)
     sample_only_in_reference: list[dict[str, object]] = field(default_factory=list)
+    # Every measure compared, passed or not: what a results table shows.
+    comparisons: list[Comparison] = field(default_factory=list)
 
     @property
     def columns_differing(self) -> list[str]:
@@ -95,6 +132,7 @@ class Reconciliation:
         return replace(
             self,
             differences=[d.masked(masking) for d in self.differences],
+            comparisons=[c.masked(masking) for c in self.comparisons],
             sample_only_in_table=[masking.row(row) for row in self.sample_only_in_table],
             sample_only_in_reference=[masking.row(row) for row in self.sample_only_in_reference],
         )
@@ -179,6 +217,10 @@ def reconcile(
         common = {c: actual_cols[c] for c in actual_cols if c in expected_cols}
         common_expected = {c: expected_cols[c] for c in common}
 
+        comparisons = [
+            Comparison(d.column, "present", d.measure == "extra", d.measure == "missing", False)
+            for d in differences
+        ]
         actual_aggs = _aggregates(con, "actual", common)
         expected_aggs = _aggregates(con, "expected", common_expected)
         for name in common:
@@ -189,10 +231,12 @@ def reconcile(
                 a, e = actual_aggs[key], expected_aggs[key]
                 numeric = isinstance(a, float) or isinstance(e, float)
                 same = _close(a, e, thresholds.relative_tolerance) if numeric else a == e
+                comparisons.append(Comparison(name, measure, a, e, same))
                 if not same:
                     differences.append(ColumnDifference(name, measure, a, e))
             a_nulls = actual_aggs["__rows"] - actual_aggs[f"{name}__count"]
             e_nulls = expected_aggs["__rows"] - expected_aggs[f"{name}__count"]
+            comparisons.append(Comparison(name, "nulls", a_nulls, e_nulls, a_nulls == e_nulls))
             if a_nulls != e_nulls:
                 differences.append(ColumnDifference(name, "nulls", a_nulls, e_nulls))
 
@@ -224,8 +268,13 @@ def reconcile(
         and actual_rows == expected_rows
         and unmatched <= allowed
     )
+    table_comparisons = [
+        Comparison(None, "rows", actual_rows, expected_rows, actual_rows == expected_rows),
+        Comparison(None, "unmatched rows", counts[0], counts[1], unmatched <= allowed),
+    ]
     return Reconciliation(
         passed=passed,
+        comparisons=table_comparisons + comparisons,
         actual_rows=actual_rows,
         expected_rows=expected_rows,
         differences=differences,

@@ -1,10 +1,12 @@
 import dagster as dg
 import pytest
 
-from assets.ansi import build_ansi_assets
-from pipelines.resources import AnsiStoreResource
+from assets.ansi import build_ansi_assets, rules_markdown
+from pipelines.resources import AnsiStoreResource, LakeResource
 from pipelines.translation.store import DuplicateNameError, legacy_sources
+from pipelines.warehouse.lineage_view import markdown_text
 from sql.paths import LEGACY_ROOT
+from sql.rules import load_all
 
 GOOD = "SELECT o_orderkey, NVL(o_comment, 'none') AS note FROM PROD_DW.SALES.ORDERS\n"
 # APPROX_COUNT_DISTINCT has no exact ANSI form: it must be refused, never approximated.
@@ -18,6 +20,13 @@ def legacy_tree(tmp_path):
     (root / "snowflake" / "order_notes.sql").write_text(GOOD)
     (root / "snowflake" / "buyers.sql").write_text(REFUSED)
     return root
+
+
+def _resources(home, store):
+    return {
+        "ansi_store": AnsiStoreResource(root=str(store)),
+        "lake": LakeResource(root=str(home / "lake"), home=str(home)),
+    }
 
 
 def by_name(result: dg.ExecuteInProcessResult) -> dict[str, dg.AssetMaterialization]:
@@ -49,7 +58,7 @@ def test_a_refused_file_fails_only_its_own_asset(legacy_tree, tmp_path):
     store = tmp_path / "ansi"
     result = dg.materialize(
         build_ansi_assets(legacy_tree),
-        resources={"ansi_store": AnsiStoreResource(root=str(store))},
+        resources=_resources(tmp_path, store),
         raise_on_error=False,
     )
     assert not result.success
@@ -64,6 +73,13 @@ def test_a_refused_file_fails_only_its_own_asset(legacy_tree, tmp_path):
         dg.TableColumnDep(asset_key=dg.AssetKey(["raw", "orders"]), column_name="o_orderkey")
     ]
     assert (store / "order_notes.sql").read_text().startswith("SELECT")
+    # Rules as a table of what each does; paths as a person reads them, never absolute.
+    assert metadata["rules_applied"].value == "No rule of the catalog applied."
+    assert metadata["ansi_path"].value == "$PLUMBLINE_HOME/ansi/order_notes.sql"
+    assert metadata["source_tables"].value == "- raw/orders"
+    [note] = [row for row in metadata["lineage"].value.splitlines() if row.startswith("| note |")]
+    assert "snowflake/order_notes.sql:1 |" in note and "raw/orders.o_comment" in note
+    assert all(str(tmp_path) not in str(value.value) for value in metadata.values())
     assert not (store / "buyers.sql").exists()
 
     [failure] = result.get_step_failure_events()
@@ -73,7 +89,7 @@ def test_a_refused_file_fails_only_its_own_asset(legacy_tree, tmp_path):
 
 def test_an_unchanged_source_is_not_retranslated(legacy_tree, tmp_path):
     (legacy_tree / "snowflake" / "buyers.sql").unlink()
-    resources = {"ansi_store": AnsiStoreResource(root=str(tmp_path / "ansi"))}
+    resources = _resources(tmp_path, tmp_path / "ansi")
     first = by_name(dg.materialize(build_ansi_assets(legacy_tree), resources=resources))
     second = by_name(dg.materialize(build_ansi_assets(legacy_tree), resources=resources))
     assert first["order_notes"].metadata["reused_stored_translation"].value is False
@@ -89,3 +105,12 @@ def test_an_unchanged_source_is_not_retranslated(legacy_tree, tmp_path):
         third["order_notes"].tags["dagster/data_version"]
         != (first["order_notes"].tags["dagster/data_version"])
     )
+
+
+def test_rules_applied_show_what_each_rule_does():
+    catalog = load_all()
+    rule_id = next(iter(catalog))
+    lines = rules_markdown([rule_id, "NOT|A-RULE"]).splitlines()
+    assert lines[:2] == ["| rule | what it does |", "| --- | --- |"]
+    assert lines[2] == f"| {rule_id} | {markdown_text(catalog[rule_id].description)} |"
+    assert lines[3] == "| NOT\\|A-RULE | (not in the rule catalog) |"

@@ -5,10 +5,12 @@ import json
 import dagster as dg
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
 from assets.ansi import build_ansi_assets
 from assets.raw import raw_assets
 from assets.warehouse import build_warehouse_definitions
+from pipelines.contracts import compile_contract, load_contract
 from pipelines.lake.store import Lake
 from pipelines.resources import (
     EngineResource,
@@ -133,7 +135,12 @@ def test_a_wrong_translation_fails_reconciliation_naming_the_column(
     assert not result.success
     evaluation = _evaluation(result, f"{TABLE}_reconciled")
     assert not evaluation.passed
-    assert column in evaluation.metadata["columns_differing"].value
+    assert column in evaluation.metadata["columns_differing"].value.split(", ")
+    results = _records(evaluation.metadata["reconciliation_results"])
+    differing = {(r["column"], r["measure"]) for r in results if not r["passed"]}
+    assert (column, "sum") in differing or (column, "max") in differing
+    [rows] = [r for r in results if r["measure"] == "rows"]
+    assert rows["column"] == "(table)" and rows["passed"] is True
     after = Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE)
     assert after.path == before.path, "a failed blocking check must not publish"
     assert not result.get_asset_materialization_events()
@@ -212,6 +219,11 @@ def test_the_same_asset_builds_on_spark_with_the_same_content_digest(
     assert checks == {f"{TABLE}_contract": True, f"{TABLE}_reconciled": True}
 
 
+def _records(table: dg.TableMetadataValue) -> list[dict]:
+    """The rows of a table metadata value, as the UI shows them."""
+    return [record.data for record in table.records]
+
+
 def _evaluation(result, name):
     [evaluation] = [e for e in result.get_asset_check_evaluations() if e.check_name == name]
     return evaluation
@@ -225,9 +237,15 @@ def test_contract_checks_report_each_expectation_and_record_the_contract(
     metadata = evaluation.metadata
     assert metadata["contract_version"].value == "1.0.0"
     assert metadata["result_digest"].value.startswith("sha256:")
-    expectations = metadata["expectations"].value
-    assert len(expectations) > 10 and all(e["passed"] for e in expectations)
-    assert {"name", "column", "observed", "details"} <= set(expectations[0])
+    results = _records(metadata["contract_results"])
+    compiled = compile_contract(load_contract(CONTRACTS_ROOT / f"{TABLE}.yaml"))
+    assert len(results) == metadata["expectations"].value == len(compiled.expectations) > 10
+    assert all(r["passed"] for r in results)
+    assert [r["column"] for r in results] == [
+        info.column or "(table)" for info in compiled.expectations
+    ]
+    assert {"column", "rule", "threshold", "observed", "passed"} <= set(results[0])
+    assert metadata["contract"].value == f"sql/contracts/{TABLE}.yaml"
     # The contract that guarded the publish is kept, and the lake manifest names it.
     assert (home / "contracts" / TABLE / "1.0.0.yaml").read_bytes() == (
         CONTRACTS_ROOT / f"{TABLE}.yaml"
@@ -259,9 +277,13 @@ def test_a_contract_violation_blocks_publish_and_downstream(
     assert not result.success
     evaluation = _evaluation(result, f"{TABLE}_contract")
     assert not evaluation.passed
-    failed = [e for e in evaluation.metadata["expectations"].value if not e["passed"]]
-    assert [e["column"] for e in failed] == ["credit_flag"]
-    rows = evaluation.metadata["failing_rows"].value
+    results = _records(evaluation.metadata["contract_results"])
+    failed = [r for r in results if not r["passed"]]
+    assert [(r["column"], r["rule"]) for r in failed] == [("credit_flag", "in set")]
+    assert failed[0]["threshold"] == "IN_DEBT, OK"
+    assert failed[0]["observed"].split(" of ")[0].isdigit()
+    assert evaluation.metadata["expectations_failed"].value == 1
+    rows = _records(evaluation.metadata["failing_rows"])
     assert 0 < len(rows) <= 20 and all(r["credit_flag"] == "in debt" for r in rows)
     assert Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE).path == before.path
     assert "downstream" not in {
@@ -346,7 +368,133 @@ def test_a_contract_the_sql_does_not_meet_loads_and_blocks_the_publish(first_bui
     result = _materialize_with_contracts(home, renamed, TABLE)
     evaluation = _evaluation(result, f"{TABLE}_contract")
     assert not evaluation.passed
-    failed = [e["name"] for e in evaluation.metadata["expectations"].value if not e["passed"]]
-    assert "nation_name.exists" in failed
+    results = _records(evaluation.metadata["contract_results"])
+    failed = [(r["column"], r["rule"]) for r in results if not r["passed"]]
+    assert ("nation_name", "exists") in failed
     assert Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE).path == before.path
     assert not (home / "contracts" / TABLE / "3.0.0.yaml").exists()
+
+
+def _materialized(result, name):
+    [metadata] = [
+        e.materialization.metadata
+        for e in result.get_asset_materialization_events()
+        if e.materialization.asset_key == dg.AssetKey([WAREHOUSE_ZONE, name])
+    ]
+    return metadata
+
+
+def _described(text):
+    """customer_profile's contract with descriptions on two properties (YAML re-written,
+    whatever descriptions it already has)."""
+    document = yaml.safe_load(text)
+    for prop in document["schema"][0]["properties"]:
+        if prop["name"] == "customer_key":
+            prop["description"] = "The customer's TPC-H key"
+        if prop["name"] == "credit_flag":
+            prop["description"] = "IN_DEBT when the account balance is negative"
+    return yaml.safe_dump(document, sort_keys=False)
+
+
+def test_the_column_schema_shows_the_contracts_descriptions_and_constraints(tmp_path):
+    defs = build_warehouse_definitions(
+        "duckdb", contracts_root=_contracts_with(tmp_path, TABLE, _described)
+    )
+    [spec] = next(a for a in defs.assets if a.key.path[-1] == TABLE).specs
+    columns = {c.name: c for c in spec.metadata["dagster/column_schema"].columns}
+    key, flag = columns["customer_key"], columns["credit_flag"]
+    assert key.description == "The customer's TPC-H key"
+    assert key.type == "BIGINT"
+    assert (key.constraints.nullable, key.constraints.unique) == (False, True)
+    assert "primary key (1)" in key.constraints.other
+    assert flag.description == "IN_DEBT when the account balance is negative"
+    assert flag.constraints.nullable is False
+    assert "one of IN_DEBT, OK" in flag.constraints.other
+    assert "classification: restricted" in columns["customer_name"].constraints.other
+    contract = load_contract(CONTRACTS_ROOT / f"{TABLE}.yaml")
+    assert list(columns) == [c.name for c in contract.columns]
+
+
+def test_each_materialization_carries_the_contract_column_schema(first_build):
+    contract = load_contract(CONTRACTS_ROOT / f"{TABLE}.yaml")
+    schema = _materialized(first_build, TABLE)["dagster/column_schema"].schema
+    built = {c.name: c for c in schema.columns}
+    assert list(built) == [c.name for c in contract.columns]
+    for column in contract.columns:
+        shown = built[column.name]
+        assert shown.description == column.description
+        assert shown.constraints.nullable is (not column.required)
+        assert f"classification: {column.classification or 'public'}" in shown.constraints.other
+    assert built["customer_key"].type == "int64"  # the type the engine wrote
+
+
+def test_a_table_from_portable_ansi_has_column_lineage_and_a_lineage_view(first_build):
+    metadata = _materialized(first_build, "training_set")
+    deps = metadata["dagster/column_lineage"].value.deps_by_column
+    features = dg.AssetKey([WAREHOUSE_ZONE, "delay_features"])
+    assert deps["order_key"] == [dg.TableColumnDep(asset_key=features, column_name="order_key")]
+    assert {d.column_name for d in deps["split"]} == {"order_key", "line_number"}
+    assert set(deps) == {c.name for c in metadata["dagster/column_schema"].schema.columns}
+    view = metadata["lineage"].value
+    assert "| split | CASE WHEN MOD(" in view
+    assert "sql/ansi/training_set.sql:" in view
+    assert "warehouse/delay_features.line_number" in view
+
+
+def test_the_lineage_view_names_the_legacy_file_and_line_and_escapes_pipes(first_build):
+    source = "sql/legacy/oracle/customer_contact_sheet.sql"
+    view = _materialized(first_build, "customer_contact_sheet")["lineage"].value
+    [line] = [row for row in view.splitlines() if row.startswith("| account_line |")]
+    # c.c_name || ' / ' || o.o_clerk AS account_line: line 6 of the file.
+    assert f"{source}:6 |" in line
+    assert "c.c_name \\|\\| ' / ' \\|\\| o.o_clerk AS account_line" in line
+    assert "raw/customer.c_name" in line and "raw/orders.o_clerk" in line
+    lineage = _materialized(first_build, "customer_contact_sheet")["dagster/column_lineage"]
+    assert (
+        dg.TableColumnDep(asset_key=dg.AssetKey(["raw", "customer"]), column_name="c_name")
+        in lineage.value.deps_by_column["account_line"]
+    )
+
+
+def _values(value):
+    """Every text a metadata value holds, tables and schemas included."""
+    if isinstance(value, dg.TableMetadataValue):
+        return [str(cell) for record in value.records for cell in record.data.values()]
+    if isinstance(value, dg.TableSchemaMetadataValue):
+        return [str(c) for c in value.schema.columns]
+    if isinstance(value, dg.TableColumnLineageMetadataValue):
+        return [str(value.column_lineage)]
+    return [str(getattr(value, "value", value))]
+
+
+def test_no_metadata_holds_an_absolute_path_under_the_home(first_build, home):
+    checked = 0
+    for event in first_build.get_asset_materialization_events():
+        if event.asset_key.path[0] not in (WAREHOUSE_ZONE, "ansi"):
+            continue  # the raw assets are another module's
+        for key, value in event.materialization.metadata.items():
+            for text in _values(value):
+                assert str(home) not in text, (event.asset_key, key)
+                checked += 1
+    for evaluation in first_build.get_asset_check_evaluations():
+        for key, value in evaluation.metadata.items():
+            for text in _values(value):
+                assert str(home) not in text, (evaluation.check_name, key)
+                checked += 1
+    assert checked > 1000
+    metadata = _materialized(first_build, TABLE)
+    assert metadata["path"].value == f"$PLUMBLINE_HOME/lake/{WAREHOUSE_ZONE}/{TABLE}"
+    inputs = _records(metadata["inputs"])
+    assert {r["table"] for r in inputs} >= {"raw/customer", "raw/orders"}
+    manifest = Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE).manifest
+    for row in inputs:
+        version = manifest["inputs"][row["table"].replace("/", ".", 1)]
+        assert row["version"] == version
+        assert row["path"] == f"$PLUMBLINE_HOME/lake/raw/.versions/{row['table'][4:]}/{version}"
+
+
+def test_portability_checks_say_how_they_run(warehouse_defs):
+    [checks_def] = warehouse_defs.asset_checks
+    for spec in checks_def.check_specs:
+        assert "check_portability_job" in spec.description
+        assert "plumbline run --portability" in spec.description

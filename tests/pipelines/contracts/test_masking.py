@@ -347,7 +347,7 @@ def test_failing_contract_checks_show_no_restricted_value(contacts_home, capfd, 
         _assert_masked(text)
     # Both checks show the same row under the same token: a reviewer can match them.
     for evaluation in evaluations.values():
-        [row] = evaluation.metadata["failing_rows"].value
+        [row] = [record.data for record in evaluation.metadata["failing_rows"].records]
         assert row["customer_name"] == token and row["contact_key"] == 2
     assert token in evaluations["contact_names_contract"].description
     assert token in log

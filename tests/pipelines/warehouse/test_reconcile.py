@@ -75,3 +75,42 @@ def test_a_tolerated_fraction_of_unmatched_rows():
 def test_thresholds_are_validated():
     with pytest.raises(ValueError, match="max_unmatched_fraction"):
         Thresholds(max_unmatched_fraction=1.5)
+
+
+def test_every_measure_is_compared_on_both_sides():
+    table = pa.table({"k": [1, 2, 3], "price": [1.5, 2.75, None], "name": ["a", "b", "c"]})
+    result = reconcile(table, REFERENCE)
+    by_measure = {(c.column, c.measure): c for c in result.comparisons}
+    assert set(by_measure) == {
+        (None, "rows"),
+        (None, "unmatched rows"),
+        *{
+            (column, m)
+            for column in ("k", "price")
+            for m in ("count", "min", "max", "sum", "nulls")
+        },
+        *{("name", m) for m in ("count", "min", "max", "nulls")},
+    }
+    price = by_measure[("price", "sum")]
+    assert (price.built, price.reference, price.passed) == (4.25, 4.0, False)
+    assert price.difference == pytest.approx(0.25)
+    assert by_measure[("name", "max")].passed and by_measure[("name", "max")].difference is None
+    rows = by_measure[(None, "rows")]
+    assert (rows.built, rows.reference, rows.passed) == (3, 3, True)
+    unmatched = by_measure[(None, "unmatched rows")]
+    assert (unmatched.built, unmatched.reference, unmatched.passed) == (1, 1, False)
+    failed = {(c.column, c.measure) for c in result.comparisons if not c.passed}
+    assert failed - {(None, "unmatched rows")} == {
+        (d.column, d.measure) for d in result.differences
+    }
+
+
+def test_a_missing_column_is_a_failed_comparison():
+    table = pa.table({"k": [1, 2, 3], "name": ["a", "b", "c"]})
+    [present] = [c for c in reconcile(table, REFERENCE).comparisons if c.measure == "present"]
+    assert (present.column, present.built, present.reference, present.passed) == (
+        "price",
+        False,
+        True,
+        False,
+    )

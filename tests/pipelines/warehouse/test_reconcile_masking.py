@@ -112,7 +112,15 @@ def _reconciled(tmp_path: Path, staged: Path, inputs, contract_path: Path | None
 def _shown(outcome) -> str:
     """Everything of the outcome the asset turns into the check's result and the failure."""
     failure = BlockingCheckFailed("contacts", [outcome])
-    return "\n".join([outcome.summary, json.dumps(outcome.metadata, default=str), str(failure)])
+    tables = {key: table.rows for key, table in outcome.tables.items()}
+    return "\n".join(
+        [
+            outcome.summary,
+            json.dumps(outcome.metadata, default=str),
+            json.dumps(tables, default=str),
+            str(failure),
+        ]
+    )
 
 
 def test_a_restricted_value_in_a_mismatch_is_shown_as_its_token(tmp_path, contacts):
@@ -121,17 +129,23 @@ def test_a_restricted_value_in_a_mismatch_is_shown_as_its_token(tmp_path, contac
     assert not outcome.passed
     token = Masker(KEY).token(SECRET_NAME)
     assert SECRET_NAME not in _shown(outcome)
-    [row] = outcome.metadata["sample_only_in_table"]
+    [row] = outcome.tables["sample_only_in_table"].rows
     # Public columns are shown as they are; the token matches the contract check's.
     assert row == {"customer_key": "2", "customer_name": token, "segment": "MACHINERY"}
     # The name's maximum differs too, and is masked like the rows.
-    assert f"customer_name: max {token!r} != " in "\n".join(outcome.metadata["differences"])
+    [maximum] = [
+        row
+        for row in outcome.tables["reconciliation_results"].rows
+        if (row["column"], row["measure"]) == ("customer_name", "max")
+    ]
+    assert maximum["built"] == token and not maximum["passed"]
+    assert SECRET_NAME not in str(maximum["reference"])
 
 
 def test_without_a_contract_every_value_is_masked(tmp_path, contacts):
     staged, inputs, _ = contacts
     outcome = _reconciled(tmp_path, staged, inputs, None)
-    [row] = outcome.metadata["sample_only_in_reference"]
+    [row] = outcome.tables["sample_only_in_reference"].rows
     assert set(row) == {"customer_key", "customer_name", "segment"}
     assert all(TOKEN.match(value) for value in row.values())
     assert "MACHINERY" not in _shown(outcome)
