@@ -1,0 +1,188 @@
+"""A home after a full `plumbline run`, `dagster dev` serving it, and headless Chromium.
+
+The browser is the system's (Debian's ``chromium`` package, which ``.ci/run`` installs):
+Playwright drives it through ``executable_path`` and never downloads one of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pipelines.cli.main import prepare_environment
+from pipelines.settings import Settings
+from sql.paths import REPOSITORY_ROOT
+
+BIN = Path(sys.executable).parent
+# Where the screenshots go (CI keeps them as artefacts); gitignored.
+SCREENSHOTS_SETTING = "PLUMBLINE_BROWSER_SCREENSHOTS"
+DEFAULT_SCREENSHOTS = REPOSITORY_ROOT / ".artifacts" / "browser"
+# Set in CI: a missing browser fails the test instead of skipping it.
+REQUIRE_SETTING = "PLUMBLINE_REQUIRE_BROWSER"
+CHROMIUM_NAMES = ("chromium", "chromium-browser")
+# The smallest scale the suite builds everything at (tests/conftest.py's TEST_SCALE).
+RUN_SCALE = "0.01"
+
+
+@dataclass(frozen=True)
+class PreparedHome:
+    """A PLUMBLINE_HOME where `plumbline run` built every asset."""
+
+    settings: Settings
+    run_output: str
+
+
+@dataclass(frozen=True)
+class DagsterUi:
+    """`dagster dev` serving a prepared home."""
+
+    url: str
+    home: PreparedHome
+
+
+def _environment_without_plumbline_settings() -> dict[str, str]:
+    """This process's environment less its PLUMBLINE_* settings, so that only the ones a
+    fixture sets reach the subprocess (as tests/pipelines/cli/test_main.py does)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """The system's Chromium, or a skip (a failure where PLUMBLINE_REQUIRE_BROWSER=1)."""
+    for name in CHROMIUM_NAMES:
+        found = shutil.which(name)
+        if found:
+            return found
+    reason = (
+        f"no Chromium on PATH (looked for {', '.join(CHROMIUM_NAMES)}); install Debian's "
+        "package: apt-get install -y chromium (.ci/run does)"
+    )
+    if os.environ.get(REQUIRE_SETTING) == "1":
+        pytest.fail(f"{REQUIRE_SETTING}=1 and {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    """The folder the screenshots are saved in (PLUMBLINE_BROWSER_SCREENSHOTS overrides)."""
+    folder = Path(os.environ.get(SCREENSHOTS_SETTING) or DEFAULT_SCREENSHOTS)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def prepared_home(tmp_path_factory: pytest.TempPathFactory) -> PreparedHome:
+    """One full `plumbline run` at the suite's scale into a fresh home, as a user runs it."""
+    home = tmp_path_factory.mktemp("browser") / "home"
+    environment = _environment_without_plumbline_settings() | {"PLUMBLINE_HOME": str(home)}
+    # Output to files, not pipes: a compute-log `tail -F` that outlives the run would hold
+    # a pipe open (see tests/pipelines/cli/test_main.py's plumbline()).
+    with tempfile.TemporaryFile("w+") as output:
+        done = subprocess.run(
+            [str(BIN / "plumbline"), "run", "--scale", RUN_SCALE],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=environment,
+            timeout=540,
+        )
+        output.seek(0)
+        text = output.read()
+    assert done.returncode == 0, text
+    return PreparedHome(Settings(home=home), text)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _ui_environment(settings: Settings) -> dict[str, str]:
+    """The environment `plumbline ui` gives `dagster dev`: prepare_environment's, which
+    writes dagster.yaml and exports the settings into os.environ (restored afterwards)."""
+    saved = dict(os.environ)
+    try:
+        for key in [k for k in os.environ if k.startswith("PLUMBLINE_")]:
+            del os.environ[key]
+        prepare_environment(settings)
+        return dict(os.environ)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@pytest.fixture(scope="session")
+def dagster_ui(
+    chromium: str, prepared_home: PreparedHome, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[DagsterUi]:
+    """`dagster dev` over the prepared home on a free port, in its own process group (its
+    webserver and code-server children go with it at teardown). Asks for ``chromium``
+    first, so that without a browser the test skips before a home is built for it."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("dagster-dev") / "dagster-dev.log"
+    with log.open("w") as output:
+        server = subprocess.Popen(
+            [str(BIN / "dagster"), "dev", "-w", "workspace.yaml", "--port", str(port)],
+            cwd=REPOSITORY_ROOT,
+            env=_ui_environment(prepared_home.settings),
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/server_info", timeout=5):
+                    break
+            except OSError:
+                if server.poll() is not None:
+                    pytest.fail(f"dagster dev exited {server.returncode}:\n{log.read_text()}")
+                if time.monotonic() > deadline:
+                    pytest.fail(f"dagster dev did not answer within 120 s:\n{log.read_text()}")
+                time.sleep(1)
+        yield DagsterUi(url, prepared_home)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def browser(chromium: str):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    # The webserver's "Join the Dagster community" dialog (shown once per browser on
+    # localhost) would cover the page; its dismissal is this localStorage entry.
+    context.add_init_script("window.localStorage.setItem('communityNux', '1')")
+    context.set_default_timeout(60_000)
+    opened = context.new_page()
+    yield opened
+    context.close()
