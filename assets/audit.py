@@ -2,15 +2,29 @@
 registered, from its MLflow version back to every legacy SQL line and lake file it came from,
 sealed by one digest."""
 
+from dataclasses import dataclass
+
 import dagster as dg
 from pydantic import Field
 
+from assets.metadata import (
+    mlflow_artifact_url,
+    mlflow_run_url,
+    mlflow_version_url,
+    records_table,
+    shown_path,
+)
 from assets.registry import REGISTERED_MODEL_KEY
-from pipelines.audit.bundle import build_bundle, root_tag, stamp_root
+from pipelines.audit.bundle import REPORT_FILE, build_bundle, log_to_run, root_tag, stamp_root
 from pipelines.audit.chain import AuditError
 from pipelines.audit.collect import resolve
-from pipelines.audit.store import write_bundle
-from pipelines.instance import audit_sources, run_materialization
+from pipelines.audit.store import issue_bundle
+from pipelines.instance import (
+    PinnedUpstream,
+    audit_sources,
+    latest_materialization,
+    run_materialization,
+)
 from pipelines.registry.versions import MODEL_NAME, with_retries
 from pipelines.resources import AnsiStoreResource, AuditResource, LakeResource, MlflowResource
 
@@ -25,19 +39,34 @@ class AuditConfig(dg.Config):
         default=None,
         description=(
             f"The version of `{MODEL_NAME}` to audit, for a run that does not also "
-            "materialize models/registered_model. Without it the run must register, and it "
-            "audits the version that its own registered_model step registered."
+            "materialize models/registered_model. Without it such a run audits the version "
+            "of the latest models/registered_model materialization when its step starts "
+            "(recorded in the metadata); a run that registers audits the version that its "
+            "own registered_model step registered."
         ),
     )
 
 
-def audited_version(context: dg.AssetExecutionContext, config: AuditConfig, client) -> str:
-    """The version this run audits: the one its registered_model step registered, or the
-    configured one."""
-    event = run_materialization(context.instance, context.run, REGISTERED_MODEL_KEY)
+@dataclass(frozen=True)
+class AuditedVersion:
+    """The version a run audits, and which materialization named it."""
+
+    version: str
+    how: str
+    dagster_run_id: str | None  # the run whose registered_model named it, when one did
+
+
+def audited_version(
+    context: dg.AssetExecutionContext, config: AuditConfig, client
+) -> AuditedVersion:
+    """The version this run audits: the one its registered_model step registered, else the
+    configured one, else the latest registered_model materialization's when this step
+    starts."""
+    own = run_materialization(context.instance, context.run, REGISTERED_MODEL_KEY)
     configured = None if config.model_version is None else str(config.model_version)
-    if event is not None and event.asset_materialization is not None:
-        registered = str(event.asset_materialization.metadata["version"].value)
+    if own is not None and own.asset_materialization is not None:
+        pinned = PinnedUpstream(own, own_run=True)
+        registered = str(pinned.metadata["version"].value)
         if configured is not None and configured != registered:
             raise dg.Failure(
                 f"this run registered {MODEL_NAME} version {registered}, but "
@@ -45,20 +74,23 @@ def audited_version(context: dg.AssetExecutionContext, config: AuditConfig, clie
                 "config to audit this run's version, or audit the other one in a run that "
                 "does not register"
             )
-        return registered
-    if configured is None:
+        return AuditedVersion(registered, pinned.how, pinned.run_id)
+    if configured is not None:
+        try:
+            version = resolve(client, f"{MODEL_NAME}@{configured}")[1]
+        except AuditError as exc:
+            raise dg.Failure(f"models__audit_bundle config model_version: {exc}") from exc
+        return AuditedVersion(version, "named by config model_version", None)
+    latest = latest_materialization(context.instance, REGISTERED_MODEL_KEY)
+    if latest is None or "version" not in latest.metadata:
         raise dg.Failure(
-            f"run {context.run.run_id} did not materialize "
-            f"{REGISTERED_MODEL_KEY.to_user_string()}, so it registered no version to audit. "
-            "Materialize models/registered_model and models/audit_bundle in one run "
-            "(retrain_job and materialize_all_job do), name the version in the run config "
-            "(ops.models__audit_bundle.config.model_version: <version>), or run "
-            f"`plumbline audit {MODEL_NAME}@<version or alias>`"
+            f"{REGISTERED_MODEL_KEY.to_user_string()} has never been materialized, so no "
+            "version is registered to audit. Materialize models/registered_model first "
+            "(retrain_job and materialize_all_job register and audit in one run), name the "
+            "version in the run config (ops.models__audit_bundle.config.model_version: "
+            f"<version>), or run `plumbline audit {MODEL_NAME}@<version or alias>`"
         )
-    try:
-        return resolve(client, f"{MODEL_NAME}@{configured}")[1]
-    except AuditError as exc:
-        raise dg.Failure(f"models__audit_bundle config model_version: {exc}") from exc
+    return AuditedVersion(str(latest.metadata["version"].value), latest.how, latest.run_id)
 
 
 @dg.asset(
@@ -66,9 +98,9 @@ def audited_version(context: dg.AssetExecutionContext, config: AuditConfig, clie
     deps=[REGISTERED_MODEL_KEY],
     group_name="models",
     kinds={"json", "html"},
-    # No automation condition: the bundle is of the version its own run registered, so a run
-    # of this asset alone (what an eager condition launches) has no version to audit.
-    # retrain_job and materialize_all_job register and audit in one run.
+    # Requested with registered_model by the automation sensor (in the same run, so it audits
+    # that run's registration); after a registration made elsewhere it pins the latest.
+    automation_condition=dg.AutomationCondition.eager(),
     check_specs=[
         dg.AssetCheckSpec(
             COMPLETE_CHECK,
@@ -78,12 +110,16 @@ def audited_version(context: dg.AssetExecutionContext, config: AuditConfig, clie
     ],
     description=(
         f"The audit bundle of the `{MODEL_NAME}` version that the same run's registered_model "
-        "registered (or `config.model_version`), champion or not: bundle.json and an offline "
-        "report.html tracing the model version, its alias history and MLflow run, the "
-        "training set, every upstream warehouse table with its checks, the ANSI SQL with the "
-        "translation's rules and warnings, the legacy SQL files (sha256, git commit) and the "
-        "raw lake tables. Each link carries a digest over its content and its parents' "
-        "digests; the root digest is kept on the MLflow model version and here. `plumbline audit --verify <bundle.json>` recomputes it."
+        "registered (else `config.model_version`, else the latest registration when the step "
+        "starts), champion or not: bundle.json and an offline report.html tracing the model "
+        "version, its alias history and MLflow run, the training set, every upstream "
+        "warehouse table with its checks, the ANSI SQL with the translation's rules and "
+        "warnings, the legacy SQL files (sha256, git commit) and the raw lake tables. Each "
+        "link carries a digest over its content and its parents' digests; the root digest "
+        "is kept on the MLflow model version and here. Every bundle is issued into a new "
+        "folder `$PLUMBLINE_HOME/audit/<model>/v<version>/<time>-<digest>/`, never "
+        "overwritten, and logged as artifacts of the training run so that the MLflow UI "
+        "serves the report. `plumbline audit --verify <bundle.json>` recomputes it."
     ),
 )
 def audit_bundle(
@@ -95,7 +131,8 @@ def audit_bundle(
     audit: AuditResource,
 ):
     client = mlflow_tracking.client()
-    version = audited_version(context, config, client)
+    audited = audited_version(context, config, client)
+    version = audited.version
     subject = f"{MODEL_NAME}@{version}"
     sources = audit_sources(lake.lake(), ansi_store.path(), client, context.instance)
     bundle = build_bundle(
@@ -105,22 +142,50 @@ def audit_bundle(
         requested=subject,
         made_by={"dagster_run_id": context.run.run_id},
     )
-    bundle_path, report_path = write_bundle(bundle, audit.out_dir(MODEL_NAME, version))
-    with_retries(lambda: stamp_root(client, bundle), f"tag {MODEL_NAME} v{version}")
-    context.log.info(f"audit report: {report_path}")
+    try:
+        bundle_path, report_path = issue_bundle(bundle, audit.version_dir(MODEL_NAME, version))
+    except AuditError as exc:
+        raise dg.Failure(str(exc)) from None
+    folder = bundle_path.parent
+    shown_folder = shown_path(folder, lake.home)
+    with_retries(lambda: stamp_root(client, bundle, shown_folder), f"tag {MODEL_NAME} v{version}")
+    model_version = with_retries(
+        lambda: client.get_model_version(MODEL_NAME, version), f"read {MODEL_NAME} v{version}"
+    )
+    training_run = with_retries(
+        lambda: client.get_run(model_version.run_id), f"read run {model_version.run_id}"
+    )
+    artifact_path = with_retries(
+        lambda: log_to_run(client, model_version.run_id, folder),
+        f"log the bundle to run {model_version.run_id}",
+    )
+    ui_url, experiment_id = mlflow_tracking.ui_url, training_run.info.experiment_id
+    context.log.info(f"audit report: {shown_path(report_path, lake.home)}")
     gaps = bundle.gaps
+    gap_table = records_table(
+        [{"gap": gap} for gap in gaps], [("gap", "string", "A link that could not be established")]
+    )
     return dg.MaterializeResult(
         metadata={
             "model": MODEL_NAME,
             "version": dg.MetadataValue.int(int(version)),
+            "version_source": dg.MetadataValue.text(audited.how),
+            "registered_model_run_id": dg.MetadataValue.text(audited.dagster_run_id or "none"),
             "root_digest": dg.MetadataValue.text(bundle.root_digest),
             "mlflow_tag": dg.MetadataValue.text(root_tag(bundle)),
-            "report": dg.MetadataValue.path(str(report_path)),
-            "report_url": dg.MetadataValue.url(report_path.absolute().as_uri()),
-            "bundle": dg.MetadataValue.path(str(bundle_path)),
+            "mlflow_model_version": mlflow_version_url(ui_url, MODEL_NAME, version),
+            "mlflow_run": mlflow_run_url(ui_url, experiment_id, model_version.run_id),
+            "folder": dg.MetadataValue.path(shown_folder),
+            "report": dg.MetadataValue.path(shown_path(report_path, lake.home)),
+            "report_url": mlflow_artifact_url(
+                ui_url, experiment_id, model_version.run_id, f"{artifact_path}/{REPORT_FILE}"
+            ),
+            "bundle": dg.MetadataValue.path(shown_path(bundle_path, lake.home)),
             "links": dg.MetadataValue.int(len(bundle.nodes)),
-            "gaps": dg.MetadataValue.json(gaps),
-            "verify": dg.MetadataValue.md(f"`plumbline audit --verify {bundle_path}`"),
+            "gaps": gap_table,
+            "verify": dg.MetadataValue.md(
+                f"`plumbline audit --verify {shown_path(bundle_path, lake.home)}`"
+            ),
         },
         data_version=dg.DataVersion(bundle.root_digest),
         check_results=[
@@ -129,7 +194,7 @@ def audit_bundle(
                 passed=not gaps,
                 severity=dg.AssetCheckSeverity.WARN,
                 description="complete" if not gaps else f"{len(gaps)} gap(s): " + "; ".join(gaps),
-                metadata={"gaps": dg.MetadataValue.json(gaps)},
+                metadata={"gaps": gap_table},
             )
         ],
     )

@@ -4,13 +4,17 @@ from pathlib import Path
 
 import dagster as dg
 
+from assets.metadata import mlflow_version_url, records_table, rounded, shown_path
 from assets.registry import REGISTERED_MODEL_KEY
-from assets.warehouse import OPEN_LINES, OPEN_LINES_KEY
+from assets.training import model_feature_lineage
+from assets.warehouse import OPEN_LINES, OPEN_LINES_KEY, contract_column_schema
 from pipelines.contracts import compile_contract, load_contract, validate_parquet
+from pipelines.contracts.describe import contract_result_rows
 from pipelines.registry.scoring import SCORES_ZONE, load_scorer, score_table
 from pipelines.registry.versions import CHAMPION, MODEL_NAME, alias_version, with_retries
 from pipelines.resources import ContractsResource, LakeResource, MlflowResource
-from pipelines.warehouse.build import WAREHOUSE_ZONE
+from pipelines.warehouse.build import CONTRACT_RESULT_COLUMNS, WAREHOUSE_ZONE
+from pipelines.warehouse.lineage_view import LineageRow, lineage_markdown
 from sql.paths import CONTRACTS_ROOT
 
 BATCH_SCORES = "batch_scores"
@@ -20,6 +24,38 @@ CHECK = f"{BATCH_SCORES}_contract"
 # Read (not compiled) with the code location; `plumbline contracts lint` compiles it in CI and
 # the asset compiles it before it validates the scores.
 CONTRACT = load_contract(CONTRACT_PATH)
+
+
+def score_lineage(features: list[str], model_uri: str) -> list[LineageRow]:
+    """Where each column of the scores comes from: the keys from warehouse/open_lines, the
+    scores from the model applied to open_lines' feature columns, the model's name and
+    version from the registry (no column)."""
+    open_lines = OPEN_LINES_KEY.to_user_string()
+    read = tuple(f"{open_lines}.{feature}" for feature in features)
+    return [
+        LineageRow("order_key", "order_key", open_lines, (f"{open_lines}.order_key",)),
+        LineageRow("line_number", "line_number", open_lines, (f"{open_lines}.line_number",)),
+        LineageRow("late_probability", f"sigmoid({model_uri}(features))", model_uri, read),
+        LineageRow("predicted_late", "late_probability >= 0.5", model_uri, read),
+        LineageRow("model_name", f"'{MODEL_NAME}'", model_uri),
+        LineageRow("model_version", "the champion's version", model_uri),
+    ]
+
+
+def column_lineage(rows: list[LineageRow]) -> dg.TableColumnLineage:
+    """``rows`` as Dagster's column lineage (each source is ``zone/table.column``)."""
+    return dg.TableColumnLineage(
+        deps_by_column={
+            row.column: [
+                dg.TableColumnDep(
+                    asset_key=dg.AssetKey.from_user_string(source.rsplit(".", 1)[0]),
+                    column_name=source.rsplit(".", 1)[1],
+                )
+                for source in row.sources
+            ]
+            for row in rows
+        }
+    )
 
 
 @dg.asset(
@@ -82,7 +118,9 @@ def batch_scores(
             metadata={
                 "contract_version": result.contract_version,
                 "result_digest": f"sha256:{result.digest()}",
-                "failed": dg.MetadataValue.json([o.name for o in result.outcomes if not o.passed]),
+                "contract_results": records_table(
+                    contract_result_rows(compiled, result), CONTRACT_RESULT_COLUMNS
+                ),
             },
         )
         if not result.passed:
@@ -100,17 +138,43 @@ def batch_scores(
                 "checks": {CHECK: {"passed": True, "result_digest": result.digest()}},
             },
         )
+    features = [*scorer.preprocessing.vocabularies, *scorer.preprocessing.means]
+    model_version = with_retries(
+        lambda: client.get_model_version(MODEL_NAME, version), f"read {MODEL_NAME} v{version}"
+    )
+    training_run = with_retries(
+        lambda: client.get_run(model_version.run_id), f"read run {model_version.run_id}"
+    )
+    rows = score_lineage(features, f"models:/{MODEL_NAME}/{version}")
+    training_tags = training_run.data.tags
     yield dg.MaterializeResult(
         metadata={
             "dagster/row_count": dg.MetadataValue.int(scored.rows),
+            "dagster/column_schema": contract_column_schema(compiled.contract),
+            "dagster/column_lineage": column_lineage(rows),
+            "lineage": dg.MetadataValue.md(
+                "**Scores** (from `warehouse/open_lines` version "
+                f"`{open_lines.path.name}`)\n\n"
+                + lineage_markdown(rows)
+                + "\n"
+                + model_feature_lineage(
+                    context.instance,
+                    features,
+                    training_tags.get("training_set.digest", "unknown"),
+                    training_tags.get("training_set.version", "unknown"),
+                )
+            ),
             "model": MODEL_NAME,
             "model_version": dg.MetadataValue.int(int(version)),
             "model_uri": dg.MetadataValue.text(f"models:/{MODEL_NAME}/{version}"),
             "model_alias": dg.MetadataValue.text(CHAMPION),
+            "mlflow_model_version": mlflow_version_url(mlflow_tracking.ui_url, MODEL_NAME, version),
             "open_lines_version": dg.MetadataValue.text(open_lines.path.name),
-            "mean_late_probability": scored.mean_probability,
-            "predicted_late_share": scored.predicted_late_share,
-            "path": dg.MetadataValue.path(str(lake_.table_path(SCORES_ZONE, BATCH_SCORES))),
+            "mean_late_probability": rounded(scored.mean_probability),
+            "predicted_late_share": rounded(scored.predicted_late_share),
+            "path": dg.MetadataValue.path(
+                shown_path(lake_.table_path(SCORES_ZONE, BATCH_SCORES), lake.home)
+            ),
         },
         data_version=dg.DataVersion(published.digest),
         check_results=[check],

@@ -13,6 +13,7 @@ import time
 import dagster as dg
 from pydantic import Field
 
+from assets.metadata import mlflow_run_url, records_table, rounded, shown_path
 from assets.training_checks import (
     ENVIRONMENT_CHECK,
     THROUGHPUT_CHECK,
@@ -32,9 +33,11 @@ from pipelines.cluster.chargeback import (
 )
 from pipelines.cluster.cost import load_prices
 from pipelines.cluster.profiles import DEFAULT_THRESHOLD, load_reference_profiles
+from pipelines.instance import materialization_of_version
 from pipelines.registry.versions import RUN_DIGEST_TAG, RUN_MODEL_URI_TAG, with_retries
 from pipelines.resources import LakeResource, MlflowResource, TrainingLauncherResource
 from pipelines.warehouse.build import WAREHOUSE_ZONE
+from pipelines.warehouse.lineage_view import LineageRow, lineage_markdown
 
 DELAY_MODEL_KEY = dg.AssetKey(["models", "delay_model"])
 OWNERS = ["team:ml-team"]
@@ -60,6 +63,118 @@ class DelayModelConfig(dg.Config):
             f"below which {THROUGHPUT_CHECK} warns."
         ),
     )
+
+
+HISTORY_COLUMNS = [
+    ("epoch", "int", "1-based"),
+    ("train_loss", "float", "Mean training loss over the epoch's batches and ranks"),
+    ("val_log_loss", "float", "Validation log loss"),
+    ("val_auc", "float", "Validation ROC AUC"),
+    ("val_accuracy", "float", "Validation accuracy at 0.5"),
+    ("learning_rate", "float", "At the epoch's end"),
+    ("samples_per_second", "float", "All ranks' training samples over the pass's wall time"),
+    ("step_time_ms", "float", "Mean wall time of a step, fetching its batch included"),
+    ("epoch_seconds", "float", "Training pass plus validation"),
+    ("peak_memory_mb", "float", "CUDA: peak allocation; CPU: peak RSS of the process"),
+]
+INPUT_COLUMNS = [
+    ("input", "string", "What the training read"),
+    ("location", "string", "Where (relative to $PLUMBLINE_HOME)"),
+    ("version", "string", "The published version folder"),
+    ("digest", "string", "Content digest of what was read"),
+    ("contract", "string", "The contract it was published under, and its result digest"),
+]
+
+
+def history_table(history: list[dict]) -> dg.TableMetadataValue:
+    """The training history, one row per epoch."""
+    return records_table(
+        [{**record, "epoch": int(record["epoch"]) + 1} for record in history], HISTORY_COLUMNS
+    )
+
+
+def readable_metadata(
+    reported: dict[str, dg.MetadataValue], home: str
+) -> dict[str, dg.MetadataValue]:
+    """Rank 0's metadata as people read it: floats rounded, the history and the
+    environment as tables, paths relative to the home."""
+    shown: dict[str, dg.MetadataValue] = {}
+    for key, value in reported.items():
+        if key == "history":
+            shown[key] = history_table(value.value)
+        elif key == "environment":
+            shown[key] = records_table(
+                [{"field": k, "value": str(v)} for k, v in sorted(value.value.items())],
+                [("field", "string", "Fingerprint field"), ("value", "string", "Its value")],
+            )
+        elif isinstance(value, dg.FloatMetadataValue) and value.value is not None:
+            shown[key] = dg.MetadataValue.float(rounded(value.value))
+        elif isinstance(value, dg.PathMetadataValue):
+            shown[key] = dg.MetadataValue.path(shown_path(value.value, home))
+        else:
+            shown[key] = value
+    return shown
+
+
+def model_feature_lineage(
+    instance: dg.DagsterInstance,
+    features: list[str],
+    training_set_digest: str,
+    training_set_version: str,
+) -> str:
+    """Markdown: each model feature <- its column of warehouse/training_set (the version it
+    was trained on), and what each of those columns comes from, as the materialization of
+    that version recorded it (``dagster/column_lineage``)."""
+    training_set = f"{WAREHOUSE_ZONE}/{TRAINING_SET}"
+    features_view = lineage_markdown(
+        [
+            LineageRow(
+                feature,
+                "read as is",
+                f"{training_set}@{training_set_version}",
+                (f"{training_set}.{feature}",),
+            )
+            for feature in features
+        ]
+    )
+    text = f"**Model features** (from `{training_set}` version `{training_set_version}`)\n\n"
+    text += features_view
+    event = materialization_of_version(instance, TRAINING_SET_KEY, training_set_digest)
+    recorded = None
+    if event is not None and event.asset_materialization is not None:
+        recorded = event.asset_materialization.metadata.get("dagster/column_lineage")
+    if recorded is None:
+        return text + (
+            f"\nThe materialization of `{training_set}` with data version "
+            f"`{training_set_digest}` records no column lineage in this Dagster instance.\n"
+        )
+    deps = recorded.value.deps_by_column
+    upstream = lineage_markdown(
+        [
+            LineageRow(
+                f"{training_set}.{feature}",
+                sources=tuple(
+                    f"{dep.asset_key.to_user_string()}.{dep.column_name}"
+                    for dep in deps.get(feature, [])
+                ),
+            )
+            for feature in features
+        ]
+    )
+    return (
+        text + f"\n**Where those columns come from** (`{training_set}`'s column lineage, run "
+        f"`{event.run_id}`)\n\n" + upstream
+    )
+
+
+def run_features(params: dict[str, str]) -> list[str]:
+    """The model's input features, as the training run recorded them (its params)."""
+    return [
+        name
+        for key in ("categorical_features", "numeric_features")
+        for name in params.get(key, "").split(",")
+        if name
+    ]
 
 
 def code_version() -> dict[str, str]:
@@ -160,7 +275,9 @@ def delay_model(
         train_config=train_config.to_dict(),
         tags=tags,
     )
-    context.log.info(f"MLflow run {run.info.run_id}; training set {version.path}")
+    context.log.info(
+        f"MLflow run {run.info.run_id}; training set {shown_path(version.path, lake.home)}"
+    )
     started = time.monotonic()
     try:
         invocation = training_launcher.launch(context, job)
@@ -206,13 +323,38 @@ def delay_model(
             recorded_at=dt.datetime.now(dt.UTC).isoformat(),
         )
     )
+    inputs = records_table(
+        [
+            {
+                "input": f"{WAREHOUSE_ZONE}/{TRAINING_SET}",
+                "location": shown_path(version.path, lake.home),
+                "version": version.path.name,
+                "digest": manifest["content_digest"],
+                "contract": f"{contract.get('contract_version')} "
+                f"(result {contract.get('result_digest')})",
+            }
+        ],
+        INPUT_COLUMNS,
+    )
     return dg.MaterializeResult(
         asset_key=reported.asset_key,
         metadata={
-            **reported.metadata,
+            **readable_metadata(dict(reported.metadata), lake.home),
+            "mlflow_run": mlflow_run_url(
+                mlflow_tracking.ui_url, run.info.experiment_id, run.info.run_id
+            ),
+            "inputs": inputs,
             **cost_metadata(cost),
             "chargeback_owner": owner,
-            "chargeback_file": dg.MetadataValue.path(str(charged)),
+            "chargeback_file": dg.MetadataValue.path(shown_path(charged, lake.home)),
+            "lineage": dg.MetadataValue.md(
+                model_feature_lineage(
+                    context.instance,
+                    run_features(client.get_run(run.info.run_id).data.params),
+                    manifest["content_digest"],
+                    version.path.name,
+                )
+            ),
         },
         check_results=[*(reported.check_results or []), *checks],
         data_version=reported.data_version,

@@ -7,6 +7,7 @@ from typing import Any
 
 import dagster as dg
 
+from assets.metadata import records_table, rounded
 from models.config import ModelConfig, TrainConfig
 from pipelines.cluster.baseline import Baselines, check_environment
 from pipelines.cluster.cost import PriceTable, TrainingCost, history_times, training_cost
@@ -20,6 +21,11 @@ from pipelines.cluster.profiles import (
 
 THROUGHPUT_CHECK = "delay_model_throughput"
 ENVIRONMENT_CHECK = "delay_model_environment"
+ENVIRONMENT_COLUMNS = [
+    ("field", "string", "Environment field"),
+    ("value", "string", "What rank 0 reported"),
+    ("verdict", "string", "matches / drifted from deploy/baseline.yaml, or not pinned there"),
+]
 
 
 def _environment(facts: Mapping[str, Any]) -> dict[str, str]:
@@ -66,14 +72,18 @@ def cluster_checks(
         metadata={
             "hardware": reference.hardware,
             "config": reference.config,
-            "measured_samples_per_second": measured,
-            "threshold": threshold,
+            "measured_samples_per_second": rounded(measured),
+            "threshold": rounded(threshold),
             "reference_note": reference.note,
-            **{key: value if value is not None else "unknown" for key, value in optional.items()},
+            **{
+                key: rounded(value) if value is not None else "unknown"
+                for key, value in optional.items()
+            },
         },
     )
     hardware = hardware_type(environment)
     verdict = check_environment(baselines, hardware, environment)
+    drifted = {d.field for d in verdict.drifts}
     if not environment:
         verdict_message = "rank 0 reported no environment; " + verdict.message
     else:
@@ -85,9 +95,24 @@ def cluster_checks(
         description=verdict_message,
         metadata={
             "hardware": hardware,
-            "drifted": dg.MetadataValue.json([str(d) for d in verdict.drifts]),
-            "compared": dg.MetadataValue.json(list(verdict.compared)),
-            "not_pinned": dg.MetadataValue.json(list(verdict.unpinned)),
+            "fields": records_table(
+                [
+                    {
+                        "field": name,
+                        "value": environment.get(name, ""),
+                        "verdict": "drifted" if name in drifted else "matches",
+                    }
+                    for name in verdict.compared
+                ]
+                + [
+                    {"field": name, "value": environment.get(name, ""), "verdict": "not pinned"}
+                    for name in verdict.unpinned
+                ],
+                ENVIRONMENT_COLUMNS,
+            ),
+            "drifted": dg.MetadataValue.md(
+                "\n".join(f"- {d}" for d in verdict.drifts) or "nothing drifted"
+            ),
         },
     )
     return [throughput, drift]
@@ -118,7 +143,9 @@ def run_cost(
 
 def cost_metadata(cost: TrainingCost) -> dict[str, Any]:
     def amount(value: float | None) -> Any:
-        return dg.MetadataValue.float(value) if value is not None else f"unknown ({cost.note})"
+        if value is None:
+            return f"unknown ({cost.note})"
+        return dg.MetadataValue.float(rounded(value))
 
     return {
         "cost_per_step": amount(cost.per_step),
@@ -129,6 +156,6 @@ def cost_metadata(cost: TrainingCost) -> dict[str, Any]:
         "cost_price_source": cost.price_source,
         "cost_hardware": cost.hardware,
         "cost_spot": cost.spot,
-        "run_hours": dg.MetadataValue.float(cost.run_hours),
-        "billed_hours": dg.MetadataValue.float(cost.billed_hours),
+        "run_hours": dg.MetadataValue.float(rounded(cost.run_hours)),
+        "billed_hours": dg.MetadataValue.float(rounded(cost.billed_hours)),
     }

@@ -1,5 +1,6 @@
-"""``retrain_job``, its weekly schedule, and the sensor that requests it when new raw data
-arrives."""
+"""``retrain_job``, its weekly schedule, the sensor that requests it when new raw data
+arrives, and the automation-condition sensor that follows a new model with its
+registration, scores and audit bundle."""
 
 import dagster as dg
 
@@ -17,8 +18,7 @@ RETRAIN_JOB = "retrain_job"
 # raw data: new raw data is what triggers a retrain), the model, its registration and audit
 # bundle, and the scores of the open line items with whichever model is champion afterwards.
 # Registration and the audit read what this run's own upstream steps materialized (not the
-# latest materialization, which a concurrent run may have made), so they belong in the same
-# run as the training; they have no automation condition of their own.
+# latest materialization, which a concurrent run may have made).
 RETRAIN_SELECTION = (
     dg.AssetSelection.assets(TRAINING_SET_KEY, OPEN_LINES_KEY).upstream()
     - dg.AssetSelection.groups("raw")
@@ -64,3 +64,25 @@ def raw_data_sensor(context: dg.SensorEvaluationContext, lake: LakeResource):
         run_key=f"raw-{digest}",
         tags={"plumbline/trigger": "new raw data", "plumbline/raw_digest": digest},
     )
+
+
+AUTOMATION_SENSOR = "model_automation_sensor"
+# The assets with an automation condition (eager): a delay_model materialized outside
+# retrain_job (the UI, `plumbline run --select`) is registered, scored and audited. One tick
+# requests the three together, and Dagster launches the unpartitioned assets of one tick as
+# one run, so the audit reads that run's registration and the scores its champion.
+AUTOMATED = dg.AssetSelection.assets(REGISTERED_MODEL_KEY, BATCH_SCORES_KEY, AUDIT_BUNDLE_KEY)
+
+# Dagster's own default sensor for these is off in a new instance; this one is on. The
+# daemon (`dagster dev`, `plumbline ui`) evaluates it; `plumbline run` executes its run in
+# its own process and runs no daemon.
+model_automation_sensor = dg.AutomationConditionSensorDefinition(
+    AUTOMATION_SENSOR,
+    target=AUTOMATED,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=30,
+    description=(
+        "Evaluates the automation conditions of registered_model, batch_scores and "
+        "audit_bundle: a new delay_model or open_lines materialization requests them."
+    ),
+)

@@ -17,7 +17,12 @@ from assets.registry import registered_model
 from assets.scoring import batch_scores
 from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
-from pipelines.automation import raw_data_sensor, retrain_job, retrain_schedule
+from pipelines.automation import (
+    model_automation_sensor,
+    raw_data_sensor,
+    retrain_job,
+    retrain_schedule,
+)
 from pipelines.resources import resources_for
 from pipelines.settings import Settings
 from pipelines.translation.store import legacy_dependencies
@@ -41,7 +46,7 @@ def build_definitions(settings: Settings) -> dg.Definitions:
         assets=[delay_model, registered_model, audit_bundle, batch_scores],
         jobs=[retrain_job],
         schedules=[retrain_schedule(settings.retrain_cron)],
-        sensors=[raw_data_sensor],
+        sensors=[raw_data_sensor, model_automation_sensor],
     )
     [portability] = warehouse.asset_checks
     # Every step of every job (the UI's "Materialize all" too) runs in the run's own

@@ -1,7 +1,8 @@
 """What plumbline reads back from the Dagster instance: a run's own materialization of an
-upstream asset (what registration and the audit take, never "the latest"), and, for the
-audit trail, which run materialized a table version; and which unfinished runs of the
-home were abandoned by a process that no longer runs.
+upstream asset (what registration and the audit take when their run made it) or, for a run
+without the upstream step, the latest one pinned when the step starts; for the audit trail,
+which run materialized a table version; and which unfinished runs of the home were
+abandoned by a process that no longer runs.
 
 The audit (``pipelines.audit``) is plain Python and knows nothing of Dagster: it asks a
 :data:`~pipelines.audit.collect.RunFinder` which run materialized a table version. This
@@ -28,20 +29,27 @@ from pipelines.registry.versions import ALIAS_HISTORY, AliasHistory
 SEARCHED_MATERIALIZATIONS = 1000
 
 
+def materialization_of_version(
+    instance: dg.DagsterInstance, asset_key: dg.AssetKey, data_version: str | None
+) -> dg.EventLogEntry | None:
+    """The materialization of ``asset_key`` that recorded ``data_version`` (the newest, of
+    the last :data:`SEARCHED_MATERIALIZATIONS`), or None."""
+    records = instance.fetch_materializations(asset_key, limit=SEARCHED_MATERIALIZATIONS).records
+    for record in records:
+        materialization = record.asset_materialization
+        if materialization is None:
+            continue
+        if materialization.tags.get("dagster/data_version") == data_version:
+            return record.event_log_entry
+    return None
+
+
 def run_finder(instance: dg.DagsterInstance) -> RunFinder:
     """The run that materialized ``zone/table`` with ``data_version``, or None."""
 
     def materialized_by(zone: str, table: str, data_version: str | None) -> str | None:
-        records = instance.fetch_materializations(
-            dg.AssetKey([zone, table]), limit=SEARCHED_MATERIALIZATIONS
-        ).records
-        for record in records:
-            materialization = record.asset_materialization
-            if materialization is None:
-                continue
-            if materialization.tags.get("dagster/data_version") == data_version:
-                return record.run_id
-        return None
+        found = materialization_of_version(instance, dg.AssetKey([zone, table]), data_version)
+        return None if found is None else found.run_id
 
     return materialized_by
 
@@ -94,6 +102,51 @@ def run_materialization(
         parent = instance.get_run_by_id(run_id)
         run_id = parent.parent_run_id if parent is not None else None
     return None
+
+
+@dataclass(frozen=True)
+class PinnedUpstream:
+    """The upstream materialization a step reads, and why that one: its own run's (or the
+    run it re-executes), or, for a run without the upstream step (what the automation
+    sensor launches), the latest one when the step started, fixed then and recorded."""
+
+    event: dg.EventLogEntry
+    own_run: bool
+
+    @property
+    def run_id(self) -> str:
+        return self.event.run_id
+
+    @property
+    def data_version(self) -> str | None:
+        materialization = self.event.asset_materialization
+        return None if materialization is None else materialization.tags.get(DATA_VERSION_TAG)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        materialization = self.event.asset_materialization
+        return {} if materialization is None else dict(materialization.metadata)
+
+    @property
+    def how(self) -> str:
+        if self.own_run:
+            return "materialized by this run"
+        return "latest materialization when this step started (its run did not include it)"
+
+
+DATA_VERSION_TAG = "dagster/data_version"
+
+
+def latest_materialization(
+    instance: dg.DagsterInstance, asset_key: dg.AssetKey
+) -> PinnedUpstream | None:
+    """The latest materialization of ``asset_key``, read once, now: what a step of a run
+    that does not include the upstream step pins (its caller records the run id and data
+    version it took); None if the asset was never materialized."""
+    latest = instance.fetch_materializations(asset_key, limit=1).records
+    if not latest:
+        return None
+    return PinnedUpstream(latest[0].event_log_entry, own_run=False)
 
 
 def _materialization_by(

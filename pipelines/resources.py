@@ -109,6 +109,12 @@ class EngineResource(dg.ConfigurableResource):
                 raise ValueError(f"engine must be duckdb or spark; got {other!r}")
 
 
+# The experiment tag MLflow 3's UI reads to choose its pages (mlflow/server/js: the
+# ExperimentKind enum): without it an experiment may open on the GenAI (traces, evaluation)
+# pages instead of the training runs.
+EXPERIMENT_KIND_TAG = "mlflow.experimentKind"
+EXPERIMENT_KIND = "custom_model_development"
+
 # (tracking URI, artifact root) of the stores MlflowResource.client has checked here.
 _CHECKED_STORES: set[tuple[str, str]] = set()
 
@@ -146,13 +152,21 @@ class MlflowResource(dg.ConfigurableResource):
         return MlflowClient(tracking_uri=self.tracking_uri, registry_uri=self.tracking_uri)
 
     def experiment_id(self) -> str:
+        """The training experiment, created (or marked) as a model-training experiment."""
         client = self.client()
         found = client.get_experiment_by_name(self.experiment)
-        if found is not None:
-            return found.experiment_id
-        return client.create_experiment(
-            self.experiment, artifact_location=Path(self.artifact_root).absolute().as_uri()
-        )
+        if found is None:
+            return client.create_experiment(
+                self.experiment,
+                artifact_location=Path(self.artifact_root).absolute().as_uri(),
+                tags={EXPERIMENT_KIND_TAG: EXPERIMENT_KIND},
+            )
+        if EXPERIMENT_KIND_TAG not in found.tags:
+            # An experiment made before the tag (or by another tool): MLflow 3's UI guesses
+            # its kind from its contents and may open it on the GenAI pages. A kind someone
+            # set on purpose is kept.
+            client.set_experiment_tag(found.experiment_id, EXPERIMENT_KIND_TAG, EXPERIMENT_KIND)
+        return found.experiment_id
 
 
 class TrainingLauncherResource(dg.ConfigurableResource):
@@ -226,11 +240,14 @@ class TrainingLauncherResource(dg.ConfigurableResource):
 
 
 class AuditResource(dg.ConfigurableResource):
-    """Where audit bundles are written: ``<root>/<model>/v<version>/`` (``$PLUMBLINE_HOME/audit``)."""
+    """Where audit bundles are issued (``$PLUMBLINE_HOME/audit``): each in a folder of its own,
+    ``<root>/<model>/v<version>/<YYYYMMDDTHHMMSSZ>-<12 hex of the root digest>/``
+    (``pipelines.audit.store``), never overwritten."""
 
     root: str
 
-    def out_dir(self, model: str, version: str) -> Path:
+    def version_dir(self, model: str, version: str) -> Path:
+        """The folder that holds every bundle issued for ``model`` ``version``."""
         return Path(self.root) / model / f"v{version}"
 
 

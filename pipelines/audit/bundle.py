@@ -40,6 +40,10 @@ from pipelines.audit.collect import AUDIT_TAG_PREFIX, Sources, auditor_environme
 
 BUNDLE_FILE = "bundle.json"
 REPORT_FILE = "report.html"
+# Under the prefix the bundle's model-version node leaves out (collect.VOLATILE_TAG_PREFIXES).
+AUDIT_FOLDER_TAG_PREFIX = "plumbline.audit.folder."
+# Where a training run's artifacts hold the bundles issued of its model versions.
+AUDIT_ARTIFACTS = "audit"
 
 # What no node records: the version audited and as what it was asked for, when, by whom,
 # and on which machine.
@@ -358,11 +362,35 @@ def root_tag(bundle: Bundle) -> str:
     return AUDIT_TAG_PREFIX + stamp
 
 
-def stamp_root(client: Any, bundle: Bundle) -> None:
-    """Keep the root digest on the MLflow model version, under :func:`root_tag`."""
-    client.set_model_version_tag(
-        bundle.subject["model"], bundle.subject["version"], root_tag(bundle), bundle.root_digest
-    )
+def folder_tag(bundle: Bundle) -> str:
+    """The model-version tag that says where this bundle was issued (beside :func:`root_tag`)."""
+    return root_tag(bundle).replace(AUDIT_TAG_PREFIX, AUDIT_FOLDER_TAG_PREFIX, 1)
+
+
+def stamp_root(client: Any, bundle: Bundle, folder: str | None = None) -> None:
+    """Keep the root digest on the MLflow model version, under :func:`root_tag`, and where
+    the bundle was issued (``folder``, as people read it) under :func:`folder_tag`. Both
+    tags are left out of the bundle's own model-version node (they are written after it)."""
+    model, version = bundle.subject["model"], bundle.subject["version"]
+    client.set_model_version_tag(model, version, root_tag(bundle), bundle.root_digest)
+    if folder is not None:
+        client.set_model_version_tag(model, version, folder_tag(bundle), folder)
+
+
+def log_to_run(client: Any, run_id: str, folder: Path) -> str:
+    """Log the bundle folder as artifacts of MLflow run ``run_id`` (a finished run takes
+    artifacts too) under ``audit/<folder name>``, so the MLflow UI serves the report over
+    HTTP; returns that artifact path."""
+    from mlflow.store.artifact.artifact_repository_registry import get_artifact_repository
+
+    artifact_path = f"{AUDIT_ARTIFACTS}/{folder.name}"
+    # The run's location as the store records it now: MlflowClient.log_artifacts keeps a
+    # process-wide cache of each run's location, which is stale once a copied home's store
+    # has moved its locations (pipelines.registry.tracking_store.relocate).
+    artifact_uri = client.get_run(run_id).info.artifact_uri
+    repository = get_artifact_repository(artifact_uri, tracking_uri=client.tracking_uri)
+    repository.log_artifacts(str(folder), artifact_path=artifact_path)
+    return artifact_path
 
 
 def verify_bundle(

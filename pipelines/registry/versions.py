@@ -233,9 +233,12 @@ def register_version(client, name: str, *, run_id: str, model_uri: str, tags: di
     registered model is not rolled back: deleting a registered model deletes its versions,
     and a concurrent registration may have added one by then.
 
-    A version is created with its tags, and any tag a found version lacks or holds another
-    value of is set again, so a failure between creating and tagging is repaired by the retry
-    instead of leaving an untagged version or creating a second one.
+    A version is created with its tags, and any tag a found version lacks is set, so a
+    failure between creating and tagging is repaired by the retry instead of leaving an
+    untagged version or creating a second one. A tag the found version holds keeps its
+    value: registering the same training again (the automation sensor's run after
+    retrain_job's) must not rewrite who registered it, which every audit bundle of the
+    version has sealed.
     """
     from mlflow.exceptions import MlflowException
 
@@ -259,7 +262,7 @@ def register_version(client, name: str, *, run_id: str, model_uri: str, tags: di
 
         version = with_retries(find_or_create, f"register {model_uri} as {name}")
     for key, value in tags.items():
-        if version.tags.get(key) == value:
+        if key in version.tags:
             continue
         with_retries(
             lambda key=key, value=value: client.set_model_version_tag(
@@ -336,8 +339,8 @@ def move_alias(
 
 
 # Written on the MLflow run by the delay_model asset once training has finished, so that a
-# run can be registered by its id alone (RegistrationConfig.mlflow_run_id), without the
-# Dagster run that trained it.
+# run can be registered by its id alone: registration reads the training from its run,
+# whichever materialization (or config) named it.
 RUN_DIGEST_TAG = DIGEST_TAG
 RUN_MODEL_URI_TAG = "plumbline.model_uri"
 
@@ -355,17 +358,6 @@ class TrainedModel:
     model_digest: str
     val_auc: float
     baseline_val_auc: float
-
-    @classmethod
-    def from_metadata(cls, metadata: dict[str, str | float]) -> TrainedModel:
-        """From the raw values of a delay_model materialization's metadata."""
-        return cls(
-            mlflow_run_id=str(metadata["mlflow_run_id"]),
-            model_uri=str(metadata["model_uri"]),
-            model_digest=str(metadata["model_digest"]),
-            val_auc=float(metadata["val_auc"]),
-            baseline_val_auc=float(metadata["baseline_val_auc"]),
-        )
 
     @classmethod
     def from_mlflow_run(cls, run) -> TrainedModel:

@@ -15,7 +15,13 @@ import pytest
 from assets.audit import AUDIT_BUNDLE_KEY, audit_bundle
 from assets.registry import registered_model
 from assets.training import delay_model
-from pipelines.audit.bundle import build_bundle, read_bundle, root_tag, verify_bundle
+from pipelines.audit.bundle import (
+    build_bundle,
+    folder_tag,
+    read_bundle,
+    root_tag,
+    verify_bundle,
+)
 from pipelines.audit.chain import AuditError
 from pipelines.audit.collect import resolve
 from pipelines.instance import audit_sources
@@ -86,10 +92,16 @@ def verify(bundle, home, client, instance):
     return [str(d) for d in verify_bundle(bundle, sources(home, client, instance))]
 
 
+def in_home(shown: str, home: Path) -> Path:
+    """A path the metadata shows relative to the home, as a path on this machine."""
+    assert shown.startswith("$PLUMBLINE_HOME/"), shown
+    return home / shown.removeprefix("$PLUMBLINE_HOME/")
+
+
 def test_the_asset_writes_a_bundle_and_report_and_keeps_the_root_on_mlflow(home, client, instance):
     event = instance.get_latest_materialization_event(AUDIT_BUNDLE_KEY)
     metadata = {k: v.value for k, v in event.asset_materialization.metadata.items()}
-    assert metadata["gaps"] == []
+    assert metadata["gaps"].records == []
     # It audited the version its own run registered.
     [registered] = [
         record
@@ -97,11 +109,44 @@ def test_the_asset_writes_a_bundle_and_report_and_keeps_the_root_on_mlflow(home,
         if record.run_id == event.run_id
     ]
     assert metadata["version"] == registered.asset_materialization.metadata["version"].value == 1
-    written = read_bundle(Path(metadata["bundle"]))
+    assert metadata["version_source"] == "materialized by this run"
+    # Its own folder, named by its time and root digest.
+    folder = in_home(metadata["folder"], home)
+    assert folder.parent == home / "audit" / MODEL / "v1"
+    assert folder.name.endswith("-" + metadata["root_digest"].removeprefix("sha256:")[:12])
+    written = read_bundle(in_home(metadata["bundle"], home))
+    assert in_home(metadata["bundle"], home) == folder / "bundle.json"
     assert written.root_digest == metadata["root_digest"]
-    assert Path(metadata["report"]).read_text().count(written.root_digest) >= 1
-    tags = client.get_model_version(MODEL, "1").tags
-    assert tags[metadata["mlflow_tag"]] == metadata["root_digest"]
+    report = in_home(metadata["report"], home)
+    assert report.read_text().count(written.root_digest) >= 1
+    version = client.get_model_version(MODEL, "1")
+    assert version.tags[metadata["mlflow_tag"]] == metadata["root_digest"]
+    assert version.tags[folder_tag(written)] == metadata["folder"]
+    # The report is served by MLflow: logged under audit/<folder> of the training run.
+    run = client.get_run(version.run_id)
+    artifacts = f"audit/{folder.name}"
+    assert {a.path for a in client.list_artifacts(version.run_id, artifacts)} == {
+        f"{artifacts}/bundle.json",
+        f"{artifacts}/report.html",
+    }
+    served = mlflow.artifacts.download_artifacts(
+        run_id=version.run_id,
+        artifact_path=f"{artifacts}/report.html",
+        dst_path=str(home / "downloaded"),
+        tracking_uri=f"sqlite:///{home / 'mlflow.db'}",
+    )
+    assert Path(served).read_bytes() == report.read_bytes()
+    ui = "http://127.0.0.1:5000/#"
+    assert metadata["report_url"] == (
+        f"{ui}/experiments/{run.info.experiment_id}/runs/{version.run_id}/artifacts/"
+        f"{artifacts}/report.html"
+    )
+    assert metadata["mlflow_model_version"] == f"{ui}/models/{MODEL}/versions/1"
+    assert metadata["mlflow_run"] == (
+        f"{ui}/experiments/{run.info.experiment_id}/runs/{version.run_id}"
+    )
+    for key, value in metadata.items():
+        assert str(home) not in str(value), key
     # The asset's bundle verifies, Dagster's record of its root included.
     assert (
         verify_bundle(
@@ -115,6 +160,72 @@ def test_the_asset_writes_a_bundle_and_report_and_keeps_the_root_on_mlflow(home,
         dg.AssetCheckKey(AUDIT_BUNDLE_KEY, "audit_bundle_complete")
     )
     assert check.event.dagster_event.event_specific_data.passed
+
+
+def test_the_automation_run_registers_scores_and_audits_the_latest_model(home, client, instance):
+    """What the automation sensor launches after a delay_model materialized elsewhere: one
+    run of registered_model, batch_scores and audit_bundle. It registers the latest
+    training (its existing version: no second one), audits that run's registration into a
+    new folder, and leaves every earlier bundle as issued and verifying. Before the copied
+    home's training becomes the instance's latest (another MLflow store)."""
+    from assets.scoring import batch_scores
+
+    earlier = {
+        path: path.read_bytes() for path in (home / "audit" / MODEL / "v1").rglob("bundle.json")
+    }
+    result = dg.materialize(
+        [registered_model, batch_scores, audit_bundle],
+        resources=resources(home),
+        instance=instance,
+        run_config=dg.RunConfig(
+            ops={"models__registered_model": {"config": {"baseline_margin": 0.05}}}
+        ),
+    )
+    assert result.success
+    events = {
+        e.materialization.asset_key.path[-1]: {
+            k: v.value for k, v in e.materialization.metadata.items()
+        }
+        for e in result.get_asset_materialization_events()
+    }
+    registered, audited = events["registered_model"], events["audit_bundle"]
+    latest_training = instance.get_latest_materialization_event(delay_model.key)
+    assert registered["delay_model_run_id"] == latest_training.run_id
+    assert registered["model_source"].startswith("latest materialization")
+    assert registered["version"] == audited["version"] == 1
+    assert len(client.search_model_versions(f"name = '{MODEL}'")) == 1
+    assert audited["version_source"] == "materialized by this run"
+    assert audited["registered_model_run_id"] == result.run_id
+    scores = events["batch_scores"]
+    assert scores["model_version"] == 1
+    lineage = scores["dagster/column_lineage"].deps_by_column
+    assert lineage["order_key"] == [
+        dg.TableColumnDep(
+            asset_key=dg.AssetKey(["warehouse", "open_lines"]), column_name="order_key"
+        )
+    ]
+    assert (
+        dg.TableColumnDep(
+            asset_key=dg.AssetKey(["warehouse", "open_lines"]), column_name="quantity"
+        )
+        in lineage["late_probability"]
+    )
+    schema = {c.name: c for c in scores["dagster/column_schema"].columns}
+    assert set(schema) >= {"order_key", "late_probability", "model_version"}
+    assert "| late_probability |" in scores["lineage"]
+    assert "warehouse/training_set.quantity" in scores["lineage"]
+    # ...and what that column comes from, as the training set's materialization recorded it.
+    upstream = scores["lineage"].split("**Where those columns come from**", 1)[1]
+    assert "| warehouse/training_set.quantity |" in upstream
+    assert "warehouse/delay_features.quantity" in upstream
+    new_bundle = in_home(audited["bundle"], home)
+    assert new_bundle not in earlier
+    for path, content in earlier.items():
+        assert path.read_bytes() == content
+    for path in [*earlier, new_bundle]:
+        # The asset read the real repository (the legacy files' git commits).
+        found = sources(home, client, instance, repo=REPOSITORY_ROOT)
+        assert verify_bundle(read_bundle(path), found) == [], path
 
 
 def state(root: Path) -> dict[str, tuple[int, int] | str]:
@@ -148,14 +259,14 @@ def test_a_copied_home_trains_registers_and_audits_on_its_own(home, instance, tm
         if e.materialization.asset_key == AUDIT_BUNDLE_KEY
     ]
     metadata = {k: v.value for k, v in event.metadata.items()}
-    assert Path(metadata["bundle"]).is_relative_to(copy)
+    assert in_home(metadata["bundle"], copy).is_file()
     uri = f"sqlite:///{copy / 'mlflow.db'}"
     copied = mlflow.MlflowClient(tracking_uri=uri, registry_uri=uri)
     trained = copied.get_run(copied.get_model_version(MODEL, str(metadata["version"])).run_id)
     assert trained.info.artifact_uri.startswith((copy / "mlartifacts").as_uri())
     assert (
         verify_bundle(
-            read_bundle(Path(metadata["bundle"])),
+            read_bundle(in_home(metadata["bundle"], copy)),
             sources(copy, copied, instance, repo=REPOSITORY_ROOT),
             dagster_root_digests=[metadata["root_digest"]],
         )
@@ -338,11 +449,45 @@ def test_the_command_line_audits_verifies_and_exports_openlineage(home, client, 
     assert failed.exit_code == 1, failed.output
     assert f"model:{MODEL}/v1: tags.val_auc: was" in failed.stdout
 
+    # --out names the bundle's folder: a second bundle is never written over the first.
+    issued = (out / "bundle.json").read_bytes()
+    again = plumbline_in_process("audit", f"{MODEL}@champion", "--out", str(out), env=env)
+    assert again.exit_code == 1, again.output
+    assert "holds an audit bundle already" in again.stderr
+    assert again.stderr.strip().count("\n") == 0
+    assert (out / "bundle.json").read_bytes() == issued
 
-def test_an_audit_without_registration_needs_the_version_to_audit(home, instance):
-    """A run of audit_bundle alone audits nothing unless told which version: the
-    instance's latest registered_model is not taken for it. Last in this module: it
-    rewrites version 1's bundle."""
+
+def test_two_audits_of_one_version_make_two_folders_that_both_verify(home, client):
+    """Without --out every audit of a version gets a folder of its own; the first stays
+    byte for byte as issued, and each verifies."""
+    from tests.pipelines.cli.test_main import plumbline_in_process
+
+    env = {"PLUMBLINE_HOME": str(home)}
+    version_dir = home / "audit" / MODEL / "v1"
+    before = set(version_dir.iterdir())
+    first = plumbline_in_process("audit", f"{MODEL}@1", env=env)
+    assert first.exit_code == 0, first.output
+    [first_folder] = set(version_dir.iterdir()) - before
+    issued = {p.name: p.read_bytes() for p in first_folder.iterdir()}
+    assert set(issued) == {"bundle.json", "report.html"}
+    second = plumbline_in_process("audit", f"{MODEL}@1", env=env)
+    assert second.exit_code == 0, second.output
+    [second_folder] = set(version_dir.iterdir()) - before - {first_folder}
+    assert {p.name: p.read_bytes() for p in first_folder.iterdir()} == issued
+    assert f"Audit bundle of {MODEL} v1: {second_folder / 'bundle.json'}" in second.stdout
+    tags = client.get_model_version(MODEL, "1").tags
+    for folder in (first_folder, second_folder):
+        bundle = read_bundle(folder / "bundle.json")
+        assert tags[folder_tag(bundle)] == f"$PLUMBLINE_HOME/audit/{MODEL}/v1/{folder.name}"
+        verified = plumbline_in_process("audit", "--verify", str(folder / "bundle.json"), env=env)
+        assert verified.exit_code == 0, verified.output
+
+
+def test_an_audit_without_registration_audits_the_latest_or_the_named_version(home, instance):
+    """A run of audit_bundle alone audits the latest registered_model materialization's
+    version when its step starts, or the configured one. Last in this module: it adds
+    bundles of version 1."""
 
     def audit(**config) -> dg.ExecuteInProcessResult:
         return dg.materialize(
@@ -353,11 +498,14 @@ def test_an_audit_without_registration_needs_the_version_to_audit(home, instance
             raise_on_error=False,
         )
 
-    failed = audit()
-    assert not failed.success
-    message = str(failed.get_step_failure_events()[0].event_specific_data.error)
-    assert "did not materialize models/registered_model" in message
-    assert "ops.models__audit_bundle.config.model_version" in message
+    latest = audit()
+    assert latest.success
+    [event] = latest.get_asset_materialization_events()
+    metadata = event.materialization.metadata
+    assert metadata["version"].value == 1
+    assert metadata["version_source"].value.startswith("latest materialization")
+    registration = instance.get_latest_materialization_event(registered_model.key)
+    assert metadata["registered_model_run_id"].value == registration.run_id
     missing = audit(model_version=99)
     assert not missing.success
     assert "delivery_delay: no version 99" in str(
@@ -367,3 +515,11 @@ def test_an_audit_without_registration_needs_the_version_to_audit(home, instance
     assert audited.success
     [event] = audited.get_asset_materialization_events()
     assert event.materialization.metadata["version"].value == 1
+    assert event.materialization.metadata["version_source"].value == "named by config model_version"
+    with dg.DagsterInstance.ephemeral() as empty:
+        failed = dg.materialize(
+            [audit_bundle], resources=resources(home), instance=empty, raise_on_error=False
+        )
+    message = str(failed.get_step_failure_events()[0].event_specific_data.error)
+    assert "models/registered_model has never been materialized" in message
+    assert "ops.models__audit_bundle.config.model_version" in message

@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from assets.ansi import build_ansi_assets
+from assets.metadata import rounded
 from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
 from pipelines.cluster.chargeback import Chargeback, chargeback_root
@@ -114,7 +115,10 @@ def test_ddp_training_through_pipes_reports_metrics_and_the_curve(trained, insta
     assert metadata["baseline_val_auc"] > 0.5
     assert metadata["training_curve"].startswith("![training curve](data:image/png;base64,")
     assert metadata["model_digest"].startswith("sha256:")
-    assert len(metadata["history"]) == TRAINED["epochs"]
+    history = [record.data for record in metadata["history"].records]
+    assert [row["epoch"] for row in history] == list(range(1, TRAINED["epochs"] + 1))
+    assert all(row["train_loss"] > 0 and 0.5 < row["val_auc"] <= 1 for row in history)
+    assert {"val_log_loss", "samples_per_second"} <= set(history[0])
     # Live progress came through Pipes as log lines of the step, one per epoch.
     messages = [entry.user_message for entry in instance.all_logs(trained.run_id)]
     for epoch in range(1, TRAINED["epochs"] + 1):
@@ -130,7 +134,9 @@ def test_ddp_training_through_pipes_reports_metrics_and_the_curve(trained, insta
     assert throughput.metadata["measured_samples_per_second"].value > 0
     assert environment.passed and environment.severity == dg.AssetCheckSeverity.ERROR
     assert environment.description.startswith("matches the cpu baseline on python, torch")
-    assert metadata["environment"]["torch"] == torch.__version__
+    assert {"field": "torch", "value": torch.__version__} in [
+        r.data for r in metadata["environment"].records
+    ]
     assert 0 < metadata["cost_per_step"] < metadata["cost_per_epoch"] < metadata["cost_per_run"]
     assert metadata["cost_currency"] == "USD" and metadata["cost_hardware"] == "cpu"
     assert "prices.yaml: example list prices" in metadata["cost_price_source"]
@@ -139,9 +145,44 @@ def test_ddp_training_through_pipes_reports_metrics_and_the_curve(trained, insta
         for entry in Chargeback(chargeback_root(home / "lake")).entries("team:ml-team")
         if entry.dagster_run_id == trained.run_id
     ]
-    assert charge.cost == pytest.approx(metadata["cost_per_run"])
+    assert rounded(charge.cost) == metadata["cost_per_run"]  # shown to 4 digits
     assert charge.mlflow_run_id == metadata["mlflow_run_id"] and charge.hardware == "cpu"
     assert metadata["chargeback_owner"] == "team:ml-team"
+
+
+def test_the_training_metadata_reads_as_people_read_it(trained, home):
+    """Rounded numbers, tables instead of JSON, no absolute path, a link to the MLflow run,
+    and the features' lineage."""
+    [event] = trained.get_asset_materialization_events()
+    metadata = event.materialization.metadata
+    values = _metadata(trained)
+    client = mlflow.MlflowClient(tracking_uri=f"sqlite:///{home / 'mlflow.db'}")
+    run = client.get_run(values["mlflow_run_id"])
+    assert metadata["mlflow_run"] == dg.MetadataValue.url(
+        f"http://127.0.0.1:5000/#/experiments/{run.info.experiment_id}/runs/{run.info.run_id}"
+    )
+    for key in ("val_auc", "test_auc", "baseline_val_auc", "cost_per_run"):
+        assert values[key] == rounded(values[key]) != 0
+    assert values["val_auc"] == pytest.approx(run.data.metrics["val_auc"], rel=1e-3)
+    assert not any(isinstance(v, dg.JsonMetadataValue) for v in metadata.values())
+    for key, value in metadata.items():
+        assert str(home) not in str(value.value), key
+    assert values["training_curve_png"].startswith("$PLUMBLINE_HOME/training/")
+    [training_input] = [record.data for record in values["inputs"].records]
+    version = Lake(home / "lake").current(WAREHOUSE_ZONE, "training_set")
+    assert training_input["digest"] == version.manifest["content_digest"]
+    assert training_input["version"] == version.path.name
+    assert training_input["location"] == "$PLUMBLINE_HOME/" + str(version.path.relative_to(home))
+    assert {"field": "torch", "value": torch.__version__} in [
+        record.data for record in values["environment"].records
+    ]
+    lineage = values["lineage"]
+    for feature in run.data.params["numeric_features"].split(","):
+        assert f"| {feature} | read as is |" in lineage
+        assert f"warehouse/training_set.{feature}" in lineage
+    checks = {c.check_name: c for c in trained.get_asset_check_evaluations()}
+    fields = [r.data for r in checks["delay_model_environment"].metadata["fields"].records]
+    assert {"field": "torch", "value": torch.__version__, "verdict": "matches"} in fields
 
 
 def test_mlflow_holds_params_metrics_dataset_and_a_loadable_model(trained, home):
@@ -224,8 +265,8 @@ def test_a_killed_worker_resumes_from_the_checkpoint(home, trained):
     # Determinism: the same data, seed and world size -> the same metrics as `trained`.
     expected = uninterrupted
     assert resumed["val_auc"] == pytest.approx(expected["val_auc"], abs=1e-6)
-    assert resumed["history"][-1]["train_loss"] == pytest.approx(
-        expected["history"][-1]["train_loss"], abs=1e-6
+    assert resumed["history"].records[-1].data["train_loss"] == pytest.approx(
+        expected["history"].records[-1].data["train_loss"], abs=1e-6
     )
     client = mlflow.MlflowClient(tracking_uri=f"sqlite:///{home / 'mlflow.db'}")
     runs = client.search_runs(
@@ -330,7 +371,7 @@ def test_registration_gate_history_and_idempotence(tmp_path_factory, upstream_ho
 
     # Nothing changed (same data, seed, world size -> same weights): no new version.
     _, same = _train_and_register(home, loose)
-    assert same["version"] == 1 and not same["alias_moves"]
+    assert same["version"] == 1 and not same["alias_moves"].records
 
     # A worse challenger gets the challenger alias only.
     _, worse = _train_and_register(home, loose, epochs=1, learning_rate=1e-5)
@@ -445,9 +486,11 @@ def test_each_registration_names_its_own_run_when_trainings_interleave(
     assert version.tags["plumbline.model_digest"] == trained_a["model_digest"]
 
 
-def test_registration_without_training_needs_the_run_to_register(trained, instance, home):
-    """A run of registered_model alone registers nothing unless told which training: the
-    instance's latest delay_model (trained's) is not taken for it."""
+def test_registration_without_training_pins_the_latest_model_once(trained, instance, home):
+    """A run of registered_model alone (what the automation sensor launches after a
+    delay_model materialized elsewhere) registers the latest delay_model materialization
+    when its step starts, and says which; registering the same training again keeps its
+    one version; a configured MLflow run that is no training is refused."""
     from assets.registry import registered_model
 
     def register(**registration) -> dg.ExecuteInProcessResult:
@@ -469,13 +512,37 @@ def test_registration_without_training_needs_the_run_to_register(trained, instan
         assert not result.success
         return str(result.get_step_failure_events()[0].event_specific_data.error)
 
-    message = failure(register())
-    assert "did not materialize models/delay_model" in message
-    assert "retrain_job and materialize_all_job" in message
-    assert "ops.models__registered_model.config.mlflow_run_id" in message
-
     uri = f"sqlite:///{home / 'mlflow.db'}"
     client = mlflow.MlflowClient(tracking_uri=uri, registry_uri=uri)
+    trained_metadata = _metadata(trained)
+    [trained_event] = trained.get_asset_materialization_events()
+
+    pinned = register()
+    assert pinned.success
+    metadata = _metadata(pinned)
+    assert metadata["mlflow_run_id"] == trained_metadata["mlflow_run_id"]
+    assert metadata["model_source"].startswith("latest materialization when this step started")
+    assert metadata["delay_model_run_id"] == trained.run_id
+    assert (
+        metadata["delay_model_data_version"]
+        == trained_event.materialization.tags["dagster/data_version"]
+    )
+    version = client.get_model_version("delivery_delay", str(metadata["version"]))
+    assert version.run_id == version.tags["mlflow.run_id"] == trained_metadata["mlflow_run_id"]
+    assert version.tags["plumbline.model_digest"] == trained_metadata["model_digest"]
+    assert version.tags["dagster.run_id"] == pinned.run_id
+    assert metadata["mlflow_model_version"] == (
+        f"http://127.0.0.1:5000/#/models/delivery_delay/versions/{version.version}"
+    )
+    versions = len(client.search_model_versions("name = 'delivery_delay'"))
+
+    # The same training again, pinned or named: the same version, no second one.
+    for again in (register(), register(mlflow_run_id=trained_metadata["mlflow_run_id"])):
+        assert again.success
+        assert _metadata(again)["version"] == metadata["version"]
+    assert _metadata(again)["model_source"] == "named by config mlflow_run_id"
+    assert len(client.search_model_versions("name = 'delivery_delay'")) == versions
+
     experiment = client.get_experiment_by_name("delivery_delay").experiment_id
     stranger = client.create_run(experiment, run_name="not a training")
     client.set_terminated(stranger.info.run_id)
@@ -483,15 +550,18 @@ def test_registration_without_training_needs_the_run_to_register(trained, instan
     assert f"MLflow run {stranger.info.run_id} has no tag plumbline.model_digest" in message
     assert "not trained by models/delay_model" in message
 
-    mlflow_run_id = _metadata(trained)["mlflow_run_id"]
-    registered = register(mlflow_run_id=mlflow_run_id)
-    assert registered.success
-    metadata = _metadata(registered)
-    assert metadata["mlflow_run_id"] == mlflow_run_id
-    version = client.get_model_version("delivery_delay", str(metadata["version"]))
-    assert version.run_id == version.tags["mlflow.run_id"] == mlflow_run_id
-    assert version.tags["plumbline.model_digest"] == _metadata(trained)["model_digest"]
-    assert version.tags["dagster.run_id"] == registered.run_id
+
+def test_registration_without_any_training_says_what_to_do(home):
+    from assets.registry import registered_model
+
+    with dg.DagsterInstance.ephemeral() as empty:
+        result = dg.materialize(
+            [registered_model], resources=resources(home), instance=empty, raise_on_error=False
+        )
+    assert not result.success
+    message = str(result.get_step_failure_events()[0].event_specific_data.error)
+    assert "models/delay_model has never been materialized" in message
+    assert "ops.models__registered_model.config.mlflow_run_id" in message
 
 
 @dg.asset(key=["made"])

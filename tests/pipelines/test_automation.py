@@ -1,11 +1,23 @@
-"""Retraining: the weekly schedule, the new-raw-data sensor, retrain_job's selection."""
+"""Retraining: the weekly schedule, the new-raw-data sensor, retrain_job's selection; and
+the automation sensor that follows a new model with its registration, scores and audit."""
 
 import datetime as dt
 
 import dagster as dg
 import pytest
 
-from pipelines.automation import RETRAIN_JOB, raw_data_sensor, retrain_schedule
+from assets.audit import AUDIT_BUNDLE_KEY
+from assets.registry import REGISTERED_MODEL_KEY
+from assets.scoring import BATCH_SCORES_KEY
+from assets.training import DELAY_MODEL_KEY
+from assets.warehouse import OPEN_LINES_KEY
+from pipelines.automation import (
+    AUTOMATED,
+    AUTOMATION_SENSOR,
+    RETRAIN_JOB,
+    raw_data_sensor,
+    retrain_schedule,
+)
 from pipelines.definitions import build_definitions
 from pipelines.lake.raw import raw_data_digest
 from pipelines.lake.store import Lake
@@ -68,3 +80,51 @@ def test_retrain_job_covers_the_training_path_and_not_the_raw_data(tmp_path):
     } == keys
     assert defs.resolve_schedule_def("weekly_retrain").cron_schedule == "0 4 * * 2"
     assert defs.resolve_sensor_def("raw_data_sensor").job_name == RETRAIN_JOB
+
+
+@pytest.fixture
+def definitions(tmp_path) -> dg.Definitions:
+    return build_definitions(Settings(home=tmp_path))
+
+
+def test_the_automation_sensor_is_on_by_default_over_every_automated_asset(definitions):
+    sensor = definitions.resolve_sensor_def(AUTOMATION_SENSOR)
+    assert isinstance(sensor, dg.AutomationConditionSensorDefinition)
+    assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
+    graph = definitions.resolve_asset_graph()
+    automated = {
+        key for key in graph.get_all_asset_keys() if graph.get(key).automation_condition is not None
+    }
+    assert automated == {REGISTERED_MODEL_KEY, BATCH_SCORES_KEY, AUDIT_BUNDLE_KEY}
+    assert sensor.asset_selection.resolve(graph) == automated
+
+
+def requested(definitions, instance, cursor=None):
+    result = dg.evaluate_automation_conditions(
+        defs=definitions, instance=instance, asset_selection=AUTOMATED, cursor=cursor
+    )
+    keys = {r.key for r in result.results if r.true_subset.size and r.key in AUTOMATED_KEYS}
+    return keys, result.cursor
+
+
+AUTOMATED_KEYS = {REGISTERED_MODEL_KEY, BATCH_SCORES_KEY, AUDIT_BUNDLE_KEY}
+
+
+def test_a_new_model_is_followed_by_its_registration_scores_and_audit(definitions):
+    with dg.DagsterInstance.ephemeral() as instance:
+        nothing, cursor = requested(definitions, instance)
+        assert nothing == set()
+        # New open lines alone: no model to score with yet.
+        instance.report_runless_asset_event(dg.AssetMaterialization(OPEN_LINES_KEY))
+        nothing, cursor = requested(definitions, instance, cursor)
+        assert nothing == set()
+
+        instance.report_runless_asset_event(
+            dg.AssetMaterialization(DELAY_MODEL_KEY, metadata={"mlflow_run_id": "r1"})
+        )
+        # One tick requests all three; Dagster launches the unpartitioned assets of a tick as
+        # one run, so the audit and the scores follow that run's registration.
+        followed, cursor = requested(definitions, instance, cursor)
+        assert followed == AUTOMATED_KEYS
+        again, _ = requested(definitions, instance, cursor)
+        assert again == set()

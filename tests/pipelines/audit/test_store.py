@@ -1,19 +1,46 @@
-"""Where an audit bundle may be written: a missing, empty or bundle folder, nothing else."""
+"""Issuing an audit bundle: each in a new folder named by its time and root digest, never
+overwritten; --out takes only a new or an empty folder."""
 
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
 
-from pipelines.audit.chain import AuditError
-from pipelines.audit.store import check_bundle_folder
+from pipelines.audit.bundle import BUNDLE_FILE, REPORT_FILE, read_bundle, seal_bundle
+from pipelines.audit.chain import AuditError, Node
+from pipelines.audit.store import (
+    bundle_folder_name,
+    check_bundle_folder,
+    issue_bundle,
+    write_bundle,
+)
+from tests.pipelines.audit.test_report import make_bundle
 
 
-def test_a_missing_an_empty_and_a_bundle_folder_are_accepted(tmp_path):
+def bundle_made_at(created_at: str):
+    nodes = [Node.from_dict(n) for n in make_bundle(with_gaps=False)["nodes"]]
+    return seal_bundle(
+        nodes,
+        subject={"model": "delivery_delay", "version": "3", "requested": "delivery_delay"},
+        created_at=created_at,
+        made_by={"dagster_run_id": "run-audit"},
+        auditor={"python": "3.11.7", "host": "laptop", "packages": {}},
+    )
+
+
+def test_a_missing_and_an_empty_folder_are_accepted(tmp_path):
     check_bundle_folder(tmp_path / "new" / "v1")
     check_bundle_folder(tmp_path)
-    (tmp_path / "bundle.json").write_text("{}")
-    (tmp_path / "report.html").write_text("")
-    check_bundle_folder(tmp_path)
+
+
+def test_a_bundle_folder_is_refused_and_left_as_it_was(tmp_path):
+    (tmp_path / BUNDLE_FILE).write_text("{}")
+    (tmp_path / REPORT_FILE).write_text("")
+    with pytest.raises(AuditError, match=r"holds an audit bundle already.*never overwritten"):
+        write_bundle(bundle_made_at("2026-11-30T08:00:00+00:00"), tmp_path)
+    assert (tmp_path / BUNDLE_FILE).read_text() == "{}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [BUNDLE_FILE, REPORT_FILE]
 
 
 @pytest.mark.parametrize("others", [["notes.txt"], ["a", "b", "c", "d"]])
@@ -35,3 +62,44 @@ def test_a_file_is_refused(tmp_path):
 def test_the_root_folder_is_refused():
     with pytest.raises(AuditError, match="not an audit bundle"):
         check_bundle_folder(Path("/"))
+
+
+def test_the_folder_is_named_by_the_creation_time_and_the_root_digest():
+    bundle = bundle_made_at("2026-11-30T08:00:05.123456+01:00")
+    hex_digest = bundle.root_digest.removeprefix("sha256:")
+    assert bundle_folder_name(bundle) == f"20261130T070005Z-{hex_digest[:12]}"
+
+
+def test_two_bundles_of_one_version_get_two_folders_and_the_first_stays(tmp_path):
+    version_dir = tmp_path / "audit" / "delivery_delay" / "v3"
+    first = bundle_made_at("2026-11-30T08:00:00+00:00")
+    first_path, first_report = issue_bundle(first, version_dir)
+    assert first_path.parent.parent == version_dir
+    assert first_path.parent.name == bundle_folder_name(first)
+    issued = {p: p.read_bytes() for p in (first_path, first_report)}
+
+    second = bundle_made_at("2026-11-30T08:00:00.5+00:00")
+    assert second.root_digest != first.root_digest
+    second_path, _ = issue_bundle(second, version_dir)
+    assert second_path.parent != first_path.parent
+    assert {p: p.read_bytes() for p in (first_path, first_report)} == issued
+    assert read_bundle(first_path).root_digest == first.root_digest
+    assert read_bundle(second_path).root_digest == second.root_digest
+    # Nothing else is left beside them (no staging folder).
+    assert sorted(p.name for p in version_dir.iterdir()) == sorted(
+        [first_path.parent.name, second_path.parent.name]
+    )
+
+    # The same bundle again: its folder exists, so it is refused, not replaced.
+    forged = dataclasses.replace(first, data={**first.data, "gaps": ["forged"]})
+    with pytest.raises(AuditError, match="never overwritten"):
+        issue_bundle(forged, version_dir)
+    assert json.loads(first_path.read_bytes()) == first.data
+    assert {p: p.read_bytes() for p in (first_path, first_report)} == issued
+
+
+def test_a_folder_that_cannot_be_made_is_refused_in_one_line(tmp_path):
+    (tmp_path / "file").write_text("")
+    with pytest.raises(AuditError, match="cannot write a bundle there") as refused:
+        write_bundle(bundle_made_at("2026-11-30T08:00:00+00:00"), tmp_path / "file" / "b")
+    assert "\n" not in str(refused.value)

@@ -94,6 +94,11 @@ def test_registration_is_idempotent_and_repairs_missing_tags(client, tmp_path):
     assert version.version == again.version == 1
     assert len(client.search_model_versions(f"name = '{NAME}'")) == 1
     assert again.tags["a"] == "1"
+    # Registered again by another run: a missing tag is added, a recorded one is kept (audit
+    # bundles of the version sealed it).
+    later = register_version(client, NAME, run_id=run_id, model_uri=uri, tags={"a": "2", "b": "1"})
+    assert later.version == 1 and later.tags["a"] == "1" and later.tags["b"] == "1"
+    assert len(client.search_model_versions(f"name = '{NAME}'")) == 1
 
 
 def test_alias_moves_are_recorded_once_in_order_and_as_version_tags(client, tmp_path):
