@@ -21,14 +21,20 @@ install: $(STAMP)
 # pip first, from its own lock: a venv's bundled pip may be too old for the main one. The
 # project itself goes in without its dependencies (the lock holds them all) and without build
 # isolation, so that its build backend is the lock's setuptools, not an unpinned download.
+# One line per phase: the whole install takes minutes; pip itself says only errors (-qq).
 $(STAMP): pyproject.toml $(PIP_LOCK) $(LOCK)
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --require-hashes -r $(PIP_LOCK)
-	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
-	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
-	cp $(LOCK) $(VENV)/plumbline-requirements.lock
-	rm -f $(VENV)/.installed*
-	touch $(STAMP)
+	@test -x $(BIN)/python || { echo "install: creating the virtualenv $(VENV) ($(PYTHON))"; \
+		$(PYTHON) -m venv $(VENV); }
+	@echo "install: pip from $(PIP_LOCK)"
+	@$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check --require-hashes -r $(PIP_LOCK)
+	@echo "install: $$(grep -cE '^[A-Za-z0-9][^ ]*==' $(LOCK)) locked dependencies from $(LOCK) (a few minutes the first time)"
+	@$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check --require-hashes -r $(LOCK)
+	@echo "install: plumbline itself (editable)"
+	@$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@cp $(LOCK) $(VENV)/plumbline-requirements.lock
+	@rm -f $(VENV)/.installed*
+	@touch $(STAMP)
+	@echo "install: done"
 
 # Re-resolves pyproject.toml's ranges against the package index; commit the locks it writes.
 lock:

@@ -108,12 +108,19 @@ class Reporter:
             {key: float(record[key]) for key in EPOCH_METRICS if record.get(key) is not None},
             step=int(record["epoch"]),
         )
-        self.log(
-            f"epoch {record['epoch'] + 1}/{self.epochs}: train loss {record['train_loss']:.4f}, "
-            f"val AUC {record['val_auc']:.4f}, val log loss {record['val_log_loss']:.4f}, "
-            f"{record['samples_per_second']:,.0f} samples/s on {self.runtime.world_size} "
-            f"{self.runtime.backend} process(es)"
-        )
+        self.log(epoch_message(record, self.epochs, self.runtime))
+
+
+def epoch_message(record: dict[str, Any], epochs: int, runtime: Runtime) -> str:
+    """One epoch as one log line. Its opening ``epoch N/M: `` is how the launcher's side
+    tells it from other lines (pipelines.pipes.messages.EPOCH_MESSAGE): `plumbline run`
+    shows it on the console as the epoch ends."""
+    return (
+        f"epoch {record['epoch'] + 1}/{epochs}: train loss {record['train_loss']:.4f}, "
+        f"val AUC {record['val_auc']:.4f}, val log loss {record['val_log_loss']:.4f}, "
+        f"{record['epoch_seconds']:.1f}s, {record['samples_per_second']:,.0f} samples/s on "
+        f"{runtime.world_size} {runtime.backend} process(es)"
+    )
 
 
 def train(job: TrainingJob, runtime: Runtime, pipes: Any) -> None:

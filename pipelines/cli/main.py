@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import sys
 import sysconfig
+import time
 import warnings
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -23,13 +27,28 @@ warnings.filterwarnings(
 
 # Telemetry off: these machines have no network beyond package registries, and a
 # regulated deployment should not phone home by default. python_log_level INFO keeps the
-# step workers' DEBUG engine events out of the terminal (they stay in the event log).
+# step workers' DEBUG engine events out of the terminal (they stay in the event log). The
+# managed loggers' records go into each step's log in the event log (and from there into
+# `plumbline run`'s log file), not only to the stderr their own handlers write to.
 DAGSTER_YAML = """\
 telemetry:
   enabled: false
 python_logs:
   python_log_level: INFO
+  managed_python_loggers:
+    - alembic
+    - great_expectations
+    - mlflow
+    - urllib3
 """
+# What earlier versions wrote: replaced by DAGSTER_YAML; a dagster.yaml edited by hand is kept.
+EARLIER_DAGSTER_YAML = ("telemetry:\n  enabled: false\npython_logs:\n  python_log_level: INFO\n",)
+# For every process a command starts: MLflow's tqdm bars (artifact uploads and downloads in
+# the step processes) are for a person at a terminal, and `plumbline run` keeps its own.
+QUIET_ENV = {"MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false"}
+# How long a server (`plumbline ui`, `plumbline mlflow-ui`) gets to stop after SIGTERM or
+# Ctrl-C before what is left of it is killed.
+STOP_SECONDS = 15.0
 
 
 def fail_usage(message: str) -> None:
@@ -55,10 +74,67 @@ def prepare_environment(settings: Settings) -> None:
     settings.dagster_home.mkdir(parents=True, exist_ok=True)
     settings.lake_root.mkdir(parents=True, exist_ok=True)
     dagster_yaml = settings.dagster_home / "dagster.yaml"
-    if not dagster_yaml.exists():
+    if not dagster_yaml.exists() or dagster_yaml.read_text() in EARLIER_DAGSTER_YAML:
         dagster_yaml.write_text(DAGSTER_YAML)
     os.environ.update(settings.to_env())
+    os.environ.update(QUIET_ENV)
     os.environ["DAGSTER_HOME"] = str(settings.dagster_home)
+
+
+def serve(command: list[str], name: str) -> NoReturn:
+    """Run a server ``command`` until it exits, or until this process gets SIGTERM or
+    SIGINT; then stop it and every process it started, and exit 128 + the signal.
+
+    The server is a child in a process group of its own, and a signal is passed on to the
+    whole group as SIGINT, the Ctrl-C that both servers shut down cleanly on. Why not
+    exec: `dagster dev` handles SIGTERM as it handles SIGINT, and a shell starts a
+    background job with SIGINT ignored, so `plumbline ui &` ignored both; `mlflow ui` dies
+    on SIGTERM and leaves its uvicorn worker running."""
+    import psutil
+
+    received: list[int] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        received.append(signum)
+
+    # Installed before the child starts: it then begins with both signals at their default.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)
+    server = subprocess.Popen(command, start_new_session=True)
+    while not received:
+        try:
+            sys.exit(server.wait(timeout=0.2))
+        except subprocess.TimeoutExpired:
+            continue
+    click.echo(f"plumbline: stopping {name}", err=True)
+    try:
+        leader = psutil.Process(server.pid)
+        group = [leader, *leader.children(recursive=True)]
+        os.killpg(server.pid, signal.SIGINT)
+    except (psutil.NoSuchProcess, ProcessLookupError):  # it stopped on its own meanwhile
+        group = []
+    deadline = time.monotonic() + STOP_SECONDS
+    while _running(group, server) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for process in _running(group, server):
+        process.kill()
+    server.wait()
+    sys.exit(128 + received[0])
+
+
+def _running(processes: list, server: subprocess.Popen) -> list:
+    """The processes not yet gone (a zombie whose parent has not reaped it counts as gone)."""
+    import psutil
+
+    server.poll()  # reaps the server once it has exited
+    alive = []
+    for process in processes:
+        try:
+            if process.status() != psutil.STATUS_ZOMBIE:
+                alive.append(process)
+        except psutil.NoSuchProcess:
+            pass
+    return alive
 
 
 @click.group(cls=OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
@@ -385,8 +461,11 @@ def ui(host: str, port: int) -> None:
     dagster = Path(sysconfig.get_path("scripts")) / "dagster"
     workspace = REPOSITORY_ROOT / "workspace.yaml"
     target = ["-w", str(workspace)] if workspace.is_file() else ["-m", "pipelines.definitions"]
-    click.echo(f"Dagster UI on http://{host}:{port} (DAGSTER_HOME={settings.dagster_home})")
-    os.execv(dagster, [str(dagster), "dev", *target, "--host", host, "--port", str(port)])
+    click.echo(
+        f"Dagster UI on http://{host}:{port} (DAGSTER_HOME={settings.dagster_home}); "
+        "stop it with Ctrl-C, or `kill` its process id"
+    )
+    serve([str(dagster), "dev", *target, "--host", host, "--port", str(port)], "the Dagster UI")
 
 
 @main.group()
@@ -407,6 +486,17 @@ def models_history(model: str, as_json: bool) -> None:
 
     settings = load_settings()
     moves = AliasHistory(settings.lake_root.joinpath(*ALIAS_HISTORY)).moves(model)
+    if not moves:
+        # No moves is an answer for a registered model; for any other name it is a mistake.
+        registered = _registered_models(settings)
+        if model not in registered:
+            known = ", ".join(registered) or "none yet (`plumbline run` registers delivery_delay)"
+            message = (
+                f"no registered model {model!r} in {redact(settings.mlflow_uri)}, and no "
+                f"alias moves recorded for it; registered models: {known}"
+            )
+            click.echo(f"plumbline: error: {one_line(message)}", err=True)
+            sys.exit(1)
     if as_json:
         for move in moves:
             click.echo(json.dumps(asdict(move), sort_keys=True))
@@ -421,6 +511,34 @@ def models_history(model: str, as_json: bool) -> None:
             f"{m.moved_at:<32}  {m.alias:<10}  {m.from_version or '-':>4}  {m.to_version:>4}  "
             f"{m.dagster_run_id:<36}  {m.reason}"
         )
+
+
+def _registered_models(settings: Settings) -> list[str]:
+    """The names in the MLflow Model Registry, sorted; none for a sqlite store not yet made
+    (looking must not create it)."""
+    from pipelines.cli.preflight import PreflightError, check_mlflow
+    from pipelines.registry.tracking_store import sqlite_path
+
+    uri = settings.mlflow_uri
+    store = sqlite_path(uri)
+    if store is not None and not store.is_file():
+        return []
+    try:
+        check_mlflow(uri)  # MLflow's own client retries an unreachable server for minutes
+    except PreflightError as exc:
+        click.echo(f"plumbline: error: {exc}", err=True)
+        sys.exit(1)
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri=uri, registry_uri=uri)
+    names: list[str] = []
+    token = None
+    while True:
+        page = client.search_registered_models(page_token=token)
+        names.extend(model.name for model in page)
+        token = page.token
+        if not token:
+            return sorted(names)
 
 
 def _audit_sources(settings: Settings):
@@ -470,7 +588,10 @@ def _dagster_roots(instance, bundle) -> list[str] | None:
 @click.option(
     "--out",
     type=click.Path(path_type=Path, file_okay=False),
-    help="Folder for bundle.json and report.html (default: $PLUMBLINE_HOME/audit/MODEL/vN).",
+    help=(
+        "A new or empty folder for bundle.json and report.html (default: a new folder "
+        "$PLUMBLINE_HOME/audit/MODEL/vN/<time>-<digest>). A bundle is never overwritten."
+    ),
 )
 @click.option(
     "--verify",
@@ -508,7 +629,7 @@ def audit(
     from pipelines.audit.bundle import build_bundle, read_bundle, stamp_root, verify_bundle
     from pipelines.audit.chain import AuditError
     from pipelines.audit.collect import parse_subject, resolve
-    from pipelines.audit.store import check_bundle_folder, write_bundle
+    from pipelines.audit.store import check_bundle_folder, issue_bundle, write_bundle
 
     if subject is not None:
         try:
@@ -547,9 +668,19 @@ def audit(
     except AuditError as exc:
         click.echo(f"plumbline: error: {exc}", err=True)
         sys.exit(1)
-    folder = out or settings.audit_root / model / f"v{version}"
-    bundle_path, report_path = write_bundle(bundle, folder)
-    stamp_root(sources.client, bundle)
+    try:
+        if out is not None:
+            bundle_path, report_path = write_bundle(bundle, out)
+        else:
+            bundle_path, report_path = issue_bundle(
+                bundle, settings.audit_root / model / f"v{version}"
+            )
+    except AuditError as exc:
+        click.echo(f"plumbline: error: {exc}", err=True)
+        sys.exit(1)
+    from assets.metadata import shown_path
+
+    stamp_root(sources.client, bundle, shown_path(bundle_path.parent, settings.home))
     click.echo(f"Audit bundle of {model} v{version}: {bundle_path}")
     click.echo(f"Report: {report_path}")
     click.echo(f"Root digest: {bundle.root_digest} (MLflow tag on {model} v{version})")
@@ -617,8 +748,11 @@ def mlflow_ui(host: str, port: int) -> None:
         click.echo(f"plumbline: error: {exc}", err=True)
         sys.exit(1)
     command = mlflow_ui_command(settings, host, port)
-    click.echo(f"MLflow UI on http://{host}:{port} ({redact(settings.mlflow_uri)})")
-    os.execv(command[0], command)
+    click.echo(
+        f"MLflow UI on http://{host}:{port} ({redact(settings.mlflow_uri)}); "
+        "stop it with Ctrl-C, or `kill` its process id"
+    )
+    serve(command, "the MLflow UI")
 
 
 if __name__ == "__main__":

@@ -3,18 +3,27 @@
 The run goes through ``dg.execute_job`` against the persistent instance in
 ``$DAGSTER_HOME`` with the default multiprocess executor, so it is recorded like a run
 launched from the UI. Progress is read back from the instance's event log while the run
-executes in a worker thread.
+executes in a worker thread: step starts, materializations (marked ``reused`` or
+``unchanged`` when no new data came of them), check results, and each training epoch.
+
+What third-party libraries print (MLflow, Alembic, Great Expectations, torchrun's banners,
+Python warnings) goes to the run's log file under ``$PLUMBLINE_HOME/logs``, not the console.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
+import sys
 import threading
 import time
 import uuid
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 import dagster as dg
 
@@ -22,6 +31,7 @@ from pipelines.definitions import build_definitions, materialize_all_job
 from pipelines.instance import fail_abandoned_runs, process_tags
 from pipelines.lake.store import Lake
 from pipelines.lake.tpch import format_scale
+from pipelines.pipes.messages import is_epoch_message
 from pipelines.settings import Settings
 
 INVOCATION_TAG = "plumbline/invocation"
@@ -30,13 +40,16 @@ POLL_SECONDS = 0.5
 # display replaces it (the full logs stay in the run's event log, shown by the UI).
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
-PROGRESS_EVENTS = {
-    dg.DagsterEventType.STEP_START,
-    dg.DagsterEventType.STEP_FAILURE,
-    dg.DagsterEventType.STEP_SKIPPED,
-    dg.DagsterEventType.ASSET_MATERIALIZATION,
-    dg.DagsterEventType.ASSET_CHECK_EVALUATION,
-}
+# Under $PLUMBLINE_HOME: one file per run, named by its start time (UTC).
+LOGS_FOLDER = "logs"
+# What an asset sets when it kept existing data instead of producing it (assets/raw.py,
+# assets/ansi.py): the summary says "reused" rather than "materialized".
+REUSED_FLAGS = ("reused_published_data", "reused_stored_translation")
+# The statuses of an asset whose step produced its materialization.
+DONE = {"materialized", "unchanged", "reused"}
+HOME_PREFIX = "$PLUMBLINE_HOME/"
+# The tag a materialization's data version is stored under (Dagster does not export its name).
+DATA_VERSION_TAG = "dagster/data_version"
 
 
 class SelectionError(ValueError):
@@ -63,6 +76,7 @@ class RunOutcome:
     warnings: set[str] = field(default_factory=set)  # checks that failed with WARN severity
     audit_report: str | None = None  # the audit bundle's report.html, when one was written
     audit_root: str | None = None
+    log: Path | None = None  # where the run's third-party output went
 
 
 def resolve_selection(defs: dg.Definitions, selection: str | None) -> list[dg.AssetKey]:
@@ -89,6 +103,67 @@ def resolve_selection(defs: dg.Definitions, selection: str | None) -> list[dg.As
     return sorted(keys, key=lambda k: k.to_user_string())
 
 
+def materialized_status(
+    metadata: dict[str, dg.MetadataValue], data_version: str | None, previous: str | None
+) -> str:
+    """``reused`` when the asset kept data it already had; ``unchanged`` when it produced
+    data with the same data version as its previous materialization; else ``materialized``."""
+    if any(flag in metadata and metadata[flag].value is True for flag in REUSED_FLAGS):
+        return "reused"
+    if data_version is not None and data_version == previous:
+        return "unchanged"
+    return "materialized"
+
+
+def latest_data_versions(
+    instance: dg.DagsterInstance, keys: list[dg.AssetKey]
+) -> dict[str, str | None]:
+    """The data version of each asset's latest materialization on ``instance`` (None for one
+    never materialized, or materialized without a data version)."""
+    versions: dict[str, str | None] = {}
+    for key in keys:
+        event = instance.get_latest_materialization_event(key)
+        materialization = event.asset_materialization if event is not None else None
+        versions[key.to_user_string()] = (
+            materialization.tags.get(DATA_VERSION_TAG) if materialization is not None else None
+        )
+    return versions
+
+
+def real_path(shown: str, home: Path) -> str:
+    """A path from metadata as a file path: a leading ``$PLUMBLINE_HOME/`` (how metadata
+    shows paths, assets.metadata.shown_path) becomes ``home``; any other path is kept."""
+    if shown.startswith(HOME_PREFIX):
+        return str(home / shown.removeprefix(HOME_PREFIX))
+    return shown
+
+
+def run_log_path(settings: Settings, started: float) -> Path:
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(started))
+    return settings.home / LOGS_FOLDER / f"run-{stamp}-{uuid.uuid4().hex[:8]}.log"
+
+
+@contextlib.contextmanager
+def stderr_to(path: Path) -> Iterator[None]:
+    """Point this process's file descriptor 2 at ``path`` (appending) while the block runs.
+
+    Third-party libraries write to stderr from the step processes Dagster starts and from
+    the training processes those start (MLflow's and Great Expectations' log handlers, tqdm
+    bars, Python warnings): a descriptor is what every child inherits, where a logging
+    handler set here would reach this process only. The progress display is on stdout."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(path, "ab", buffering=0) as log:
+            os.dup2(log.fileno(), 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def _innermost_message(error: object) -> str:
     while getattr(error, "cause", None) is not None:
         error = error.cause  # type: ignore[attr-defined]
@@ -96,8 +171,20 @@ def _innermost_message(error: object) -> str:
 
 
 class _Tracker:
-    def __init__(self, defs: dg.Definitions, keys: list[dg.AssetKey], echo: Callable[[str], None]):
+    def __init__(
+        self,
+        defs: dg.Definitions,
+        keys: list[dg.AssetKey],
+        echo: Callable[[str], None],
+        *,
+        home: Path,
+        previous: dict[str, str | None] | None = None,
+        log: TextIO | None = None,
+    ):
         self.echo = echo
+        self.home = home
+        self.previous = previous or {}
+        self.log = log
         self.assets = {k.to_user_string(): AssetProgress(k.to_user_string()) for k in keys}
         self.step_keys: dict[str, list[str]] = {}
         self.checks: dict[str, bool] = {}
@@ -115,6 +202,16 @@ class _Tracker:
         entry = record.event_log_entry
         event = entry.dagster_event
         if event is None:
+            # A log line of a step: the training's epochs arrive so, through Dagster Pipes.
+            if entry.step_key in self.step_keys and is_epoch_message(entry.user_message):
+                self.echo(f"{'':16}{entry.user_message}")
+            # The steps' own lines, and those of the third-party loggers Dagster captures
+            # (python_logs.managed_python_loggers in dagster.yaml): the console's tail.
+            if self.log is not None and entry.level >= logging.INFO:
+                stamp = time.strftime("%H:%M:%S", time.gmtime(entry.timestamp))
+                level = logging.getLevelName(entry.level)
+                self.log.write(f"{stamp} {level} {entry.step_key or '-'}: {entry.user_message}\n")
+                self.log.flush()
             return
         kind = event.event_type
         if kind == dg.DagsterEventType.STEP_START:
@@ -125,16 +222,19 @@ class _Tracker:
         elif kind == dg.DagsterEventType.ASSET_MATERIALIZATION:
             name = event.asset_key.to_user_string()
             progress = self.assets.setdefault(name, AssetProgress(name))
-            progress.status = "materialized"
-            rows = event.event_specific_data.materialization.metadata.get("dagster/row_count")
+            materialization = event.event_specific_data.materialization
+            metadata = materialization.metadata
+            progress.status = materialized_status(
+                metadata, materialization.tags.get(DATA_VERSION_TAG), self.previous.get(name)
+            )
+            rows = metadata.get("dagster/row_count")
             progress.rows = None if rows is None else int(rows.value)
             if progress.started is not None:
                 progress.seconds = entry.timestamp - progress.started
             rows_text = "" if progress.rows is None else f"  {progress.rows:,} rows"
-            self.echo(f"  materialized  {name}{rows_text}  {progress.seconds or 0:.1f}s")
-            metadata = event.event_specific_data.materialization.metadata
+            self.echo(f"  {progress.status:<13} {name}{rows_text}  {progress.seconds or 0:.1f}s")
             if "root_digest" in metadata and "report" in metadata:  # an audit bundle
-                self.audit_report = str(metadata["report"].value)
+                self.audit_report = real_path(str(metadata["report"].value), self.home)
                 self.audit_root = str(metadata["root_digest"].value)
             if "val_auc" in metadata and "baseline_val_auc" in metadata:  # a trained model
                 self.echo(
@@ -159,7 +259,7 @@ class _Tracker:
             message = _innermost_message(event.event_specific_data.error) if failed else ""
             for name in self.step_keys.get(event.step_key or "", []):
                 progress = self.assets[name]
-                if progress.status == "materialized":
+                if progress.status in DONE:
                     continue
                 progress.status = "FAILED" if failed else "skipped"
                 progress.message = message
@@ -182,7 +282,6 @@ def run_assets(
     """
     defs = build_definitions(settings)
     job_name = job.__name__
-    tracker = _Tracker(defs, keys or [], echo)
     invocation = uuid.uuid4().hex
     tags = {
         INVOCATION_TAG: invocation,
@@ -197,8 +296,21 @@ def run_assets(
     )
 
     started = time.monotonic()
-    with dg.DagsterInstance.get() as instance:
+    log_path = run_log_path(settings, time.time())
+    with (
+        dg.DagsterInstance.get() as instance,
+        stderr_to(log_path),
+        open(log_path, "a", encoding="utf-8") as log,
+    ):
         heal_home(instance, settings, echo)
+        tracker = _Tracker(
+            defs,
+            keys or [],
+            echo,
+            home=settings.home,
+            previous=latest_data_versions(instance, keys or []),
+            log=log,
+        )
         box: dict[str, object] = {}
 
         def execute() -> None:
@@ -223,9 +335,9 @@ def run_assets(
                 run_id = runs[0].run_id if runs else None
             if run_id is not None:
                 while True:
-                    conn = instance.get_records_for_run(
-                        run_id, cursor=cursor, of_type=PROGRESS_EVENTS
-                    )
+                    # Every record, not only some event types: the epochs are log lines,
+                    # which carry no event type to filter on.
+                    conn = instance.get_records_for_run(run_id, cursor=cursor)
                     for record in conn.records:
                         tracker.handle(record)
                     cursor = conn.cursor
@@ -248,6 +360,7 @@ def run_assets(
         warnings=tracker.warnings,
         audit_report=tracker.audit_report,
         audit_root=tracker.audit_root,
+        log=log_path,
     )
     echo_summary(outcome, settings, echo)
     return outcome
@@ -305,6 +418,8 @@ def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], 
         + ")"
     )
     echo(f"Lake: {settings.lake_root}")
+    if outcome.log is not None:
+        echo(f"Log (third-party output, warnings): {outcome.log}")
     if outcome.audit_report:
         echo(f"Audit report of the champion: {outcome.audit_report}")
         echo(

@@ -8,12 +8,17 @@ the training checks, under load). Dagster 1.13 has no fix. This reader keeps the
 and appends to it until the newline arrives; the protocol (one JSON message per line in the
 file named by the ``path`` parameter) is unchanged, so the external side stays
 ``open_dagster_pipes()`` with its default writer.
+
+The training reports each epoch as a Pipes log line that opens with ``epoch N/M: ``
+(``EPOCH_MESSAGE``); Dagster stores it in the run's event log as the step's log message,
+where ``plumbline run`` picks it up.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -81,3 +86,13 @@ class WholeLineMessageReader(dg.PipesMessageReader):
 
     def no_messages_debug_text(self) -> str:
         return "Attempted to read messages from a temporary file."
+
+
+# How models.train.Reporter.epoch begins the line it logs through Pipes for each epoch
+# ("epoch 3/8: train loss 0.4123, ..."): `plumbline run` shows those lines as they come.
+EPOCH_MESSAGE = re.compile(r"epoch \d+/\d+: ")
+
+
+def is_epoch_message(message: str) -> bool:
+    """Whether a step's log line is the training's report of one epoch."""
+    return EPOCH_MESSAGE.match(message) is not None

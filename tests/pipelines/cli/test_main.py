@@ -318,5 +318,39 @@ def test_models_history_prints_every_alias_move(tmp_path):
     assert len(lines) == 3 and "better" in lines[2] and "r2" in lines[2]
     as_json = plumbline("models", "history", "--json", env=env)
     assert [json.loads(line)["to_version"] for line in as_json.stdout.splitlines()] == ["1", "2"]
-    empty = plumbline("models", "history", "nothing", env=env)
-    assert empty.stdout.strip() == "no alias moves recorded for nothing"
+    # Moves are history enough: the model need not be in this home's registry.
+    other = plumbline("models", "history", "other", env=env)
+    assert other.returncode == 0, other.stderr
+    assert len(other.stdout.splitlines()) == 2
+
+
+def test_models_history_of_an_unknown_model_is_an_error(tmp_path):
+    """A model with no moves is an answer when it is registered, and a mistake when it is
+    not: exit 1 and a line naming it and the registered models, as `plumbline audit` does."""
+    from pipelines.resources import MlflowResource
+    from pipelines.settings import Settings
+
+    home = tmp_path / "home"
+    env = {"PLUMBLINE_HOME": str(home)}
+    before = plumbline("models", "history", "NO_SUCH_MODEL", env=env)
+    assert before.returncode == 1
+    assert before.stderr.startswith("plumbline: error: no registered model 'NO_SUCH_MODEL'")
+    assert "registered models: none yet" in before.stderr
+    assert not (home / "mlflow.db").exists()  # looking created no store
+
+    settings = Settings(home=home)
+    client = MlflowResource(
+        tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)
+    ).client()
+    for name in ("delivery_delay", "churn"):
+        client.create_registered_model(name)
+    registered = plumbline("models", "history", "delivery_delay", env=env)
+    assert registered.returncode == 0, registered.stderr
+    assert registered.stdout.strip() == "no alias moves recorded for delivery_delay"
+    unknown = plumbline("models", "history", "NO_SUCH_MODEL", env=env)
+    assert unknown.returncode == 1 and unknown.stdout == ""
+    [line] = unknown.stderr.splitlines()
+    assert "no registered model 'NO_SUCH_MODEL'" in line
+    assert line.endswith("registered models: churn, delivery_delay")
+    as_json = plumbline("models", "history", "NO_SUCH_MODEL", "--json", env=env)
+    assert as_json.returncode == 1 and as_json.stdout == ""

@@ -1,0 +1,129 @@
+"""What `plumbline run` shows while it works: each training epoch as the Pipes message comes
+in, reused and unchanged assets marked as such, and third-party output in the run's log file
+instead of the console. Two real runs of the training's upstream into one fresh home."""
+
+import re
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from pipelines.cli.run import materialized_status, real_path
+from tests.pipelines.cli.test_main import plumbline
+
+SELECTION = "+key:models/delay_model"  # the raw tables, delay_features, training_set, the model
+TABLES = "+key:warehouse/training_set"
+EPOCH = re.compile(r"^ {16}epoch (\d+)/(\d+): train loss \d\.\d{4}, val AUC \d\.\d{4}, .*s, ")
+LOG_LINE = re.compile(r"^Log \(third-party output, warnings\): (\S+)$", re.M)
+# How a line from one of these libraries reads (their loggers' names, tqdm's rate); the
+# console's own lines name MLflow only as "MLflow".
+THIRD_PARTY = re.compile(r"\b(mlflow|alembic|great_expectations|urllib3)\b|it/s\]|INFO:")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Two runs into one home: the first builds the model and what it reads, the second
+    (its tables only) finds the raw tables in place and the tables' contents unchanged."""
+    home = tmp_path_factory.mktemp("progress") / "home"
+    env = {"PLUMBLINE_HOME": str(home)}
+    first = plumbline("run", "--scale", "0.01", "--select", SELECTION, env=env, timeout=540)
+    # Without the training (a minute of the first run): the tables are what it compares.
+    second = plumbline("run", "--scale", "0.01", "--select", TABLES, env=env, timeout=540)
+    return home, first, second
+
+
+def status_of(stdout: str, asset: str) -> str:
+    """The status the run's summary table gives ``asset``."""
+    [row] = [line.split() for line in stdout.splitlines() if line.startswith(f"{asset} ")]
+    return row[1]
+
+
+def test_each_epoch_is_shown_while_the_model_trains(runs):
+    _, first, _ = runs
+    assert first.returncode == 0, first.stdout + first.stderr
+    lines = first.stdout.splitlines()
+    epochs = [(i, EPOCH.match(line)) for i, line in enumerate(lines)]
+    epochs = [(i, int(m[1]), int(m[2])) for i, m in epochs if m]
+    assert epochs, first.stdout
+    total = epochs[0][2]
+    assert [n for _, n, _ in epochs] == list(range(1, total + 1))
+    # Between the training step's start and its materialization: shown as the step ran.
+    start = lines.index("  started       models/delay_model")
+    [end] = [i for i, line in enumerate(lines) if line.startswith("  materialized  models/delay")]
+    assert start < epochs[0][0] and epochs[-1][0] < end
+
+
+def test_third_party_output_goes_to_the_log_file_not_the_console(runs):
+    home, first, _ = runs
+    assert first.returncode == 0, first.stdout + first.stderr
+    console = [line for line in (first.stdout + first.stderr).splitlines()]
+    assert [line for line in console if THIRD_PARTY.search(line)] == []
+    [log] = LOG_LINE.findall(first.stdout)
+    assert Path(log).parent == home / "logs"
+    # Great Expectations announces its ephemeral docs site when a contract is checked: the
+    # line of the step that checked it (Dagster captures the library's logger).
+    lines = Path(log).read_text().splitlines()
+    assert any(
+        re.match(r"\d\d:\d\d:\d\d INFO warehouse__\w+: Created temporary directory", line)
+        for line in lines
+    ), lines
+    # And the steps' own lines.
+    assert any(
+        re.search(r" INFO raw__orders: raw/orders: generated 15,000 rows", line) for line in lines
+    )
+
+
+def test_a_second_run_marks_reused_and_unchanged_assets(runs):
+    home, first, second = runs
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert second.returncode == 0, second.stdout + second.stderr
+    for asset in ("raw/orders", "warehouse/delay_features", "warehouse/training_set"):
+        assert status_of(first.stdout, asset) == "materialized"
+    # The generator's tables are kept as they were: the asset did no work.
+    assert status_of(second.stdout, "raw/orders") == "reused"
+    assert "  reused        raw/orders  15,000 rows" in second.stdout
+    # The tables were rebuilt, to the same content digest as before.
+    assert status_of(second.stdout, "warehouse/delay_features") == "unchanged"
+    assert status_of(second.stdout, "warehouse/training_set") == "unchanged"
+    [counts] = re.findall(r"SUCCESS in [\d.]+s \((.*)\)", second.stdout)
+    assert "reused" in counts and "unchanged" in counts
+    # Each run its own log file.
+    assert len(list((home / "logs").glob("run-*.log"))) == 2
+
+
+def _value(value: object) -> dg.MetadataValue:
+    return dg.MetadataValue.bool(value) if isinstance(value, bool) else dg.MetadataValue.text(value)
+
+
+@pytest.mark.parametrize(
+    ("metadata", "version", "previous", "expected"),
+    [
+        ({}, "a", None, "materialized"),  # the first materialization
+        ({}, "b", "a", "materialized"),
+        ({}, "a", "a", "unchanged"),
+        ({}, None, None, "materialized"),  # no data version: nothing to compare
+        ({"reused_published_data": True}, "a", "a", "reused"),
+        ({"reused_published_data": True}, "a", None, "reused"),  # a lake from elsewhere
+        ({"reused_published_data": False}, "a", "a", "unchanged"),
+        ({"reused_stored_translation": True}, "a", "a", "reused"),
+        ({"reused_stored_translation": False}, "b", "a", "materialized"),
+    ],
+)
+def test_materialized_status(metadata, version, previous, expected):
+    values = {key: _value(value) for key, value in metadata.items()}
+    assert materialized_status(values, version, previous) == expected
+
+
+@pytest.mark.parametrize(
+    ("shown", "expected"),
+    [
+        (
+            "$PLUMBLINE_HOME/audit/delivery_delay/v3/t-d/report.html",
+            "/h/audit/delivery_delay/v3/t-d/report.html",
+        ),
+        ("/elsewhere/report.html", "/elsewhere/report.html"),
+        ("$PLUMBLINE_HOMEX/report.html", "$PLUMBLINE_HOMEX/report.html"),
+    ],
+)
+def test_a_shown_path_becomes_the_real_path(shown, expected):
+    assert real_path(shown, Path("/h")) == expected

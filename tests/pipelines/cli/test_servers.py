@@ -1,0 +1,92 @@
+"""`plumbline ui` and `plumbline mlflow-ui` stop, with every process they started, on the
+`kill <pid>` a user sends to one started in the background, and on Ctrl-C."""
+
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+
+import psutil
+import pytest
+
+from tests.pipelines.cli.test_main import PLUMBLINE
+
+STOPPED_WITHIN = 20.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def as_background_job() -> None:
+    # What a non-interactive shell does to a command started with `&` (POSIX, "Asynchronous
+    # Lists"): SIGINT ignored. `dagster dev` handles SIGTERM as SIGINT, so it ignored both.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def running(processes: list[psutil.Process]) -> list[psutil.Process]:
+    alive = []
+    for process in processes:
+        try:
+            if process.status() != psutil.STATUS_ZOMBIE:
+                alive.append(process)
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+@pytest.mark.parametrize(
+    ("command", "path", "signum"),
+    [
+        ("ui", "/server_info", signal.SIGTERM),
+        ("ui", "/server_info", signal.SIGINT),
+        ("mlflow-ui", "/health", signal.SIGTERM),
+    ],
+)
+def test_a_server_stops_with_its_children_on_a_signal(tmp_path, command, path, signum):
+    port = free_port()
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
+    environment["PLUMBLINE_HOME"] = str(tmp_path / "home")
+    server = subprocess.Popen(
+        [PLUMBLINE, command, "--port", str(port)],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        preexec_fn=as_background_job if signum == signal.SIGTERM else None,
+    )
+    family: list[psutil.Process] = []
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5):
+                    break
+            except OSError:
+                assert server.poll() is None, f"plumbline {command} exited"
+                assert time.monotonic() < deadline, f"{command} did not answer within 180 s"
+                time.sleep(1)
+        family = psutil.Process(server.pid).children(recursive=True)
+        # dagster dev runs a webserver, a daemon and a code server; mlflow ui a uvicorn.
+        assert len(family) >= (3 if command == "ui" else 2), family
+
+        started = time.monotonic()
+        # Ctrl-C reaches the terminal's foreground process group; `kill` the one process.
+        if signum == signal.SIGINT:
+            os.killpg(server.pid, signum)
+        else:
+            os.kill(server.pid, signum)
+        assert server.wait(timeout=STOPPED_WITHIN) == 128 + signum
+        while running(family) and time.monotonic() - started < STOPPED_WITHIN:
+            time.sleep(0.2)
+        assert running(family) == []
+    finally:
+        for process in running([*family]):
+            process.kill()
+        if server.poll() is None:
+            server.kill()
+            server.wait()
