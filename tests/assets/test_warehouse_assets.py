@@ -235,7 +235,7 @@ def test_contract_checks_report_each_expectation_and_record_the_contract(
     evaluation = _evaluation(first_build, f"{TABLE}_contract")
     assert evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.ERROR
     metadata = evaluation.metadata
-    assert metadata["contract_version"].value == "1.0.0"
+    assert metadata["contract_version"].value == "1.1.0"
     assert metadata["result_digest"].value.startswith("sha256:")
     results = _records(metadata["contract_results"])
     compiled = compile_contract(load_contract(CONTRACTS_ROOT / f"{TABLE}.yaml"))
@@ -247,16 +247,16 @@ def test_contract_checks_report_each_expectation_and_record_the_contract(
     assert {"column", "rule", "threshold", "observed", "passed"} <= set(results[0])
     assert metadata["contract"].value == f"sql/contracts/{TABLE}.yaml"
     # The contract that guarded the publish is kept, and the lake manifest names it.
-    assert (home / "contracts" / TABLE / "1.0.0.yaml").read_bytes() == (
+    assert (home / "contracts" / TABLE / "1.1.0.yaml").read_bytes() == (
         CONTRACTS_ROOT / f"{TABLE}.yaml"
     ).read_bytes()
     manifest = Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE).manifest
-    assert manifest["checks"][f"{TABLE}_contract"]["contract_version"] == "1.0.0"
+    assert manifest["checks"][f"{TABLE}_contract"]["contract_version"] == "1.1.0"
     # Owner and description from the contract show in the UI.
     [spec] = next(a for a in warehouse_defs.assets if a.key.path[-1] == TABLE).specs
     assert spec.owners == ["team:warehouse-team"]
     assert spec.description.startswith("Every customer with nation")
-    assert spec.metadata["contract_version"] == "1.0.0"
+    assert spec.metadata["contract_version"] == "1.1.0"
 
 
 def test_a_contract_violation_blocks_publish_and_downstream(
@@ -314,18 +314,18 @@ def test_a_breaking_contract_change_needs_a_major_version(first_build, home, tmp
     def tighten(version):
         # lifetime_value gains an upper bound the data meets: compatible data, breaking contract.
         def edit(text):
-            text = text.replace("version: 1.0.0", f"version: {version}", 1)
+            text = text.replace("version: 1.1.0", f"version: {version}", 1)
             return text.replace(
                 unbounded, unbounded.replace("0\n", "0\n          maximum: 100000000\n", 1)
             )
 
         return edit
 
-    minor = _contracts_with(tmp_path / "minor", TABLE, tighten("1.1.0"))
+    minor = _contracts_with(tmp_path / "minor", TABLE, tighten("1.2.0"))
     result = _materialize_with_contracts(home, minor, TABLE)
     evaluation = _evaluation(result, f"{TABLE}_contract")
     assert not evaluation.passed
-    assert "breaking changes need a major version bump from 1.0.0" in evaluation.description
+    assert "breaking changes need a major version bump from 1.1.0" in evaluation.description
     assert "lifetime_value" in evaluation.description
 
     major = _contracts_with(tmp_path / "major", TABLE, tighten("2.0.0"))
@@ -360,7 +360,7 @@ def test_a_contract_the_sql_does_not_meet_loads_and_blocks_the_publish(first_bui
 
     def rename(text):
         # A renamed column is a breaking change: a major version, so the check validates.
-        text = text.replace("version: 1.0.0", "version: 3.0.0", 1)
+        text = text.replace("version: 1.1.0", "version: 3.0.0", 1)
         return text.replace("- name: nation\n", "- name: nation_name\n", 1)
 
     renamed = _contracts_with(tmp_path, TABLE, rename)

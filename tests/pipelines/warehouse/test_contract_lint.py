@@ -77,9 +77,8 @@ def test_a_column_the_sql_does_not_produce_is_named(contracts, tables, catalog, 
 
 def test_a_type_the_sql_does_not_produce_is_named(contracts, tables, catalog, types):
     path = contracts / f"{TABLE}.yaml"
-    edit(
-        path, "late_lines\n        logicalType: integer", "late_lines\n        logicalType: string"
-    )
+    typed = "delivery date.\n        logicalType: integer"  # late_lines's, after its description
+    edit(path, typed, typed.replace("integer", "string"))
     # (without its numeric minimum, which a string column cannot have)
     edit(
         path,
@@ -109,13 +108,13 @@ def test_a_breaking_change_needs_a_major_version_bump(contracts, tmp_path, table
     baseline = tmp_path / "main"
     shutil.copytree(CONTRACTS_ROOT, baseline)
     path = contracts / f"{TABLE}.yaml"
-    edit(path, "version: 1.0.0", "version: 1.1.0")
+    edit(path, "version: 1.1.0", "version: 1.2.0")
     edit(path, "          - value: TRUCK\n", "")  # the ship-mode enum loses a value: narrower
     [error] = lint(contracts, tables, catalog, types, against=baseline)
     assert error.startswith(
-        f"{TABLE}.yaml:version: breaking changes need a major version bump from 1.0.0 (got 1.1.0)"
+        f"{TABLE}.yaml:version: breaking changes need a major version bump from 1.1.0 (got 1.2.0)"
     )
-    edit(path, "version: 1.1.0", "version: 2.0.0")
+    edit(path, "version: 1.2.0", "version: 2.0.0")
     assert lint(contracts, tables, catalog, types, against=baseline) == []
 
 
@@ -130,7 +129,7 @@ def test_a_compatible_change_still_needs_a_higher_version(
         "- value: TRUCK\n          - value: DRONE\n",
     )
     [error] = lint(contracts, tables, catalog, types, against=baseline)
-    assert "the contract changed but its version 1.0.0 is not above 1.0.0" in error
+    assert "the contract changed but its version 1.1.0 is not above 1.1.0" in error
 
 
 def test_a_published_version_is_immutable(contracts, tmp_path, tables, catalog, types):
@@ -139,7 +138,7 @@ def test_a_published_version_is_immutable(contracts, tmp_path, tables, catalog, 
     assert lint(contracts, tables, catalog, types, published=published) == []
     edit(contracts / f"{TABLE}.yaml", "purpose: >-", "purpose: >-\n    Edited.")
     [error] = lint(contracts, tables, catalog, types, published=published)
-    assert error.startswith(f"{TABLE}.yaml:version: version 1.0.0 was already published")
+    assert error.startswith(f"{TABLE}.yaml:version: version 1.1.0 was already published")
 
 
 def test_cli_exits_1_with_one_line_per_problem(contracts, tmp_path, monkeypatch):
