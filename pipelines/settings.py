@@ -266,6 +266,11 @@ class Settings:
         return self.home / "dagster"
 
     @property
+    def logs_root(self) -> Path:
+        """One log file per `plumbline run` (its steps' lines and third-party output)."""
+        return self.home / "logs"
+
+    @property
     def audit_root(self) -> Path:
         return self.home / "audit"
 

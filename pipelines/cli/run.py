@@ -40,8 +40,6 @@ POLL_SECONDS = 0.5
 # display replaces it (the full logs stay in the run's event log, shown by the UI).
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
-# Under $PLUMBLINE_HOME: one file per run, named by its start time (UTC).
-LOGS_FOLDER = "logs"
 # What an asset sets when it kept existing data instead of producing it (assets/raw.py,
 # assets/ansi.py): the summary says "reused" rather than "materialized".
 REUSED_FLAGS = ("reused_published_data", "reused_stored_translation")
@@ -140,7 +138,7 @@ def real_path(shown: str, home: Path) -> str:
 
 def run_log_path(settings: Settings, started: float) -> Path:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(started))
-    return settings.home / LOGS_FOLDER / f"run-{stamp}-{uuid.uuid4().hex[:8]}.log"
+    return settings.logs_root / f"run-{stamp}-{uuid.uuid4().hex[:8]}.log"
 
 
 @contextlib.contextmanager
