@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import dagster as dg
 
-from pipelines.warehouse.lineage_view import LineageRow, lineage_markdown
+from pipelines.warehouse.lineage_view import LineageRow, lineage_records
 from sql.paths import REPOSITORY_ROOT
 
 # Significant digits a float keeps in metadata: enough for a rate, a loss or a threshold.
@@ -44,24 +44,44 @@ def shown_path(path: str | Path, home: str | Path | None = None) -> str:
         return text
 
 
+# The lineage view's columns. A table, not Markdown: the open-source UI shows a table inline
+# on the asset's Overview and in its events, while Markdown over 1,000 characters (a
+# table of a dozen columns) hides behind "[Show Markdown]", and on a check always does.
+LINEAGE_COLUMNS = [
+    ("column", "string", "The output column"),
+    ("expression", "string", "The SQL expression that computes it (cut short; see the file)"),
+    ("defined at", "string", "Where that expression is written: file and line(s)"),
+    ("reads", "string", "The upstream columns it reads"),
+]
+
+
+def lineage_table(rows: Sequence[LineageRow]) -> dg.TableMetadataValue:
+    """The lineage view: one row per output column."""
+    return records_table(lineage_records(rows), LINEAGE_COLUMNS)
+
+
+def column_lineage(rows: Sequence[LineageRow]) -> dg.TableColumnLineage:
+    """``dagster/column_lineage`` of ``rows``: each column's upstream (asset, column) pairs."""
+    return dg.TableColumnLineage(
+        deps_by_column={
+            row.column: [
+                dg.TableColumnDep(
+                    asset_key=dg.AssetKey(source.rsplit(".", 1)[0].split("/")),
+                    column_name=source.rsplit(".", 1)[1],
+                )
+                for source in row.sources
+            ]
+            for row in rows
+        }
+    )
+
+
 def lineage_metadata(rows: Sequence[LineageRow]) -> dict[str, dg.MetadataValue]:
-    """Column lineage twice: ``dagster/column_lineage`` for the UI's lineage graph, and
-    ``lineage``, a Markdown table of each column's expression, file:line and sources."""
-    deps = {
-        row.column: [
-            dg.TableColumnDep(
-                asset_key=dg.AssetKey(source.rsplit(".", 1)[0].split("/")),
-                column_name=source.rsplit(".", 1)[1],
-            )
-            for source in row.sources
-        ]
-        for row in rows
-    }
+    """Column lineage twice: ``dagster/column_lineage`` for tools that read it (Dagster+
+    draws it; the OSS UI does not), and ``lineage``, the table a person reads."""
     return {
-        "dagster/column_lineage": dg.MetadataValue.column_lineage(
-            dg.TableColumnLineage(deps_by_column=deps)
-        ),
-        "lineage": dg.MetadataValue.md(lineage_markdown(rows)),
+        "dagster/column_lineage": dg.MetadataValue.column_lineage(column_lineage(rows)),
+        "lineage": lineage_table(rows),
     }
 
 

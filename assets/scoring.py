@@ -4,7 +4,13 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.metadata import mlflow_version_url, records_table, rounded, shown_path
+from assets.metadata import (
+    lineage_metadata,
+    mlflow_version_url,
+    records_table,
+    rounded,
+    shown_path,
+)
 from assets.registry import REGISTERED_MODEL_KEY
 from assets.training import model_feature_lineage
 from assets.warehouse import OPEN_LINES, OPEN_LINES_KEY, contract_column_schema
@@ -14,7 +20,7 @@ from pipelines.registry.scoring import SCORES_ZONE, load_scorer, score_table
 from pipelines.registry.versions import CHAMPION, MODEL_NAME, alias_version, with_retries
 from pipelines.resources import ContractsResource, LakeResource, MlflowResource
 from pipelines.warehouse.build import CONTRACT_RESULT_COLUMNS, WAREHOUSE_ZONE
-from pipelines.warehouse.lineage_view import LineageRow, lineage_markdown
+from pipelines.warehouse.lineage_view import LineageRow
 from sql.paths import CONTRACTS_ROOT
 
 BATCH_SCORES = "batch_scores"
@@ -40,22 +46,6 @@ def score_lineage(features: list[str], model_uri: str) -> list[LineageRow]:
         LineageRow("model_name", f"'{MODEL_NAME}'", model_uri),
         LineageRow("model_version", "the champion's version", model_uri),
     ]
-
-
-def column_lineage(rows: list[LineageRow]) -> dg.TableColumnLineage:
-    """``rows`` as Dagster's column lineage (each source is ``zone/table.column``)."""
-    return dg.TableColumnLineage(
-        deps_by_column={
-            row.column: [
-                dg.TableColumnDep(
-                    asset_key=dg.AssetKey.from_user_string(source.rsplit(".", 1)[0]),
-                    column_name=source.rsplit(".", 1)[1],
-                )
-                for source in row.sources
-            ]
-            for row in rows
-        }
-    )
 
 
 @dg.asset(
@@ -151,18 +141,12 @@ def batch_scores(
         metadata={
             "dagster/row_count": dg.MetadataValue.int(scored.rows),
             "dagster/column_schema": contract_column_schema(compiled.contract),
-            "dagster/column_lineage": column_lineage(rows),
-            "lineage": dg.MetadataValue.md(
-                "**Scores** (from `warehouse/open_lines` version "
-                f"`{open_lines.path.name}`)\n\n"
-                + lineage_markdown(rows)
-                + "\n"
-                + model_feature_lineage(
-                    context.instance,
-                    features,
-                    training_tags.get("training_set.digest", "unknown"),
-                    training_tags.get("training_set.version", "unknown"),
-                )
+            **lineage_metadata(rows),
+            **model_feature_lineage(
+                context.instance,
+                features,
+                training_tags.get("training_set.digest", "unknown"),
+                training_tags.get("training_set.version", "unknown"),
             ),
             "model": MODEL_NAME,
             "model_version": dg.MetadataValue.int(int(version)),

@@ -13,7 +13,7 @@ import time
 import dagster as dg
 from pydantic import Field
 
-from assets.metadata import mlflow_run_url, records_table, rounded, shown_path
+from assets.metadata import lineage_table, mlflow_run_url, records_table, rounded, shown_path
 from assets.training_checks import (
     ENVIRONMENT_CHECK,
     THROUGHPUT_CHECK,
@@ -37,7 +37,7 @@ from pipelines.instance import materialization_of_version
 from pipelines.registry.versions import RUN_DIGEST_TAG, RUN_MODEL_URI_TAG, with_retries
 from pipelines.resources import LakeResource, MlflowResource, TrainingLauncherResource
 from pipelines.warehouse.build import WAREHOUSE_ZONE
-from pipelines.warehouse.lineage_view import LineageRow, lineage_markdown
+from pipelines.warehouse.lineage_view import LineageRow
 
 DELAY_MODEL_KEY = dg.AssetKey(["models", "delay_model"])
 OWNERS = ["team:ml-team"]
@@ -121,12 +121,13 @@ def model_feature_lineage(
     features: list[str],
     training_set_digest: str,
     training_set_version: str,
-) -> str:
-    """Markdown: each model feature <- its column of warehouse/training_set (the version it
-    was trained on), and what each of those columns comes from, as the materialization of
-    that version recorded it (``dagster/column_lineage``)."""
+) -> dict[str, dg.MetadataValue]:
+    """Two lineage tables: ``model_features``, each model feature <- its column of
+    warehouse/training_set (the version it was trained on), and ``training_set_lineage``,
+    what each of those columns comes from, as the materialization of that version recorded
+    it (``dagster/column_lineage``)."""
     training_set = f"{WAREHOUSE_ZONE}/{TRAINING_SET}"
-    features_view = lineage_markdown(
+    features_view = lineage_table(
         [
             LineageRow(
                 feature,
@@ -137,34 +138,31 @@ def model_feature_lineage(
             for feature in features
         ]
     )
-    text = f"**Model features** (from `{training_set}` version `{training_set_version}`)\n\n"
-    text += features_view
     event = materialization_of_version(instance, TRAINING_SET_KEY, training_set_digest)
     recorded = None
     if event is not None and event.asset_materialization is not None:
         recorded = event.asset_materialization.metadata.get("dagster/column_lineage")
     if recorded is None:
-        return text + (
-            f"\nThe materialization of `{training_set}` with data version "
-            f"`{training_set_digest}` records no column lineage in this Dagster instance.\n"
+        upstream: dg.MetadataValue = dg.MetadataValue.text(
+            f"the materialization of {training_set} with data version {training_set_digest} "
+            "records no column lineage in this Dagster instance"
         )
-    deps = recorded.value.deps_by_column
-    upstream = lineage_markdown(
-        [
-            LineageRow(
-                f"{training_set}.{feature}",
-                sources=tuple(
-                    f"{dep.asset_key.to_user_string()}.{dep.column_name}"
-                    for dep in deps.get(feature, [])
-                ),
-            )
-            for feature in features
-        ]
-    )
-    return (
-        text + f"\n**Where those columns come from** (`{training_set}`'s column lineage, run "
-        f"`{event.run_id}`)\n\n" + upstream
-    )
+    else:
+        deps = recorded.value.deps_by_column
+        upstream = lineage_table(
+            [
+                LineageRow(
+                    f"{training_set}.{feature}",
+                    location=f"{training_set}@{training_set_version} (run {event.run_id})",
+                    sources=tuple(
+                        f"{dep.asset_key.to_user_string()}.{dep.column_name}"
+                        for dep in deps.get(feature, [])
+                    ),
+                )
+                for feature in features
+            ]
+        )
+    return {"model_features": features_view, "training_set_lineage": upstream}
 
 
 def run_features(params: dict[str, str]) -> list[str]:
@@ -347,13 +345,11 @@ def delay_model(
             **cost_metadata(cost),
             "chargeback_owner": owner,
             "chargeback_file": dg.MetadataValue.path(shown_path(charged, lake.home)),
-            "lineage": dg.MetadataValue.md(
-                model_feature_lineage(
-                    context.instance,
-                    run_features(client.get_run(run.info.run_id).data.params),
-                    manifest["content_digest"],
-                    version.path.name,
-                )
+            **model_feature_lineage(
+                context.instance,
+                run_features(client.get_run(run.info.run_id).data.params),
+                manifest["content_digest"],
+                version.path.name,
             ),
         },
         check_results=[*(reported.check_results or []), *checks],

@@ -1,6 +1,6 @@
-"""Column lineage as a person reads it in the Dagster UI: one Markdown row per output column,
-``column <- expression at file:line <- upstream columns``. Pure: rows in, Markdown out; the
-facts come from :mod:`sql.lineage` (``projection_lines``, ``column_sources``)."""
+"""Column lineage as a person reads it in the Dagster UI: one row per output column,
+``column <- expression at file:line <- upstream columns``. Pure: rows in, table cells out;
+the facts come from :mod:`sql.lineage` (``projection_lines``, ``column_sources``)."""
 
 from __future__ import annotations
 
@@ -42,23 +42,19 @@ def short_expression(expression: str, limit: int = MAX_EXPRESSION) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def lineage_markdown(rows: Sequence[LineageRow]) -> str:
-    """A Markdown table ``column | expression | defined at | reads`` with one row per
-    output column; a column that reads no upstream column (a constant) says so."""
-    lines = [
-        "| column | expression | defined at | reads |",
-        "| --- | --- | --- | --- |",
+def lineage_records(rows: Sequence[LineageRow]) -> list[dict[str, str]]:
+    """One record per output column (``column``, ``expression`` on one line and cut short,
+    ``defined at``, ``reads``), the cells of the lineage table the Dagster UI shows; a column
+    that reads no upstream column (a constant) says so."""
+    return [
+        {
+            "column": row.column,
+            "expression": short_expression(row.expression) if row.expression else "",
+            "defined at": row.location,
+            "reads": ", ".join(row.sources) or "(no column)",
+        }
+        for row in rows
     ]
-    for row in rows:
-        expression = markdown_text(short_expression(row.expression)) if row.expression else ""
-        reads = ", ".join(markdown_text(source) for source in row.sources) or "(no column)"
-        lines.append(
-            f"| {markdown_text(row.column)} | {expression} | "
-            f"{markdown_text(row.location)} | {reads} |"
-        )
-    if not rows:
-        lines.append("| (no columns) | | | |")
-    return "\n".join(lines) + "\n"
 
 
 def upstream_name(table: str, column: str) -> str:

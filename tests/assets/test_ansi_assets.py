@@ -77,8 +77,9 @@ def test_a_refused_file_fails_only_its_own_asset(legacy_tree, tmp_path):
     assert metadata["rules_applied"].value == "No rule of the catalog applied."
     assert metadata["ansi_path"].value == "$PLUMBLINE_HOME/ansi/order_notes.sql"
     assert metadata["source_tables"].value == "- raw/orders"
-    [note] = [row for row in metadata["lineage"].value.splitlines() if row.startswith("| note |")]
-    assert "snowflake/order_notes.sql:1 |" in note and "raw/orders.o_comment" in note
+    [note] = [r.data for r in metadata["lineage"].records if r.data["column"] == "note"]
+    assert note["defined at"].endswith("snowflake/order_notes.sql:1")
+    assert "raw/orders.o_comment" in note["reads"]
     assert all(str(tmp_path) not in str(value.value) for value in metadata.values())
     assert not (store / "buyers.sql").exists()
 

@@ -212,12 +212,15 @@ def test_the_automation_run_registers_scores_and_audits_the_latest_model(home, c
     )
     schema = {c.name: c for c in scores["dagster/column_schema"].columns}
     assert set(schema) >= {"order_key", "late_probability", "model_version"}
-    assert "| late_probability |" in scores["lineage"]
-    assert "warehouse/training_set.quantity" in scores["lineage"]
+    view = {r.data["column"]: r.data for r in scores["lineage"].records}
+    assert "warehouse/open_lines.quantity" in view["late_probability"]["reads"]
+    features = {r.data["column"]: r.data for r in scores["model_features"].records}
+    assert features["quantity"]["reads"] == "warehouse/training_set.quantity"
     # ...and what that column comes from, as the training set's materialization recorded it.
-    upstream = scores["lineage"].split("**Where those columns come from**", 1)[1]
-    assert "| warehouse/training_set.quantity |" in upstream
-    assert "warehouse/delay_features.quantity" in upstream
+    upstream = {r.data["column"]: r.data for r in scores["training_set_lineage"].records}
+    assert (
+        "warehouse/delay_features.quantity" in upstream["warehouse/training_set.quantity"]["reads"]
+    )
     new_bundle = in_home(audited["bundle"], home)
     assert new_bundle not in earlier
     for path, content in earlier.items():

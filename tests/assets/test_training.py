@@ -176,10 +176,12 @@ def test_the_training_metadata_reads_as_people_read_it(trained, home):
     assert {"field": "torch", "value": torch.__version__} in [
         record.data for record in values["environment"].records
     ]
-    lineage = values["lineage"]
+    features = {r.data["column"]: r.data for r in values["model_features"].records}
     for feature in run.data.params["numeric_features"].split(","):
-        assert f"| {feature} | read as is |" in lineage
-        assert f"warehouse/training_set.{feature}" in lineage
+        assert features[feature]["expression"] == "read as is"
+        assert features[feature]["reads"] == f"warehouse/training_set.{feature}"
+    upstream = {r.data["column"]: r.data for r in values["training_set_lineage"].records}
+    assert set(upstream) == {f"warehouse/training_set.{f}" for f in features}
     checks = {c.check_name: c for c in trained.get_asset_check_evaluations()}
     fields = [r.data for r in checks["delay_model_environment"].metadata["fields"].records]
     assert {"field": "torch", "value": torch.__version__, "verdict": "matches"} in fields

@@ -435,20 +435,20 @@ def test_a_table_from_portable_ansi_has_column_lineage_and_a_lineage_view(first_
     assert deps["order_key"] == [dg.TableColumnDep(asset_key=features, column_name="order_key")]
     assert {d.column_name for d in deps["split"]} == {"order_key", "line_number"}
     assert set(deps) == {c.name for c in metadata["dagster/column_schema"].schema.columns}
-    view = metadata["lineage"].value
-    assert "| split | CASE WHEN MOD(" in view
-    assert "sql/ansi/training_set.sql:" in view
-    assert "warehouse/delay_features.line_number" in view
+    view = {r.data["column"]: r.data for r in metadata["lineage"].records}
+    assert view["split"]["expression"].startswith("CASE WHEN MOD(")
+    assert view["split"]["defined at"].startswith("sql/ansi/training_set.sql:")
+    assert "warehouse/delay_features.line_number" in view["split"]["reads"]
 
 
-def test_the_lineage_view_names_the_legacy_file_and_line_and_escapes_pipes(first_build):
+def test_the_lineage_view_names_the_legacy_file_and_line(first_build):
     source = "sql/legacy/oracle/customer_contact_sheet.sql"
-    view = _materialized(first_build, "customer_contact_sheet")["lineage"].value
-    [line] = [row for row in view.splitlines() if row.startswith("| account_line |")]
+    view = _materialized(first_build, "customer_contact_sheet")["lineage"]
+    [line] = [r.data for r in view.records if r.data["column"] == "account_line"]
     # c.c_name || ' / ' || o.o_clerk AS account_line: line 6 of the file.
-    assert f"{source}:6 |" in line
-    assert "c.c_name \\|\\| ' / ' \\|\\| o.o_clerk AS account_line" in line
-    assert "raw/customer.c_name" in line and "raw/orders.o_clerk" in line
+    assert line["defined at"] == f"{source}:6"
+    assert line["expression"] == "c.c_name || ' / ' || o.o_clerk AS account_line"
+    assert "raw/customer.c_name" in line["reads"] and "raw/orders.o_clerk" in line["reads"]
     lineage = _materialized(first_build, "customer_contact_sheet")["dagster/column_lineage"]
     assert (
         dg.TableColumnDep(asset_key=dg.AssetKey(["raw", "customer"]), column_name="c_name")
