@@ -180,8 +180,13 @@ def test_the_training_metadata_reads_as_people_read_it(trained, home):
     for feature in run.data.params["numeric_features"].split(","):
         assert features[feature]["expression"] == "read as is"
         assert features[feature]["reads"] == f"warehouse/training_set.{feature}"
-    upstream = {r.data["column"]: r.data for r in values["training_set_lineage"].records}
-    assert set(upstream) == {f"warehouse/training_set.{f}" for f in features}
+    # The training set was built in another instance (upstream_home's): its materialization,
+    # and so its column lineage, is not in this one, and the view says so
+    # (tests/assets/test_audit.py reads it where it is).
+    assert values["training_set_lineage"] == (
+        f"the materialization of warehouse/training_set with data version "
+        f"{version.manifest['content_digest']} records no column lineage in this Dagster instance"
+    )
     checks = {c.check_name: c for c in trained.get_asset_check_evaluations()}
     fields = [r.data for r in checks["delay_model_environment"].metadata["fields"].records]
     assert {"field": "torch", "value": torch.__version__, "verdict": "matches"} in fields

@@ -124,7 +124,7 @@ def _ui_environment(settings: Settings) -> dict[str, str]:
         os.environ.update(saved)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # stopped when the browser tests end, not with the session
 def dagster_ui(
     chromium: str, prepared_home: PreparedHome, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[DagsterUi]:
@@ -166,7 +166,10 @@ def dagster_ui(
             server.wait(timeout=30)
 
 
-@pytest.fixture(scope="session")
+# Module-scoped, not session-scoped: Playwright's sync API keeps an asyncio loop marked
+# running in this thread while it is open, and a later test file in the same worker that calls
+# asyncio.run (Dagster's evaluate_automation_conditions does) would fail.
+@pytest.fixture(scope="module")
 def browser(chromium: str):
     from playwright.sync_api import sync_playwright
 
