@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -24,6 +23,7 @@ import pytest
 from pipelines.cli.main import prepare_environment
 from pipelines.settings import Settings
 from sql.paths import REPOSITORY_ROOT
+from tests.process_groups import stop_group
 
 BIN = Path(sys.executable).parent
 # Where the screenshots go (CI keeps them as artefacts); gitignored.
@@ -158,12 +158,7 @@ def dagster_ui(
                 time.sleep(1)
         yield DagsterUi(url, prepared_home)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=30)
+        stop_group(server)
 
 
 # Module-scoped, not session-scoped: Playwright's sync API keeps an asyncio loop marked

@@ -2,7 +2,6 @@
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -15,6 +14,7 @@ import dagster as dg
 import pytest
 
 from sql.paths import REPOSITORY_ROOT
+from tests.process_groups import stop_group
 
 PLUMBLINE = str(Path(sys.executable).parent / "plumbline")
 
@@ -78,14 +78,7 @@ def post_to_server(command: str, env: dict[str, str], path: str, body: dict) -> 
                 assert time.monotonic() < deadline, f"{command} did not answer within 120 s"
                 time.sleep(1)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            # `plumbline ui` (dagster dev) can outlast SIGTERM, as issue 18 reports; what this
-            # helper tests is the answer above, so the group is killed rather than failed.
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=30)
+        stop_group(server)
 
 
 @pytest.mark.parametrize(
