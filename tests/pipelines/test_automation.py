@@ -128,3 +128,16 @@ def test_a_new_model_is_followed_by_its_registration_scores_and_audit(definition
         assert followed == AUTOMATED_KEYS
         again, _ = requested(definitions, instance, cursor)
         assert again == set()
+
+
+def test_a_run_that_trains_and_registers_is_not_followed_again(definitions):
+    """retrain_job materializes the model and everything after it in one run: the next tick
+    finds each automated asset updated after its parents and requests nothing."""
+    with dg.DagsterInstance.ephemeral() as instance:
+        _, cursor = requested(definitions, instance)
+        instance.report_runless_asset_event(dg.AssetMaterialization(OPEN_LINES_KEY))
+        _, cursor = requested(definitions, instance, cursor)
+        for key in (DELAY_MODEL_KEY, REGISTERED_MODEL_KEY, AUDIT_BUNDLE_KEY, BATCH_SCORES_KEY):
+            instance.report_runless_asset_event(dg.AssetMaterialization(key))
+        followed, _ = requested(definitions, instance, cursor)
+        assert followed == set()
