@@ -12,6 +12,7 @@ module answers from a ``DagsterInstance``, matching the version's content digest
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import socket
 from dataclasses import dataclass
@@ -44,11 +45,46 @@ def materialization_of_version(
     return None
 
 
-def run_finder(instance: dg.DagsterInstance) -> RunFinder:
-    """The run that materialized ``zone/table`` with ``data_version``, or None."""
+def first_materialization_since(
+    instance: dg.DagsterInstance,
+    asset_key: dg.AssetKey,
+    data_version: str | None,
+    published: dt.datetime,
+) -> dg.EventLogEntry | None:
+    """The first materialization of ``asset_key`` that recorded ``data_version`` at or after
+    ``published`` (of the last :data:`SEARCHED_MATERIALIZATIONS`), or None."""
+    since = published.timestamp()
+    found = None
+    # Newest first: the last match before the events get older than the version is the one
+    # that published it.
+    for record in instance.fetch_materializations(
+        asset_key, limit=SEARCHED_MATERIALIZATIONS
+    ).records:
+        if record.timestamp < since:
+            break
+        materialization = record.asset_materialization
+        if materialization is not None and (
+            materialization.tags.get("dagster/data_version") == data_version
+        ):
+            found = record.event_log_entry
+    return found
 
-    def materialized_by(zone: str, table: str, data_version: str | None) -> str | None:
-        found = materialization_of_version(instance, dg.AssetKey([zone, table]), data_version)
+
+def run_finder(instance: dg.DagsterInstance) -> RunFinder:
+    """The run that materialized the version of ``zone/table`` published at ``published``
+    with ``data_version``, or None. A rebuild to the same content publishes a new version
+    with the same data version: the first materialization since the version was published is
+    the one that published it, and stays so however often the table is rebuilt (the newest
+    would move every earlier audit bundle's record). Without a publish time, the newest."""
+
+    def materialized_by(
+        zone: str, table: str, data_version: str | None, published: dt.datetime | None
+    ) -> str | None:
+        key = dg.AssetKey([zone, table])
+        if published is None:
+            found = materialization_of_version(instance, key, data_version)
+        else:
+            found = first_materialization_since(instance, key, data_version, published)
         return None if found is None else found.run_id
 
     return materialized_by

@@ -50,9 +50,10 @@ KEY_PACKAGES = (
 TRAINING_SET = ("warehouse", "training_set")
 
 
-# (zone, table, data version) -> the id of the Dagster run that materialized that version,
-# or None; see pipelines/instance.py for the one that reads a Dagster instance.
-RunFinder = Callable[[str, str, str | None], str | None]
+# (zone, table, data version, when the version was published) -> the id of the Dagster run
+# that materialized that version, or None; see pipelines/instance.py for the one that reads
+# a Dagster instance.
+RunFinder = Callable[[str, str, str | None, dt.datetime | None], str | None]
 
 
 @dataclass
@@ -301,7 +302,7 @@ class Collector:
             "files_digest": files_digest,
             "columns": _parquet_columns(folder) if files else {},
             "manifest": manifest,
-            "dagster": self.dagster_record(zone, table, manifest),
+            "dagster": self.dagster_record(zone, table, version, manifest),
         }
         if (zone, table) == TRAINING_SET:
             content["split"] = _split_counts(folder)
@@ -317,13 +318,17 @@ class Collector:
         kind = "raw_table" if zone == "raw" else "table"
         return self.out.add(Node(node_id, kind, title, content, parents, gap))
 
-    def dagster_record(self, zone: str, table: str, manifest: dict[str, Any]) -> dict[str, Any]:
-        """The Dagster run that materialized this version (matched on its data version)."""
+    def dagster_record(
+        self, zone: str, table: str, version: str, manifest: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The Dagster run that materialized this version (matched on its data version, the
+        first since the version was published)."""
         data_version = manifest.get("content_digest") or manifest.get("digest")
         runs = self.sources.runs
+        published = Lake.published_at(version)
         return {
             "data_version": data_version,
-            "run_id": None if runs is None else runs(zone, table, data_version),
+            "run_id": None if runs is None else runs(zone, table, data_version, published),
         }
 
     # -- SQL ------------------------------------------------------------------------------
