@@ -62,15 +62,6 @@ class ColumnDifference:
             detail = f" (off by {self.actual - self.expected:+.6g})"
         return f"{self.column}: {self.measure} {self.actual!r} != {self.expected!r}{detail}"
 
-    def masked(self, masking: TableMasking) -> ColumnDifference:
-        if self.measure not in VALUE_MEASURES or not masking.hides(self.column):
-            return self
-        return replace(
-            self,
-            actual=masking.value(self.column, self.actual),
-            expected=masking.value(self.column, self.expected),
-        )
-
 
 @dataclass(frozen=True)
 class Comparison:
@@ -95,6 +86,14 @@ class Comparison:
             return self.built - self.reference
         return None
 
+    def as_difference(self) -> ColumnDifference:
+        """A failed column comparison as a difference: a column on one side only is
+        ``missing`` (not built) or ``extra`` (not in the reference)."""
+        assert self.column is not None and not self.passed
+        if self.measure == "present":
+            return ColumnDifference(self.column, "extra" if self.built else "missing", None, None)
+        return ColumnDifference(self.column, self.measure, self.built, self.reference)
+
     def masked(self, masking: TableMasking) -> Comparison:
         if self.column is None or self.measure not in VALUE_MEASURES:
             return self
@@ -112,7 +111,6 @@ class Reconciliation:
     passed: bool
     actual_rows: int
     expected_rows: int
-    differences: list[ColumnDifference] = field(default_factory=list)
     only_in_table: int = 0
     only_in_reference: int = 0
     # Up to SAMPLE_ROWS unmatched rows of each side: column -> canonical text (NULL: None),
@@ -123,6 +121,11 @@ class Reconciliation:
     comparisons: list[Comparison] = field(default_factory=list)
 
     @property
+    def differences(self) -> list[ColumnDifference]:
+        """The column measures that differ (a column on one side only first)."""
+        return column_differences(self.comparisons)
+
+    @property
     def columns_differing(self) -> list[str]:
         return sorted({d.column for d in self.differences})
 
@@ -131,7 +134,6 @@ class Reconciliation:
         and sum of each column ``masking`` hides, through ``masking``."""
         return replace(
             self,
-            differences=[d.masked(masking) for d in self.differences],
             comparisons=[c.masked(masking) for c in self.comparisons],
             sample_only_in_table=[masking.row(row) for row in self.sample_only_in_table],
             sample_only_in_reference=[masking.row(row) for row in self.sample_only_in_reference],
@@ -207,20 +209,19 @@ def reconcile(
             else:
                 con.read_parquet(parquet_source(source)).create_view(view)
         actual_cols, expected_cols = _columns(con, "actual"), _columns(con, "expected")
-        differences = [
-            ColumnDifference(c, "missing", None, None)
+        # A column on one side only: present in the table (built) or in the reference.
+        comparisons = [
+            Comparison(c, "present", False, True, False)
             for c in expected_cols
             if c not in actual_cols
         ] + [
-            ColumnDifference(c, "extra", None, None) for c in actual_cols if c not in expected_cols
+            Comparison(c, "present", True, False, False)
+            for c in actual_cols
+            if c not in expected_cols
         ]
         common = {c: actual_cols[c] for c in actual_cols if c in expected_cols}
         common_expected = {c: expected_cols[c] for c in common}
 
-        comparisons = [
-            Comparison(d.column, "present", d.measure == "extra", d.measure == "missing", False)
-            for d in differences
-        ]
         actual_aggs = _aggregates(con, "actual", common)
         expected_aggs = _aggregates(con, "expected", common_expected)
         for name in common:
@@ -232,13 +233,9 @@ def reconcile(
                 numeric = isinstance(a, float) or isinstance(e, float)
                 same = _close(a, e, thresholds.relative_tolerance) if numeric else a == e
                 comparisons.append(Comparison(name, measure, a, e, same))
-                if not same:
-                    differences.append(ColumnDifference(name, measure, a, e))
             a_nulls = actual_aggs["__rows"] - actual_aggs[f"{name}__count"]
             e_nulls = expected_aggs["__rows"] - expected_aggs[f"{name}__count"]
             comparisons.append(Comparison(name, "nulls", a_nulls, e_nulls, a_nulls == e_nulls))
-            if a_nulls != e_nulls:
-                differences.append(ColumnDifference(name, "nulls", a_nulls, e_nulls))
 
         only_table = _canonical_rows("actual", common).except_(
             _canonical_rows("expected", common_expected), distinct=False
@@ -264,7 +261,7 @@ def reconcile(
     unmatched = max(counts)
     allowed = thresholds.max_unmatched_fraction * max(actual_rows, expected_rows, 1)
     passed = (
-        not differences_beyond(differences, thresholds)
+        not differences_beyond(column_differences(comparisons), thresholds)
         and actual_rows == expected_rows
         and unmatched <= allowed
     )
@@ -277,12 +274,16 @@ def reconcile(
         comparisons=table_comparisons + comparisons,
         actual_rows=actual_rows,
         expected_rows=expected_rows,
-        differences=differences,
         only_in_table=counts[0],
         only_in_reference=counts[1],
         sample_only_in_table=samples[0],
         sample_only_in_reference=samples[1],
     )
+
+
+def column_differences(comparisons: list[Comparison]) -> list[ColumnDifference]:
+    """The failed column comparisons, as differences."""
+    return [c.as_difference() for c in comparisons if c.column is not None and not c.passed]
 
 
 def differences_beyond(differences: list[ColumnDifference], thresholds: Thresholds) -> bool:
