@@ -1,6 +1,7 @@
 """Data contracts: ODCS v3 files compiled to Great Expectations 1.x suites.
 
-``load_contract`` -> ``compile_contract`` -> ``validate_arrow`` / ``validate_spark``;
+``load_contract`` -> ``compile_contract`` -> ``validate_parquet`` (inside DuckDB, through GX's SQL
+engine) / ``validate_spark`` / ``validate_arrow`` (an in-memory table, through pandas);
 ``lint_contract`` checks a contract against its SQL, ``classify_changes`` and
 ``check_version_bump`` guard the versions; values of restricted and confidential columns
 leave a validation masked (``Masker``; ``TableMasking`` masks other reports, such as a

@@ -37,9 +37,11 @@ COLUMN_PLACEHOLDER = "${column}"
 _TABLE_TOKEN = "plumbline_contract_table"
 _COLUMN_TOKEN = "plumbline_contract_column"
 
-# Column dtypes that satisfy a logical type: pandas/numpy names (after validate.py's
-# Arrow -> pandas conversion) and pyspark.sql.types names in one list, because GX
-# resolves each name against the engine it runs on and ignores names of the other.
+# Column types that satisfy a logical type: pandas/numpy names (after validate.py's
+# Arrow -> pandas conversion), pyspark.sql.types names and SQLAlchemy type names (GX's SQL
+# engine on DuckDB; a column's reflected type is checked with isinstance, so "Integer"
+# holds SMALLINT, INTEGER and BIGINT) in one list, because GX resolves each name against
+# the engine it runs on and ignores the names of the others.
 TYPE_LISTS: dict[str, list[str]] = {
     "integer": [
         "int8",
@@ -58,6 +60,7 @@ TYPE_LISTS: dict[str, list[str]] = {
         "ShortType",
         "IntegerType",
         "LongType",
+        "Integer",
     ],
     "number": [
         "float32",
@@ -67,10 +70,18 @@ TYPE_LISTS: dict[str, list[str]] = {
         "FloatType",
         "DoubleType",
         "DecimalType",
+        "Numeric",
     ],
-    "string": ["object", "StringDtype", "StringType", "VarcharType", "CharType"],
-    "boolean": ["bool", "BooleanDtype", "BooleanType"],
-    "date": ["datetime64[s]", "datetime64[ms]", "datetime64[us]", "datetime64[ns]", "DateType"],
+    "string": ["object", "StringDtype", "StringType", "VarcharType", "CharType", "String"],
+    "boolean": ["bool", "BooleanDtype", "BooleanType", "Boolean"],
+    "date": [
+        "datetime64[s]",
+        "datetime64[ms]",
+        "datetime64[us]",
+        "datetime64[ns]",
+        "DateType",
+        "Date",
+    ],
     "timestamp": [
         "datetime64[s]",
         "datetime64[ms]",
@@ -79,6 +90,7 @@ TYPE_LISTS: dict[str, list[str]] = {
         "DatetimeTZDtype",
         "TimestampType",
         "TimestampNTZType",
+        "DateTime",
     ],
 }
 

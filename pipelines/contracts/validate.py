@@ -1,8 +1,14 @@
-"""Run a compiled contract on data: Arrow/pandas for DuckDB-built tables, or Spark DataFrames.
+"""Run a compiled contract on data, on the engine that holds it, through Great Expectations.
 
-Both paths go through a GX ephemeral context and its dataframe datasources; ODCS ``sql``
-rules run on the engine that holds the data (DuckDB over the Arrow table, Spark SQL over
-the DataFrame), see compile.py.
+- ``validate_parquet``: Parquet files (what DuckDB builds), inside DuckDB through GX's SQL
+  execution engine (gx_duckdb.py): every metric is a query, nothing is copied into Python.
+- ``validate_spark``: a Spark DataFrame, through GX's Spark engine.
+- ``validate_arrow``: an in-memory Arrow table, through GX's pandas engine.
+
+ODCS ``sql`` rules run on the engine that holds the data too (DuckDB, or Spark SQL), see
+compile.py. The three give the same verdicts and observed values for one table
+(tests/pipelines/contracts/test_paths_agree.py), except that a type's observed value is the
+engine's own name for it (``BigInteger``, ``LongType``, ``int64``).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import functools
 import hashlib
 import json
 import math
+import tempfile
 import uuid
 import warnings
 from collections.abc import Iterable, Mapping
@@ -157,11 +164,12 @@ def _exception_message(info: Any) -> str | None:
 
 
 def _gx_outcomes(
-    compiled: CompiledContract, validation: Any, masking: TableMasking
+    compiled: CompiledContract, results: Iterable[Any], masking: TableMasking
 ) -> tuple[list[ExpectationOutcome], list[tuple[str | None, Mapping[str, Any]]]]:
-    """Outcomes in the compiled order, and the raw results of failed expectations."""
+    """Outcomes in the compiled order, and the raw results of failed expectations, from GX's
+    expectation validation results (a later result for a name replaces an earlier one)."""
     by_name: dict[str, Any] = {}
-    for result in validation.results:
+    for result in results:
         by_name[result.expectation_config.meta["name"]] = result
     outcomes, failed = [], []
     for info in compiled.expectations:
@@ -269,7 +277,7 @@ def validate_arrow(
                 "partial_unexpected_count": MAX_FAILING_ROWS,
             },
         )
-    outcomes, failed = _gx_outcomes(compiled, validation, masking)
+    outcomes, failed = _gx_outcomes(compiled, validation.results, masking)
     positions: list[int] = []
     for _, result in failed:
         for position in result.get("partial_unexpected_index_list") or ():
@@ -290,13 +298,148 @@ def validate_arrow(
     return _result(compiled, outcomes, rows, masking)
 
 
-def validate_parquet(
-    compiled: CompiledContract, path: Path, masker: Masker | None = None
-) -> ContractResult:
-    """Validate a Parquet file or a folder of Parquet files."""
-    import pyarrow.parquet as pq
+# The view the staged Parquet is read through inside DuckDB.
+_STAGED_VIEW = "staged"
 
-    return validate_arrow(compiled, pq.read_table(str(path)), masker)
+# DuckDB's memory for one validation: aggregates and uniqueness checks spill to the
+# validation's own temporary folder beyond it, so memory does not grow with the table.
+# Measured at TPC-H scale 1 (docs/benchmarks.md): on delay_features, 256 MB holds the
+# validation's peak RSS growth to 360 MB (1 GB: 650 MB) in the same time.
+VALIDATION_MEMORY_LIMIT = "256MB"
+
+
+def _duckdb_literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def validate_parquet(
+    compiled: CompiledContract,
+    path: Path,
+    masker: Masker | None = None,
+    *,
+    memory_limit: str = VALIDATION_MEMORY_LIMIT,
+) -> ContractResult:
+    """Validate a Parquet file, or every Parquet file under a folder, inside DuckDB.
+
+    GX's SQL execution engine runs the compiled suite as queries on DuckDB (through
+    SQLAlchemy and duckdb-engine; gx_duckdb.py closes GX's gaps there) over a view of the
+    files: no row is copied into Python. The ODCS ``sql`` rules and the failing-row sample
+    (one ``LIMIT 20`` query) run on the same database.
+    """
+    import duckdb
+    import sqlalchemy as sa
+
+    from pipelines.contracts.gx_duckdb import buffer_results, register_regex
+    from pipelines.lake.store import parquet_source
+
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such Parquet file or folder")
+    masking = TableMasking.of(compiled.contract, masker)
+    register_regex()
+    with tempfile.TemporaryDirectory(prefix="plumbline-contract-") as scratch:
+        database = Path(scratch) / "contract.duckdb"
+        config = {"memory_limit": memory_limit, "temp_directory": str(Path(scratch) / "spill")}
+        with duckdb.connect(str(database), config=config) as connection:
+            connection.execute(
+                f'CREATE VIEW "{_STAGED_VIEW}" AS SELECT * FROM read_parquet('
+                f"{_duckdb_literal(parquet_source(path))})"
+            )
+            columns = connection.view(_STAGED_VIEW).columns
+        context = _context()
+        datasource = context.data_sources.add_sql(
+            "contract",
+            connection_string=f"duckdb:///{database}",
+            kwargs={"connect_args": {"config": config}},
+        )
+        execution_engine = datasource.get_execution_engine()
+        buffer_results(execution_engine)
+        try:
+            batch = (
+                datasource.add_table_asset(compiled.contract.table, table_name=_STAGED_VIEW)
+                .add_batch_definition_whole_table("whole")
+                .get_batch()
+            )
+            assert batch.data.execution_engine is execution_engine
+            # Two passes. The whole suite with counts only: in SUMMARY, GX adds per map
+            # expectation a query for unexpected values and one for their keys, which scan
+            # the whole column when nothing is unexpected. Then each failed expectation again,
+            # with up to 20 unexpected values and the primary keys of their rows.
+            results = list(
+                batch.validate(
+                    compiled.suite,
+                    result_format={"result_format": "BASIC", "partial_unexpected_count": 0},
+                ).results
+            )
+            result_format: dict[str, Any] = {
+                "result_format": "SUMMARY",
+                "partial_unexpected_count": MAX_FAILING_ROWS,
+            }
+            key = list(compiled.contract.primary_key)
+            if key and set(key) <= set(columns):
+                result_format["unexpected_index_column_names"] = key
+            failed_first = {r.expectation_config.meta["name"] for r in results if not r.success}
+            for expectation in compiled.suite.expectations:
+                if expectation.meta["name"] in failed_first:
+                    results.append(batch.validate(expectation, result_format=result_format))
+            outcomes, failed = _gx_outcomes(compiled, results, masking)
+            staged = sa.table(_STAGED_VIEW, *(sa.column(name) for name in columns))
+
+            def query(statement: Any) -> list[dict]:
+                with execution_engine.engine.connect() as sql:
+                    return [dict(row) for row in sql.execute(statement).mappings()]
+
+            rows = query(_failing_rows_query(staged, failed, key, columns)) if failed else []
+
+            def run(check: SqlCheck) -> object:
+                with execution_engine.engine.connect() as sql:
+                    return sql.exec_driver_sql(check.render("duckdb", _STAGED_VIEW)).scalar()
+
+            outcomes += _sql_outcomes(compiled, run, masking)
+        finally:
+            execution_engine.engine.dispose()
+    return _result(compiled, outcomes, rows, masking)
+
+
+def _failing_rows_query(
+    staged: Any,
+    failed: list[tuple[str | None, Mapping[str, Any]]],
+    key: list[str],
+    columns: list[str],
+) -> Any:
+    """One query for up to MAX_FAILING_ROWS whole rows that violate the failed expectations:
+    the rows GX named by primary key, or else those holding an unexpected value (or
+    combination of values, for a compound key). In file order, since DuckDB keeps insertion
+    order, as the pandas path's positions are."""
+    import sqlalchemy as sa
+
+    def equals(name: str, value: object) -> Any:
+        column = staged.c[name]
+        return column.is_(None) if value is None else column == value
+
+    conditions: list[Any] = []
+    keys: list[tuple] = []
+    for column, result in failed:
+        indexed = [
+            entry
+            for entry in result.get("partial_unexpected_index_list") or ()
+            if isinstance(entry, Mapping) and key and all(name in entry for name in key)
+        ]
+        for entry in indexed:
+            value = tuple(entry[name] for name in key)
+            if value not in keys:
+                keys.append(value)
+        if indexed:
+            continue
+        for value in list(result.get("partial_unexpected_list") or ())[:MAX_FAILING_ROWS]:
+            if isinstance(value, Mapping) and value and set(value) <= set(columns):
+                conditions.append(sa.and_(*(equals(name, item) for name, item in value.items())))
+            elif not isinstance(value, Mapping) and column in columns:
+                conditions.append(equals(column, value))
+    for value in keys[:MAX_FAILING_ROWS]:
+        conditions.append(
+            sa.and_(*(equals(name, item) for name, item in zip(key, value, strict=True)))
+        )
+    return sa.select(staged).where(sa.or_(sa.false(), *conditions)).limit(MAX_FAILING_ROWS)
 
 
 def validate_spark(
@@ -324,7 +467,7 @@ def validate_spark(
     if key and set(key) <= set(frame.columns):
         result_format["unexpected_index_column_names"] = key
     validation = batch.validate(compiled.suite, result_format=result_format)
-    outcomes, failed = _gx_outcomes(compiled, validation, masking)
+    outcomes, failed = _gx_outcomes(compiled, validation.results, masking)
     rows: list[dict] = []
     for column, result in failed:
         entries = result.get("partial_unexpected_index_list")

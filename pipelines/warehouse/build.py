@@ -434,7 +434,7 @@ def contract_check(
     masker: Masker | None = None,
 ) -> BlockingCheck:
     """``<table>_contract``: the staged table against its ODCS contract, validated by GX on
-    the engine that built it (Arrow for DuckDB, a DataFrame for Spark). A contract that
+    the engine that built it (inside DuckDB through GX's SQL engine, or a Spark DataFrame). A contract that
     cannot be loaded, or that changes a published version without the right version bump,
     fails the check too: nothing is published under a contract that does not hold.
 

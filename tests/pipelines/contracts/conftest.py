@@ -9,10 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from pipelines.contracts import Contract, compile_contract, load_contract
+from pipelines.contracts import (
+    Contract,
+    compile_contract,
+    load_contract,
+    validate_arrow,
+    validate_parquet,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ORDERS = FIXTURES / "orders.yaml"
@@ -117,3 +124,19 @@ def write_contract(tmp_path, orders_document) -> Callable[..., Path]:
         return path
 
     return write
+
+
+@pytest.fixture(params=["duckdb", "pandas"])
+def validate(request, tmp_path):
+    """validate(compiled, arrow_table, masker=None) on one path: the Parquet file the table
+    is written to, validated inside DuckDB; or the Arrow table itself, through pandas."""
+    if request.param == "pandas":
+        return validate_arrow
+
+    def on_duckdb(compiled, table, masker=None):
+        path = tmp_path / f"staged-{len(list(tmp_path.iterdir()))}.parquet"
+        pq.write_table(table, path)
+        return validate_parquet(compiled, path, masker)
+
+    on_duckdb.path = "duckdb"
+    return on_duckdb

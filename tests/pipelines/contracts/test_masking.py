@@ -255,8 +255,10 @@ def _assert_masked(text: str) -> None:
     assert SECRET_PHONE not in text
 
 
-def test_validation_masks_restricted_values_in_rows_details_and_sql_results(tmp_path, masking_key):
-    result = validate_arrow(_compiled(tmp_path, "contacts"), CONTACTS, Masker(masking_key))
+def test_validation_masks_restricted_values_in_rows_details_and_sql_results(
+    validate, tmp_path, masking_key
+):
+    result = validate(_compiled(tmp_path, "contacts"), CONTACTS, Masker(masking_key))
     token = Masker(masking_key).token(SECRET_NAME)
     failed = {o.name: o for o in result.outcomes if not o.passed}
     assert set(failed) == {"customer_name.pattern", "phone.pattern", "table.first_name"}
@@ -269,9 +271,9 @@ def test_validation_masks_restricted_values_in_rows_details_and_sql_results(tmp_
     assert (row["contact_key"], row["segment"]) == (2, "MACHINERY")  # public: shown as is
 
 
-def test_a_column_the_contract_does_not_declare_is_masked(tmp_path, masking_key):
+def test_a_column_the_contract_does_not_declare_is_masked(validate, tmp_path, masking_key):
     table = CONTACTS.append_column("c_address", pa.array(["a", "IvhzIApeRb ot,c,E", "c"]))
-    [row] = validate_arrow(_compiled(tmp_path, "contacts"), table, Masker(masking_key)).failing_rows
+    [row] = validate(_compiled(tmp_path, "contacts"), table, Masker(masking_key)).failing_rows
     assert row["c_address"] == Masker(masking_key).token("IvhzIApeRb ot,c,E")
 
 
