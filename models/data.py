@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from os import PathLike
 from typing import Any
@@ -17,8 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import torch
-from torch.utils.data import DataLoader, Dataset
-from torch.utils.data.distributed import DistributedSampler
+from torch.utils.data import Dataset
 
 CATEGORICAL: tuple[str, ...] = (
     "ship_mode",
@@ -192,7 +192,10 @@ def load_splits(path: str | PathLike[str]) -> dict[str, pa.Table]:
 class TabularDataset(Dataset[tuple[torch.Tensor, torch.Tensor]]):
     """Encoded features and labels, indexed a whole batch at a time.
 
-    The tensors may live on the GPU: batches are then gathered there, without a host copy.
+    Both live in one tensor, labels as its last column, so that a batch is one gather of
+    whole rows: at scale 1 the rows are randomly spread over ~250 MB, and a second gather
+    for the labels would double the cache misses. The tensors may live on the GPU: batches
+    are then gathered there, without a host copy.
     """
 
     def __init__(self, features: torch.Tensor, labels: torch.Tensor) -> None:
@@ -201,25 +204,99 @@ class TabularDataset(Dataset[tuple[torch.Tensor, torch.Tensor]]):
                 f"TabularDataset needs features [n, d] and labels [n]; got "
                 f"{tuple(features.shape)} and {tuple(labels.shape)}"
             )
-        self.features = features
-        self.labels = labels
+        if features.dtype != labels.dtype:
+            raise DataError(
+                f"TabularDataset needs features and labels of one dtype; got {features.dtype} "
+                f"and {labels.dtype}"
+            )
+        self.rows = torch.cat([features, labels.unsqueeze(1)], dim=1)
+
+    @property
+    def features(self) -> torch.Tensor:
+        return self.rows[:, :-1]
+
+    @property
+    def labels(self) -> torch.Tensor:
+        return self.rows[:, -1]
 
     def __len__(self) -> int:
-        return len(self.labels)
+        return len(self.rows)
 
     def __getitem__(self, index: int) -> tuple[torch.Tensor, torch.Tensor]:
         return self.features[index], self.labels[index]
 
-    def __getitems__(self, indices: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
-        # One gather per batch instead of one Python call and a stack per row: on a model
-        # this small the per-row path costs more than the step itself.
-        index = torch.as_tensor(indices, dtype=torch.long, device=self.features.device)
-        return self.features[index], self.labels[index]
+    def batch(self, index: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The rows at ``index`` (a 1-D integer tensor) in one gather: on a model this small,
+        one Python call and a stack per row would cost more than the step itself.
+        ``index_select`` rather than ``[index]``: two to three times faster on CPU."""
+        rows = self.rows.index_select(0, index)
+        return rows[:, :-1], rows[:, -1]
 
 
-def _batch_as_is(batch: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-    # __getitems__ already returns the batch; the default collate would split it up again.
-    return batch
+class ShardSampler:
+    """This rank's batches of one epoch, each a tensor of row indices.
+
+    The order is ``DistributedSampler``'s with ``drop_last=False`` (the same permutation of
+    ``seed + epoch``, padded by repeating its first indices, rank ``r`` taking every
+    ``world_size``-th from ``r``), computed on whole tensors: the per-index Python iteration
+    of ``DistributedSampler`` and ``BatchSampler`` costs more than a step of this model.
+    Padding gives every rank the same number of steps; a rank with one step more would wait
+    forever in DDP's gradient all-reduce.
+    """
+
+    def __init__(
+        self, n: int, batch_size: int, *, rank: int, world_size: int, seed: int, shuffle: bool
+    ) -> None:
+        if not 0 <= rank < world_size:
+            raise DataError(f"ShardSampler: rank {rank} is not in [0, {world_size})")
+        self.n = n
+        self.batch_size = batch_size
+        self.rank = rank
+        self.world_size = world_size
+        self.seed = seed
+        self.shuffle = shuffle
+        self.epoch = 0
+        self.shard_size = math.ceil(n / world_size)
+
+    def set_epoch(self, epoch: int) -> None:
+        """Reshuffle: each epoch's order follows from ``seed + epoch``."""
+        self.epoch = epoch
+
+    def __len__(self) -> int:
+        return math.ceil(self.shard_size / self.batch_size)
+
+    def indices(self) -> torch.Tensor:
+        """This rank's row indices for the epoch, in training order."""
+        if self.shuffle:
+            generator = torch.Generator()
+            generator.manual_seed(self.seed + self.epoch)
+            order = torch.randperm(self.n, generator=generator)
+        else:
+            order = torch.arange(self.n)
+        total = self.shard_size * self.world_size
+        if total > self.n:
+            order = order.repeat(math.ceil(total / self.n))[:total]
+        return order[self.rank : total : self.world_size]
+
+    def __iter__(self) -> Iterator[torch.Tensor]:
+        return iter(self.indices().split(self.batch_size))
+
+
+class BatchLoader:
+    """Batches of ``dataset`` in ``sampler``'s order, each gathered by one tensor index; no
+    worker processes, no collation (the tensors are in memory already)."""
+
+    def __init__(self, dataset: TabularDataset, sampler: ShardSampler) -> None:
+        self.dataset = dataset
+        self.sampler = sampler
+
+    def __len__(self) -> int:
+        return len(self.sampler) if len(self.dataset) else 0
+
+    def __iter__(self) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        device = self.dataset.rows.device
+        for index in self.sampler:
+            yield self.dataset.batch(index.to(device))
 
 
 def make_loader(
@@ -230,26 +307,10 @@ def make_loader(
     world_size: int,
     seed: int,
     shuffle: bool,
-) -> DataLoader[tuple[torch.Tensor, torch.Tensor]]:
-    """A loader over this rank's shard of ``dataset``.
-
-    ``DistributedSampler`` with ``drop_last=False`` pads the shards to equal length by
-    repeating a few samples, so every rank runs the same number of steps; a rank with one
-    step more would wait forever in DDP's gradient all-reduce. Call
-    ``loader.sampler.set_epoch(epoch)`` before each epoch to reshuffle.
-    """
-    sampler = DistributedSampler(
-        dataset,
-        num_replicas=world_size,
-        rank=rank,
-        shuffle=shuffle,
-        seed=seed,
-        drop_last=False,
+) -> BatchLoader:
+    """A loader over this rank's shard of ``dataset`` (:class:`ShardSampler`). Call
+    ``loader.sampler.set_epoch(epoch)`` before each epoch to reshuffle."""
+    sampler = ShardSampler(
+        len(dataset), batch_size, rank=rank, world_size=world_size, seed=seed, shuffle=shuffle
     )
-    return DataLoader(
-        dataset,
-        batch_size=batch_size,
-        sampler=sampler,
-        num_workers=0,
-        collate_fn=_batch_as_is,
-    )
+    return BatchLoader(dataset, sampler)

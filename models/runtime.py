@@ -178,8 +178,9 @@ def shutdown_distributed() -> None:
         dist.destroy_process_group()
 
 
-def _available_cpus() -> int:
-    # The CPUs this process may run on (a container's cpuset), not the host's count.
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask: a container's cpuset, a
+    ``taskset``), not the host's count that ``os.cpu_count`` gives."""
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
     return os.cpu_count() or 1
@@ -192,7 +193,7 @@ def configure_threads(runtime: Runtime, num_threads: int | None) -> int:
     with all cores would oversubscribe them and run slower than one process.
     """
     if num_threads is None and runtime.device.type == "cpu":
-        num_threads = max(1, _available_cpus() // runtime.world_size)
+        num_threads = max(1, available_cpus() // runtime.world_size)
     if num_threads is not None:
         torch.set_num_threads(num_threads)
     return torch.get_num_threads()

@@ -8,10 +8,9 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 import torch
-from torch.utils.data import DataLoader
 
 from models.config import ModelConfig, TrainConfig
-from models.data import NUMERIC, Preprocessing, TabularDataset, make_loader
+from models.data import NUMERIC, BatchLoader, Preprocessing, TabularDataset, make_loader
 from models.network import TabularNet
 from models.runtime import Runtime, seed_everything
 
@@ -21,7 +20,7 @@ class Prepared:
     preprocessing: Preprocessing
     encoded: dict[str, tuple[torch.Tensor, torch.Tensor]]  # split -> (features, labels)
     model: TabularNet
-    loader: DataLoader
+    loader: BatchLoader
 
 
 def prepare(

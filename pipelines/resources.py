@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -220,13 +219,16 @@ class TrainingLauncherResource(dg.ConfigurableResource):
             return launch_on_kubernetes(context, job, request)
         if self.kind != "local":
             raise dg.Failure(f"training launcher {self.kind!r} is not available; use local or k8s")
+        # Imports torch (as default_nproc does): at launch, not when the code location loads.
+        from models.runtime import available_cpus
+
         nproc = self.nproc_per_node or default_nproc()
         command = torchrun_command(job.write(), nproc, self.max_restarts)
         context.log.info(f"launching: {' '.join(command)}")
         env = {
-            # Set, so torchrun does not print its OMP_NUM_THREADS banner; the trainer sets
-            # torch's own thread count per process.
-            "OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // nproc)),
+            # The CPUs this process may use, split between the ranks (torchrun would set 1
+            # per rank and print a banner); the trainer sets torch's own count the same way.
+            "OMP_NUM_THREADS": str(max(1, available_cpus() // nproc)),
             "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false",
             # Every listening socket of the training on 127.0.0.1 (pipelines.launch.torchrun).
             **local_training_env(),

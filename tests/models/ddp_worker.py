@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+from models import trainer as trainer_module
 from models.config import ModelConfig, TrainConfig
 from models.data import load_splits
 from models.runtime import init_distributed, select_runtime, shutdown_distributed
@@ -18,6 +19,9 @@ from models.setup import prepare
 from models.trainer import Trainer
 
 CONFIG = TrainConfig(epochs=2, batch_size=64, learning_rate=1e-2, num_threads=1)
+# Steps of 64 rows in passes of 16: the run accumulates three passes under DDP's no_sync()
+# and all-reduces in the fourth, as a default-sized batch would on CPU.
+trainer_module.CPU_MICRO_BATCH_ROWS = 16
 
 
 def main(data_path: str, checkpoint_dir: str, result_path: str) -> None:

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 import torch
+from torch.utils.data.distributed import DistributedSampler
 
 from models.data import (
     CATEGORICAL,
@@ -15,6 +18,7 @@ from models.data import (
     SPLIT,
     DataError,
     Preprocessing,
+    ShardSampler,
     TabularDataset,
     load_splits,
     make_loader,
@@ -162,7 +166,7 @@ def test_dataset_fetches_whole_batches():
     labels = torch.arange(10, dtype=torch.float32)
     dataset = TabularDataset(features, labels)
 
-    batch_features, batch_labels = dataset.__getitems__([7, 2, 5])
+    batch_features, batch_labels = dataset.batch(torch.tensor([7, 2, 5]))
 
     assert len(dataset) == 10
     assert batch_labels.tolist() == [7.0, 2.0, 5.0]
@@ -197,3 +201,24 @@ def test_uneven_shards_are_padded_to_equal_steps():
     ]
     # Equal step counts: otherwise one rank would wait forever in the gradient all-reduce.
     assert [len(loader) for loader in loaders] == [2, 2]
+
+
+@pytest.mark.parametrize(
+    ("n", "world_size", "batch_size", "shuffle"),
+    [(10, 1, 4, False), (10, 2, 3, True), (7, 2, 2, True), (23, 3, 5, True), (2, 4, 1, True)],
+)
+def test_shards_follow_distributed_sampler(n, world_size, batch_size, shuffle):
+    # The order DistributedSampler gave before: same seed, same weights as earlier runs.
+    for rank in range(world_size):
+        reference = DistributedSampler(
+            range(n), num_replicas=world_size, rank=rank, shuffle=shuffle, seed=5
+        )
+        sampler = ShardSampler(
+            n, batch_size, rank=rank, world_size=world_size, seed=5, shuffle=shuffle
+        )
+        for epoch in (0, 3):
+            reference.set_epoch(epoch)
+            sampler.set_epoch(epoch)
+            batches = [batch.tolist() for batch in sampler]
+            assert [i for batch in batches for i in batch] == list(reference)
+            assert len(batches) == len(sampler) == math.ceil(len(reference) / batch_size)

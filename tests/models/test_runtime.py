@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -9,6 +10,7 @@ import torch
 from models.config import ConfigError
 from models.runtime import (
     Runtime,
+    available_cpus,
     configure_threads,
     init_distributed,
     seed_everything,
@@ -79,6 +81,16 @@ def test_local_rank_beyond_the_visible_gpus_is_refused(monkeypatch):
 def test_cpu_ranks_split_the_cores():
     assert configure_threads(_cpu_runtime(world_size=64), None) == 1
     assert configure_threads(_cpu_runtime(), 1) == 1
+
+
+@pytest.mark.usefixtures("restore_threads")
+@pytest.mark.parametrize(("allowed", "world_size", "threads"), [(4, 1, 4), (4, 2, 2), (3, 2, 1)])
+def test_threads_split_the_cpus_this_process_may_use(monkeypatch, allowed, world_size, threads):
+    # A container's cpuset or a taskset, not the host's count: os.cpu_count() would say 64.
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(allowed)), raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert available_cpus() == allowed
+    assert configure_threads(_cpu_runtime(world_size=world_size), None) == threads
 
 
 def test_a_lone_process_needs_no_process_group():

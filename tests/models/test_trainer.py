@@ -6,6 +6,7 @@ import pyarrow.compute as pc
 import pytest
 import torch
 
+from models import trainer as trainer_module
 from models.config import ModelConfig, TrainConfig
 from models.data import NUMERIC, SPLIT, Preprocessing, TabularDataset, make_loader
 from models.metrics import binary_metrics
@@ -182,3 +183,27 @@ def test_an_empty_loader_is_refused(tmp_path):
     model = TabularNet([2] * 6, len(NUMERIC), MODEL)
     with pytest.raises(ValueError, match="no batches"):
         Trainer(model, loader, CPU, TrainConfig(), checkpoint_dir=tmp_path, validation=None)
+
+
+def test_micro_batches_accumulate_to_one_whole_batch_step(encoded, tmp_path, monkeypatch):
+    # No dropout: its masks would be drawn per pass and differ between the two runs.
+    preprocessing, (train_x, train_y), _ = encoded
+    config = TrainConfig(epochs=1, batch_size=256, learning_rate=1e-2)
+    batch = (train_x[:256], train_y[:256])
+
+    def one_step(micro_batch_rows: int) -> tuple[float, dict[str, torch.Tensor]]:
+        monkeypatch.setattr(trainer_module, "CPU_MICRO_BATCH_ROWS", micro_batch_rows)
+        seed_everything(0)
+        model = TabularNet(preprocessing.cardinalities, len(NUMERIC), ModelConfig(hidden=(16,)))
+        loader = make_loader(
+            TabularDataset(train_x, train_y), 256, rank=0, world_size=1, seed=0, shuffle=True
+        )
+        trainer = Trainer(model, loader, CPU, config, checkpoint_dir=tmp_path, validation=None)
+        return trainer.train_step(batch), trainer.model.state_dict()
+
+    whole_loss, whole = one_step(4096)
+    split_loss, split = one_step(100)  # passes of 100, 100 and 56 rows
+
+    assert split_loss == pytest.approx(whole_loss, abs=1e-6)
+    for name, tensor in whole.items():
+        torch.testing.assert_close(split[name], tensor, rtol=0, atol=1e-6)

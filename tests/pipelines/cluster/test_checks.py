@@ -128,7 +128,7 @@ def test_steady_state_skips_the_warm_up_epoch_and_takes_the_median(per_epoch, ex
 
 def test_config_key_names_what_sets_throughput():
     model, train = ModelConfig().to_dict(), TrainConfig().to_dict()
-    assert config_key(model, train, 2) == "batch1024-embed8-hidden64x32-world2"
+    assert config_key(model, train, 2) == "batch32768-embed8-hidden64x32-world2"
     linear = ModelConfig(embedding_dim=4, hidden=()).to_dict()
     assert config_key(linear, {**train, "batch_size": 64}, 8) == "batch64-embed4-hiddennone-world8"
     # Learning rate, seed and epochs do not change samples/s: same key.
