@@ -49,7 +49,12 @@ class DelayModelConfig(dg.Config):
     """Launch-time knobs of one training (defaults: models.config)."""
 
     epochs: int = _TRAIN_DEFAULTS.epochs
-    batch_size: int = _TRAIN_DEFAULTS.batch_size
+    batch_size: int | None = Field(
+        default=_TRAIN_DEFAULTS.batch_size,
+        ge=1,
+        description="Rows per rank and optimizer step; empty: sized to the training set "
+        "(models.config.TrainConfig.batch_for).",
+    )
     learning_rate: float = _TRAIN_DEFAULTS.learning_rate
     seed: int = _TRAIN_DEFAULTS.seed
     embedding_dim: int = _MODEL_DEFAULTS.embedding_dim

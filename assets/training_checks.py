@@ -54,7 +54,15 @@ def cluster_checks(
     world_size = int(facts["world_size"])
     reference = profiles.lookup(
         reference_hardware(environment),
-        config_key(model_config.to_dict(), train_config.to_dict(), world_size),
+        # The batch the training ran with: a data-sized one (batch_size None) is resolved there.
+        config_key(
+            model_config.to_dict(),
+            {
+                **train_config.to_dict(),
+                "batch_size": facts.get("batch_size", train_config.batch_size),
+            },
+            world_size,
+        ),
     )
     gap = throughput_gap(measured, measured_mfu, reference, threshold)
     optional = {

@@ -120,6 +120,7 @@ def worker(
     overrides = json.loads(os.environ.get(TRAIN_OVERRIDES, "{}"))
     config = TrainConfig(epochs=epochs, num_threads=num_threads, **overrides)
     prepared = prepare(load_splits(data), ModelConfig(), config, runtime)
+    config = prepared.train_config  # batch_size resolved
     model, loader, val = prepared.model, prepared.loader, prepared.encoded["validation"]
     train_x = prepared.encoded["train"][0]
     trainer = Trainer(model, loader, runtime, config, checkpoint_dir=checkpoints, validation=val)

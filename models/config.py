@@ -8,6 +8,7 @@ values for MLflow parameters and checkpoints.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Self, TypeVar
@@ -85,6 +86,17 @@ class ModelConfig:
         return _from_dict(cls, values)
 
 
+# A data-sized batch (TrainConfig.batch_size None). DDP all-reduces once per step, and on
+# gloo that costs ~1.3 ms whatever the gradient's size: a step of this small model must
+# carry tens of thousands of rows for it to stay under a tenth of the step (1,024 rows:
+# 40%; 32,768: 5-9%, two 1-thread ranks 1.5-1.7x one 1-thread process on 2 cores,
+# docs/benchmarks.md). Small data still gets steps enough to learn: at TPC-H scale 0.01 a
+# 32,768-row batch is one step per epoch, and the model stays far below the baseline.
+MAX_DATA_SIZED_BATCH = 32768
+MIN_DATA_SIZED_BATCH = 1024
+STEPS_PER_EPOCH = 8
+
+
 @dataclass(frozen=True)
 class TrainConfig:
     """How :class:`models.trainer.Trainer` trains."""
@@ -93,18 +105,16 @@ class TrainConfig:
     """Passes over the training split (>= 1). A run resumed from a checkpoint trains until
     this many epochs are done in total."""
 
-    batch_size: int = 32768
+    batch_size: int | None = None
     """Samples per optimizer step on each rank (>= 1); the global batch is this times the
-    world size. On CPU a step runs in passes of ``models.trainer.CPU_MICRO_BATCH_ROWS`` rows
-    whose gradients accumulate, so a large batch costs no cache misses. Large by default:
-    DDP all-reduces once per step, and on gloo a step of this small model must carry tens
-    of thousands of rows for the all-reduce to stay under a tenth of it (1024 rows: 40%);
-    32768 makes two 1-thread ranks 1.7x one 1-thread process on 2 cores."""
+    world size. None: sized to the data by :meth:`batch_for`. On CPU a step runs in passes
+    of ``models.trainer.CPU_MICRO_BATCH_ROWS`` rows whose gradients accumulate, so a large
+    batch costs no cache misses."""
 
     learning_rate: float = 1e-2
     """AdamW learning rate at the first step (> 0); it then decays exponentially, halving
-    every epoch. 1e-2 with 32768-row batches reaches the validation AUC that 3e-3 did with
-    1024-row ones, within 0.0006 at TPC-H scale 0.1 (benchmarks/training_bench.py)."""
+    every epoch. 1e-2 with data-sized batches reaches the validation AUC that 3e-3 did with
+    1024-row ones, within 0.0013 at TPC-H scales 0.01 to 1 (benchmarks/training_bench.py)."""
 
     weight_decay: float = 1e-5
     """AdamW decoupled weight decay (>= 0)."""
@@ -119,7 +129,8 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         _require_int("TrainConfig", "epochs", self.epochs, 1)
-        _require_int("TrainConfig", "batch_size", self.batch_size, 1)
+        if self.batch_size is not None:
+            _require_int("TrainConfig", "batch_size", self.batch_size, 1)
         if not _is_number(self.learning_rate) or not 0.0 < self.learning_rate < float("inf"):
             raise ConfigError(
                 "TrainConfig.learning_rate", "a finite number > 0", self.learning_rate
@@ -131,6 +142,17 @@ class TrainConfig:
             raise ConfigError("TrainConfig.seed", "an integer in [0, 2**32)", self.seed)
         if self.num_threads is not None:
             _require_int("TrainConfig", "num_threads", self.num_threads, 1)
+
+    def batch_for(self, train_rows: int, world_size: int) -> int:
+        """Rows per rank and step: ``batch_size``, or, when it is None, the power of two
+        at or above an eighth of a rank's share of ``train_rows``, within
+        [MIN_DATA_SIZED_BATCH, MAX_DATA_SIZED_BATCH] (4 to 8 steps per epoch and rank below
+        the maximum)."""
+        if self.batch_size is not None:
+            return self.batch_size
+        per_step = math.ceil(math.ceil(train_rows / world_size) / STEPS_PER_EPOCH)
+        power = 1 << max(0, per_step - 1).bit_length()
+        return min(MAX_DATA_SIZED_BATCH, max(MIN_DATA_SIZED_BATCH, power))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -4,7 +4,7 @@ place for the entrypoint, the benchmark and the DDP test worker."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pyarrow as pa
 import torch
@@ -21,6 +21,8 @@ class Prepared:
     encoded: dict[str, tuple[torch.Tensor, torch.Tensor]]  # split -> (features, labels)
     model: TabularNet
     loader: BatchLoader
+    # The configuration trained with: batch_size resolved (TrainConfig.batch_for).
+    train_config: TrainConfig
 
 
 def prepare(
@@ -34,6 +36,10 @@ def prepare(
     encoded = {name: preprocessing.encode(table) for name, table in splits.items()}
     seed_everything(train_config.seed)  # the same initial weights on every run
     model = TabularNet(preprocessing.cardinalities, len(NUMERIC), model_config)
+    train_rows = len(encoded["train"][1])
+    train_config = replace(
+        train_config, batch_size=train_config.batch_for(train_rows, runtime.world_size)
+    )
     loader = make_loader(
         TabularDataset(*encoded["train"]),
         train_config.batch_size,
@@ -42,4 +48,4 @@ def prepare(
         seed=train_config.seed,
         shuffle=True,
     )
-    return Prepared(preprocessing, encoded, model, loader)
+    return Prepared(preprocessing, encoded, model, loader, train_config)

@@ -129,6 +129,7 @@ def train(job: TrainingJob, runtime: Runtime, pipes: Any) -> None:
     splits = load_splits(Path(job.data_path))
     prepared = prepare(splits, model_config, train_config, runtime)
     preprocessing, model, loader = prepared.preprocessing, prepared.model, prepared.loader
+    train_config = prepared.train_config  # batch_size resolved: what MLflow and checks see
     train_x, train_y = prepared.encoded["train"]
     val_x, val_y = prepared.encoded["validation"]
     test_x, test_y = prepared.encoded["test"]
@@ -272,6 +273,7 @@ def _finish(job, runtime, trainer, model, preprocessing, history, reporter, pipe
             "mlflow_run_id": {"raw_value": job.mlflow_run_id, "type": "text"},
             "model_uri": {"raw_value": model_info.model_uri, "type": "text"},
             "world_size": {"raw_value": runtime.world_size, "type": "int"},
+            "batch_size": {"raw_value": config.batch_size, "type": "int"},
             "backend": {"raw_value": runtime.backend, "type": "text"},
             "device": {"raw_value": str(runtime.device), "type": "text"},
             "training_set_digest": {"raw_value": job.data_digest, "type": "text"},

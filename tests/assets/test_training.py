@@ -110,6 +110,7 @@ def test_ddp_training_through_pipes_reports_metrics_and_the_curve(trained, insta
     assert trained.success
     metadata = _metadata(trained)
     assert metadata["world_size"] == 2 and metadata["backend"] == "gloo"
+    assert metadata["batch_size"] == TRAINED["batch_size"]  # per rank, as trained
     assert metadata["epochs"] == TRAINED["epochs"]
     assert 0.5 < metadata["val_auc"] <= 1 and 0.5 < metadata["test_auc"] <= 1
     assert metadata["baseline_val_auc"] > 0.5

@@ -58,3 +58,19 @@ def test_hidden_from_json_list_becomes_a_tuple():
 def test_from_dict_rejects_unknown_keys_by_name(config):
     with pytest.raises(ConfigError, match=r"unknown keys \['hiden'\]"):
         config.from_dict({"hiden": [8]})
+
+
+@pytest.mark.parametrize(
+    ("batch_size", "rows", "world_size", "expected"),
+    [
+        (None, 468_644, 2, 32768),  # make run's scale 0.1: 8 steps per epoch and rank
+        (None, 468_644, 1, 32768),  # the maximum
+        (None, 4_686_440, 2, 32768),
+        (None, 47_057, 2, 4096),  # scale 0.01: 6 steps, not one
+        (None, 47_057, 1, 8192),
+        (None, 1_000, 2, 1024),  # the minimum
+        (64, 468_644, 2, 64),  # an explicit batch is kept
+    ],
+)
+def test_a_batch_is_sized_to_the_data_unless_given(batch_size, rows, world_size, expected):
+    assert TrainConfig(batch_size=batch_size).batch_for(rows, world_size) == expected

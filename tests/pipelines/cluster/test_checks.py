@@ -126,19 +126,29 @@ def test_steady_state_skips_the_warm_up_epoch_and_takes_the_median(per_epoch, ex
     assert steady_state_samples_per_second(history) == expected
 
 
+# Training rows of make run's default (TPC-H scale 0.1).
+MAKE_RUN_TRAIN_ROWS = 468_644
+
+
 def test_config_key_names_what_sets_throughput():
-    model, train = ModelConfig().to_dict(), TrainConfig().to_dict()
+    # make run's training set (TPC-H scale 0.1) sizes the default batch to 32768 per rank.
+    batch = TrainConfig().batch_for(MAKE_RUN_TRAIN_ROWS, 2)
+    model, train = ModelConfig().to_dict(), {**TrainConfig().to_dict(), "batch_size": batch}
     assert config_key(model, train, 2) == "batch32768-embed8-hidden64x32-world2"
     linear = ModelConfig(embedding_dim=4, hidden=()).to_dict()
     assert config_key(linear, {**train, "batch_size": 64}, 8) == "batch64-embed4-hiddennone-world8"
     # Learning rate, seed and epochs do not change samples/s: same key.
-    other = TrainConfig(epochs=9, learning_rate=1e-4, seed=7).to_dict()
+    other = TrainConfig(epochs=9, batch_size=batch, learning_rate=1e-4, seed=7).to_dict()
     assert config_key(model, other, 2) == config_key(model, train, 2)
 
 
 def test_committed_profiles_hold_a_measured_cpu_default_and_unknown_gpus():
     profiles = load_reference_profiles()
-    default = config_key(ModelConfig().to_dict(), TrainConfig().to_dict(), 2)
+    train = {
+        **TrainConfig().to_dict(),
+        "batch_size": TrainConfig().batch_for(MAKE_RUN_TRAIN_ROWS, 2),
+    }
+    default = config_key(ModelConfig().to_dict(), train, 2)
     cpu = profiles.lookup("cpu-2cores", default)
     assert cpu.samples_per_second is not None and cpu.samples_per_second > 0
     assert "measured" in cpu.note
