@@ -358,17 +358,16 @@ def run_warehouse(
         validate_arrow,
         validate_parquet,
     )
-
-    masker = Masker(b"benchmark")
     from pipelines.lake.raw import RAW_ZONE, publish_tpch_table
     from pipelines.lake.store import Lake
     from pipelines.lake.tpch import TPCH_TABLES
-    from pipelines.warehouse.build import WAREHOUSE_ZONE, warehouse_tables
+    from pipelines.warehouse.build import WAREHOUSE_ZONE, build_order, warehouse_tables
     from pipelines.warehouse.contract_lint import warehouse_sql
     from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
     from sql.catalog import load_catalog
     from sql.paths import LEGACY_ROOT
 
+    masker = Masker(b"benchmark")
     engine = DuckDBEngine()
     per_table: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -379,46 +378,41 @@ def run_warehouse(
         generate_s = time.perf_counter() - started
         inputs = {f"{RAW_ZONE}.{t}": lake.current(RAW_ZONE, t).path for t in TPCH_TABLES}
         outs: dict[str, Path] = {}
-        pending = [t for t in warehouse_tables(load_catalog(), LEGACY_ROOT) if t.contract_path]
-        while pending:
-            ready = [t for t in pending if set(t.reads) <= set(inputs)]
-            if not ready:
-                raise RuntimeError(f"cannot order {[t.name for t in pending]}")
-            for table in ready:
-                pending.remove(table)
-                sql = warehouse_sql(table)
-                out = Path(tmp) / "out" / table.name
-                reads = {key: inputs[key] for key in table.reads}
+        tables = [t for t in warehouse_tables(load_catalog(), LEGACY_ROOT) if t.contract_path]
+        for table in build_order(tables, inputs):
+            sql = warehouse_sql(table)
+            out = Path(tmp) / "out" / table.name
+            reads = {key: inputs[key] for key in table.reads}
 
-                def build(sql=sql, out=out, reads=reads, name=table.name):
-                    shutil.rmtree(out, ignore_errors=True)
-                    return engine.build(sql, reads, out, file=name)
+            def build(sql=sql, out=out, reads=reads, name=table.name):
+                shutil.rmtree(out, ignore_errors=True)
+                return engine.build(sql, reads, out, file=name)
 
-                build_s, _ = _best(build, repeat)
-                inputs[f"{WAREHOUSE_ZONE}.{table.name}"] = out
-                outs[table.name] = out
-                compiled = compile_contract(load_contract(table.contract_path))
-                validate_s, result = _best(
-                    lambda compiled=compiled, out=out: validate_parquet(compiled, out, masker),
-                    repeat,
-                )
-                pandas_s, pandas_result = _best(
-                    lambda compiled=compiled, out=out: validate_arrow(
-                        compiled, pq.read_table(out), masker
-                    ),
-                    pandas_repeat,
-                )
-                per_table[table.name] = {
-                    "rows": sum(pq.ParquetFile(p).metadata.num_rows for p in out.glob("*.parquet")),
-                    "expectations": len(result.outcomes),
-                    "build_s": round(build_s, 4),
-                    "validate_s": round(validate_s, 4),
-                    "validate_pandas_s": round(pandas_s, 4),
-                    "ratio": round(validate_s / build_s, 3),
-                    "ratio_pandas": round(pandas_s / build_s, 3),
-                    "passed": result.passed,
-                    "same_verdicts": _verdicts(result) == _verdicts(pandas_result),
-                }
+            build_s, _ = _best(build, repeat)
+            inputs[f"{WAREHOUSE_ZONE}.{table.name}"] = out
+            outs[table.name] = out
+            compiled = compile_contract(load_contract(table.contract_path))
+            validate_s, result = _best(
+                lambda compiled=compiled, out=out: validate_parquet(compiled, out, masker),
+                repeat,
+            )
+            pandas_s, pandas_result = _best(
+                lambda compiled=compiled, out=out: validate_arrow(
+                    compiled, pq.read_table(out), masker
+                ),
+                pandas_repeat,
+            )
+            per_table[table.name] = {
+                "rows": sum(pq.ParquetFile(p).metadata.num_rows for p in out.glob("*.parquet")),
+                "expectations": len(result.outcomes),
+                "build_s": round(build_s, 4),
+                "validate_s": round(validate_s, 4),
+                "validate_pandas_s": round(pandas_s, 4),
+                "ratio": round(validate_s / build_s, 3),
+                "ratio_pandas": round(pandas_s / build_s, 3),
+                "passed": result.passed,
+                "same_verdicts": _verdicts(result) == _verdicts(pandas_result),
+            }
         largest = sorted(per_table, key=lambda name: -per_table[name]["rows"])[:memory_tables]
         for name in largest:
             per_table[name]["memory"] = _memory(name, inputs, outs[name])

@@ -76,16 +76,15 @@ def allreduce_share(trainer: Any, steps: int) -> float | None:
     if not trainer.runtime.distributed:
         return None
     batches = [batch for batch, _ in zip(trainer.train_loader, range(steps), strict=False)]
-    network, optimizer = trainer.network, trainer.optimizer
 
     def timed(synced: bool) -> float:
         dist.barrier()
         started = time.perf_counter()
-        for features, labels in batches:
-            with contextlib.nullcontext() if synced else network.no_sync():
-                optimizer.zero_grad(set_to_none=True)
-                trainer.loss_function(network(features), labels).backward()
-            optimizer.step()
+        for batch in batches:
+            # The trainer's own step (its passes, accumulation and optimizer step); under an
+            # outer no_sync() not even its last pass all-reduces.
+            with contextlib.nullcontext() if synced else trainer.network.no_sync():
+                trainer.train_step(batch)
         # The slower rank's time: the no_sync phase does not wait for it by itself.
         elapsed = torch.tensor(time.perf_counter() - started, dtype=torch.float64)
         dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)

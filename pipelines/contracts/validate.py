@@ -308,6 +308,18 @@ _STAGED_VIEW = "staged"
 VALIDATION_MEMORY_LIMIT = "256MB"
 
 
+def _summary_format(key: list[str], columns: Iterable[str]) -> dict[str, Any]:
+    """GX's SUMMARY with up to MAX_FAILING_ROWS unexpected values, and the primary key of
+    their rows where the table has every key column."""
+    result_format: dict[str, Any] = {
+        "result_format": "SUMMARY",
+        "partial_unexpected_count": MAX_FAILING_ROWS,
+    }
+    if key and set(key) <= set(columns):
+        result_format["unexpected_index_column_names"] = key
+    return result_format
+
+
 def _duckdb_literal(value: str) -> str:
     return "'" + value.replace("'", "''") + "'"
 
@@ -370,25 +382,19 @@ def validate_parquet(
                     result_format={"result_format": "BASIC", "partial_unexpected_count": 0},
                 ).results
             )
-            result_format: dict[str, Any] = {
-                "result_format": "SUMMARY",
-                "partial_unexpected_count": MAX_FAILING_ROWS,
-            }
             key = list(compiled.contract.primary_key)
-            if key and set(key) <= set(columns):
-                result_format["unexpected_index_column_names"] = key
+            result_format = _summary_format(key, columns)
             failed_first = {r.expectation_config.meta["name"] for r in results if not r.success}
             for expectation in compiled.suite.expectations:
                 if expectation.meta["name"] in failed_first:
                     results.append(batch.validate(expectation, result_format=result_format))
             outcomes, failed = _gx_outcomes(compiled, results, masking)
-            staged = sa.table(_STAGED_VIEW, *(sa.column(name) for name in columns))
-
-            def query(statement: Any) -> list[dict]:
+            rows: list[dict] = []
+            if failed:
+                staged = sa.table(_STAGED_VIEW, *(sa.column(name) for name in columns))
                 with execution_engine.engine.connect() as sql:
-                    return [dict(row) for row in sql.execute(statement).mappings()]
-
-            rows = query(_failing_rows_query(staged, failed, key, columns)) if failed else []
+                    statement = _failing_rows_query(staged, failed, key, columns)
+                    rows = [dict(row) for row in sql.execute(statement).mappings()]
 
             def run(check: SqlCheck) -> object:
                 with execution_engine.engine.connect() as sql:
@@ -459,13 +465,7 @@ def validate_spark(
         .add_batch_definition_whole_dataframe("whole")
         .get_batch(batch_parameters={"dataframe": frame})
     )
-    result_format: dict[str, Any] = {
-        "result_format": "SUMMARY",
-        "partial_unexpected_count": MAX_FAILING_ROWS,
-    }
-    key = list(compiled.contract.primary_key)
-    if key and set(key) <= set(frame.columns):
-        result_format["unexpected_index_column_names"] = key
+    result_format = _summary_format(list(compiled.contract.primary_key), frame.columns)
     validation = batch.validate(compiled.suite, result_format=result_format)
     outcomes, failed = _gx_outcomes(compiled, validation.results, masking)
     rows: list[dict] = []

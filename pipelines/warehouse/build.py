@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -136,6 +136,25 @@ def warehouse_tables(
             )
         )
     return tables
+
+
+def build_order(tables: Sequence[WarehouseTable], available: Iterable[str]) -> list[WarehouseTable]:
+    """``tables`` in an order that builds each after the warehouse tables it reads, given
+    the tables ``available`` already (qualified ``zone.table`` names); an error names those
+    that read something neither available nor among ``tables``."""
+    known = set(available)
+    pending, ordered = list(tables), []
+    while pending:
+        ready = [t for t in pending if set(t.reads) <= known]
+        if not ready:
+            raise ValueError(
+                f"cannot order {sorted(t.name for t in pending)}: they read tables not built"
+            )
+        for table in ready:
+            pending.remove(table)
+            ordered.append(table)
+            known.add(f"{WAREHOUSE_ZONE}.{table.name}")
+    return ordered
 
 
 def _definitions(

@@ -22,7 +22,7 @@ from pipelines.contracts.validate import ContractResult, validate_arrow, validat
 from pipelines.lake.raw import RAW_ZONE
 from pipelines.lake.store import Lake
 from pipelines.lake.tpch import TPCH_TABLES
-from pipelines.warehouse.build import WAREHOUSE_ZONE, warehouse_tables
+from pipelines.warehouse.build import WAREHOUSE_ZONE, build_order, warehouse_tables
 from pipelines.warehouse.contract_lint import warehouse_sql
 from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
 from sql.catalog import load_catalog
@@ -99,20 +99,16 @@ def built(raw_lake_root, tmp_path_factory) -> dict[str, Path]:
     out_root = tmp_path_factory.mktemp("built")
     lake = Lake(raw_lake_root)
     inputs = {f"{RAW_ZONE}.{t}": lake.current(RAW_ZONE, t).path for t in TPCH_TABLES}
-    pending = [t for t in warehouse_tables(load_catalog(), LEGACY_ROOT) if t.contract_path]
+    tables = [t for t in warehouse_tables(load_catalog(), LEGACY_ROOT) if t.contract_path]
     built: dict[str, Path] = {}
     engine = DuckDBEngine()
-    while pending:
-        ready = [t for t in pending if set(t.reads) <= set(inputs)]
-        assert ready, f"cannot order {[t.name for t in pending]}"
-        for table in ready:
-            pending.remove(table)
-            out = out_root / table.name
-            engine.build(
-                warehouse_sql(table), {k: inputs[k] for k in table.reads}, out, file=table.name
-            )
-            inputs[f"{WAREHOUSE_ZONE}.{table.name}"] = out
-            built[table.name] = out
+    for table in build_order(tables, inputs):
+        out = out_root / table.name
+        engine.build(
+            warehouse_sql(table), {k: inputs[k] for k in table.reads}, out, file=table.name
+        )
+        inputs[f"{WAREHOUSE_ZONE}.{table.name}"] = out
+        built[table.name] = out
     return built
 
 
