@@ -11,6 +11,7 @@ columns): ``Reconciliation.masked`` is what may be shown of it.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -153,6 +154,17 @@ class Reconciliation:
         return "not reconciled: " + "; ".join(parts)
 
 
+def read_snapshot(path: Path) -> pa.Table:
+    """The legacy warehouse's exported output at ``path``: a CSV file (header, types
+    detected by DuckDB), or a Parquet file or folder of Parquet files."""
+    with duckdb.connect() as con:
+        if path.suffix.lower() == ".csv":
+            relation = con.read_csv(str(path), header=True)
+        else:
+            relation = con.read_parquet(parquet_source(path))
+        return relation.to_arrow_table()
+
+
 def _columns(con: duckdb.DuckDBPyConnection, view: str) -> dict[str, str]:
     relation = con.table(view)
     return {name: str(t) for name, t in zip(relation.columns, relation.types, strict=True)}
@@ -189,6 +201,120 @@ def _canonical_rows(view: str, columns: dict[str, str]) -> exp.Select:
     )
 
 
+def _duplicate_keys(con: duckdb.DuckDBPyConnection, view: str, key: Sequence[str]) -> bool:
+    """Whether some value of ``key`` names more than one row of ``view``."""
+    columns = [exp.column(k, quoted=True) for k in key]
+    repeated = (
+        exp.select(*columns)
+        .from_(exp.to_identifier(view, quoted=True))
+        .group_by(*columns)
+        .having(exp.func("count", exp.Star()) > 1)
+    )
+    query = exp.select(exp.func("count", exp.Star())).from_(repeated.subquery("repeated"))
+    return con.sql(query.sql("duckdb")).fetchall()[0][0] > 0
+
+
+def _qualified(expression: exp.Expr, side: str) -> exp.Expr:
+    """``expression`` with each column read from the side ``side`` of a join."""
+    return expression.transform(
+        lambda node: (
+            exp.column(node.name, table=side, quoted=True) if isinstance(node, exp.Column) else node
+        )
+    )
+
+
+def _keyed_unmatched(
+    actual: dict[str, str],
+    expected: dict[str, str],
+    key: Sequence[str],
+    tolerance: Mapping[str, float],
+    default_tolerance: float,
+) -> tuple[exp.Select, exp.Select]:
+    """(rows of the table, rows of the reference) that have no row of the same key on the
+    other side, or whose values differ there beyond the tolerances; as canonical text."""
+    present = "__plumbline_present"
+
+    def side(view: str) -> exp.Subquery:
+        return (
+            exp.select(exp.Star(), exp.alias_(exp.true(), present))
+            .from_(exp.to_identifier(view, quoted=True))
+            .subquery(view[0])
+        )
+
+    joined = exp.and_(
+        *(
+            exp.NullSafeEQ(
+                this=exp.column(k, "a", quoted=True), expression=exp.column(k, "e", quoted=True)
+            )
+            for k in key
+        )
+    )
+    matches: list[exp.Expr] = []
+    for name, duck_type in actual.items():
+        if name in key:
+            continue
+        a, e = exp.column(name, "a", quoted=True), exp.column(name, "e", quoted=True)
+        if duck_type.upper().startswith(NUMERIC_PREFIXES) and expected[name].upper().startswith(
+            NUMERIC_PREFIXES
+        ):
+            allowed = exp.Literal.number(repr(float(tolerance.get(name, default_tolerance))))
+            a_value, e_value = exp.cast(a, "DOUBLE"), exp.cast(e, "DOUBLE")
+            # math.isclose(a, e, rel_tol=t, abs_tol=t), as _close compares aggregates.
+            bound = exp.func(
+                "greatest",
+                exp.Mul(
+                    this=allowed,
+                    expression=exp.func("greatest", exp.Abs(this=a_value), exp.Abs(this=e_value)),
+                ),
+                allowed.copy(),
+            )
+            close = exp.Abs(this=exp.Sub(this=a_value.copy(), expression=e_value.copy())) <= bound
+            either_null = exp.or_(a.copy().is_(exp.null()), e.copy().is_(exp.null()))
+            both_null = exp.and_(a.copy().is_(exp.null()), e.copy().is_(exp.null()))
+            matches.append(exp.case().when(either_null, both_null).else_(close))
+        else:
+            matches.append(
+                exp.NullSafeEQ(
+                    this=_qualified(canonical_value(name, duck_type), "a"),
+                    expression=_qualified(canonical_value(name, expected[name]), "e"),
+                )
+            )
+    differs = exp.or_(
+        exp.column(present, "a").is_(exp.null()),
+        exp.column(present, "e").is_(exp.null()),
+        exp.not_(exp.and_(*matches)) if matches else exp.false(),
+    )
+    # One join; each side's columns as canonical text under "<side>.<column>".
+    sides = {"a": actual, "e": expected}
+    selected = [
+        exp.alias_(_qualified(canonical_value(n, t), alias), f"{alias}.{n}", quoted=True)
+        for alias, columns in sides.items()
+        for n, t in columns.items()
+    ] + [
+        exp.alias_(exp.column(present, alias), f"{alias}.{present}", quoted=True) for alias in sides
+    ]
+    pairs = (
+        exp.select(*selected)
+        .from_(side("actual"))
+        .join(side("expected"), on=joined, join_type="full outer")
+        .where(differs)
+    )
+
+    def rows(alias: str) -> exp.Select:
+        return (
+            exp.select(
+                *(
+                    exp.alias_(exp.column(f"{alias}.{n}", quoted=True), n, quoted=True)
+                    for n in sides[alias]
+                )
+            )
+            .from_(pairs.subquery("pairs"))
+            .where(exp.column(f"{alias}.{present}", quoted=True).is_(exp.null()).not_())
+        )
+
+    return rows("a"), rows("e")
+
+
 def _close(actual: float | None, expected: float | None, tolerance: float) -> bool:
     if actual is None or expected is None:
         return actual is expected
@@ -199,9 +325,19 @@ def reconcile(
     table: Path | pa.Table,
     reference: Path | pa.Table,
     thresholds: Thresholds | None = None,
+    *,
+    key: Sequence[str] = (),
+    tolerance: Mapping[str, float] | None = None,
 ) -> Reconciliation:
-    """Compare ``table`` (what was built) with ``reference`` (what the legacy logic gives)."""
+    """Compare ``table`` (what was built) with ``reference`` (what the legacy logic gives).
+
+    ``tolerance`` gives numeric columns a relative tolerance of their own (default the
+    thresholds'). With ``key``, rows are matched by those columns and compared column by
+    column within the tolerances (a row whose values differ counts as unmatched on both
+    sides); without it, rows compare as a multiset of canonical values, exactly."""
     thresholds = thresholds or Thresholds()
+    tolerance = dict(tolerance or {})
+    row_key = tuple(key)
     with duckdb.connect() as con:
         for view, source in (("actual", table), ("expected", reference)):
             if isinstance(source, pa.Table):
@@ -231,18 +367,35 @@ def reconcile(
                     continue
                 a, e = actual_aggs[key], expected_aggs[key]
                 numeric = isinstance(a, float) or isinstance(e, float)
-                same = _close(a, e, thresholds.relative_tolerance) if numeric else a == e
+                allowed = tolerance.get(name, thresholds.relative_tolerance)
+                same = _close(a, e, allowed) if numeric else a == e
                 comparisons.append(Comparison(name, measure, a, e, same))
             a_nulls = actual_aggs["__rows"] - actual_aggs[f"{name}__count"]
             e_nulls = expected_aggs["__rows"] - expected_aggs[f"{name}__count"]
             comparisons.append(Comparison(name, "nulls", a_nulls, e_nulls, a_nulls == e_nulls))
 
-        only_table = _canonical_rows("actual", common).except_(
-            _canonical_rows("expected", common_expected), distinct=False
-        )
-        only_reference = _canonical_rows("expected", common_expected).except_(
-            _canonical_rows("actual", common), distinct=False
-        )
+        missing_key = [k for k in row_key if k not in common]
+        if missing_key:
+            comparisons += [Comparison(k, "key", False, True, False) for k in missing_key]
+            row_key = ()
+        if row_key:
+            duplicated = [v for v in ("actual", "expected") if _duplicate_keys(con, v, row_key)]
+            if duplicated:
+                # Rows cannot be matched by a key that repeats: say on which side.
+                unique = ("actual" not in duplicated, "expected" not in duplicated)
+                comparisons.append(Comparison(None, "unique key", *unique, False))
+                row_key = ()
+        if row_key:
+            only_table, only_reference = _keyed_unmatched(
+                common, common_expected, row_key, tolerance, thresholds.relative_tolerance
+            )
+        else:
+            only_table = _canonical_rows("actual", common).except_(
+                _canonical_rows("expected", common_expected), distinct=False
+            )
+            only_reference = _canonical_rows("expected", common_expected).except_(
+                _canonical_rows("actual", common), distinct=False
+            )
         counts, samples = [], []
         for query in (only_table, only_reference):
             diff = exp.select("*").from_(query.subquery("diff"))
@@ -262,6 +415,7 @@ def reconcile(
     allowed = thresholds.max_unmatched_fraction * max(actual_rows, expected_rows, 1)
     passed = (
         not differences_beyond(column_differences(comparisons), thresholds)
+        and not any(c.column is None and not c.passed for c in comparisons)
         and actual_rows == expected_rows
         and unmatched <= allowed
     )
