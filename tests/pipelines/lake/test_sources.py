@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import os
+import re
 import traceback
 from collections.abc import Iterator
 from decimal import Decimal
@@ -882,3 +883,35 @@ def test_a_case_sensitive_ddl_name_matches_only_itself() -> None:
 def source_catalog_of(tables: dict, opaque: dict | None = None) -> LakeImport:
     """A derived catalog as source_catalog returns it, for tables no source needs to hold."""
     return LakeImport(tables=tables, opaque=opaque or {})
+
+
+def test_csv_columns_declared_with_ansi_types_are_read_as_those_types(
+    tmp_path: Path, lake: Lake
+) -> None:
+    pattern, _ = _csv_file(tmp_path)
+    declared = parse_sources(
+        {"orders": {"files": pattern, "columns": {"o_total": "DECIMAL(12,2)"}}}, tmp_path
+    )
+    [source] = declared
+    assert source.columns == (("o_total", "DECIMAL(12,2)"),)
+    published = publish_source(lake, source)
+    table = pq.read_table(published.version.files)
+    assert table.schema.field("o_total").type == pa.decimal128(12, 2)
+    assert table.column("o_total").to_pylist() == [Decimal("10.50"), Decimal("7.25"), None]
+    assert source_catalog([source]).tables["raw.orders"]["o_total"] == "DECIMAL(12,2)"
+    # Declaring another type is another source: the files are read again.
+    [detected] = parse_sources({"orders": {"files": pattern}}, tmp_path)
+    assert not publish_source(lake, detected).reused
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"files": "x.csv", "columns": {"a": "NOT A TYPE("}}, "sources.orders.columns.a:"),
+        ({"files": "x.parquet", "columns": {"a": "INTEGER"}}, "only a CSV source"),
+        ({"files": "x.csv", "columns": ["a"]}, "sources.orders.columns: expected a mapping"),
+    ],
+)
+def test_declared_csv_columns_are_checked(tmp_path: Path, spec: dict, message: str) -> None:
+    with pytest.raises(SourcesError, match=re.escape(message)):
+        parse_sources({"orders": spec}, tmp_path)
