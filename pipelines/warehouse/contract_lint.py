@@ -21,6 +21,8 @@ from pipelines.contracts import (
     lint_contract,
     load_contract,
 )
+from pipelines.contracts.draft import DRAFT_STATUS
+from pipelines.contracts.model import Contract
 from pipelines.contracts.registry import PublishedContracts
 from pipelines.warehouse.build import WAREHOUSE_ZONE, WarehouseTable, portable_sql
 from pipelines.warehouse.engines.base import EngineError, bind_tables, table_name
@@ -107,6 +109,19 @@ def output_types(
     return types, errors
 
 
+def draft_problem(contract: Contract) -> LintError | None:
+    """A contract still marked ``status: draft`` (as ``plumbline contracts init`` writes it)
+    has rules nobody has reviewed: what the data showed once, not what the table promises."""
+    if (contract.odcs.status or "").strip().lower() != DRAFT_STATUS:
+        return None
+    return LintError(
+        str(contract.path),
+        "status",
+        "the contract is a draft to review: describe the table and its columns, check each "
+        "drafted rule and classification, then set the status to active",
+    )
+
+
 def lint_contracts(
     contracts_root: Path,
     tables: Sequence[WarehouseTable],
@@ -135,6 +150,8 @@ def lint_contracts(
         except ContractError as exc:
             errors.append(LintError(exc.file, exc.field, exc.message))
             continue
+        if (draft := draft_problem(contract)) is not None:
+            errors.append(draft)
         if path.stem not in by_name:
             errors.append(LintError(str(path), "<file>", f"no warehouse table {path.stem!r}"))
             continue
@@ -172,7 +189,11 @@ def lint_contracts(
     other = sorted(Path(contracts_root).glob("*/*.yaml"))
     for path in other:
         try:
-            compile_contract(load_contract(path))
+            contract = load_contract(path)
+            compile_contract(contract)
         except ContractError as exc:
             errors.append(LintError(exc.file, exc.field, exc.message))
+            continue
+        if (draft := draft_problem(contract)) is not None:
+            errors.append(draft)
     return LintReport(errors=errors, contracts=len(files) + len(other), tables=len(tables))

@@ -1,14 +1,21 @@
-"""plumbline contracts lint: ODCS, the SQL's output, coverage and the breaking-change guard."""
+"""plumbline contracts lint: ODCS, the SQL's output, coverage, drafts and the breaking-change
+guard."""
 
+import datetime as dt
+import decimal
+import re
 import shutil
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
 from pipelines.cli.main import main
 from pipelines.contracts import load_contract
 from pipelines.contracts.registry import PublishedContracts
-from pipelines.warehouse.build import warehouse_tables
+from pipelines.lake.store import Lake
+from pipelines.warehouse.build import WAREHOUSE_ZONE, warehouse_tables
 from pipelines.warehouse.contract_lint import lint_contracts, output_types
 from sql.catalog import load_catalog
 from sql.paths import CONTRACTS_ROOT, LEGACY_ROOT
@@ -158,3 +165,56 @@ def test_contracts_of_tables_not_built_by_sql_are_held_to_odcs(contracts, tables
     edit(contracts / "scores" / "batch_scores.yaml", "logicalType: number", "logicalType: numbr")
     [error] = lint(contracts, tables, catalog, types)
     assert error.startswith("scores/batch_scores.yaml:schema[0].properties[2].logicalType")
+
+
+def test_a_draft_contract_is_named_until_reviewed(contracts, tables, catalog, types):
+    edit(contracts / f"{TABLE}.yaml", "status: active", "status: draft")
+    assert lint(contracts, tables, catalog, types) == [
+        f"{TABLE}.yaml:status: the contract is a draft to review: describe the table and its "
+        "columns, check each drafted rule and classification, then set the status to active"
+    ]
+
+
+def arrow_column(sql_type: str, rows: int) -> pa.Array:
+    """``rows`` values of a DuckDB output type, as Arrow writes them to Parquet."""
+    decimal_type = re.fullmatch(r"DECIMAL\((\d+),(\d+)\)", sql_type)
+    if decimal_type:
+        precision, scale = map(int, decimal_type.groups())
+        return pa.array([decimal.Decimal(i) for i in range(rows)], pa.decimal128(precision, scale))
+    values = {
+        "BIGINT": (list(range(rows)), pa.int64()),
+        "INTEGER": (list(range(rows)), pa.int32()),
+        "DOUBLE": ([i + 0.5 for i in range(rows)], pa.float64()),
+        "VARCHAR": ([f"v{i}" for i in range(rows)], pa.string()),
+        "DATE": ([dt.date(1995, 1, 1 + i) for i in range(rows)], pa.date32()),
+        "BOOLEAN": ([i % 2 == 0 for i in range(rows)], pa.bool_()),
+    }
+    data, kind = values[sql_type]
+    return pa.array(data, kind)
+
+
+def test_a_missing_contract_drafted_by_init_lints_once_reviewed(
+    contracts, tmp_path, tables, catalog, types
+):
+    table = "customer_profile"
+    (contracts / f"{table}.yaml").unlink()
+    [missing] = lint(contracts, tables, catalog, types)
+    assert missing.startswith(f"{table}.yaml:<file>: warehouse table '{table}'")
+    assert missing.endswith("has no contract")
+    # The table as a build writes it: the SQL's output columns and types.
+    lake = Lake(tmp_path / "lake")
+    columns = types[table]
+    with lake.stage(WAREHOUSE_ZONE, table) as staging:
+        pq.write_table(
+            pa.table({name: arrow_column(kind, 3) for name, kind in columns.items()}),
+            staging / "part-0.parquet",
+        )
+        lake.publish(WAREHOUSE_ZONE, table, staging, {})
+    result = CliRunner().invoke(
+        main, ["contracts", "init", table, "--contracts", str(contracts), "--lake", str(lake.root)]
+    )
+    assert result.exit_code == 0, result.output
+    [draft] = lint(contracts, tables, catalog, types)
+    assert draft.startswith(f"{table}.yaml:status: the contract is a draft to review")
+    edit(contracts / f"{table}.yaml", "status: draft", "status: active")
+    assert lint(contracts, tables, catalog, types) == []
