@@ -1,6 +1,6 @@
 """``warehouse/<name>``: tables built from ANSI SQL on the configured engine, write-audit-publish."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -30,6 +30,7 @@ from pipelines.warehouse.build import (
 )
 from pipelines.warehouse.engines.base import OTHER_ENGINE, EngineError
 from pipelines.warehouse.lineage_view import lineage_rows, markdown_text, portable_sources
+from pipelines.warehouse.snapshot import Snapshot
 from sql.catalog import Catalog, load_catalog
 from sql.paths import LEGACY_ROOT, repository_relative
 
@@ -102,6 +103,43 @@ def _check_result(outcome: CheckOutcome) -> dg.AssetCheckResult:
     )
 
 
+NOT_RECONCILED = (
+    "Not reconciled: there is no snapshot of the legacy warehouse's output of this table "
+    "(declare one under reconciliation, or put <table>.parquet or <table>.csv in the snapshots "
+    "folder) and no reference query. Shown as a warning until there is; never passed."
+)
+NO_CONTRACT = (
+    "No data contract: the table is published unguarded. Draft one with `plumbline contracts "
+    "init TABLE`, review it, and `plumbline contracts lint` passes again."
+)
+
+
+def _unguarded(table: WarehouseTable, contract: bool, reconciled: bool) -> list:
+    """The warnings of a table published without a contract, or translated and not
+    reconciled against anything: visible in the UI, never a pass."""
+    results = []
+    if not contract:
+        results.append(
+            dg.AssetCheckResult(
+                check_name=f"{table.name}_contract",
+                passed=False,
+                severity=dg.AssetCheckSeverity.WARN,
+                description=f"warehouse/{table.name} has no data contract",
+            )
+        )
+    if not reconciled and table.legacy is not None:
+        results.append(
+            dg.AssetCheckResult(
+                check_name=f"{table.name}_reconciled",
+                passed=False,
+                severity=dg.AssetCheckSeverity.WARN,
+                description=f"warehouse/{table.name} is not reconciled: no legacy snapshot "
+                "and no reference query",
+            )
+        )
+    return results
+
+
 def contract_column_schema(
     contract: Contract, built: Sequence[tuple[str, str]] | None = None
 ) -> dg.TableSchema:
@@ -138,24 +176,42 @@ def warehouse_asset(
     if table.legacy is not None:
         deps.append(dg.AssetKey(["ansi", table.name]))
     check_specs = []
-    if table.reference_path is not None:
+    against = table.reconciled_against
+    if against is not None:
+        what = (
+            f"the legacy warehouse's own output, the snapshot {against.name}"
+            if table.snapshot is not None
+            else f"the independent reference query {against.name}"
+        )
+        rows = (
+            f"the rows matched by {', '.join(table.snapshot.key)}"
+            if table.snapshot is not None and table.snapshot.key
+            else "the multiset of rows"
+        )
         check_specs.append(
             dg.AssetCheckSpec(
                 f"{table.name}_reconciled",
                 asset=key,
                 blocking=True,
                 description=(
-                    "Row counts, per-column aggregates and the multiset of rows match the "
-                    f"independent reference query {table.reference_path.name}; checked on "
-                    "staging, before publish."
+                    f"Row counts, schema, per-column aggregates and {rows} match {what}; "
+                    "checked on staging, before publish."
                 ),
+            )
+        )
+    elif table.legacy is not None:
+        check_specs.append(
+            dg.AssetCheckSpec(
+                f"{table.name}_reconciled",
+                asset=key,
+                description=NOT_RECONCILED,
             )
         )
 
     description = (
         f"Built from `{table.source_file.relative_to(table.source_file.parents[2])}`. Promise: "
         "written to staging and published only when its blocking checks pass (its contract; "
-        "for translated SQL, the hand-written reference query's rows); otherwise the last "
+        "for translated SQL, its reconciliation against the legacy output); otherwise the last "
         "good version stays and nothing downstream runs. Its manifest records the digests of "
         "its files, inputs and SQL."
     )
@@ -182,6 +238,11 @@ def warehouse_asset(
             # On the definition: the UI's Columns section shows it before any run.
             "dagster/column_schema": contract_column_schema(contract),
         }
+    else:
+        check_specs.append(
+            dg.AssetCheckSpec(f"{table.name}_contract", asset=key, description=NO_CONTRACT)
+        )
+        asset_metadata = {"contract": dg.MetadataValue.text("none")}
 
     @dg.asset(
         key=key,
@@ -210,7 +271,7 @@ def warehouse_asset(
         masker = contracts.masker()
         if contract is not None:
             checks.append(contract_check(table, engine, contracts.published(), masker=masker))
-        if table.reference_path is not None:
+        if against is not None:
             thresholds = Thresholds(
                 relative_tolerance=config.reconcile_relative_tolerance,
                 max_unmatched_fraction=config.reconcile_max_unmatched_fraction,
@@ -298,7 +359,8 @@ def warehouse_asset(
                 **lineage_metadata(lineage),
             },
             data_version=dg.DataVersion(built.content_digest),
-            check_results=[_check_result(o) for o in built.checks],
+            check_results=[_check_result(o) for o in built.checks]
+            + _unguarded(table, contract is not None, against is not None),
         )
 
     return _table
@@ -394,7 +456,8 @@ def build_warehouse_definitions(
     engine_name: str,
     legacy: Path | Sequence[SourceDependencies] = LEGACY_ROOT,
     catalog: Catalog | None = None,
-    **roots: Path,
+    snapshot_of: Callable[[str], Snapshot | None] | None = None,
+    **roots: Path | None,
 ) -> dg.Definitions:
     """The warehouse assets and their portability checks: ``legacy`` is a tree to parse with
     ``catalog``, or its files as already parsed (``legacy_dependencies``). Nothing is
@@ -404,7 +467,7 @@ def build_warehouse_definitions(
     catalog = catalog or load_catalog()
     if isinstance(legacy, Path):
         legacy = legacy_dependencies(legacy, catalog)
-    tables = warehouse_tables(catalog, legacy, **roots)
+    tables = warehouse_tables(catalog, legacy, snapshot_of=snapshot_of, **roots)
     contracts, problems = table_contracts(tables)
     if problems:
         # Imported only to report: the module plans SQL on DuckDB, which a load must not.
@@ -413,5 +476,5 @@ def build_warehouse_definitions(
         raise BrokenContracts(problems)
     return dg.Definitions(
         assets=[warehouse_asset(table, engine_name, contracts.get(table.name)) for table in tables],
-        asset_checks=[portability_checks(tables, engine_name)],
+        asset_checks=[portability_checks(tables, engine_name)] if tables else [],
     )

@@ -8,6 +8,9 @@ Spark, MLflow or torch; all of that happens when an asset or check runs.
 
 from __future__ import annotations
 
+import warnings
+from dataclasses import replace
+
 import dagster as dg
 
 from assets.ansi import build_ansi_assets
@@ -15,6 +18,7 @@ from assets.audit import audit_bundle
 from assets.raw import raw_assets
 from assets.registry import registered_model
 from assets.scoring import batch_scores
+from assets.sources import source_asset
 from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
 from pipelines.automation import (
@@ -23,32 +27,75 @@ from pipelines.automation import (
     retrain_job,
     retrain_schedule,
 )
+from pipelines.project import Project, ProjectError, demo_project
 from pipelines.resources import resources_for
 from pipelines.settings import Settings
 from pipelines.translation.store import legacy_dependencies
 from sql.catalog import load_catalogs
+from sql.paths import REPOSITORY_ROOT
+
+# Loading a component stamps its definitions with where they came from; Dagster 1.13 then
+# rebuilds each asset-check definition with the beta parameter `execution_type` and warns,
+# once per check, about its own call. Nothing of ours passes it. Installed here, at import:
+# a filter added while Dagster loads a component is dropped when its loading ends.
+warnings.filterwarnings(
+    "ignore",
+    message=r"Parameter `execution_type` of function `AssetsDefinition.__init__`",
+    category=dg.BetaWarning,
+)
 
 MATERIALIZE_ALL_JOB = "materialize_all_job"
 CHECK_PORTABILITY_JOB = "check_portability_job"
+# The resources only the model assets bind.
+MODEL_RESOURCES = {"mlflow_tracking", "training_launcher", "audit"}
 
 
-def build_definitions(settings: Settings) -> dg.Definitions:
-    resources = dg.Definitions(resources=resources_for(settings))
-    raw = dg.Definitions(assets=raw_assets)
+def build_definitions(settings: Settings, project: Project | None = None) -> dg.Definitions:
+    """The definitions of one migration ``project`` (default: the TPC-H demo over
+    ``settings``' legacy root and catalog): its raw sources, ``ansi/`` and ``warehouse/``
+    assets with their checks, and its models' assets and automation, if it has any."""
+    project = project or demo_project(settings)
+    if project.engine is not None and project.engine != settings.engine:
+        settings = replace(settings, engine=project.engine)
+    settings = replace(settings, legacy_root=project.legacy_root, catalog=project.catalogs)
+    # Only what the project's assets use: no MLflow, launcher or audit without a model.
+    unused = (set() if project.tpch else {"tpch"}) | (set() if project.models else MODEL_RESOURCES)
+    resources = dg.Definitions(
+        resources={k: r for k, r in resources_for(settings).items() if k not in unused}
+    )
+    raw = dg.Definitions(
+        assets=raw_assets if project.tpch else [source_asset(s) for s in project.sources]
+    )
     catalog = load_catalogs(settings.catalog)
     # Cached only in a home that exists: a load creates nothing, so that a command refused
     # for bad input (`plumbline run --select` of no asset) leaves nothing behind.
     cache = settings.dependency_cache if settings.home.is_dir() else None
     legacy = legacy_dependencies(settings.legacy_root, catalog, cache=cache)
     ansi = dg.Definitions(assets=build_ansi_assets(legacy))
-    warehouse = build_warehouse_definitions(settings.engine, legacy, catalog)
-    models = dg.Definitions(
-        assets=[delay_model, registered_model, audit_bundle, batch_scores],
-        jobs=[retrain_job],
-        schedules=[retrain_schedule(settings.retrain_cron)],
-        sensors=[raw_data_sensor, model_automation_sensor],
+    warehouse = build_warehouse_definitions(
+        settings.engine,
+        legacy,
+        catalog,
+        snapshot_of=project.snapshot,
+        ansi_root=project.portable_root,
+        reference_root=project.reference_root,
+        contracts_root=project.contracts_root,
     )
-    [portability] = warehouse.asset_checks
+    produced = {key for a in [*raw.assets, *warehouse.assets] for key in a.keys}  # type: ignore[union-attr]
+    unread = _unproduced_reads(warehouse, produced)
+    if unread:
+        raise ProjectError("sources", "; ".join(unread))
+    models = (
+        dg.Definitions(
+            assets=[delay_model, registered_model, audit_bundle, batch_scores],
+            jobs=[retrain_job],
+            schedules=[retrain_schedule(settings.retrain_cron)],
+            sensors=[raw_data_sensor, model_automation_sensor],
+        )
+        if "delivery_delay" in project.models
+        else dg.Definitions()
+    )
+    portability = dg.AssetSelection.checks(*warehouse.asset_checks)  # type: ignore[arg-type]
     # Every step of every job (the UI's "Materialize all" too) runs in the run's own
     # process. Steps are many (one per table) and short, and their engines are
     # multi-threaded already (DuckDB, a local Spark JVM): a process per step cost more in
@@ -58,11 +105,11 @@ def build_definitions(settings: Settings) -> dg.Definitions:
         jobs=[
             dg.define_asset_job(
                 MATERIALIZE_ALL_JOB,
-                selection=dg.AssetSelection.all() - dg.AssetSelection.checks(portability),
+                selection=dg.AssetSelection.all() - portability,
             ),
             dg.define_asset_job(
                 CHECK_PORTABILITY_JOB,
-                selection=dg.AssetSelection.checks(portability),
+                selection=portability,
                 description="Run every warehouse table's SQL on the other engine and compare.",
             ),
         ],
@@ -71,22 +118,23 @@ def build_definitions(settings: Settings) -> dg.Definitions:
     return dg.Definitions.merge(resources, raw, ansi, warehouse, models, everything)
 
 
+def _unproduced_reads(warehouse: dg.Definitions, produced: set[dg.AssetKey]) -> list[str]:
+    """One line per lake table a warehouse table reads that no asset of the project makes
+    (a raw table no source declares): Dagster would show it as an external asset nothing
+    can materialize, and the build would fail later; say so at load, naming the file."""
+    lines = []
+    for assets_def in warehouse.assets:  # type: ignore[union-attr]
+        for key in assets_def.keys:
+            for dep in sorted(assets_def.asset_deps[key], key=lambda k: k.to_user_string()):
+                if dep not in produced and dep.path[0] == "raw":
+                    lines.append(
+                        f"{key.to_user_string()} reads {'.'.join(dep.path)}, which no source "
+                        "declares (add it under sources:)"
+                    )
+    return lines
+
+
 @dg.definitions
 def defs() -> dg.Definitions:
-    settings = Settings.from_env()
-    # `dg dev`'s code server and run workers start here, not through the CLI: the MLflow
-    # credentials move from the URI to the environment in this process too.
-    settings.export_credentials()
-    return build_definitions(settings)
-
-
-def materialize_all_job() -> dg.JobDefinition:
-    """Every asset, as the UI's "Materialize all" runs them. Module-level so that
-    ``dg.reconstructable`` can rebuild it in each step process of ``plumbline run``."""
-    return defs().resolve_job_def(MATERIALIZE_ALL_JOB)
-
-
-def check_portability_job() -> dg.JobDefinition:
-    """The portability checks alone (they start the other engine); see ``plumbline run
-    --portability``."""
-    return defs().resolve_job_def(CHECK_PORTABILITY_JOB)
+    """The component instances under ``pipelines/defs/`` (the TPC-H demo's defs.yaml)."""
+    return dg.load_from_defs_folder(path_within_project=REPOSITORY_ROOT)

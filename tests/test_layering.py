@@ -21,7 +21,7 @@ import pytest
 
 from sql.paths import REPOSITORY_ROOT
 
-PRODUCT = ("sql", "models", "assets", "pipelines")
+PRODUCT = ("plumbline", "sql", "models", "assets", "pipelines")
 DAGSTER = ("dagster", "dagster_pipes", "dagster_k8s", "dagster_dg_cli")
 ARCHITECTURE = REPOSITORY_ROOT / "docs" / "architecture.md"
 NAME = re.compile(r"\b(?:sql|models|assets|pipelines|dagster\w*)(?:\.\w+)*\b")
@@ -141,7 +141,9 @@ def test_the_architecture_document_lists_every_room_with_its_rules():
 
 def test_every_name_the_architecture_document_cites_exists():
     cited = set(
-        re.findall(r"`((?:sql|models|assets|pipelines)\.[\w.]+)`", ARCHITECTURE.read_text())
+        re.findall(
+            r"`((?:plumbline|sql|models|assets|pipelines)\.[\w.]+)`", ARCHITECTURE.read_text()
+        )
     )
     assert len(cited) > 20
     missing = []

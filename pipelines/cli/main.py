@@ -177,13 +177,19 @@ def run(scale: str | None, engine: str | None, selection: str | None, portabilit
     """
     settings = load_settings(scale=scale, engine=engine)
     # Imported here so that `plumbline --help` and bad flags answer without loading Dagster.
+    from pipelines.cli.location import LocationError, find_location
     from pipelines.cli.run import SelectionError, resolve_selection, run_assets
-    from pipelines.definitions import build_definitions
+    from pipelines.project import ProjectError
     from pipelines.warehouse.contract_lint import BrokenContracts
 
+    # The project's definitions read the settings from the environment, as its step
+    # processes and `dg dev` do: the flags reach them there.
+    os.environ.update(settings.to_env())
     try:
-        keys = resolve_selection(build_definitions(settings), selection)
-    except SelectionError as exc:
+        location = find_location(Path.cwd())
+        defs = location.definitions()
+        keys = resolve_selection(defs, selection)
+    except (SelectionError, LocationError, ProjectError) as exc:
         fail_usage(str(exc))
     except BrokenContracts as exc:
         # The pipeline does not start with a broken contract.
@@ -196,21 +202,32 @@ def run(scale: str | None, engine: str | None, selection: str | None, portabilit
     from pipelines.cli.preflight import PreflightError, check_footprint, check_mlflow
     from pipelines.registry.tracking_store import TrackingStoreError, ensure_tracking_store
 
+    # A project without models needs no MLflow store; the footprint is the TPC-H demo's.
+    trains = any(key.path[0] == "models" for key in defs.resolve_asset_graph().get_all_asset_keys())
     try:
-        check_mlflow(settings.mlflow_uri)
-        check_footprint(settings)
-        ensure_tracking_store(settings.mlflow_uri, settings.mlflow_artifacts.as_uri())
+        if trains:
+            check_mlflow(settings.mlflow_uri)
+            ensure_tracking_store(settings.mlflow_uri, settings.mlflow_artifacts.as_uri())
+        if location.is_demo:
+            check_footprint(settings)
     except (PreflightError, TrackingStoreError) as exc:
         click.echo(f"plumbline: error: {exc}; nothing was run", err=True)
         sys.exit(1)
     prepare_environment(settings)
-    outcome = run_assets(settings, keys, subset=selection is not None, echo=click.echo)
+    outcome = run_assets(
+        settings, keys, location=location, subset=selection is not None, echo=click.echo
+    )
     if outcome.success and portability:
-        from pipelines.definitions import check_portability_job
+        from pipelines.definitions import CHECK_PORTABILITY_JOB
 
         click.echo("")
         outcome = run_assets(
-            settings, None, job=check_portability_job, subset=False, echo=click.echo
+            settings,
+            None,
+            job_name=CHECK_PORTABILITY_JOB,
+            location=location,
+            subset=False,
+            echo=click.echo,
         )
         outcome.success = outcome.success and all(outcome.checks.values())
     if not outcome.success:
@@ -356,12 +373,23 @@ def contracts() -> None:
     """Data contracts (ODCS v3 files in sql/contracts/)."""
 
 
+def _project():
+    """The project the working directory lies in (a dg project of the user's), or this
+    repository's TPC-H demo: where its contracts, legacy SQL and catalogs are."""
+    from pipelines.cli.location import LocationError, find_location
+
+    try:
+        return find_location(Path.cwd()).migration()[1]
+    except LocationError as exc:
+        fail_usage(str(exc))
+
+
 @contracts.command("lint")
 @click.option(
     "--contracts",
     "contracts_root",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Folder of contract files; default: sql/contracts.",
+    help="Folder of contract files; default: the project's (sql/contracts in this repository).",
 )
 @click.option(
     "--against",
@@ -378,18 +406,24 @@ def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
     from pipelines.contracts.registry import PublishedContracts
     from pipelines.warehouse.build import warehouse_tables
     from pipelines.warehouse.contract_lint import lint_contracts
-    from sql.catalog import load_catalog
-    from sql.paths import CONTRACTS_ROOT, LEGACY_ROOT
+    from sql.catalog import load_catalogs
 
     try:
         settings = Settings.from_env()
     except SettingsError as exc:
         fail_usage(str(exc))
-    root = contracts_root or CONTRACTS_ROOT
+    project = _project()
+    root = contracts_root or project.contracts_root
     if not root.is_dir():
         fail_usage(f"--contracts: no such folder {root}")
-    catalog = load_catalog()
-    tables = warehouse_tables(catalog, LEGACY_ROOT, contracts_root=root)
+    catalog = load_catalogs(project.catalogs)
+    tables = warehouse_tables(
+        catalog,
+        project.legacy_root,
+        ansi_root=project.portable_root,
+        reference_root=project.reference_root,
+        contracts_root=root,
+    )
     report = lint_contracts(
         root,
         tables,
@@ -405,6 +439,118 @@ def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
         err=True,
     )
     sys.exit(0 if report.passed else 1)
+
+
+@contracts.command("init")
+@click.argument("tables", nargs=-1, metavar="[TABLE]...")
+@click.option(
+    "--all",
+    "every_table",
+    is_flag=True,
+    help="Draft every published warehouse table that has no contract file yet.",
+)
+@click.option(
+    "--contracts",
+    "contracts_root",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder to write the contracts to; default: the project's (sql/contracts here).",
+)
+@click.option(
+    "--lake",
+    "lake_root",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Lake the tables are published in; default: $PLUMBLINE_HOME/lake.",
+)
+@click.option("--owner", metavar="TEAM", help="Team that owns the drafted contracts.")
+@click.option("--force", is_flag=True, help="Overwrite contract files that exist.")
+def contracts_init(
+    tables: tuple[str, ...],
+    every_table: bool,
+    contracts_root: Path | None,
+    lake_root: Path | None,
+    owner: str | None,
+    force: bool,
+) -> None:
+    """Draft an ODCS contract for each TABLE from its published data (status: draft).
+
+    Writes DIR/TABLE.yaml with the types, non-null columns, key, allowed values, ranges and
+    row count the data shows, for a person to review: `contracts lint` fails on a draft.
+    Prints one line per file written; exits 1 if a table is not published.
+    """
+    import re
+
+    from pipelines.contracts.draft import DraftError, draft_contract
+    from pipelines.lake.files import write_atomic
+    from pipelines.lake.store import Lake, LakeError
+    from pipelines.warehouse.build import WAREHOUSE_ZONE
+
+    if every_table == bool(tables):
+        fail_usage("give TABLE names or --all, not both and not neither")
+    for name in tables:
+        # A table name is a file name under the lake and the contracts folder: no paths.
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            fail_usage(f"TABLE {name!r} is not a table name (letters, digits and _)")
+    if lake_root is None:
+        try:
+            lake_root = Settings.from_env().lake_root
+        except SettingsError as exc:
+            fail_usage(str(exc))
+    root = contracts_root or _project().contracts_root
+    lake = Lake(lake_root)
+    if every_table:
+        prefix = f"{WAREHOUSE_ZONE}."
+        published = [q[len(prefix) :] for q in lake.published() if q.startswith(prefix)]
+        if not published:
+            click.echo(
+                f"plumbline: error: no warehouse table is published in {lake_root}; "
+                "materialize them first (plumbline run)",
+                err=True,
+            )
+            sys.exit(1)
+        chosen = [name for name in published if force or not (root / f"{name}.yaml").exists()]
+        skipped = len(published) - len(chosen)
+    else:
+        chosen, skipped = list(dict.fromkeys(tables)), 0
+    versions, problems = {}, []
+    for name in chosen:
+        try:
+            version = lake.current(WAREHOUSE_ZONE, name)
+        except LakeError as exc:
+            problems.append(str(exc))
+            continue
+        if version is None:
+            problems.append(
+                f"warehouse table {name!r} is not published in {lake_root}; materialize it "
+                f"first (plumbline run --select key:{WAREHOUSE_ZONE}/{name})"
+            )
+        elif (root / f"{name}.yaml").exists() and not force:
+            problems.append(f"{root / f'{name}.yaml'} exists; pass --force to overwrite it")
+        else:
+            versions[name] = version
+    drafts = {}
+    for name, version in versions.items():
+        try:
+            drafts[name] = draft_contract(name, version.path, owner=owner)
+        except DraftError as exc:
+            problems.append(str(exc))
+    if problems:
+        # Nothing is written unless every table asked for can be drafted.
+        for problem in problems:
+            click.echo(f"plumbline: error: {one_line(problem)}", err=True)
+        sys.exit(1)
+    for name, text in drafts.items():
+        target = root / f"{name}.yaml"
+        try:
+            write_atomic(target, text)
+        except OSError as exc:
+            click.echo(f"plumbline: error: cannot write {target}: {exc.strerror}", err=True)
+            sys.exit(1)
+        click.echo(f"{_relative(str(target))}: drafted from {WAREHOUSE_ZONE}/{name}; review it")
+    click.echo(
+        f"contracts init: {len(drafts)} drafted"
+        + (f", {skipped} skipped (a contract exists; --force overwrites)" if skipped else ""),
+        err=True,
+    )
 
 
 @main.group()
@@ -428,24 +574,42 @@ def catalog() -> None:
     help="Write the catalog to this file (atomically) instead of stdout.",
 )
 @click.option("--zone", default="raw", show_default=True, help="Lake zone of imported DDL tables.")
+@click.option(
+    "--from-sources",
+    "from_sources",
+    is_flag=True,
+    help="Read the project's declared sources (its defs.yaml) instead; with --from DIALECT "
+    "DDL..., check the DDL against them and take its legacy names.",
+)
 @click.argument("files", nargs=-1, metavar="[FILE]...")
 def catalog_import(
     dialect: str | None,
     from_lake: Path | None,
     out: Path | None,
     zone: str,
+    from_sources: bool,
     files: tuple[str, ...],
 ) -> None:
-    """Write a catalog from the legacy warehouse's CREATE TABLE DDL, or from a lake.
+    """Write a catalog from the legacy warehouse's CREATE TABLE DDL, a lake, or the sources.
 
     Types map to exact ANSI types; a type with none is kept as {opaque: TYPE} and reported
     as FILE:LINE:COL: warning[CATALOG-OPAQUE]. Other statements are skipped (info lines).
-    An unparseable statement exits 1 and writes nothing; usage errors exit 2.
+    An unparseable statement, or DDL that differs from the sources, exits 1 and writes
+    nothing; usage errors exit 2.
     """
     from pipelines.cli.catalog import CatalogUsageError, run_import
 
+    sources = None
+    if from_sources:
+        from pipelines.cli.location import LocationError, find_location
+
+        try:
+            _, project = find_location(Path.cwd()).migration(check_catalogs=False)
+        except LocationError as exc:
+            fail_usage(str(exc))
+        sources = project.sources
     try:
-        code = run_import(dialect, files, from_lake=from_lake, out=out, zone=zone)
+        code = run_import(dialect, files, from_lake=from_lake, out=out, zone=zone, sources=sources)
     except CatalogUsageError as exc:
         fail_usage(str(exc))
     sys.exit(code)
@@ -457,10 +621,22 @@ def catalog_import(
 def ui(host: str, port: int) -> None:
     """Open the Dagster UI (dagster dev) over the same instance `plumbline run` uses."""
     settings = load_settings()
+    from pipelines.cli.location import LocationError, find_location
+
+    try:
+        location = find_location(Path.cwd())
+    except LocationError as exc:
+        fail_usage(str(exc))
     prepare_environment(settings)
     dagster = Path(sysconfig.get_path("scripts")) / "dagster"
     workspace = REPOSITORY_ROOT / "workspace.yaml"
-    target = ["-w", str(workspace)] if workspace.is_file() else ["-m", "pipelines.definitions"]
+    if not location.is_demo:
+        # A project of the user's (plumbline init): its own code location, from its folder.
+        target = ["-m", location.module, "-d", str(location.root)]
+    elif workspace.is_file():
+        target = ["-w", str(workspace)]
+    else:
+        target = ["-m", "pipelines.definitions"]
     click.echo(
         f"Dagster UI on http://{host}:{port} (DAGSTER_HOME={settings.dagster_home}); "
         "stop it with Ctrl-C, or `kill` its process id"
@@ -704,10 +880,12 @@ def bench() -> None:
 
 def _add_commands() -> None:
     from pipelines.cli.gpu import gpu_command
+    from pipelines.cli.init import init
     from pipelines.cli.k8s import k8s
 
     bench.add_command(gpu_command)
     main.add_command(k8s)
+    main.add_command(init)
 
 
 _add_commands()

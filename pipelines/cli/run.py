@@ -27,12 +27,14 @@ from typing import TextIO
 
 import dagster as dg
 
-from pipelines.definitions import build_definitions, materialize_all_job
+from pipelines.cli.location import DEMO_MODULE, CodeLocation
+from pipelines.definitions import MATERIALIZE_ALL_JOB
 from pipelines.instance import fail_abandoned_runs, process_tags
 from pipelines.lake.store import Lake
 from pipelines.lake.tpch import format_scale
 from pipelines.pipes.messages import is_epoch_message
 from pipelines.settings import Settings
+from sql.paths import REPOSITORY_ROOT
 
 INVOCATION_TAG = "plumbline/invocation"
 POLL_SECONDS = 0.5
@@ -75,6 +77,7 @@ class RunOutcome:
     audit_report: str | None = None  # the audit bundle's report.html, when one was written
     audit_root: str | None = None
     log: Path | None = None  # where the run's third-party output went
+    demo: bool = True  # this repository's TPC-H demo, not a project of the user's
 
 
 def resolve_selection(defs: dg.Definitions, selection: str | None) -> list[dg.AssetKey]:
@@ -268,18 +271,20 @@ def run_assets(
     settings: Settings,
     keys: list[dg.AssetKey] | None,
     *,
-    job: Callable[[], dg.JobDefinition] = materialize_all_job,
+    job_name: str = MATERIALIZE_ALL_JOB,
+    location: CodeLocation | None = None,
     subset: bool = True,
     echo: Callable[[str], None] = print,
 ) -> RunOutcome:
-    """Run ``job`` over ``keys`` (from :func:`resolve_selection`; None: the whole job) in one
-    Dagster run on the instance in ``$DAGSTER_HOME``.
+    """Run the job ``job_name`` of ``location`` (default: this repository's TPC-H demo) over
+    ``keys`` (from :func:`resolve_selection`; None: the whole job) in one Dagster run on the
+    instance in ``$DAGSTER_HOME``.
 
     With ``subset`` the run selects exactly ``keys`` and every check on them; without it,
     the job runs as defined (``keys`` only label the progress display).
     """
-    defs = build_definitions(settings)
-    job_name = job.__name__
+    location = location or CodeLocation(REPOSITORY_ROOT, DEMO_MODULE)
+    defs = location.definitions()
     invocation = uuid.uuid4().hex
     tags = {
         INVOCATION_TAG: invocation,
@@ -314,7 +319,7 @@ def run_assets(
         def execute() -> None:
             try:
                 box["result"] = dg.execute_job(
-                    dg.reconstructable(job),
+                    location.reconstructable_job(job_name),
                     instance=instance,
                     asset_selection=keys if subset else None,
                     tags=tags,
@@ -359,6 +364,7 @@ def run_assets(
         audit_report=tracker.audit_report,
         audit_root=tracker.audit_root,
         log=log_path,
+        demo=location.is_demo,
     )
     echo_summary(outcome, settings, echo)
     return outcome
@@ -424,4 +430,5 @@ def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], 
             f"  root digest {outcome.audit_root}; check it with `plumbline audit --verify "
             f"{Path(outcome.audit_report).with_name('bundle.json')}`"
         )
-    echo(f"See it in the UI: `make ui`, then http://127.0.0.1:3000/runs/{outcome.run_id}")
+    ui = "make ui" if outcome.demo else "plumbline ui"
+    echo(f"See it in the UI: `{ui}`, then http://127.0.0.1:3000/runs/{outcome.run_id}")

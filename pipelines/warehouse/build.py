@@ -7,6 +7,7 @@ starts no engine: DuckDB (and the reconciliation over it) is imported where a ta
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -32,7 +33,7 @@ from pipelines.contracts import (
 from pipelines.contracts.describe import contract_result_rows
 from pipelines.contracts.registry import PublishedContracts
 from pipelines.lake.catalog import schema_differences
-from pipelines.lake.store import Lake, TableStats, TableVersion, table_stats
+from pipelines.lake.store import Lake, TableStats, TableVersion, digest_files, table_stats
 from pipelines.translation.store import (
     LegacySource,
     SourceDependencies,
@@ -48,6 +49,7 @@ from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT, REFERENCE_ROOT, repository_
 
 if TYPE_CHECKING:
     from pipelines.warehouse.reconcile import Thresholds
+    from pipelines.warehouse.snapshot import Snapshot
 
 WAREHOUSE_ZONE = "warehouse"
 
@@ -59,6 +61,8 @@ class WarehouseTable:
     legacy: LegacySource | None = None  # built from the translation stored by ansi/<name>
     sql_path: Path | None = None  # or from portable SQL written in sql/ansi/
     reference_path: Path | None = None  # independent reference query (DuckDB SQL)
+    # or the legacy warehouse's own output of the same SQL, exported
+    snapshot: Snapshot | None = None
     contract_path: Path | None = None  # ODCS data contract, sql/contracts/<name>.yaml
     # The translation when the graph was loaded (None if refused); a build reads the one
     # stored by ansi/<name> instead.
@@ -67,6 +71,12 @@ class WarehouseTable:
     @property
     def source_file(self) -> Path:
         return self.legacy.path if self.legacy else self.sql_path  # type: ignore[return-value]
+
+    @property
+    def reconciled_against(self) -> Path | None:
+        """What the table is reconciled against: the legacy snapshot when one is given,
+        else the hand-written reference query; None: not reconciled."""
+        return self.snapshot.path if self.snapshot is not None else self.reference_path
 
 
 def portable_sql(path: Path) -> str:
@@ -94,12 +104,14 @@ def tables_read(ansi_sql: str) -> tuple[str, ...]:
 def warehouse_tables(
     catalog: Catalog,
     legacy: Path | Sequence[SourceDependencies] | Sequence[TranslatedSource],
-    ansi_root: Path = ANSI_SQL_ROOT,
-    reference_root: Path = REFERENCE_ROOT,
+    ansi_root: Path | None = ANSI_SQL_ROOT,
+    reference_root: Path | None = REFERENCE_ROOT,
     contracts_root: Path = CONTRACTS_ROOT,
+    snapshot_of: Callable[[str], Snapshot | None] | None = None,
 ) -> list[WarehouseTable]:
     """One table per table a legacy file defines and per ``sql/ansi/*.sql``; dependencies
-    from the SQL itself.
+    from the SQL itself. ``snapshot_of`` gives a translated table's legacy output to
+    reconcile against (``Project.snapshot``), if any.
 
     ``legacy`` is the legacy tree (translated here, for ``plumbline contracts lint``, which
     plans each table's SQL), or its files as parsed (``legacy_dependencies``, the code
@@ -111,19 +123,24 @@ def warehouse_tables(
     for file in files:
         source = file.source
         for name, reads, ansi_sql in _definitions(file):
-            reference = reference_root / source.dialect / f"{name}.sql"
+            reference = (
+                _existing(reference_root / source.dialect / f"{name}.sql")
+                if reference_root is not None
+                else None
+            )
             tables.append(
                 WarehouseTable(
                     name,
                     reads,
                     legacy=source,
-                    reference_path=reference if reference.is_file() else None,
+                    reference_path=reference,
+                    snapshot=snapshot_of(name) if snapshot_of is not None else None,
                     contract_path=_existing(contracts_root / f"{name}.yaml"),
                     ansi_sql=ansi_sql,
                 )
             )
     names = {t.name: t.source_file for t in tables}
-    for path in sorted(ansi_root.glob("*.sql")):
+    for path in sorted(ansi_root.glob("*.sql")) if ansi_root is not None else ():
         name = path.stem.lower()
         if name in names:
             raise ValueError(f"{path}: table {name!r} is already defined by {names[name]}")
@@ -237,7 +254,7 @@ RECONCILIATION_RESULT_COLUMNS = (
     ("column", "string", "the column; (table) for the row counts"),
     ("measure", "string", "rows, unmatched rows, present, count, nulls, min, max or sum"),
     ("built", "string", "on the table built from the translation"),
-    ("reference", "string", "on the independent reference query"),
+    ("reference", "string", "on the reference: the legacy snapshot or the reference query"),
     ("difference", "float", "built - reference, for numbers"),
     ("passed", "bool", "whether the measure matches within the thresholds"),
 )
@@ -252,7 +269,7 @@ def rows_table(rows: Sequence[Mapping[str, object]]) -> ResultTable:
 
 
 # What a published table's manifest keeps of each blocking check, for the audit trail.
-CHECK_PROVENANCE = ("contract_version", "result_digest", "reference")
+CHECK_PROVENANCE = ("contract_version", "result_digest", "reference", "reference_sha256")
 
 # A blocking check sees the staged table's folder and the pinned inputs it was built from.
 BlockingCheck = Callable[[Path, Mapping[str, Path]], CheckOutcome]
@@ -386,28 +403,46 @@ def _contract_or_none(table: WarehouseTable) -> Contract | None:
         return None
 
 
+def snapshot_digest(snapshot: Snapshot) -> str:
+    """sha256 of a snapshot's bytes (a file), or over its Parquet files (a folder): the
+    manifest keeps it, so the legacy output a table was reconciled against is on record."""
+    if snapshot.path.is_dir():
+        return digest_files(snapshot.path)
+    with snapshot.path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
 def reconciliation_check(
     table: WarehouseTable, thresholds: Thresholds, masker: Masker | None = None
 ) -> BlockingCheck:
-    """``<table>_reconciled``: the staged table against its independent reference query,
-    run on DuckDB over the same pinned inputs.
+    """``<table>_reconciled``: the staged table against the legacy warehouse's own output
+    (its snapshot: matched by its key, numbers within its tolerances, when declared), or
+    else against its independent reference query, run on DuckDB over the same pinned inputs.
 
     What it reports of the data (sample rows, a text column's minimum and maximum) is
     masked by the table's contract through ``masker``: a column the contract classifies
     restricted or confidential, or does not declare (every column, without a contract),
     shows tokens."""
     from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
-    from pipelines.warehouse.reconcile import reconcile
+    from pipelines.warehouse.reconcile import read_snapshot, reconcile
 
-    assert table.reference_path is not None
-    reference_path = table.reference_path
+    reference_path = table.reconciled_against
+    assert reference_path is not None
+    snapshot = table.snapshot
 
     def check(staged: Path, inputs: Mapping[str, Path]) -> CheckOutcome:
-        expected = DuckDBEngine().query_duckdb(
-            reference_path.read_text(), inputs, file=str(reference_path)
-        )
+        if snapshot is not None:
+            expected = read_snapshot(snapshot.path)
+            key, tolerance = snapshot.key, snapshot.tolerance
+        else:
+            expected = DuckDBEngine().query_duckdb(
+                reference_path.read_text(), inputs, file=str(reference_path)
+            )
+            key, tolerance = (), {}
         masking = TableMasking.of(_contract_or_none(table), masker)
-        result = reconcile(staged, expected, thresholds).masked(masking)
+        result = reconcile(staged, expected, thresholds, key=key, tolerance=tolerance).masked(
+            masking
+        )
         comparisons = tuple(
             {
                 "column": c.column or "(table)",
@@ -434,6 +469,7 @@ def reconciliation_check(
                 # Repository-relative: the manifest (and the audit chain over it) must not
                 # depend on where the checkout lies.
                 "reference": repository_relative(reference_path),
+                **({"reference_sha256": snapshot_digest(snapshot)} if snapshot else {}),
                 "rows": result.actual_rows,
                 "reference_rows": result.expected_rows,
                 "columns_differing": ", ".join(result.columns_differing),

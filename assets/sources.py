@@ -1,0 +1,67 @@
+"""``raw/<name>``: the project's own raw tables, from exported files or a database.
+
+One asset per declared source (``sources:`` in the component's defs.yaml), published into the
+raw zone like the generated TPC-H tables: staged, digested and swapped in atomically, so a
+source that fails leaves its last good version in place.
+"""
+
+import dagster as dg
+
+from assets.raw import column_schema
+from pipelines.lake.raw import RAW_ZONE
+from pipelines.lake.sources import DatabaseSource, FileSource, Source
+from pipelines.resources import LakeResource
+
+
+def _described(source: Source) -> tuple[str, set[str]]:
+    """What the asset says it is read from, and its kinds."""
+    if isinstance(source, FileSource):
+        return f"the {source.format.upper()} files `{source.pattern}`", {"parquet", source.format}
+    assert isinstance(source, DatabaseSource)
+    return (
+        f"the {source.driver} table `{source.table}` (connection from ${source.url_env})",
+        {"parquet", source.driver},
+    )
+
+
+def source_asset(source: Source) -> dg.AssetsDefinition:
+    read_from, kinds = _described(source)
+
+    @dg.asset(
+        key=[RAW_ZONE, source.name],
+        group_name=RAW_ZONE,
+        kinds=kinds,
+        description=(
+            f"Raw table {source.name}, read from {read_from}. Promise: published whole into the "
+            "lake's raw zone with a digest over its files; unchanged data keeps its version, "
+            "and a source that cannot be read leaves the last good version in place."
+        ),
+        tags={"plumbline/zone": RAW_ZONE},
+    )
+    def _source(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
+        # DuckDB and the database driver: imported when a source is read, not at load.
+        from pipelines.lake.ingest import publish_source
+        from pipelines.lake.sources import SourceError
+
+        try:
+            result = publish_source(lake.lake(), source)
+        except SourceError as exc:
+            raise dg.Failure(description=str(exc)) from None
+        version = result.version
+        context.log.info(
+            f"{RAW_ZONE}/{source.name}: {'kept' if result.reused else 'published'} "
+            f"{result.stats.row_count:,} rows from {read_from}"
+        )
+        return dg.MaterializeResult(
+            metadata={
+                "dagster/row_count": dg.MetadataValue.int(result.stats.row_count),
+                "dagster/column_schema": column_schema(result.stats),
+                "digest": dg.MetadataValue.text(f"sha256:{version.digest}"),
+                "source": dg.MetadataValue.text(read_from),
+                "bytes": dg.MetadataValue.int(result.stats.bytes),
+                "reused_published_data": dg.MetadataValue.bool(result.reused),
+            },
+            data_version=dg.DataVersion(version.digest),
+        )
+
+    return _source

@@ -1,0 +1,139 @@
+"""Which project's definitions a ``plumbline`` command works on.
+
+Like ``dg``, a command run inside a dg project (a folder whose ``pyproject.toml`` has a
+``[tool.dg]`` project section) loads that project's code location; anywhere else it loads
+this repository's own, the TPC-H demo (``pipelines.definitions``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import dagster as dg
+
+from pipelines.cli.errors import one_line
+from pipelines.project import COMPONENT_TYPE
+from sql.paths import REPOSITORY_ROOT
+
+if TYPE_CHECKING:
+    from pipelines.project import Project
+
+DEMO_MODULE = "pipelines.definitions"
+
+
+class LocationError(RuntimeError):
+    """A project's pyproject.toml or definitions module cannot be used; the message names it."""
+
+
+@dataclass(frozen=True)
+class CodeLocation:
+    root: Path  # the project's folder (its pyproject.toml)
+    module: str  # the module whose `defs` are the code location
+
+    @property
+    def is_demo(self) -> bool:
+        return self.module == DEMO_MODULE and self.root == REPOSITORY_ROOT
+
+    def definitions(self) -> dg.Definitions:
+        """The project's Definitions: its module's ``defs`` (a ``@dg.definitions`` function
+        or a ``Definitions``), imported with the project folder on ``sys.path``."""
+        # Imported here, not first while Dagster loads the project's component: its warning
+        # filters (see the module) would not outlast that loading.
+        import pipelines.definitions  # noqa: F401
+
+        if str(self.root) not in sys.path:
+            sys.path.insert(0, str(self.root))
+        try:
+            module = importlib.import_module(self.module)
+        except ModuleNotFoundError as exc:
+            raise LocationError(
+                f"{self.root / 'pyproject.toml'}: code location module {self.module!r} "
+                f"cannot be imported ({exc})"
+            ) from None
+        found = getattr(module, "defs", None)
+        defs = found() if callable(found) else found
+        if not isinstance(defs, dg.Definitions):
+            raise LocationError(f"{self.module}: has no `defs` (a @dg.definitions function)")
+        return defs
+
+    def migration(self, *, check_catalogs: bool = True) -> tuple[Path, Project]:
+        """The project's ``plumbline.MigrationComponent`` instance (its defs.yaml, and the
+        project it describes), read without loading the code location: what ``plumbline
+        catalog import --from-sources`` and ``contracts init`` work from. The demo's
+        instance here; exactly one in a user's project."""
+        from pipelines.project import ProjectError, demo_project
+        from pipelines.settings import Settings
+
+        settings = Settings.from_env()
+        if self.is_demo:
+            return REPOSITORY_ROOT / "pipelines" / "defs", demo_project(settings)
+        import yaml
+
+        from pipelines.component import MigrationComponent
+
+        found = []
+        for path in sorted(self.root.rglob("defs.yaml")):
+            if ".venv" in path.parts or ".plumbline" in path.parts:
+                continue
+            for document in yaml.safe_load_all(path.read_text()):
+                if isinstance(document, dict) and document.get("type") == COMPONENT_TYPE:
+                    found.append((path, document.get("attributes") or {}))
+        if len(found) != 1:
+            where = ", ".join(str(p) for p, _ in found) or "none"
+            raise LocationError(
+                f"{self.root}: expected one {COMPONENT_TYPE} defs.yaml, found {where}"
+            )
+        path, attributes = found[0]
+        try:
+            component = MigrationComponent.model_validate(attributes)
+        except ValueError as exc:
+            raise LocationError(f"{path}: {one_line(str(exc))}") from None
+        try:
+            return path, component.project(self.root, settings, check_catalogs=check_catalogs)
+        except ProjectError as exc:
+            raise LocationError(f"{path}: attributes.{exc}") from None
+
+    def job(self, name: str) -> dg.JobDefinition:
+        return self.definitions().resolve_job_def(name)
+
+    def reconstructable_job(self, name: str):
+        """``name`` as ``dg.execute_job`` takes it: rebuilt from this location in any process."""
+        return dg.build_reconstructable_job(
+            "pipelines.cli.location",
+            "location_job",
+            reconstructable_args=(str(self.root), self.module, name),
+        )
+
+
+def location_job(root: str, module: str, name: str) -> dg.JobDefinition:
+    """The job ``name`` of the code location ``module`` under ``root`` (what
+    :meth:`CodeLocation.reconstructable_job` reconstructs)."""
+    return CodeLocation(Path(root), module).job(name)
+
+
+def find_location(start: Path) -> CodeLocation:
+    """The dg project ``start`` lies in (the nearest ``pyproject.toml`` with a ``[tool.dg]``
+    project), or this repository's own code location."""
+    for folder in [start.absolute(), *start.absolute().parents]:
+        pyproject = folder / "pyproject.toml"
+        if not pyproject.is_file():
+            continue
+        try:
+            config = tomllib.loads(pyproject.read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise LocationError(f"{pyproject}: not valid TOML ({exc})") from None
+        dg_config = config.get("tool", {}).get("dg", {})
+        if dg_config.get("directory_type") != "project":
+            continue
+        project = dg_config.get("project", {})
+        root_module = project.get("root_module")
+        if not root_module:
+            raise LocationError(f"{pyproject}: [tool.dg.project] has no root_module")
+        module = project.get("code_location_target_module") or f"{root_module}.definitions"
+        return CodeLocation(folder, module)
+    return CodeLocation(REPOSITORY_ROOT, DEMO_MODULE)

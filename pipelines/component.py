@@ -1,0 +1,205 @@
+"""``plumbline.MigrationComponent``: a legacy warehouse migration as a Dagster Component.
+
+A data engineer points one ``defs.yaml`` at their legacy SQL, catalogs, raw sources, contracts
+and the legacy warehouse's exported output; the component builds the same graph the TPC-H demo
+has (``raw/`` → ``ansi/`` → ``warehouse/`` with contract and reconciliation checks, and models
+where the project names any). ``dg scaffold defs plumbline.MigrationComponent NAME`` writes an
+instance; ``plumbline init DIR`` writes a whole new project around one.
+
+Paths in the YAML are relative to the project root (the folder of its ``pyproject.toml``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+import dagster as dg
+from pydantic import Field
+
+from pipelines.project import SCAFFOLD_ATTRIBUTES, Project, ProjectError, TableReconciliation
+from pipelines.settings import Engine, Settings, SettingsError, parse_folder
+
+
+class FilesSourceModel(dg.Model):
+    files: str = Field(
+        description="A glob or folder of Parquet or CSV files, relative to the project root "
+        "(what COPY INTO @stage, a BigQuery export or bcp produces)."
+    )
+    format: Literal["parquet", "csv"] | None = Field(
+        default=None, description="parquet or csv; default: from the files' extension."
+    )
+    columns: dict[str, str] = Field(
+        default_factory=dict,
+        description="CSV only: ANSI types of columns whose detected type would be another "
+        "(amount: DECIMAL(12,2)).",
+    )
+
+
+class DatabaseModel(dg.Model):
+    url_env: str = Field(
+        description="The environment variable holding the connection URL "
+        "(postgresql://user:password@host:port/database); never written in the YAML."
+    )
+    table: str = Field(description="schema.table in that database.")
+
+
+class DatabaseSourceModel(dg.Model):
+    database: DatabaseModel
+
+
+class TableReconciliationModel(dg.Model):
+    snapshot: str | None = Field(
+        default=None,
+        description="The legacy warehouse's output of this table (Parquet file or folder, or "
+        "CSV), relative to the project root; default: <snapshots>/<table>.parquet|.csv.",
+    )
+    key: list[str] = Field(
+        default_factory=list,
+        description="Columns that identify a row: rows are matched by key and numbers "
+        "compared within their tolerance.",
+    )
+    tolerance: dict[str, float] = Field(
+        default_factory=dict, description="Relative tolerance per numeric column."
+    )
+
+
+class ReconciliationModel(dg.Model):
+    tables: dict[str, TableReconciliationModel] = Field(default_factory=dict)
+
+
+class MigrationScaffolder(dg.Scaffolder):
+    """``dg scaffold defs plumbline.MigrationComponent NAME``: a defs.yaml over the layout
+    ``plumbline init`` creates (legacy/, contracts/, snapshots/, catalog.yaml)."""
+
+    def scaffold(self, request: dg.ScaffoldRequest) -> None:
+        dg.scaffold_component(request, SCAFFOLD_ATTRIBUTES)
+
+
+@dg.scaffold_with(MigrationScaffolder)
+class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
+    """A legacy warehouse migration: legacy SQL translated to ANSI SQL, built into warehouse
+    tables over the project's raw sources, each held to its data contract and reconciled
+    against the legacy warehouse's own output, with column lineage back to the legacy files."""
+
+    legacy: str | None = Field(
+        default=None,
+        description="Folder of legacy SQL, <dialect>/<name>.sql (snowflake, tsql, teradata, "
+        "oracle, bigquery, redshift). Default: PLUMBLINE_LEGACY_ROOT.",
+    )
+    catalogs: list[str] | None = Field(
+        default=None,
+        description="Catalog files (plumbline catalog import writes them from DDL, a lake or "
+        "the sources). Default: PLUMBLINE_CATALOG.",
+    )
+    contracts: str = Field(
+        default="contracts", description="Folder of ODCS data contracts, <table>.yaml."
+    )
+    portable_sql: str | None = Field(
+        default=None, description="Folder of tables written in ANSI SQL from the start."
+    )
+    references: str | None = Field(
+        default=None,
+        description="Folder of hand-written reference queries, <dialect>/<name>.sql "
+        "(DuckDB SQL over the same inputs), one way of producing a snapshot.",
+    )
+    snapshots: str | None = Field(
+        default=None,
+        description="Folder of the legacy warehouse's exported output per table: "
+        "<table>.parquet, <table>.csv or <table>/.",
+    )
+    reconciliation: ReconciliationModel = Field(default_factory=ReconciliationModel)
+    sources: dict[str, FilesSourceModel | DatabaseSourceModel] = Field(
+        default_factory=dict,
+        description="The raw tables: name -> files or a database table; each becomes raw/<name>.",
+    )
+    tpch: bool = Field(
+        default=False,
+        description="Generate the raw zone with tpchgen-cli at PLUMBLINE_SCALE (the demo).",
+    )
+    engine: Engine | None = Field(
+        default=None, description="duckdb or spark; default: PLUMBLINE_ENGINE."
+    )
+    models: list[str] = Field(
+        default_factory=list,
+        description="Models trained on the warehouse (the demo's: delivery_delay); none: "
+        "only data assets.",
+    )
+
+    def project(self, root: Path, settings: Settings, *, check_catalogs: bool = True) -> Project:
+        """The project this configuration describes, paths taken from ``root``. Without
+        ``check_catalogs``, catalog files need not exist yet (``plumbline catalog import
+        --from-sources`` is what writes them)."""
+        from pipelines.lake.sources import SourcesError, parse_sources
+
+        def path(value: str) -> Path:
+            return (root / value).absolute()
+
+        def folder(value: str | None, name: str) -> Path | None:
+            if value is None:
+                return None
+            try:
+                return parse_folder(path(value), name)
+            except SettingsError as exc:
+                raise ProjectError(name, f"an existing folder; got {path(value)}") from exc
+
+        catalogs = settings.catalog
+        if self.catalogs is not None:
+            catalogs = tuple(path(c) for c in self.catalogs)
+            if not catalogs:
+                raise ProjectError("catalogs", "name at least one catalog file")
+            missing = [str(c) for c in catalogs if not c.is_file()]
+            if missing and check_catalogs:
+                raise ProjectError("catalogs", f"no such file: {', '.join(missing)}")
+        declared = {
+            name: (
+                {
+                    "files": s.files,
+                    **({"format": s.format} if s.format else {}),
+                    **({"columns": s.columns} if s.columns else {}),
+                }
+                if isinstance(s, FilesSourceModel)
+                else {"database": s.database.model_dump()}
+            )
+            for name, s in self.sources.items()
+        }
+        try:
+            sources = parse_sources(declared, root) if declared else ()
+        except SourcesError as exc:
+            raise ProjectError(exc.field, exc.problem) from None
+        return Project(
+            legacy_root=folder(self.legacy, "legacy") or settings.legacy_root,
+            catalogs=catalogs,
+            contracts_root=path(self.contracts),
+            portable_root=folder(self.portable_sql, "portable_sql"),
+            reference_root=folder(self.references, "references"),
+            snapshots_root=folder(self.snapshots, "snapshots"),
+            reconciliation=_reconciliation(self.reconciliation.tables, root),
+            sources=sources,
+            tpch=self.tpch,
+            models=tuple(self.models),
+            engine=self.engine,
+        )
+
+    def build_defs(self, context: dg.ComponentLoadContext) -> dg.Definitions:
+        from pipelines.definitions import build_definitions
+
+        settings = Settings.from_env()
+        # `dg dev`'s code server and run workers start here, not through the CLI: the MLflow
+        # credentials move from the URI to the environment in this process too.
+        settings.export_credentials()
+        return build_definitions(settings, self.project(context.project_root, settings))
+
+
+def _reconciliation(
+    tables: Mapping[str, TableReconciliationModel], root: Path
+) -> dict[str, TableReconciliation]:
+    return {
+        name: TableReconciliation(
+            snapshot=(root / table.snapshot).absolute() if table.snapshot else None,
+            key=tuple(table.key),
+            tolerance=dict(table.tolerance),
+        )
+        for name, table in tables.items()
+    }
