@@ -33,11 +33,12 @@ SESSION_CONF = {
 
 
 def _message(exc: Exception) -> str:
-    """Spark's own message without the JVM stack trace that py4j appends."""
+    """Spark's own message without the JVM stack trace that py4j appends, or that a Spark
+    Connect server sends after a ``JVM stacktrace:`` header."""
     text = str(exc)
     if hasattr(exc, "java_exception"):  # an unconverted JVM error (Py4JJavaError)
         text = str(exc.java_exception)
-    return text.split("\n\tat ", 1)[0].strip()
+    return text.split("\n\tat ", 1)[0].split("\n\nJVM stacktrace:", 1)[0].strip()
 
 
 class SparkEngine(Engine):
@@ -54,17 +55,36 @@ class SparkEngine(Engine):
             from pyspark.sql import SparkSession
 
             builder = SparkSession.builder.appName("plumbline")
-            builder = (
-                builder.remote(self.master)
-                if self.master.startswith("sc://")
-                else builder.master(self.master)
-            )
-            for key, value in self.conf.items():
-                builder = builder.config(key, value)
-            self._session = builder.getOrCreate()
-            if not self.master.startswith("sc://"):
+            if self.connect:
+                # The server's SparkContext is already running: the settings go to the
+                # session instead (the UI ones, which only the server may set, would just
+                # raise warnings here).
+                self._session = builder.remote(self.master).getOrCreate()
+                self._apply_session_settings(self._session)
+            else:
+                builder = builder.master(self.master)
+                for key, value in self.conf.items():
+                    builder = builder.config(key, value)
+                self._session = builder.getOrCreate()
                 self._session.sparkContext.setLogLevel("ERROR")
         return self._session
+
+    @property
+    def connect(self) -> bool:
+        """Whether the engine is a Spark Connect client (``sc://host:port``)."""
+        return self.master.startswith("sc://")
+
+    def _apply_session_settings(self, spark: SparkSession) -> None:
+        """Give a Spark Connect session the settings a session may change (the SQL ones).
+
+        A Connect session starts from the server's defaults: unlike a classic one it
+        inherits nothing from the session it was made from (pyspark's ``newSession``), so
+        without this a build would run in the server's time zone, and without ANSI mode if
+        the server's defaults turn it off. The others (the UI) are the server's to set.
+        """
+        for key, value in self.conf.items():
+            if spark.conf.isModifiable(key):
+                spark.conf.set(key, value)
 
     def build(
         self, ansi_sql: str, inputs: Mapping[str, Path], out_dir: Path, *, file: str
@@ -78,6 +98,8 @@ class SparkEngine(Engine):
         # builds in one process cannot see each other's inputs.
         spark = self.session().newSession()
         try:
+            if self.connect:
+                self._apply_session_settings(spark)
             for key, path in inputs.items():
                 zone, table = key.split(".", 1)
                 spark.read.parquet(str(path)).createOrReplaceTempView(table_name(zone, table))
