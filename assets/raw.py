@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from pipelines.lake.raw import RAW_ZONE, publish_tpch_table
+from pipelines.lake.raw import RAW_ZONE, RawTable, publish_tpch_table
 from pipelines.lake.store import TableStats
 from pipelines.lake.tpch import TABLE_DESCRIPTIONS, TPCH_TABLES, generator_version
 from pipelines.resources import LakeResource, TpchResource
@@ -18,6 +18,23 @@ def column_schema(stats: TableStats) -> dg.TableSchema:
             )
             for name, arrow_type, nullable in stats.schema
         ]
+    )
+
+
+def raw_table_result(result: RawTable, **more: object) -> dg.MaterializeResult:
+    """A published raw table as Dagster sees it: rows, columns, digest and whether existing
+    data was kept, plus ``more`` (where it came from), with its digest as the data version."""
+    version = result.version
+    return dg.MaterializeResult(
+        metadata={
+            "dagster/row_count": dg.MetadataValue.int(result.stats.row_count),
+            "dagster/column_schema": column_schema(result.stats),
+            "digest": dg.MetadataValue.text(f"sha256:{version.digest}"),
+            **more,
+            "bytes": dg.MetadataValue.int(result.stats.bytes),
+            "reused_published_data": dg.MetadataValue.bool(result.reused),
+        },
+        data_version=dg.DataVersion(version.digest),
     )
 
 
@@ -42,19 +59,12 @@ def raw_table_asset(table: str) -> dg.AssetsDefinition:
             f"{RAW_ZONE}/{table}: {'kept' if result.reused else 'generated'} "
             f"{result.stats.row_count:,} rows at scale {tpch.scale:g} in {version.path}"
         )
-        return dg.MaterializeResult(
-            metadata={
-                "dagster/row_count": dg.MetadataValue.int(result.stats.row_count),
-                "dagster/column_schema": column_schema(result.stats),
-                "digest": dg.MetadataValue.text(f"sha256:{version.digest}"),
-                "scale_factor": dg.MetadataValue.float(tpch.scale),
-                "generator": dg.MetadataValue.text(version.manifest["generator"]),
-                "bytes": dg.MetadataValue.int(result.stats.bytes),
-                "path": dg.MetadataValue.path(str(lake.lake().table_path(RAW_ZONE, table))),
-                "version_path": dg.MetadataValue.path(str(version.path)),
-                "reused_published_data": dg.MetadataValue.bool(result.reused),
-            },
-            data_version=dg.DataVersion(version.digest),
+        return raw_table_result(
+            result,
+            scale_factor=dg.MetadataValue.float(tpch.scale),
+            generator=dg.MetadataValue.text(version.manifest["generator"]),
+            path=dg.MetadataValue.path(str(lake.lake().table_path(RAW_ZONE, table))),
+            version_path=dg.MetadataValue.path(str(version.path)),
         )
 
     return _raw_table

@@ -7,7 +7,7 @@ source that fails leaves its last good version in place.
 
 import dagster as dg
 
-from assets.raw import column_schema
+from assets.raw import raw_table_result
 from pipelines.lake.raw import RAW_ZONE
 from pipelines.lake.sources import DatabaseSource, FileSource, Source
 from pipelines.resources import LakeResource
@@ -47,21 +47,10 @@ def source_asset(source: Source) -> dg.AssetsDefinition:
             result = publish_source(lake.lake(), source)
         except SourceError as exc:
             raise dg.Failure(description=str(exc)) from None
-        version = result.version
         context.log.info(
             f"{RAW_ZONE}/{source.name}: {'kept' if result.reused else 'published'} "
             f"{result.stats.row_count:,} rows from {read_from}"
         )
-        return dg.MaterializeResult(
-            metadata={
-                "dagster/row_count": dg.MetadataValue.int(result.stats.row_count),
-                "dagster/column_schema": column_schema(result.stats),
-                "digest": dg.MetadataValue.text(f"sha256:{version.digest}"),
-                "source": dg.MetadataValue.text(read_from),
-                "bytes": dg.MetadataValue.int(result.stats.bytes),
-                "reused_published_data": dg.MetadataValue.bool(result.reused),
-            },
-            data_version=dg.DataVersion(version.digest),
-        )
+        return raw_table_result(result, source=dg.MetadataValue.text(read_from))
 
     return _source

@@ -17,7 +17,7 @@ import click
 from pipelines.lake.catalog import LakeCatalogError, import_lake
 from pipelines.lake.files import write_atomic
 from pipelines.lake.sources import Source, SourceError, describe
-from sql.catalog_import import TYPES, CatalogImportError, catalog_yaml, import_ddl
+from sql.catalog_import import TYPES, CatalogImportError, DdlImport, catalog_yaml, import_ddl
 
 ZONE = re.compile(r"[a-z][a-z0-9_]*")
 
@@ -84,7 +84,8 @@ def _read(file: str) -> str:
         raise CatalogUsageError(f"cannot read {file}: {reason}") from None
 
 
-def _from_ddl(dialect: str, files: Sequence[str], zone: str) -> str | None:
+def _import_ddl(dialect: str, files: Sequence[str], zone: str) -> DdlImport | None:
+    """The DDL files imported, their diagnostics on stderr; None when a statement is refused."""
     sources = [(file, _read(file)) for file in files]
     # sqlglot logs a warning when it falls back to an opaque Command for a statement it does
     # not parse; such statements are reported as skipped, so the log is noise.
@@ -97,6 +98,13 @@ def _from_ddl(dialect: str, files: Sequence[str], zone: str) -> str | None:
         return None
     for diagnostic in imported.diagnostics:
         click.echo(diagnostic.format(), err=True)
+    return imported
+
+
+def _from_ddl(dialect: str, files: Sequence[str], zone: str) -> str | None:
+    imported = _import_ddl(dialect, files, zone)
+    if imported is None:
+        return None
     columns = sum(len(t.columns) for t in imported.tables.values())
     opaque = sum(len(c) for c in imported.catalog_opaque().values())
     click.echo(
@@ -143,12 +151,8 @@ def _from_sources(
         click.echo(warning, err=True)
     legacy = None
     if dialect is not None:
-        logging.getLogger("sqlglot").setLevel(logging.ERROR)
-        try:
-            ddl = import_ddl([(file, _read(file)) for file in files], dialect, zone=zone)
-        except CatalogImportError as exc:
-            for diagnostic in exc.diagnostics:
-                click.echo(diagnostic.format(), err=True)
+        ddl = _import_ddl(dialect, files, zone)
+        if ddl is None:
             return None
         differences = catalog_differences(
             ddl.catalog_tables(),

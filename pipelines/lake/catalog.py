@@ -143,20 +143,36 @@ def import_lake(root: Path) -> LakeImport:
     for name, folder in lake_tables(root).items():
         if not data_files(folder):
             continue  # a folder with no Parquet files is not a table (e.g. a zone's notes)
-        columns: dict[str, str] = {}
-        for column in table_schema(folder):
-            ansi = ansi_type(column.type)
-            if ansi is None:
-                declared = str(column.type)
-                opaque.setdefault(name, {})[column.name] = columns[column.name] = declared
-                warnings.append(
-                    f"{folder}: warning[CATALOG-OPAQUE]: column {name}.{column.name} has type "
-                    f"{declared} with no exact ANSI form; expressions over it will be refused"
-                )
-            else:
-                columns[column.name] = ansi
-        tables[name] = columns
+        tables[name], table_opaque, table_warnings = schema_columns(
+            name, table_schema(folder), str(folder)
+        )
+        if table_opaque:
+            opaque[name] = table_opaque
+        warnings.extend(table_warnings)
     return LakeImport(tables=tables, opaque=opaque, warnings=tuple(warnings))
+
+
+def schema_columns(
+    table: str, schema: pa.Schema, where: str
+) -> tuple[dict[str, str], dict[str, str], list[str]]:
+    """One table's Arrow schema as a catalog holds it: (column -> ANSI type, or the Arrow
+    type where there is no exact ANSI one; those opaque columns; one warning per opaque
+    column, located at ``where``)."""
+    columns: dict[str, str] = {}
+    opaque: dict[str, str] = {}
+    warnings = []
+    for column in schema:
+        ansi = ansi_type(column.type)
+        if ansi is None:
+            declared = str(column.type)
+            opaque[column.name] = columns[column.name] = declared
+            warnings.append(
+                f"{where}: warning[CATALOG-OPAQUE]: column {table}.{column.name} has type "
+                f"{declared} with no exact ANSI form; expressions over it will be refused"
+            )
+        else:
+            columns[column.name] = ansi
+    return columns, opaque, warnings
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from sqlglot import exp
 
-from pipelines.lake.catalog import LakeImport, ansi_type, types_match
+from pipelines.lake.catalog import LakeImport, schema_columns, types_match
 from pipelines.lake.raw import RAW_ZONE, RawTable
 from pipelines.lake.sources import (
     EXTENSIONS,
@@ -491,21 +491,13 @@ def source_catalog(
     opaque: dict[str, dict[str, str]] = {}
     warnings: list[str] = []
     for source in sources:
-        columns: dict[str, str] = {}
-        for column in source_schema(source, environ):
-            ansi = ansi_type(column.type)
-            if ansi is None:
-                declared = str(column.type)
-                opaque.setdefault(source.lake_table, {})[column.name] = declared
-                columns[column.name] = declared
-                warnings.append(
-                    f"{describe(source)}: warning[CATALOG-OPAQUE]: column "
-                    f"{source.lake_table}.{column.name} has type {declared} with no exact ANSI "
-                    "form; expressions over it will be refused"
-                )
-            else:
-                columns[column.name] = ansi
-        tables[source.lake_table] = columns
+        table = source.lake_table
+        tables[table], table_opaque, table_warnings = schema_columns(
+            table, source_schema(source, environ), describe(source)
+        )
+        if table_opaque:
+            opaque[table] = table_opaque
+        warnings.extend(table_warnings)
     return LakeImport(tables=tables, opaque=opaque, warnings=tuple(warnings))
 
 

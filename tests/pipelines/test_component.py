@@ -253,3 +253,60 @@ def test_plumbline_run_in_a_user_project_materializes_its_graph(shop):
     assert "WARNING daily_revenue_contract" in done.stdout
     # No MLflow store for a project without a model.
     assert not (shop / ".plumbline" / "mlflow.db").exists()
+
+
+def test_the_catalog_comes_from_the_sources_and_is_checked_against_the_ddl(shop):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
+    env["PLUMBLINE_HOME"] = str(shop / ".plumbline")
+    (shop / "orders.sql").write_text(
+        "CREATE TABLE SHOP.PUBLIC.ORDERS (ORDER_ID NUMBER(38,0) NOT NULL, STORE VARCHAR(20),"
+        " ORDER_DATE DATE, AMOUNT NUMBER(12,2));"
+    )
+
+    def catalog_import(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(BIN / "plumbline"), "catalog", "import", "--from-sources", *args],
+            cwd=shop,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    derived = catalog_import()
+    assert derived.returncode == 0, derived.stderr
+    tables = yaml.safe_load(derived.stdout)["tables"]
+    assert tables == {
+        "raw.orders": {
+            "order_id": "BIGINT",
+            "store": "VARCHAR",
+            "order_date": "DATE",
+            "amount": "DOUBLE PRECISION",
+        }
+    }
+    # The CSV's detected types are not the legacy DDL's: one line per column, naming both.
+    checked = catalog_import("--from", "snowflake", "orders.sql", "-o", "checked.yaml")
+    assert checked.returncode == 1
+    lines = [line for line in checked.stderr.splitlines() if "CATALOG-DIFFERS" in line]
+    assert [line.split(":")[1].strip() for line in lines] == [
+        "raw.orders.order_id",
+        "raw.orders.amount",
+    ]
+    assert "DECIMAL(12,2) in the snowflake DDL (orders.sql)" in lines[1]
+    assert "DOUBLE PRECISION in source raw.orders (csv files" in lines[1]
+    assert not (shop / "checked.yaml").exists()
+    # Declared CSV types make them agree; the DDL's legacy names come along.
+    write_attributes(
+        shop,
+        sources={
+            "orders": {
+                "files": "sources/orders/*.csv",
+                "columns": {"order_id": "DECIMAL(38,0)", "amount": "DECIMAL(12,2)"},
+            }
+        },
+    )
+    checked = catalog_import("--from", "snowflake", "orders.sql", "-o", "checked.yaml")
+    assert checked.returncode == 0, checked.stderr
+    written = yaml.safe_load((shop / "checked.yaml").read_text())
+    assert written["legacy"] == {"snowflake": {"SHOP.PUBLIC.ORDERS": "raw.orders"}}
+    assert written["tables"]["raw.orders"]["amount"] == "DECIMAL(12,2)"

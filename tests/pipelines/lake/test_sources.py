@@ -151,7 +151,7 @@ def test_parse_sources_keeps_the_mapping_order() -> None:
         ),
         (
             {"orders": {"files": "o.csv", "colour": "red"}},
-            "sources.orders.colour: unknown key; expected one of database, files, format",
+            "sources.orders.colour: unknown key; expected one of columns, database, files, format",
         ),
         ({"orders": {"files": ""}}, "sources.orders.files: expected a glob, a folder or a file"),
         ({"orders": {"files": 3}}, "sources.orders.files: expected a glob, a folder or a file"),
