@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 from dagster._core.errors import DagsterPipesExecutionError
@@ -24,6 +24,9 @@ from pipelines.translation.store import StoredTranslation, read_stored_manifest,
 from pipelines.warehouse.engines.base import Engine
 from sql.catalog import DEFAULT_CATALOG_PATH, Catalog, load_catalogs
 from sql.paths import REPOSITORY_ROOT
+
+if TYPE_CHECKING:
+    from pipelines.audit.collect import TableSubject
 
 
 class LakeResource(dg.ConfigurableResource):
@@ -244,13 +247,21 @@ class TrainingLauncherResource(dg.ConfigurableResource):
 class AuditResource(dg.ConfigurableResource):
     """Where audit bundles are issued (``$PLUMBLINE_HOME/audit``): each in a folder of its own,
     ``<root>/<model>/v<version>/<YYYYMMDDTHHMMSSZ>-<12 hex of the root digest>/``
-    (``pipelines.audit.store``), never overwritten."""
+    (``pipelines.audit.store``), or ``<root>/warehouse/<table>/<lake version>/...`` for a
+    table's, never overwritten."""
 
     root: str
 
     def version_dir(self, model: str, version: str) -> Path:
         """The folder that holds every bundle issued for ``model`` ``version``."""
         return Path(self.root) / model / f"v{version}"
+
+    def table_version_dir(self, subject: TableSubject) -> Path:
+        """The folder that holds every bundle issued for one version of a warehouse table
+        (a project without a model): ``<root>/<zone>/<table>/<lake version>``."""
+        from pipelines.audit.store import table_version_dir
+
+        return table_version_dir(Path(self.root), subject)
 
 
 def resources_for(settings: Settings, **launcher: Any) -> dict[str, dg.ConfigurableResource]:

@@ -5,11 +5,17 @@ Every top-level field of a bundle is accounted for, so that no edit of the file 
 
 - the nodes: each sealed by its digest (:mod:`pipelines.audit.chain`);
 - the header (:data:`SEALED_FIELDS`): each sealed by its digest in ``field_digests``;
-- ``root_digest``: over the root node's digest and ``field_digests``, and kept on the MLflow
-  model version and in Dagster's metadata, so a bundle resealed after an edit is caught;
+- ``root_digest``: over the root node's digest and ``field_digests``; a model version's is
+  kept on the MLflow model version and in Dagster's metadata, so a bundle resealed after an
+  edit is caught (a table's has no registry to keep it: see :func:`verify_bundle`);
 - :data:`DERIVED_FIELDS`: summaries of the nodes, recomputed from them by verification.
 
 A field that is none of these is not sealed, and fails verification.
+
+The subject is a registered model version (``{"model", "version", "requested"}``, rooted at
+``model:<model>/v<version>``) or a published lake table version (``{"table": "<zone>/<table>",
+"version", "requested"}``, rooted at ``table:<zone>/<table>@<version>``); both are collected,
+sealed and verified by the same functions (:func:`pipelines.audit.collect.collect`).
 """
 
 from __future__ import annotations
@@ -36,7 +42,17 @@ from pipelines.audit.chain import (
     seal,
     short_json,
 )
-from pipelines.audit.collect import AUDIT_TAG_PREFIX, Sources, auditor_environment, collect
+from pipelines.audit.collect import (
+    AUDIT_TAG_PREFIX,
+    LAKE_NAME,
+    ModelSubject,
+    Sources,
+    Subject,
+    TableSubject,
+    auditor_environment,
+    collect,
+    subject_from_fields,
+)
 
 BUNDLE_FILE = "bundle.json"
 REPORT_FILE = "report.html"
@@ -65,7 +81,11 @@ FIELD_TYPES: dict[str, type] = {
     "root_digest": str,
     "subject": dict,
 }
-SUBJECT_FIELDS = ("model", "requested", "version")
+# The fields of each kind of subject, by the field that tells the kind.
+SUBJECT_FIELDS: dict[str, tuple[str, ...]] = {
+    "model": ("model", "requested", "version"),
+    "table": ("requested", "table", "version"),
+}
 # Each field of a node, and whether it may be left out (Node.to_dict leaves out no gap).
 NODE_FIELDS: dict[str, tuple[type, ...]] = {
     "content": (dict,),
@@ -99,6 +119,11 @@ class Bundle:
     def subject(self) -> dict[str, str]:
         return self.data["subject"]
 
+    @property
+    def audited(self) -> Subject:
+        """What the bundle audits: a model version or a table version."""
+        return subject_from_fields(self.subject)
+
 
 def derived_fields(subject: Mapping[str, str], nodes: Iterable[Node]) -> dict[str, Any]:
     """The :data:`DERIVED_FIELDS` of a bundle of ``subject`` holding ``nodes``. Reads nodes
@@ -118,7 +143,7 @@ def derived_fields(subject: Mapping[str, str], nodes: Iterable[Node]) -> dict[st
         if value and isinstance(value, str)
     }
     return {
-        "root": f"model:{subject['model']}/v{subject['version']}",
+        "root": subject_from_fields(subject).root,
         "gaps": [f"{n.id}: {n.gap}" for n in nodes if n.gap is not None],
         "environment": {k.removeprefix("env."): v for k, v in tags.items() if k.startswith("env.")},
         "dagster_run_ids": sorted(dagster_runs),
@@ -170,10 +195,29 @@ def build_bundle(
 ) -> Bundle:
     """Collect and seal the chain of ``model`` ``version``. ``made_by`` says who asked
     (``{"dagster_run_id": ...}`` for the asset, ``{"command": ...}`` for the CLI)."""
-    collected = collect(sources, model, version)
+    return _sealed_chain(sources, ModelSubject(model, version, requested or model), made_by)
+
+
+def build_table_bundle(
+    sources: Sources,
+    zone: str,
+    table: str,
+    version: str,
+    *,
+    requested: str | None = None,
+    made_by: dict[str, str] | None = None,
+) -> Bundle:
+    """Collect and seal the chain of lake table ``zone``/``table`` ``version``: no MLflow is
+    read (``sources.client`` may be None)."""
+    subject = TableSubject(zone, table, version, requested or f"{zone}/{table}")
+    return _sealed_chain(sources, subject, made_by)
+
+
+def _sealed_chain(sources: Sources, subject: Subject, made_by: dict[str, str] | None) -> Bundle:
+    collected = collect(sources, subject)
     return seal_bundle(
         collected.nodes.values(),
-        subject={"model": model, "version": version, "requested": requested or model},
+        subject=subject.fields(),
         created_at=collected.created_at,
         made_by=made_by or {},
         auditor=auditor_environment(),
@@ -231,8 +275,7 @@ def check_shape(path: Path, data: Any) -> None:
         raise _malformed(path, "format", f"is {short_json(found)}: not a {FORMAT} audit bundle")
     for name, expected in FIELD_TYPES.items():
         _expect(path, data, name, name, (expected,))
-    for name in SUBJECT_FIELDS:
-        _expect(path, data["subject"], name, f"subject.{name}", (str,))
+    _check_subject(path, data["subject"])
     for name in ("made_by", "field_digests"):
         for key in data[name]:
             _expect(path, data[name], key, f"{name}.{key}", (str,))
@@ -253,6 +296,31 @@ def check_shape(path: Path, data: Any) -> None:
                 _expect(path, node, name, f"{where}.{name}", types)
         for position in range(len(node["parents"])):
             _expect(path, node["parents"], position, f"{where}.parents[{position}]", (str,))
+
+
+def _check_subject(path: Path, subject: dict[str, Any]) -> None:
+    """Exactly one kind of subject (:data:`SUBJECT_FIELDS`), its fields strings, and a
+    table named ``ZONE/TABLE``."""
+    kinds = [kind for kind in SUBJECT_FIELDS if kind in subject]
+    if len(kinds) != 1:
+        problem = "names both a model and a table" if kinds else "names neither a model nor a table"
+        raise _malformed(path, "subject", f"{problem}: subject.model or subject.table expected")
+    [kind] = kinds
+    for name in SUBJECT_FIELDS[kind]:
+        _expect(path, subject, name, f"subject.{name}", (str,))
+    if kind == "table":
+        # Both become paths in the lake when the bundle is verified.
+        zone, slash, table = subject["table"].partition("/")
+        if not (slash and LAKE_NAME.fullmatch(zone) and LAKE_NAME.fullmatch(table)):
+            raise _malformed(
+                path, "subject.table", f"is {short_json(subject['table'])}: not ZONE/TABLE"
+            )
+        if not LAKE_NAME.fullmatch(subject["version"]):
+            raise _malformed(
+                path,
+                "subject.version",
+                f"is {short_json(subject['version'])}: not a lake version name",
+            )
 
 
 def _malformed(path: Path, field: str, problem: str) -> AuditError:
@@ -371,6 +439,10 @@ def stamp_root(client: Any, bundle: Bundle, folder: str | None = None) -> None:
     """Keep the root digest on the MLflow model version, under :func:`root_tag`, and where
     the bundle was issued (``folder``, as people read it) under :func:`folder_tag`. Both
     tags are left out of the bundle's own model-version node (they are written after it)."""
+    if not isinstance(bundle.audited, ModelSubject):
+        raise AuditError(
+            f"{bundle.audited}: only a model version's bundle has a registry to keep it"
+        )
     model, version = bundle.subject["model"], bundle.subject["version"]
     client.set_model_version_tag(model, version, root_tag(bundle), bundle.root_digest)
     if folder is not None:
@@ -398,31 +470,37 @@ def verify_bundle(
 ) -> list[Difference]:
     """Every link of ``bundle`` that no longer holds: the file's own seal
     (:func:`check_bundle`), then, recomputed from the sources, each node's content, the root
-    digest on the MLflow model version and (when given) in the audit asset's Dagster
-    metadata. Empty: all hold."""
-    from mlflow.exceptions import MlflowException
+    digest on the MLflow model version (a model version's bundle) and (when given) in the
+    audit asset's Dagster metadata. Empty: all hold.
 
-    model, version = bundle.subject["model"], bundle.subject["version"]
+    A table's bundle reads no MLflow (``sources.client`` may be None), and no registry keeps
+    its root digest: each node is recomputed from the sources all the same, but a header
+    edited and then resealed (when it was made, by whom) shows only as a root digest other
+    than the one the reviewer was given."""
+    subject = bundle.audited
     differences = check_bundle(bundle)
-    try:
-        tags = sources.client.get_model_version(model, version).tags
-    except MlflowException:
-        return [*differences, Difference(f"model:{model}/v{version}", "not in the registry")]
-    tag = root_tag(bundle)
-    stored = tags.get(tag)
-    if stored != bundle.root_digest:
-        differences.append(
-            Difference(
-                f"model:{model}/v{version}",
-                f"MLflow tag {tag} is {stored!r}, the bundle's root is {bundle.root_digest}",
+    if isinstance(subject, ModelSubject):
+        from mlflow.exceptions import MlflowException
+
+        try:
+            tags = sources.client.get_model_version(subject.model, subject.version).tags
+        except MlflowException:
+            return [*differences, Difference(subject.root, "not in the registry")]
+        tag = root_tag(bundle)
+        stored = tags.get(tag)
+        if stored != bundle.root_digest:
+            differences.append(
+                Difference(
+                    subject.root,
+                    f"MLflow tag {tag} is {stored!r}, the bundle's root is {bundle.root_digest}",
+                )
             )
-        )
     if dagster_root_digests is not None and bundle.root_digest not in dagster_root_digests:
         differences.append(
             Difference(
                 bundle.data["root"], "no audit_bundle materialization in Dagster records this root"
             )
         )
-    current = collect(sources, model, version, created_at=bundle.data["created_at"])
+    current = collect(sources, subject, created_at=bundle.data["created_at"])
     differences.extend(compare(bundle.nodes, seal(current.nodes.values())))
     return differences

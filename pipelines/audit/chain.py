@@ -197,7 +197,7 @@ def compare(recorded: Iterable[Node], current: Iterable[Node]) -> list[Differenc
             continue
         fresh = now.get(node.id)
         if fresh is None:
-            differences.append(Difference(node.id, "no longer reachable from the model version"))
+            differences.append(Difference(node.id, "no longer reachable from the chain's root"))
             continue
         if fresh.gap is not None:
             differences.append(Difference(node.id, fresh.gap))

@@ -1,29 +1,35 @@
-"""Collect the audit chain of one registered model version from where each fact lives.
+"""Collect the audit chain of one subject from where each fact lives: a registered model
+version (:class:`ModelSubject`), or a published lake table version (:class:`TableSubject`,
+for a project without a model).
 
 From the MLflow model version down: its alias history, the MLflow run (params, metrics,
 baseline, environment), the code version, the training set and every lake table upstream
 of it (digests recomputed from the files, manifests, blocking-check verdicts, the Dagster
 run that materialized each), each table's ANSI SQL and translation rules and warnings, the
 legacy SQL file it came from (sha256, git commit), and the raw tables (generator, scale).
+A table's chain is the same walk from that table down (:meth:`Collector.table`), and reads
+no MLflow.
 
-The same function serves ``--verify``: it is called again with the bundle's pinned model
-version and creation time, and the two chains are compared. Anything that cannot be
-established becomes a node with a ``gap``, never a guess.
+The same function serves ``--verify``: it is called again with the bundle's pinned subject
+and creation time, and the two chains are compared. Anything that cannot be established
+becomes a node with a ``gap``, never a guess.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import platform
+import re
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from pipelines.audit.chain import AuditError, Node
-from pipelines.lake.store import Lake, digest_files
+from pipelines.lake.store import Lake, LakeError, digest_files
 from pipelines.registry.versions import ALIAS_TAG_PREFIX, AliasHistory
 from pipelines.translation.store import StoreError, read_stored_manifest, sha256_bytes, sha256_text
 from sql.lineage import column_sources, projection_lines
@@ -48,6 +54,12 @@ KEY_PACKAGES = (
     "torch",
 )
 TRAINING_SET = ("warehouse", "training_set")
+# The zone whose tables a bundle may be rooted at (the tables a migration publishes; a raw
+# table's chain is part of the bundle of every warehouse table built from it).
+AUDITED_ZONE = "warehouse"
+# A zone, table or version name as a subject may give it: one path component, no hidden
+# name, short enough for any file system.
+LAKE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}")
 
 
 # (zone, table, data version, when the version was published) -> the id of the Dagster run
@@ -58,25 +70,95 @@ RunFinder = Callable[[str, str, str | None, dt.datetime | None], str | None]
 
 @dataclass
 class Sources:
-    """Where the facts live. ``runs`` is optional: without it, the Dagster run of each table
-    is recorded as a gap."""
+    """Where the facts live. ``client`` (an ``mlflow.MlflowClient``) is read by a model
+    version's chain alone: a table's chain reads no MLflow, so for a table it may be None,
+    as it is where there is no registry at all (a project without a model). ``runs`` is
+    optional: without it, the Dagster run of each table is recorded as a gap."""
 
     lake: Lake
     ansi_root: Path
-    client: Any  # mlflow.MlflowClient
+    client: Any | None  # mlflow.MlflowClient
     alias_history: AliasHistory
     runs: RunFinder | None = None
     repo_root: Path = REPOSITORY_ROOT  # holds sql/legacy and sql/ansi
+    # The tables written in ANSI SQL from the start (Project.portable_root): relative to
+    # repo_root (the TPC-H demo's sql/ansi), absolute (a user's project's folder), or None
+    # for a project that has none (every warehouse table is then a translation).
+    portable_root: Path | None = Path("sql", "ansi")
 
     @property
-    def native_ansi_root(self) -> Path:
-        return self.repo_root / "sql" / "ansi"
+    def native_ansi_root(self) -> Path | None:
+        return None if self.portable_root is None else self.repo_root / self.portable_root
+
+
+def model_node_id(model: str, version: str) -> str:
+    return f"model:{model}/v{version}"
+
+
+def table_node_id(zone: str, table: str, version: str) -> str:
+    return f"table:{zone}/{table}@{version}"
+
+
+@dataclass(frozen=True)
+class ModelSubject:
+    """A registered model version: its chain runs from the MLflow version down."""
+
+    model: str
+    version: str
+    requested: str  # as it was asked for: delivery_delay@champion
+
+    @property
+    def root(self) -> str:
+        return model_node_id(self.model, self.version)
+
+    def fields(self) -> dict[str, str]:
+        """The bundle's ``subject`` field."""
+        return {"model": self.model, "version": self.version, "requested": self.requested}
+
+    def __str__(self) -> str:
+        return f"{self.model} v{self.version}"
+
+
+@dataclass(frozen=True)
+class TableSubject:
+    """A published version of a lake table: its chain is the table's walk down to the raw
+    tables, and reads no MLflow."""
+
+    zone: str
+    table: str
+    version: str  # the lake's version name
+    requested: str  # as it was asked for: warehouse/daily_revenue
+
+    @property
+    def root(self) -> str:
+        return table_node_id(self.zone, self.table, self.version)
+
+    def fields(self) -> dict[str, str]:
+        """The bundle's ``subject`` field."""
+        return {
+            "table": f"{self.zone}/{self.table}",
+            "version": self.version,
+            "requested": self.requested,
+        }
+
+    def __str__(self) -> str:
+        return f"{self.zone}/{self.table}@{self.version}"
+
+
+Subject = ModelSubject | TableSubject
+
+
+def subject_from_fields(fields: Mapping[str, str]) -> Subject:
+    """The subject a bundle's ``subject`` field names: ``table`` (``ZONE/TABLE``) for a
+    table, else ``model``. ``fields`` is shaped as ``bundle.check_shape`` requires."""
+    if "table" in fields:
+        zone, _, table = fields["table"].partition("/")
+        return TableSubject(zone, table, fields["version"], fields["requested"])
+    return ModelSubject(fields["model"], fields["version"], fields["requested"])
 
 
 @dataclass
 class Collected:
-    model: str
-    version: str
     created_at: str
     nodes: dict[str, Node] = field(default_factory=dict)
 
@@ -93,6 +175,61 @@ def parse_subject(subject: str) -> tuple[str, str | None, str | None]:
     if not pin:
         return name, None, "champion"
     return (name, pin, None) if pin.isdigit() else (name, None, pin)
+
+
+def parse_table_subject(subject: str) -> tuple[str, str, str | None]:
+    """``ZONE/TABLE[@VERSION]`` -> (zone, table, version); no version means the published
+    one. AuditError for another shape: two names and a lake version name, nothing else
+    (they become paths in the lake)."""
+    name, at, version = subject.partition("@")
+    zone, _, table = name.partition("/")
+    if not (LAKE_NAME.fullmatch(zone) and LAKE_NAME.fullmatch(table)) or (at and not version):
+        raise AuditError(
+            f"{subject!r}: expected {AUDITED_ZONE}/TABLE[@VERSION], e.g. "
+            f"{AUDITED_ZONE}/daily_revenue"
+        )
+    if version and (Lake.published_at(version) is None or not LAKE_NAME.fullmatch(version)):
+        raise AuditError(
+            f"{subject!r}: VERSION must be a lake version name such as "
+            "20260101T120000.000000000-0123456789ab (leave it out for the published version)"
+        )
+    return zone, table, version or None
+
+
+def resolve_table(lake: Lake, subject: str) -> TableSubject:
+    """The table version ``subject`` (``warehouse/TABLE[@VERSION]``) names; AuditError,
+    naming the table, for another zone, a table the lake has never published, or a version
+    it no longer holds."""
+    zone, table, version = parse_table_subject(subject)
+    name = f"{zone}/{table}"
+    if zone != AUDITED_ZONE:
+        raise AuditError(
+            f"{name}: only a {AUDITED_ZONE} table has an audit bundle of its own, not a table "
+            f"of zone {zone} (its chain is in the bundle of each {AUDITED_ZONE} table built "
+            "from it)"
+        )
+    try:
+        current = lake.current(zone, table)
+    except LakeError as exc:
+        raise AuditError(str(exc)) from None
+    if current is None:
+        published = sorted(
+            key.partition(".")[2] for key in lake.published() if key.startswith(f"{zone}.")
+        )
+        shown = ", ".join(published) if published else "none yet"
+        raise AuditError(
+            f"{name}: the lake at {lake.root} has no published version of it: it is not a "
+            "table of this project, or no build of it has passed its blocking checks yet "
+            f"(plumbline run); published {zone} tables: {shown}"
+        )
+    if version is None:
+        return TableSubject(zone, table, current.path.name, subject)
+    if lake.manifest(zone, table, version) is None:
+        raise AuditError(
+            f"{name}: the lake at {lake.root} holds no version {version} of it (pruned, or "
+            f"never published); the published version is {current.path.name}"
+        )
+    return TableSubject(zone, table, version, subject)
 
 
 def resolve(client: Any, subject: str) -> tuple[str, str]:
@@ -123,14 +260,31 @@ def _git(repo: Path, *args: str) -> str | None:
         return None
 
 
+def recorded_path(repo: Path, path: Path) -> str:
+    """How a bundle names ``path``: relative to ``repo`` when it lies there, so that a bundle
+    reads the same wherever the checkout lies; else absolute, as the translation store names
+    it (a user's project keeps its legacy SQL outside this repository)."""
+    resolved, root = path.resolve(), repo.resolve()
+    if resolved.is_relative_to(root):
+        return resolved.relative_to(root).as_posix()
+    return Path(os.path.normpath(path.absolute())).as_posix()
+
+
 def file_record(repo: Path, path: Path) -> dict[str, Any]:
-    """sha256, size in lines, and git state of a file of the repository."""
-    relative = path.resolve().relative_to(repo.resolve()).as_posix()
+    """sha256, size in lines, and git state of a file, named by :func:`recorded_path`. A
+    file outside ``repo`` has the git state of the checkout that holds it, if one does (a
+    user's project is a repository of its own)."""
+    shown = recorded_path(repo, path)
+    resolved = path.resolve()
+    if resolved.is_relative_to(repo.resolve()):
+        where, name = repo, shown
+    else:
+        where, name = resolved.parent, resolved.name
     data = path.read_bytes()
-    commit = _git(repo, "log", "-1", "--format=%H", "--", relative) or None
-    changed = _git(repo, "status", "--porcelain", "--", relative)
+    commit = _git(where, "log", "-1", "--format=%H", "--", name) or None
+    changed = _git(where, "status", "--porcelain", "--", name)
     return {
-        "path": relative,
+        "path": shown,
         "sha256": sha256_bytes(data),
         "lines": data.decode(errors="replace").count("\n"),
         "git_commit": commit,
@@ -164,16 +318,21 @@ def _without_volatile(tags: dict[str, str]) -> dict[str, str]:
 
 
 class Collector:
-    def __init__(self, sources: Sources, model: str, version: str, created_at: str) -> None:
+    def __init__(self, sources: Sources, created_at: str) -> None:
         self.sources = sources
-        self.out = Collected(model, version, created_at)
+        self.out = Collected(created_at)
         self.features: list[str] = []
 
     # -- MLflow ---------------------------------------------------------------------------
-    def model_version(self) -> Node:
-        client, name, version = self.sources.client, self.out.model, self.out.version
+    def model_version(self, name: str, version: str) -> Node:
+        client = self.sources.client
+        if client is None:
+            raise AuditError(
+                f"{name} v{version}: a model version's chain starts in the MLflow registry, "
+                "and these sources have no MLflow client"
+            )
         mv = client.get_model_version(name, version)
-        node_id = f"model:{name}/v{version}"
+        node_id = model_node_id(name, version)
         content = {
             "name": name,
             "version": str(mv.version),
@@ -182,7 +341,7 @@ class Collector:
             "created": _iso_ms(mv.creation_timestamp),
             "tags": _without_volatile(dict(mv.tags)),
         }
-        parents = [self.alias_history().id]
+        parents = [self.alias_history(name, version).id]
         gap = None
         if not mv.run_id or "plumbline.model_digest" not in mv.tags:
             gap = (
@@ -191,13 +350,12 @@ class Collector:
             )
         else:
             parents.append(self.run(mv.run_id).id)
-            parents.append(self.column_lineage().id)
+            parents.append(self.column_lineage(name, version).id)
         return self.out.add(
             Node(node_id, "model_version", f"{name} version {version}", content, parents, gap)
         )
 
-    def alias_history(self) -> Node:
-        name, version = self.out.model, self.out.version
+    def alias_history(self, name: str, version: str) -> Node:
         moves = [
             {
                 "alias": move.alias,
@@ -276,7 +434,7 @@ class Collector:
 
     # -- the lake -------------------------------------------------------------------------
     def table(self, zone: str, table: str, version: str) -> Node:
-        node_id = f"table:{zone}/{table}@{version}"
+        node_id = table_node_id(zone, table, version)
         if node_id in self.out.nodes:
             return self.out.nodes[node_id]
         title = f"{zone}/{table}"
@@ -334,8 +492,8 @@ class Collector:
     # -- SQL ------------------------------------------------------------------------------
     def sql(self, table: str, built_sha: str | None) -> Node:
         node_id = f"ansi:{table}"
-        native = self.sources.native_ansi_root / f"{table}.sql"
-        if native.is_file():
+        native = self._native_sql(table)
+        if native is not None:
             record = file_record(self.sources.repo_root, native)
             gap = None
             if record["sha256"] != built_sha:
@@ -379,23 +537,31 @@ class Collector:
         )
 
     def legacy(self, path: Path, dialect: str) -> Node:
+        # The store names a legacy file relative to the repository when it lies there, else
+        # by its absolute path (a user's project): see translation.store.StoredTranslation.
         repo = self.sources.repo_root
         full = path if path.is_absolute() else repo / path
-        relative = full.resolve().relative_to(repo.resolve()).as_posix()
-        node_id = f"legacy:{relative}"
+        shown = recorded_path(repo, full)
+        node_id = f"legacy:{shown}"
         if not full.is_file():
             return self.out.add(
-                Node(node_id, "legacy_sql", relative, {"path": relative}, gap="file not found")
+                Node(node_id, "legacy_sql", shown, {"path": shown}, gap="file not found")
             )
         content = {"dialect": dialect, **file_record(repo, full)}
-        return self.out.add(Node(node_id, "legacy_sql", relative, content))
+        return self.out.add(Node(node_id, "legacy_sql", shown, content))
+
+    def _native_sql(self, table: str) -> Path | None:
+        """The file of ``table`` when the project writes it in ANSI SQL, else None."""
+        root = self.sources.native_ansi_root
+        native = None if root is None else root / f"{table}.sql"
+        return native if native is not None and native.is_file() else None
 
     # -- column lineage -------------------------------------------------------------------
-    def column_lineage(self) -> Node:
+    def column_lineage(self, name: str, version: str) -> Node:
         """For each model feature, its path back through warehouse columns to raw columns,
         with the SQL expression that defines it at each hop."""
         paths = {feature: self._trace(*TRAINING_SET, feature) for feature in self.features}
-        node_id = f"column_lineage:{self.out.model}/v{self.out.version}"
+        node_id = f"column_lineage:{name}/v{version}"
         gaps = [f for f, path in paths.items() if not any(h["zone"] == "raw" for h in path)]
         gap = f"no path to a raw column for: {', '.join(gaps)}" if gaps else None
         if not paths:
@@ -447,10 +613,10 @@ class Collector:
         return hops
 
     def _defining_sql(self, table: str) -> tuple[str | None, Any]:
-        native = self.sources.native_ansi_root / f"{table}.sql"
-        if native.is_file():
-            relative = native.relative_to(self.sources.repo_root).as_posix()
-            return native.read_text(), {"written_in": "ansi", "dialect": None, "path": relative}
+        native = self._native_sql(table)
+        if native is not None:
+            shown = recorded_path(self.sources.repo_root, native)
+            return native.read_text(), {"written_in": "ansi", "dialect": None, "path": shown}
         try:
             stored = read_stored_manifest(self.sources.ansi_root, table)
         except StoreError:
@@ -508,9 +674,13 @@ def _iso_ms(millis: int | None) -> str | None:
     return dt.datetime.fromtimestamp(millis / 1000, tz=dt.UTC).isoformat()
 
 
-def collect(sources: Sources, model: str, version: str, created_at: str | None = None) -> Collected:
-    """Every node of ``model`` ``version``'s chain (unsealed: digests come from ``seal``)."""
+def collect(sources: Sources, subject: Subject, created_at: str | None = None) -> Collected:
+    """Every node of ``subject``'s chain (unsealed: digests come from ``seal``), rooted at
+    ``subject.root``. A table's is the walk that a model's takes below its training set."""
     created = created_at or dt.datetime.now(dt.UTC).isoformat()
-    collector = Collector(sources, model, version, created)
-    collector.model_version()
+    collector = Collector(sources, created)
+    if isinstance(subject, TableSubject):
+        collector.table(subject.zone, subject.table, subject.version)
+    else:
+        collector.model_version(subject.model, subject.version)
     return collector.out

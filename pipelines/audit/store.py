@@ -4,7 +4,9 @@ of their own that is never written again.
 A reviewer re-checks the digest they were sent, so what was issued must stay issued: each
 bundle gets a new folder named by its creation time and root digest
 (``<YYYYMMDDTHHMMSSZ>-<first 12 hex of the root digest>``), and a folder that already holds
-anything is refused, never replaced.
+anything is refused, never replaced. A model version's bundles lie under
+``<audit root>/<model>/v<version>/`` (``pipelines.resources.AuditResource.version_dir``), a
+table version's under ``<audit root>/<zone>/<table>/<version>/`` (:func:`table_version_dir`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from pipelines.audit.bundle import BUNDLE_FILE, REPORT_FILE, Bundle
 from pipelines.audit.chain import AuditError
+from pipelines.audit.collect import TableSubject
 from pipelines.audit.report import render_report
 
 BUNDLE_FOLDER_FILES = frozenset({BUNDLE_FILE, REPORT_FILE})
@@ -31,6 +34,13 @@ def bundle_folder_name(bundle: Bundle) -> str:
     created = dt.datetime.fromisoformat(bundle.data["created_at"]).astimezone(dt.UTC)
     hex_digest = bundle.root_digest.removeprefix("sha256:")
     return f"{created:%Y%m%dT%H%M%SZ}-{hex_digest[:FOLDER_DIGEST_HEX]}"
+
+
+def table_version_dir(audit_root: Path, subject: TableSubject) -> Path:
+    """The folder that holds every bundle issued for one version of a lake table, under the
+    audit root (``Settings.audit_root``): ``<zone>/<table>/<lake version>``. Beside the
+    models' ``<model>/v<version>``: a model's name never holds a ``/`` (MLflow refuses one)."""
+    return audit_root / subject.zone / subject.table / subject.version
 
 
 def check_bundle_folder(out_dir: Path) -> None:

@@ -72,7 +72,7 @@ def test_compare_reports_links_that_are_no_longer_reachable():
     current = [n for n in chain() if n.id != "ansi:t"]
     current[2].parents = ["table:raw/r@1"]  # the table no longer points at its SQL
     differences = [str(d) for d in compare(recorded, seal(current))]
-    assert "ansi:t: no longer reachable from the model version" in differences
+    assert "ansi:t: no longer reachable from the chain's root" in differences
     assert any(d.startswith("table:warehouse/t@1: parents:") for d in differences)
 
 
