@@ -11,6 +11,7 @@ reconciliation compares two independent engines' answers.
 from __future__ import annotations
 
 import csv
+import json
 import os
 import random
 import subprocess
@@ -197,7 +198,9 @@ def legacy_warehouse() -> Iterator[PostgresServer]:
 def export(server: PostgresServer, query: str, path: Path) -> None:
     """What the legacy warehouse's export tool writes: CSV with a header (COPY ... TO)."""
     with (
-        server.connect() as connection, connection.cursor() as cursor, path.open("wb") as out,
+        server.connect() as connection,
+        connection.cursor() as cursor,
+        path.open("wb") as out,
         cursor.copy(f"COPY ({query}) TO STDOUT WITH CSV HEADER") as copy,
     ):
         for chunk in copy:
@@ -320,6 +323,19 @@ def test_a_second_project_migrates_end_to_end(project, legacy_warehouse):
     second = plumbline(root, "run", env=env)
     assert second.returncode == 0, second.stdout + second.stderr
     assert "checks: 10 passed, 0 failed, 0 warnings" in second.stdout, second.stdout
+
+    # The audit trail without a model: a sealed bundle per table, from the table down to
+    # its legacy file and every source it read, that verifies.
+    for table in ("store_revenue", "monthly_sales"):
+        audited = plumbline(root, "audit", f"warehouse/{table}", env=env)
+        assert audited.returncode == 0, audited.stdout + audited.stderr
+        [bundle] = (root / ".plumbline" / "audit" / "warehouse" / table).glob("*/*/bundle.json")
+        nodes = {n["id"]: n for n in json.loads(bundle.read_text())["nodes"]}
+        dialect = QUERIES[table][0]
+        assert f"legacy:{root / 'legacy' / dialect / f'{table}.sql'}" in nodes
+        assert {n["title"] for n in nodes.values() if n["kind"] == "raw_table"} >= {"raw/sales"}
+        verified = plumbline(root, "audit", "--verify", str(bundle), env=env)
+        assert verified.returncode == 0, verified.stdout + verified.stderr
 
     # 3. The legacy warehouse changes: a new data version of raw/stores, and only what reads
     # it is rebuilt to new content.
