@@ -176,6 +176,19 @@ def test_an_unguarded_table_shows_warnings_and_a_snapshot_reconciles_it(shop, tm
     for name in ("daily_revenue_contract", "daily_revenue_reconciled"):
         assert not checks[name].passed
         assert checks[name].severity == dg.AssetCheckSeverity.WARN
+    # Column lineage back to the user's legacy file and lake columns, as the UI shows it.
+    [built] = [
+        m
+        for m in result.asset_materializations_for_node("warehouse__daily_revenue")
+        if m.asset_key == dg.AssetKey(["warehouse", "daily_revenue"])
+    ]
+    lineage = built.metadata["dagster/column_lineage"].value
+    revenue = lineage.deps_by_column["revenue"]
+    assert [(d.asset_key.to_user_string(), d.column_name) for d in revenue] == [
+        ("raw/orders", "amount")
+    ]
+    rows = {r.data["column"]: r.data for r in built.metadata["lineage"].value.records}
+    assert "snowflake/daily_revenue.sql" in str(rows["revenue"])
 
     # The legacy warehouse's own output, exported as CSV: the build reconciles against it.
     (shop / "snapshots" / "daily_revenue.csv").write_text(
