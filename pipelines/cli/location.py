@@ -8,6 +8,7 @@ this repository's own, the TPC-H demo (``pipelines.definitions``).
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import tomllib
 from dataclasses import dataclass
@@ -24,6 +25,9 @@ if TYPE_CHECKING:
     from pipelines.project import Project
 
 DEMO_MODULE = "pipelines.definitions"
+# (project root, module, the PLUMBLINE_* settings) -> its Definitions, loaded in this process
+# (CodeLocation.definitions).
+_LOADED: dict[tuple[str, str, tuple[tuple[str, str], ...]], dg.Definitions] = {}
 
 
 class LocationError(RuntimeError):
@@ -41,7 +45,19 @@ class CodeLocation:
 
     def definitions(self) -> dg.Definitions:
         """The project's Definitions: its module's ``defs`` (a ``@dg.definitions`` function
-        or a ``Definitions``), imported with the project folder on ``sys.path``."""
+        or a ``Definitions``), imported with the project folder on ``sys.path``. Loaded once
+        per process: a run's ``execute_job`` reconstructs its job several times (7 for
+        `plumbline run`), and a load parses the legacy tree and builds every asset; the
+        settings it reads (PLUMBLINE_*) are part of the key."""
+        settings = tuple(
+            sorted((k, v) for k, v in os.environ.items() if k.startswith("PLUMBLINE_"))
+        )
+        key = (str(self.root), self.module, settings)
+        if key not in _LOADED:
+            _LOADED[key] = self._load()
+        return _LOADED[key]
+
+    def _load(self) -> dg.Definitions:
         # Imported here, not first while Dagster loads the project's component: its warning
         # filters (see the module) would not outlast that loading.
         import pipelines.definitions  # noqa: F401

@@ -323,3 +323,15 @@ def test_the_catalog_comes_from_the_sources_and_is_checked_against_the_ddl(shop)
     written = yaml.safe_load((shop / "checked.yaml").read_text())
     assert written["legacy"] == {"snowflake": {"SHOP.PUBLIC.ORDERS": "raw.orders"}}
     assert written["tables"]["raw.orders"]["amount"] == "DECIMAL(12,2)"
+
+
+def test_a_command_loads_a_project_once_per_settings(shop, tmp_path, monkeypatch):
+    # execute_job reconstructs a run's job several times; each load parses the legacy tree.
+    location = CodeLocation(shop, "shop.definitions")
+    monkeypatch.setenv("PLUMBLINE_HOME", str(tmp_path / "one"))
+    first = location.definitions()
+    assert location.definitions() is first
+    monkeypatch.setenv("PLUMBLINE_HOME", str(tmp_path / "two"))
+    other = location.definitions()
+    assert other is not first
+    assert other.resources["lake"].root == str(tmp_path / "two" / "lake")
