@@ -294,8 +294,10 @@ def run_assets(
     }
     what = f"{len(keys)} assets" if keys is not None else "every check"
     echo(
-        f"plumbline run: {job_name}, {what}, scale {format_scale(settings.scale)}, "
-        f"engine {settings.engine}, home {settings.home}"
+        f"plumbline run: {job_name}, {what}, "
+        # The scale is the generated TPC-H data's: a project of its own has its own data.
+        + (f"scale {format_scale(settings.scale)}, " if location.is_demo else "")
+        + f"engine {settings.engine}, home {settings.home}"
     )
 
     started = time.monotonic()
