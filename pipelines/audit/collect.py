@@ -28,6 +28,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from sqlglot.errors import SqlglotError
+
 from pipelines.audit.chain import AuditError, Node
 from pipelines.lake.store import Lake, LakeError, digest_files
 from pipelines.registry.versions import ALIAS_TAG_PREFIX, AliasHistory
@@ -452,20 +454,23 @@ class Collector:
             )
         files: dict[str, str] = {}
         files_digest = digest_files(folder, per_file=files)  # one read of each file
+        # Bytes first: a file whose bytes changed is a failed link whatever it now holds, and
+        # its content (a truncated or garbage Parquet file) is not read at all.
+        intact = files_digest == manifest.get("digest")
         content: dict[str, Any] = {
             "zone": zone,
             "table": table,
             "version": version,
             "files": files,
             "files_digest": files_digest,
-            "columns": _parquet_columns(folder) if files else {},
+            "columns": _parquet_columns(folder) if files and intact else {},
             "manifest": manifest,
             "dagster": self.dagster_record(zone, table, version, manifest),
         }
         if (zone, table) == TRAINING_SET:
-            content["split"] = _split_counts(folder)
+            content["split"] = _split_counts(folder) if intact else {}
         gap = None
-        if content["files_digest"] != manifest.get("digest"):
+        if not intact:
             gap = f"the files of {title} {version} no longer match the digest in its manifest"
         parents = []
         for key, input_version in sorted(manifest.get("inputs", {}).items()):
@@ -518,7 +523,7 @@ class Collector:
         content = {
             "written_in": "translation",
             "built_sha256": built_sha,
-            "stored_sha256": sha256_text(sql_path.read_text()),
+            "stored_sha256": _text_sha256(sql_path),
             "rules_applied": stored.rules_applied,
             "warnings": stored.diagnostics,
             "assumptions": stored.assumed_settings,
@@ -590,22 +595,31 @@ class Collector:
             hops.append(hop)
             if zone_ != "warehouse":
                 continue
-            sql_text, where = self._defining_sql(table_)
+            try:
+                sql_text, where = self._defining_sql(table_)
+            except UnicodeDecodeError:
+                sql_text, where = None, f"the SQL of {table_} is no longer text"
             if sql_text is None:
                 hop["gap"] = where
                 continue
-            ansi = (
-                (self.sources.ansi_root / f"{table_}.sql").read_text()
-                if where["written_in"] == "translation"
-                else sql_text
-            )
-            found = projection_lines(sql_text, where["dialect"], column_)
+            try:
+                ansi = (
+                    (self.sources.ansi_root / f"{table_}.sql").read_text()
+                    if where["written_in"] == "translation"
+                    else sql_text
+                )
+                found = projection_lines(sql_text, where["dialect"], column_)
+                sources = column_sources(ansi, [column_], self._schema_of(ansi)).get(column_, [])
+            except (UnicodeDecodeError, SqlglotError) as exc:
+                # A file changed into something that is no longer SQL: a gap of this hop (its
+                # bytes' digest, in its own node, already fails the chain).
+                hop["gap"] = f"the SQL of {table_} is no longer readable ({type(exc).__name__})"
+                continue
             if found is not None:
                 first, last, text = found
                 lines = f"{first}" if last == first else f"{first}-{last}"
                 hop["defined_at"] = f"{where['path']}:{lines}"
                 hop["expression"] = text
-            sources = column_sources(ansi, [column_], self._schema_of(ansi)).get(column_, [])
             hop["from"] = [f"{t}.{c}" for t, c in sources]
             for source_table, source_column in sources:
                 source_zone, source_name = source_table.split(".", 1)
@@ -646,6 +660,15 @@ class Collector:
                 zone, table = key.split(".", 1)
                 schema.setdefault(zone, {})[table] = pinned[key]
         return schema
+
+
+def _text_sha256(path: Path) -> str:
+    """sha256 of a text file as the build hashed it (its text); of its bytes when it is no
+    longer text, which then matches nothing recorded."""
+    try:
+        return sha256_text(path.read_text())
+    except UnicodeDecodeError:
+        return sha256_bytes(path.read_bytes())
 
 
 def _parquet_columns(folder: Path) -> dict[str, str]:

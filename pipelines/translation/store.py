@@ -148,7 +148,16 @@ def read_stored_manifest(store: Path, name: str) -> StoredTranslation:
     manifest_path = store / f"{name}.json"
     if not manifest_path.is_file():
         raise StoreError(f"{manifest_path}: no stored translation; materialize ansi/{name} first")
-    return _from_manifest(json.loads(manifest_path.read_text()), store)
+    try:
+        record = json.loads(manifest_path.read_bytes())
+        return _from_manifest(record, store)
+    except (ValueError, TypeError, AttributeError) as exc:
+        # Truncated, appended to or garbage: JSONDecodeError and UnicodeDecodeError are
+        # ValueErrors; another shape fails in the dataclass (TypeError) or on a field.
+        raise StoreError(
+            f"{manifest_path}: not a stored translation's manifest ({type(exc).__name__}); "
+            f"materialize ansi/{name} again"
+        ) from None
 
 
 def read_stored_sql(store: Path, name: str) -> str:

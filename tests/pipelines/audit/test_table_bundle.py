@@ -226,12 +226,40 @@ def _portable_ansi(shop: Path) -> tuple[Path, str, str]:
     return path, f"ansi:{TABLE}", f"{path} is not the SQL this table was built from"
 
 
+def _appended(path: Path) -> None:
+    path.write_bytes(path.read_bytes() + b"\x00")
+
+
+def _truncated(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+
+
+def _garbage(path: Path) -> None:
+    path.write_bytes(bytes(range(256)) * 4)  # no magic bytes, not UTF-8, not JSON
+
+
+def _stored_manifest(shop: Path) -> tuple[Path, str, str]:
+    path = shop / HOME / "ansi" / "daily_revenue.json"
+    return path, "ansi:daily_revenue", "not stored"
+
+
 # (which file, how it is changed): each makes verification fail naming that link alone.
 TAMPERING = [
     ("raw parquet file", _raw_file, _recompressed),
     ("legacy SQL file", _legacy_file, _edited),
     ("stored ANSI SQL", _stored_ansi, _edited),
     ("portable ANSI SQL", _portable_ansi, _edited),
+] + [
+    # Bytes, whatever they now hold: a file no longer readable is a failed link, not a crash.
+    (f"{kind} {how.__name__.strip('_')}", where, how)
+    for kind, where in (
+        ("raw parquet file", _raw_file),
+        ("legacy SQL file", _legacy_file),
+        ("stored ANSI SQL", _stored_ansi),
+        ("portable ANSI SQL", _portable_ansi),
+        ("stored translation manifest", _stored_manifest),
+    )
+    for how in (_appended, _truncated, _garbage)
 ]
 
 
@@ -243,8 +271,12 @@ def test_verify_names_each_tampered_link(shop, issued, case, where, change):
     assert failed.exit_code == 1, failed.output
     [header, *lines] = failed.stdout.splitlines()
     assert header.startswith("FAILED: ") and f"of warehouse/{TABLE}@" in header
-    assert lines and all(line.startswith(f"  {node}: ") for line in lines), failed.stdout
-    assert any(message in line for line in lines), failed.stdout
+    named = [line for line in lines if line.startswith(f"  {node}: ")]
+    assert named and any(message in line for line in named), failed.stdout
+    # Only that link fails; what it alone linked to (a manifest names the legacy file) is
+    # reported unreachable, never as changed.
+    others = [line for line in lines if line not in named]
+    assert all(line.endswith("no longer reachable from the chain's root") for line in others)
     assert audit(shop, "--verify", str(issued)).exit_code == 0  # restored: all hold again
 
 
