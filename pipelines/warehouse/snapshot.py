@@ -16,7 +16,3 @@ class Snapshot:
     path: Path
     key: tuple[str, ...] = ()
     tolerance: Mapping[str, float] = field(default_factory=dict)
-
-    @property
-    def format(self) -> str:
-        return "csv" if self.path.suffix.lower() == ".csv" else "parquet"
