@@ -5,9 +5,9 @@ dialect emits only standard constructs and, for every expression type outside an
 allow-list, calls ``self.unsupported(...)``. Callers generate with
 ``unsupported_level=ErrorLevel.RAISE`` so nothing outside the list can slip through.
 
-Deliberate extensions, accepted by every engine we render to with the same meaning:
-``ROUND(x, n)`` (half away from zero on exact numerics), ``REPLACE(s, from, to)`` and
-``SELECT`` without ``FROM``.
+Deliberate extensions: the functions of the portable set (``sql/portable.py``: ``ROUND``,
+``REPLACE``, ``REPEAT``, ``LPAD`` ...), each with one definition that ``sql/render.py`` renders
+exactly for every engine, and ``SELECT`` without ``FROM``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ from sqlglot import exp, generator, parser, tokens
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ErrorLevel
 from sqlglot.tokens import TokenType
+
+from sql import portable
 
 # Expression types the generator may emit. Everything else is unsupported by construction.
 ALLOWED_EXPRESSIONS: frozenset[type[exp.Expr]] = frozenset(
@@ -156,6 +158,8 @@ ALLOWED_EXPRESSIONS: frozenset[type[exp.Expr]] = frozenset(
         # SQL/JSON query operators over JSON text (T821, T825, T831, T832, T835):
         # sql/rules/variant.py writes them, over paths of sql/jsonpath.py's subset
         # (JsonExists, JsonValue and JsonTable are added below, once defined)
+        # the portable function set (sql/portable.py), besides ROUND and REPLACE above
+        *portable.PORTABLE_NODES,
     }
 )
 
@@ -242,8 +246,11 @@ class Ansi(Dialect):
         KEYWORDS = {**tokens.Tokenizer.KEYWORDS, "LIKE_REGEX": tokens.TokenType.RLIKE}
 
     class Parser(parser.Parser):
+        # The portable functions' names read as the portable set's calls, not as sqlglot's
+        # functions of the same names (which the source dialects parse to).
+        FUNCTIONS = {**parser.Parser.FUNCTIONS, **portable.PARSERS}
         FUNCTION_PARSERS = {
-            **parser.Parser.FUNCTION_PARSERS,
+            **{k: v for k, v in parser.Parser.FUNCTION_PARSERS.items() if k not in portable.PARSERS},
             "LISTAGG": lambda self: self._parse_string_agg(),
             "CARDINALITY": lambda self: exp.ArraySize(this=self._parse_disjunction()),
             "JSON_EXISTS": lambda self: self._parse_json_operator(JsonExists),

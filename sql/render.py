@@ -11,7 +11,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
-from sql import jsonpath
+from sql import jsonpath, portable
 from sql.ansi import Ansi, JsonExists, JsonTable, JsonValue, parse_type
 from sql.diagnostics import Diagnostic, TranslationError, node_offset, offset_to_line_col
 from sql.tree import parenthesize, preorder, range_source
@@ -612,6 +612,35 @@ def _percentile_disc(tree: exp.Expr, engine: Engine) -> exp.Expr:
     return tree
 
 
+@functools.cache
+def _portable_form(engine: Engine, name: str) -> exp.Expr | None:
+    template = portable.BY_NAME[name].native[engine]
+    return sqlglot.parse_one(template, read=engine) if template is not None else None
+
+
+# A template's placeholders, in the order of the portable function's arguments.
+PORTABLE_PLACEHOLDERS = ("__a", "__b", "__c")
+
+
+def _portable_functions(tree: exp.Expr, engine: Engine) -> exp.Expr:
+    """Each call of the portable function set (sql/portable.py) in the engine's own form of
+    its definition; the innermost first, so that an argument is rendered before it is
+    copied into its caller's form."""
+    for name, node in reversed(portable.uses(tree)):
+        form = _portable_form(engine, name)
+        if form is None:
+            continue  # sqlglot's own rendering reads alike on the engine
+        binds = dict(zip(PORTABLE_PLACEHOLDERS, portable.arguments(node), strict=False))
+        filled = form.copy().transform(
+            lambda n: binds[n.name].copy() if _is_placeholder(n) and n.name in binds else n
+        )
+        replacement = exp.Paren(this=filled)
+        if node is tree:
+            return replacement
+        node.replace(replacement)
+    return tree
+
+
 # {zone: {table: {column: type}}}: the column types of the tables a query reads.
 Schema = Mapping[str, Mapping[str, Mapping[str, str]]]
 
@@ -777,6 +806,7 @@ def render(
     _check_distinct_listagg(tree, engine, ansi_sql, file)
     tree = _json_operators(tree, engine, ansi_sql, file)
     tree = _element_access(tree, engine)
+    tree = _portable_functions(tree, engine)
     if engine == "spark":
         tree = _unnest_for_spark(tree)
         tree = _array_agg_for_spark(tree)
