@@ -3,21 +3,24 @@
 Feature ids and names are the standard's, as PostgreSQL lists them in its conformance
 appendix (``src/backend/catalog/sql_features.txt``). Only what goes beyond a basic query
 specification (E051: SELECT, FROM, WHERE, GROUP BY, HAVING, aliases) is named, so a
-reviewer sees what a rule's output asks of the target. ``ROUND`` and ``REPLACE`` are not in
-the standard; sql/ansi.py allows them as extensions every engine reads alike, and they are
-named as such.
+reviewer sees what a rule's output asks of the target. The functions of the portable set
+(sql/portable.py: ``ROUND``, ``REPLACE``, ``REPEAT``, ``LPAD`` ...) are not in the standard;
+sql/ansi.py allows them with one definition each, and they are named as such.
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from sql import jsonpath
+from sql import jsonpath, portable
 from sql.ansi import JsonExists, JsonTable, JsonValue
 
 Feature = tuple[str, str]
 
-EXTENSION: Feature = ("extension", "not in SQL:2016; every target engine reads it alike")
+EXTENSION: Feature = (
+    "portable",
+    "not in SQL:2016: a function of the portable set (sql/portable.py), rendered per engine",
+)
 
 # Per node type: the feature its presence in the output uses.
 NODE_FEATURES: dict[type[exp.Expr], Feature] = {
@@ -65,8 +68,7 @@ NODE_FEATURES: dict[type[exp.Expr], Feature] = {
     exp.Variance: ("T621", "Enhanced numeric functions"),
     exp.VariancePop: ("T621", "Enhanced numeric functions"),
     exp.Log: ("T623", "General logarithm functions"),
-    exp.Round: EXTENSION,
-    exp.Replace: EXTENSION,
+    **{function.node: EXTENSION for function in portable.PORTABLE_FUNCTIONS},
     exp.Boolean: ("T031", "BOOLEAN data type"),
     exp.GroupConcat: ("T625", "LISTAGG"),
     exp.Window: ("T611", "Elementary OLAP operations"),

@@ -56,6 +56,7 @@ def load_all() -> dict[str, Rule]:
         formats,
         functions,
         generators,
+        portable_functions,
         portable_types,
         refusals,
         regex,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from sql import portable
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, STRING_TYPES, clone, integer_literal, lit, type_of
 
@@ -400,7 +401,10 @@ MAX_SPLIT_PART = 4
     ("snowflake", "redshift"),
     (exp.SplitPart,),
     f"SPLIT_PART(s, delimiter, n) with a literal delimiter and a literal n from 1 to {MAX_SPLIT_PART} "
-    "becomes POSITION/SUBSTRING arithmetic; a missing part is '' as in the source.",
+    "becomes POSITION/SUBSTRING arithmetic; a missing part is '' as in the source. Any other "
+    "n is the portable SPLIT_PART: Snowflake counts a negative n from the end and reads 0 as "
+    "1; Redshift's n must be a literal 1 or more (an error otherwise). An empty or "
+    "non-literal delimiter is refused.",
     (
         (
             "snowflake",
@@ -414,16 +418,18 @@ def split_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     literal_delimiter = (
         isinstance(delimiter, exp.Literal) and delimiter.is_string and delimiter.name
     )
-    if not literal_delimiter or not (
-        isinstance(index, exp.Literal) and index.is_int and 1 <= int(index.name) <= MAX_SPLIT_PART
-    ):
+    if not literal_delimiter:
         ctx.report(
             "error",
             "FN-SPLIT-PART",
             node,
-            f"SPLIT_PART is translated for a literal delimiter and a literal part 1..{MAX_SPLIT_PART}",
+            "SPLIT_PART is translated for a literal, non-empty delimiter (an empty one reads "
+            "differently in each source)",
         )
         return None
+    part = integer_literal(index)
+    if part is None or not 1 <= part <= MAX_SPLIT_PART:
+        return _portable_split_part(node, part, ctx)
     text = node.this
 
     def found(value: exp.Expr) -> exp.Expr:
@@ -456,6 +462,35 @@ def split_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         ],
         default=first,
     )
+
+
+def _portable_split_part(node: exp.Expr, part: int | None, ctx: Context) -> exp.Expr | None:
+    """The portable SPLIT_PART (sql/portable.py) for a part the spelled-out form does not
+    cover: Snowflake counts a negative part from the end and reads 0 as 1; Redshift's part
+    must be 1 or more (an error otherwise), so it must be a literal there."""
+    index = node.args["part_index"]
+    if ctx.dialect == "redshift" and (part is None or part < 1):
+        ctx.report(
+            "error",
+            "FN-SPLIT-PART",
+            index,
+            "Redshift's SPLIT_PART part must be 1 or more (an error otherwise): write a literal",
+        )
+        return None
+    if part == 0:
+        index = lit(1)
+    elif part is None:  # Snowflake: 0 is the first part
+        index = exp.Case(
+            ifs=[exp.If(this=exp.EQ(this=clone(index), expression=lit(0)), true=lit(1))],
+            default=clone(index),
+        )
+    else:
+        index = clone(index)
+    call = portable.PortableSplitPart(
+        this=clone(node.this), delimiter=clone(node.args["delimiter"]), part=index
+    )
+    call.type = exp.DataType.build("VARCHAR")
+    return call
 
 
 @rule(
