@@ -250,7 +250,9 @@ class Ansi(Dialect):
         # functions of the same names (which the source dialects parse to).
         FUNCTIONS = {**parser.Parser.FUNCTIONS, **portable.PARSERS}
         FUNCTION_PARSERS = {
-            **{k: v for k, v in parser.Parser.FUNCTION_PARSERS.items() if k not in portable.PARSERS},
+            **{
+                k: v for k, v in parser.Parser.FUNCTION_PARSERS.items() if k not in portable.PARSERS
+            },
             "LISTAGG": lambda self: self._parse_string_agg(),
             "CARDINALITY": lambda self: exp.ArraySize(this=self._parse_disjunction()),
             "JSON_EXISTS": lambda self: self._parse_json_operator(JsonExists),

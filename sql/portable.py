@@ -195,8 +195,9 @@ PORTABLE_FUNCTIONS: tuple[Portable, ...] = (
         "SPLIT_PART",
         PortableSplitPart,
         "SPLIT_PART(s VARCHAR, delimiter VARCHAR, n INTEGER) -> VARCHAR",
-        "The n-th field of SPLIT(s, delimiter) counting from 1, or for n < 0 the -n-th from "
-        "the end; '' when there is no such field. delimiter '' leaves s whole (one field). "
+        "The n-th field of s between occurrences of delimiter (as SPLIT, but delimiter '' "
+        "leaves s whole: one field) counting from 1, or for n < 0 the -n-th from the end; '' "
+        "when there is no such field. "
         "n = 0 raises an error. NULL if any argument is NULL.",
         {
             "duckdb": "CASE WHEN __a IS NULL OR __b IS NULL OR __c IS NULL THEN NULL "
@@ -258,10 +259,10 @@ __all__ = [
     "PARSERS",
     "PORTABLE_FUNCTIONS",
     "PORTABLE_NODES",
-    "PortableInitcap",
-    "PortableLpad",
     "Portable",
     "PortableFunction",
+    "PortableInitcap",
+    "PortableLpad",
     "PortableRepeat",
     "PortableReverse",
     "PortableRpad",

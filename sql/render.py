@@ -622,6 +622,18 @@ def _portable_form(engine: Engine, name: str) -> exp.Expr | None:
 PORTABLE_PLACEHOLDERS = ("__a", "__b", "__c")
 
 
+def _fill_arguments(form: exp.Expr, binds: Mapping[str, exp.Expr]) -> exp.Expr:
+    """``form`` with its placeholders bound to arguments; a template's own names that look
+    like placeholders (a lambda's ``__x``) stay."""
+
+    def substitute(node: exp.Expr) -> exp.Expr:
+        if _is_placeholder(node) and node.name in binds:
+            return binds[node.name].copy()
+        return node
+
+    return form.copy().transform(substitute)
+
+
 def _portable_functions(tree: exp.Expr, engine: Engine) -> exp.Expr:
     """Each call of the portable function set (sql/portable.py) in the engine's own form of
     its definition; the innermost first, so that an argument is rendered before it is
@@ -631,10 +643,7 @@ def _portable_functions(tree: exp.Expr, engine: Engine) -> exp.Expr:
         if form is None:
             continue  # sqlglot's own rendering reads alike on the engine
         binds = dict(zip(PORTABLE_PLACEHOLDERS, portable.arguments(node), strict=False))
-        filled = form.copy().transform(
-            lambda n: binds[n.name].copy() if _is_placeholder(n) and n.name in binds else n
-        )
-        replacement = exp.Paren(this=filled)
+        replacement = exp.Paren(this=_fill_arguments(form, binds))
         if node is tree:
             return replacement
         node.replace(replacement)

@@ -8,6 +8,7 @@ import sqlglot
 
 from sql.ansi import ALLOWED_EXPRESSIONS, Ansi
 from sql.features import NODE_FEATURES, Feature, features_of, spelling
+from sql.portable import PORTABLE_FUNCTIONS
 from sql.rules import Rule, load_all
 
 DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "translation-rules.md"
@@ -95,6 +96,9 @@ OTHER_DIAGNOSTICS: dict[str, str] = {
     "NAME-AMBIGUOUS": "A table name that, completed with the default namespace "
     "(`sql/assumptions.yaml`), can name more than one catalog table is refused; qualify it or "
     "set the default with `--assume`.",
+    "PORTABLE-STRICT": "`plumbline translate --strict` (`translate_script(..., strict=True)`): "
+    "a call of the portable function set (see above) is refused, naming the function: a strict "
+    "artifact is SQL:2016 alone.",
     "OPAQUE-TYPE": "A column whose type has no exact ANSI form (`GEOGRAPHY`, `SQL_VARIANT`, "
     "...) may be selected, counted or tested for NULL; used in an expression it is refused.",
     "RENDER": "The ANSI SQL cannot be rendered for the engine it runs on (an unknown engine, "
@@ -142,8 +146,8 @@ def rules_markdown() -> str:
         "",
         "The last column names the SQL:2016 features (ISO/IEC 9075-2 feature ids) that the "
         "rule's example outputs use beyond a basic query specification, so the target can be "
-        "checked against the standard; `extension` marks ROUND and REPLACE, which are not in "
-        "the standard but read alike in every engine rendered to.",
+        "checked against the standard; `portable` marks the functions of the portable set "
+        "(below), which are not in the standard.",
         "",
         "| rule | action | dialects | what it does | output uses (SQL:2016) |",
         "|---|---|---|---|---|",
@@ -169,6 +173,32 @@ def rules_markdown() -> str:
     ]
     for (fid, name), constructs in sorted(target.items()):
         lines.append(f"| {fid} | {name} | {_cell(', '.join(sorted(set(constructs))))} |")
+    lines += [
+        "",
+        "## The portable function set",
+        "",
+        "Functions outside SQL:2016 that the ANSI artifact may call (`sql/portable.py`; "
+        "docs/architecture.md says why). Each has the one definition below, for every source "
+        "and engine; `sql/render.py` writes each engine's exact form of it, and the rules "
+        "write a call only where the source's function agrees with it (guarded, or refused, "
+        "where it does not). Where a standard expression is exact, the rules write that "
+        "instead (`FN-PAD`: LPAD with a literal length; `FN-REPEAT`: REPEAT with a literal "
+        "count up to 4; `FN-SPLIT-PART`: parts 1 to 4). A translation lists the functions it "
+        "calls (`portable_functions` in `plumbline translate --json` and in the translation "
+        "manifest); `--strict` refuses them (`PORTABLE-STRICT`).",
+        "",
+        "| function | definition | DuckDB | Spark |",
+        "|---|---|---|---|",
+    ]
+    for function in PORTABLE_FUNCTIONS:
+        native = [
+            f"`{function.native[engine]}`" if function.native[engine] else "as written"
+            for engine in ("duckdb", "spark")
+        ]
+        lines.append(
+            f"| `{_cell(function.signature)}` | {_cell(function.definition)} | "
+            f"{_cell(native[0])} | {_cell(native[1])} |"
+        )
     lines += [
         "",
         "## Assumptions",

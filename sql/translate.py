@@ -26,7 +26,7 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.schema import MappingSchema, ensure_schema
 from sqlglot.tokens import Token, TokenType
 
-from sql import ansi, scopes
+from sql import ansi, portable, scopes
 from sql.assumptions import Assumptions, load_assumptions
 from sql.catalog import (
     OPAQUE_PREFIX,
@@ -91,6 +91,9 @@ class Translation:
     # The server settings (sql/assumptions.py) its translation relied on, by name: only
     # settings of its dialect, and only those a rule or a name resolution read.
     assumed: tuple[tuple[str, str], ...] = ()
+    # The functions of the portable set (sql/portable.py) its ANSI calls: what it asks of
+    # the target beyond SQL:2016 (empty for a strict translation).
+    portable_functions: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -685,9 +688,13 @@ def translate_script(
     catalog: Catalog | None = None,
     assumptions: Assumptions | None = None,
     zone: str = "warehouse",
+    strict: bool = False,
 ) -> ScriptTranslation:
     """Translate every table the script ``sql`` (in ``dialect``) defines; raises
     ``TranslationError`` listing every refusal in the script.
+
+    ``strict``: SQL:2016 alone, every call of the portable function set (sql/portable.py)
+    refused (PORTABLE-STRICT).
 
     A table defined earlier in the script is read by later statements as the lake table
     ``<zone>.<name>``, with the columns and types its translation produces. ``assumptions``
@@ -702,7 +709,7 @@ def translate_script(
     # translation makes is collected as usual. https://docs.python.org/3/library/gc.html#gc.freeze
     gc.freeze()
     try:
-        return _translate_definitions(script, sql, dialect, file, catalog, zone)
+        return _translate_definitions(script, sql, dialect, file, catalog, zone, strict)
     finally:
         gc.unfreeze()
 
@@ -714,6 +721,7 @@ def _translate_definitions(
     file: str,
     catalog: Catalog | None,
     zone: str,
+    strict: bool = False,
 ) -> ScriptTranslation:
     ctx = script.ctx
     # Each definition's rewritten, typed tree (the bulk of what a statement takes) is let go
@@ -751,7 +759,7 @@ def _translate_definitions(
         )
         try:
             translation = _translate_definition(
-                definition, table_name, catalog, table_ctx, zone, with_types=not last
+                definition, table_name, catalog, table_ctx, zone, with_types=not last, strict=strict
             )
         except TranslationError as error:
             errors.update(dict.fromkeys(error.diagnostics))
@@ -776,9 +784,21 @@ def _translate_definition(
     ctx: Context,
     zone: str,
     with_types: bool = False,
+    strict: bool = False,
 ) -> Translation:
     try:
         tree, source_tables = _rewrite(definition.query, catalog, ctx)
+        calls = portable.uses(tree)
+        if strict:
+            for name, node in calls:
+                ctx.report(
+                    "error",
+                    "PORTABLE-STRICT",
+                    node,
+                    f"{name} is not SQL:2016 (a function of the portable set); --strict "
+                    "translates to the standard alone",
+                )
+            ctx.raise_errors()
         selects = tree.selects if isinstance(tree, exp.Query) else []
         columns = tuple(s.alias_or_name for s in selects)
         types: tuple[exp.DataType, ...] = ()
@@ -824,6 +844,7 @@ def _translate_definition(
         line=line,
         col=col,
         assumed=tuple(sorted(ctx.assumed.items())),
+        portable_functions=tuple(sorted({name for name, _ in calls})),
     )
 
 
@@ -881,6 +902,7 @@ def translate(
     name: str | None = None,
     catalog: Catalog | None = None,
     assumptions: Assumptions | None = None,
+    strict: bool = False,
 ) -> Translation:
     """Translate a script that defines one table; raises ``TranslationError``.
 
@@ -888,7 +910,7 @@ def translate(
     one); ``translate_script`` translates each of them.
     """
     script = translate_script(
-        sql, dialect, file=file, name=name, catalog=catalog, assumptions=assumptions
+        sql, dialect, file=file, name=name, catalog=catalog, assumptions=assumptions, strict=strict
     )
     if len(script.tables) != 1:
         second = script.tables[1]

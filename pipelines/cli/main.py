@@ -311,6 +311,12 @@ def query(sql: str, as_csv: bool, max_rows: int) -> None:
     help="A catalog of your tables (the format of sql/catalog.yaml, or written by "
     "`plumbline catalog import`); repeat to merge several. Default: PLUMBLINE_CATALOG.",
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="SQL:2016 alone: refuse the functions of the portable set (REPLACE, ROUND, LPAD, "
+    "SPLIT_PART, ...; docs/translation-rules.md) with error[PORTABLE-STRICT].",
+)
 @click.argument("file", required=False, default="-", metavar="[FILE|-]")
 def translate(
     dialect: str | None,
@@ -319,6 +325,7 @@ def translate(
     report_dir: Path | None,
     assume: tuple[str, ...],
     catalog_files: tuple[str, ...],
+    strict: bool,
     file: str,
 ) -> None:
     """Translate legacy SQL to ANSI SQL, exactly or not at all.
@@ -357,7 +364,13 @@ def translate(
         raise click.UsageError("--from DIALECT is required (or use --report DIR)")
     sys.exit(
         run_translate(
-            dialect, target, file, as_json=as_json, assumptions=assumptions, catalog=catalog
+            dialect,
+            target,
+            file,
+            as_json=as_json,
+            assumptions=assumptions,
+            catalog=catalog,
+            strict=strict,
         )
     )
 

@@ -40,6 +40,7 @@ def run_translate(
     as_json: bool,
     assumptions: Assumptions,
     catalog: Catalog,
+    strict: bool = False,
 ) -> int:
     if file == "-":
         source, name = sys.stdin.read(), "<stdin>"
@@ -59,6 +60,7 @@ def run_translate(
             name=None if file == "-" else Path(file).stem,
             assumptions=assumptions,
             catalog=catalog,
+            strict=strict,
         )
         rendered = [
             t.ansi_sql if target == "ansi" else render(t.ansi_sql, target, file=name)  # type: ignore[arg-type]
@@ -81,6 +83,7 @@ def run_translate(
                 "sql": sql,
                 "ansi_sql": t.ansi_sql,
                 "rules_applied": list(t.rules_applied),
+                "portable_functions": list(t.portable_functions),
                 "source_tables": list(t.source_tables),
                 "columns": list(t.columns),
                 "diagnostics": [asdict(d) for d in t.diagnostics],

@@ -15,7 +15,7 @@ import json
 import os
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -68,6 +68,9 @@ class StoredTranslation:
     # The server settings its translation relied on ("tsql_datefirst=7,tsql_schema=dbo",
     # only of its dialect); None in a manifest written before they were recorded.
     assumed: str | None = None
+    # The functions of the portable set its ANSI calls (sql/portable.py): what it asks of
+    # an engine beyond SQL:2016.
+    portable_functions: list[str] = field(default_factory=list)
     reused: bool = False
 
     @property
@@ -353,6 +356,7 @@ def translate_to_store(
                 column_lineage={col: [list(dep) for dep in deps] for col, deps in lineage.items()},
                 source_line=translation.line,
                 assumed=",".join(f"{k}={v}" for k, v in translation.assumed),
+                portable_functions=list(translation.portable_functions),
             )
         )
     store.mkdir(parents=True, exist_ok=True)

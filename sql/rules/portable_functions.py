@@ -13,6 +13,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
 from sql import portable
+from sql.diagnostics import node_offset
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import STRING_TYPES, case_when, clone, integer_literal, is_null, lit, type_of
 from sql.source_dialects import DIALECTS
@@ -41,8 +42,13 @@ def _register_result_types() -> None:
 _register_result_types()
 
 
-def _typed(node: exp.Expr) -> exp.Expr:
+def _typed(node: exp.Expr, source: exp.Expr) -> exp.Expr:
+    """A portable call written for ``source``: typed, and located where the source's call
+    is (a --strict refusal names it there, not at its first argument)."""
     node.type = _varchar_array() if isinstance(node, portable.PortableSplit) else _varchar()
+    offset = node_offset(source)
+    if offset is not None:
+        node.meta["keyword_start"] = offset
     return node
 
 
@@ -72,23 +78,23 @@ def _empty_unless_null(text: exp.Expr) -> exp.Expr:
 # REPEAT(s, n) with a literal n up to this is written s || s || ...
 MAX_SPELLED_REPEAT = 4
 # T-SQL REPLICATE cuts its result at 8,000 bytes unless s is VARCHAR(MAX) / NVARCHAR(MAX):
-# 8,000 characters of an ASCII literal, 4,000 of an N'...' one without surrogate pairs.
-TSQL_REPLICATE_LIMIT = {False: 8000, True: 4000}
+# 8,000 characters of an ASCII '...' literal.
+TSQL_REPLICATE_LIMIT = 8000
 
 
-def _tsql_replicate_limit(text: exp.Expr) -> int | None | bool:
-    """The character limit T-SQL cuts REPLICATE(text, n) at: None for none (a MAX type),
-    False when it cannot be known (a column, a literal whose bytes depend on the code page)."""
+def _tsql_replicate_limit(text: exp.Expr) -> int | None:
+    """The character limit T-SQL cuts REPLICATE(text, n) at (None: none, a MAX type); raises
+    ValueError when it cannot be known: a column, an N'...' literal (4,000 UTF-16 units; it
+    reads as a plain literal once NATIONAL-STRING ran, without the source's position), a
+    literal whose bytes depend on the code page."""
     if isinstance(text, exp.Cast) and text.to.is_type("varchar", "nvarchar"):
         size = text.to.expressions
         if size and isinstance(size[0].this, exp.Var) and size[0].this.name.upper() == "MAX":
             return None
-    if isinstance(text, exp.National) and all(ord(c) < 0x10000 for c in text.name):
-        return TSQL_REPLICATE_LIMIT[True]
     literal = _string_literal(text)
-    if literal is not None and literal.isascii():
-        return TSQL_REPLICATE_LIMIT[False]
-    return False
+    if literal is not None and literal.isascii() and "start" in text.meta:
+        return TSQL_REPLICATE_LIMIT
+    raise ValueError("unknown limit")
 
 
 @rule(
@@ -100,9 +106,8 @@ def _tsql_replicate_limit(text: exp.Expr) -> int | None | bool:
     "(NULL-preserving '' for 0), else the portable REPEAT. A negative n is NULL in T-SQL (a "
     "CASE says so), an error in BigQuery and undocumented in Snowflake and Redshift, whose "
     "count must be a literal 0 or more. T-SQL cuts the "
-    "result at 8,000 bytes unless s is VARCHAR(MAX): translated for an ASCII literal (8,000 "
-    "characters), an N'...' literal (4,000) or a CAST to (N)VARCHAR(MAX); any other s is "
-    "refused.",
+    "result at 8,000 bytes unless s is VARCHAR(MAX): translated for an ASCII '...' literal "
+    "(cut at 8,000 characters) or a CAST to (N)VARCHAR(MAX); any other s is refused.",
     (
         (
             "snowflake",
@@ -114,8 +119,8 @@ def _tsql_replicate_limit(text: exp.Expr) -> int | None | bool:
             "tsql",
             "SELECT REPLICATE('0', 10 - LEN(c_phone)) + c_phone AS p FROM dbo.Customer",
             "SELECT SUBSTRING(CASE WHEN 10 - CHAR_LENGTH(TRIM(TRAILING ' ' FROM "
-            "CAST(\"customer\".\"c_phone\" AS VARCHAR))) < 0 THEN NULL ELSE REPEAT('0', 10 - "
-            "CHAR_LENGTH(TRIM(TRAILING ' ' FROM CAST(\"customer\".\"c_phone\" AS VARCHAR)))) "
+            'CAST("customer"."c_phone" AS VARCHAR))) < 0 THEN NULL ELSE REPEAT(\'0\', 10 - '
+            'CHAR_LENGTH(TRIM(TRAILING \' \' FROM CAST("customer"."c_phone" AS VARCHAR)))) '
             'END FROM 1 FOR 8000) || "customer"."c_phone" AS "p" FROM "raw"."customer" AS '
             '"customer"',
         ),
@@ -130,22 +135,24 @@ def repeat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         text, times = node.expressions
     else:
         text, times = node.this, node.args["times"]
-    if type_of(text) not in STRING_TYPES and not isinstance(text, exp.National):
+    if type_of(text) not in STRING_TYPES:
         return _refuse(ctx, "FN-REPEAT", node, "REPEAT of a value not known to be a string")
     count = integer_literal(times)
-    limit: int | None | bool = None
+    limit: int | None = None
     if ctx.dialect == "tsql":
-        limit = _tsql_replicate_limit(text)
-        if limit is False:
+        try:
+            limit = _tsql_replicate_limit(text)
+        except ValueError:
             return _refuse(
                 ctx,
                 "FN-REPEAT",
                 node,
-                "T-SQL cuts REPLICATE's result at 8,000 bytes unless the string is "
-                "VARCHAR(MAX), which its type here does not tell: CAST it to VARCHAR(MAX)",
+                "T-SQL cuts REPLICATE's result at 8,000 bytes (4,000 characters of an N'...' "
+                "string) unless the string is VARCHAR(MAX), which its type here does not tell: "
+                "CAST it to VARCHAR(MAX)",
             )
-        if isinstance(text, exp.National):
-            text = lit(text.name)
+        if limit is None and type_of(text.this) in STRING_TYPES:
+            text = text.this  # the cast to (N)VARCHAR(MAX) of a string only lifts the limit
     if ctx.dialect != "tsql" and (count is None or count < 0):
         return _refuse(
             ctx,
@@ -164,11 +171,11 @@ def repeat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         for _ in range(count - 1):
             result = exp.DPipe(this=result, expression=clone(text))
     else:
-        result = _typed(portable.PortableRepeat(this=clone(text), times=clone(times)))
+        result = _typed(portable.PortableRepeat(this=clone(text), times=clone(times)), node)
         if ctx.dialect == "tsql" and count is None:
             below = exp.LT(this=clone(times), expression=lit(0))
             result = case_when(below, exp.Null(), result)
-    if isinstance(limit, int) and (count is None or count * len(text.name) > limit):
+    if limit is not None and (count is None or count * len(text.name) > limit):
         result = exp.Substring(this=result, start=lit(1), length=lit(limit))
     return result
 
@@ -205,7 +212,7 @@ def reverse(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             node,
             "REVERSE translated assuming a supplementary-character (_SC) collation",
         )
-    return _typed(portable.PortableReverse(this=clone(node.this)))
+    return _typed(portable.PortableReverse(this=clone(node.this)), node)
 
 
 # LPAD / RPAD with a literal length up to this are written with SUBSTRING and ||.
@@ -245,7 +252,7 @@ def _spelled_pad(text: exp.Expr, length: int, pad: str, left: bool) -> exp.Expr:
         (
             "snowflake",
             "SELECT LPAD(c_phone, 4, '0') AS p FROM SALES.CUSTOMER",
-            "SELECT CASE WHEN CHAR_LENGTH(\"customer\".\"c_phone\") >= 4 THEN "
+            'SELECT CASE WHEN CHAR_LENGTH("customer"."c_phone") >= 4 THEN '
             'SUBSTRING("customer"."c_phone" FROM 1 FOR 4) ELSE SUBSTRING(\'0000\' FROM 1 FOR 4 '
             '- CHAR_LENGTH("customer"."c_phone")) || "customer"."c_phone" END AS "p" FROM '
             '"raw"."customer" AS "customer"',
@@ -284,7 +291,7 @@ def pad(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if length <= MAX_SPELLED_PAD:
         return _spelled_pad(node.this, length, pad_text, left)
     kind = portable.PortableLpad if left else portable.PortableRpad
-    return _typed(kind(this=clone(node.this), length=lit(length), pad=lit(pad_text)))
+    return _typed(kind(this=clone(node.this), length=lit(length), pad=lit(pad_text)), node)
 
 
 @rule(
@@ -330,7 +337,9 @@ def initcap(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "INITCAP without literal delimiters: the default set includes 'whitespace', which "
             "the documentation does not enumerate; write the delimiters out",
         )
-    return _typed(portable.PortableInitcap(this=clone(node.this), delimiters=clone(delimiters)))
+    return _typed(
+        portable.PortableInitcap(this=clone(node.this), delimiters=clone(delimiters)), node
+    )
 
 
 @rule(
@@ -391,7 +400,8 @@ def translate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "TRANSLATE translated assuming a case-sensitive collation",
         )
     result: exp.Expr = _typed(
-        portable.PortableTranslate(this=clone(text), source=clone(source), target=clone(target))
+        portable.PortableTranslate(this=clone(text), source=clone(source), target=clone(target)),
+        node,
     )
     if ctx.dialect == "oracle":
         result = exp.Nullif(this=result, expression=lit(""))
@@ -413,8 +423,8 @@ def translate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "bigquery",
             "SELECT SPLIT(c_phone, '-')[SAFE_OFFSET(1)] AS area FROM sales.customer",
-            "SELECT CASE WHEN 2 BETWEEN 1 AND CARDINALITY(SPLIT(\"customer\".\"c_phone\", "
-            "'-')) THEN SPLIT(\"customer\".\"c_phone\", '-')[2] END AS \"area\" FROM "
+            'SELECT CASE WHEN 2 BETWEEN 1 AND CARDINALITY(SPLIT("customer"."c_phone", '
+            '\'-\')) THEN SPLIT("customer"."c_phone", \'-\')[2] END AS "area" FROM '
             '"raw"."customer" AS "customer"',
         ),
     ),
@@ -432,7 +442,7 @@ def split(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "SPLIT is translated with a literal, non-empty delimiter (an empty one splits "
             "UTF-8 characters in BigQuery)",
         )
-    return _typed(portable.PortableSplit(this=clone(node.this), delimiter=clone(delimiter)))
+    return _typed(portable.PortableSplit(this=clone(node.this), delimiter=clone(delimiter)), node)
 
 
 @rule(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql import portable
+from sql.diagnostics import node_offset
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, STRING_TYPES, clone, integer_literal, lit, type_of
 
@@ -490,6 +491,9 @@ def _portable_split_part(node: exp.Expr, part: int | None, ctx: Context) -> exp.
         this=clone(node.this), delimiter=clone(node.args["delimiter"]), part=index
     )
     call.type = exp.DataType.build("VARCHAR")
+    offset = node_offset(node)
+    if offset is not None:
+        call.meta["keyword_start"] = offset  # where a --strict refusal points
     return call
 
 
