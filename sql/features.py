@@ -214,6 +214,7 @@ SPELLING: dict[type[exp.Expr], str] = {
     JsonExists: "JSON_EXISTS",
     JsonValue: "JSON_VALUE",
     JsonTable: "JSON_TABLE",
+    **{function.node: function.name for function in portable.PORTABLE_FUNCTIONS},
 }
 
 

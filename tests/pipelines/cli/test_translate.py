@@ -172,3 +172,16 @@ def test_a_script_prints_each_table_it_defines(tmp_path):
     as_json = json.loads(translate("--from", "tsql", "--json", stdin=script).stdout)
     assert [t["table"] for t in as_json["tables"]] == ["warehouse.totals", "warehouse.top"]
     assert as_json["tables"][1]["source_tables"] == ["warehouse.totals"]
+
+
+def test_strict_refuses_the_portable_functions_and_json_names_them():
+    # The module, not the console script: run from this checkout.
+    command = [sys.executable, "-m", "pipelines.cli.main", "translate", "--from", "snowflake"]
+    source = "SELECT SPLIT_PART(c_phone, '-', -1) AS area FROM SALES.CUSTOMER"
+    run = {"input": source, "capture_output": True, "text": True, "timeout": 120}
+    named = subprocess.run([*command, "--json"], cwd=REPOSITORY_ROOT, **run)
+    assert named.returncode == 0, named.stderr
+    assert json.loads(named.stdout)["portable_functions"] == ["SPLIT_PART"]
+    strict = subprocess.run([*command, "--strict"], cwd=REPOSITORY_ROOT, **run)
+    assert strict.returncode == 1
+    assert strict.stderr.startswith("<stdin>:1:8: error[PORTABLE-STRICT]: SPLIT_PART ")
