@@ -77,6 +77,8 @@ def _metadata(stored: StoredTranslation, home: str | None = None) -> dict[str, o
         "ansi_sha256": dg.MetadataValue.text(stored.ansi_sha256),
         "ansi_sql": dg.MetadataValue.md(f"```sql\n{stored.ansi_sql}```"),
         "rules_applied": dg.MetadataValue.md(rules_markdown(stored.rules_applied)),
+        # what the SQL asks of an engine beyond SQL:2016 (sql/portable.py)
+        "portable_functions": dg.MetadataValue.text(", ".join(stored.portable_functions) or "none"),
         "warnings": dg.MetadataValue.md(
             "\n".join(f"- `{line}`" for line in stored.diagnostics) or "none"
         ),

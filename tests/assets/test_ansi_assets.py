@@ -75,6 +75,7 @@ def test_a_refused_file_fails_only_its_own_asset(legacy_tree, tmp_path):
     assert (store / "order_notes.sql").read_text().startswith("SELECT")
     # Rules as a table of what each does; paths as a person reads them, never absolute.
     assert metadata["rules_applied"].value == "No rule of the catalog applied."
+    assert metadata["portable_functions"].value == "none"  # COALESCE is SQL:2016
     assert metadata["ansi_path"].value == "$PLUMBLINE_HOME/ansi/order_notes.sql"
     assert metadata["source_tables"].value == "- raw/orders"
     [note] = [r.data for r in metadata["lineage"].records if r.data["column"] == "note"]

@@ -114,3 +114,13 @@ def test_a_manifest_from_before_relied_on_settings_keeps_what_it_recorded(home):
     manifest = read_stored_manifest(store, "customer_profile")
     assert manifest.assumed is None
     assert manifest.assumed_settings == record["assumptions"]
+
+
+def test_the_manifest_names_the_portable_functions_the_sql_calls(tmp_path):
+    (tmp_path / "legacy" / "snowflake").mkdir(parents=True)
+    sql = "SELECT SPLIT_PART(c_phone, '-', -1) AS area FROM SALES.CUSTOMER"
+    (tmp_path / "legacy" / "snowflake" / "areas.sql").write_text(sql)
+    store = tmp_path / "ansi"
+    translate_to_store(_only_source(tmp_path / "legacy"), store, load_catalog())
+    assert json.loads((store / "areas.json").read_text())["portable_functions"] == ["SPLIT_PART"]
+    assert read_stored_manifest(store, "areas").portable_functions == ["SPLIT_PART"]
