@@ -182,10 +182,11 @@ def rules_markdown() -> str:
         "and engine; `sql/render.py` writes each engine's exact form of it, and the rules "
         "write a call only where the source's function agrees with it (guarded, or refused, "
         "where it does not). Where a standard expression is exact, the rules write that "
-        "instead (`FN-PAD`: LPAD with a literal length; `FN-REPEAT`: REPEAT with a literal "
-        "count up to 4; `FN-SPLIT-PART`: parts 1 to 4). A translation lists the functions it "
-        "calls (`portable_functions` in `plumbline translate --json` and in the translation "
-        "manifest); `--strict` refuses them (`PORTABLE-STRICT`).",
+        "instead (`FN-PAD`: LPAD with a literal length up to 256; `FN-REPEAT`: REPEAT with a "
+        "literal count up to 4; `FN-SPLIT-PART`: parts 1 to 4). A translation lists the "
+        "functions it calls (`portable_functions` in `plumbline translate --json`, in the "
+        "translation manifest and in the ansi asset's metadata); `--strict` refuses them "
+        "(`PORTABLE-STRICT`).",
         "",
         "| function | definition | DuckDB | Spark |",
         "|---|---|---|---|",
