@@ -311,6 +311,15 @@ def query(sql: str, as_csv: bool, max_rows: int) -> None:
     help="A catalog of your tables (the format of sql/catalog.yaml, or written by "
     "`plumbline catalog import`); repeat to merge several. Default: PLUMBLINE_CATALOG.",
 )
+@click.option(
+    "--var",
+    "template_vars",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A variable of a Jinja-templated FILE ({{ name }}, var('name'), is_incremental()); "
+    "true/false are booleans, a decimal integer a number, anything else a string. Never a "
+    "secret: a stored translation records the variables it used.",
+)
 @click.argument("file", required=False, default="-", metavar="[FILE|-]")
 def translate(
     dialect: str | None,
@@ -319,6 +328,7 @@ def translate(
     report_dir: Path | None,
     assume: tuple[str, ...],
     catalog_files: tuple[str, ...],
+    template_vars: tuple[str, ...],
     file: str,
 ) -> None:
     """Translate legacy SQL to ANSI SQL, exactly or not at all.
@@ -328,11 +338,21 @@ def translate(
     stdout (exit 0). Diagnostics go to stderr as FILE:LINE:COL: error[RULE]: message (also
     warning[...] and info[...]); a refused or unparseable statement exits 1, with every
     refusal in the file listed. Usage errors exit 2.
+
+    A FILE holding {{ }}, {% %} or {# #} (or named *.j2, *.jinja) is a Jinja template: it is
+    rendered with the --var variables first (ref('t'), source('schema', 't') resolve in the
+    catalog), and its diagnostics are located in the template.
     """
     from pipelines.cli.translate import run_report, run_translate
     from sql.assumptions import AssumptionError, load_assumptions
     from sql.catalog import CatalogError, load_catalogs
     from sql.paths import LEGACY_ROOT
+    from sql.templating import variable_assignment
+
+    try:
+        variables = dict(variable_assignment(item) for item in template_vars)
+    except ValueError as exc:
+        fail_usage(f"--var: {exc}")
 
     try:
         pairs = dict(item.split("=", 1) for item in assume)
@@ -357,7 +377,13 @@ def translate(
         raise click.UsageError("--from DIALECT is required (or use --report DIR)")
     sys.exit(
         run_translate(
-            dialect, target, file, as_json=as_json, assumptions=assumptions, catalog=catalog
+            dialect,
+            target,
+            file,
+            as_json=as_json,
+            assumptions=assumptions,
+            catalog=catalog,
+            variables=variables,
         )
     )
 
