@@ -61,9 +61,12 @@ FLAG_FUNCTIONS = ("is_incremental", "is_init")
 PROVIDED = frozenset({"ref", "source", "var", "config"})
 # A variable's value: what a defs.yaml or --var can state. A value renders as str() does.
 TemplateValue = str | int | float | bool | list[str | int | float | bool]
-# Private-use characters around a template line number in the rendered text (see _mark).
+# A piece of a rendered line: (rendered column, template line, template column, length).
+Segment = tuple[int, int, int, int]
+# Private-use characters around a piece of literal text's template position in the rendered
+# text (see _mark): line:column:length, column 0 where it is not known.
 _OPEN, _CLOSE = "\ue000", "\ue001"
-_MARKER = re.compile(f"{_OPEN}(\\d+){_CLOSE}")
+_MARKER = re.compile(f"{_OPEN}(\\d+):(\\d+):(\\d+){_CLOSE}")
 # Output no legitimate template needs; beyond it a template is refused rather than allowed to
 # exhaust memory ('x' * 10**12, 10**10**10).
 MAX_OUTPUT = 10_000_000
@@ -121,8 +124,9 @@ class RenderedTemplate:
     template_sha256: str  # of the template's text
     # The variables the template read (by name, var(), is_incremental()...), with their values.
     variables: Mapping[str, TemplateValue]
-    # Per rendered line: (first rendered column, template line) for each piece, in order.
-    segments: tuple[tuple[tuple[int, int], ...], ...] = field(repr=False)
+    # Per rendered line, in order, each piece of it: (its first rendered column, the template
+    # line, column and length of the literal text it starts with; column 0: not known).
+    segments: tuple[tuple[Segment, ...], ...] = field(repr=False)
     template_lines: tuple[str, ...] = field(repr=False)
 
     @property
@@ -130,17 +134,22 @@ class RenderedTemplate:
         return sha256_text(self.sql)
 
     def locate(self, line: int, col: int) -> tuple[int, int]:
-        """The template line and column of rendered ``line``:``col`` (1-based)."""
+        """The template line and column of rendered ``line``:``col`` (1-based): within literal
+        text, its own place; in what a tag output, the tag's start."""
         if not 1 <= line <= len(self.segments):
             return (self.segments[-1][-1][1] if self.segments else 1), 1
         pieces = self.segments[line - 1]
-        template_line = next(t for start, t in reversed(pieces) if start <= col or start == 1)
-        rendered = self.sql.split("\n")[line - 1]
-        source = (
-            self.template_lines[template_line - 1]
-            if template_line <= len(self.template_lines)
-            else ""
+        start, template_line, template_col, length = next(
+            (p for p in reversed(pieces) if p[0] <= col), pieces[0]
         )
+        source = _line(self.template_lines, template_line)
+        if template_col:
+            if 0 <= col - start < length:
+                return template_line, template_col + col - start
+            # Output of the tag after the literal text (whitespace control may sit between).
+            tag = source.find("{", template_col - 1 + length)
+            return template_line, (tag + 1) if tag >= 0 else template_col + length
+        rendered = self.sql.split("\n")[line - 1]
         return template_line, _aligned_column(rendered, source, col)
 
     def relocate(self, diagnostic: Diagnostic) -> Diagnostic:
@@ -150,9 +159,10 @@ class RenderedTemplate:
 
 
 def _aligned_column(rendered: str, source: str, col: int) -> int:
-    """``col`` of ``rendered`` as a column of ``source``, the template line it came from: the
-    same where the text before it (or after it) is the template's own, else the column where
-    the two lines start to differ (the line's first tag)."""
+    """``col`` of ``rendered`` as a column of ``source``, the template line it came from, where
+    the literal text's place is not known (the lines of a multi-line value): the same where
+    the text before it (or after it) is the template's own, else where the two lines start to
+    differ."""
     if rendered == source:
         return col
     limit = min(len(rendered), len(source))
@@ -212,10 +222,12 @@ def _environment() -> _Sandbox:
     )
 
 
-def _mark(template: nodes.Template) -> None:
-    """Put a line marker before each piece of literal text that goes straight to the output,
-    and after each of its newlines. Text inside a macro, a call block, a filter block or a
-    set block is left alone: a filter or a caller could measure or change it."""
+def _mark(template: nodes.Template, lines: Sequence[str]) -> None:
+    """Put a marker of its template position before each piece of literal text that goes
+    straight to the output, and after each of its newlines. Text inside a macro, a call
+    block, a filter block or a set block is left alone: a filter or a caller could measure
+    or change it."""
+    cursor: dict[int, int] = {}  # per template line, where the last literal text ended
 
     def walk(node: nodes.Node) -> None:
         if isinstance(node, nodes.Macro | nodes.CallBlock | nodes.FilterBlock | nodes.AssignBlock):
@@ -223,44 +235,59 @@ def _mark(template: nodes.Template) -> None:
         if isinstance(node, nodes.Output):
             for child in node.nodes:
                 if isinstance(child, nodes.TemplateData):
-                    child.data = _marked(child.data, child.lineno)
+                    child.data = _marked(child.data, child.lineno, lines, cursor)
         for child in node.iter_child_nodes():
             walk(child)
 
     walk(template)
 
 
-def _marked(data: str, line: int) -> str:
-    pieces = data.split("\n")
-    return "\n".join(f"{_OPEN}{line + i}{_CLOSE}{piece}" for i, piece in enumerate(pieces))
+def _marked(data: str, line: int, lines: Sequence[str], cursor: dict[int, int]) -> str:
+    """``data`` (literal text starting on template ``line``) with its position marked. Jinja
+    keeps no column: the text's first line is found on its template line after the previous
+    literal text (the nodes come in template order); each later line starts its line."""
+    marked = []
+    for i, piece in enumerate(data.split("\n")):
+        number = line + i
+        source = _line(lines, number)
+        if i:
+            col = 1 if source.startswith(piece) else 0
+        else:
+            found = source.find(piece, cursor.get(number, 0)) if piece else -1
+            col = found + 1
+        if col:
+            cursor[number] = col - 1 + len(piece)
+        marked.append(f"{_OPEN}{number}:{col}:{len(piece)}{_CLOSE}{piece}")
+    return "\n".join(marked)
 
 
-def _unmarked(text: str) -> tuple[str, tuple[tuple[tuple[int, int], ...], ...]]:
+def _unmarked(text: str) -> tuple[str, tuple[tuple[Segment, ...], ...]]:
     """The rendered text without markers, and each rendered line's pieces (see
     ``RenderedTemplate.segments``)."""
-    lines: list[list[tuple[int, int]]] = [[(1, 1)]]
+    lines: list[list[Segment]] = [[(1, 1, 0, 0)]]
     out: list[str] = []
     current, col = 1, 1
     position = 0
     for match in _MARKER.finditer(text):
         col = _append(text[position : match.start()], out, lines, current, col)
         current = int(match.group(1))
+        segment = (col, current, int(match.group(2)), int(match.group(3)))
         if lines[-1][-1][0] == col:
-            lines[-1][-1] = (col, current)
+            lines[-1][-1] = segment
         else:
-            lines[-1].append((col, current))
+            lines[-1].append(segment)
         position = match.end()
     _append(text[position:], out, lines, current, col)
     return "".join(out), tuple(tuple(pieces) for pieces in lines)
 
 
-def _append(
-    piece: str, out: list[str], lines: list[list[tuple[int, int]]], current: int, col: int
-) -> int:
+def _append(piece: str, out: list[str], lines: list[list[Segment]], current: int, col: int) -> int:
+    """Add rendered text of template line ``current`` at column ``col``; the column after it.
+    A line it starts has no known template column (a multi-line value's lines)."""
     out.append(piece)
     parts = piece.split("\n")
     for _ in parts[1:]:
-        lines.append([(1, current)])
+        lines.append([(1, current, 0, 0)])
     return (col + len(parts[0])) if len(parts) == 1 else len(parts[-1]) + 1
 
 
@@ -475,7 +502,7 @@ def render_template(
     filename = f"<template {sha256_text(file)[:16]}>"
     try:
         tree = environment.parse(source, name=file, filename=filename)
-        _mark(tree)
+        _mark(tree, lines)
         code = environment.compile(tree, name=file, filename=filename)
         template = environment.template_class.from_code(
             environment, code, environment.make_globals(functions.globals()), None
