@@ -58,10 +58,13 @@ def translation_lineage(stored: StoredTranslation, home: str | None = None) -> l
     columns it reads (the translation's own lineage)."""
     source = Path(stored.source_path)
     source = source if source.is_absolute() else REPOSITORY_ROOT / source
+    # A Jinja template is not SQL to find a column's lines in: its columns show their
+    # sources, without the lines.
+    templated = stored.rendered_sha256 is not None
     return lineage_rows(
         stored.columns,
         stored.column_lineage,
-        source.read_text(),
+        "" if templated else source.read_text(),
         stored.dialect,
         shown_path(source, home),
         table=stored.name,
