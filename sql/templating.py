@@ -46,6 +46,7 @@ import jinja2
 from jinja2 import nodes
 from jinja2.sandbox import SandboxedEnvironment
 from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from sql.assumptions import Assumptions
 from sql.catalog import Catalog
@@ -412,7 +413,12 @@ class _Functions:
             catalog=identifiers[-3] if len(identifiers) > 2 else None,
         )
         text = table.sql(dialect=dialect)
-        parsed = exp.to_table(text, dialect=dialect)
+        try:
+            parsed = exp.to_table(text, dialect=dialect)
+        except SqlglotError:
+            raise TemplateError(
+                f"{shown}: {text} does not read back as a table name", needle
+            ) from None
         read = [p for p in parsed.parts if isinstance(p, exp.Identifier)]
         try:
             resolution = self.catalog.resolve_name(
@@ -502,6 +508,7 @@ def render_template(
     filename = f"<template {sha256_text(file)[:16]}>"
     try:
         tree = environment.parse(source, name=file, filename=filename)
+        _check_calls(tree, lines, file)
         _mark(tree, lines)
         code = environment.compile(tree, name=file, filename=filename)
         template = environment.template_class.from_code(
@@ -541,6 +548,18 @@ def render_template(
         segments=segments,
         template_lines=lines,
     )
+
+
+def _check_calls(tree: nodes.Template, lines: Sequence[str], file: str) -> None:
+    """Refuse a provided function named without being called: ``{% if is_incremental %}``
+    would test the function itself, which is always true."""
+    called = {id(call.node) for call in tree.find_all(nodes.Call)}
+    functions = PROVIDED | set(FLAG_FUNCTIONS)
+    for name in tree.find_all(nodes.Name):
+        if name.name in functions and name.ctx == "load" and id(name) not in called:
+            text = _line(lines, name.lineno)
+            col = _column(text, rf"\b{name.name}\b")
+            _fail(file, name.lineno, col, f"{name.name} is a function: write {name.name}(...)")
 
 
 def _line(lines: Sequence[str], line: int) -> str:

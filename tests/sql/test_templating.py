@@ -278,6 +278,8 @@ def test_source_resolves_with_the_default_namespace_as_written_sql_does():
         ("SELECT 1\n\n{% if %}", "template syntax", 3, 1),
         ("SELECT 1\n{% for x in y %}", "template syntax", 2, 1),
         ("SELECT 1\n  {% include 'header.sql' %}", "are not provided ('header.sql')", 2, 3),
+        ("SELECT 1\n{% if is_incremental %}, 2{% endif %}", "write is_incremental(...)", 2, 7),
+        ("SELECT 1 FROM {{ ref }}", "ref is a function", 1, 18),
         ("SELECT {{ is_incremental() }}", "", 1, 1),  # renders False: no error
     ],
 )
