@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sql.catalog import Catalog, load_catalog
 from sql.diagnostics import TranslationError
@@ -463,3 +465,33 @@ def test_a_bad_variable_assignment_is_refused(text):
 )
 def test_a_template_file_names_its_table(file, stem):
     assert file_stem(file) == stem
+
+
+# --- any text: a rendering or a located TEMPLATE refusal, never another exception ------------
+
+FRAGMENTS = [
+    "{{", "}}", "{%", "%}", "{#", "#}", "{{-", "-}}", "{%-", "-%}", " if ", " else ", " endif ",
+    " for x in ", " endfor ", " set y = ", " macro m(a) ", " endmacro ", " call m(1) ",
+    " endcall ", " filter upper ", " endfilter ", " raw ", " endraw ", " include 'a' ",
+    "ref('orders')", "ref(1)", "source('sales', 'orders')", "var('a')", "var('a', 1)",
+    "is_incremental()", "config(x=1)", "1/0", "x", "y", "m(2)", "caller()", "loop.index",
+    "range(3)", "'s'", "(", ")", "[", "]", ".", "|", "upper", "~", "*", "**", "-", "+",
+    " is defined ", " not ", " and ", "__class__", "self", "\n", " ", "SELECT 1", ",", "\ue000",
+]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(FRAGMENTS), max_size=24).map("".join))
+def test_any_template_renders_or_is_refused_located(text):
+    try:
+        rendered = render(text, x=1, y=[1, 2])
+    except TranslationError as error:
+        assert all(d.rule == "TEMPLATE" and d.file == "model.sql" for d in error.diagnostics)
+        assert all(1 <= d.line <= text.count("\n") + 1 for d in error.diagnostics)
+        return
+    lines = rendered.sql.split("\n")
+    for number, line in enumerate(lines, 1):
+        for col in range(1, len(line) + 2):
+            template_line, template_col = rendered.locate(number, col)
+            assert 1 <= template_line <= text.count("\n") + 1
+            assert template_col >= 1
