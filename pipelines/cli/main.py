@@ -372,7 +372,7 @@ def translate(
     except CatalogError as exc:
         fail_usage(f"{option}: {exc}")
     if report_dir is not None:
-        sys.exit(run_report(LEGACY_ROOT, report_dir, assumptions, catalog))
+        sys.exit(run_report(LEGACY_ROOT, report_dir, assumptions, catalog, variables))
     if dialect is None:
         raise click.UsageError("--from DIALECT is required (or use --report DIR)")
     sys.exit(
@@ -430,6 +430,7 @@ def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
     Prints FILE:FIELD: message per problem and exits 1 if there is any; 0 otherwise.
     """
     from pipelines.contracts.registry import PublishedContracts
+    from pipelines.translation.store import translate_sources
     from pipelines.warehouse.build import warehouse_tables
     from pipelines.warehouse.contract_lint import lint_contracts
     from sql.catalog import load_catalogs
@@ -445,7 +446,7 @@ def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
     catalog = load_catalogs(project.catalogs)
     tables = warehouse_tables(
         catalog,
-        project.legacy_root,
+        translate_sources(project.legacy_root, catalog, variables=project.template_vars),
         ansi_root=project.portable_root,
         reference_root=project.reference_root,
         contracts_root=root,

@@ -111,8 +111,16 @@ def run_translate(
     return 0
 
 
-def run_report(legacy_root: Path, out_dir: Path, assumptions: Assumptions, catalog: Catalog) -> int:
-    results = translate_tree(legacy_root, catalog=catalog, assumptions=assumptions)
+def run_report(
+    legacy_root: Path,
+    out_dir: Path,
+    assumptions: Assumptions,
+    catalog: Catalog,
+    variables: Mapping[str, TemplateValue] | None = None,
+) -> int:
+    results = translate_tree(
+        legacy_root, catalog=catalog, assumptions=assumptions, variables=variables
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "report.md").write_text(render_markdown(results, legacy_root, out_dir))
     (out_dir / "report.html").write_text(render_html(results, legacy_root, out_dir))

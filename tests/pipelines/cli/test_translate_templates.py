@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from sql.catalog import load_catalog
 from sql.paths import REPOSITORY_ROOT
+from sql.report import translate_tree
 
 TEMPLATE = """\
 {{ config(materialized='table') }}
@@ -93,3 +95,15 @@ def test_a_j2_file_names_its_table_without_its_suffixes(tmp_path):
     result = translate("--from", "snowflake", "--json", str(path))
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["name"] == "recent"
+
+
+def test_the_report_renders_templates_with_the_variables(tmp_path):
+    """`--report` (sql.report.translate_tree) renders a tree's templates with --var."""
+    folder = tmp_path / "legacy" / "snowflake"
+    folder.mkdir(parents=True)
+    (folder / "status_counts.sql").write_text(TEMPLATE)
+    variables = {"with_buyers": False, "since": "2024-01-01"}
+    (result,) = translate_tree(tmp_path / "legacy", load_catalog(), variables=variables)
+    assert result.translated and result.tables == ("status_counts",)
+    (refused,) = translate_tree(tmp_path / "legacy", load_catalog(), variables={})
+    assert [(d.rule, d.line) for d in refused.diagnostics] == [("TEMPLATE", 3)]
