@@ -9,11 +9,13 @@ import dagster as dg
 import pytest
 import yaml
 
+from pipelines.audit.bundle import read_bundle
 from pipelines.cli.init import init_project
 from pipelines.cli.location import CodeLocation
 from pipelines.component import MigrationComponent
 from pipelines.definitions import build_definitions
 from pipelines.settings import Settings
+from tests.pipelines.cli.test_main import plumbline_in_process
 
 TEMPLATE = """\
 {{ config(materialized='table') }}
@@ -56,28 +58,39 @@ def shop(tmp_path: Path) -> Path:
     return root
 
 
-def test_the_ansi_asset_renders_with_the_projects_variables(shop, tmp_path):
+def test_the_ansi_asset_renders_with_the_projects_variables(shop):
     _, project = CodeLocation(shop, "shop.definitions").migration()
     assert project.template_vars == {"since": "2024-01-01"}
-    defs = build_definitions(Settings(home=tmp_path / "home"), project)
-    graph = defs.resolve_asset_graph()
+    home = shop / ".plumbline"
+    defs = build_definitions(Settings(home=home), project)
     warehouse = dg.AssetKey(["warehouse", "daily_revenue"])
-    assert dg.AssetKey(["raw", "orders"]) in graph.get(warehouse).parent_keys
-    result = defs.resolve_job_def("materialize_all_job").execute_in_process(
-        instance=dg.DagsterInstance.ephemeral()
-    )
+    assert dg.AssetKey(["raw", "orders"]) in defs.resolve_asset_graph().get(warehouse).parent_keys
+    (home / "dagster").mkdir(parents=True)
+    (home / "dagster" / "dagster.yaml").write_text("telemetry:\n  enabled: false\n")
+    with dg.DagsterInstance.from_config(str(home / "dagster")) as instance:
+        result = defs.resolve_job_def("materialize_all_job").execute_in_process(instance=instance)
     assert result.success
     (translated,) = result.asset_materializations_for_node("ansi_snowflake_daily_revenue")
     assert translated.metadata["template_vars"].value == {"since": "2024-01-01"}
     assert len(translated.metadata["rendered_sha256"].value) == 64
     # The variable took effect: the 2023 order is not in the built table.
-    built = [
-        m
-        for m in result.get_asset_materialization_events()
-        if m.asset_key == dg.AssetKey(["warehouse", "daily_revenue"])
+    (built,) = [
+        e.materialization
+        for e in result.get_asset_materialization_events()
+        if e.asset_key == warehouse
     ]
-    (event,) = built
-    assert event.materialization.metadata["dagster/row_count"].value == 1
+    assert built.metadata["dagster/row_count"].value == 1
+    # The table's audit bundle says what the template was rendered with, and to.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(shop)
+        made = plumbline_in_process(
+            "audit", "warehouse/daily_revenue", env={"PLUMBLINE_HOME": str(home)}
+        )
+    assert made.exit_code == 0, made.output
+    [line] = [line for line in made.stdout.splitlines() if line.startswith("Audit bundle of ")]
+    (sql,) = [n for n in read_bundle(Path(line.rpartition(": ")[2])).nodes if n.kind == "ansi_sql"]
+    assert sql.content["template_vars"] == {"since": "2024-01-01"}
+    assert sql.content["rendered_sha256"] == translated.metadata["rendered_sha256"].value
 
 
 @pytest.mark.parametrize("bad", [{"since": None}, {"since": {"a": 1}}, ["since"]])
