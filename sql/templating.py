@@ -68,6 +68,8 @@ Segment = tuple[int, int, int, int]
 # text (see _mark): line:column:length, column 0 where it is not known.
 _OPEN, _CLOSE = "\ue000", "\ue001"
 _MARKER = re.compile(f"{_OPEN}(\\d+):(\\d+):(\\d+){_CLOSE}")
+# How sqlglot quotes a position in a message ("Column 'x' could not be resolved. Line: 3, Col: 9").
+_QUOTED_POSITION = re.compile(r"Line: (\d+), Col: (\d+)")
 # Output no legitimate template needs; beyond it a template is refused rather than allowed to
 # exhaust memory ('x' * 10**12, 10**10**10).
 MAX_OUTPUT = 10_000_000
@@ -154,9 +156,16 @@ class RenderedTemplate:
         return template_line, _aligned_column(rendered, source, col)
 
     def relocate(self, diagnostic: Diagnostic) -> Diagnostic:
-        """``diagnostic`` of the rendered SQL, located in the template."""
+        """``diagnostic`` of the rendered SQL, located in the template (a position sqlglot
+        quotes in the message too)."""
         line, col = self.locate(diagnostic.line, diagnostic.col)
-        return replace(diagnostic, file=self.file, line=line, col=col)
+
+        def quoted(match: re.Match[str]) -> str:
+            at = self.locate(int(match.group(1)), int(match.group(2)))
+            return f"Line: {at[0]}, Col: {at[1]}"
+
+        message = _QUOTED_POSITION.sub(quoted, diagnostic.message)
+        return replace(diagnostic, file=self.file, line=line, col=col, message=message)
 
 
 def _aligned_column(rendered: str, source: str, col: int) -> int:

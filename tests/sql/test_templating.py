@@ -495,3 +495,10 @@ def test_any_template_renders_or_is_refused_located(text):
             template_line, template_col = rendered.locate(number, col)
             assert 1 <= template_line <= text.count("\n") + 1
             assert template_col >= 1
+
+
+def test_a_position_quoted_in_a_message_is_the_templates_too():
+    template = "SELECT\n  {{ ref('orders') }}.o_orderdate, no_such_column\nFROM {{ ref('orders') }}"
+    (diagnostic,) = refusal(template)
+    assert (diagnostic.line, diagnostic.col) == (2, 36)
+    assert diagnostic.message.endswith("Line: 2, Col: 49")  # sqlglot quotes the token's end
