@@ -5,7 +5,7 @@ translated, when the code location loads); a file is translated when its asset r
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import dagster as dg
@@ -28,6 +28,7 @@ from sql.catalog import Catalog, load_catalog
 from sql.diagnostics import TranslationError
 from sql.paths import LEGACY_ROOT, REPOSITORY_ROOT
 from sql.rules import load_all
+from sql.templating import TemplateValue
 from sql.translate import TRANSLATOR_VERSION
 
 ANSI_ZONE = "ansi"
@@ -57,10 +58,13 @@ def translation_lineage(stored: StoredTranslation, home: str | None = None) -> l
     columns it reads (the translation's own lineage)."""
     source = Path(stored.source_path)
     source = source if source.is_absolute() else REPOSITORY_ROOT / source
+    # A Jinja template is not SQL to find a column's lines in: its columns show their
+    # sources, without the lines.
+    templated = stored.rendered_sha256 is not None
     return lineage_rows(
         stored.columns,
         stored.column_lineage,
-        source.read_text(),
+        "" if templated else source.read_text(),
         stored.dialect,
         shown_path(source, home),
         table=stored.name,
@@ -88,12 +92,26 @@ def _metadata(stored: StoredTranslation, home: str | None = None) -> dict[str, o
         "translator_version": dg.MetadataValue.text(stored.translator_version),
         "reused_stored_translation": dg.MetadataValue.bool(stored.reused),
         **lineage_metadata(translation_lineage(stored, home)),
+        **_template_metadata(stored),
     }
 
 
-def ansi_asset(legacy: SourceDependencies) -> dg.AssetsDefinition:
+def _template_metadata(stored: StoredTranslation) -> dict[str, object]:
+    """What a Jinja template was rendered with and to; nothing for plain SQL."""
+    if stored.rendered_sha256 is None:
+        return {}
+    return {
+        "template_vars": dg.MetadataValue.json(stored.template_vars or {}),
+        "rendered_sha256": dg.MetadataValue.text(stored.rendered_sha256),
+    }
+
+
+def ansi_asset(
+    legacy: SourceDependencies, variables: Mapping[str, TemplateValue] | None = None
+) -> dg.AssetsDefinition:
     """One asset per table the legacy file defines (a multi-asset when a script defines
-    several), all from one translation of the file."""
+    several), all from one translation of the file (a Jinja template rendered with the
+    project's ``variables`` first)."""
     source = legacy.source
     specs = [
         dg.AssetSpec(
@@ -122,7 +140,11 @@ def ansi_asset(legacy: SourceDependencies) -> dg.AssetsDefinition:
     def _ansi(context: dg.AssetExecutionContext, ansi_store: AnsiStoreResource, lake: LakeResource):
         try:
             stored = translate_to_store(
-                source, ansi_store.path(), ansi_store.catalog(), expected=legacy.names
+                source,
+                ansi_store.path(),
+                ansi_store.catalog(),
+                expected=legacy.names,
+                variables=variables,
             )
         except TranslationError as exc:
             # Fails this file's assets only; the last good translations stay where they were.
@@ -148,10 +170,12 @@ def ansi_asset(legacy: SourceDependencies) -> dg.AssetsDefinition:
 
 
 def build_ansi_assets(
-    legacy: Path | Sequence[SourceDependencies] = LEGACY_ROOT, catalog: Catalog | None = None
+    legacy: Path | Sequence[SourceDependencies] = LEGACY_ROOT,
+    catalog: Catalog | None = None,
+    variables: Mapping[str, TemplateValue] | None = None,
 ) -> list[dg.AssetsDefinition]:
     """The assets of every legacy file (``sql/legacy/<dialect>/<name>.sql``): a tree to
     parse with ``catalog``, or its files as already parsed (``legacy_dependencies``)."""
     if isinstance(legacy, Path):
         legacy = legacy_dependencies(legacy, catalog or load_catalog())
-    return [ansi_asset(file) for file in legacy]
+    return [ansi_asset(file, variables) for file in legacy]

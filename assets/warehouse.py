@@ -301,7 +301,8 @@ def warehouse_asset(
             lineage = lineage_rows(
                 columns,
                 stored.column_lineage,
-                table.legacy.path.read_text(),
+                # A Jinja template is not SQL to find a column's lines in (assets.ansi).
+                "" if stored.rendered_sha256 is not None else table.legacy.path.read_text(),
                 table.legacy.dialect,
                 shown_path(table.legacy.path, home),
                 table=table.name,

@@ -121,6 +121,12 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
     engine: Engine | None = Field(
         default=None, description="duckdb or spark; default: PLUMBLINE_ENGINE."
     )
+    template_vars: dict[str, str | int | float | bool | list[str | int | float | bool]] = Field(
+        default_factory=dict,
+        description="Variables of Jinja-templated legacy files ({{ name }}, var('name'), "
+        "is_incremental()): name -> string, number, boolean or list. Recorded in every stored "
+        "translation's manifest and the audit trail: never a secret.",
+    )
     models: list[str] = Field(
         default_factory=list,
         description="Models trained on the warehouse (the demo's: delivery_delay); none: "
@@ -180,6 +186,7 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
             tpch=self.tpch,
             models=tuple(self.models),
             engine=self.engine,
+            template_vars=dict(self.template_vars),
         )
 
     def build_defs(self, context: dg.ComponentLoadContext) -> dg.Definitions:

@@ -70,8 +70,10 @@ def build_definitions(settings: Settings, project: Project | None = None) -> dg.
     # Cached only in a home that exists: a load creates nothing, so that a command refused
     # for bad input (`plumbline run --select` of no asset) leaves nothing behind.
     cache = settings.dependency_cache if settings.home.is_dir() else None
-    legacy = legacy_dependencies(settings.legacy_root, catalog, cache=cache)
-    ansi = dg.Definitions(assets=build_ansi_assets(legacy))
+    legacy = legacy_dependencies(
+        settings.legacy_root, catalog, cache=cache, variables=project.template_vars
+    )
+    ansi = dg.Definitions(assets=build_ansi_assets(legacy, variables=project.template_vars))
     warehouse = build_warehouse_definitions(
         settings.engine,
         legacy,

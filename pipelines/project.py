@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from pipelines.warehouse.snapshot import Snapshot
 from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT, REFERENCE_ROOT
+from sql.templating import TemplateValue
 
 if TYPE_CHECKING:
     from pipelines.lake.sources import Source
@@ -93,6 +94,9 @@ class Project:
     models: tuple[str, ...] = ()
     # None: the PLUMBLINE_ENGINE setting.
     engine: str | None = None
+    # The variables Jinja-templated legacy files render with (sql.templating); recorded in
+    # each stored translation's manifest, so never a secret.
+    template_vars: Mapping[str, TemplateValue] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.models) - set(MODELS))

@@ -3,5 +3,6 @@ dialects, the rule catalog (``rules/``), the ANSI dialect and its feature catalo
 catalog, column lineage, the engines' renderings of ANSI SQL, and the paths of the repository's
 own SQL (``paths``). Pure sqlglot: a translation runs without an engine, Dagster or a lake.
 
-May import: nothing of this repository (sqlglot, PyYAML and the standard library).
+May import: nothing of this repository (sqlglot, PyYAML, Jinja2 for templated SQL and the
+standard library).
 """

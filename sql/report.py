@@ -13,6 +13,7 @@ import functools
 import html
 import os
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -22,7 +23,8 @@ from sql.diagnostics import Diagnostic, TranslationError
 from sql.parallel import ordered_map
 from sql.paths import repository_relative
 from sql.rules_doc import DOC_PATH, rule_link
-from sql.translate import DIALECTS, translate_script
+from sql.templating import TemplateValue, translate_source_text
+from sql.translate import DIALECTS
 
 
 @dataclass(frozen=True)
@@ -40,18 +42,23 @@ def legacy_files(root: Path) -> list[Path]:
 
 
 def translate_path(
-    path: Path, catalog: Catalog, assumptions: Assumptions | None = None
+    path: Path,
+    catalog: Catalog,
+    assumptions: Assumptions | None = None,
+    variables: Mapping[str, TemplateValue] | None = None,
 ) -> FileResult:
-    """``<dialect>/<name>.sql`` translated as a script: one result for all its tables."""
+    """``<dialect>/<name>.sql`` translated as a script: one result for all its tables (a
+    Jinja template rendered with ``variables`` first)."""
     dialect = path.parent.name
     try:
-        script = translate_script(
+        script, _ = translate_source_text(
             path.read_text(),
             dialect,
             file=str(path),
             name=path.stem,
             catalog=catalog,
             assumptions=assumptions,
+            variables=variables,
         )
     except TranslationError as exc:
         return FileResult(path, dialect, False, (), exc.diagnostics)
@@ -69,11 +76,18 @@ def translate_path(
 
 
 def translate_tree(
-    root: Path, catalog: Catalog | None = None, assumptions: Assumptions | None = None
+    root: Path,
+    catalog: Catalog | None = None,
+    assumptions: Assumptions | None = None,
+    variables: Mapping[str, TemplateValue] | None = None,
 ) -> list[FileResult]:
-    """Every legacy file under ``root``, in path order, translated on every core."""
+    """Every legacy file under ``root``, in path order, translated on every core (templates
+    rendered with ``variables``)."""
     translate_one = functools.partial(
-        translate_path, catalog=catalog or load_catalog(), assumptions=assumptions
+        translate_path,
+        catalog=catalog or load_catalog(),
+        assumptions=assumptions,
+        variables=variables,
     )
     return list(ordered_map(translate_one, legacy_files(root)))
 

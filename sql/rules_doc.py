@@ -105,6 +105,9 @@ OTHER_DIAGNOSTICS: dict[str, str] = {
     "or a construct that engine would evaluate differently).",
     "SOURCE-TEXT": "The file is not SQL text: bytes that are not UTF-8, or a NUL character "
     "(a binary or UTF-16 file).",
+    "TEMPLATE": "A Jinja-templated file (`sql/templating.py`) that does not render: a syntax "
+    "error, an undefined variable, an unknown `ref()`/`source()`, an `{% include %}` or another "
+    "project's macro (not provided), or what the sandbox refuses; located in the template.",
 }
 
 

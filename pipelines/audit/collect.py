@@ -530,6 +530,10 @@ class Collector:
             "translator_version": stored.translator_version,
             "source_sha256": stored.source_sha256,
         }
+        if stored.rendered_sha256 is not None:
+            # A Jinja template: what it was rendered with, and to (sql.templating).
+            content["template_vars"] = stored.template_vars or {}
+            content["rendered_sha256"] = stored.rendered_sha256
         gap = None
         if content["stored_sha256"] != built_sha:
             gap = (

@@ -317,6 +317,15 @@ def query(sql: str, as_csv: bool, max_rows: int) -> None:
     help="SQL:2016 alone: refuse the functions of the portable set (REPLACE, ROUND, LPAD, "
     "SPLIT_PART, ...; docs/translation-rules.md) with error[PORTABLE-STRICT].",
 )
+@click.option(
+    "--var",
+    "template_vars",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A variable of a Jinja-templated FILE ({{ name }}, var('name'), is_incremental()); "
+    "true/false are booleans, a decimal integer a number, anything else a string. Never a "
+    "secret: a stored translation records the variables it used.",
+)
 @click.argument("file", required=False, default="-", metavar="[FILE|-]")
 def translate(
     dialect: str | None,
@@ -326,6 +335,7 @@ def translate(
     assume: tuple[str, ...],
     catalog_files: tuple[str, ...],
     strict: bool,
+    template_vars: tuple[str, ...],
     file: str,
 ) -> None:
     """Translate legacy SQL to ANSI SQL, exactly or not at all.
@@ -335,11 +345,21 @@ def translate(
     stdout (exit 0). Diagnostics go to stderr as FILE:LINE:COL: error[RULE]: message (also
     warning[...] and info[...]); a refused or unparseable statement exits 1, with every
     refusal in the file listed. Usage errors exit 2.
+
+    A FILE holding {{ }}, {% %} or {# #} (or named *.j2, *.jinja) is a Jinja template: it is
+    rendered with the --var variables first (ref('t'), source('schema', 't') resolve in the
+    catalog), and its diagnostics are located in the template.
     """
     from pipelines.cli.translate import run_report, run_translate
     from sql.assumptions import AssumptionError, load_assumptions
     from sql.catalog import CatalogError, load_catalogs
     from sql.paths import LEGACY_ROOT
+    from sql.templating import variable_assignment
+
+    try:
+        variables = dict(variable_assignment(item) for item in template_vars)
+    except ValueError as exc:
+        fail_usage(f"--var: {exc}")
 
     try:
         pairs = dict(item.split("=", 1) for item in assume)
@@ -359,7 +379,7 @@ def translate(
     except CatalogError as exc:
         fail_usage(f"{option}: {exc}")
     if report_dir is not None:
-        sys.exit(run_report(LEGACY_ROOT, report_dir, assumptions, catalog))
+        sys.exit(run_report(LEGACY_ROOT, report_dir, assumptions, catalog, variables))
     if dialect is None:
         raise click.UsageError("--from DIALECT is required (or use --report DIR)")
     sys.exit(
@@ -371,6 +391,7 @@ def translate(
             assumptions=assumptions,
             catalog=catalog,
             strict=strict,
+            variables=variables,
         )
     )
 
@@ -417,6 +438,7 @@ def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
     Prints FILE:FIELD: message per problem and exits 1 if there is any; 0 otherwise.
     """
     from pipelines.contracts.registry import PublishedContracts
+    from pipelines.translation.store import translate_sources
     from pipelines.warehouse.build import warehouse_tables
     from pipelines.warehouse.contract_lint import lint_contracts
     from sql.catalog import load_catalogs
@@ -432,7 +454,7 @@ def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
     catalog = load_catalogs(project.catalogs)
     tables = warehouse_tables(
         catalog,
-        project.legacy_root,
+        translate_sources(project.legacy_root, catalog, variables=project.template_vars),
         ansi_root=project.portable_root,
         reference_root=project.reference_root,
         contracts_root=root,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from sql.catalog import Catalog
 from sql.diagnostics import Diagnostic, TranslationError
 from sql.render import render
 from sql.report import render_html, render_markdown, translate_tree
-from sql.translate import translate_script
+from sql.templating import TemplateValue, file_stem, translate_source_text
 
 
 def _emit_diagnostics(diagnostics: tuple[Diagnostic, ...]) -> None:
@@ -41,6 +42,7 @@ def run_translate(
     assumptions: Assumptions,
     catalog: Catalog,
     strict: bool = False,
+    variables: Mapping[str, TemplateValue] | None = None,
 ) -> int:
     if file == "-":
         source, name = sys.stdin.read(), "<stdin>"
@@ -53,14 +55,17 @@ def run_translate(
             raise click.BadParameter(f"cannot read {file}: {reason}", param_hint="FILE") from None
         name = file
     try:
-        script = translate_script(
+        # A template (sql.templating.is_template) is rendered with ``variables`` first;
+        # its diagnostics are located in the template.
+        script, _ = translate_source_text(
             source,
             dialect,
             file=name,
-            name=None if file == "-" else Path(file).stem,
+            name=None if file == "-" else file_stem(file),
             assumptions=assumptions,
             catalog=catalog,
             strict=strict,
+            variables=variables,
         )
         rendered = [
             t.ansi_sql if target == "ansi" else render(t.ansi_sql, target, file=name)  # type: ignore[arg-type]
@@ -109,8 +114,16 @@ def run_translate(
     return 0
 
 
-def run_report(legacy_root: Path, out_dir: Path, assumptions: Assumptions, catalog: Catalog) -> int:
-    results = translate_tree(legacy_root, catalog=catalog, assumptions=assumptions)
+def run_report(
+    legacy_root: Path,
+    out_dir: Path,
+    assumptions: Assumptions,
+    catalog: Catalog,
+    variables: Mapping[str, TemplateValue] | None = None,
+) -> int:
+    results = translate_tree(
+        legacy_root, catalog=catalog, assumptions=assumptions, variables=variables
+    )
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "report.md").write_text(render_markdown(results, legacy_root, out_dir))
     (out_dir / "report.html").write_text(render_html(results, legacy_root, out_dir))

@@ -2,7 +2,9 @@
 what each legacy file defines and reads, for the code location's graph.
 
 Pure logic (no Dagster). A source is re-translated only when its bytes or the translator
-version changed; the manifest, written last by atomic rename, is the commit marker. The
+version changed (or, for a Jinja template, what it renders to); the manifest, written last by
+atomic rename, is the commit marker. A template's manifest records the variables it read and
+the sha256 of the SQL it rendered to (``sql.templating``). The
 graph needs no translation: ``legacy_dependencies`` parses each file (once per content,
 kept in a JSON cache) to find the tables it defines and reads.
 """
@@ -14,7 +16,7 @@ import hashlib
 import json
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -27,7 +29,14 @@ from sql.diagnostics import Diagnostic, TranslationError, source_text
 from sql.lineage import column_lineage
 from sql.parallel import ordered_map
 from sql.paths import LEGACY_ROOT, repository_relative
-from sql.translate import TRANSLATOR_VERSION, ScriptTranslation, Translation, translate_script
+from sql.templating import (
+    TemplateValue,
+    is_template,
+    render_template,
+    translate_rendered,
+    translate_source_text,
+)
+from sql.translate import TRANSLATOR_VERSION, ScriptTranslation, Translation
 
 
 class DuplicateNameError(ValueError):
@@ -71,6 +80,10 @@ class StoredTranslation:
     # The functions of the portable set its ANSI calls (sql/portable.py): what it asks of
     # an engine beyond SQL:2016.
     portable_functions: list[str] = field(default_factory=list)
+    # A Jinja template's: the variables it read and the sha256 of the SQL it rendered to
+    # (source_sha256 is the template's); None for plain SQL.
+    template_vars: dict[str, TemplateValue] | None = None
+    rendered_sha256: str | None = None
     reused: bool = False
 
     @property
@@ -82,8 +95,10 @@ class StoredTranslation:
 
     @property
     def data_version(self) -> str:
+        rendered = f":{self.rendered_sha256}" if self.rendered_sha256 is not None else ""
         return sha256_text(
             f"{self.source_sha256}:{self.translator_version}:{self.assumptions}:{self.name}"
+            + rendered
         )
 
 
@@ -224,37 +239,51 @@ def _table_names(script: ScriptTranslation, source: LegacySource) -> ScriptTrans
 
 
 def translate_source(
-    source: LegacySource, catalog: Catalog, assumptions: Assumptions | None = None
+    source: LegacySource,
+    catalog: Catalog,
+    assumptions: Assumptions | None = None,
+    variables: Mapping[str, TemplateValue] | None = None,
 ) -> ScriptTranslation:
-    """Every table ``source`` defines; raises ``TranslationError``."""
-    script = translate_script(
+    """Every table ``source`` defines (a Jinja template rendered with ``variables`` first);
+    raises ``TranslationError``."""
+    script, _ = translate_source_text(
         source_text(source.path.read_bytes(), str(source.path)),
         source.dialect,
         file=str(source.path),
         name=source.name,
         catalog=catalog,
         assumptions=assumptions or load_assumptions(),
+        variables=variables,
     )
     return _table_names(script, source)
 
 
 def _translated_source(
-    source: LegacySource, catalog: Catalog, assumptions: Assumptions
+    source: LegacySource,
+    catalog: Catalog,
+    assumptions: Assumptions,
+    variables: Mapping[str, TemplateValue] | None = None,
 ) -> TranslatedSource:
     try:
-        script = translate_source(source, catalog, assumptions)
+        script = translate_source(source, catalog, assumptions, variables)
     except TranslationError as exc:
         return TranslatedSource(source, (), exc.diagnostics)
     return TranslatedSource(source, script.tables)
 
 
 def translate_sources(
-    root: Path, catalog: Catalog, assumptions: Assumptions | None = None
+    root: Path,
+    catalog: Catalog,
+    assumptions: Assumptions | None = None,
+    variables: Mapping[str, TemplateValue] | None = None,
 ) -> list[TranslatedSource]:
     """Every legacy file under ``root`` with the tables it defines, translated on every core
-    (in file order); a table name defined by two files is an error naming both."""
+    (in file order), templates rendered with ``variables``; a table name defined by two files
+    is an error naming both."""
     assumptions = assumptions or load_assumptions()
-    translate_one = functools.partial(_translated_source, catalog=catalog, assumptions=assumptions)
+    translate_one = functools.partial(
+        _translated_source, catalog=catalog, assumptions=assumptions, variables=variables
+    )
     return _defined_once(ordered_map(translate_one, legacy_sources(root)))
 
 
@@ -283,7 +312,11 @@ def _cache_key(catalog: Catalog, assumptions: Assumptions) -> str:
 
 
 def _reusable(
-    store: Path, names: Sequence[str], source_sha: str, assumptions_key: str
+    store: Path,
+    names: Sequence[str],
+    source_sha: str,
+    assumptions_key: str,
+    rendered_sha: str | None = None,
 ) -> list[StoredTranslation] | None:
     stored = []
     for name in names:
@@ -296,6 +329,7 @@ def _reusable(
             or manifest.source_sha256 != source_sha
             or manifest.translator_version != TRANSLATOR_VERSION
             or manifest.assumptions != assumptions_key
+            or manifest.rendered_sha256 != rendered_sha
             or sha256_bytes(sql_path.read_bytes()) != manifest.ansi_sha256
         ):
             return None
@@ -309,10 +343,12 @@ def translate_to_store(
     catalog: Catalog,
     assumptions: Assumptions | None = None,
     expected: Sequence[str] | None = None,
+    variables: Mapping[str, TemplateValue] | None = None,
 ) -> list[StoredTranslation]:
     """Translate ``source`` into ``store``, one ``<name>.sql`` + ``<name>.json`` per table it
     defines, unless up-to-date translations are already there (same source bytes,
-    translator version, assumptions and catalog).
+    translator version, assumptions and catalog, and for a Jinja template rendered with
+    ``variables``, the same rendered SQL).
 
     Raises ``sql.diagnostics.TranslationError`` when the source is refused, and
     ``StoreError`` when it no longer defines the ``expected`` tables (it changed since the
@@ -322,11 +358,31 @@ def translate_to_store(
     source_bytes = source.path.read_bytes()
     source_sha = sha256_bytes(source_bytes)
     key = _cache_key(catalog, assumptions)
+    text = source_text(source_bytes, str(source.path))
+    rendered = None
+    if is_template(text, str(source.path)):
+        # Rendered before the reuse check: the same template with other variables (or
+        # another catalog's ref) is other SQL.
+        rendered = render_template(
+            text,
+            file=str(source.path),
+            dialect=source.dialect,
+            catalog=catalog,
+            variables=variables,
+            assumptions=assumptions,
+        )
+    rendered_sha = rendered.sql_sha256 if rendered is not None else None
     if expected is not None:
-        reused = _reusable(store, expected, source_sha, key)
+        reused = _reusable(store, expected, source_sha, key, rendered_sha)
         if reused is not None:
             return reused
-    script = translate_source(source, catalog, assumptions)
+    if rendered is not None:
+        script = translate_rendered(
+            rendered, source.dialect, name=source.name, catalog=catalog, assumptions=assumptions
+        )
+        script = _table_names(script, source)
+    else:
+        script = translate_source(source, catalog, assumptions)
     names = [t.name for t in script.tables]
     if expected is not None and list(expected) != names:
         raise StoreError(
@@ -357,6 +413,8 @@ def translate_to_store(
                 source_line=translation.line,
                 assumed=",".join(f"{k}={v}" for k, v in translation.assumed),
                 portable_functions=list(translation.portable_functions),
+                template_vars=dict(rendered.variables) if rendered is not None else None,
+                rendered_sha256=rendered_sha,
             )
         )
     store.mkdir(parents=True, exist_ok=True)
@@ -377,12 +435,26 @@ PARSE_STARTUP_ITEMS = 300
 
 
 def source_dependencies(
-    source: LegacySource, catalog: Catalog, assumptions: Assumptions
+    source: LegacySource,
+    catalog: Catalog,
+    assumptions: Assumptions,
+    variables: Mapping[str, TemplateValue] | None = None,
 ) -> SourceDependencies:
-    """The tables ``source`` defines and reads, by parsing it (``sql.dependencies``)."""
+    """The tables ``source`` defines and reads, by parsing it (``sql.dependencies``); a Jinja
+    template is rendered with ``variables`` first."""
     try:
+        text = source_text(source.path.read_bytes(), str(source.path))
+        if is_template(text, str(source.path)):
+            text = render_template(
+                text,
+                file=str(source.path),
+                dialect=source.dialect,
+                catalog=catalog,
+                variables=variables,
+                assumptions=assumptions,
+            ).sql
         tables = script_dependencies(
-            source_text(source.path.read_bytes(), str(source.path)),
+            text,
             source.dialect,
             catalog=catalog,
             file=str(source.path),
@@ -400,6 +472,7 @@ def legacy_dependencies(
     assumptions: Assumptions | None = None,
     *,
     cache: Path | None = None,
+    variables: Mapping[str, TemplateValue] | None = None,
 ) -> list[SourceDependencies]:
     """Every legacy file under ``root`` with the tables it defines and reads, in file order;
     a table name defined by two files is an error naming both. Nothing is translated.
@@ -411,6 +484,9 @@ def legacy_dependencies(
     """
     assumptions = assumptions or load_assumptions()
     context = _cache_key(catalog, assumptions)
+    if variables:
+        # What a template renders to depends on them.
+        context += f",template_vars={sha256_text(json.dumps(variables, sort_keys=True))[:16]}"
     sources = legacy_sources(root)
     cached = _read_dependency_cache(cache) if cache is not None else {}
     entries: dict[str, dict[str, Any]] = {}
@@ -428,7 +504,9 @@ def legacy_dependencies(
             entries[relative] = entry
         else:
             stale.append((source, relative, source_sha))
-    parse_one = functools.partial(source_dependencies, catalog=catalog, assumptions=assumptions)
+    parse_one = functools.partial(
+        source_dependencies, catalog=catalog, assumptions=assumptions, variables=variables
+    )
     parsed = ordered_map(
         parse_one, [source for source, _, _ in stale], startup_items=PARSE_STARTUP_ITEMS
     )
