@@ -64,6 +64,23 @@ NODE_FEATURES: dict[type[exp.Expr], Feature] = {
     exp.StddevSamp: ("T621", "Enhanced numeric functions"),
     exp.Variance: ("T621", "Enhanced numeric functions"),
     exp.VariancePop: ("T621", "Enhanced numeric functions"),
+    **{
+        kind: ("T621", "Enhanced numeric functions")
+        for kind in (
+            exp.Corr,
+            exp.CovarPop,
+            exp.CovarSamp,
+            exp.RegrAvgx,
+            exp.RegrAvgy,
+            exp.RegrCount,
+            exp.RegrIntercept,
+            exp.RegrR2,
+            exp.RegrSlope,
+            exp.RegrSxx,
+            exp.RegrSxy,
+            exp.RegrSyy,
+        )
+    },  # fmt: skip
     exp.Log: ("T623", "General logarithm functions"),
     exp.Round: EXTENSION,
     exp.Replace: EXTENSION,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, cast, clone, lit, type_of
+from sql.rules.build import INTEGER_TYPES, cast, clone, lit, type_of, typed
 
 
 @rule(
@@ -211,3 +211,241 @@ def ratio_to_report(node: exp.Window, ctx: Context) -> exp.Expr | None:
     for written in ratio.walk():
         written.meta["source"] = True
     return ratio
+
+
+def _keep_order(window: exp.Window, value: exp.Expr, largest: bool) -> list[exp.Ordered]:
+    """The sort keys of ``MIN|MAX(value) KEEP (DENSE_RANK FIRST|LAST ORDER BY k ...)`` that
+    put first a row of the kept rank whose value MIN (MAX) returns: the rank's keys (reversed
+    for LAST), then the value itself, NULLs after every value, as MIN and MAX skip them."""
+    first = bool(window.args.get("first"))
+    keys = []
+    for key in window.args["order"].expressions:
+        desc, nulls_first = bool(key.args.get("desc")), bool(key.args.get("nulls_first"))
+        if not first:  # the last rank in this order is the first in the reverse order
+            desc, nulls_first = not desc, not nulls_first
+        keys.append(exp.Ordered(this=clone(key.this), desc=desc, nulls_first=nulls_first))
+    keys.append(exp.Ordered(this=clone(value), desc=largest, nulls_first=False))
+    return keys
+
+
+def _keep_refusal(ctx: Context, node: exp.Expr, message: str) -> exp.Expr:
+    ctx.report("error", "FN-KEEP-DENSE-RANK", node, message)
+    return node
+
+
+@rule(
+    "FN-KEEP-DENSE-RANK",
+    "rewrite",
+    ("oracle",),
+    (exp.Window,),
+    "Oracle's `MIN|MAX(x) KEEP (DENSE_RANK FIRST|LAST ORDER BY k ...)` aggregates x over the "
+    "rows that rank first (last) by k, every row tied at that rank included. MIN (MAX) of "
+    "those is the value of the first row in the order (k ..., x ASC (DESC) NULLS LAST), LAST "
+    "reversing each key and its NULL placement, so the aggregate is the standard's "
+    "`ARRAY_AGG(x ORDER BY ...)[1]` (S098, NULL over no rows) and the analytic form `... "
+    "OVER (PARTITION BY p)` is `FIRST_VALUE(x) OVER (PARTITION BY p ORDER BY ... ROWS BETWEEN "
+    "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)` (T617). Oracle sorts NULLs last ascending "
+    "and first descending unless told; the translation spells the placement out. KEEP over "
+    "SUM, AVG, COUNT, VARIANCE or STDDEV, which need every tied row's value rather than one, "
+    "is refused.",
+    (
+        (
+            "oracle",
+            "SELECT o_custkey, MAX(o_totalprice) KEEP (DENSE_RANK FIRST ORDER BY o_orderdate) "
+            "AS m FROM SALES.ORDERS GROUP BY o_custkey",
+            'SELECT "orders"."o_custkey" AS "o_custkey", ARRAY_AGG("orders"."o_totalprice" '
+            'ORDER BY "orders"."o_orderdate" ASC NULLS LAST, "orders"."o_totalprice" DESC '
+            'NULLS LAST)[1] AS "m" FROM "raw"."orders" AS "orders" GROUP BY "orders"."o_custkey"',
+        ),
+        (
+            "oracle",
+            "SELECT MIN(o_orderdate) KEEP (DENSE_RANK LAST ORDER BY o_totalprice DESC) "
+            "OVER (PARTITION BY o_custkey) AS m FROM SALES.ORDERS",
+            'SELECT FIRST_VALUE("orders"."o_orderdate") OVER (PARTITION BY "orders"."o_custkey" '
+            'ORDER BY "orders"."o_totalprice" ASC NULLS LAST, "orders"."o_orderdate" ASC NULLS '
+            'LAST ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS "m" FROM '
+            '"raw"."orders" AS "orders"',
+        ),
+        (
+            "oracle",
+            "SELECT SUM(o_totalprice) KEEP (DENSE_RANK FIRST ORDER BY o_orderdate) AS s "
+            "FROM SALES.ORDERS",
+            "1:8",
+        ),
+    ),
+)
+def keep_dense_rank(node: exp.Window, ctx: Context) -> exp.Expr | None:
+    keep = node.this if isinstance(node.this, exp.Window) else node
+    if keep.args.get("over") != "KEEP":
+        return None
+    if keep is node and isinstance(node.parent, exp.Window):
+        return None  # the analytic form: rewritten with the OVER window around it
+    aggregate = keep.this
+    if not isinstance(aggregate, (exp.Min, exp.Max)) or isinstance(aggregate.this, exp.Distinct):
+        return _keep_refusal(
+            ctx,
+            node,
+            "KEEP (DENSE_RANK ...) is translated over MIN and MAX only: the other aggregates "
+            "need every tied row's value, which no one standard expression gives",
+        )
+    order = keep.args.get("order")
+    if not isinstance(order, exp.Order) or not order.expressions:
+        return _keep_refusal(ctx, node, "KEEP (DENSE_RANK ...) needs an ORDER BY")
+    value = aggregate.this
+    keys = _keep_order(keep, value, largest=isinstance(aggregate, exp.Max))
+    if keep is node:
+        return exp.Bracket(
+            this=exp.ArrayAgg(this=exp.Order(this=clone(value), expressions=keys)),
+            expressions=[lit(1)],
+        )
+    if node.args.get("order") is not None or node.args.get("spec") is not None:
+        return _keep_refusal(
+            ctx, node, "an analytic KEEP (DENSE_RANK ...) takes only PARTITION BY in its OVER"
+        )
+    frame = exp.WindowSpec(
+        kind="ROWS",
+        start="UNBOUNDED",
+        start_side="PRECEDING",
+        end="UNBOUNDED",
+        end_side="FOLLOWING",
+    )
+    return exp.Window(
+        this=exp.FirstValue(this=clone(value)),
+        partition_by=[clone(p) for p in node.args.get("partition_by") or []],
+        order=exp.Order(expressions=keys),
+        spec=frame,
+        over="OVER",
+    )
+
+
+# The standard's statistical aggregates of number pairs (SQL:2016 T621). Each source computes
+# them in floating point and returns a double (REGR_COUNT: an integer), NULL over no pair.
+PAIR_AGGREGATES: tuple[type[exp.Expr], ...] = (
+    exp.Corr,
+    exp.CovarPop,
+    exp.CovarSamp,
+    exp.RegrAvgx,
+    exp.RegrAvgy,
+    exp.RegrCount,
+    exp.RegrIntercept,
+    exp.RegrR2,
+    exp.RegrSlope,
+    exp.RegrSxx,
+    exp.RegrSxy,
+    exp.RegrSyy,
+)
+FLOATING_TYPES = {exp.DType.DOUBLE, exp.DType.FLOAT}
+
+
+def _as_double(node: exp.Expr) -> exp.Expr:
+    return clone(node) if type_of(node) in FLOATING_TYPES else cast(clone(node), "DOUBLE")
+
+
+@rule(
+    "FN-PAIR-AGGREGATE",
+    "rewrite",
+    ("snowflake", "bigquery", "teradata", "oracle"),
+    PAIR_AGGREGATES,
+    "CORR, COVAR_POP, COVAR_SAMP and REGR_* (SQL:2003 T621) over pairs (y, x) with neither "
+    "NULL are the standard's functions over the arguments as doubles (the sources convert "
+    "to floating point; Oracle only for BINARY_DOUBLE / FLOAT arguments, its NUMBER form "
+    "computes in decimal and is refused), the result a DOUBLE PRECISION (REGR_COUNT a "
+    "BIGINT). The standard's CORR and REGR_SLOPE are NULL where x or y has zero variance, "
+    "as in Snowflake and Teradata (sql/render.py keeps DuckDB from returning NaN there); "
+    "BigQuery documents NaN for a zero variance with two pairs or more, written out as "
+    "`CASE WHEN REGR_COUNT(y, x) >= 2 AND (REGR_SXX(y, x) = 0 OR REGR_SYY(y, x) = 0) THEN "
+    "CAST('NaN' AS DOUBLE PRECISION) ...`.",
+    (
+        (
+            "snowflake",
+            "SELECT CORR(o_totalprice, o_shippriority) AS c FROM SALES.ORDERS",
+            'SELECT CAST(CORR(CAST("orders"."o_totalprice" AS DOUBLE PRECISION), '
+            'CAST("orders"."o_shippriority" AS DOUBLE PRECISION)) AS DOUBLE PRECISION) AS "c" '
+            'FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "teradata",
+            "SELECT REGR_COUNT(o_totalprice, o_shippriority) AS n FROM SALES_DB.ORDERS",
+            'SELECT CAST(REGR_COUNT(CAST("orders"."o_totalprice" AS DOUBLE PRECISION), '
+            'CAST("orders"."o_shippriority" AS DOUBLE PRECISION)) AS BIGINT) AS "n" '
+            'FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "oracle",
+            "SELECT CORR(o_totalprice, o_shippriority) AS c FROM SALES.ORDERS",
+            "1:8",
+        ),
+    ),
+)
+def pair_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    y, x = node.this, node.expression
+    if ctx.dialect == "oracle" and not (
+        type_of(y) in FLOATING_TYPES and type_of(x) in FLOATING_TYPES
+    ):
+        ctx.report(
+            "error",
+            "FN-PAIR-AGGREGATE",
+            node,
+            f"Oracle computes {node.key.upper()} of NUMBER arguments in decimal and returns a "
+            "NUMBER; the standard's is a double: translated for BINARY_DOUBLE arguments only",
+        )
+        return node
+    pair = {"this": _as_double(y), "expression": _as_double(x)}
+    result = cast(type(node)(**pair), "BIGINT" if isinstance(node, exp.RegrCount) else "DOUBLE")
+    if ctx.dialect == "bigquery" and isinstance(node, exp.Corr):
+
+        def pairs(kind: type[exp.Expr]) -> exp.Expr:
+            return kind(**{k: clone(v) for k, v in pair.items()})
+
+        degenerate = exp.And(
+            this=exp.GTE(this=pairs(exp.RegrCount), expression=lit(2)),
+            expression=exp.Paren(
+                this=exp.Or(
+                    this=exp.EQ(this=pairs(exp.RegrSxx), expression=lit(0)),
+                    expression=exp.EQ(this=pairs(exp.RegrSyy), expression=lit(0)),
+                )
+            ),
+        )
+        nan = exp.Cast(this=exp.Literal.string("NaN"), to=exp.DataType.build("DOUBLE"))
+        result = typed(exp.Case(ifs=[exp.If(this=degenerate, true=nan)], default=result), "DOUBLE")
+    return result
+
+
+@rule(
+    "FN-ANY-VALUE",
+    "rewrite",
+    ("bigquery",),
+    (exp.AnyValue,),
+    "BigQuery's `ANY_VALUE(x)` is x from some row of the group, any row it likes, skipping "
+    "rows where x is NULL (NULL when every x is NULL or there is no row). `MIN(x)` is one of "
+    "those choices, and the same on every engine, so it is an exact translation. `ANY_VALUE(x HAVING MAX|MIN y)`, "
+    "which picks among the rows with the largest (smallest) y, and x of a type without an "
+    "order (ARRAY, STRUCT) are refused.",
+    (
+        (
+            "bigquery",
+            "SELECT o_custkey, ANY_VALUE(o_orderstatus) AS s FROM sales.orders GROUP BY o_custkey",
+            'SELECT "orders"."o_custkey" AS "o_custkey", MIN("orders"."o_orderstatus") AS "s" '
+            'FROM "raw"."orders" AS "orders" GROUP BY "orders"."o_custkey"',
+        ),
+        (
+            "bigquery",
+            "SELECT ANY_VALUE(o_orderstatus HAVING MAX o_totalprice) AS s FROM sales.orders",
+            "1:8",
+        ),
+    ),
+)
+def any_value(node: exp.AnyValue, ctx: Context) -> exp.Expr | None:
+    value = node.this
+    if isinstance(value, exp.HavingMax) or type_of(value) in (
+        exp.DType.ARRAY,
+        exp.DType.STRUCT,
+    ):
+        ctx.report(
+            "error",
+            "FN-ANY-VALUE",
+            node,
+            "ANY_VALUE is translated as MIN, for a value with an order and without HAVING MAX|MIN",
+        )
+        return node
+    return exp.Min(this=clone(value))
