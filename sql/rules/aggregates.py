@@ -449,3 +449,105 @@ def any_value(node: exp.AnyValue, ctx: Context) -> exp.Expr | None:
         )
         return node
     return exp.Min(this=clone(value))
+
+
+def _decimal_params(node: exp.Expr) -> tuple[int, int] | None:
+    """(precision, scale) of an exact numeric ``node``: an integer as the sources' NUMBER(38, 0)
+    (Snowflake's and Oracle's INTEGER); None for any other type."""
+    kind = type_of(node)
+    if kind in INTEGER_TYPES:
+        return 38, 0
+    if kind != exp.DType.DECIMAL or node.type is None:
+        return None
+    params = [p.this if isinstance(p, exp.DataTypeParam) else p for p in node.type.expressions]
+    if len(params) != 2 or not all(isinstance(p, exp.Literal) and p.is_int for p in params):
+        return None
+    return int(params[0].name), int(params[1].name)
+
+
+def _middle(value: exp.Expr, desc: bool) -> exp.Expr:
+    """PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY value ASC|DESC): the lower (upper) of the
+    two middle values, the middle one for an odd count."""
+    return exp.WithinGroup(
+        this=exp.PercentileDisc(this=exp.Literal.number("0.5")),
+        expression=exp.Order(
+            expressions=[exp.Ordered(this=clone(value), desc=desc, nulls_first=desc)]
+        ),
+    )
+
+
+# The scale each source adds to a NUMBER(p, s) argument of MEDIAN: Snowflake returns
+# NUMBER(p + 3, s + 3) (its docs' MEDIAN of integers 1, 3, 10, 1, 3 is 3.000); Oracle returns a
+# NUMBER, whose one extra digit (the half of an odd sum) DECIMAL(p + 1, s + 1) holds.
+MEDIAN_EXTRA_SCALE = {"snowflake": 3, "oracle": 1}
+
+
+def _median_refusal(ctx: Context, node: exp.Expr, message: str) -> exp.Expr:
+    ctx.report("error", "FN-MEDIAN", node, message)
+    return node
+
+
+@rule(
+    "FN-MEDIAN",
+    "rewrite",
+    ("snowflake", "oracle", "redshift", "teradata"),
+    (exp.Median,),
+    "MEDIAN(x) as an aggregate is the standard's PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY "
+    "x) (T612), NULLs left out, NULL over no value: the mean of the two middle values, "
+    "written as (PERCENTILE_DISC(0.5) ... ASC + PERCENTILE_DISC(0.5) ... DESC) * 0.5, which "
+    "is exact in decimal arithmetic (the engines' own PERCENTILE_CONT computes in DOUBLE on "
+    "Spark). The result has the source's type: Snowflake's NUMBER(p + 3, s + 3) of a "
+    "NUMBER(p, s) (an integer is NUMBER(38, 0)), Oracle's NUMBER as DECIMAL(p + 1, s + 1), "
+    "which holds the exact value, and DOUBLE PRECISION of a double. Refused: Redshift's "
+    "MEDIAN of an exact number (its DECIMAL result's scale is not documented), Teradata's "
+    "(result type not documented), MEDIAN as a window (OVER), and MEDIAN of dates.",
+    (
+        (
+            "snowflake",
+            "SELECT o_custkey, MEDIAN(o_totalprice) AS m FROM SALES.ORDERS GROUP BY o_custkey",
+            'SELECT "orders"."o_custkey" AS "o_custkey", CAST((CAST(PERCENTILE_DISC(0.5) WITHIN '
+            'GROUP (ORDER BY "orders"."o_totalprice" ASC NULLS LAST) AS DECIMAL(18, 5)) + '
+            'CAST(PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY "orders"."o_totalprice" DESC NULLS '
+            'FIRST) AS DECIMAL(18, 5))) * 0.5 AS DECIMAL(18, 5)) AS "m" FROM "raw"."orders" AS '
+            '"orders" GROUP BY "orders"."o_custkey"',
+        ),
+        (
+            "teradata",
+            "SELECT MEDIAN(o_totalprice) AS m FROM SALES_DB.ORDERS",
+            "1:8",
+        ),
+    ),
+)
+def median(node: exp.Median, ctx: Context) -> exp.Expr | None:
+    value = node.this
+    if isinstance(node.parent, exp.Window):
+        return _median_refusal(
+            ctx, node, "MEDIAN is translated as an aggregate, not as a window function (OVER)"
+        )
+    kind = type_of(value)
+    params = _decimal_params(value)
+    if kind in FLOATING_TYPES:
+        target = "DOUBLE"
+    elif params is not None and ctx.dialect in MEDIAN_EXTRA_SCALE:
+        extra = MEDIAN_EXTRA_SCALE[ctx.dialect]
+        precision, scale = params
+        if scale + extra > 37:
+            return _median_refusal(
+                ctx, node, f"MEDIAN of a scale-{scale} number has more digits than DECIMAL holds"
+            )
+        target = f"DECIMAL({min(38, precision + extra)}, {scale + extra})"
+    else:
+        return _median_refusal(
+            ctx,
+            node,
+            f"{ctx.dialect}'s MEDIAN of {kind.value if kind else 'this value'} has no "
+            "documented result type to match: translated for DOUBLE values and for Snowflake's "
+            "and Oracle's exact numbers",
+        )
+    # Each middle value in the result type first: a sum of two integers could overflow theirs.
+    both = exp.Paren(
+        this=exp.Add(
+            this=cast(_middle(value, False), target), expression=cast(_middle(value, True), target)
+        )
+    )
+    return cast(exp.Mul(this=both, expression=exp.Literal.number("0.5")), target)
