@@ -266,12 +266,6 @@ def _keep_refusal(ctx: Context, node: exp.Expr, message: str) -> exp.Expr:
             'LAST ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS "m" FROM '
             '"raw"."orders" AS "orders"',
         ),
-        (
-            "oracle",
-            "SELECT SUM(o_totalprice) KEEP (DENSE_RANK FIRST ORDER BY o_orderdate) AS s "
-            "FROM SALES.ORDERS",
-            "1:8",
-        ),
     ),
 )
 def keep_dense_rank(node: exp.Window, ctx: Context) -> exp.Expr | None:
@@ -370,11 +364,6 @@ def _as_double(node: exp.Expr) -> exp.Expr:
             'CAST("orders"."o_shippriority" AS DOUBLE PRECISION)) AS BIGINT) AS "n" '
             'FROM "raw"."orders" AS "orders"',
         ),
-        (
-            "oracle",
-            "SELECT CORR(o_totalprice, o_shippriority) AS c FROM SALES.ORDERS",
-            "1:8",
-        ),
     ),
 )
 def pair_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
@@ -427,11 +416,6 @@ def pair_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "SELECT o_custkey, ANY_VALUE(o_orderstatus) AS s FROM sales.orders GROUP BY o_custkey",
             'SELECT "orders"."o_custkey" AS "o_custkey", MIN("orders"."o_orderstatus") AS "s" '
             'FROM "raw"."orders" AS "orders" GROUP BY "orders"."o_custkey"',
-        ),
-        (
-            "bigquery",
-            "SELECT ANY_VALUE(o_orderstatus HAVING MAX o_totalprice) AS s FROM sales.orders",
-            "1:8",
         ),
     ),
 )
@@ -510,11 +494,6 @@ def _median_refusal(ctx: Context, node: exp.Expr, message: str) -> exp.Expr:
             'CAST(PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY "orders"."o_totalprice" DESC NULLS '
             'FIRST) AS DECIMAL(18, 5))) * 0.5 AS DECIMAL(18, 5)) AS "m" FROM "raw"."orders" AS '
             '"orders" GROUP BY "orders"."o_custkey"',
-        ),
-        (
-            "teradata",
-            "SELECT MEDIAN(o_totalprice) AS m FROM SALES_DB.ORDERS",
-            "1:8",
         ),
     ),
 )

@@ -1,0 +1,254 @@
+"""Aggregates translated from one source's meaning into the standard's: KEEP (DENSE_RANK ...),
+MEDIAN, the statistics of number pairs and ANY_VALUE, run on DuckDB and Spark against values
+worked out by hand (or by Python's statistics module, for the floating-point ones)."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from datetime import date
+from decimal import Decimal
+
+import duckdb
+import pytest
+
+from sql.diagnostics import TranslationError
+from sql.render import render
+from sql.translate import translate
+
+# (o_custkey, o_totalprice, o_shippriority, o_orderdate): even and odd groups, NULLs in each
+# column, a group of only NULL prices, one row, integers whose sum overflows INTEGER, and a
+# group whose priorities do not vary.
+ROWS = [
+    (1, "1.00", 1, "2024-01-01"),
+    (1, "2.00", 2, "2024-01-01"),
+    (1, "3.00", 3, "2024-02-01"),
+    (1, "10.00", 4, "2024-03-01"),
+    (2, "5.25", 7, None),
+    (2, None, 8, "2024-01-01"),
+    (2, "7.50", None, "2024-01-01"),
+    (3, None, None, "2024-02-01"),
+    (3, None, 5, "2024-02-01"),
+    (4, "-4.10", -3, "2024-05-05"),
+    (5, "2.00", 2000000000, "2024-01-01"),
+    (5, "9.99", 2100000000, "2024-01-02"),
+    (6, "1.00", 3, "2024-01-01"),
+    (6, "2.00", 3, "2024-01-01"),
+]
+TABLES = {
+    "snowflake": "SALES.ORDERS",
+    "oracle": "SALES.ORDERS",
+    "bigquery": "sales.orders",
+    "redshift": "sales.orders",
+    "teradata": "SALES_DB.ORDERS",
+}
+
+
+def _sql_value(value: object) -> str:
+    return "NULL" if value is None else f"'{value}'"
+
+
+@pytest.fixture(scope="module")
+def engines(spark_engine):
+    values = ", ".join("(" + ", ".join(_sql_value(v) for v in row) + ")" for row in ROWS)
+    rows = (
+        "SELECT CAST(k AS INTEGER) AS o_custkey, CAST(p AS DECIMAL(15, 2)) AS o_totalprice, "
+        "CAST(s AS INTEGER) AS o_shippriority, CAST(d AS DATE) AS o_orderdate "
+        f"FROM (VALUES {values}) AS t(k, p, s, d)"
+    )
+    spark = spark_engine.session().newSession()
+    spark.sql(rows).createOrReplaceTempView("orders")
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE orders AS {rows}")
+    yield con, spark
+    con.close()
+
+
+def _run(engines, dialect: str, select: str) -> tuple[list[tuple], list[tuple], str]:
+    """The translation of ``SELECT o_custkey, <select> AS v FROM orders GROUP BY o_custkey``
+    run on both engines: (DuckDB rows, Spark rows, ANSI SQL), ordered by o_custkey."""
+    con, spark = engines
+    source = f"SELECT o_custkey, {select} AS v FROM {TABLES[dialect]} GROUP BY o_custkey"
+    ansi_sql = translate(source, dialect).ansi_sql.replace('"raw"."orders"', '"orders"')
+    on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall())
+    on_spark = sorted(tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect())
+    return on_duckdb, on_spark, ansi_sql
+
+
+def _by_group(values: list[object]) -> list[tuple]:
+    return [(k, v) for k, v in enumerate(values, start=1)]
+
+
+D = Decimal
+JAN1, FEB1, MAR1, MAY5 = date(2024, 1, 1), date(2024, 2, 1), date(2024, 3, 1), date(2024, 5, 5)
+
+# (dialect, aggregate, the value per o_custkey 1..6)
+EXACT_CASES = [
+    # Oracle KEEP: the rows that rank first (last) by the key, every tie included; NULL keys
+    # sort last ascending and first descending
+    (
+        "oracle",
+        "MAX(o_totalprice) KEEP (DENSE_RANK FIRST ORDER BY o_orderdate)",
+        [D("2.00"), D("7.50"), None, D("-4.10"), D("2.00"), D("2.00")],
+    ),
+    (
+        "oracle",
+        "MIN(o_totalprice) KEEP (DENSE_RANK LAST ORDER BY o_orderdate)",
+        [D("10.00"), D("5.25"), None, D("-4.10"), D("9.99"), D("1.00")],
+    ),
+    (
+        "oracle",
+        "MIN(o_totalprice) KEEP (DENSE_RANK FIRST ORDER BY o_orderdate DESC)",
+        [D("10.00"), D("5.25"), None, D("-4.10"), D("9.99"), D("1.00")],
+    ),
+    (
+        "oracle",
+        "MAX(o_orderdate) KEEP (DENSE_RANK FIRST ORDER BY o_shippriority)",
+        [JAN1, None, FEB1, MAY5, JAN1, JAN1],
+    ),
+    (
+        "oracle",
+        "MAX(o_totalprice) KEEP (DENSE_RANK LAST ORDER BY o_orderdate NULLS FIRST, "
+        "o_shippriority DESC)",
+        # customer 2's last row: dated, its priority 8 after the NULL one (DESC: NULLs first)
+        [D("10.00"), None, None, D("-4.10"), D("9.99"), D("2.00")],
+    ),
+    # MEDIAN: the mean of the middle two, in the source's type
+    (
+        "snowflake",
+        "MEDIAN(o_totalprice)",
+        [D("2.50000"), D("6.37500"), None, D("-4.10000"), D("5.99500"), D("1.50000")],
+    ),
+    (
+        "snowflake",
+        "MEDIAN(o_shippriority)",
+        [D("2.500"), D("7.500"), D("5.000"), D("-3.000"), D("2050000000.000"), D("3.000")],
+    ),
+    (
+        "oracle",
+        "MEDIAN(o_totalprice)",
+        [D("2.500"), D("6.375"), None, D("-4.100"), D("5.995"), D("1.500")],
+    ),
+    # REGR_COUNT: the pairs with neither value NULL
+    ("snowflake", "REGR_COUNT(o_totalprice, o_shippriority)", [4, 1, 0, 1, 2, 2]),
+]
+
+
+@pytest.mark.parametrize(("dialect", "aggregate", "expected"), EXACT_CASES)
+def test_aggregates_give_the_sources_values_on_both_engines(engines, dialect, aggregate, expected):
+    on_duckdb, on_spark, ansi_sql = _run(engines, dialect, aggregate)
+    assert on_duckdb == on_spark == _by_group(expected), ansi_sql
+
+
+def test_keep_as_a_window_gives_each_row_its_partitions_value(engines):
+    con, spark = engines
+    source = (
+        "SELECT o_custkey, MAX(o_totalprice) KEEP (DENSE_RANK FIRST ORDER BY o_orderdate) "
+        "OVER (PARTITION BY o_custkey) AS v FROM SALES.ORDERS"
+    )
+    ansi_sql = translate(source, "oracle").ansi_sql.replace('"raw"."orders"', '"orders"')
+    on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall())
+    on_spark = sorted(tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect())
+    per_group = dict(_by_group([D("2.00"), D("7.50"), None, D("-4.10"), D("2.00"), D("2.00")]))
+    expected = sorted((row[0], per_group[row[0]]) for row in ROWS)
+    assert on_duckdb == on_spark == expected, ansi_sql
+
+
+def _pairs(group: int) -> tuple[list[float], list[float]]:
+    """(y, x) = (o_totalprice, o_shippriority) of a group's rows with neither NULL."""
+    kept = [(float(p), float(s)) for k, p, s, _ in ROWS if k == group and None not in (p, s)]
+    return [y for y, _ in kept], [x for _, x in kept]
+
+
+def _expected_statistic(name: str, group: int, dialect: str) -> float | None:
+    """The standard's definitions (SQL:2016 10.9), by Python's statistics module."""
+    y, x = _pairs(group)
+    if not y:
+        return None
+    if name == "COVAR_POP":
+        return statistics.fmean(
+            (a - statistics.fmean(y)) * (b - statistics.fmean(x)) for a, b in zip(y, x)
+        )
+    if len(y) < 2:
+        return None
+    if name == "COVAR_SAMP":
+        return statistics.covariance(y, x)
+    flat_x, flat_y = len(set(x)) == 1, len(set(y)) == 1
+    if name == "CORR":
+        if flat_x or flat_y:
+            return math.nan if dialect == "bigquery" else None
+        return statistics.correlation(y, x)
+    if name == "REGR_SLOPE":
+        return None if flat_x else statistics.linear_regression(x, y).slope
+    raise AssertionError(name)
+
+
+STATISTICS = [
+    ("snowflake", "CORR"),
+    ("bigquery", "CORR"),
+    ("snowflake", "REGR_SLOPE"),
+    ("snowflake", "COVAR_POP"),
+    ("bigquery", "COVAR_SAMP"),
+]
+
+
+@pytest.mark.parametrize(("dialect", "name"), STATISTICS)
+def test_pair_statistics_follow_the_standard_and_the_source(engines, dialect, name):
+    on_duckdb, on_spark, ansi_sql = _run(engines, dialect, f"{name}(o_totalprice, o_shippriority)")
+    for group, (duckdb_row, spark_row) in enumerate(zip(on_duckdb, on_spark, strict=True), 1):
+        expected = _expected_statistic(name, group, dialect)
+        for got in (duckdb_row[1], spark_row[1]):
+            if expected is None:
+                assert got is None, (group, ansi_sql)
+            elif math.isnan(expected):
+                assert got is not None and math.isnan(got), (group, ansi_sql)
+            else:
+                assert got == pytest.approx(expected, rel=1e-12), (group, ansi_sql)
+
+
+def test_any_value_is_one_of_the_groups_non_null_values(engines):
+    on_duckdb, on_spark, ansi_sql = _run(engines, "bigquery", "ANY_VALUE(o_totalprice)")
+    assert on_duckdb == on_spark, ansi_sql
+    for group, value in on_duckdb:
+        present = {D(p) for k, p, _, _ in ROWS if k == group and p is not None}
+        assert value in present if present else value is None, (group, ansi_sql)
+
+
+@pytest.mark.parametrize(
+    ("dialect", "aggregate", "rule"),
+    [
+        (
+            "oracle",
+            "SUM(o_totalprice) KEEP (DENSE_RANK FIRST ORDER BY o_orderdate)",
+            "FN-KEEP-DENSE-RANK",
+        ),
+        ("oracle", "CORR(o_totalprice, o_shippriority)", "FN-PAIR-AGGREGATE"),
+        ("bigquery", "ANY_VALUE(o_orderdate HAVING MAX o_totalprice)", "FN-ANY-VALUE"),
+        ("teradata", "MEDIAN(o_totalprice)", "FN-MEDIAN"),
+        ("redshift", "MEDIAN(o_shippriority)", "FN-MEDIAN"),
+    ],
+)
+def test_aggregates_without_an_exact_form_are_refused(dialect, aggregate, rule):
+    source = f"SELECT o_custkey, {aggregate} AS v FROM {TABLES[dialect]} GROUP BY o_custkey"
+    with pytest.raises(TranslationError) as raised:
+        translate(source, dialect)
+    assert [d.rule for d in raised.value.diagnostics] == [rule]
+
+
+@pytest.mark.parametrize(
+    ("dialect", "source"),
+    [
+        (
+            "oracle",
+            "SELECT MIN(o_orderdate) KEEP (DENSE_RANK LAST ORDER BY o_totalprice) OVER "
+            "(PARTITION BY o_custkey ORDER BY o_orderkey) AS v FROM SALES.ORDERS",
+        ),
+        (
+            "snowflake",
+            "SELECT MEDIAN(o_totalprice) OVER (PARTITION BY o_custkey) AS v FROM SALES.ORDERS",
+        ),
+    ],
+)
+def test_window_forms_without_an_exact_form_are_refused(dialect, source):
+    with pytest.raises(TranslationError):
+        translate(source, dialect)
