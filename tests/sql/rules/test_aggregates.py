@@ -167,7 +167,7 @@ def _expected_statistic(name: str, group: int, dialect: str) -> float | None:
         return None
     if name == "COVAR_POP":
         return statistics.fmean(
-            (a - statistics.fmean(y)) * (b - statistics.fmean(x)) for a, b in zip(y, x)
+            (a - statistics.fmean(y)) * (b - statistics.fmean(x)) for a, b in zip(y, x, strict=True)
         )
     if len(y) < 2:
         return None
