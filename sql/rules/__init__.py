@@ -62,6 +62,7 @@ def load_all() -> dict[str, Rule]:
         strings,
         types,
         variant,
+        windows,
     )
 
     return dict(sorted(RULES.items()))

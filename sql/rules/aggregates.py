@@ -329,6 +329,12 @@ PAIR_AGGREGATES: tuple[type[exp.Expr], ...] = (
     exp.RegrSyy,
 )
 FLOATING_TYPES = {exp.DType.DOUBLE, exp.DType.FLOAT}
+# Sources whose statistics of exact numbers are exact numbers themselves.
+DECIMAL_STATISTICS = {
+    "oracle": "Oracle computes statistics of NUMBER arguments in decimal and returns a NUMBER",
+    # docs.teradata.com, "Result Type and Format" of the window aggregates
+    "teradata": "Teradata returns statistics of a numeric argument in the argument's own type",
+}
 
 
 def _as_double(node: exp.Expr) -> exp.Expr:
@@ -342,9 +348,9 @@ def _as_double(node: exp.Expr) -> exp.Expr:
     PAIR_AGGREGATES,
     "CORR, COVAR_POP, COVAR_SAMP and REGR_* (SQL:2003 T621) over pairs (y, x) with neither "
     "NULL are the standard's functions over the arguments as doubles (the sources convert "
-    "to floating point; Oracle only for BINARY_DOUBLE / FLOAT arguments, its NUMBER form "
-    "computes in decimal and is refused), the result a DOUBLE PRECISION (REGR_COUNT a "
-    "BIGINT). The standard's CORR and REGR_SLOPE are NULL where x or y has zero variance, "
+    "to floating point; Oracle and Teradata only for floating-point arguments: Oracle's "
+    "NUMBER form computes in decimal, Teradata's returns the argument's type, both refused), "
+    "the result a DOUBLE PRECISION (REGR_COUNT a BIGINT, Teradata's INTEGER as its COUNT). The standard's CORR and REGR_SLOPE are NULL where x or y has zero variance, "
     "as in Snowflake and Teradata (sql/render.py keeps DuckDB from returning NaN there); "
     "BigQuery documents NaN for a zero variance with two pairs or more, written out as "
     "`CASE WHEN REGR_COUNT(y, x) >= 2 AND (REGR_SXX(y, x) = 0 OR REGR_SYY(y, x) = 0) THEN "
@@ -361,26 +367,30 @@ def _as_double(node: exp.Expr) -> exp.Expr:
             "teradata",
             "SELECT REGR_COUNT(o_totalprice, o_shippriority) AS n FROM SALES_DB.ORDERS",
             'SELECT CAST(REGR_COUNT(CAST("orders"."o_totalprice" AS DOUBLE PRECISION), '
-            'CAST("orders"."o_shippriority" AS DOUBLE PRECISION)) AS BIGINT) AS "n" '
+            'CAST("orders"."o_shippriority" AS DOUBLE PRECISION)) AS INTEGER) AS "n" '
             'FROM "raw"."orders" AS "orders"',
         ),
     ),
 )
 def pair_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     y, x = node.this, node.expression
-    if ctx.dialect == "oracle" and not (
-        type_of(y) in FLOATING_TYPES and type_of(x) in FLOATING_TYPES
+    counting = isinstance(node, exp.RegrCount)
+    if (
+        ctx.dialect in DECIMAL_STATISTICS
+        and not counting
+        and not (type_of(y) in FLOATING_TYPES and type_of(x) in FLOATING_TYPES)
     ):
         ctx.report(
             "error",
             "FN-PAIR-AGGREGATE",
             node,
-            f"Oracle computes {node.key.upper()} of NUMBER arguments in decimal and returns a "
-            "NUMBER; the standard's is a double: translated for BINARY_DOUBLE arguments only",
+            f"{DECIMAL_STATISTICS[ctx.dialect]}; the standard's is a double: translated for "
+            "floating-point arguments only",
         )
         return node
     pair = {"this": _as_double(y), "expression": _as_double(x)}
-    result = cast(type(node)(**pair), "BIGINT" if isinstance(node, exp.RegrCount) else "DOUBLE")
+    count_type = "INTEGER" if ctx.dialect == "teradata" else "BIGINT"
+    result = cast(type(node)(**pair), count_type if counting else "DOUBLE")
     if ctx.dialect == "bigquery" and isinstance(node, exp.Corr):
 
         def pairs(kind: type[exp.Expr]) -> exp.Expr:
@@ -462,7 +472,8 @@ def _middle(value: exp.Expr, desc: bool) -> exp.Expr:
 
 # The scale each source adds to a NUMBER(p, s) argument of MEDIAN: Snowflake returns
 # NUMBER(p + 3, s + 3) (its docs' MEDIAN of integers 1, 3, 10, 1, 3 is 3.000); Oracle returns a
-# NUMBER, whose one extra digit (the half of an odd sum) DECIMAL(p + 1, s + 1) holds.
+# NUMBER, typed DECIMAL(38, s + 1) as sql/rules/portable_types.py types Oracle's decimals: the
+# one extra digit is the half of an odd sum.
 MEDIAN_EXTRA_SCALE = {"snowflake": 3, "oracle": 1}
 
 
@@ -481,7 +492,7 @@ def _median_refusal(ctx: Context, node: exp.Expr, message: str) -> exp.Expr:
     "written as (PERCENTILE_DISC(0.5) ... ASC + PERCENTILE_DISC(0.5) ... DESC) * 0.5, which "
     "is exact in decimal arithmetic (the engines' own PERCENTILE_CONT computes in DOUBLE on "
     "Spark). The result has the source's type: Snowflake's NUMBER(p + 3, s + 3) of a "
-    "NUMBER(p, s) (an integer is NUMBER(38, 0)), Oracle's NUMBER as DECIMAL(p + 1, s + 1), "
+    "NUMBER(p, s) (an integer is NUMBER(38, 0)), Oracle's NUMBER as DECIMAL(38, s + 1), "
     "which holds the exact value, and DOUBLE PRECISION of a double. Refused: Redshift's "
     "MEDIAN of an exact number (its DECIMAL result's scale is not documented), Teradata's "
     "(result type not documented), MEDIAN as a window (OVER), and MEDIAN of dates.",
@@ -514,7 +525,8 @@ def median(node: exp.Median, ctx: Context) -> exp.Expr | None:
             return _median_refusal(
                 ctx, node, f"MEDIAN of a scale-{scale} number has more digits than DECIMAL holds"
             )
-        target = f"DECIMAL({min(38, precision + extra)}, {scale + extra})"
+        widest = precision + extra if ctx.dialect == "snowflake" else 38
+        target = f"DECIMAL({min(38, widest)}, {scale + extra})"
     else:
         return _median_refusal(
             ctx,

@@ -16,24 +16,24 @@ from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.translate import translate
 
-# (o_custkey, o_totalprice, o_shippriority, o_orderdate): even and odd groups, NULLs in each
+# (o_orderkey, o_custkey, o_totalprice, o_shippriority, o_orderdate): even and odd groups, NULLs in each
 # column, a group of only NULL prices, one row, integers whose sum overflows INTEGER, and a
 # group whose priorities do not vary.
 ROWS = [
-    (1, "1.00", 1, "2024-01-01"),
-    (1, "2.00", 2, "2024-01-01"),
-    (1, "3.00", 3, "2024-02-01"),
-    (1, "10.00", 4, "2024-03-01"),
-    (2, "5.25", 7, None),
-    (2, None, 8, "2024-01-01"),
-    (2, "7.50", None, "2024-01-01"),
-    (3, None, None, "2024-02-01"),
-    (3, None, 5, "2024-02-01"),
-    (4, "-4.10", -3, "2024-05-05"),
-    (5, "2.00", 2000000000, "2024-01-01"),
-    (5, "9.99", 2100000000, "2024-01-02"),
-    (6, "1.00", 3, "2024-01-01"),
-    (6, "2.00", 3, "2024-01-01"),
+    (1, 1, "1.00", 1, "2024-01-01"),
+    (2, 1, "2.00", 2, "2024-01-01"),
+    (3, 1, "3.00", 3, "2024-02-01"),
+    (4, 1, "10.00", 4, "2024-03-01"),
+    (5, 2, "5.25", 7, None),
+    (6, 2, None, 8, "2024-01-01"),
+    (7, 2, "7.50", None, "2024-01-01"),
+    (8, 3, None, None, "2024-02-01"),
+    (9, 3, None, 5, "2024-02-01"),
+    (10, 4, "-4.10", -3, "2024-05-05"),
+    (11, 5, "2.00", 2000000000, "2024-01-01"),
+    (12, 5, "9.99", 2100000000, "2024-01-02"),
+    (13, 6, "1.00", 3, "2024-01-01"),
+    (14, 6, "2.00", 3, "2024-01-01"),
 ]
 TABLES = {
     "snowflake": "SALES.ORDERS",
@@ -52,9 +52,9 @@ def _sql_value(value: object) -> str:
 def engines(spark_engine):
     values = ", ".join("(" + ", ".join(_sql_value(v) for v in row) + ")" for row in ROWS)
     rows = (
-        "SELECT CAST(k AS INTEGER) AS o_custkey, CAST(p AS DECIMAL(15, 2)) AS o_totalprice, "
-        "CAST(s AS INTEGER) AS o_shippriority, CAST(d AS DATE) AS o_orderdate "
-        f"FROM (VALUES {values}) AS t(k, p, s, d)"
+        "SELECT CAST(o AS INTEGER) AS o_orderkey, CAST(k AS INTEGER) AS o_custkey, "
+        "CAST(p AS DECIMAL(15, 2)) AS o_totalprice, CAST(s AS INTEGER) AS o_shippriority, "
+        f"CAST(d AS DATE) AS o_orderdate FROM (VALUES {values}) AS t(o, k, p, s, d)"
     )
     spark = spark_engine.session().newSession()
     spark.sql(rows).createOrReplaceTempView("orders")
@@ -131,6 +131,7 @@ EXACT_CASES = [
     ),
     # REGR_COUNT: the pairs with neither value NULL
     ("snowflake", "REGR_COUNT(o_totalprice, o_shippriority)", [4, 1, 0, 1, 2, 2]),
+    ("teradata", "REGR_COUNT(o_totalprice, o_shippriority)", [4, 1, 0, 1, 2, 2]),
 ]
 
 
@@ -150,13 +151,13 @@ def test_keep_as_a_window_gives_each_row_its_partitions_value(engines):
     on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall())
     on_spark = sorted(tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect())
     per_group = dict(_by_group([D("2.00"), D("7.50"), None, D("-4.10"), D("2.00"), D("2.00")]))
-    expected = sorted((row[0], per_group[row[0]]) for row in ROWS)
+    expected = sorted((row[1], per_group[row[1]]) for row in ROWS)
     assert on_duckdb == on_spark == expected, ansi_sql
 
 
 def _pairs(group: int) -> tuple[list[float], list[float]]:
     """(y, x) = (o_totalprice, o_shippriority) of a group's rows with neither NULL."""
-    kept = [(float(p), float(s)) for k, p, s, _ in ROWS if k == group and None not in (p, s)]
+    kept = [(float(p), float(s)) for _, k, p, s, _ in ROWS if k == group and None not in (p, s)]
     return [y for y, _ in kept], [x for _, x in kept]
 
 
@@ -210,7 +211,7 @@ def test_any_value_is_one_of_the_groups_non_null_values(engines):
     on_duckdb, on_spark, ansi_sql = _run(engines, "bigquery", "ANY_VALUE(o_totalprice)")
     assert on_duckdb == on_spark, ansi_sql
     for group, value in on_duckdb:
-        present = {D(p) for k, p, _, _ in ROWS if k == group and p is not None}
+        present = {D(p) for _, k, p, _, _ in ROWS if k == group and p is not None}
         assert value in present if present else value is None, (group, ansi_sql)
 
 
@@ -223,6 +224,7 @@ def test_any_value_is_one_of_the_groups_non_null_values(engines):
             "FN-KEEP-DENSE-RANK",
         ),
         ("oracle", "CORR(o_totalprice, o_shippriority)", "FN-PAIR-AGGREGATE"),
+        ("teradata", "REGR_SLOPE(o_totalprice, o_shippriority)", "FN-PAIR-AGGREGATE"),
         ("bigquery", "ANY_VALUE(o_orderdate HAVING MAX o_totalprice)", "FN-ANY-VALUE"),
         ("teradata", "MEDIAN(o_totalprice)", "FN-MEDIAN"),
         ("redshift", "MEDIAN(o_shippriority)", "FN-MEDIAN"),
@@ -252,3 +254,63 @@ def test_aggregates_without_an_exact_form_are_refused(dialect, aggregate, rule):
 def test_window_forms_without_an_exact_form_are_refused(dialect, source):
     with pytest.raises(TranslationError):
         translate(source, dialect)
+
+
+# Teradata's moving functions over the rows sorted by (o_orderdate, o_orderkey), NULL dates
+# first: o_orderkey 5, 1, 2, 6, 7, 11, 13, 14, 12, 3, 8, 9, 4, 10, whose prices are
+# 5.25, 1.00, 2.00, NULL, 7.50, 2.00, 1.00, 2.00, 9.99, 3.00, NULL, NULL, 10.00, -4.10.
+SORTED_KEYS = [5, 1, 2, 6, 7, 11, 13, 14, 12, 3, 8, 9, 4, 10]
+MOVING_CASES = [
+    (
+        "CSUM(o_totalprice, o_orderdate, o_orderkey)",
+        ["5.25", "6.25", "8.25", "8.25", "15.75", "17.75", "18.75", "20.75", "30.74", "33.74",
+         "33.74", "33.74", "43.74", "39.64"],
+    ),
+    (
+        "MSUM(o_totalprice, 3, o_orderdate, o_orderkey)",
+        ["5.25", "6.25", "8.25", "3.00", "9.50", "9.50", "10.50", "5.00", "12.99", "14.99",
+         "12.99", "3.00", "10.00", "5.90"],
+    ),
+    (
+        "MDIFF(o_totalprice, 2, o_orderdate, o_orderkey)",
+        [None, None, "-3.25", None, "5.50", None, "-6.50", "0.00", "8.99", "1.00", None, None,
+         None, None],
+    ),
+    (
+        "MAVG(o_totalprice, 2, o_orderdate, o_orderkey)",
+        ["5.25", "3.125", "1.5", "2.00", "7.50", "4.75", "1.5", "1.5", "5.995", "6.495", "3.00",
+         None, "10.00", "2.95"],
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("function", "expected"), MOVING_CASES)
+def test_teradata_moving_functions_are_the_standards_windows(engines, function, expected):
+    con, spark = engines
+    source = f"SELECT o_orderkey, {function} AS v FROM SALES_DB.ORDERS"
+    ansi_sql = translate(source, "teradata").ansi_sql.replace('"raw"."orders"', '"orders"')
+    on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall())
+    on_spark = sorted(tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect())
+    wanted = sorted(zip(SORTED_KEYS, [None if v is None else D(v) for v in expected], strict=True))
+    for rows in (on_duckdb, on_spark):
+        # MAVG is an average: a DOUBLE on DuckDB and a DECIMAL on Spark, like AVG itself
+        got = [(k, None if v is None else D(str(v))) for k, v in rows]
+        assert [k for k, _ in got] == [k for k, _ in wanted], ansi_sql
+        for (key, value), (_, want) in zip(got, wanted, strict=True):
+            assert value == want if want is None else value == pytest.approx(want), (key, ansi_sql)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "SELECT o_custkey, CSUM(o_totalprice, o_orderdate) AS v FROM SALES_DB.ORDERS "
+        "GROUP BY o_custkey",
+        "SELECT MSUM(o_totalprice, 0, o_orderdate) AS v FROM SALES_DB.ORDERS",
+        "SELECT MAVG(o_totalprice, o_shippriority, o_orderdate) AS v FROM SALES_DB.ORDERS",
+        "SELECT MLINREG(o_totalprice, 3, o_orderdate) AS v FROM SALES_DB.ORDERS",
+    ],
+)
+def test_teradata_moving_functions_without_an_exact_form_are_refused(source):
+    with pytest.raises(TranslationError) as raised:
+        translate(source, "teradata")
+    assert [d.rule for d in raised.value.diagnostics] == ["TD-MOVING-FUNCTION"]
