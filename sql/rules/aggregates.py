@@ -171,12 +171,15 @@ def percentile_disc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 @rule(
     "FN-RATIO-TO-REPORT",
     "rewrite",
-    ("snowflake",),
+    ("snowflake", "oracle", "redshift"),
     (exp.Window,),
-    "Snowflake's `RATIO_TO_REPORT(x) OVER (PARTITION BY p)` is x over the partition's sum, "
-    "NULL where x is NULL or the sum is 0: `x / NULLIF(SUM(x) OVER (PARTITION BY p), 0)`, "
-    "divided as Snowflake divides (DIV-INTEGER). The window's ORDER BY does not change the "
-    "result and is dropped (kept, it would make the sum a running one); a frame is refused.",
+    "`RATIO_TO_REPORT(x) OVER (PARTITION BY p)` is x over the partition's sum, NULL where x "
+    "is NULL: `x / SUM(x) OVER (PARTITION BY p)`, divided as the source divides (DIV-INTEGER). "
+    "A zero sum is NULL in Snowflake (`NULLIF(SUM(...), 0)`); Oracle and Redshift do not "
+    "document it, so there the division is left to fail as the standard's does (SQLSTATE "
+    "22012), never to return a value they might not. Redshift returns FLOAT8: x and the sum "
+    "are divided as DOUBLE PRECISION. The window's ORDER BY does not change the result and is "
+    "dropped (kept, it would make the sum a running one); a frame is refused.",
     (
         (
             "snowflake",
@@ -184,6 +187,13 @@ def percentile_disc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "FROM SALES.ORDERS",
             'SELECT "orders"."o_totalprice" / NULLIF(SUM("orders"."o_totalprice") OVER '
             '(PARTITION BY "orders"."o_custkey"), 0) AS "r" FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "redshift",
+            "SELECT RATIO_TO_REPORT(o_shippriority) OVER () AS r FROM sales.orders",
+            'SELECT CAST("orders"."o_shippriority" AS DOUBLE PRECISION) / CAST(SUM('
+            '"orders"."o_shippriority") OVER () AS DOUBLE PRECISION) AS "r" FROM "raw"."orders" '
+            'AS "orders"',
         ),
     ),
     phase="syntax",  # before FN-UNKNOWN sees the function
@@ -201,11 +211,17 @@ def ratio_to_report(node: exp.Window, ctx: Context) -> exp.Expr | None:
         )
         return node
     value = function.expressions[0]
-    total = exp.Window(
+    total: exp.Expr = exp.Window(
         this=exp.Sum(this=clone(value)),
         partition_by=[clone(p) for p in node.args.get("partition_by") or []],
+        over="OVER",
     )
-    ratio = exp.Div(this=clone(value), expression=exp.Nullif(this=total, expression=lit(0)))
+    numerator: exp.Expr = clone(value)
+    if ctx.dialect == "snowflake":
+        total = exp.Nullif(this=total, expression=lit(0))
+    elif ctx.dialect == "redshift":
+        numerator, total = cast(numerator, "DOUBLE"), cast(total, "DOUBLE")
+    ratio = exp.Div(this=numerator, expression=total)
     # Written in the source's terms: the division, the sum and the NULLIF go through the
     # later phases as if the query had spelled them out.
     for written in ratio.walk():

@@ -314,3 +314,49 @@ def test_teradata_moving_functions_without_an_exact_form_are_refused(source):
     with pytest.raises(TranslationError) as raised:
         translate(source, "teradata")
     assert [d.rule for d in raised.value.diagnostics] == ["TD-MOVING-FUNCTION"]
+
+
+# o_shippriority over its customer's sum, by o_orderkey (customer 2's sum is 7 + 8 = 15)
+PRIORITY_RATIOS = {
+    1: 1 / 10, 2: 2 / 10, 3: 3 / 10, 4: 4 / 10, 5: 7 / 15, 6: 8 / 15, 7: None, 8: None, 9: 1.0,
+    10: 1.0, 11: 2 / 4.1, 12: 2.1 / 4.1, 13: 0.5, 14: 0.5,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("dialect", ["oracle", "redshift", "snowflake"])
+def test_ratio_to_report_is_the_share_of_the_partitions_sum(engines, dialect):
+    con, spark = engines
+    source = (
+        "SELECT o_orderkey, RATIO_TO_REPORT(o_shippriority) OVER (PARTITION BY o_custkey) AS v "
+        f"FROM {TABLES[dialect]}"
+    )
+    ansi_sql = translate(source, dialect).ansi_sql.replace('"raw"."orders"', '"orders"')
+    for rows in (
+        con.sql(render(ansi_sql, "duckdb")).fetchall(),
+        [tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect()],
+    ):
+        got = dict(rows)
+        assert got.keys() == PRIORITY_RATIOS.keys(), ansi_sql
+        for key, want in PRIORITY_RATIOS.items():
+            if want is None:
+                assert got[key] is None, (key, ansi_sql)
+            else:
+                # Snowflake divides integers to 6 decimals (DIV-INTEGER)
+                want = round(want, 6) if dialect == "snowflake" else want
+                assert float(got[key]) == pytest.approx(want, rel=1e-12), (key, ansi_sql)
+
+
+@pytest.mark.parametrize("dialect", ["oracle", "redshift"])
+def test_ratio_to_report_of_a_zero_sum_fails_where_the_source_does_not_document_it(
+    engines, dialect
+):
+    con, spark = engines
+    source = (
+        "SELECT o_orderkey, RATIO_TO_REPORT(o_shippriority - 3) OVER (PARTITION BY o_custkey) "
+        f"AS v FROM {TABLES[dialect]}"  # customer 6's priorities are 3 and 3
+    )
+    ansi_sql = translate(source, dialect).ansi_sql.replace('"raw"."orders"', '"orders"')
+    with pytest.raises(duckdb.Error, match="division by zero"):
+        con.sql(render(ansi_sql, "duckdb")).fetchall()
+    with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
+        spark.sql(render(ansi_sql, "spark")).collect()
