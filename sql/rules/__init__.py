@@ -56,6 +56,7 @@ def load_all() -> dict[str, Rule]:
         formats,
         functions,
         generators,
+        percentiles,
         portable_types,
         refusals,
         regex,

@@ -129,6 +129,27 @@ EXACT_CASES = [
         "MEDIAN(o_totalprice)",
         [D("2.500"), D("6.375"), None, D("-4.100"), D("5.995"), D("1.500")],
     ),
+    # PERCENTILE_CONT: RN = 1 + p * (N - 1), interpolated between the values around it
+    (
+        "snowflake",
+        "PERCENTILE_CONT(0.25) WITHIN GROUP (ORDER BY o_totalprice)",
+        [D("1.75000"), D("5.81250"), None, D("-4.10000"), D("3.99750"), D("1.25000")],
+    ),
+    (
+        "oracle",
+        "PERCENTILE_CONT(0.25) WITHIN GROUP (ORDER BY o_shippriority DESC)",
+        [D("3.25"), D("7.75"), D("5.00"), D("-3.00"), D("2075000000.00"), D("3.00")],
+    ),
+    (
+        "oracle",
+        "PERCENTILE_CONT(0.125) WITHIN GROUP (ORDER BY o_totalprice)",
+        [D("1.37500"), D("5.53125"), None, D("-4.10000"), D("2.99875"), D("1.12500")],
+    ),
+    (
+        "oracle",
+        "PERCENTILE_CONT(1) WITHIN GROUP (ORDER BY o_totalprice)",
+        [D("10.00"), D("7.50"), None, D("-4.10"), D("9.99"), D("2.00")],
+    ),
     # REGR_COUNT: the pairs with neither value NULL
     ("snowflake", "REGR_COUNT(o_totalprice, o_shippriority)", [4, 1, 0, 1, 2, 2]),
     ("teradata", "REGR_COUNT(o_totalprice, o_shippriority)", [4, 1, 0, 1, 2, 2]),
@@ -139,6 +160,21 @@ EXACT_CASES = [
 def test_aggregates_give_the_sources_values_on_both_engines(engines, dialect, aggregate, expected):
     on_duckdb, on_spark, ansi_sql = _run(engines, dialect, aggregate)
     assert on_duckdb == on_spark == _by_group(expected), ansi_sql
+
+
+@pytest.mark.parametrize(
+    ("dialect", "aggregate"),
+    [
+        ("redshift", "MEDIAN(CAST(o_totalprice AS DOUBLE PRECISION))"),
+        ("snowflake", "PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY o_totalprice::FLOAT)"),
+    ],
+)
+def test_medians_of_doubles_are_doubles(engines, dialect, aggregate):
+    on_duckdb, on_spark, ansi_sql = _run(engines, dialect, aggregate)
+    expected = _by_group([2.5, 6.375, None, -4.1, 5.995, 1.5])
+    for rows in (on_duckdb, on_spark):
+        assert [(k, v if v is None else pytest.approx(v)) for k, v in expected] == rows, ansi_sql
+        assert all(isinstance(v, float) for _, v in rows if v is not None), ansi_sql
 
 
 def test_keep_as_a_window_gives_each_row_its_partitions_value(engines):
@@ -227,6 +263,21 @@ def test_any_value_is_one_of_the_groups_non_null_values(engines):
         ("teradata", "REGR_SLOPE(o_totalprice, o_shippriority)", "FN-PAIR-AGGREGATE"),
         ("bigquery", "ANY_VALUE(o_orderdate HAVING MAX o_totalprice)", "FN-ANY-VALUE"),
         ("teradata", "MEDIAN(o_totalprice)", "FN-MEDIAN"),
+        (
+            "snowflake",
+            "PERCENTILE_CONT(0.1234) WITHIN GROUP (ORDER BY o_totalprice)",
+            "FN-PERCENTILE-CONT",
+        ),
+        (
+            "redshift",
+            "PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY o_totalprice)",
+            "FN-PERCENTILE-CONT",
+        ),
+        (
+            "oracle",
+            "PERCENTILE_CONT(o_totalprice) WITHIN GROUP (ORDER BY o_totalprice)",
+            "FN-PERCENTILE-CONT",
+        ),
         ("redshift", "MEDIAN(o_shippriority)", "FN-MEDIAN"),
     ],
 )
@@ -248,6 +299,11 @@ def test_aggregates_without_an_exact_form_are_refused(dialect, aggregate, rule):
         (
             "snowflake",
             "SELECT MEDIAN(o_totalprice) OVER (PARTITION BY o_custkey) AS v FROM SALES.ORDERS",
+        ),
+        (
+            "snowflake",
+            "SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY o_totalprice) OVER "
+            "(PARTITION BY o_custkey) AS v FROM SALES.ORDERS",
         ),
     ],
 )
