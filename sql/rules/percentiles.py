@@ -90,13 +90,16 @@ def result_types(value: exp.Expr, decimals: int, dialect: str) -> tuple[str, str
         )
     precision, scale = exact
     # The interpolation: two products of DECIMAL(k + 1, k) weights and the values, and their
-    # sum, exact while its precision fits.
-    if precision + decimals + 2 > MAX_PRECISION:
+    # sum, exact while its precision fits 38 digits. Wider values are interpolated in fewer
+    # digits: a value within k + 2 digits of 38 fails that cast (an error, never a rounded
+    # result), where the source's own result would be at most 2 digits from overflowing.
+    working_precision = min(precision, MAX_PRECISION - decimals - 2)
+    if working_precision <= scale:
         raise PercentileError(
             f"interpolating DECIMAL({precision}, {scale}) values by a {decimals}-decimal "
             f"fraction needs more than {MAX_PRECISION} digits"
         )
-    working = f"DECIMAL({precision}, {scale})"
+    working = f"DECIMAL({working_precision}, {scale})"
     if dialect == "snowflake":
         if decimals > SNOWFLAKE_EXTRA_SCALE:
             raise PercentileError(
