@@ -131,9 +131,8 @@ def _fraction(node: exp.Expr) -> bool:
     "PERCENTILE_DISC(p) WITHIN GROUP (ORDER BY x) as an aggregate is the standard's inverse "
     "distribution function (T612): the first value in that order whose cumulative "
     "distribution reaches p, NULLs left out, the value itself (not interpolated) and of x's "
-    "type. p must be a literal from 0 to 1. Its window form (OVER) and PERCENTILE_CONT / "
-    "MEDIAN, whose interpolated result type and rounding differ between sources and engines, "
-    "are refused.",
+    "type. p must be a literal from 0 to 1. Its window form (OVER) is refused "
+    "(PERCENTILE_CONT and MEDIAN: sql/rules/percentiles.py).",
     (
         (
             "snowflake",
@@ -366,8 +365,10 @@ def _as_double(node: exp.Expr) -> exp.Expr:
     "NULL are the standard's functions over the arguments as doubles (the sources convert "
     "to floating point; Oracle and Teradata only for floating-point arguments: Oracle's "
     "NUMBER form computes in decimal, Teradata's returns the argument's type, both refused), "
-    "the result a DOUBLE PRECISION (REGR_COUNT a BIGINT, Teradata's INTEGER as its COUNT). The standard's CORR and REGR_SLOPE are NULL where x or y has zero variance, "
-    "as in Snowflake and Teradata (sql/render.py keeps DuckDB from returning NaN there); "
+    "the result a DOUBLE PRECISION (REGR_COUNT a BIGINT, Teradata's INTEGER as its "
+    "COUNT). The standard's CORR and REGR_SLOPE are NULL where x (or, for CORR, y) has zero "
+    "variance; Snowflake and Teradata document no other value there (sql/render.py keeps "
+    "DuckDB from returning NaN); "
     "BigQuery documents NaN for a zero variance with two pairs or more, written out as "
     "`CASE WHEN REGR_COUNT(y, x) >= 2 AND (REGR_SXX(y, x) = 0 OR REGR_SYY(y, x) = 0) THEN "
     "CAST('NaN' AS DOUBLE PRECISION) ...`.",
