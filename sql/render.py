@@ -183,19 +183,23 @@ def _zero_variance_for_duckdb(tree: exp.Expr) -> exp.Expr:
     for node in list(tree.find_all(exp.Corr, exp.RegrSlope)):
         if node.meta.get("zero_variance_checked"):
             continue
+        node.meta["zero_variance_checked"] = True
+        # A window function's tests are the same window functions.
+        window = node.parent if isinstance(node.parent, exp.Window) else None
         pair = {"this": node.this, "expression": node.expression}
         kinds = (exp.RegrSxx, exp.RegrSyy) if isinstance(node, exp.Corr) else (exp.RegrSxx,)
         zero: exp.Expr | None = None
         for kind in kinds:
-            test = exp.EQ(
-                this=kind(**{k: v.copy() for k, v in pair.items()}),
-                expression=exp.Literal.number(0),
-            )
+            sums: exp.Expr = kind(**{k: v.copy() for k, v in pair.items()})
+            if window is not None:
+                windowed = window.copy()
+                windowed.set("this", sums)
+                sums = windowed
+            test = exp.EQ(this=sums, expression=exp.Literal.number(0))
             zero = test if zero is None else exp.Or(this=zero, expression=test)
-        checked = node.copy()
-        checked.meta["zero_variance_checked"] = True
+        checked = (window or node).copy()
         guarded = exp.Case(ifs=[exp.If(this=zero, true=exp.Null())], default=checked)
-        node.replace(exp.Paren(this=guarded))
+        (window or node).replace(exp.Paren(this=guarded))
     return tree
 
 

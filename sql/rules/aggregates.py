@@ -360,7 +360,7 @@ def _as_double(node: exp.Expr) -> exp.Expr:
     "FN-PAIR-AGGREGATE",
     "rewrite",
     ("snowflake", "bigquery", "teradata", "oracle"),
-    PAIR_AGGREGATES,
+    (*PAIR_AGGREGATES, exp.Window),
     "CORR, COVAR_POP, COVAR_SAMP and REGR_* (SQL:2003 T621) over pairs (y, x) with neither "
     "NULL are the standard's functions over the arguments as doubles (the sources convert "
     "to floating point; Oracle and Teradata only for floating-point arguments: Oracle's "
@@ -371,7 +371,8 @@ def _as_double(node: exp.Expr) -> exp.Expr:
     "DuckDB from returning NaN); "
     "BigQuery documents NaN for a zero variance with two pairs or more, written out as "
     "`CASE WHEN REGR_COUNT(y, x) >= 2 AND (REGR_SXX(y, x) = 0 OR REGR_SYY(y, x) = 0) THEN "
-    "CAST('NaN' AS DOUBLE PRECISION) ...`.",
+    "CAST('NaN' AS DOUBLE PRECISION) ...`. As window functions (OVER) every aggregate the "
+    "rewrite writes is over the same window.",
     (
         (
             "snowflake",
@@ -390,8 +391,22 @@ def _as_double(node: exp.Expr) -> exp.Expr:
     ),
 )
 def pair_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    y, x = node.this, node.expression
-    counting = isinstance(node, exp.RegrCount)
+    window = node if isinstance(node, exp.Window) else None
+    aggregate = node.this if window is not None else node
+    if not isinstance(aggregate, PAIR_AGGREGATES):
+        return None
+    if window is None and isinstance(node.parent, exp.Window):
+        return None  # rewritten with the window around it, each aggregate in it OVER the same
+
+    def over(written: exp.Expr) -> exp.Expr:
+        if window is None:
+            return written
+        copy = clone(window)
+        copy.set("this", written)
+        return copy
+
+    y, x = aggregate.this, aggregate.expression
+    counting = isinstance(aggregate, exp.RegrCount)
     if (
         ctx.dialect in DECIMAL_STATISTICS
         and not counting
@@ -406,13 +421,13 @@ def pair_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         )
         return node
     pair = {"this": _as_double(y), "expression": _as_double(x)}
+
+    def pairs(kind: type[exp.Expr]) -> exp.Expr:
+        return over(kind(**{k: clone(v) for k, v in pair.items()}))
+
     count_type = "INTEGER" if ctx.dialect == "teradata" else "BIGINT"
-    result = cast(type(node)(**pair), count_type if counting else "DOUBLE")
-    if ctx.dialect == "bigquery" and isinstance(node, exp.Corr):
-
-        def pairs(kind: type[exp.Expr]) -> exp.Expr:
-            return kind(**{k: clone(v) for k, v in pair.items()})
-
+    result = cast(pairs(type(aggregate)), count_type if counting else "DOUBLE")
+    if ctx.dialect == "bigquery" and isinstance(aggregate, exp.Corr):
         degenerate = exp.And(
             this=exp.GTE(this=pairs(exp.RegrCount), expression=lit(2)),
             expression=exp.Paren(

@@ -421,3 +421,27 @@ def test_ratio_to_report_of_a_zero_sum_fails_where_the_source_does_not_document_
         con.sql(render(ansi_sql, "duckdb")).fetchall()
     with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
         spark.sql(render(ansi_sql, "spark")).collect()
+
+
+@pytest.mark.parametrize(("dialect", "name"), [("snowflake", "REGR_SLOPE"), ("bigquery", "CORR")])
+def test_pair_statistics_over_a_window_give_each_row_its_partitions_value(engines, dialect, name):
+    con, spark = engines
+    source = (
+        f"SELECT o_orderkey, {name}(o_totalprice, o_shippriority) OVER (PARTITION BY o_custkey) "
+        f"AS v FROM {TABLES[dialect]}"
+    )
+    ansi_sql = translate(source, dialect).ansi_sql.replace('"raw"."orders"', '"orders"')
+    customer = {row[0]: row[1] for row in ROWS}
+    for rows in (
+        con.sql(render(ansi_sql, "duckdb")).fetchall(),
+        [tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect()],
+    ):
+        assert sorted(k for k, _ in rows) == sorted(customer), ansi_sql
+        for key, got in rows:
+            expected = _expected_statistic(name, customer[key], dialect)
+            if expected is None:
+                assert got is None, (key, ansi_sql)
+            elif math.isnan(expected):
+                assert got is not None and math.isnan(got), (key, ansi_sql)
+            else:
+                assert got == pytest.approx(expected, rel=1e-12), (key, ansi_sql)
