@@ -176,6 +176,33 @@ def _checked_division_for_duckdb(tree: exp.Expr) -> exp.Expr:
     return tree
 
 
+def _zero_variance_for_duckdb(tree: exp.Expr) -> exp.Expr:
+    """CORR(y, x) and REGR_SLOPE(y, x) are NULL in the standard where x (for CORR, or y) has
+    zero variance over the pairs; DuckDB's are NaN there. REGR_SXX / REGR_SYY are exactly 0
+    then (DuckDB computes them from running means, unchanged by equal values)."""
+    for node in list(tree.find_all(exp.Corr, exp.RegrSlope)):
+        if node.meta.get("zero_variance_checked"):
+            continue
+        node.meta["zero_variance_checked"] = True
+        # A window function's tests are the same window functions.
+        window = node.parent if isinstance(node.parent, exp.Window) else None
+        pair = {"this": node.this, "expression": node.expression}
+        kinds = (exp.RegrSxx, exp.RegrSyy) if isinstance(node, exp.Corr) else (exp.RegrSxx,)
+        zero: exp.Expr | None = None
+        for kind in kinds:
+            sums: exp.Expr = kind(**{k: v.copy() for k, v in pair.items()})
+            if window is not None:
+                windowed = window.copy()
+                windowed.set("this", sums)
+                sums = windowed
+            test = exp.EQ(this=sums, expression=exp.Literal.number(0))
+            zero = test if zero is None else exp.Or(this=zero, expression=test)
+        checked = (window or node).copy()
+        guarded = exp.Case(ifs=[exp.If(this=zero, true=exp.Null())], default=checked)
+        (window or node).replace(exp.Paren(this=guarded))
+    return tree
+
+
 def _literal_backslashes_for_spark(tree: exp.Expr) -> exp.Expr:
     """LIKE without ESCAPE: Spark's default escape is a backslash, the standard has none.
 
@@ -827,6 +854,7 @@ def render(
     if engine == "duckdb":
         tree = _second_steps_for_duckdb(tree)
         tree = _checked_division_for_duckdb(tree)
+        tree = _zero_variance_for_duckdb(tree)
     if transform is not None:
         tree = transform(tree)
     parenthesize(preorder(tree))  # what the renderings above wrote, and Spark's ||

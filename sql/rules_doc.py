@@ -28,8 +28,9 @@ REFUSAL_CLASSES = (
     "`ANSI-UNSUPPORTED` PARAMETER) are session values the SQL does not show. "
     "`TO_TIMESTAMP_LTZ` / `_TZ` depend on the session time zone.",
     "**Semantics the sources and engines disagree on.** `CORR`, `COVAR_*` and `REGR_*` "
-    "return NaN on a zero variance in BigQuery and DuckDB and NULL in the standard and "
-    "Spark; `ANY_VALUE` and `MIN_BY` / `MAX_BY` pick an unspecified row on ties; the text of "
+    "of Oracle NUMBER or Teradata decimal arguments return decimals (`FN-PAIR-AGGREGATE` "
+    "translates them over doubles); `MIN_BY` / `MAX_BY` pick an unspecified row on ties; "
+    "the text of "
     "a float, a BigQuery NUMERIC, an Oracle or Teradata number or date, or a timestamp "
     "(`CAST-TO-TEXT`) follows per-dialect formatting; `TRY_CAST` / `SAFE_CAST` / "
     "`TRY_TO_NUMBER` / `TO_DATE` of a string (`FN-TRY-CAST`, `TSORDSTODATE`) follow each "
@@ -57,15 +58,15 @@ REFUSAL_CLASSES = (
     "`JSON_EXTRACT_SCALAR` of a JSON string (the string form above applies, but BigQuery's "
     "result for invalid JSON text and for numbers is not documented exactly); BigQuery "
     "`STRUCT(...)` and `ARRAY(subquery)` constructors, `ARRAY_CONCAT`, `ARRAY_TO_STRING` "
-    "(`SPLIT` with a literal delimiter is `BQ-SPLIT`); `RATIO_TO_REPORT` in Oracle and Redshift (a zero sum is undocumented there; "
-    "Snowflake's is NULL and translates); BigQuery `TIMESTAMP_DIFF`, `UNIX_SECONDS` and "
+    "(`SPLIT` with a literal delimiter is `BQ-SPLIT`); BigQuery `TIMESTAMP_DIFF`, `UNIX_SECONDS` and "
     "`DATE(timestamp)` of an instant (DuckDB's time zone is the machine's unless pinned); "
     "`TO_DATE` / `TO_CHAR` with number formats; week numbers (ISO and others) in format "
     "strings; T-SQL `FORMAT` with a culture or fractions and CONVERT styles with names or milliseconds; "
-    "`PERCENTILE_DISC` as a window function.",
-    "**Interpolated percentiles.** `PERCENTILE_CONT` and `MEDIAN` interpolate: Snowflake and "
-    "Oracle compute in exact decimals, DuckDB in the column's decimal type and Spark in "
-    "DOUBLE, so the digits differ; `PERCENTILE_DISC` (a value of the set) translates.",
+    "`PERCENTILE_DISC`, `PERCENTILE_CONT` and `MEDIAN` as window functions.",
+    "**Interpolated percentiles.** `PERCENTILE_CONT` and `MEDIAN` (`FN-PERCENTILE-CONT`, "
+    "`FN-MEDIAN`) translate where the source documents its result type (Snowflake, Oracle; "
+    "DOUBLE for Redshift); Redshift's and Teradata's of exact numbers, and Snowflake's for a "
+    "fraction of more than 3 decimals (its rounding is not documented), are refused.",
     "**Not the translator's to solve.** `NAME-UNKNOWN`: tables the corpus has no schema "
     "for (335 of the 400 BigQuery ETL queries read Mozilla's generated telemetry tables, "
     "which the corpus does not hold); `PARSE`: syntax the dialect's parser rejects "

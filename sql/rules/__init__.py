@@ -56,6 +56,7 @@ def load_all() -> dict[str, Rule]:
         formats,
         functions,
         generators,
+        percentiles,
         portable_functions,
         portable_types,
         refusals,
@@ -63,6 +64,7 @@ def load_all() -> dict[str, Rule]:
         strings,
         types,
         variant,
+        windows,
     )
 
     return dict(sorted(RULES.items()))

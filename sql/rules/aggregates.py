@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, cast, clone, lit, type_of
+from sql.rules.build import INTEGER_TYPES, cast, clone, lit, type_of, typed
 
 
 @rule(
@@ -131,9 +131,8 @@ def _fraction(node: exp.Expr) -> bool:
     "PERCENTILE_DISC(p) WITHIN GROUP (ORDER BY x) as an aggregate is the standard's inverse "
     "distribution function (T612): the first value in that order whose cumulative "
     "distribution reaches p, NULLs left out, the value itself (not interpolated) and of x's "
-    "type. p must be a literal from 0 to 1. Its window form (OVER) and PERCENTILE_CONT / "
-    "MEDIAN, whose interpolated result type and rounding differ between sources and engines, "
-    "are refused.",
+    "type. p must be a literal from 0 to 1. Its window form (OVER) is refused "
+    "(PERCENTILE_CONT and MEDIAN: sql/rules/percentiles.py).",
     (
         (
             "snowflake",
@@ -171,12 +170,15 @@ def percentile_disc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 @rule(
     "FN-RATIO-TO-REPORT",
     "rewrite",
-    ("snowflake",),
+    ("snowflake", "oracle", "redshift"),
     (exp.Window,),
-    "Snowflake's `RATIO_TO_REPORT(x) OVER (PARTITION BY p)` is x over the partition's sum, "
-    "NULL where x is NULL or the sum is 0: `x / NULLIF(SUM(x) OVER (PARTITION BY p), 0)`, "
-    "divided as Snowflake divides (DIV-INTEGER). The window's ORDER BY does not change the "
-    "result and is dropped (kept, it would make the sum a running one); a frame is refused.",
+    "`RATIO_TO_REPORT(x) OVER (PARTITION BY p)` is x over the partition's sum, NULL where x "
+    "is NULL: `x / SUM(x) OVER (PARTITION BY p)`, divided as the source divides (DIV-INTEGER). "
+    "A zero sum is NULL in Snowflake (`NULLIF(SUM(...), 0)`); Oracle and Redshift do not "
+    "document it, so there the division is left to fail as the standard's does (SQLSTATE "
+    "22012), never to return a value they might not. Redshift returns FLOAT8: x and the sum "
+    "are divided as DOUBLE PRECISION. The window's ORDER BY does not change the result and is "
+    "dropped (kept, it would make the sum a running one); a frame is refused.",
     (
         (
             "snowflake",
@@ -184,6 +186,13 @@ def percentile_disc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "FROM SALES.ORDERS",
             'SELECT "orders"."o_totalprice" / NULLIF(SUM("orders"."o_totalprice") OVER '
             '(PARTITION BY "orders"."o_custkey"), 0) AS "r" FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "redshift",
+            "SELECT RATIO_TO_REPORT(o_shippriority) OVER () AS r FROM sales.orders",
+            'SELECT CAST("orders"."o_shippriority" AS DOUBLE PRECISION) / CAST(SUM('
+            '"orders"."o_shippriority") OVER () AS DOUBLE PRECISION) AS "r" FROM "raw"."orders" '
+            'AS "orders"',
         ),
     ),
     phase="syntax",  # before FN-UNKNOWN sees the function
@@ -201,13 +210,268 @@ def ratio_to_report(node: exp.Window, ctx: Context) -> exp.Expr | None:
         )
         return node
     value = function.expressions[0]
-    total = exp.Window(
+    total: exp.Expr = exp.Window(
         this=exp.Sum(this=clone(value)),
         partition_by=[clone(p) for p in node.args.get("partition_by") or []],
+        over="OVER",
     )
-    ratio = exp.Div(this=clone(value), expression=exp.Nullif(this=total, expression=lit(0)))
+    numerator: exp.Expr = clone(value)
+    if ctx.dialect == "snowflake":
+        total = exp.Nullif(this=total, expression=lit(0))
+    elif ctx.dialect == "redshift":
+        numerator, total = cast(numerator, "DOUBLE"), cast(total, "DOUBLE")
+    ratio = exp.Div(this=numerator, expression=total)
     # Written in the source's terms: the division, the sum and the NULLIF go through the
     # later phases as if the query had spelled them out.
     for written in ratio.walk():
         written.meta["source"] = True
     return ratio
+
+
+def _keep_order(window: exp.Window, value: exp.Expr, largest: bool) -> list[exp.Ordered]:
+    """The sort keys of ``MIN|MAX(value) KEEP (DENSE_RANK FIRST|LAST ORDER BY k ...)`` that
+    put first a row of the kept rank whose value MIN (MAX) returns: the rank's keys (reversed
+    for LAST), then the value itself, NULLs after every value, as MIN and MAX skip them."""
+    first = bool(window.args.get("first"))
+    keys = []
+    for key in window.args["order"].expressions:
+        desc, nulls_first = bool(key.args.get("desc")), bool(key.args.get("nulls_first"))
+        if not first:  # the last rank in this order is the first in the reverse order
+            desc, nulls_first = not desc, not nulls_first
+        keys.append(exp.Ordered(this=clone(key.this), desc=desc, nulls_first=nulls_first))
+    keys.append(exp.Ordered(this=clone(value), desc=largest, nulls_first=False))
+    return keys
+
+
+def _keep_refusal(ctx: Context, node: exp.Expr, message: str) -> exp.Expr:
+    ctx.report("error", "FN-KEEP-DENSE-RANK", node, message)
+    return node
+
+
+@rule(
+    "FN-KEEP-DENSE-RANK",
+    "rewrite",
+    ("oracle",),
+    (exp.Window,),
+    "Oracle's `MIN|MAX(x) KEEP (DENSE_RANK FIRST|LAST ORDER BY k ...)` aggregates x over the "
+    "rows that rank first (last) by k, every row tied at that rank included. MIN (MAX) of "
+    "those is the value of the first row in the order (k ..., x ASC (DESC) NULLS LAST), LAST "
+    "reversing each key and its NULL placement, so the aggregate is the standard's "
+    "`ARRAY_AGG(x ORDER BY ...)[1]` (S098, NULL over no rows) and the analytic form `... "
+    "OVER (PARTITION BY p)` is `FIRST_VALUE(x) OVER (PARTITION BY p ORDER BY ... ROWS BETWEEN "
+    "UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)` (T617). Oracle sorts NULLs last ascending "
+    "and first descending unless told; the translation spells the placement out. KEEP over "
+    "SUM, AVG, COUNT, VARIANCE or STDDEV, which need every tied row's value rather than one, "
+    "is refused.",
+    (
+        (
+            "oracle",
+            "SELECT o_custkey, MAX(o_totalprice) KEEP (DENSE_RANK FIRST ORDER BY o_orderdate) "
+            "AS m FROM SALES.ORDERS GROUP BY o_custkey",
+            'SELECT "orders"."o_custkey" AS "o_custkey", ARRAY_AGG("orders"."o_totalprice" '
+            'ORDER BY "orders"."o_orderdate" ASC NULLS LAST, "orders"."o_totalprice" DESC '
+            'NULLS LAST)[1] AS "m" FROM "raw"."orders" AS "orders" GROUP BY "orders"."o_custkey"',
+        ),
+        (
+            "oracle",
+            "SELECT MIN(o_orderdate) KEEP (DENSE_RANK LAST ORDER BY o_totalprice DESC) "
+            "OVER (PARTITION BY o_custkey) AS m FROM SALES.ORDERS",
+            'SELECT FIRST_VALUE("orders"."o_orderdate") OVER (PARTITION BY "orders"."o_custkey" '
+            'ORDER BY "orders"."o_totalprice" ASC NULLS LAST, "orders"."o_orderdate" ASC NULLS '
+            'LAST ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS "m" FROM '
+            '"raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def keep_dense_rank(node: exp.Window, ctx: Context) -> exp.Expr | None:
+    keep = node.this if isinstance(node.this, exp.Window) else node
+    if keep.args.get("over") != "KEEP":
+        return None
+    if keep is node and isinstance(node.parent, exp.Window):
+        return None  # the analytic form: rewritten with the OVER window around it
+    aggregate = keep.this
+    if not isinstance(aggregate, (exp.Min, exp.Max)) or isinstance(aggregate.this, exp.Distinct):
+        return _keep_refusal(
+            ctx,
+            node,
+            "KEEP (DENSE_RANK ...) is translated over MIN and MAX only: the other aggregates "
+            "need every tied row's value, which no one standard expression gives",
+        )
+    order = keep.args.get("order")
+    if not isinstance(order, exp.Order) or not order.expressions:
+        return _keep_refusal(ctx, node, "KEEP (DENSE_RANK ...) needs an ORDER BY")
+    value = aggregate.this
+    keys = _keep_order(keep, value, largest=isinstance(aggregate, exp.Max))
+    if keep is node:
+        return exp.Bracket(
+            this=exp.ArrayAgg(this=exp.Order(this=clone(value), expressions=keys)),
+            expressions=[lit(1)],
+        )
+    if node.args.get("order") is not None or node.args.get("spec") is not None:
+        return _keep_refusal(
+            ctx, node, "an analytic KEEP (DENSE_RANK ...) takes only PARTITION BY in its OVER"
+        )
+    frame = exp.WindowSpec(
+        kind="ROWS",
+        start="UNBOUNDED",
+        start_side="PRECEDING",
+        end="UNBOUNDED",
+        end_side="FOLLOWING",
+    )
+    return exp.Window(
+        this=exp.FirstValue(this=clone(value)),
+        partition_by=[clone(p) for p in node.args.get("partition_by") or []],
+        order=exp.Order(expressions=keys),
+        spec=frame,
+        over="OVER",
+    )
+
+
+# The standard's statistical aggregates of number pairs (SQL:2016 T621). Each source computes
+# them in floating point and returns a double (REGR_COUNT: an integer), NULL over no pair.
+PAIR_AGGREGATES: tuple[type[exp.Expr], ...] = (
+    exp.Corr,
+    exp.CovarPop,
+    exp.CovarSamp,
+    exp.RegrAvgx,
+    exp.RegrAvgy,
+    exp.RegrCount,
+    exp.RegrIntercept,
+    exp.RegrR2,
+    exp.RegrSlope,
+    exp.RegrSxx,
+    exp.RegrSxy,
+    exp.RegrSyy,
+)
+FLOATING_TYPES = {exp.DType.DOUBLE, exp.DType.FLOAT}
+# Sources whose statistics of exact numbers are exact numbers themselves.
+DECIMAL_STATISTICS = {
+    "oracle": "Oracle computes statistics of NUMBER arguments in decimal and returns a NUMBER",
+    # docs.teradata.com, "Result Type and Format" of the window aggregates
+    "teradata": "Teradata returns statistics of a numeric argument in the argument's own type",
+}
+
+
+def _as_double(node: exp.Expr) -> exp.Expr:
+    return clone(node) if type_of(node) in FLOATING_TYPES else cast(clone(node), "DOUBLE")
+
+
+@rule(
+    "FN-PAIR-AGGREGATE",
+    "rewrite",
+    ("snowflake", "bigquery", "teradata", "oracle"),
+    (*PAIR_AGGREGATES, exp.Window),
+    "CORR, COVAR_POP, COVAR_SAMP and REGR_* (SQL:2003 T621) over pairs (y, x) with neither "
+    "NULL are the standard's functions over the arguments as doubles (the sources convert "
+    "to floating point; Oracle and Teradata only for floating-point arguments: Oracle's "
+    "NUMBER form computes in decimal, Teradata's returns the argument's type, both refused), "
+    "the result a DOUBLE PRECISION (REGR_COUNT a BIGINT, Teradata's INTEGER as its "
+    "COUNT). The standard's CORR and REGR_SLOPE are NULL where x (or, for CORR, y) has zero "
+    "variance; Snowflake and Teradata document no other value there (sql/render.py keeps "
+    "DuckDB from returning NaN); "
+    "BigQuery documents NaN for a zero variance with two pairs or more, written out as "
+    "`CASE WHEN REGR_COUNT(y, x) >= 2 AND (REGR_SXX(y, x) = 0 OR REGR_SYY(y, x) = 0) THEN "
+    "CAST('NaN' AS DOUBLE PRECISION) ...`. As window functions (OVER) every aggregate the "
+    "rewrite writes is over the same window.",
+    (
+        (
+            "snowflake",
+            "SELECT CORR(o_totalprice, o_shippriority) AS c FROM SALES.ORDERS",
+            'SELECT CAST(CORR(CAST("orders"."o_totalprice" AS DOUBLE PRECISION), '
+            'CAST("orders"."o_shippriority" AS DOUBLE PRECISION)) AS DOUBLE PRECISION) AS "c" '
+            'FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "teradata",
+            "SELECT REGR_COUNT(o_totalprice, o_shippriority) AS n FROM SALES_DB.ORDERS",
+            'SELECT CAST(REGR_COUNT(CAST("orders"."o_totalprice" AS DOUBLE PRECISION), '
+            'CAST("orders"."o_shippriority" AS DOUBLE PRECISION)) AS INTEGER) AS "n" '
+            'FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def pair_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    window = node if isinstance(node, exp.Window) else None
+    aggregate = node.this if window is not None else node
+    if not isinstance(aggregate, PAIR_AGGREGATES):
+        return None
+    if window is None and isinstance(node.parent, exp.Window):
+        return None  # rewritten with the window around it, each aggregate in it OVER the same
+
+    def over(written: exp.Expr) -> exp.Expr:
+        if window is None:
+            return written
+        copy = clone(window)
+        copy.set("this", written)
+        return copy
+
+    y, x = aggregate.this, aggregate.expression
+    counting = isinstance(aggregate, exp.RegrCount)
+    if (
+        ctx.dialect in DECIMAL_STATISTICS
+        and not counting
+        and not (type_of(y) in FLOATING_TYPES and type_of(x) in FLOATING_TYPES)
+    ):
+        ctx.report(
+            "error",
+            "FN-PAIR-AGGREGATE",
+            node,
+            f"{DECIMAL_STATISTICS[ctx.dialect]}; the standard's is a double: translated for "
+            "floating-point arguments only",
+        )
+        return node
+    pair = {"this": _as_double(y), "expression": _as_double(x)}
+
+    def pairs(kind: type[exp.Expr]) -> exp.Expr:
+        return over(kind(**{k: clone(v) for k, v in pair.items()}))
+
+    count_type = "INTEGER" if ctx.dialect == "teradata" else "BIGINT"
+    result = cast(pairs(type(aggregate)), count_type if counting else "DOUBLE")
+    if ctx.dialect == "bigquery" and isinstance(aggregate, exp.Corr):
+        degenerate = exp.And(
+            this=exp.GTE(this=pairs(exp.RegrCount), expression=lit(2)),
+            expression=exp.Paren(
+                this=exp.Or(
+                    this=exp.EQ(this=pairs(exp.RegrSxx), expression=lit(0)),
+                    expression=exp.EQ(this=pairs(exp.RegrSyy), expression=lit(0)),
+                )
+            ),
+        )
+        nan = exp.Cast(this=exp.Literal.string("NaN"), to=exp.DataType.build("DOUBLE"))
+        result = typed(exp.Case(ifs=[exp.If(this=degenerate, true=nan)], default=result), "DOUBLE")
+    return result
+
+
+@rule(
+    "FN-ANY-VALUE",
+    "rewrite",
+    ("bigquery",),
+    (exp.AnyValue,),
+    "BigQuery's `ANY_VALUE(x)` is x from some row of the group, any row it likes, skipping "
+    "rows where x is NULL (NULL when every x is NULL or there is no row). `MIN(x)` is one of "
+    "those choices, and the same on every engine, so it is an exact translation. `ANY_VALUE(x HAVING MAX|MIN y)`, "
+    "which picks among the rows with the largest (smallest) y, and x of a type without an "
+    "order (ARRAY, STRUCT) are refused.",
+    (
+        (
+            "bigquery",
+            "SELECT o_custkey, ANY_VALUE(o_orderstatus) AS s FROM sales.orders GROUP BY o_custkey",
+            'SELECT "orders"."o_custkey" AS "o_custkey", MIN("orders"."o_orderstatus") AS "s" '
+            'FROM "raw"."orders" AS "orders" GROUP BY "orders"."o_custkey"',
+        ),
+    ),
+)
+def any_value(node: exp.AnyValue, ctx: Context) -> exp.Expr | None:
+    value = node.this
+    if isinstance(value, exp.HavingMax) or type_of(value) in (
+        exp.DType.ARRAY,
+        exp.DType.STRUCT,
+    ):
+        ctx.report(
+            "error",
+            "FN-ANY-VALUE",
+            node,
+            "ANY_VALUE is translated as MIN, for a value with an order and without HAVING MAX|MIN",
+        )
+        return node
+    return exp.Min(this=clone(value))
