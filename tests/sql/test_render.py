@@ -33,12 +33,14 @@ def test_portable_sql_renders_for_each_engine(dialect, source, engine):
 @pytest.mark.parametrize(
     "source",
     [
-        "SELECT TOP 10 PERCENT o_orderkey FROM dbo.Orders ORDER BY o_orderkey",
-        "SELECT TOP 3 WITH TIES o_orderkey FROM dbo.Orders ORDER BY o_orderdate",
+        "SELECT DISTINCT TOP 10 PERCENT o_orderkey FROM dbo.Orders ORDER BY o_orderkey",
+        "SELECT DISTINCT TOP 3 WITH TIES o_orderdate FROM dbo.Orders ORDER BY o_orderdate",
     ],
 )
 @pytest.mark.parametrize("engine", ["duckdb", "spark"])
-def test_fetch_options_engines_would_drop_are_refused(source, engine):
+def test_fetch_options_without_a_window_form_are_refused(source, engine):
+    # PERCENT and WITH TIES become a filter on ROW_NUMBER / RANK (tests/sql/rules/
+    # test_tsql_expressions.py), which a DISTINCT would number before removing duplicates.
     ansi_sql = translate(source, "tsql").ansi_sql
     with pytest.raises(TranslationError) as raised:
         render(ansi_sql, engine, file="report.sql")
