@@ -69,7 +69,9 @@ def iso_timestamp(text: str) -> str | None:
     ALL_DIALECTS,
     (exp.DateStrToDate, exp.TsOrDsToDate, exp.TimeStrToTime, exp.StrToDate),
     "DATE 'yyyy-mm-dd', TO_DATE('yyyy-mm-dd', 'YYYY-MM-DD') and ISO date strings used as dates "
-    "become CAST('yyyy-mm-dd' AS DATE); other formats are refused.",
+    "become CAST('yyyy-mm-dd' AS DATE); TO_DATE of a timestamp becomes CAST(t AS DATE); other "
+    "formats, and Snowflake's TO_DATE / TRY_TO_DATE of a string value (read by a format "
+    "detected per value or applied leniently), are refused.",
     (
         (
             "oracle",
@@ -91,7 +93,24 @@ def date_literal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         exp.DType.DATE,
         *TIMESTAMP_TYPES,
     ):
+        if isinstance(node, exp.TsOrDsToDate) and type_of(value) in TIMESTAMP_TYPES:
+            return cast(value, "DATE")  # TO_DATE(timestamp): the date part
         return clone(value)
+    if isinstance(node, exp.TsOrDsToDate) and ctx.dialect == "snowflake":
+        name = "TRY_TO_DATE" if node.args.get("safe") else "TO_DATE"
+        how = (
+            "the format it names, which Snowflake applies leniently"
+            if node.args.get("format")
+            else "DATE_INPUT_FORMAT (AUTO: a format detected per value, an integer string "
+            "counting seconds since 1970)"
+        )
+        ctx.report(
+            "error",
+            "DATE-LITERAL",
+            node,
+            f"{name} of a string reads it by {how}: no exact ANSI form; give the value a DATE type",
+        )
+        return node
     return None
 
 

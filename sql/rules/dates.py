@@ -346,6 +346,84 @@ def date_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return extract("DAY", exp.Paren(this=exp.Sub(this=end_day, expression=start_day)))
 
 
+# Seconds in each unit TIMESTAMP_DIFF counts whole of (a DAY is 24 hours there).
+ELAPSED_UNITS = {"SECOND": 1, "MINUTE": 60, "HOUR": 3600, "DAY": 86400}
+INSTANT_TYPES = {exp.DType.TIMESTAMPTZ, *TIMESTAMP_TYPES}
+
+
+def _whole(value: exp.Expr, divisor: int) -> exp.Expr:
+    """``value`` / ``divisor`` truncated toward zero: (value - MOD(value, divisor)) /
+    divisor, exact whether `/` truncates or not (MOD takes the dividend's sign)."""
+    exact = exp.Sub(
+        this=clone(value), expression=exp.Mod(this=clone(value), expression=lit(divisor))
+    )
+    return exact if divisor == 1 else exp.Div(this=exp.Paren(this=exact), expression=lit(divisor))
+
+
+@rule(
+    "TIMESTAMP-DIFF",
+    "rewrite",
+    ("bigquery",),
+    (exp.TimestampDiff,),
+    "BigQuery TIMESTAMP_DIFF(a, b, unit) counts the whole units elapsed from b to a, toward "
+    "zero (a DAY is 24 hours): the interval a - b, its day, hour and minute fields and whole "
+    "seconds summed to seconds, then divided by the unit, for SECOND, MINUTE, HOUR and DAY. "
+    "The two values must have the same type (instants, or DATETIMEs); sub-second units are "
+    "refused (the engines' EXTRACT(SECOND) from an interval keep different fractions).",
+    (
+        (
+            "bigquery",
+            "SELECT TIMESTAMP_DIFF(CAST(l_receiptdate AS DATETIME), CAST(l_shipdate AS DATETIME), "
+            "SECOND) AS s FROM sales.lineitem",
+            'SELECT CAST((((EXTRACT(DAY FROM (CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - '
+            'CAST("lineitem"."l_shipdate" AS TIMESTAMP)))) * 24 + EXTRACT(HOUR FROM '
+            '(CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - CAST("lineitem"."l_shipdate" AS '
+            'TIMESTAMP)))) * 60 + EXTRACT(MINUTE FROM (CAST("lineitem"."l_receiptdate" AS '
+            'TIMESTAMP) - CAST("lineitem"."l_shipdate" AS TIMESTAMP)))) * 60 + (EXTRACT(SECOND '
+            'FROM (CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - CAST("lineitem"."l_shipdate" '
+            'AS TIMESTAMP))) - MOD(EXTRACT(SECOND FROM (CAST("lineitem"."l_receiptdate" AS '
+            'TIMESTAMP) - CAST("lineitem"."l_shipdate" AS TIMESTAMP))), 1)) AS BIGINT) AS "s" '
+            'FROM "raw"."lineitem" AS "lineitem"',
+        ),
+    ),
+)
+def timestamp_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    unit = _unit(node)
+    later, earlier = node.this, node.expression
+    if unit not in ELAPSED_UNITS:
+        ctx.report(
+            "error",
+            "TIMESTAMP-DIFF",
+            node,
+            f"TIMESTAMP_DIFF in {unit} units is translated for SECOND, MINUTE, HOUR and DAY only",
+        )
+        return None
+    kinds = {type_of(later), type_of(earlier)}
+    if len(kinds) != 1 or not kinds <= INSTANT_TYPES:
+        ctx.report(
+            "error",
+            "TIMESTAMP-DIFF",
+            node,
+            "TIMESTAMP_DIFF of values that are not both TIMESTAMPs (or both DATETIMEs); CAST them",
+        )
+        return None
+    difference = exp.Paren(this=exp.Sub(this=clone(later), expression=clone(earlier)))
+    seconds = extract("SECOND", difference)
+    total: exp.Expr = extract("DAY", difference)
+    for part, per in (("HOUR", 24), ("MINUTE", 60)):
+        total = exp.Add(
+            this=exp.Mul(this=exp.Paren(this=total), expression=lit(per)),
+            expression=extract(part, difference),
+        )
+    total = exp.Add(
+        this=exp.Mul(this=exp.Paren(this=total), expression=lit(60)),
+        expression=_whole(seconds, 1),
+    )
+    if ELAPSED_UNITS[unit] > 1:
+        total = _whole(exp.Paren(this=total), ELAPSED_UNITS[unit])
+    return cast(total, "BIGINT")
+
+
 @rule(
     "DATE-PART",
     "rewrite",
