@@ -375,15 +375,16 @@ def _whole(value: exp.Expr, divisor: int) -> exp.Expr:
             "bigquery",
             "SELECT TIMESTAMP_DIFF(CAST(l_receiptdate AS DATETIME), CAST(l_shipdate AS DATETIME), "
             "SECOND) AS s FROM sales.lineitem",
-            'SELECT CAST((((EXTRACT(DAY FROM (CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - '
-            'CAST("lineitem"."l_shipdate" AS TIMESTAMP)))) * 24 + EXTRACT(HOUR FROM '
-            '(CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - CAST("lineitem"."l_shipdate" AS '
-            'TIMESTAMP)))) * 60 + EXTRACT(MINUTE FROM (CAST("lineitem"."l_receiptdate" AS '
-            'TIMESTAMP) - CAST("lineitem"."l_shipdate" AS TIMESTAMP)))) * 60 + (EXTRACT(SECOND '
-            'FROM (CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - CAST("lineitem"."l_shipdate" '
-            'AS TIMESTAMP))) - MOD(EXTRACT(SECOND FROM (CAST("lineitem"."l_receiptdate" AS '
-            'TIMESTAMP) - CAST("lineitem"."l_shipdate" AS TIMESTAMP))), 1)) AS BIGINT) AS "s" '
-            'FROM "raw"."lineitem" AS "lineitem"',
+            'SELECT CAST((((CAST(EXTRACT(DAY FROM (CAST("lineitem"."l_receiptdate" AS '
+            'TIMESTAMP) - CAST("lineitem"."l_shipdate" AS TIMESTAMP))) AS BIGINT)) * 24 + '
+            'EXTRACT(HOUR FROM (CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - '
+            'CAST("lineitem"."l_shipdate" AS TIMESTAMP)))) * 60 + EXTRACT(MINUTE FROM '
+            '(CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - CAST("lineitem"."l_shipdate" '
+            'AS TIMESTAMP)))) * 60 + (EXTRACT(SECOND FROM (CAST("lineitem"."l_receiptdate" '
+            'AS TIMESTAMP) - CAST("lineitem"."l_shipdate" AS TIMESTAMP))) - '
+            'MOD(EXTRACT(SECOND FROM (CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - '
+            'CAST("lineitem"."l_shipdate" AS TIMESTAMP))), 1)) AS BIGINT) AS "s" FROM '
+            '"raw"."lineitem" AS "lineitem"',
         ),
     ),
 )
@@ -409,7 +410,8 @@ def timestamp_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None
     difference = exp.Paren(this=exp.Sub(this=clone(later), expression=clone(earlier)))
     seconds = extract("SECOND", difference)
-    total: exp.Expr = extract("DAY", difference)
+    # Spark's EXTRACT(DAY) from an interval is an INT: seconds in a century overflow it.
+    total: exp.Expr = cast(extract("DAY", difference), "BIGINT")
     for part, per in (("HOUR", 24), ("MINUTE", 60)):
         total = exp.Add(
             this=exp.Mul(this=exp.Paren(this=total), expression=lit(per)),
