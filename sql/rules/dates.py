@@ -430,9 +430,9 @@ def timestamp_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "DATE-PART",
     "rewrite",
     ALL_DIALECTS,
-    (exp.Extract,),
+    (exp.Extract, exp.WeekOfYear),
     "DATEPART / DATE_PART / EXTRACT of YEAR, QUARTER, MONTH, DAY, HOUR, MINUTE or SECOND; "
-    "the ISO 8601 week (T-SQL iso_week, Snowflake WEEKISO, BigQuery ISOWEEK) from the day of "
+    "the ISO 8601 week (T-SQL iso_week, Snowflake WEEKISO / DATE_PART(weekiso), BigQuery ISOWEEK) from the day of "
     "year of its Thursday; T-SQL's week (week 1 holds January 1, weeks start on the assumed "
     "DATEFIRST day: a TSQL-DATEFIRST warning) and BigQuery's WEEK / WEEK(<day>) (days before "
     "the year's first such day are week 0) from the day of year and the weekday. Weeks that "
@@ -451,6 +451,9 @@ def timestamp_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if isinstance(node, exp.WeekOfYear):
+        # Snowflake's WEEKISO(d); other dialects' WEEKOFYEAR is not read as ISO here.
+        return cast(iso_week(node.this), "BIGINT") if ctx.dialect == "snowflake" else None
     part = node.this.name.upper()
     part = {"YY": "YEAR", "YYYY": "YEAR", "MM": "MONTH", "DD": "DAY", "QQ": "QUARTER"}.get(
         part, part

@@ -225,6 +225,7 @@ def test_tsql_datepart_week_counts_weeks_from_the_one_holding_january_first(engi
         ("tsql", "DATEPART(iso_week, day)"),
         ("tsql", "DATEPART(isowk, day)"),
         ("snowflake", "DATE_PART(weekiso, day)"),
+        ("snowflake", "WEEKISO(day)"),
         ("bigquery", "EXTRACT(ISOWEEK FROM day)"),
     ],
 )
