@@ -87,6 +87,13 @@ def _fetch_as_window(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) -
                 key = key.copy()
                 key.set("this", projections[int(value.name) - 1].unalias().copy())
             keys.append(key.copy())
+        if any(key.find(exp.Window) for key in keys):
+            raise _refuse(
+                ansi_sql,
+                file,
+                fetch,
+                f"FETCH FIRST ... {kind} ordered by a window function has no exact {engine} form",
+            )
         if not keys:
             keys = [exp.Ordered(this=exp.Literal.number(1))]  # Spark orders every ROW_NUMBER
         numbering = exp.Rank() if ties else exp.RowNumber()

@@ -11,6 +11,7 @@ from sql.assumptions import WEEKDAYS
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import (
     INTEGER_TYPES,
+    STRING_TYPES,
     TIMESTAMP_TYPES,
     cast,
     clone,
@@ -96,7 +97,11 @@ def date_literal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         if isinstance(node, exp.TsOrDsToDate) and type_of(value) in TIMESTAMP_TYPES:
             return cast(value, "DATE")  # TO_DATE(timestamp): the date part
         return clone(value)
-    if isinstance(node, exp.TsOrDsToDate) and ctx.dialect == "snowflake":
+    if (
+        isinstance(node, exp.TsOrDsToDate)
+        and ctx.dialect == "snowflake"
+        and (type_of(value) is None or type_of(value) in STRING_TYPES)
+    ):
         name = "TRY_TO_DATE" if node.args.get("safe") else "TO_DATE"
         how = (
             "the format it names, which Snowflake applies leniently"

@@ -453,7 +453,9 @@ def timestamp_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if isinstance(node, exp.WeekOfYear):
         # Snowflake's WEEKISO(d); other dialects' WEEKOFYEAR is not read as ISO here.
-        return cast(iso_week(node.this), "BIGINT") if ctx.dialect == "snowflake" else None
+        if ctx.dialect != "snowflake" or _date_kind(node, node.this, ctx, "DATE-PART") is None:
+            return None
+        return cast(iso_week(node.this), "BIGINT")
     part = node.this.name.upper()
     part = {"YY": "YEAR", "YYYY": "YEAR", "MM": "MONTH", "DD": "DAY", "QQ": "QUARTER"}.get(
         part, part
@@ -465,8 +467,12 @@ def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if part == "QUARTER":
         return quarter_of(node.expression)
     number = "INTEGER" if ctx.dialect == "tsql" else "BIGINT"  # T-SQL's DATEPART is an INT
+    week = part in ISO_WEEK_PARTS or part == "WEEK" or isinstance(node.this, exp.WeekStart)
+    date = _unwrap(node.expression, ctx)
+    if week and _date_kind(node, date, ctx, "DATE-PART") is None:
+        return None
     if part in ISO_WEEK_PARTS:
-        return cast(iso_week(node.expression), number)
+        return cast(iso_week(date), number)
     if part == "WEEK" and ctx.dialect == "tsql":
         datefirst = ctx.assume("tsql_datefirst")
         ctx.report(
@@ -476,11 +482,11 @@ def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             f"week numbering assumes SET DATEFIRST {datefirst} (weeks start on "
             f"{WEEKDAYS[datefirst - 1]}); set tsql_datefirst in sql/assumptions.yaml",
         )
-        return cast(week_in_year(node.expression, datefirst - 1, 1), number)
+        return cast(week_in_year(date, datefirst - 1, 1), number)
     if ctx.dialect == "bigquery" and (part == "WEEK" or isinstance(node.this, exp.WeekStart)):
         # WEEK is WEEK(SUNDAY); days before the year's first such day are week 0.
         first = SUNDAY if part == "WEEK" else WEEK_UNITS.index(part)
-        return cast(week_in_year(node.expression, first, 0), number)
+        return cast(week_in_year(date, first, 0), number)
     ctx.report(
         "error",
         "DATE-PART",

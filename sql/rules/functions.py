@@ -125,7 +125,9 @@ def _truncated(node: exp.Round, ctx: Context) -> exp.Expr | None:
     step = "1" + "0" * -places if places <= 0 else "0." + "0" * (places - 1) + "1"
     remainder = exp.Mod(this=clone(value), expression=exp.Literal.number(step))
     truncated = exp.Sub(this=clone(value), expression=remainder)
-    return exp.Cast(this=truncated, to=value_type.copy())
+    # T-SQL's ROUND of a TINYINT or SMALLINT is an INT.
+    small = value_type.this in (exp.DType.TINYINT, exp.DType.SMALLINT)
+    return exp.Cast(this=truncated, to=exp.DataType.build("INT") if small else value_type.copy())
 
 
 @rule(

@@ -371,3 +371,23 @@ def test_tsql_top_percent_outside_0_to_100_is_refused(percent):
         translate(
             f"SELECT TOP {percent} PERCENT id FROM dbo.facts ORDER BY id", "tsql", catalog=CATALOG
         )
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_top_percent_ordered_by_a_window_value_is_refused_at_render(engine):
+    ansi_sql = translate(
+        "SELECT TOP 10 PERCENT id, ROW_NUMBER() OVER (ORDER BY id) AS r FROM dbo.facts ORDER BY r",
+        "tsql",
+        catalog=CATALOG,
+    ).ansi_sql
+    with pytest.raises(TranslationError, match="window function"):
+        render(ansi_sql, engine)
+
+
+def test_tsql_week_of_an_iso_date_string_and_refusal_of_an_untyped_value():
+    ansi_sql = translate(
+        "SELECT DATEPART(week, '2024-01-05') AS w FROM dbo.facts", "tsql", catalog=CATALOG
+    ).ansi_sql
+    assert "CAST('2024-01-05' AS TIMESTAMP)" in ansi_sql
+    with pytest.raises(TranslationError, match="not a typed DATE"):
+        translate("SELECT DATEPART(week, name) AS w FROM dbo.facts", "tsql", catalog=CATALOG)
