@@ -39,16 +39,108 @@ def _engine_error(engine: Engine, message: str) -> exp.Expr:
     return _call("error" if engine == "duckdb" else "raise_error", message)
 
 
-def _check_fetch(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) -> None:
-    # sqlglot renders FETCH FIRST n PERCENT / WITH TIES as a plain LIMIT n for both engines,
-    # which silently changes the rows returned.
-    for fetch in tree.find_all(exp.Fetch):
+# Columns a FETCH FIRST ... PERCENT / WITH TIES query gains for its window form.
+FETCH_RANK, FETCH_ROWS, FETCH_QUERY = "_fetch_rank", "_fetch_rows", "_fetch"
+
+
+def _fetch_as_window(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) -> exp.Expr:
+    """FETCH FIRST n PERCENT ROWS ONLY / n [PERCENT] ROWS WITH TIES, which neither engine has
+    (sqlglot writes a plain LIMIT n, other rows), as a filter on window values: row k (by
+    ROW_NUMBER in the query's order; by RANK with ties, so rows tied with the last one come
+    along) is kept when k <= n, or with PERCENT when k <= CEILING(n * rows / 100), the
+    standard's count (T-SQL's TOP n PERCENT rounds up alike), written (k - 1) * 100 < n * rows
+    so that no division or float rounds it. The query keeps its order through k."""
+    for fetch in list(tree.find_all(exp.Fetch)):
         options = fetch.args.get("limit_options")
-        if options is not None and (options.args.get("percent") or options.args.get("with_ties")):
-            kind = "PERCENT" if options.args.get("percent") else "WITH TIES"
+        percent = bool(options is not None and options.args.get("percent"))
+        ties = bool(options is not None and options.args.get("with_ties"))
+        if not (percent or ties):
+            continue
+        kind = "PERCENT" if percent else "WITH TIES"
+        query = fetch.parent
+        projections = query.expressions if isinstance(query, exp.Select) else []
+        names = [p.alias_or_name for p in projections]
+        why = None
+        if not isinstance(query, exp.Select) or query.args.get("offset") is not None:
+            why = "on a set operation or with OFFSET"
+        elif query.args.get("distinct") is not None:
+            why = "on a SELECT DISTINCT"
+        elif any(isinstance(p, exp.Star) or p.find(exp.Star) is p.this for p in projections):
+            why = "on a SELECT *"
+        elif "" in names or len(set(names)) != len(names) or {FETCH_RANK, FETCH_ROWS} & set(names):
+            why = "on columns without distinct names"
+        elif ties and query.args.get("order") is None:
+            why = "without ORDER BY"
+        if why is not None:
             raise _refuse(
-                ansi_sql, file, fetch, f"FETCH FIRST ... {kind} has no exact {engine} form"
+                ansi_sql, file, fetch, f"FETCH FIRST ... {kind} {why} has no exact {engine} form"
             )
+        outputs = {name: p.unalias() for name, p in zip(names, projections, strict=True)}
+        order = query.args.get("order")
+        keys: list[exp.Expr] = []
+        for key in order.expressions if order is not None else []:
+            value = key.this
+            if isinstance(value, exp.Column) and not value.table and value.name in outputs:
+                key = key.copy()
+                key.set("this", outputs[value.name].copy())  # an output column's alias
+            elif isinstance(value, exp.Literal) and value.is_int:
+                key = key.copy()
+                key.set("this", projections[int(value.name) - 1].unalias().copy())
+            keys.append(key.copy())
+        if any(key.find(exp.Window) for key in keys):
+            raise _refuse(
+                ansi_sql,
+                file,
+                fetch,
+                f"FETCH FIRST ... {kind} ordered by a window function has no exact {engine} form",
+            )
+        if not keys:
+            keys = [exp.Ordered(this=exp.Literal.number(1))]  # Spark orders every ROW_NUMBER
+        numbering = exp.Rank() if ties else exp.RowNumber()
+        window = exp.Window(this=numbering, order=exp.Order(expressions=keys))
+        query.append("expressions", exp.alias_(window, FETCH_RANK, quoted=True))
+        rank = exp.column(FETCH_RANK, FETCH_QUERY, quoted=True)
+        count = fetch.args["count"].copy()
+        if percent:
+            every = exp.Window(this=exp.Count(this=exp.Star()))
+            query.append("expressions", exp.alias_(every, FETCH_ROWS, quoted=True))
+            before = exp.Mul(
+                this=exp.Paren(this=exp.Sub(this=rank, expression=exp.Literal.number(1))),
+                expression=exp.Literal.number(100),
+            )
+            rows = exp.column(FETCH_ROWS, FETCH_QUERY, quoted=True)
+            kept: exp.Expr = exp.LT(this=before, expression=exp.Mul(this=count, expression=rows))
+        else:
+            kept = exp.LTE(this=rank.copy(), expression=count)
+        cte = query.args.get("with_")
+        fetch.pop()
+        if order is not None:
+            order.pop()
+        if cte is not None:
+            cte.pop()
+        filtered = exp.Select(
+            expressions=[
+                exp.alias_(exp.column(name, FETCH_QUERY, quoted=True), name, quoted=True)
+                for name in names
+            ]
+        )
+        query.replace(filtered)
+        filtered.set(
+            "from_",
+            exp.From(
+                this=exp.Subquery(
+                    this=query,
+                    alias=exp.TableAlias(this=exp.to_identifier(FETCH_QUERY, quoted=True)),
+                )
+            ),
+        )
+        filtered.set("where", exp.Where(this=kept))
+        filtered.set("order", exp.Order(expressions=[exp.Ordered(this=rank.copy())]))
+        if cte is not None:
+            filtered.set("with_", cte)
+        if query is tree:
+            tree = filtered
+    return tree
 
 
 def _check_distinct_listagg(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) -> None:
@@ -838,7 +930,7 @@ def render(
         raise TranslationError(
             [Diagnostic("error", "RENDER", f"not ANSI SQL: {error}", file, 1, 1)]
         ) from None
-    _check_fetch(tree, engine, ansi_sql, file)
+    tree = _fetch_as_window(tree, engine, ansi_sql, file)
     _check_distinct_listagg(tree, engine, ansi_sql, file)
     tree = _json_operators(tree, engine, ansi_sql, file)
     tree = _element_access(tree, engine)

@@ -11,12 +11,14 @@ from sql.assumptions import WEEKDAYS
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import (
     INTEGER_TYPES,
+    STRING_TYPES,
     TIMESTAMP_TYPES,
     cast,
     clone,
     day_number,
     extract,
     first_of_month,
+    integer_literal,
     interval,
     lit,
     positive_mod,
@@ -68,7 +70,9 @@ def iso_timestamp(text: str) -> str | None:
     ALL_DIALECTS,
     (exp.DateStrToDate, exp.TsOrDsToDate, exp.TimeStrToTime, exp.StrToDate),
     "DATE 'yyyy-mm-dd', TO_DATE('yyyy-mm-dd', 'YYYY-MM-DD') and ISO date strings used as dates "
-    "become CAST('yyyy-mm-dd' AS DATE); other formats are refused.",
+    "become CAST('yyyy-mm-dd' AS DATE); TO_DATE of a timestamp becomes CAST(t AS DATE); other "
+    "formats, and Snowflake's TO_DATE / TRY_TO_DATE of a string value (read by a format "
+    "detected per value or applied leniently), are refused.",
     (
         (
             "oracle",
@@ -90,7 +94,28 @@ def date_literal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         exp.DType.DATE,
         *TIMESTAMP_TYPES,
     ):
+        if isinstance(node, exp.TsOrDsToDate) and type_of(value) in TIMESTAMP_TYPES:
+            return cast(value, "DATE")  # TO_DATE(timestamp): the date part
         return clone(value)
+    if (
+        isinstance(node, exp.TsOrDsToDate)
+        and ctx.dialect == "snowflake"
+        and (type_of(value) is None or type_of(value) in STRING_TYPES)
+    ):
+        name = "TRY_TO_DATE" if node.args.get("safe") else "TO_DATE"
+        how = (
+            "the format it names, which Snowflake applies leniently"
+            if node.args.get("format")
+            else "DATE_INPUT_FORMAT (AUTO: a format detected per value, an integer string "
+            "counting seconds since 1970)"
+        )
+        ctx.report(
+            "error",
+            "DATE-LITERAL",
+            node,
+            f"{name} of a string reads it by {how}: no exact ANSI form; give the value a DATE type",
+        )
+        return node
     return None
 
 
@@ -156,6 +181,37 @@ def day_of_year(date: exp.Expr) -> exp.Expr:
     end = cast(cast(date, "DATE"), "TIMESTAMP")
     days = extract("DAY", exp.Paren(this=exp.Sub(this=end, expression=start)))
     return exp.Add(this=days, expression=lit(1))
+
+
+def week_in_year(date: exp.Expr, first: int, week_of_january_first: int) -> exp.Expr:
+    """The week of the year holding ``date``, weeks starting on ``first`` (0 = Monday ...
+    6 = Sunday): ``week_of_january_first`` is 1 where the week holding January 1 is week 1
+    (T-SQL), 0 where days before the year's first ``first`` day are week 0 (C's %U / %W,
+    BigQuery's WEEK). From the day of year and the 0-based weekday of ``date``: the year's
+    first ``first`` day starts week FLOOR((day of year + 6 - weekday) / 7) = 1, and for
+    T-SQL the days before it are week 1 too, FLOOR((day of year + 12 - weekday) / 7) (the
+    two differ by one unless January 1 is a ``first`` day)."""
+    weekday = exp.Paren(this=weekday_number(clone(date), first, 0))
+    days = exp.Sub(
+        this=exp.Add(this=day_of_year(date), expression=lit(12 if week_of_january_first else 6)),
+        expression=weekday,
+    )
+    return exp.Floor(this=exp.Div(this=exp.Paren(this=days), expression=lit(7)))
+
+
+def iso_week(date: exp.Expr) -> exp.Expr:
+    """ISO 8601 week 1..53: the week of its year that the Thursday of ``date``'s Monday-to-
+    Sunday week falls in, FLOOR((day of year of that Thursday + 6) / 7)."""
+    weekday = exp.Paren(this=weekday_number(clone(date), MONDAY, 1))
+    thursday = cast(
+        exp.Add(
+            this=cast(date, "DATE"),
+            expression=interval(exp.Paren(this=exp.Sub(this=lit(4), expression=weekday)), "DAY"),
+        ),
+        "DATE",
+    )
+    days = exp.Add(this=day_of_year(thursday), expression=lit(6))
+    return exp.Floor(this=exp.Div(this=exp.Paren(this=days), expression=lit(7)))
 
 
 WEEKDAY_PARTS = {"DAYOFWEEK", "DOW", "WEEKDAY", "DW", "DAYOFWEEKISO", "ISODOW", "DAYOFWEEK_ISO"}
@@ -350,30 +406,134 @@ rule(
 )(_reported_by_weekday)
 
 
+# The years a T-SQL or BigQuery DATE holds; a date outside them is an error there.
+MIN_YEAR, MAX_YEAR = 1, 9999
+
+
+def _strict_date(year: exp.Expr, month: exp.Expr, day: exp.Expr) -> exp.Expr:
+    """The date of computed parts where an invalid one is an error, as in T-SQL and
+    BigQuery: CAST of the ISO text 'yyyy-mm-dd', the CAST raising on a day the month lacks.
+    Parts outside their ranges give '' (which no CAST reads) rather than digits a CAST might
+    read (month 112 padded to 2 digits is '12'); a NULL part gives NULL text, so NULL."""
+    in_range = exp.and_(
+        exp.Between(this=clone(year), low=lit(MIN_YEAR), high=lit(MAX_YEAR)),
+        exp.Between(this=clone(month), low=lit(1), high=lit(12)),
+        exp.Between(this=clone(day), low=lit(1), high=lit(31)),
+    )
+
+    def digits(part: exp.Expr, width: int) -> exp.Expr:
+        shifted = exp.Add(this=clone(part), expression=lit(10**width))
+        return exp.Substring(this=cast(shifted, "VARCHAR"), start=lit(2))
+
+    text = exp.DPipe(
+        this=exp.DPipe(
+            this=exp.DPipe(
+                this=exp.DPipe(this=digits(year, 4), expression=lit("-")),
+                expression=digits(month, 2),
+            ),
+            expression=lit("-"),
+        ),
+        expression=digits(day, 2),
+    )
+    checked = exp.Case(
+        ifs=[exp.If(this=exp.Not(this=exp.Paren(this=in_range)), true=lit(""))], default=text
+    )
+    return cast(checked, "DATE")
+
+
+def _normalised_date(year: exp.Expr, month: exp.Expr, day: exp.Expr) -> exp.Expr:
+    """Snowflake's DATE_FROM_PARTS, which carries out-of-range parts over (month 13 is January
+    of the next year, day 0 the last day of the previous month): January 1 of year 2000 plus
+    (year - 2000) * 12 + month - 1 months, then day - 1 days. Every step from a first of a
+    month lands on a first of a month, so no month arithmetic clamps."""
+    months = exp.Sub(
+        this=exp.Add(
+            this=exp.Mul(
+                this=exp.Paren(this=exp.Sub(this=clone(year), expression=lit(2000))),
+                expression=lit(12),
+            ),
+            expression=clone(month),
+        ),
+        expression=lit(1),
+    )
+    first = exp.Add(this=cast(lit("2000-01-01"), "DATE"), expression=interval(months, "MONTH"))
+    days = exp.Sub(this=clone(day), expression=lit(1))
+    return cast(exp.Add(this=first, expression=interval(days, "DAY")), "DATE")
+
+
 @rule(
     "DATE-FROM-PARTS",
     "rewrite",
     ("tsql", "bigquery", "snowflake"),
     (exp.DateFromParts,),
     "DATEFROMPARTS / DATE(y, m, d) / DATE_FROM_PARTS with literal parts becomes "
-    "CAST('yyyy-mm-dd' AS DATE); computed parts are refused.",
+    "CAST('yyyy-mm-dd' AS DATE). Computed integer parts: in T-SQL and BigQuery, where an "
+    "invalid date is an error, the CAST of the ISO text built from the parts (zero-padded "
+    "digits, '' for a part out of range, so that the CAST raises wherever the source does); in "
+    "Snowflake, which carries out-of-range months and days over, interval arithmetic from "
+    "January 1 of 2000. A NULL part gives NULL; parts that are not integers are refused.",
     (
         (
             "tsql",
             "SELECT o_orderkey FROM dbo.Orders WHERE o_orderdate >= DATEFROMPARTS(1998, 1, 2)",
             'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_orderdate" >= CAST(\'1998-01-02\' AS DATE)',
         ),
+        (
+            "tsql",
+            "SELECT DATEFROMPARTS(o_shippriority, 1, 2) AS d FROM dbo.Orders",
+            'SELECT CAST(CASE WHEN NOT ("orders"."o_shippriority" BETWEEN 1 AND 9999 AND 1 '
+            "BETWEEN 1 AND 12 AND 2 BETWEEN 1 AND 31) THEN '' ELSE "
+            'SUBSTRING(CAST("orders"."o_shippriority" + 10000 AS VARCHAR) FROM 2) || \'-\' || '
+            "SUBSTRING(CAST(1 + 100 AS VARCHAR) FROM 2) || '-' || SUBSTRING(CAST(2 + 100 AS "
+            'VARCHAR) FROM 2) END AS DATE) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "snowflake",
+            "SELECT DATE_FROM_PARTS(2024, o_shippriority, 0) AS d FROM SALES.ORDERS",
+            "SELECT CAST(CAST('2000-01-01' AS DATE) + ((2024 - 2000) * 12 + "
+            "\"orders\".\"o_shippriority\" - 1) * INTERVAL '1' MONTH + (0 - 1) * INTERVAL '1' "
+            'DAY AS DATE) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
     ),
 )
 def date_from_parts(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     parts = [node.args.get(key) for key in ("year", "month", "day")]
-    if not all(isinstance(p, exp.Literal) and p.is_int for p in parts):
-        ctx.report("error", "DATE-FROM-PARTS", node, "date parts must be integer literals")
+    if any(p is None for p in parts):
+        ctx.report("error", "DATE-FROM-PARTS", node, "a date needs a year, a month and a day")
         return None
-    year, month, day = (int(p.name) for p in parts)
-    try:
-        iso = dt.date(year, month, day).isoformat()
-    except ValueError:
-        ctx.report("error", "DATE-FROM-PARTS", node, f"{year}-{month}-{day} is not a valid date")
+    normalise = ctx.dialect == "snowflake"
+    if all(isinstance(p, exp.Literal) and p.is_int for p in parts):
+        year, month, day = (int(p.name) for p in parts)
+        try:
+            iso = dt.date(year, month, day).isoformat()
+        except ValueError:
+            if not normalise:
+                ctx.report(
+                    "error", "DATE-FROM-PARTS", node, f"{year}-{month}-{day} is not a valid date"
+                )
+                return None
+        else:
+            return cast(lit(iso), "DATE")
+    if not all(isinstance(p, exp.Null) or type_of(p) in INTEGER_TYPES for p in parts):
+        ctx.report(
+            "error",
+            "DATE-FROM-PARTS",
+            node,
+            "date parts must be integers (CAST a part that is a string or a decimal)",
+        )
         return None
-    return cast(lit(iso), "DATE")
+    if any(isinstance(p, exp.Null) for p in parts):
+        return cast(exp.Null(), "DATE")
+    if normalise:
+        return _normalised_date(*parts)
+    for part, (low, high) in zip(parts, ((MIN_YEAR, MAX_YEAR), (1, 12), (1, 31)), strict=True):
+        value = integer_literal(part)
+        if value is not None and not low <= value <= high:
+            ctx.report(
+                "error",
+                "DATE-FROM-PARTS",
+                part,
+                f"{value} is out of range ({low} to {high}): the date is an error on every row",
+            )
+            return None
+    return _strict_date(*parts)

@@ -32,7 +32,14 @@ from sql.rules.build import (
     type_of,
     typed,
 )
-from sql.rules.calendar import ISO_DATE, iso_date, iso_timestamp
+from sql.rules.calendar import (
+    ISO_DATE,
+    SUNDAY,
+    iso_date,
+    iso_timestamp,
+    iso_week,
+    week_in_year,
+)
 
 DAY_UNITS = {"DAY", "DAYS", "D", "DD", "DY"}
 MONTH_UNITS = {"MONTH", "MONTHS", "MM", "M", "MON", "MONTHNAME"}
@@ -40,6 +47,9 @@ YEAR_UNITS = {"YEAR", "YEARS", "YY", "YYYY", "Y", "YYY", "SYYYY", "YEAR_"}
 QUARTER_UNITS = {"QUARTER", "QUARTERS", "Q", "QQ"}
 # Truncation to the week starting on the named day, Monday first.
 WEEK_UNITS = tuple(day.upper() for day in WEEKDAYS)
+# The ISO 8601 week (Monday to Sunday, week 1 holds the year's first Thursday), as T-SQL
+# (iso_week), Snowflake (WEEKISO) and BigQuery (ISOWEEK) name it: no setting changes it.
+ISO_WEEK_PARTS = {"WEEKISO", "ISOWEEK", "WEEK_ISO", "WEEKOFYEARISO"}
 EXTRACTABLE = {"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"}
 # Computed by the WEEKDAY rule (sql/rules/calendar.py), not refused here.
 CALENDAR_PARTS = {
@@ -336,22 +346,116 @@ def date_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return extract("DAY", exp.Paren(this=exp.Sub(this=end_day, expression=start_day)))
 
 
+# Seconds in each unit TIMESTAMP_DIFF counts whole of (a DAY is 24 hours there).
+ELAPSED_UNITS = {"SECOND": 1, "MINUTE": 60, "HOUR": 3600, "DAY": 86400}
+INSTANT_TYPES = {exp.DType.TIMESTAMPTZ, *TIMESTAMP_TYPES}
+
+
+def _whole(value: exp.Expr, divisor: int) -> exp.Expr:
+    """``value`` / ``divisor`` truncated toward zero: (value - MOD(value, divisor)) /
+    divisor, exact whether `/` truncates or not (MOD takes the dividend's sign)."""
+    exact = exp.Sub(
+        this=clone(value), expression=exp.Mod(this=clone(value), expression=lit(divisor))
+    )
+    return exact if divisor == 1 else exp.Div(this=exp.Paren(this=exact), expression=lit(divisor))
+
+
+@rule(
+    "TIMESTAMP-DIFF",
+    "rewrite",
+    ("bigquery",),
+    (exp.TimestampDiff,),
+    "BigQuery TIMESTAMP_DIFF(a, b, unit) counts the whole units elapsed from b to a, toward "
+    "zero (a DAY is 24 hours): the interval a - b, its day, hour and minute fields and whole "
+    "seconds summed to seconds, then divided by the unit, for SECOND, MINUTE, HOUR and DAY. "
+    "The two values must have the same type (instants, or DATETIMEs); sub-second units are "
+    "refused (the engines' EXTRACT(SECOND) from an interval keep different fractions).",
+    (
+        (
+            "bigquery",
+            "SELECT TIMESTAMP_DIFF(CAST(l_receiptdate AS DATETIME), CAST(l_shipdate AS DATETIME), "
+            "SECOND) AS s FROM sales.lineitem",
+            'SELECT CAST((((CAST(EXTRACT(DAY FROM (CAST("lineitem"."l_receiptdate" AS '
+            'TIMESTAMP) - CAST("lineitem"."l_shipdate" AS TIMESTAMP))) AS BIGINT)) * 24 + '
+            'EXTRACT(HOUR FROM (CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - '
+            'CAST("lineitem"."l_shipdate" AS TIMESTAMP)))) * 60 + EXTRACT(MINUTE FROM '
+            '(CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - CAST("lineitem"."l_shipdate" '
+            'AS TIMESTAMP)))) * 60 + (EXTRACT(SECOND FROM (CAST("lineitem"."l_receiptdate" '
+            'AS TIMESTAMP) - CAST("lineitem"."l_shipdate" AS TIMESTAMP))) - '
+            'MOD(EXTRACT(SECOND FROM (CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - '
+            'CAST("lineitem"."l_shipdate" AS TIMESTAMP))), 1)) AS BIGINT) AS "s" FROM '
+            '"raw"."lineitem" AS "lineitem"',
+        ),
+    ),
+)
+def timestamp_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    unit = _unit(node)
+    later, earlier = node.this, node.expression
+    if unit not in ELAPSED_UNITS:
+        ctx.report(
+            "error",
+            "TIMESTAMP-DIFF",
+            node,
+            f"TIMESTAMP_DIFF in {unit} units is translated for SECOND, MINUTE, HOUR and DAY only",
+        )
+        return None
+    kinds = {type_of(later), type_of(earlier)}
+    if len(kinds) != 1 or not kinds <= INSTANT_TYPES:
+        ctx.report(
+            "error",
+            "TIMESTAMP-DIFF",
+            node,
+            "TIMESTAMP_DIFF of values that are not both TIMESTAMPs (or both DATETIMEs); CAST them",
+        )
+        return None
+    difference = exp.Paren(this=exp.Sub(this=clone(later), expression=clone(earlier)))
+    seconds = extract("SECOND", difference)
+    # Spark's EXTRACT(DAY) from an interval is an INT: seconds in a century overflow it.
+    total: exp.Expr = cast(extract("DAY", difference), "BIGINT")
+    for part, per in (("HOUR", 24), ("MINUTE", 60)):
+        total = exp.Add(
+            this=exp.Mul(this=exp.Paren(this=total), expression=lit(per)),
+            expression=extract(part, difference),
+        )
+    total = exp.Add(
+        this=exp.Mul(this=exp.Paren(this=total), expression=lit(60)),
+        expression=_whole(seconds, 1),
+    )
+    if ELAPSED_UNITS[unit] > 1:
+        total = _whole(exp.Paren(this=total), ELAPSED_UNITS[unit])
+    return cast(total, "BIGINT")
+
+
 @rule(
     "DATE-PART",
     "rewrite",
     ALL_DIALECTS,
-    (exp.Extract,),
+    (exp.Extract, exp.WeekOfYear),
     "DATEPART / DATE_PART / EXTRACT of YEAR, QUARTER, MONTH, DAY, HOUR, MINUTE or SECOND; "
-    "week and weekday parts depend on DATEFIRST / WEEK_START settings and are refused.",
+    "the ISO 8601 week (T-SQL iso_week, Snowflake WEEKISO / DATE_PART(weekiso), BigQuery ISOWEEK) from the day of "
+    "year of its Thursday; T-SQL's week (week 1 holds January 1, weeks start on the assumed "
+    "DATEFIRST day: a TSQL-DATEFIRST warning) and BigQuery's WEEK / WEEK(<day>) (days before "
+    "the year's first such day are week 0) from the day of year and the weekday. Weeks that "
+    "other settings decide (Snowflake WEEK, WEEK_OF_YEAR_POLICY) are refused.",
     (
         (
             "tsql",
             "SELECT DATEPART(quarter, o_orderdate) AS q FROM dbo.Orders",
             'SELECT CAST(FLOOR((EXTRACT(MONTH FROM "orders"."o_orderdate") + 2) / 3) AS INTEGER) AS "q" FROM "raw"."orders" AS "orders"',
         ),
+        (
+            "tsql",
+            "SELECT DATEPART(week, o_orderdate) AS w FROM dbo.Orders",
+            'SELECT CAST(FLOOR((EXTRACT(DAY FROM (CAST(CAST("orders"."o_orderdate" AS DATE) AS TIMESTAMP) - CAST(CAST(CAST("orders"."o_orderdate" AS DATE) - (EXTRACT(DAY FROM CAST("orders"."o_orderdate" AS DATE)) - 1) * INTERVAL \'1\' DAY - (EXTRACT(MONTH FROM "orders"."o_orderdate") - 1) * INTERVAL \'1\' MONTH AS DATE) AS TIMESTAMP))) + 1 + 12 - (MOD((MOD((EXTRACT(DAY FROM (CAST(CAST("orders"."o_orderdate" AS DATE) AS TIMESTAMP) - CAST(\'1900-01-01 00:00:00\' AS TIMESTAMP))) + 1), 7) + 7), 7))) / 7) AS INTEGER) AS "w" FROM "raw"."orders" AS "orders"',
+        ),
     ),
 )
 def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if isinstance(node, exp.WeekOfYear):
+        # Snowflake's WEEKISO(d); other dialects' WEEKOFYEAR is not read as ISO here.
+        if ctx.dialect != "snowflake" or _date_kind(node, node.this, ctx, "DATE-PART") is None:
+            return None
+        return cast(iso_week(node.this), "BIGINT")
     part = node.this.name.upper()
     part = {"YY": "YEAR", "YYYY": "YEAR", "MM": "MONTH", "DD": "DAY", "QQ": "QUARTER"}.get(
         part, part
@@ -362,6 +466,27 @@ def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return extract(part, node.expression)
     if part == "QUARTER":
         return quarter_of(node.expression)
+    number = "INTEGER" if ctx.dialect == "tsql" else "BIGINT"  # T-SQL's DATEPART is an INT
+    week = part in ISO_WEEK_PARTS or part == "WEEK" or isinstance(node.this, exp.WeekStart)
+    date = _unwrap(node.expression, ctx)
+    if week and _date_kind(node, date, ctx, "DATE-PART") is None:
+        return None
+    if part in ISO_WEEK_PARTS:
+        return cast(iso_week(date), number)
+    if part == "WEEK" and ctx.dialect == "tsql":
+        datefirst = ctx.assume("tsql_datefirst")
+        ctx.report(
+            "warning",
+            "TSQL-DATEFIRST",
+            node,
+            f"week numbering assumes SET DATEFIRST {datefirst} (weeks start on "
+            f"{WEEKDAYS[datefirst - 1]}); set tsql_datefirst in sql/assumptions.yaml",
+        )
+        return cast(week_in_year(date, datefirst - 1, 1), number)
+    if ctx.dialect == "bigquery" and (part == "WEEK" or isinstance(node.this, exp.WeekStart)):
+        # WEEK is WEEK(SUNDAY); days before the year's first such day are week 0.
+        first = SUNDAY if part == "WEEK" else WEEK_UNITS.index(part)
+        return cast(week_in_year(date, first, 0), number)
     ctx.report(
         "error",
         "DATE-PART",
@@ -459,17 +584,31 @@ def date_trunc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return _truncate(node, node.this, _canonical_unit(name), ctx, "DATE-TRUNC")
 
 
+# Snowflake's spellings of the WEEK date part.
+SF_WEEKS = ("WEEK", "WK", "W", "WEEKOFYEAR", "WOY", "WY")
+
+
 @rule(
     "LAST-DAY",
     "rewrite",
     ("snowflake", "tsql", "oracle", "teradata", "bigquery", "redshift"),
     (exp.LastDay,),
-    "LAST_DAY(d) / EOMONTH(d) becomes the first of the month plus one month minus one day.",
+    "LAST_DAY(d) / EOMONTH(d) becomes the first of the month plus one month minus one day; "
+    "Snowflake's LAST_DAY(d, 'year' | 'quarter') goes first to the first of the year's or "
+    "quarter's last month (BigQuery's YEAR and QUARTER too), and a week's last day is its "
+    "first day plus 6 days: Snowflake's 'week' starts on the assumed WEEK_START day (an "
+    "SF-WEEK-START warning), BigQuery's WEEK on Sunday, WEEK(<day>) on that day and ISOWEEK "
+    "on Monday.",
     (
         (
             "tsql",
             "SELECT EOMONTH(o_orderdate) AS e FROM dbo.Orders",
             'SELECT CAST(CAST("orders"."o_orderdate" AS DATE) - (EXTRACT(DAY FROM CAST("orders"."o_orderdate" AS DATE)) - 1) * INTERVAL \'1\' DAY + INTERVAL \'1\' MONTH - INTERVAL \'1\' DAY AS DATE) AS "e" FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "snowflake",
+            "SELECT LAST_DAY(o_orderdate, 'year') AS y FROM SALES.ORDERS",
+            'SELECT CAST(CAST("orders"."o_orderdate" AS DATE) - (EXTRACT(DAY FROM CAST("orders"."o_orderdate" AS DATE)) - 1) * INTERVAL \'1\' DAY + (11 - (EXTRACT(MONTH FROM "orders"."o_orderdate") - 1)) * INTERVAL \'1\' MONTH + INTERVAL \'1\' MONTH - INTERVAL \'1\' DAY AS DATE) AS "y" FROM "raw"."orders" AS "orders"',
         ),
     ),
 )
@@ -477,12 +616,45 @@ def last_day(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     date = node.this
     if isinstance(date, exp.TsOrDsToDate):
         date = date.this
-    if node.args.get("unit") is not None and node.args["unit"].name.upper() != "MONTH":
-        ctx.report("error", "LAST-DAY", node, "LAST_DAY is supported for MONTH only")
+    unit = node.args.get("unit")
+    name = _canonical_unit(unit.name.upper()) if unit is not None else "MONTH"
+    first = ""  # the day weeks start on, for a WEEK unit
+    if ctx.dialect == "bigquery" and isinstance(unit, exp.WeekStart):
+        name, first = "WEEK", unit.name.upper()  # WEEK is WEEK(SUNDAY)
+    elif ctx.dialect == "bigquery" and unit is not None and unit.name.upper() == "ISOWEEK":
+        name, first = "WEEK", "MONDAY"
+    elif ctx.dialect == "snowflake" and unit is not None and unit.name.upper() in SF_WEEKS:
+        name = "WEEK"
+    if name not in ("MONTH", "QUARTER", "YEAR", "WEEK") or first not in ("", *WEEK_UNITS):
+        ctx.report(
+            "error", "LAST-DAY", node, "LAST_DAY is supported for MONTH, QUARTER, YEAR and WEEK"
+        )
         return None
     if _date_kind(node, date, ctx, "LAST-DAY") is None:
         return None
-    end = cast(last_of_month(first_of_month(cast(date, "DATE"))), "DATE")
+    if name == "WEEK":
+        if not first:
+            # Snowflake's week ends the day before the next WEEK_START day (Sunday for 0, 1).
+            week_start = ctx.assume("snowflake_week_start")
+            first = WEEKDAYS[max(week_start, 1) - 1].upper()
+            ctx.report(
+                "warning",
+                "SF-WEEK-START",
+                node,
+                f"the week's last day assumes WEEK_START = {week_start} (weeks start on "
+                f"{first.title()}); set snowflake_week_start in sql/assumptions.yaml",
+            )
+        start = _truncate(node, date, first, ctx, "LAST-DAY")
+        return cast(exp.Add(this=start, expression=interval(6, "DAY")), "DATE")
+    first = first_of_month(cast(date, "DATE"))
+    if name != "MONTH":
+        # Months from date's month to the last month of its year or quarter.
+        into = exp.Sub(this=extract("MONTH", date), expression=lit(1))
+        if name == "QUARTER":
+            into = exp.Mod(this=into, expression=lit(3))
+        left = exp.Sub(this=lit(11 if name == "YEAR" else 2), expression=into)
+        first = exp.Add(this=first, expression=interval(left, "MONTH"))
+    end = cast(last_of_month(first), "DATE")
     end.meta[MONTH_END] = True
     return end
 

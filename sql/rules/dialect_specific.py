@@ -21,18 +21,42 @@ def _noop(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "rewrite",
     ("tsql", "teradata", "redshift"),
     (exp.Limit,),
-    "TOP n [PERCENT] [WITH TIES] becomes FETCH FIRST n [PERCENT] ROWS ONLY / WITH TIES.",
+    "TOP n [PERCENT] [WITH TIES] becomes FETCH FIRST n [PERCENT] ROWS ONLY / WITH TIES: the "
+    "standard's PERCENT count rounds up as T-SQL's does (sql/render.py runs both as a filter "
+    "on ROW_NUMBER / RANK, which neither engine spells). A PERCENT that is not a number "
+    "literal from 0 to 100 is refused.",
     (
         (
             "tsql",
             "SELECT TOP 5 WITH TIES o_orderkey FROM dbo.Orders ORDER BY o_totalprice DESC",
             'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" ORDER BY "orders"."o_totalprice" DESC NULLS LAST FETCH FIRST 5 ROWS WITH TIES',
         ),
+        (
+            "tsql",
+            "SELECT TOP (12.5) PERCENT o_orderkey FROM dbo.Orders ORDER BY o_totalprice",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" '
+            'ORDER BY "orders"."o_totalprice" ASC NULLS FIRST FETCH FIRST 12.5 PERCENT ROWS ONLY',
+        ),
     ),
 )
 def top(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not node.meta.get("top"):
         return None
+    options = node.args.get("limit_options")
+    if options is not None and options.args.get("percent"):
+        count = node.expression
+        while isinstance(count, exp.Paren):
+            count = count.this
+        number = count.name if isinstance(count, exp.Literal) and not count.is_string else ""
+        if not number or not 0 <= float(number) <= 100:
+            ctx.report(
+                "error",
+                "TOP",
+                node.expression,
+                "TOP n PERCENT is translated for a number literal n from 0 to 100 (T-SQL "
+                "raises on other values)",
+            )
+            return None
     return exp.Fetch(
         direction="FIRST", count=node.expression, limit_options=node.args.get("limit_options")
     )

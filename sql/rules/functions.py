@@ -5,7 +5,15 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, clone, is_null, lit, type_of
+from sql.rules.build import (
+    INTEGER_TYPES,
+    NUMERIC_TYPES,
+    clone,
+    integer_literal,
+    is_null,
+    lit,
+    type_of,
+)
 
 MAX_GREATEST_ARGS = 4
 
@@ -83,19 +91,69 @@ def bool_agg(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return exp.EQ(this=aggregate(this=_as_flag(node.this)), expression=lit(1))
 
 
+def _truncated(node: exp.Round, ctx: Context) -> exp.Expr | None:
+    """T-SQL ROUND(x, n, f) with f not 0: x truncated toward zero to n decimal places (to
+    10^-n when n is negative), as x - MOD(x, 10^-n) (MOD takes the dividend's sign, so the
+    remainder removed is the digits past the n-th, whatever the sign), cast back to x's type
+    as T-SQL keeps it. Exact for integers and decimals; a float's decimal digits are not
+    exact binary fractions, so truncating one is refused."""
+    value, places = node.this, integer_literal(node.args.get("decimals") or lit(0))
+    value_type = node.this.type
+    if places is None or value_type is None or type_of(value) not in NUMERIC_TYPES:
+        ctx.report(
+            "error",
+            "FN-ROUND",
+            node,
+            "ROUND(x, n, 1) truncates: translated for an integer or decimal x and an integer "
+            "literal n only",
+        )
+        return None
+    if type_of(value) in (exp.DType.DOUBLE, exp.DType.FLOAT):
+        ctx.report(
+            "error",
+            "FN-ROUND",
+            node,
+            "ROUND(x, n, 1) of a floating-point value truncates binary fractions whose "
+            "decimal digits no standard form reproduces exactly",
+        )
+        return None
+    scale = 0
+    if type_of(value) == exp.DType.DECIMAL and len(value_type.expressions) == 2:
+        scale = int(value_type.expressions[1].this.name)
+    if places >= scale:
+        return clone(value)  # no digits past the n-th to remove
+    step = "1" + "0" * -places if places <= 0 else "0." + "0" * (places - 1) + "1"
+    remainder = exp.Mod(this=clone(value), expression=exp.Literal.number(step))
+    truncated = exp.Sub(this=clone(value), expression=remainder)
+    # T-SQL's ROUND of a TINYINT or SMALLINT is an INT.
+    small = value_type.this in (exp.DType.TINYINT, exp.DType.SMALLINT)
+    return exp.Cast(this=truncated, to=exp.DataType.build("INT") if small else value_type.copy())
+
+
 @rule(
     "FN-ROUND",
-    "warn",
+    "rewrite",
     ALL_DIALECTS,
     (exp.Round,),
     "ROUND(x[, n]) is kept for exact numerics with an integer n (half away from zero in every "
     "source and engine); on floating-point values ties may round differently (warning); on "
-    "dates (Oracle ROUND(date, fmt)) it is refused.",
+    "dates (Oracle ROUND(date, fmt)) it is refused. T-SQL's ROUND(x, n, f) with f not 0 "
+    "truncates: x - MOD(x, 10^-n) cast back to x's type, for an integer or decimal x and an "
+    "integer literal n (a float, or a computed n or f, is refused); f = 0 is ROUND(x, n).",
     (
         (
             "tsql",
             "SELECT ROUND(CAST(o_totalprice AS FLOAT), 1) AS p FROM dbo.Orders",
             'SELECT ROUND(CAST("orders"."o_totalprice" AS DOUBLE PRECISION), 1) AS "p" FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "tsql",
+            "SELECT ROUND(o_totalprice, 1, 1) AS p, ROUND(o_custkey, -2, 1) AS c, "
+            "ROUND(o_totalprice, 1, 0) AS r FROM dbo.Orders",
+            'SELECT CAST("orders"."o_totalprice" - MOD("orders"."o_totalprice", 0.1) AS '
+            'DECIMAL(15, 2)) AS "p", CAST("orders"."o_custkey" - MOD("orders"."o_custkey", 100) '
+            'AS BIGINT) AS "c", ROUND("orders"."o_totalprice", 1) AS "r" FROM "raw"."orders" AS '
+            '"orders"',
         ),
     ),
     phase="final",
@@ -103,9 +161,13 @@ def bool_agg(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     value_type = type_of(node.this)
     decimals = node.args.get("decimals")
-    if node.args.get("truncate") or (
-        decimals is not None and type_of(decimals) not in INTEGER_TYPES
-    ):
+    mode = node.args.get("truncate")
+    if mode is not None and ctx.dialect == "tsql" and integer_literal(mode) is not None:
+        if integer_literal(mode) != 0:
+            return _truncated(node, ctx)
+        node.set("truncate", None)  # function 0: the ordinary rounding
+        mode = None
+    if mode is not None or (decimals is not None and type_of(decimals) not in INTEGER_TYPES):
         ctx.report(
             "error", "FN-ROUND", node, "ROUND with a non-integer precision or a mode argument"
         )

@@ -233,6 +233,64 @@ def translate_pattern(pattern: str, flavour: str, *, whole: bool) -> str:
     return f"^({text})$" if whole else text
 
 
+# LIKE's `_` is any one character, a newline too: the class of everything in each flavour.
+ANY_CHARACTER = "[\\s\\S]"
+
+
+def _like_class(pattern: str, at: int) -> tuple[str, bool, int]:
+    """The T-SQL LIKE class ``[...]`` whose members start at ``at`` (after the ``[``): the
+    regex class, whether it holds a range, and where the pattern goes on. Inside the
+    brackets %, _ and [ are plain characters; ^ first negates; - between two characters
+    is a range."""
+    end = pattern.find("]", at)
+    if end < 0:
+        raise PatternError("[", "is not closed")
+    text = pattern[at:end]
+    negated = text.startswith("^")
+    text = text[1:] if negated else text
+    if not text:
+        raise PatternError(pattern[at - 1 : end + 1], "is an empty class")
+    members: list[str] = []
+    ranged = False
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if index + 2 < len(text) and text[index + 1] == "-":
+            low, high = char, text[index + 2]
+            if not (low.isascii() and high.isascii()) or low > high:
+                raise PatternError(f"{low}-{high}", "is not a range of ASCII characters")
+            members.append(f"{_class_literal(low)}-{_class_literal(high)}")
+            ranged = True
+            index += 3
+            continue
+        members.append(_class_literal(char))
+        index += 1
+    return "[" + ("^" if negated else "") + "".join(members) + "]", ranged, end + 1
+
+
+def like_class_pattern(pattern: str) -> tuple[str, bool]:
+    """A T-SQL LIKE pattern with [...] classes (and no escape character) as an anchored
+    LIKE_REGEX pattern with the same matches, and whether it holds a character range:
+    % is any run of characters, _ any one character, [...] a class, the rest literal."""
+    out: list[str] = []
+    ranged = False
+    at = 0
+    while at < len(pattern):
+        char = pattern[at]
+        at += 1
+        if char == "%":
+            out.append(ANY_CHARACTER + "*")
+        elif char == "_":
+            out.append(ANY_CHARACTER)
+        elif char == "[":
+            members, has_range, at = _like_class(pattern, at)
+            out.append(members)
+            ranged = ranged or has_range
+        else:
+            out.append(_literal(char))
+    return "^(" + "".join(out) + ")$", ranged
+
+
 @rule(
     "FN-REGEXP-LIKE",
     "rewrite",

@@ -8,6 +8,7 @@ from sql import portable
 from sql.diagnostics import node_offset
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, STRING_TYPES, clone, integer_literal, lit, type_of
+from sql.rules.regex import PatternError, like_class_pattern
 
 
 @rule(
@@ -671,10 +672,14 @@ def standard_pattern(pattern: exp.Expr, ctx: Context) -> tuple[exp.Expr, bool] |
     (exp.Like,),
     "LIKE patterns mean what the source means: BigQuery and Redshift read a backslash as an "
     "escape (a literal pattern becomes the ANSI pattern, with ESCAPE '\\' where a literal % or "
-    "_ remains); T-SQL reads [...] as a character class and Snowflake's backslash handling is "
-    "not the standard's, so those patterns are refused, as is a pattern that is not a literal "
-    "in these dialects (its characters are only known when the query runs). An explicit "
-    "ESCAPE clause already has the standard meaning.",
+    "_ remains). T-SQL reads [...] as a character class: a literal pattern with classes "
+    "([abc], [a-c], [^a-c], [[], [%], [_]) becomes an anchored LIKE_REGEX (% any run of "
+    "characters, _ any one, newlines included) under the case-sensitive collation assumption "
+    "(a TSQL-COLLATION warning; ranges as code points, as a binary collation orders them); "
+    "unclosed or empty classes, ranges beyond ASCII and classes with an ESCAPE clause are "
+    "refused. Snowflake's backslash handling is not the standard's, so those patterns are "
+    "refused, as is a pattern that is not a literal in these dialects (its characters are only "
+    "known when the query runs). An explicit ESCAPE clause already has the standard meaning.",
     (
         (
             "bigquery",
@@ -683,10 +688,20 @@ def standard_pattern(pattern: exp.Expr, ctx: Context) -> tuple[exp.Expr, bool] |
             'WHERE "customer"."c_name" LIKE \'a\\_b%\' ESCAPE \'\\\' AND "customer"."c_phone" '
             "LIKE '1-%'",
         ),
+        (
+            "tsql",
+            "SELECT c_custkey FROM dbo.Customer WHERE c_name LIKE '[a-c]%' AND c_phone NOT LIKE '%[_]%'",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
+            'WHERE "customer"."c_name" LIKE_REGEX \'^([a-c][\\s\\S]*)$\' AND NOT '
+            '("customer"."c_phone" LIKE_REGEX \'^([\\s\\S]*[_][\\s\\S]*)$\')',
+        ),
     ),
     phase="syntax",
 )
 def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    pattern = node.expression
+    if ctx.dialect == "tsql" and isinstance(pattern, exp.Literal) and "[" in pattern.name:
+        return _tsql_class_like(node, ctx)
     if isinstance(node.parent, exp.Escape):
         return None
     checked = standard_pattern(node.expression, ctx)
@@ -698,6 +713,34 @@ def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     like = clone(node)
     like.set("expression", pattern)
     return exp.Escape(this=like, expression=lit("\\")) if needs_escape else like
+
+
+def _tsql_class_like(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    """T-SQL LIKE with [...] character classes: the same match as LIKE_REGEX."""
+    pattern = node.expression
+    if isinstance(node.parent, exp.Escape):
+        ctx.report(
+            "error",
+            "LIKE-PATTERN",
+            pattern,
+            "a T-SQL LIKE pattern with [...] classes and an ESCAPE character has no exact "
+            "standard reading here; write the escaped character as a class ([%], [_], [[])",
+        )
+        return node
+    try:
+        regex, ranged = like_class_pattern(pattern.name)
+    except PatternError as error:
+        ctx.report("error", "LIKE-PATTERN", pattern, f"T-SQL LIKE class {error}")
+        return node
+    order = "; a range as code points, as a binary (_BIN2) collation orders them" if ranged else ""
+    ctx.report(
+        "warning",
+        "TSQL-COLLATION",
+        node,
+        f"LIKE [...] classes translated assuming a case-sensitive collation{order}",
+    )
+    match = exp.RegexpLike(this=clone(node.this), expression=lit(regex))
+    return exp.Not(this=exp.Paren(this=match)) if node.args.get("negate") else match
 
 
 @rule(
