@@ -22,6 +22,8 @@ from sqlglot import exp
 
 from sql.diagnostics import Severity
 from sql.rules import Context
+from sql.udf import TempFunctions
+from sql.variables import ScriptVariables
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,9 @@ class Definition:
     target: str | None  # lower-case table name, None for a bare query
     name_parts: tuple[exp.Identifier, ...]  # the table name as written (for later readers)
     statement: exp.Expr  # where diagnostics about the whole definition point
+    # BigQuery variables it reads by a bare name, (name, line, col) of each use: a column of
+    # the same name of a table it reads would be read instead (sql/translate.py checks).
+    variable_uses: tuple[tuple[str, int, int], ...] = ()
 
 
 def _report(
@@ -98,13 +103,18 @@ def _last_drops(statements: list[exp.Expr]) -> dict[str, int]:
 
 
 def _last_creations(statements: list[exp.Expr]) -> dict[str, int]:
-    """For each name a CREATE or INSERT writes, the index of the last statement that does."""
+    """For each name a CREATE, INSERT or SELECT ... INTO writes, the index of the last
+    statement that does."""
     last: dict[str, int] = {}
     for index, statement in enumerate(statements):
         if isinstance(statement, exp.Create | exp.Insert):
             table = _target(statement)
-            if table is not None:
-                last[_key(table)] = index
+        elif isinstance(statement, exp.Select) and statement.args.get("into") is not None:
+            table = statement.args["into"].this
+        else:
+            continue
+        if isinstance(table, exp.Table):
+            last[_key(table)] = index
     return last
 
 
@@ -178,7 +188,9 @@ def _with_helpers(
         pending |= {n for n in _reads(helpers[name]) if n in helpers} - needed
     if not needed:
         return query
-    own = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
+    # Only the query's own WITH hides a helper: a CTE of a subquery is seen inside it alone.
+    existing = query.args.get("with_")
+    own = {cte.alias_or_name.lower() for cte in existing.expressions} if existing else set()
     ctes = [
         exp.CTE(
             this=helpers[name].copy(),
@@ -208,8 +220,13 @@ def _with_helpers(
 
 def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
     """The tables the script defines, in order; problems are reported to ``ctx`` as errors."""
-    helpers: dict[str, exp.Query] = {}
+    helpers: dict[str, exp.Query] = {}  # each helper's rows as of the statement followed
     built: dict[str, int] = {}  # each helper's place in the order the script built them
+    helper_uses: dict[str, tuple[tuple[str, int, int], ...]] = {}
+    # Temporary tables created with declared columns (CREATE TABLE #t (a INT, ...)): INSERT
+    # appends rows converted to them; no rows until the first INSERT.
+    declared: dict[str, tuple[tuple[str, exp.DataType], ...]] = {}
+    dropped: set[str] = set()  # helpers the script dropped and has not created again
     defined: dict[str, exp.Expr] = {}
     targets: set[str | None] = set()  # the definitions' table names
     definitions: list[Definition] = []
@@ -218,16 +235,35 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
     last_drop = _last_drops(statements)
     last_write = _last_creations(statements)
 
-    def add_helper(name: str, query: exp.Query, statement: exp.Expr) -> None:
-        if name in helpers or name in defined:
+    def add_helper(
+        name: str, query: exp.Query, statement: exp.Expr, uses: tuple[tuple[str, int, int], ...]
+    ) -> None:
+        if name in helpers or name in defined or name in declared:
             _report(
                 ctx, "error", "TEMP-TABLE", statement, f"temporary table {name} is written twice"
             )
         helpers[name] = _with_helpers(query, helpers, built)
+        helper_uses[name] = uses + _uses_of_helpers(query, helper_uses)
+        built.setdefault(name, len(built))
+        dropped.discard(name)
+        ctx.applied.add("TEMP-TABLE")
+
+    def append(name: str, query: exp.Query, statement: exp.Insert, uses: tuple) -> None:
+        rows = _typed_rows(_with_helpers(query, helpers, built), declared[name], statement, ctx)
+        if rows is None:
+            return
+        helper_uses[name] = helper_uses.get(name, ()) + uses + _uses_of_helpers(query, helper_uses)
+        old = helpers.get(name)
+        helpers[name] = rows if old is None else exp.union(old, rows, distinct=False)
         built.setdefault(name, len(built))
         ctx.applied.add("TEMP-TABLE")
 
-    def define(query: exp.Query, table: exp.Table | None, statement: exp.Expr) -> None:
+    def define(
+        query: exp.Query,
+        table: exp.Table | None,
+        statement: exp.Expr,
+        uses: tuple[tuple[str, int, int], ...],
+    ) -> None:
         key = _key(table) if table is not None else None
         target = table.name.lstrip("#").lower() if table is not None else None
         if key is not None and (key in defined or key in helpers or target in targets):
@@ -240,14 +276,54 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
             defined[key] = statement
         parts = _parts(table) if table is not None else ()
         definitions.append(
-            Definition(_with_helpers(named, helpers, built), target, parts, statement)
+            Definition(
+                _with_helpers(named, helpers, built),
+                target,
+                parts,
+                statement,
+                uses + _uses_of_helpers(named, helper_uses),
+            )
         )
         targets.add(target)
 
+    def readable(query: exp.Expr, statement: exp.Expr) -> bool:
+        """Whether every temporary table ``query`` reads has rows the script gave it."""
+        problems = []
+        for table in query.find_all(exp.Table):
+            key = _key(table)
+            if key in helpers:
+                continue
+            if key in dropped:
+                problems.append(f"reads {key} after the script dropped it")
+            elif key in declared:
+                problems.append(
+                    f"reads {key} before any INSERT fills it (an empty table has no "
+                    "translation here)"
+                )
+            elif _temporary_name(table):
+                problems.append(
+                    f"reads temporary table {key}, which this script does not create "
+                    "(another session's table is not visible to it)"
+                )
+        for problem in problems:
+            _report(ctx, "error", "TEMP-TABLE", statement, problem)
+        return not problems
+
+    variables = ScriptVariables(
+        ctx, last_write, _key, lambda query: _with_helpers(query, helpers, built)
+    )
+    functions = TempFunctions(ctx)
     # Where each DROP was first written (equal statements compare equal): a repeated
     # `DROP TABLE IF EXISTS t` is judged from there, like the first.
     first_drops: dict[exp.Expr, int] = {}
     for index, statement in enumerate(statements):
+        if variables.consume(statement, index) or functions.define(statement):
+            continue
+        uses_before = len(variables.bare_uses)
+        if isinstance(statement, exp.Query | exp.Create | exp.Insert):
+            variables.substitute(statement)
+            functions.inline(statement)
+        uses = tuple(variables.bare_uses[uses_before:])
         drops = _dropped(statement)
         if drops:
             first = first_drops.setdefault(statement, index)
@@ -255,6 +331,7 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
                 t
                 for t in drops
                 if _key(t) not in helpers
+                and _key(t) not in declared
                 and _key(t) not in defined
                 and last_drop[_key(t)] <= index  # not dropped again later
                 # DROP ... IF EXISTS before the script (re)creates the table
@@ -269,8 +346,25 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
                     statement,
                     f"DROP of {names}, which this script does not create",
                 )
+            for table in drops:
+                key = _key(table)
+                if key in helpers or key in declared:
+                    helpers.pop(key, None)
+                    declared.pop(key, None)
+                    dropped.add(key)
             continue
         temporary = _is_temporary(statement)
+        written = _written_table(statement)
+        if written is not None and _global_temporary(written):
+            _report(
+                ctx,
+                "error",
+                "TEMP-TABLE",
+                statement,
+                f"global temporary table ##{written.name} is shared with other sessions, "
+                "which can change it while the script runs; use a #local one",
+            )
+            continue
         if isinstance(statement, exp.Select) and statement.args.get("into") is not None:
             into = statement.args["into"]
             if not isinstance(into.this, exp.Table):
@@ -284,12 +378,29 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
                 continue
             query = statement.copy()
             query.set("into", None)
-            add_helper(_key(into.this), query, statement)
+            if readable(query, statement):
+                add_helper(_key(into.this), query, statement, uses)
         elif isinstance(statement, exp.Query):
-            define(statement, None, statement)
+            if readable(statement, statement):
+                define(statement, None, statement, uses)
         elif isinstance(statement, exp.Create) and statement.kind in ("TABLE", "VIEW"):
             query = _query_of(statement.expression)
             table = _target(statement)
+            is_helper = table is not None and (temporary or last_drop.get(_key(table), -1) > index)
+            if query is None and is_helper and statement.kind == "TABLE" and table is not None:
+                columns = _declared_columns(statement, ctx)
+                if columns is not None:
+                    if _key(table) in helpers or _key(table) in declared:
+                        _report(
+                            ctx,
+                            "error",
+                            "TEMP-TABLE",
+                            statement,
+                            f"temporary table {_key(table)} is created twice",
+                        )
+                    declared[_key(table)] = columns
+                    dropped.discard(_key(table))
+                continue
             if query is None or table is None:
                 _report(
                     ctx,
@@ -299,25 +410,60 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
                     f"CREATE {statement.kind} without AS SELECT",
                 )
                 continue
-            if temporary or last_drop.get(_key(table), -1) > index:
+            if _without_data(statement):
+                _report(
+                    ctx,
+                    "error",
+                    "PROC-STATEMENT",
+                    statement,
+                    "CREATE TABLE ... WITH NO DATA makes an empty table of the query's columns; "
+                    "an empty table has no translation here",
+                )
+                continue
+            if not readable(query, statement):
+                continue
+            if is_helper:
                 if isinstance(statement.this, exp.Schema) and statement.this.expressions:
                     named = _named_columns(query, statement, ctx)
                     if named is None:
                         continue
                     query = named
-                add_helper(_key(table), query, statement)
+                add_helper(_key(table), query, statement, uses)
             else:
-                define(query, table, statement)
+                define(query, table, statement, uses)
         elif isinstance(statement, exp.Insert):
             query = _query_of(statement.expression)
             table = _target(statement)
             if query is None or table is None:
                 _report(ctx, "error", "PROC-STATEMENT", statement, "INSERT without a SELECT")
                 continue
-            if _key(table) in helpers:
-                _report(ctx, "error", "TEMP-TABLE", statement, "a temporary table is written twice")
+            if not readable(query, statement):
                 continue
-            define(query, table, statement)
+            key = _key(table)
+            if key in declared:
+                append(key, query, statement, uses)
+                continue
+            if key in helpers:
+                _report(
+                    ctx,
+                    "error",
+                    "TEMP-TABLE",
+                    statement,
+                    f"INSERT INTO {key} after it was created from a query: the rows would be "
+                    "converted to its column types, which the script does not declare; "
+                    f"create it with CREATE TABLE {key} (column type, ...) and INSERT each part",
+                )
+                continue
+            define(query, table, statement, uses)
+        elif written is not None and (_key(written) in helpers or _key(written) in declared):
+            _report(
+                ctx,
+                "error",
+                "TEMP-TABLE",
+                statement,
+                f"{statement.key.upper()} of temporary table {_key(written)}: rows changed in "
+                "place have no translation; compute the final rows in the query that fills it",
+            )
         else:
             construct = (
                 statement.key.upper()
@@ -340,3 +486,159 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
             "the script defines no table",
         )
     return definitions
+
+
+def _uses_of_helpers(
+    query: exp.Expr, helper_uses: dict[str, tuple[tuple[str, int, int], ...]]
+) -> tuple[tuple[str, int, int], ...]:
+    """The bare variable uses of the helpers ``query`` reads (they become its CTEs)."""
+    if not helper_uses:
+        return ()
+    found: tuple[tuple[str, int, int], ...] = ()
+    for name in _reads(query) & helper_uses.keys():
+        found += helper_uses[name]
+    return found
+
+
+def _identifier_flag(table: exp.Table, flag: str) -> bool:
+    name = table.this
+    return isinstance(name, exp.Identifier) and bool(name.args.get(flag))
+
+
+def _temporary_name(table: exp.Table) -> bool:
+    """T-SQL ``#t`` or ``##t`` (sqlglot keeps the name without the marks)."""
+    return (
+        _identifier_flag(table, "temporary")
+        or _identifier_flag(table, "global_")
+        or table.name.startswith("#")
+    )
+
+
+def _global_temporary(table: exp.Table) -> bool:
+    return _identifier_flag(table, "global_") or table.name.startswith("##")
+
+
+def _written_table(statement: exp.Expr) -> exp.Table | None:
+    """The table ``statement`` writes: CREATE/INSERT/UPDATE/DELETE/MERGE/TRUNCATE's target or
+    SELECT ... INTO's."""
+    if isinstance(statement, exp.Select):
+        into = statement.args.get("into")
+        target = into.this if into is not None else None
+    elif isinstance(statement, exp.TruncateTable):
+        target = (statement.expressions or [None])[0]
+    elif isinstance(statement, exp.Update | exp.Delete | exp.Merge | exp.Create | exp.Insert):
+        target = statement.this
+    else:
+        return None
+    if isinstance(target, exp.Schema):
+        target = target.this
+    return target if isinstance(target, exp.Table) else None
+
+
+def _without_data(statement: exp.Create) -> bool:
+    properties = statement.args.get("properties")
+    return bool(properties) and any(
+        isinstance(p, exp.WithDataProperty) and p.args.get("no") for p in properties.expressions
+    )
+
+
+# A column of these types takes text longer than its length differently on INSERT (an error,
+# or a cut, by server setting) than the CAST a translation would write.
+_LENGTH_TYPES = {
+    exp.DType.CHAR,
+    exp.DType.NCHAR,
+    exp.DType.VARCHAR,
+    exp.DType.NVARCHAR,
+    exp.DType.BINARY,
+    exp.DType.VARBINARY,
+}
+
+
+def _declared_columns(
+    statement: exp.Create, ctx: Context
+) -> tuple[tuple[str, exp.DataType], ...] | None:
+    """The columns of ``CREATE TABLE #t (a INT, ...)``, or None (reported) when INSERT into
+    them is not what a CAST does."""
+    schema = statement.this
+    columns: list[tuple[str, exp.DataType]] = []
+    problem = None
+    for column in schema.expressions if isinstance(schema, exp.Schema) else []:
+        kind = column.args.get("kind") if isinstance(column, exp.ColumnDef) else None
+        if not isinstance(kind, exp.DataType):
+            problem = "a temporary table's columns need types"
+        elif column.args.get("constraints"):
+            problem = (
+                f"column {column.name} has a constraint (NOT NULL, DEFAULT, IDENTITY, ...), "
+                "which INSERT enforces and the translation does not"
+            )
+        elif kind.this in _LENGTH_TYPES:
+            problem = (
+                f"column {column.name} is {kind.sql(ctx.dialect)}: INSERT of longer text fails "
+                "or is cut by server settings, which the translation does not model; declare "
+                "it without a length limit"
+                if kind.expressions
+                else f"column {column.name} is {kind.sql(ctx.dialect)} without a length, whose "
+                "length the dialect fixes; declare it without a length limit"
+            )
+        else:
+            columns.append((column.name.lower(), kind))
+            continue
+        break
+    if problem is None and not columns:
+        problem = "CREATE TABLE without columns or AS SELECT"
+    if problem is not None:
+        _report(ctx, "error", "TEMP-TABLE", statement, problem)
+        return None
+    return tuple(columns)
+
+
+def _typed_rows(
+    query: exp.Query,
+    columns: tuple[tuple[str, exp.DataType], ...],
+    statement: exp.Insert,
+    ctx: Context,
+) -> exp.Query | None:
+    """The rows ``INSERT INTO #t [(a, ...)] query`` adds to a table of ``columns``: each value
+    converted to its column's type (CAST, as INSERT converts), NULL in the columns not named."""
+    target = statement.this
+    named = (
+        [c.name.lower() for c in target.expressions]
+        if isinstance(target, exp.Schema) and target.expressions
+        else [name for name, _ in columns]
+    )
+    unknown = [n for n in named if n not in dict(columns)]
+    first = query
+    while isinstance(first, exp.SetOperation):
+        first = first.this
+    first = _query_of(first) if not isinstance(first, exp.Select) else first
+    width = (
+        len(first.selects)
+        if isinstance(first, exp.Select) and not any(s.is_star for s in first.selects)
+        else None
+    )
+    problem = None
+    if unknown:
+        problem = f"INSERT names column {unknown[0]}, which the temporary table does not have"
+    elif width is None:
+        problem = "INSERT ... SELECT * into a temporary table: list the columns"
+    elif width != len(named):
+        problem = f"INSERT gives {width} values for {len(named)} columns"
+    if problem is not None:
+        _report(ctx, "error", "TEMP-TABLE", statement, problem)
+        return None
+    inserted = [f"inserted_{i}" for i in range(1, len(named) + 1)]
+    by_name = dict(zip(named, inserted, strict=True))
+    alias = exp.TableAlias(
+        this=exp.to_identifier("inserted"), columns=[exp.to_identifier(n) for n in inserted]
+    )
+    projections = [
+        exp.alias_(
+            exp.cast(
+                exp.column(by_name[name], table="inserted") if name in by_name else exp.null(),
+                kind.copy(),
+            ),
+            name,
+        )
+        for name, kind in columns
+    ]
+    return exp.select(*projections).from_(exp.Subquery(this=query, alias=alias))

@@ -779,6 +779,8 @@ def _translate_definition(
 ) -> Translation:
     try:
         tree, source_tables = _rewrite(definition.query, catalog, ctx)
+        if definition.variable_uses:
+            _refuse_shadowed_variables(definition, catalog, source_tables, ctx)
         selects = tree.selects if isinstance(tree, exp.Query) else []
         columns = tuple(s.alias_or_name for s in selects)
         types: tuple[exp.DataType, ...] = ()
@@ -825,6 +827,29 @@ def _translate_definition(
         col=col,
         assumed=tuple(sorted(ctx.assumed.items())),
     )
+
+
+def _refuse_shadowed_variables(
+    definition: Definition, catalog: Catalog, source_tables: Sequence[str], ctx: Context
+) -> None:
+    """A BigQuery variable read by its bare name where a table the query reads has a column
+    of that name: the script replaced the name by the variable's value, but the query may
+    read the column; refused rather than either guessed (sql/variables.py)."""
+    owners: dict[str, str] = {}
+    for zone, tables in catalog.schema(source_tables).items():
+        for table, columns in tables.items():
+            for column in columns:
+                owners.setdefault(column.lower(), f"{zone}.{table}")
+    for name, line, col in definition.variable_uses:
+        if name in owners:
+            message = (
+                f"{name} is both a script variable and a column of {owners[name]}; which one "
+                "the query reads is not certain: rename the variable"
+            )
+            diagnostic = Diagnostic("error", "SCRIPT-VARIABLE", message, ctx.file, line, col)
+            if diagnostic not in ctx.diagnostics:
+                ctx.diagnostics.append(diagnostic)
+    ctx.raise_errors()
 
 
 @dataclass(frozen=True)

@@ -555,7 +555,7 @@ for _rule_id, _dialects, _description, _example in (
         "PROC-STATEMENT",
         ALL_DIALECTS,
         "Procedural statements (variables, control flow, DML other than the final INSERT ... SELECT) are refused naming the construct.",
-        ("tsql", "DECLARE @x INT; SELECT 1 AS one", "1:1"),
+        ("tsql", "DECLARE @x TABLE (a INT); SELECT 1 AS one", "1:1"),
     ),
     (
         "SCRIPT-SHAPE",

@@ -100,7 +100,7 @@ REFUSED = [
     # (dialect, script, rule, line:col)
     (
         "tsql",
-        "DECLARE @d DATE = '1995-01-01';\nSELECT o_orderkey FROM dbo.Orders",
+        "DECLARE @t TABLE (d DATE);\nSELECT o_orderkey FROM dbo.Orders",
         "PROC-STATEMENT",
         "1:1",
     ),
