@@ -288,26 +288,28 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
 
     def readable(query: exp.Expr, statement: exp.Expr) -> bool:
         """Whether every temporary table ``query`` reads has rows the script gave it."""
-        problems = []
+        fine = True
         for table in query.find_all(exp.Table):
             key = _key(table)
             if key in helpers:
                 continue
             if key in dropped:
-                problems.append(f"reads {key} after the script dropped it")
+                problem = f"reads {table.sql(ctx.dialect)} after the script dropped it"
             elif key in declared:
-                problems.append(
-                    f"reads {key} before any INSERT fills it (an empty table has no "
+                problem = (
+                    f"reads {table.sql(ctx.dialect)} before any INSERT fills it (an empty table has no "
                     "translation here)"
                 )
             elif _temporary_name(table):
-                problems.append(
-                    f"reads temporary table {key}, which this script does not create "
+                problem = (
+                    f"reads temporary table {table.sql(ctx.dialect)}, which this script does not create "
                     "(another session's table is not visible to it)"
                 )
-        for problem in problems:
-            _report(ctx, "error", "TEMP-TABLE", statement, problem)
-        return not problems
+            else:
+                continue
+            ctx.report("error", "TEMP-TABLE", table, problem)
+            fine = False
+        return fine
 
     variables = ScriptVariables(
         ctx, last_write, _key, lambda query: _with_helpers(query, helpers, built)

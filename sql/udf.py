@@ -101,7 +101,7 @@ class TempFunctions:
         body = statement.expression
         returns = kinds.get(exp.ReturnsProperty)
         returned = returns.this if returns is not None else None
-        if not isinstance(body, exp.Paren):
+        if not isinstance(body, exp.Paren | exp.Subquery):
             self.functions[name] = Refused(name, "its body is not a SQL expression")
             return True
         body = body.copy()
@@ -258,9 +258,12 @@ def _visible(node: exp.Expr, root: exp.Expr) -> tuple[set[str], bool]:
     child, parent = node, node.parent
     while parent is not None and child is not root:
         if isinstance(parent, exp.Select):
-            from_ = parent.args.get("from_")
-            in_first_source = from_ is not None and child is from_
-            if not in_first_source:
+            # The first FROM item and the WITH clause's queries do not see the select's
+            # range variables; everything else in it does.
+            own_scope = child is not parent.args.get("from_") and child is not parent.args.get(
+                "with_"
+            )
+            if own_scope:
                 for source in _sources(parent):
                     opaque = True
                     alias = source.alias_or_name if hasattr(source, "alias_or_name") else ""
@@ -282,7 +285,12 @@ def _visible(node: exp.Expr, root: exp.Expr) -> tuple[set[str], bool]:
 def _captured(argument: exp.Expr, use: exp.Column, root: exp.Expr, ctes: set[str]) -> str | None:
     """Why ``argument`` placed at ``use`` could read a name of the body, or None."""
     names, opaque = _visible(use, root)
+    in_query = any(isinstance(a, exp.Query) for a in _ancestors(use, root))
     for node in preorder(argument):
+        if in_query and isinstance(node, exp.AggFunc | exp.Window):
+            # An aggregate of the caller's rows inside the body's subquery would be an
+            # outer-reference aggregate, which the engines do not all evaluate.
+            return "is an aggregate or window function that the body uses inside a subquery"
         if isinstance(node, exp.Column):
             parts = node.parts
             first = parts[0].name.lower() if parts else ""
@@ -296,6 +304,15 @@ def _captured(argument: exp.Expr, use: exp.Column, root: exp.Expr, ctes: set[str
         elif isinstance(node, exp.Table) and node.name.lower() in ctes and not node.db:
             return f"reads {node.name}, a name the body also gives a CTE"
     return None
+
+
+def _ancestors(node: exp.Expr, root: exp.Expr) -> list[exp.Expr]:
+    found = []
+    parent = node.parent
+    while parent is not None and parent is not root:
+        found.append(parent)
+        parent = parent.parent
+    return found
 
 
 def _body_problem(body: exp.Expr, parameters: set[str]) -> str | None:

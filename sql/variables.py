@@ -24,6 +24,8 @@ from sqlglot import exp
 from sql.rules import Context
 from sql.tree import preorder
 
+# The dialects whose scripts declare variables this module follows.
+DIALECTS = ("bigquery", "tsql")
 # Functions whose value differs between two evaluations (or between the assignment and a use
 # in a later statement): a variable holding one cannot be replaced by the expression.
 VOLATILE: tuple[type[exp.Expr], ...] = (
@@ -93,6 +95,8 @@ class ScriptVariables:
     def consume(self, statement: exp.Expr, index: int) -> bool:
         """Follow ``statement`` if it declares or assigns variables (True: nothing else to do
         with it); mark variables assigned under control flow as unknown."""
+        if self.ctx.dialect not in DIALECTS:
+            return False
         if self.bigquery and isinstance(statement, exp.Command):
             return self._bigquery_block(statement)
         if self.depth:
@@ -344,6 +348,8 @@ class ScriptVariables:
     def substitute(self, statement: exp.Expr) -> None:
         """Replace each use of a variable in ``statement`` by its value; refuse the uses of
         unknown values and of parameters the script does not set."""
+        if self.ctx.dialect not in DIALECTS:
+            return
         self._substitute(statement, report=True)
 
     def _substitute(self, tree: exp.Expr, *, report: bool) -> Unknown | None:
