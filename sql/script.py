@@ -16,7 +16,7 @@ so the tables of one file become assets with dependencies between them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlglot import exp
 
@@ -171,57 +171,103 @@ def _reads(query: exp.Expr) -> set[str]:
     return {_key(t) for t in query.find_all(exp.Table)}
 
 
-def _with_helpers(
-    query: exp.Query, helpers: dict[str, exp.Query], built: dict[str, int]
-) -> exp.Query:
-    """``query`` with the helpers it reads, directly or through other helpers, as CTEs in
-    the order the script built them (``built``: each helper's place in that order)."""
-    if not helpers:
-        return query  # most scripts have none: no walk over the query to find its tables
-    # Only the names the query reads are looked up: a long script builds many helpers, and
-    # going over all of them for every statement made splitting it quadratic.
-    needed: set[str] = set()
-    pending = {name for name in _reads(query) if name in helpers}
-    while pending:
-        name = pending.pop()
-        needed.add(name)
-        pending |= {n for n in _reads(helpers[name]) if n in helpers} - needed
-    if not needed:
-        return query
-    # Only the query's own WITH hides a helper: a CTE of a subquery is seen inside it alone.
-    existing = query.args.get("with_")
-    own = {cte.alias_or_name.lower() for cte in existing.expressions} if existing else set()
-    ctes = [
-        exp.CTE(
-            this=helpers[name].copy(),
-            alias=exp.TableAlias(this=exp.to_identifier(_cte_name(name))),
-        )
-        for name in sorted(needed, key=built.__getitem__)
-        if _cte_name(name) not in own
-    ]
-    if not ctes:
-        return query
-    query = query.copy()
-    for table in query.find_all(exp.Table):
-        key = _key(table)
-        if key in needed and "." in key:
-            # `stage.tmp` read as the CTE `stage__tmp`, still known by its own name.
+@dataclass
+class _Helpers:
+    """The temporary tables of a script, each version of each one (its rows after each
+    statement that writes it) as the query that makes it, to be a CTE of what reads it.
+
+    A statement's reads are bound to the versions current when it runs (``bind``): a table
+    appended to later, dropped and made again, is read as it was. Versions read other
+    versions by name, so that a definition holds one flat WITH of every version it needs,
+    in the order the script made them (``with_ctes``)."""
+
+    current: dict[str, str] = field(default_factory=dict)  # key -> its current version's name
+    queries: dict[str, exp.Query] = field(default_factory=dict)  # version -> query, in order
+    made: dict[str, int] = field(default_factory=dict)  # key -> versions made
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.current
+
+    def add(self, key: str, query: exp.Query) -> str:
+        """Make ``query`` (reads already bound) the rows of ``key`` from now on."""
+        count = self.made[key] = self.made.get(key, 0) + 1
+        name = _cte_name(key) if count == 1 else f"{_cte_name(key)}__{count}"
+        self.queries[name] = query
+        self.current[key] = name
+        return name
+
+    def drop(self, key: str) -> bool:
+        return self.current.pop(key, None) is not None
+
+    def bind(self, query: exp.Query) -> exp.Query:
+        """``query`` reading the current version of each helper it names."""
+        if not self.current:
+            return query  # most scripts have none: no walk over the query to find its tables
+        # Only the query's own WITH hides a helper: a CTE of a subquery is seen inside it alone.
+        existing = query.args.get("with_")
+        own = {cte.alias_or_name.lower() for cte in existing.expressions} if existing else set()
+
+        def reads_helper(table: exp.Table) -> bool:
+            key = _key(table)
+            return (
+                "helper" not in table.meta  # bound already, in a variable's value
+                and key in self.current
+                and not (len(_parts(table)) == 1 and _cte_name(key) in own)
+            )
+
+        if not any(reads_helper(t) for t in query.find_all(exp.Table)):
+            return query
+        query = query.copy()
+        for table in [t for t in query.find_all(exp.Table) if reads_helper(t)]:
+            version = self.current[_key(table)]
+            # Read as the version's CTE, still known by the name the script gave it.
             if not table.args.get("alias"):
                 table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
             table.set("catalog", None)
             table.set("db", None)
-            table.set("this", exp.to_identifier(_cte_name(key)))
-    existing = query.args.get("with_")
-    if existing is not None:
-        ctes.extend(existing.expressions)
-    query.set("with_", exp.With(expressions=ctes))
-    return query
+            table.set("this", exp.to_identifier(version))
+            table.meta["helper"] = version
+        return query
+
+    def needed(self, query: exp.Expr) -> list[str]:
+        """The versions ``query`` reads, directly or through other versions, in order."""
+        if not self.queries:
+            return []
+        found: set[str] = set()
+        pending = {t.meta["helper"] for t in query.find_all(exp.Table) if "helper" in t.meta}
+        while pending:
+            name = pending.pop()
+            found.add(name)
+            pending |= {
+                t.meta["helper"]
+                for t in self.queries[name].find_all(exp.Table)
+                if "helper" in t.meta
+            } - found
+        return [name for name in self.queries if name in found]
+
+    def with_ctes(self, query: exp.Query) -> exp.Query:
+        """``query`` with the versions it reads as CTEs before its own."""
+        needed = self.needed(query)
+        if not needed:
+            return query
+        query = query.copy()
+        existing = query.args.get("with_")
+        ctes = [
+            exp.CTE(
+                this=self.queries[name].copy(),
+                alias=exp.TableAlias(this=exp.to_identifier(name)),
+            )
+            for name in needed
+        ]
+        if existing is not None:
+            ctes.extend(existing.expressions)
+        query.set("with_", exp.With(expressions=ctes))
+        return query
 
 
 def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
     """The tables the script defines, in order; problems are reported to ``ctx`` as errors."""
-    helpers: dict[str, exp.Query] = {}  # each helper's rows as of the statement followed
-    built: dict[str, int] = {}  # each helper's place in the order the script built them
+    helpers = _Helpers()
     helper_uses: dict[str, tuple[tuple[str, int, int], ...]] = {}
     # Temporary tables created with declared columns (CREATE TABLE #t (a INT, ...)): INSERT
     # appends rows converted to them; no rows until the first INSERT.
@@ -242,20 +288,20 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
             _report(
                 ctx, "error", "TEMP-TABLE", statement, f"temporary table {name} is written twice"
             )
-        helpers[name] = _with_helpers(query, helpers, built)
-        helper_uses[name] = uses + _uses_of_helpers(query, helper_uses)
-        built.setdefault(name, len(built))
+        helper_uses[helpers.add(name, helpers.bind(query))] = uses
         dropped.discard(name)
         ctx.applied.add("TEMP-TABLE")
 
     def append(name: str, query: exp.Query, statement: exp.Insert, uses: tuple) -> None:
-        rows = _typed_rows(_with_helpers(query, helpers, built), declared[name], statement, ctx)
+        rows = _typed_rows(helpers.bind(query), declared[name], statement, ctx)
         if rows is None:
             return
-        helper_uses[name] = helper_uses.get(name, ()) + uses + _uses_of_helpers(query, helper_uses)
-        old = helpers.get(name)
-        helpers[name] = rows if old is None else exp.union(old, rows, distinct=False)
-        built.setdefault(name, len(built))
+        if name in helpers:
+            # The rows so far, then the new ones: both already of the declared types.
+            before = exp.to_table(helpers.current[name])
+            before.meta["helper"] = helpers.current[name]
+            rows = exp.union(exp.select("*").from_(before), rows, distinct=False)
+        helper_uses[helpers.add(name, rows)] = uses
         ctx.applied.add("TEMP-TABLE")
 
     def define(
@@ -269,21 +315,15 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
         if key is not None and (key in defined or key in helpers or target in targets):
             _report(ctx, "error", "SCRIPT-SHAPE", statement, f"table {target} is written twice")
             return
-        named = _named_columns(query, statement, ctx)
+        named = _named_columns(helpers.bind(query), statement, ctx)
         if named is None:
             return
         if key is not None:
             defined[key] = statement
         parts = _parts(table) if table is not None else ()
-        definitions.append(
-            Definition(
-                _with_helpers(named, helpers, built),
-                target,
-                parts,
-                statement,
-                uses + _uses_of_helpers(named, helper_uses),
-            )
-        )
+        for version in helpers.needed(named):
+            uses += helper_uses.get(version, ())
+        definitions.append(Definition(helpers.with_ctes(named), target, parts, statement, uses))
         targets.add(target)
 
     def readable(query: exp.Expr, statement: exp.Expr) -> bool:
@@ -291,7 +331,7 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
         fine = True
         for table in query.find_all(exp.Table):
             key = _key(table)
-            if key in helpers:
+            if key in helpers or "helper" in table.meta:
                 continue
             if key in dropped:
                 problem = f"reads {table.sql(ctx.dialect)} after the script dropped it"
@@ -311,9 +351,7 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
             fine = False
         return fine
 
-    variables = ScriptVariables(
-        ctx, last_write, _key, lambda query: _with_helpers(query, helpers, built)
-    )
+    variables = ScriptVariables(ctx, last_write, _key, helpers.bind, helpers.__contains__)
     functions = TempFunctions(ctx)
     # Where each DROP was first written (equal statements compare equal): a repeated
     # `DROP TABLE IF EXISTS t` is judged from there, like the first.
@@ -350,9 +388,7 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
                 )
             for table in drops:
                 key = _key(table)
-                if key in helpers or key in declared:
-                    helpers.pop(key, None)
-                    declared.pop(key, None)
+                if helpers.drop(key) | (declared.pop(key, None) is not None):
                     dropped.add(key)
             continue
         temporary = _is_temporary(statement)
@@ -488,18 +524,6 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
             "the script defines no table",
         )
     return definitions
-
-
-def _uses_of_helpers(
-    query: exp.Expr, helper_uses: dict[str, tuple[tuple[str, int, int], ...]]
-) -> tuple[tuple[str, int, int], ...]:
-    """The bare variable uses of the helpers ``query`` reads (they become its CTEs)."""
-    if not helper_uses:
-        return ()
-    found: tuple[tuple[str, int, int], ...] = ()
-    for name in _reads(query) & helper_uses.keys():
-        found += helper_uses[name]
-    return found
 
 
 def _identifier_flag(table: exp.Table, flag: str) -> bool:

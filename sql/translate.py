@@ -137,13 +137,21 @@ def _parse(sql: str, dialect: str, ctx: Context) -> list[exp.Expr]:
         ) from None
     ctx.statement_starts = _statement_starts(tokens)
     keywords = _keyword_starts(tokens)
+    parameters = _parameter_starts(tokens)
     parsed = [s for s in statements if s is not None]
     aligned = len(parsed) == len(ctx.statement_starts)
     for index, statement in enumerate(parsed):
         first: int | None = None
+        bounds = (
+            (ctx.statement_starts[index], (ctx.statement_starts[index + 1 :] or [len(sql)])[0])
+            if aligned
+            else (0, len(sql))
+        )
         for node in preorder(statement):
             if type(node) in CLAUSE_KEYWORDS:
                 _locate_keyword(node, keywords)
+            elif parameters and type(node) is exp.Parameter:
+                _locate_parameter(node, parameters, bounds)
             meta = node._meta  # most nodes have none yet: one dict each, made here
             if meta is None:
                 node._meta = {"source": True}  # parsed, not written by a rule
@@ -229,6 +237,37 @@ def _locate_keyword(node: exp.Expr, keywords: dict[TokenType, list[int]]) -> Non
     ]
     if before:
         node.meta["keyword_start"] = max(before)
+
+
+def _parameter_starts(tokens: list[Token]) -> dict[str, list[int]]:
+    """Where each ``@name`` (``@@name``: each of its ``@``) starts, by lower-case name, in
+    text order: sqlglot keeps no position for a parameter, and a variable's use is located
+    there (sql/variables.py)."""
+    starts: dict[str, list[int]] = {}
+    for index, token in enumerate(tokens):
+        if token.token_type != TokenType.PARAMETER:
+            continue
+        following = index + 1
+        while following < len(tokens) and tokens[following].token_type == TokenType.PARAMETER:
+            following += 1
+        if following < len(tokens):
+            starts.setdefault(tokens[following].text.lower(), []).append(token.start)
+    return starts
+
+
+def _locate_parameter(
+    node: exp.Parameter, parameters: dict[str, list[int]], bounds: tuple[int, int]
+) -> None:
+    """Record on ``node`` the first unclaimed ``@`` of its name within its statement."""
+    inner = node.this
+    while isinstance(inner, exp.Parameter):
+        inner = inner.this
+    starts = parameters.get(inner.name.lower()) if isinstance(inner, exp.Expr) else None
+    for position, start in enumerate(starts or ()):
+        if bounds[0] <= start < bounds[1]:
+            node.meta["start"] = start
+            del starts[position]  # claimed: the next use of the name is the next one
+            return
 
 
 def _statement_starts(tokens: list[Token]) -> list[int]:

@@ -77,8 +77,10 @@ class ScriptVariables:
     # Each table a statement writes, by ``table_key``, and the index of the last one that does.
     last_write: dict[str, int]
     table_key: Callable[[exp.Table], str]
-    # Helpers (temporary tables) a subquery reads, as of the statement being followed.
-    with_helpers: Callable[[exp.Query], exp.Query]
+    # A subquery reading the helpers (temporary tables) as they are at the assignment: their
+    # later changes make new versions, which it does not read.
+    bind_helpers: Callable[[exp.Query], exp.Query]
+    is_helper: Callable[[str], bool]
     values: dict[str, Value] = field(default_factory=dict)
     types: dict[str, exp.DataType | None] = field(default_factory=dict)
     depth: int = 0  # BigQuery: how deep inside IF/WHILE/LOOP ... END the statements are
@@ -291,7 +293,7 @@ class ScriptVariables:
                 )
             if isinstance(node, exp.Table):
                 key = self.table_key(node)
-                if self.last_write.get(key, -1) >= index:
+                if not self.is_helper(key) and self.last_write.get(key, -1) >= index:
                     return Unknown(
                         f"its value reads {node.sql(self.ctx.dialect)}, which the script "
                         "writes after the assignment"
@@ -302,7 +304,7 @@ class ScriptVariables:
             inner = subquery.this
             if isinstance(inner, exp.Query):
                 # The temporary tables it reads, as they are now (a later INSERT would change them).
-                subquery.set("this", self.with_helpers(inner))
+                subquery.set("this", self.bind_helpers(inner))
         if declared is None:
             return Known(value if _atomic(value) else exp.Paren(this=value))
         converted = self._converted(value, declared)
