@@ -366,7 +366,9 @@ class ScriptVariables:
                     continue
                 if aliases is None:
                     aliases = _alias_names(tree)
-                if node.name.lower() in aliases:
+                if node.name.lower() in aliases or node.name.lower() in _visible_select_aliases(
+                    node
+                ):
                     # BigQuery would read the alias or the variable by rules this translation
                     # does not model: refuse rather than pick one.
                     reason = (
@@ -524,14 +526,43 @@ def _atomic(value: exp.Expr) -> bool:
 
 
 def _alias_names(tree: exp.Expr) -> set[str]:
-    """The names a BigQuery query defines (column aliases, CTE and derived-table columns,
-    range variables), lower-case: a bare name among them may not be a variable."""
+    """The names a BigQuery query gives its sources (range variables, CTE and derived-table
+    columns), lower-case: a bare name among them may read a column, not a variable."""
     names: set[str] = set()
     for node in preorder(tree):
-        if isinstance(node, exp.Alias | exp.TableAlias) and node.alias:
-            names.add(node.alias.lower())
         if isinstance(node, exp.TableAlias):
+            if node.name:
+                names.add(node.name.lower())
             names.update(c.name.lower() for c in node.columns)
-        if isinstance(node, exp.Table) and not node.alias:
+        elif isinstance(node, exp.Table) and not node.alias:
             names.add(node.name.lower())
+        elif isinstance(node, exp.Alias) and node.alias and _feeds_a_source(node.parent):
+            names.add(node.alias.lower())
     return names
+
+
+def _feeds_a_source(select: exp.Expr | None) -> bool:
+    """Whether ``select``'s columns are read as a source: a CTE or a derived table."""
+    node = select
+    while isinstance(node, exp.Select | exp.SetOperation | exp.Subquery):
+        parent = node.parent
+        if isinstance(parent, exp.CTE):
+            return True
+        if isinstance(node, exp.Subquery) and isinstance(parent, exp.From | exp.Join):
+            return True
+        node = parent
+    return False
+
+
+def _visible_select_aliases(column: exp.Column) -> set[str]:
+    """The select-list aliases BigQuery lets ``column`` name: those of the SELECT whose
+    GROUP BY, HAVING, QUALIFY or ORDER BY it is in."""
+    child, parent = column, column.parent
+    while parent is not None and not isinstance(parent, exp.Select):
+        child, parent = parent, parent.parent
+    if not isinstance(parent, exp.Select):
+        return set()
+    clauses = [parent.args.get(k) for k in ("group", "having", "qualify", "order")]
+    if not any(child is c for c in clauses if c is not None):
+        return set()
+    return {p.alias.lower() for p in parent.expressions if isinstance(p, exp.Alias) and p.alias}
