@@ -379,6 +379,13 @@ class ScriptVariables:
                         return Unknown(reason)
                     self._refuse_use(node, "SCRIPT-VARIABLE", reason)
                     continue
+                if not report and _inside_query(node, tree):
+                    # A value is checked against no catalog: inside its query, a column of
+                    # the same name could be what BigQuery reads.
+                    return Unknown(
+                        f"its value reads {node.name} inside a query, where a column of that "
+                        "name would be read instead"
+                    )
                 found = self._use(node, report)
             else:
                 continue
@@ -402,14 +409,17 @@ class ScriptVariables:
         if value is None:
             shown = self._shown(name)
             if self.bigquery:
+                bare = shown.lstrip("@")
                 message = (
-                    f"query parameter {shown} gets its value only when the query runs; write "
-                    "its value in the script in place of it"
+                    f"query parameter {shown} gets its value only when the query runs; supply "
+                    f"it in the script: DECLARE {bare} <type> DEFAULT <value>; and write {bare} "
+                    f"for {shown}"
                 )
             else:
                 message = (
                     f"{shown} is not declared in this script (a procedure's parameter gets its "
-                    f"value only when it runs); DECLARE {shown} with its value before this use"
+                    f"value only when it runs); supply it: DECLARE {shown} <type> = <value>; "
+                    "before this use"
                 )
             if report:
                 self._refuse_use(node, "SCRIPT-PARAMETER", message)
