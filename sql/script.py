@@ -357,6 +357,8 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
     # `DROP TABLE IF EXISTS t` is judged from there, like the first.
     first_drops: dict[exp.Expr, int] = {}
     for index, statement in enumerate(statements):
+        if isinstance(statement, exp.Semicolon):
+            continue  # an empty statement: a comment after the last `;`, or `;;`
         if variables.consume(statement, index) or functions.define(statement):
             continue
         uses_before = len(variables.bare_uses)

@@ -236,6 +236,13 @@ SEMANTICS = [
         "SELECT o_orderkey AS k INTO #t FROM dbo.Orders WHERE o_custkey = 20;\nSELECT k FROM #t",
         [(3,)],
     ),
+    (
+        "teradata",
+        "CREATE VOLATILE TABLE v (k INTEGER) ON COMMIT PRESERVE ROWS;\n"
+        "INSERT INTO v SELECT o_orderkey FROM SALES_DB.ORDERS WHERE o_custkey = 10;\n"
+        "SELECT k FROM v",
+        [(1,), (2,)],
+    ),
     # A variable takes the helper's rows as they are when it is assigned.
     (
         "tsql",
@@ -507,3 +514,9 @@ def test_an_unused_declaration_changes_nothing():
     script = "DECLARE @unused DATETIME = GETDATE();\nSELECT o_orderkey FROM dbo.Orders"
     [table] = translate_script(script, "tsql").tables
     assert "GETDATE" not in table.ansi_sql.upper() and "CURRENT" not in table.ansi_sql.upper()
+
+
+def test_a_comment_after_the_last_semicolon_is_no_statement():
+    script = "SELECT o_orderkey FROM sales.orders;\n-- the end"
+    [table] = translate_script(script, "bigquery").tables
+    assert table.columns == ("o_orderkey",)
