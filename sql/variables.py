@@ -441,6 +441,8 @@ class ScriptVariables:
                 self.bare_uses.append((name, line, col))
             self.ctx.applied.add("SCRIPT-VARIABLE")
         replacement = value.value.copy()
+        if _in_row_limit(node):
+            replacement = _integer_literal(replacement) or replacement
         node.replace(replacement)
         return None
 
@@ -471,6 +473,34 @@ class ScriptVariables:
 
     def _shown(self, name: str) -> str:
         return name if self.bigquery else f"@{name}"
+
+
+# The integer types and their ranges: an integer literal cast to one, in range, is the literal.
+_INTEGER_RANGES = {
+    exp.DType.TINYINT: (0, 255),
+    exp.DType.SMALLINT: (-(2**15), 2**15 - 1),
+    exp.DType.INT: (-(2**31), 2**31 - 1),
+    exp.DType.BIGINT: (-(2**63), 2**63 - 1),
+}
+
+
+def _in_row_limit(node: exp.Expr) -> bool:
+    """Whether ``node`` is the count of TOP/LIMIT/FETCH/OFFSET, which takes a literal."""
+    parent = node.parent
+    while isinstance(parent, exp.Paren):
+        parent = parent.parent
+    return isinstance(parent, exp.Limit | exp.Fetch | exp.Offset)
+
+
+def _integer_literal(value: exp.Expr) -> exp.Literal | None:
+    """The integer literal ``CAST(literal AS integer type)`` stands for, where it is in range."""
+    if not (isinstance(value, exp.Cast) and isinstance(value.this, exp.Literal)):
+        return None
+    literal = value.this
+    bounds = _INTEGER_RANGES.get(value.to.this)
+    if literal.is_string or bounds is None or not literal.is_int:
+        return None
+    return literal if bounds[0] <= int(literal.name) <= bounds[1] else None
 
 
 def _assignments(select: exp.Select) -> list[tuple[exp.Expr, exp.Expr]]:

@@ -147,6 +147,12 @@ SEMANTICS = [
     # Conversion to INT truncates toward zero, also on assignment.
     ("tsql", "DECLARE @n INT = -7.9;\nSELECT @n AS n", [(-7,)]),
     ("tsql", "DECLARE @s VARCHAR = 'abc';\nSELECT @s AS s", [("a",)]),
+    # A row count takes the integer itself.
+    (
+        "tsql",
+        "DECLARE @n INT = 2;\nSELECT TOP (@n) o_orderkey FROM dbo.Orders ORDER BY o_orderkey",
+        [(1,), (2,)],
+    ),
     ("tsql", "DECLARE @s VARCHAR(10) = '';\nSELECT @s AS s", [("",)]),
     ("tsql", "DECLARE @x INT;\nSELECT @x AS x", [(None,)]),
     (
