@@ -521,7 +521,6 @@ def _not_one_row(select: exp.Select) -> str | None:
         ("limit", "TOP/LIMIT"),
         ("offset", "OFFSET"),
         ("qualify", "QUALIFY"),
-        ("with_", "WITH"),
         ("into", "INTO"),
     ):
         if select.args.get(clause):

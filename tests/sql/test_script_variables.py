@@ -176,6 +176,12 @@ SEMANTICS = [
     ),
     (
         "tsql",
+        "DECLARE @m BIGINT;\nWITH big AS (SELECT o_custkey FROM dbo.Orders WHERE o_totalprice > 80)\n"
+        "SELECT @m = COUNT(*) FROM big;\nSELECT @m AS m",
+        [(2,)],
+    ),
+    (
+        "tsql",
         "DECLARE @a INT = 1, @b INT = 2;\nSELECT @a = @b + 10, @b = 7;\nSELECT @a AS a, @b AS b",
         None,  # refused: T-SQL does not define the order of assignments in one SELECT
     ),
