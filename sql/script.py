@@ -423,6 +423,18 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
         elif isinstance(statement, exp.Query):
             if readable(statement, statement):
                 define(statement, None, statement, uses)
+        elif _index_on(statement) is not None and _key(_index_on(statement)) in helpers:
+            # An index changes how a helper is read, never what it holds: nothing to do.
+            # A UNIQUE one can make the INSERTs fail, which the translation would not.
+            if statement.args.get("unique"):
+                _report(
+                    ctx,
+                    "error",
+                    "TEMP-TABLE",
+                    statement,
+                    "a UNIQUE index on a temporary table rejects duplicate rows, which the "
+                    "translation does not check",
+                )
         elif isinstance(statement, exp.Create) and statement.kind in ("TABLE", "VIEW"):
             query = _query_of(statement.expression)
             table = _target(statement)
@@ -501,7 +513,8 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
                 "error",
                 "TEMP-TABLE",
                 statement,
-                f"{statement.key.upper()} of temporary table {_key(written)}: rows changed in "
+                f"{_STATEMENT_NAMES.get(type(statement), statement.key.upper())} of temporary "
+                f"table {_key(written)}: rows changed in "
                 "place have no translation; compute the final rows in the query that fills it",
             )
         else:
@@ -526,6 +539,9 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
             "the script defines no table",
         )
     return definitions
+
+
+_STATEMENT_NAMES = {exp.TruncateTable: "TRUNCATE"}
 
 
 def _identifier_flag(table: exp.Table, flag: str) -> bool:
@@ -561,6 +577,15 @@ def _written_table(statement: exp.Expr) -> exp.Table | None:
     if isinstance(target, exp.Schema):
         target = target.this
     return target if isinstance(target, exp.Table) else None
+
+
+def _index_on(statement: exp.Expr) -> exp.Table | None:
+    """The table ``CREATE [UNIQUE] [CLUSTERED] INDEX ... ON t (...)`` indexes."""
+    if not (isinstance(statement, exp.Create) and "INDEX" in (statement.kind or "").upper()):
+        return None
+    index = statement.this
+    table = index.args.get("table") if isinstance(index, exp.Index) else None
+    return table if isinstance(table, exp.Table) else None
 
 
 def _without_data(statement: exp.Create) -> bool:

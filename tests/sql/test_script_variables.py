@@ -248,6 +248,13 @@ SEMANTICS = [
         "SELECT o_orderkey AS k INTO #t FROM dbo.Orders WHERE o_custkey = 20;\nSELECT k FROM #t",
         [(3,)],
     ),
+    # An index changes how a helper is read, not what it holds.
+    (
+        "tsql",
+        "SELECT o_orderkey AS k INTO #t FROM dbo.Orders WHERE o_custkey = 10;\n"
+        "CREATE CLUSTERED INDEX ix ON #t (k);\nSELECT k FROM #t",
+        [(1,), (2,)],
+    ),
     (
         "teradata",
         "CREATE VOLATILE TABLE v (k INTEGER) ON COMMIT PRESERVE ROWS;\n"
@@ -461,6 +468,21 @@ REFUSED = [
         "TEMP-TABLE",
         "2:1",
         "UPDATE of temporary table",
+    ),
+    (
+        "tsql",
+        "SELECT o_orderkey INTO #t FROM dbo.Orders;\nTRUNCATE TABLE #t;\nSELECT COUNT(*) AS n FROM #t",
+        "TEMP-TABLE",
+        "2:1",
+        "TRUNCATE of temporary table",
+    ),
+    (
+        "tsql",
+        "SELECT o_orderkey INTO #t FROM dbo.Orders;\nCREATE UNIQUE INDEX ix ON #t (o_orderkey);\n"
+        "SELECT COUNT(*) AS n FROM #t",
+        "TEMP-TABLE",
+        "2:1",
+        "UNIQUE index",
     ),
     (
         "tsql",
