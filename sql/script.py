@@ -5,10 +5,14 @@ Every statement is one of:
   it defines a table (a bare query is named after the file);
 - a helper the script builds and throws away: a T-SQL ``#temp`` or ``SELECT ... INTO #t``,
   a Teradata ``VOLATILE`` or any ``TEMPORARY`` table, or a table or view that the script
-  itself drops again later. Helpers become CTEs of the definitions that read them;
+  itself drops again later. Helpers become CTEs of the definitions that read them, as their
+  rows are when read: a helper declared with typed columns (``CREATE TABLE #t (a INT)``)
+  takes ``INSERT``s, each a new version of it;
 - ``DROP`` of a helper, or of a table the script (re)defines: no-op in a lake where a
-  published table is replaced atomically;
-- anything else (variables, control flow, UPDATE/DELETE/MERGE, ...) is refused, and every
+  published table is replaced atomically; ``CREATE INDEX`` on a helper: no-op;
+- a variable's declaration or assignment (``sql/variables.py``) or a BigQuery temporary
+  function (``sql/udf.py``): replaced at each use;
+- anything else (control flow, UPDATE/DELETE/MERGE, ...) is refused, and every
   such statement is listed.
 A definition that reads a table defined earlier in the same script reads it from the lake,
 so the tables of one file become assets with dependencies between them.

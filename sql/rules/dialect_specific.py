@@ -554,7 +554,7 @@ for _rule_id, _dialects, _description, _example in (
     (
         "PROC-STATEMENT",
         ALL_DIALECTS,
-        "Procedural statements (variables, control flow, DML other than the final INSERT ... SELECT) are refused naming the construct.",
+        "Procedural statements (control flow, table variables, session settings, DML other than INSERT ... SELECT) are refused naming the construct.",
         ("tsql", "DECLARE @x TABLE (a INT); SELECT 1 AS one", "1:1"),
     ),
     (
