@@ -5,10 +5,14 @@ Every statement is one of:
   it defines a table (a bare query is named after the file);
 - a helper the script builds and throws away: a T-SQL ``#temp`` or ``SELECT ... INTO #t``,
   a Teradata ``VOLATILE`` or any ``TEMPORARY`` table, or a table or view that the script
-  itself drops again later. Helpers become CTEs of the definitions that read them;
+  itself drops again later. Helpers become CTEs of the definitions that read them, as their
+  rows are when read: a helper declared with typed columns (``CREATE TABLE #t (a INT)``)
+  takes ``INSERT``s, each a new version of it;
 - ``DROP`` of a helper, or of a table the script (re)defines: no-op in a lake where a
-  published table is replaced atomically;
-- anything else (variables, control flow, UPDATE/DELETE/MERGE, ...) is refused, and every
+  published table is replaced atomically; ``CREATE INDEX`` on a helper: no-op;
+- a variable's declaration or assignment (``sql/variables.py``) or a BigQuery temporary
+  function (``sql/udf.py``): replaced at each use;
+- anything else (control flow, UPDATE/DELETE/MERGE, ...) is refused, and every
   such statement is listed.
 A definition that reads a table defined earlier in the same script reads it from the lake,
 so the tables of one file become assets with dependencies between them.
@@ -16,12 +20,14 @@ so the tables of one file become assets with dependencies between them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlglot import exp
 
 from sql.diagnostics import Severity
 from sql.rules import Context
+from sql.udf import TempFunctions
+from sql.variables import ScriptVariables
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,9 @@ class Definition:
     target: str | None  # lower-case table name, None for a bare query
     name_parts: tuple[exp.Identifier, ...]  # the table name as written (for later readers)
     statement: exp.Expr  # where diagnostics about the whole definition point
+    # BigQuery variables it reads by a bare name, (name, line, col) of each use: a column of
+    # the same name of a table it reads would be read instead (sql/translate.py checks).
+    variable_uses: tuple[tuple[str, int, int], ...] = ()
 
 
 def _report(
@@ -98,13 +107,18 @@ def _last_drops(statements: list[exp.Expr]) -> dict[str, int]:
 
 
 def _last_creations(statements: list[exp.Expr]) -> dict[str, int]:
-    """For each name a CREATE or INSERT writes, the index of the last statement that does."""
+    """For each name a CREATE, INSERT or SELECT ... INTO writes, the index of the last
+    statement that does."""
     last: dict[str, int] = {}
     for index, statement in enumerate(statements):
         if isinstance(statement, exp.Create | exp.Insert):
             table = _target(statement)
-            if table is not None:
-                last[_key(table)] = index
+        elif isinstance(statement, exp.Select) and statement.args.get("into") is not None:
+            table = statement.args["into"].this
+        else:
+            continue
+        if isinstance(table, exp.Table):
+            last[_key(table)] = index
     return last
 
 
@@ -161,55 +175,108 @@ def _reads(query: exp.Expr) -> set[str]:
     return {_key(t) for t in query.find_all(exp.Table)}
 
 
-def _with_helpers(
-    query: exp.Query, helpers: dict[str, exp.Query], built: dict[str, int]
-) -> exp.Query:
-    """``query`` with the helpers it reads, directly or through other helpers, as CTEs in
-    the order the script built them (``built``: each helper's place in that order)."""
-    if not helpers:
-        return query  # most scripts have none: no walk over the query to find its tables
-    # Only the names the query reads are looked up: a long script builds many helpers, and
-    # going over all of them for every statement made splitting it quadratic.
-    needed: set[str] = set()
-    pending = {name for name in _reads(query) if name in helpers}
-    while pending:
-        name = pending.pop()
-        needed.add(name)
-        pending |= {n for n in _reads(helpers[name]) if n in helpers} - needed
-    if not needed:
-        return query
-    own = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
-    ctes = [
-        exp.CTE(
-            this=helpers[name].copy(),
-            alias=exp.TableAlias(this=exp.to_identifier(_cte_name(name))),
-        )
-        for name in sorted(needed, key=built.__getitem__)
-        if _cte_name(name) not in own
-    ]
-    if not ctes:
-        return query
-    query = query.copy()
-    for table in query.find_all(exp.Table):
-        key = _key(table)
-        if key in needed and "." in key:
-            # `stage.tmp` read as the CTE `stage__tmp`, still known by its own name.
+@dataclass
+class _Helpers:
+    """The temporary tables of a script, each version of each one (its rows after each
+    statement that writes it) as the query that makes it, to be a CTE of what reads it.
+
+    A statement's reads are bound to the versions current when it runs (``bind``): a table
+    appended to later, dropped and made again, is read as it was. Versions read other
+    versions by name, so that a definition holds one flat WITH of every version it needs,
+    in the order the script made them (``with_ctes``)."""
+
+    current: dict[str, str] = field(default_factory=dict)  # key -> its current version's name
+    queries: dict[str, exp.Query] = field(default_factory=dict)  # version -> query, in order
+    made: dict[str, int] = field(default_factory=dict)  # key -> versions made
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.current
+
+    def add(self, key: str, query: exp.Query) -> str:
+        """Make ``query`` (reads already bound) the rows of ``key`` from now on."""
+        count = self.made[key] = self.made.get(key, 0) + 1
+        name = _cte_name(key) if count == 1 else f"{_cte_name(key)}__{count}"
+        self.queries[name] = query
+        self.current[key] = name
+        return name
+
+    def drop(self, key: str) -> bool:
+        return self.current.pop(key, None) is not None
+
+    def bind(self, query: exp.Query) -> exp.Query:
+        """``query`` reading the current version of each helper it names."""
+        if not self.current:
+            return query  # most scripts have none: no walk over the query to find its tables
+        # Only the query's own WITH hides a helper: a CTE of a subquery is seen inside it alone.
+        existing = query.args.get("with_")
+        own = {cte.alias_or_name.lower() for cte in existing.expressions} if existing else set()
+
+        def reads_helper(table: exp.Table) -> bool:
+            key = _key(table)
+            return (
+                "helper" not in table.meta  # bound already, in a variable's value
+                and key in self.current
+                and not (len(_parts(table)) == 1 and _cte_name(key) in own)
+            )
+
+        if not any(reads_helper(t) for t in query.find_all(exp.Table)):
+            return query
+        query = query.copy()
+        for table in [t for t in query.find_all(exp.Table) if reads_helper(t)]:
+            version = self.current[_key(table)]
+            # Read as the version's CTE, still known by the name the script gave it.
             if not table.args.get("alias"):
                 table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
             table.set("catalog", None)
             table.set("db", None)
-            table.set("this", exp.to_identifier(_cte_name(key)))
-    existing = query.args.get("with_")
-    if existing is not None:
-        ctes.extend(existing.expressions)
-    query.set("with_", exp.With(expressions=ctes))
-    return query
+            table.set("this", exp.to_identifier(version))
+            table.meta["helper"] = version
+        return query
+
+    def needed(self, query: exp.Expr) -> list[str]:
+        """The versions ``query`` reads, directly or through other versions, in order."""
+        if not self.queries:
+            return []
+        found: set[str] = set()
+        pending = {t.meta["helper"] for t in query.find_all(exp.Table) if "helper" in t.meta}
+        while pending:
+            name = pending.pop()
+            found.add(name)
+            pending |= {
+                t.meta["helper"]
+                for t in self.queries[name].find_all(exp.Table)
+                if "helper" in t.meta
+            } - found
+        return [name for name in self.queries if name in found]
+
+    def with_ctes(self, query: exp.Query) -> exp.Query:
+        """``query`` with the versions it reads as CTEs before its own."""
+        needed = self.needed(query)
+        if not needed:
+            return query
+        query = query.copy()
+        existing = query.args.get("with_")
+        ctes = [
+            exp.CTE(
+                this=self.queries[name].copy(),
+                alias=exp.TableAlias(this=exp.to_identifier(name)),
+            )
+            for name in needed
+        ]
+        if existing is not None:
+            ctes.extend(existing.expressions)
+        query.set("with_", exp.With(expressions=ctes))
+        return query
 
 
 def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
     """The tables the script defines, in order; problems are reported to ``ctx`` as errors."""
-    helpers: dict[str, exp.Query] = {}
-    built: dict[str, int] = {}  # each helper's place in the order the script built them
+    helpers = _Helpers()
+    helper_uses: dict[str, tuple[tuple[str, int, int], ...]] = {}
+    # Temporary tables created with declared columns (CREATE TABLE #t (a INT, ...)): INSERT
+    # appends rows converted to them; no rows until the first INSERT.
+    declared: dict[str, tuple[tuple[str, exp.DataType], ...]] = {}
+    dropped: set[str] = set()  # helpers the script dropped and has not created again
     defined: dict[str, exp.Expr] = {}
     targets: set[str | None] = set()  # the definitions' table names
     definitions: list[Definition] = []
@@ -218,36 +285,91 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
     last_drop = _last_drops(statements)
     last_write = _last_creations(statements)
 
-    def add_helper(name: str, query: exp.Query, statement: exp.Expr) -> None:
-        if name in helpers or name in defined:
+    def add_helper(
+        name: str, query: exp.Query, statement: exp.Expr, uses: tuple[tuple[str, int, int], ...]
+    ) -> None:
+        if name in helpers or name in defined or name in declared:
             _report(
                 ctx, "error", "TEMP-TABLE", statement, f"temporary table {name} is written twice"
             )
-        helpers[name] = _with_helpers(query, helpers, built)
-        built.setdefault(name, len(built))
+        helper_uses[helpers.add(name, helpers.bind(query))] = uses
+        dropped.discard(name)
         ctx.applied.add("TEMP-TABLE")
 
-    def define(query: exp.Query, table: exp.Table | None, statement: exp.Expr) -> None:
+    def append(name: str, query: exp.Query, statement: exp.Insert, uses: tuple) -> None:
+        rows = _typed_rows(helpers.bind(query), declared[name], statement, ctx)
+        if rows is None:
+            return
+        if name in helpers:
+            # The rows so far, then the new ones: both already of the declared types.
+            before = exp.to_table(helpers.current[name])
+            before.meta["helper"] = helpers.current[name]
+            rows = exp.union(exp.select("*").from_(before), rows, distinct=False)
+        helper_uses[helpers.add(name, rows)] = uses
+        ctx.applied.add("TEMP-TABLE")
+
+    def define(
+        query: exp.Query,
+        table: exp.Table | None,
+        statement: exp.Expr,
+        uses: tuple[tuple[str, int, int], ...],
+    ) -> None:
         key = _key(table) if table is not None else None
         target = table.name.lstrip("#").lower() if table is not None else None
         if key is not None and (key in defined or key in helpers or target in targets):
             _report(ctx, "error", "SCRIPT-SHAPE", statement, f"table {target} is written twice")
             return
-        named = _named_columns(query, statement, ctx)
+        named = _named_columns(helpers.bind(query), statement, ctx)
         if named is None:
             return
         if key is not None:
             defined[key] = statement
         parts = _parts(table) if table is not None else ()
-        definitions.append(
-            Definition(_with_helpers(named, helpers, built), target, parts, statement)
-        )
+        for version in helpers.needed(named):
+            uses += helper_uses.get(version, ())
+        definitions.append(Definition(helpers.with_ctes(named), target, parts, statement, uses))
         targets.add(target)
 
+    def readable(query: exp.Expr, statement: exp.Expr) -> bool:
+        """Whether every temporary table ``query`` reads has rows the script gave it."""
+        fine = True
+        for table in query.find_all(exp.Table):
+            key = _key(table)
+            if key in helpers or "helper" in table.meta:
+                continue
+            if key in dropped:
+                problem = f"reads {table.sql(ctx.dialect)} after the script dropped it"
+            elif key in declared:
+                problem = (
+                    f"reads {table.sql(ctx.dialect)} before any INSERT fills it (an empty table has no "
+                    "translation here)"
+                )
+            elif _temporary_name(table):
+                problem = (
+                    f"reads temporary table {table.sql(ctx.dialect)}, which this script does not create "
+                    "(another session's table is not visible to it)"
+                )
+            else:
+                continue
+            ctx.report("error", "TEMP-TABLE", table, problem)
+            fine = False
+        return fine
+
+    variables = ScriptVariables(ctx, last_write, _key, helpers.bind, helpers.__contains__)
+    functions = TempFunctions(ctx)
     # Where each DROP was first written (equal statements compare equal): a repeated
     # `DROP TABLE IF EXISTS t` is judged from there, like the first.
     first_drops: dict[exp.Expr, int] = {}
     for index, statement in enumerate(statements):
+        if isinstance(statement, exp.Semicolon):
+            continue  # an empty statement: a comment after the last `;`, or `;;`
+        if variables.consume(statement, index) or functions.define(statement):
+            continue
+        uses_before = len(variables.bare_uses)
+        if isinstance(statement, exp.Query | exp.Create | exp.Insert):
+            variables.substitute(statement)
+            functions.inline(statement)
+        uses = tuple(variables.bare_uses[uses_before:])
         drops = _dropped(statement)
         if drops:
             first = first_drops.setdefault(statement, index)
@@ -255,6 +377,7 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
                 t
                 for t in drops
                 if _key(t) not in helpers
+                and _key(t) not in declared
                 and _key(t) not in defined
                 and last_drop[_key(t)] <= index  # not dropped again later
                 # DROP ... IF EXISTS before the script (re)creates the table
@@ -269,8 +392,23 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
                     statement,
                     f"DROP of {names}, which this script does not create",
                 )
+            for table in drops:
+                key = _key(table)
+                if helpers.drop(key) | (declared.pop(key, None) is not None):
+                    dropped.add(key)
             continue
         temporary = _is_temporary(statement)
+        written = _written_table(statement)
+        if written is not None and _global_temporary(written):
+            _report(
+                ctx,
+                "error",
+                "TEMP-TABLE",
+                statement,
+                f"global temporary table ##{written.name} is shared with other sessions, "
+                "which can change it while the script runs; use a #local one",
+            )
+            continue
         if isinstance(statement, exp.Select) and statement.args.get("into") is not None:
             into = statement.args["into"]
             if not isinstance(into.this, exp.Table):
@@ -284,12 +422,41 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
                 continue
             query = statement.copy()
             query.set("into", None)
-            add_helper(_key(into.this), query, statement)
+            if readable(query, statement):
+                add_helper(_key(into.this), query, statement, uses)
         elif isinstance(statement, exp.Query):
-            define(statement, None, statement)
+            if readable(statement, statement):
+                define(statement, None, statement, uses)
+        elif _index_on(statement) is not None and _key(_index_on(statement)) in helpers:
+            # An index changes how a helper is read, never what it holds: nothing to do.
+            # A UNIQUE one can make the INSERTs fail, which the translation would not.
+            if statement.args.get("unique"):
+                _report(
+                    ctx,
+                    "error",
+                    "TEMP-TABLE",
+                    statement,
+                    "a UNIQUE index on a temporary table rejects duplicate rows, which the "
+                    "translation does not check",
+                )
         elif isinstance(statement, exp.Create) and statement.kind in ("TABLE", "VIEW"):
             query = _query_of(statement.expression)
             table = _target(statement)
+            is_helper = table is not None and (temporary or last_drop.get(_key(table), -1) > index)
+            if query is None and is_helper and statement.kind == "TABLE" and table is not None:
+                columns = _declared_columns(statement, ctx)
+                if columns is not None:
+                    if _key(table) in helpers or _key(table) in declared:
+                        _report(
+                            ctx,
+                            "error",
+                            "TEMP-TABLE",
+                            statement,
+                            f"temporary table {_key(table)} is created twice",
+                        )
+                    declared[_key(table)] = columns
+                    dropped.discard(_key(table))
+                continue
             if query is None or table is None:
                 _report(
                     ctx,
@@ -299,25 +466,61 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
                     f"CREATE {statement.kind} without AS SELECT",
                 )
                 continue
-            if temporary or last_drop.get(_key(table), -1) > index:
+            if _without_data(statement):
+                _report(
+                    ctx,
+                    "error",
+                    "PROC-STATEMENT",
+                    statement,
+                    "CREATE TABLE ... WITH NO DATA makes an empty table of the query's columns; "
+                    "an empty table has no translation here",
+                )
+                continue
+            if not readable(query, statement):
+                continue
+            if is_helper:
                 if isinstance(statement.this, exp.Schema) and statement.this.expressions:
                     named = _named_columns(query, statement, ctx)
                     if named is None:
                         continue
                     query = named
-                add_helper(_key(table), query, statement)
+                add_helper(_key(table), query, statement, uses)
             else:
-                define(query, table, statement)
+                define(query, table, statement, uses)
         elif isinstance(statement, exp.Insert):
             query = _query_of(statement.expression)
             table = _target(statement)
             if query is None or table is None:
                 _report(ctx, "error", "PROC-STATEMENT", statement, "INSERT without a SELECT")
                 continue
-            if _key(table) in helpers:
-                _report(ctx, "error", "TEMP-TABLE", statement, "a temporary table is written twice")
+            if not readable(query, statement):
                 continue
-            define(query, table, statement)
+            key = _key(table)
+            if key in declared:
+                append(key, query, statement, uses)
+                continue
+            if key in helpers:
+                _report(
+                    ctx,
+                    "error",
+                    "TEMP-TABLE",
+                    statement,
+                    f"INSERT INTO {key} after it was created from a query: the rows would be "
+                    "converted to its column types, which the script does not declare; "
+                    f"create it with CREATE TABLE {key} (column type, ...) and INSERT each part",
+                )
+                continue
+            define(query, table, statement, uses)
+        elif written is not None and (_key(written) in helpers or _key(written) in declared):
+            _report(
+                ctx,
+                "error",
+                "TEMP-TABLE",
+                statement,
+                f"{_STATEMENT_NAMES.get(type(statement), statement.key.upper())} of temporary "
+                f"table {_key(written)}: rows changed in "
+                "place have no translation; compute the final rows in the query that fills it",
+            )
         else:
             construct = (
                 statement.key.upper()
@@ -340,3 +543,159 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
             "the script defines no table",
         )
     return definitions
+
+
+_STATEMENT_NAMES = {exp.TruncateTable: "TRUNCATE"}
+
+
+def _identifier_flag(table: exp.Table, flag: str) -> bool:
+    name = table.this
+    return isinstance(name, exp.Identifier) and bool(name.args.get(flag))
+
+
+def _temporary_name(table: exp.Table) -> bool:
+    """T-SQL ``#t`` or ``##t`` (sqlglot keeps the name without the marks)."""
+    return (
+        _identifier_flag(table, "temporary")
+        or _identifier_flag(table, "global_")
+        or table.name.startswith("#")
+    )
+
+
+def _global_temporary(table: exp.Table) -> bool:
+    return _identifier_flag(table, "global_") or table.name.startswith("##")
+
+
+def _written_table(statement: exp.Expr) -> exp.Table | None:
+    """The table ``statement`` writes: CREATE/INSERT/UPDATE/DELETE/MERGE/TRUNCATE's target or
+    SELECT ... INTO's."""
+    if isinstance(statement, exp.Select):
+        into = statement.args.get("into")
+        target = into.this if into is not None else None
+    elif isinstance(statement, exp.TruncateTable):
+        target = (statement.expressions or [None])[0]
+    elif isinstance(statement, exp.Update | exp.Delete | exp.Merge | exp.Create | exp.Insert):
+        target = statement.this
+    else:
+        return None
+    if isinstance(target, exp.Schema):
+        target = target.this
+    return target if isinstance(target, exp.Table) else None
+
+
+def _index_on(statement: exp.Expr) -> exp.Table | None:
+    """The table ``CREATE [UNIQUE] [CLUSTERED] INDEX ... ON t (...)`` indexes."""
+    if not (isinstance(statement, exp.Create) and "INDEX" in (statement.kind or "").upper()):
+        return None
+    index = statement.this
+    table = index.args.get("table") if isinstance(index, exp.Index) else None
+    return table if isinstance(table, exp.Table) else None
+
+
+def _without_data(statement: exp.Create) -> bool:
+    properties = statement.args.get("properties")
+    return bool(properties) and any(
+        isinstance(p, exp.WithDataProperty) and p.args.get("no") for p in properties.expressions
+    )
+
+
+# A column of these types takes text longer than its length differently on INSERT (an error,
+# or a cut, by server setting) than the CAST a translation would write.
+_LENGTH_TYPES = {
+    exp.DType.CHAR,
+    exp.DType.NCHAR,
+    exp.DType.VARCHAR,
+    exp.DType.NVARCHAR,
+    exp.DType.BINARY,
+    exp.DType.VARBINARY,
+}
+
+
+def _declared_columns(
+    statement: exp.Create, ctx: Context
+) -> tuple[tuple[str, exp.DataType], ...] | None:
+    """The columns of ``CREATE TABLE #t (a INT, ...)``, or None (reported) when INSERT into
+    them is not what a CAST does."""
+    schema = statement.this
+    columns: list[tuple[str, exp.DataType]] = []
+    problem = None
+    for column in schema.expressions if isinstance(schema, exp.Schema) else []:
+        kind = column.args.get("kind") if isinstance(column, exp.ColumnDef) else None
+        if not isinstance(kind, exp.DataType):
+            problem = "a temporary table's columns need types"
+        elif column.args.get("constraints"):
+            problem = (
+                f"column {column.name} has a constraint (NOT NULL, DEFAULT, IDENTITY, ...), "
+                "which INSERT enforces and the translation does not"
+            )
+        elif kind.this in _LENGTH_TYPES:
+            problem = (
+                f"column {column.name} is {kind.sql(ctx.dialect)}: INSERT of longer text fails "
+                "or is cut by server settings, which the translation does not model; declare "
+                "it without a length limit"
+                if kind.expressions
+                else f"column {column.name} is {kind.sql(ctx.dialect)} without a length, whose "
+                "length the dialect fixes; declare it without a length limit"
+            )
+        else:
+            columns.append((column.name.lower(), kind))
+            continue
+        break
+    if problem is None and not columns:
+        problem = "CREATE TABLE without columns or AS SELECT"
+    if problem is not None:
+        _report(ctx, "error", "TEMP-TABLE", statement, problem)
+        return None
+    return tuple(columns)
+
+
+def _typed_rows(
+    query: exp.Query,
+    columns: tuple[tuple[str, exp.DataType], ...],
+    statement: exp.Insert,
+    ctx: Context,
+) -> exp.Query | None:
+    """The rows ``INSERT INTO #t [(a, ...)] query`` adds to a table of ``columns``: each value
+    converted to its column's type (CAST, as INSERT converts), NULL in the columns not named."""
+    target = statement.this
+    named = (
+        [c.name.lower() for c in target.expressions]
+        if isinstance(target, exp.Schema) and target.expressions
+        else [name for name, _ in columns]
+    )
+    unknown = [n for n in named if n not in dict(columns)]
+    first = query
+    while isinstance(first, exp.SetOperation):
+        first = first.this
+    first = _query_of(first) if not isinstance(first, exp.Select) else first
+    width = (
+        len(first.selects)
+        if isinstance(first, exp.Select) and not any(s.is_star for s in first.selects)
+        else None
+    )
+    problem = None
+    if unknown:
+        problem = f"INSERT names column {unknown[0]}, which the temporary table does not have"
+    elif width is None:
+        problem = "INSERT ... SELECT * into a temporary table: list the columns"
+    elif width != len(named):
+        problem = f"INSERT gives {width} values for {len(named)} columns"
+    if problem is not None:
+        _report(ctx, "error", "TEMP-TABLE", statement, problem)
+        return None
+    inserted = [f"inserted_{i}" for i in range(1, len(named) + 1)]
+    by_name = dict(zip(named, inserted, strict=True))
+    alias = exp.TableAlias(
+        this=exp.to_identifier("inserted"), columns=[exp.to_identifier(n) for n in inserted]
+    )
+    projections = [
+        exp.alias_(
+            exp.cast(
+                exp.column(by_name[name], table="inserted") if name in by_name else exp.null(),
+                kind.copy(),
+            ),
+            name,
+        )
+        for name, kind in columns
+    ]
+    return exp.select(*projections).from_(exp.Subquery(this=query, alias=alias))

@@ -140,13 +140,21 @@ def _parse(sql: str, dialect: str, ctx: Context) -> list[exp.Expr]:
         ) from None
     ctx.statement_starts = _statement_starts(tokens)
     keywords = _keyword_starts(tokens)
+    parameters = _parameter_starts(tokens)
     parsed = [s for s in statements if s is not None]
     aligned = len(parsed) == len(ctx.statement_starts)
     for index, statement in enumerate(parsed):
         first: int | None = None
+        bounds = (
+            (ctx.statement_starts[index], (ctx.statement_starts[index + 1 :] or [len(sql)])[0])
+            if aligned
+            else (0, len(sql))
+        )
         for node in preorder(statement):
             if type(node) in CLAUSE_KEYWORDS:
                 _locate_keyword(node, keywords)
+            elif parameters and type(node) is exp.Parameter:
+                _locate_parameter(node, parameters, bounds)
             meta = node._meta  # most nodes have none yet: one dict each, made here
             if meta is None:
                 node._meta = {"source": True}  # parsed, not written by a rule
@@ -232,6 +240,37 @@ def _locate_keyword(node: exp.Expr, keywords: dict[TokenType, list[int]]) -> Non
     ]
     if before:
         node.meta["keyword_start"] = max(before)
+
+
+def _parameter_starts(tokens: list[Token]) -> dict[str, list[int]]:
+    """Where each ``@name`` (``@@name``: each of its ``@``) starts, by lower-case name, in
+    text order: sqlglot keeps no position for a parameter, and a variable's use is located
+    there (sql/variables.py)."""
+    starts: dict[str, list[int]] = {}
+    for index, token in enumerate(tokens):
+        if token.token_type != TokenType.PARAMETER:
+            continue
+        following = index + 1
+        while following < len(tokens) and tokens[following].token_type == TokenType.PARAMETER:
+            following += 1
+        if following < len(tokens):
+            starts.setdefault(tokens[following].text.lower(), []).append(token.start)
+    return starts
+
+
+def _locate_parameter(
+    node: exp.Parameter, parameters: dict[str, list[int]], bounds: tuple[int, int]
+) -> None:
+    """Record on ``node`` the first unclaimed ``@`` of its name within its statement."""
+    inner = node.this
+    while isinstance(inner, exp.Parameter):
+        inner = inner.this
+    starts = parameters.get(inner.name.lower()) if isinstance(inner, exp.Expr) else None
+    for position, start in enumerate(starts or ()):
+        if bounds[0] <= start < bounds[1]:
+            node.meta["start"] = start
+            del starts[position]  # claimed: the next use of the name is the next one
+            return
 
 
 def _statement_starts(tokens: list[Token]) -> list[int]:
@@ -788,6 +827,8 @@ def _translate_definition(
 ) -> Translation:
     try:
         tree, source_tables = _rewrite(definition.query, catalog, ctx)
+        if definition.variable_uses:
+            _refuse_shadowed_variables(definition, catalog, source_tables, ctx)
         calls = portable.uses(tree)
         if strict:
             for name, node in calls:
@@ -846,6 +887,29 @@ def _translate_definition(
         assumed=tuple(sorted(ctx.assumed.items())),
         portable_functions=tuple(sorted({name for name, _ in calls})),
     )
+
+
+def _refuse_shadowed_variables(
+    definition: Definition, catalog: Catalog, source_tables: Sequence[str], ctx: Context
+) -> None:
+    """A BigQuery variable read by its bare name where a table the query reads has a column
+    of that name: the script replaced the name by the variable's value, but the query may
+    read the column; refused rather than either guessed (sql/variables.py)."""
+    owners: dict[str, str] = {}
+    for zone, tables in catalog.schema(source_tables).items():
+        for table, columns in tables.items():
+            for column in columns:
+                owners.setdefault(column.lower(), f"{zone}.{table}")
+    for name, line, col in definition.variable_uses:
+        if name in owners:
+            message = (
+                f"{name} is both a script variable and a column of {owners[name]}; which one "
+                "the query reads is not certain: rename the variable"
+            )
+            diagnostic = Diagnostic("error", "SCRIPT-VARIABLE", message, ctx.file, line, col)
+            if diagnostic not in ctx.diagnostics:
+                ctx.diagnostics.append(diagnostic)
+    ctx.raise_errors()
 
 
 @dataclass(frozen=True)

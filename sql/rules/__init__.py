@@ -61,6 +61,7 @@ def load_all() -> dict[str, Rule]:
         portable_types,
         refusals,
         regex,
+        scripting,
         strings,
         types,
         variant,

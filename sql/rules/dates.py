@@ -487,13 +487,17 @@ def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         # WEEK is WEEK(SUNDAY); days before the year's first such day are week 0.
         first = SUNDAY if part == "WEEK" else WEEK_UNITS.index(part)
         return cast(week_in_year(date, first, 0), number)
-    ctx.report(
-        "error",
-        "DATE-PART",
-        node,
-        f"date part {part} depends on server week settings (DATEFIRST, WEEK_START) "
-        "and has no exact ANSI form",
-    )
+    if week:
+        message = (
+            f"date part {part} depends on server week settings (DATEFIRST, WEEK_START) "
+            "and has no exact ANSI form"
+        )
+    else:
+        message = (
+            f"date part {part} has no exact ANSI form here (translated: YEAR, QUARTER, MONTH, "
+            "DAY, HOUR, MINUTE, SECOND and the week parts)"
+        )
+    ctx.report("error", "DATE-PART", node, message)
     return None
 
 

@@ -567,8 +567,8 @@ for _rule_id, _dialects, _description, _example in (
     ),
     (
         "TEMP-TABLE",
-        ("tsql", "teradata"),
-        "A #temp (T-SQL) or VOLATILE (Teradata) table written once and read later in the same script becomes a CTE.",
+        ALL_DIALECTS,
+        "A #temp (T-SQL), VOLATILE (Teradata) or TEMP/TEMPORARY table read later in the same script becomes a CTE of what reads it, as its rows are when read: made by one SELECT (INTO, CREATE ... AS), or declared with typed columns and filled by INSERTs (each value CAST to its column's type). Refused, located: INSERT into a table made by a query (its types are not declared), UPDATE/DELETE/MERGE of it, a read after DROP or before any INSERT, a ##global table, a #table the script does not create, a declared column with a length or a constraint.",
         (
             "tsql",
             "SELECT o_custkey INTO #big FROM dbo.Orders WHERE o_totalprice > 1000; SELECT COUNT(*) AS n FROM #big",
@@ -578,8 +578,8 @@ for _rule_id, _dialects, _description, _example in (
     (
         "PROC-STATEMENT",
         ALL_DIALECTS,
-        "Procedural statements (variables, control flow, DML other than the final INSERT ... SELECT) are refused naming the construct.",
-        ("tsql", "DECLARE @x INT; SELECT 1 AS one", "1:1"),
+        "Procedural statements (control flow, table variables, session settings, DML other than INSERT ... SELECT) are refused naming the construct.",
+        ("tsql", "DECLARE @x TABLE (a INT); SELECT 1 AS one", "1:1"),
     ),
     (
         "SCRIPT-SHAPE",

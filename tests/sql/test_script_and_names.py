@@ -100,7 +100,7 @@ REFUSED = [
     # (dialect, script, rule, line:col)
     (
         "tsql",
-        "DECLARE @d DATE = '1995-01-01';\nSELECT o_orderkey FROM dbo.Orders",
+        "DECLARE @t TABLE (d DATE);\nSELECT o_orderkey FROM dbo.Orders",
         "PROC-STATEMENT",
         "1:1",
     ),
@@ -172,9 +172,10 @@ REFUSED = [
     ("snowflake", "SELECT DATEADD(hour, 1, o_orderdate) AS h FROM SALES.ORDERS", "DATE-ADD", "1:8"),
     (
         "tsql",
-        "SELECT DATEPART(weekday, o_orderdate) AS w, DATEPART(week, o_orderdate) AS wk FROM dbo.Orders",
+        "SELECT DATEPART(week, o_orderdate) AS wk, DATEPART(microsecond, o_orderdate) AS us "
+        "FROM dbo.Orders",
         "DATE-PART",
-        "1:60",
+        "1:65",
     ),
     ("tsql", "SELECT o_orderkey / o_comment AS x FROM dbo.Orders", "DIV-INTEGER", "1:8"),
     ("tsql", "SELECT o_comment + o_orderkey AS x FROM dbo.Orders", "TSQL-PLUS-CONCAT", "1:8"),

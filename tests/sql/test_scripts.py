@@ -86,7 +86,7 @@ def test_every_refusal_in_a_script_is_listed():
         "UPDATE dbo.Orders SET o_comment = '';\n"
         "SELECT APPROX_COUNT_DISTINCT(o_custkey) AS x FROM dbo.Orders;\n"
         "SELECT o_nothing FROM dbo.Orders;\n"
-        "DECLARE @x INT;\n"
+        "DECLARE @x TABLE (a INT);\n"
         "DROP TABLE dbo.Customer;"
     )
     with pytest.raises(TranslationError) as raised:
