@@ -50,6 +50,7 @@ def load_all() -> dict[str, Rule]:
         arrays,
         calendar,
         conditionals,
+        conversions,
         dates,
         dialect_specific,
         division,

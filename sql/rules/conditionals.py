@@ -95,21 +95,29 @@ def zeroifnull(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "FN-EQUALNULL",
     "rewrite",
     ("snowflake",),
-    (exp.Anonymous,),
-    "EQUALNULL(a, b) becomes a IS NOT DISTINCT FROM b (SQL:1999, T151): TRUE when both are "
-    "NULL, FALSE when one is.",
+    (exp.Anonymous, exp.EqualNull),
+    "EQUAL_NULL(a, b) (also written EQUALNULL) becomes a IS NOT DISTINCT FROM b (SQL:1999, "
+    "T151): TRUE when both are NULL, FALSE when one is.",
     (
         (
             "snowflake",
             "SELECT o_orderkey FROM SALES.ORDERS WHERE EQUALNULL(o_clerk, o_comment)",
             'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_clerk" IS NOT DISTINCT FROM "orders"."o_comment"',
         ),
+        (
+            "snowflake",
+            "SELECT EQUAL_NULL(o_clerk, o_comment) AS same FROM SALES.ORDERS",
+            'SELECT "orders"."o_clerk" IS NOT DISTINCT FROM "orders"."o_comment" AS "same" FROM "raw"."orders" AS "orders"',
+        ),
     ),
 )
 def equalnull(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if not _anonymous_named(node, "EQUALNULL") or len(node.expressions) != 2:
+    if isinstance(node, exp.EqualNull):  # EQUAL_NULL, as Snowflake documents it
+        left, right = node.this, node.expression
+    elif _anonymous_named(node, "EQUALNULL") and len(node.expressions) == 2:
+        left, right = node.expressions
+    else:
         return None
-    left, right = node.expressions
     return exp.NullSafeEQ(this=clone(left), expression=clone(right))
 
 

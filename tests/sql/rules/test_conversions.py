@@ -1,0 +1,132 @@
+"""Conversions with a standard form: Snowflake's EQUAL_NULL and TO_NUMBER family, Teradata's
+CASE_N, run on DuckDB and Spark against values worked out by hand from each dialect's
+documentation."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import duckdb
+import pytest
+
+from sql.catalog import Catalog
+from sql.diagnostics import TranslationError
+from sql.render import render
+from sql.translate import translate
+
+CATALOG = Catalog(
+    tables={"raw.vals": {"id": "BIGINT", "s": "VARCHAR", "a": "VARCHAR", "n": "INTEGER"}},
+    legacy={
+        "snowflake": {("S", "VALS"): "raw.vals"},
+        "teradata": {("s", "vals"): "raw.vals"},
+        "oracle": {("S", "VALS"): "raw.vals"},
+    },
+    opaque={},
+    sources=("test_conversions.py",),
+)
+# Numbers as text with halves to round (both signs), an exponent, blanks around, a sign; a
+# NULL; the strings EQUAL_NULL compares.
+ROWS = [
+    (1, "12.6", "x", 5),
+    (2, "12.5", "x", -3),
+    (3, "-12.5", None, 0),
+    (4, " 7 ", None, None),
+    (5, "1e3", "y", 12),
+    (6, "+0.5", "", 7),
+    (7, None, "x", 3),
+]
+SCHEMA = "id BIGINT, s VARCHAR, a VARCHAR, n INTEGER"
+
+
+def _on_duckdb(ansi_sql: str, rows: list[tuple]) -> list[tuple]:
+    local = ansi_sql.replace('"raw"."vals"', '"vals"')
+    with duckdb.connect() as con:
+        con.execute(f"CREATE TABLE vals ({SCHEMA})")
+        if rows:
+            con.executemany("INSERT INTO vals VALUES (?, ?, ?, ?)", rows)
+        return sorted(con.sql(render(local, "duckdb")).fetchall())
+
+
+def _on_spark(ansi_sql: str, rows: list[tuple], spark_engine) -> list[tuple]:
+    local = ansi_sql.replace('"raw"."vals"', '"vals"')
+    spark = spark_engine.session()
+    spark.createDataFrame(rows, "id BIGINT, s STRING, a STRING, n INT").createOrReplaceTempView(
+        "vals"
+    )
+    return sorted(tuple(row) for row in spark.sql(render(local, "spark")).collect())
+
+
+CASES = [
+    # EQUAL_NULL: NULL equals NULL, a value never equals NULL, '' is a value
+    (
+        "snowflake",
+        "SELECT id, EQUAL_NULL(a, 'x') AS ex, EQUAL_NULL(a, CASE WHEN id = 4 THEN 'x' END)"
+        " AS same FROM S.VALS",
+        [
+            (1, True, False),
+            (2, True, False),
+            (3, False, True),
+            (4, False, False),
+            (5, False, False),
+            (6, False, False),
+            (7, True, False),
+        ],
+    ),
+    # TO_NUMBER: NUMBER(38, 0), halves rounded away from zero; TO_DECIMAL(s, p, s) keeps the
+    # scale asked for
+    (
+        "snowflake",
+        "SELECT id, TO_NUMBER(s) AS n, TO_DECIMAL(s, 10, 1) AS d, TO_NUMERIC(s, 5) AS m"
+        " FROM S.VALS",
+        [
+            (1, Decimal("13"), Decimal("12.6"), Decimal("13")),
+            (2, Decimal("13"), Decimal("12.5"), Decimal("13")),
+            (3, Decimal("-13"), Decimal("-12.5"), Decimal("-13")),
+            (4, Decimal("7"), Decimal("7.0"), Decimal("7")),
+            (5, Decimal("1000"), Decimal("1000.0"), Decimal("1000")),
+            (6, Decimal("1"), Decimal("0.5"), Decimal("1")),
+            (7, None, None, None),
+        ],
+    ),
+    # TRY_TO_NUMBER of an integer into a wide enough NUMBER cannot fail: the CAST
+    (
+        "snowflake",
+        "SELECT id, TRY_TO_NUMBER(n, 12, 2) AS t FROM S.VALS WHERE id <= 2",
+        [(1, Decimal("5.00")), (2, Decimal("-3.00"))],
+    ),
+]
+
+
+@pytest.mark.parametrize(("dialect", "source", "expected"), CASES)
+def test_conversion_values(dialect, source, expected, spark_engine):
+    ansi_sql = translate(source, dialect, catalog=CATALOG).ansi_sql
+    assert _on_duckdb(ansi_sql, ROWS) == expected
+    assert _on_spark(ansi_sql, ROWS, spark_engine) == expected
+
+
+@pytest.mark.parametrize("text", ["1,000", "", "abc", "1e40", "12345678901"])
+def test_to_number_of_text_that_is_no_such_number_raises(text, spark_engine):
+    """Snowflake raises on text that is not a number or does not fit NUMBER(p, s): so do
+    the engines, rather than give NULL."""
+    source = "SELECT TO_NUMBER(s, 10, 0) AS n FROM S.VALS"
+    ansi_sql = translate(source, "snowflake", catalog=CATALOG).ansi_sql
+    rows = [(1, text, None, None)]
+    with pytest.raises(duckdb.Error):
+        _on_duckdb(ansi_sql, rows)
+    with pytest.raises(Exception, match=r"CAST_INVALID_INPUT|NUMERIC_"):
+        _on_spark(ansi_sql, rows, spark_engine)
+
+
+REFUSED = [
+    ("snowflake", "SELECT TO_NUMBER(s, '999.9') AS n FROM S.VALS", "FN-TO-NUMBER"),
+    ("snowflake", "SELECT TRY_TO_DECIMAL(s) AS n FROM S.VALS", "FN-TRY-CAST"),
+    ("oracle", "SELECT TO_NUMBER(s) AS n FROM S.VALS", "FN-TO-NUMBER"),
+    ("teradata", "SELECT TO_NUMBER(s) AS n FROM s.vals", "FN-TO-NUMBER"),
+]
+
+
+@pytest.mark.parametrize(("dialect", "source", "rule"), REFUSED)
+def test_conversions_without_an_exact_form_are_refused(dialect, source, rule):
+    with pytest.raises(TranslationError) as raised:
+        translate(source, dialect, catalog=CATALOG)
+    assert rule in {d.rule for d in raised.value.diagnostics}
