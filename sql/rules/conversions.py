@@ -37,15 +37,13 @@ def _decimal(precision: int, scale: int) -> exp.DataType:
 @rule(
     "FN-TO-NUMBER",
     "rewrite",
-    ("snowflake", "oracle", "teradata", "redshift"),
+    ("snowflake",),
     (exp.ToNumber,),
     "Snowflake's TO_NUMBER / TO_DECIMAL / TO_NUMERIC(x [, p [, s]]) without a format is "
     "CAST(x AS DECIMAL(p, s)) (DECIMAL(38, 0) by default), as Snowflake documents: a string "
     "that is not a number is an error, extra fractional digits are rounded half away from "
     "zero, in Snowflake as in the engines; the CAST rules then apply. TRY_TO_NUMBER and its "
-    "synonyms are TRY_CAST (FN-TRY-CAST: translated only where the conversion cannot fail). "
-    "Refused: a format model (parsed by the model's rules; Redshift always has one), and "
-    "Oracle's and Teradata's TO_NUMBER(x), whose NUMBER result is a floating decimal.",
+    "synonyms are TRY_CAST (FN-TRY-CAST: translated only where the conversion cannot fail).",
     (
         (
             "snowflake",
@@ -53,12 +51,40 @@ def _decimal(precision: int, scale: int) -> exp.DataType:
             'SELECT CAST("orders"."o_clerk" AS DECIMAL(38, 0)) AS "n", '
             'CAST("orders"."o_comment" AS DECIMAL(10, 2)) AS "d" FROM "raw"."orders" AS "orders"',
         ),
+    ),
+    phase="syntax",
+)
+def to_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.args.get("format") is not None:
+        return None  # FMT-TO-NUMBER
+    precision = integer_literal(node.args.get("precision"))
+    scale = integer_literal(node.args.get("scale"))
+    if precision is None or scale is None:
+        return None  # FMT-TO-NUMBER
+    kind = exp.TryCast if node.args.get("safe") else exp.Cast
+    converted = kind(this=clone(node.this), to=_decimal(precision, scale))
+    # Still the source's conversion: the later phases' CAST rules apply to it.
+    converted.meta.update(node.meta)
+    converted.meta["source"] = True
+    return converted
+
+
+@rule(
+    "FMT-TO-NUMBER",
+    "refuse",
+    ("snowflake", "oracle", "teradata", "redshift"),
+    (exp.ToNumber,),
+    "TO_NUMBER with a format model (TO_NUMBER(s, '999.99'); Redshift's only form) parses the "
+    "text by the model's own rules, which no CAST follows; Oracle's and Teradata's "
+    "TO_NUMBER(x) returns NUMBER without a precision, a floating decimal with no exact ANSI "
+    "type. Both are refused.",
+    (
         ("snowflake", "SELECT TO_NUMBER(o_clerk, '999.99') AS n FROM SALES.ORDERS", "1:8"),
         ("oracle", "SELECT TO_NUMBER(o_clerk) AS n FROM SALES.ORDERS", "1:18"),
     ),
     phase="syntax",
 )
-def to_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+def to_number_refused(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     name = "TRY_TO_NUMBER" if node.args.get("safe") else "TO_NUMBER"
     if node.args.get("format") is not None:
         why = "a format model parses the text by its own rules, which no CAST follows"
@@ -68,16 +94,6 @@ def to_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "CAST to a NUMBER(p, s) instead"
         )
     else:
-        precision = integer_literal(node.args.get("precision"))
-        scale = integer_literal(node.args.get("scale"))
-        if precision is None or scale is None:
-            why = "a precision or scale that is not a number literal"
-        else:
-            kind = exp.TryCast if node.args.get("safe") else exp.Cast
-            converted = kind(this=clone(node.this), to=_decimal(precision, scale))
-            # Still the source's conversion: the later phases' CAST rules apply to it.
-            converted.meta.update(node.meta)
-            converted.meta["source"] = True
-            return converted
-    ctx.report("error", "FN-TO-NUMBER", node, f"{name}: {why}")
-    return node
+        why = "a precision or scale that is not a number literal"
+    ctx.report("error", "FMT-TO-NUMBER", node, f"{name}: {why}")
+    return None

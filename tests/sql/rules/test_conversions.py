@@ -88,6 +88,24 @@ CASES = [
             (7, None, None, None),
         ],
     ),
+    # CASE_N: the first TRUE condition's number; an UNKNOWN one before it ends the search
+    # (UNKNOWN's number, n + 2 after NO CASE; n + 1 for NO CASE OR UNKNOWN; else NULL); all
+    # FALSE is NO CASE's number, n + 1, or NULL
+    (
+        "teradata",
+        "SELECT id, CASE_N(n < 0, n < 5, n < 10, NO CASE, UNKNOWN) AS v1,"
+        " CASE_N(a = 'x', n >= 0, NO CASE OR UNKNOWN) AS v2, CASE_N(a = 'x', n >= 0) AS v3,"
+        " CASE_N(n > 100, UNKNOWN) AS v4 FROM s.vals",
+        [
+            (1, 3, 1, 1, None),
+            (2, 1, 1, 1, None),
+            (3, 2, 3, None, None),
+            (4, 5, 3, None, 2),
+            (5, 4, 2, 2, None),
+            (6, 3, 2, 2, None),
+            (7, 2, 1, 1, None),
+        ],
+    ),
     # TRY_TO_NUMBER of an integer into a wide enough NUMBER cannot fail: the CAST
     (
         "snowflake",
@@ -118,10 +136,11 @@ def test_to_number_of_text_that_is_no_such_number_raises(text, spark_engine):
 
 
 REFUSED = [
-    ("snowflake", "SELECT TO_NUMBER(s, '999.9') AS n FROM S.VALS", "FN-TO-NUMBER"),
+    ("snowflake", "SELECT TO_NUMBER(s, '999.9') AS n FROM S.VALS", "FMT-TO-NUMBER"),
     ("snowflake", "SELECT TRY_TO_DECIMAL(s) AS n FROM S.VALS", "FN-TRY-CAST"),
-    ("oracle", "SELECT TO_NUMBER(s) AS n FROM S.VALS", "FN-TO-NUMBER"),
-    ("teradata", "SELECT TO_NUMBER(s) AS n FROM s.vals", "FN-TO-NUMBER"),
+    ("oracle", "SELECT TO_NUMBER(s) AS n FROM S.VALS", "FMT-TO-NUMBER"),
+    ("teradata", "SELECT TO_NUMBER(s) AS n FROM s.vals", "FMT-TO-NUMBER"),
+    ("teradata", "SELECT CASE_N(n < 0, UNKNOWN, NO CASE) AS c FROM s.vals", "PARSE"),
 ]
 
 
