@@ -424,6 +424,38 @@ def format_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return node  # refused here, with the element: not also as a format string
 
 
+@rule(
+    "FN-TO-CHAR",
+    "rewrite",
+    ("snowflake", "oracle"),
+    (exp.ToChar,),
+    "TO_CHAR / TO_VARCHAR(x) without a format is the conversion to text that CAST(x AS "
+    "VARCHAR) performs, in Snowflake and Oracle alike (each prints with its default format): "
+    "it becomes that CAST, which the CAST-TO-TEXT rule then translates where the source "
+    "prints the value as the engines do (integers, dates in Snowflake) and refuses elsewhere "
+    "(floats, Oracle decimals). A VARIANT argument is left to the VARIANT rules' refusal.",
+    (
+        (
+            "snowflake",
+            "SELECT TO_CHAR(o_orderkey) AS k, TO_VARCHAR(o_orderdate) AS d FROM SALES.ORDERS",
+            'SELECT CAST("orders"."o_orderkey" AS VARCHAR) AS "k", CAST("orders"."o_orderdate" '
+            'AS VARCHAR) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def to_char_default(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if any(value is not None for key, value in node.args.items() if key != "this"):
+        return None  # a format (FMT-DATETIME, else FMT-TO-CHAR) or NLS parameters
+    kind = type_of(node.this)
+    if kind is None or kind in (exp.DType.UNKNOWN, exp.DType.USERDEFINED):
+        return None  # a VARIANT (whose TO_VARCHAR is not its ::string) or an unknown type
+    converted = exp.Cast(this=clone(node.this), to=exp.DataType.build("VARCHAR"))
+    # Still the source's conversion: the final phase's CAST-TO-TEXT applies to it.
+    converted.meta.update(node.meta)
+    converted.meta["source"] = True
+    return converted
+
+
 def _source_string_after(value: exp.Expr, ctx: Context) -> str | None:
     """The string literal that follows ``value`` and a comma in the source text: T-SQL's
     FORMAT pattern as written (sqlglot rewrites it into strftime codes, losing ddd, t ...)."""

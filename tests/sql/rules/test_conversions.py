@@ -106,6 +106,20 @@ CASES = [
             (7, 2, 1, 1, None),
         ],
     ),
+    # TO_CHAR / TO_VARCHAR without a format: the text CAST gives an integer
+    (
+        "snowflake",
+        "SELECT id, TO_CHAR(n) AS t, TO_VARCHAR(-n) AS m FROM S.VALS",
+        [
+            (1, "5", "-5"),
+            (2, "-3", "3"),
+            (3, "0", "0"),
+            (4, None, None),
+            (5, "12", "-12"),
+            (6, "7", "-7"),
+            (7, "3", "-3"),
+        ],
+    ),
     # TRY_TO_NUMBER of an integer into a wide enough NUMBER cannot fail: the CAST
     (
         "snowflake",
@@ -139,6 +153,7 @@ REFUSED = [
     ("snowflake", "SELECT TO_NUMBER(s, '999.9') AS n FROM S.VALS", "FMT-TO-NUMBER"),
     ("snowflake", "SELECT TRY_TO_DECIMAL(s) AS n FROM S.VALS", "FN-TRY-CAST"),
     ("oracle", "SELECT TO_NUMBER(s) AS n FROM S.VALS", "FMT-TO-NUMBER"),
+    ("snowflake", "SELECT TO_CHAR(CAST(n AS DOUBLE)) AS t FROM S.VALS", "CAST-TO-TEXT"),
     ("teradata", "SELECT TO_NUMBER(s) AS n FROM s.vals", "FMT-TO-NUMBER"),
     ("teradata", "SELECT CASE_N(n < 0, UNKNOWN, NO CASE) AS c FROM s.vals", "PARSE"),
 ]
