@@ -57,6 +57,7 @@ def load_all() -> dict[str, Rule]:
         formats,
         functions,
         generators,
+        json_text,
         portable_types,
         refusals,
         regex,
