@@ -23,9 +23,9 @@ structural too, a key of an array or an index of an object is simply missing.
   expansion) gives no rows in both; FLATTEN of an object (one row per key) is not
   translated: JSON_TABLE raises on it (ERROR ON ERROR).
 
-Refused, naming the construct: a path used other than cast to a string (compared, output
-as a VARIANT, cast to a number), FLATTEN's PATH/OUTER/RECURSIVE/MODE arguments and its
-SEQ/KEY/PATH/THIS columns, and a subscript of a value that is not a VARIANT.
+Refused, naming the construct: a path used other than cast to a string, a number or a
+BOOLEAN (compared, output as a VARIANT, cast to a date), FLATTEN's PATH/OUTER/RECURSIVE/MODE
+arguments and its SEQ/KEY/PATH/THIS columns, and a subscript of a value that is not a VARIANT.
 """
 
 from __future__ import annotations
@@ -47,6 +47,9 @@ STRING_TYPES = (exp.DType.VARCHAR, exp.DType.TEXT, exp.DType.NVARCHAR)
 # Snowflake's FLOAT, DOUBLE, REAL ... are all 64-bit.
 FLOAT_TYPES = (exp.DType.DOUBLE, exp.DType.FLOAT)
 BOOLEAN_TYPES = (exp.DType.BOOLEAN,)
+# Exact numeric casts: a JSON integer returned as the type (the engines read no other number
+# exactly; sql/render.py raises on a fraction, which Snowflake would round).
+EXACT_TYPES = (exp.DType.DECIMAL, exp.DType.BIGINT, exp.DType.INT, exp.DType.SMALLINT)
 # FLATTEN's output columns; index and value are translated.
 FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
 
@@ -286,11 +289,14 @@ def _scalar_value(
     "other item (a number, a boolean, an object, each of which Snowflake prints in its own "
     "way) raises an error rather than print differently. Cast to FLOAT / DOUBLE, a JSON "
     "number is `JSON_VALUE(... RETURNING DOUBLE PRECISION)` (the nearest double in both); "
-    "cast to BOOLEAN, a JSON true or false is the BOOLEAN; any other item but a null raises (Snowflake would parse a string by its own "
-    "grammar). `path = 'text'` as a WHERE / ON / HAVING conjunct compares the string form "
+    "cast to BOOLEAN, a JSON true or false is the BOOLEAN; cast to NUMBER(p, s) / DECIMAL / "
+    "INT (TO_NUMBER too), a JSON integer is `JSON_VALUE(... RETURNING DECIMAL(p, s))`, digit "
+    "for digit, while a fraction or an exponent raises (Snowflake rounds its decimal, the "
+    "engines would read a double); any other item but a null raises (Snowflake would parse a "
+    "string by its own grammar). `path = 'text'` as a WHERE / ON / HAVING conjunct compares the string form "
     "(a JSON null or another item is not equal in Snowflake; NULL or an error here, which "
     "drops the row alike or fails). Keys keep their case. A path used otherwise (compared "
-    "elsewhere, output as a VARIANT, cast to an integer or a decimal) is refused.",
+    "elsewhere, output as a VARIANT, cast to a date) is refused.",
     (
         (
             "snowflake",
@@ -311,13 +317,15 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             for types, item_type, returning in SCALAR_CASTS:
                 if _cast_to(node, types):
                     return _scalar_value(*access, item_type, returning)
+            if node.to.this in EXACT_TYPES and not node.args.get("format"):
+                return _scalar_value(*access, "number", node.to.sql("ansi"))
             ctx.report(
                 "error",
                 "VARIANT-PATH",
                 node,
-                f"a VARIANT cast to {node.to.sql('snowflake')}: only a cast to a string, FLOAT "
-                "or BOOLEAN is translated (Snowflake converts JSON numbers and strings to "
-                "other types by its own rules)",
+                f"a VARIANT cast to {node.to.sql('snowflake')}: only a cast to a string, a "
+                "number type or BOOLEAN is translated (Snowflake converts JSON strings to "
+                "other types by its own rules, and a VARIANT as such has no standard type)",
             )
             return node
         access = json_access(node, ctx)
