@@ -218,6 +218,25 @@ def _string_equality(top: exp.Expr) -> bool:
     return isinstance(other, exp.Literal) and other.is_string and _in_filter(parent)
 
 
+def _like_subject(top: exp.Expr) -> bool:
+    """``path LIKE 'pattern'``: Snowflake casts the VARIANT to VARCHAR for LIKE, the string
+    form that ``::string`` gives (a JSON null or no item is NULL; another item raises here,
+    where Snowflake would match its own text of it)."""
+    parent = top.parent
+    pattern = parent.expression if isinstance(parent, exp.Like) else None
+    return (
+        isinstance(parent, exp.Like)
+        and parent.this is top
+        and isinstance(pattern, exp.Literal)
+        and pattern.is_string
+    )
+
+
+def _as_string(top: exp.Expr) -> bool:
+    """Whether the path ``top`` stands where its string form is what is compared."""
+    return _string_equality(top) or _like_subject(top)
+
+
 def _consumed(node: exp.Expr) -> bool:
     """Whether the path ``node`` belongs to ends in what the rules translate: a cast to a
     string, FLATTEN's input, or a SQL/JSON operator already written."""
@@ -229,7 +248,7 @@ def _consumed(node: exp.Expr) -> bool:
         return True
     if _null_test(parent) and parent.this is top:
         return True  # VARIANT-NULL
-    if _string_equality(top):
+    if _as_string(top):
         return True
     # What VARIANT-FLATTEN wrote: JSON_TABLE(CASE WHEN JSON_EXISTS(j, p) THEN j END, ...)
     while isinstance(parent, exp.If | exp.Case):
@@ -295,7 +314,8 @@ def _scalar_value(
     "engines would read a double); any other item but a null raises (Snowflake would parse a "
     "string by its own grammar). `path = 'text'` as a WHERE / ON / HAVING conjunct compares the string form "
     "(a JSON null or another item is not equal in Snowflake; NULL or an error here, which "
-    "drops the row alike or fails). Keys keep their case. A path used otherwise (compared "
+    "drops the row alike or fails); `path LIKE 'pattern'` reads the string form too, as "
+    "Snowflake's LIKE casts a VARIANT to VARCHAR. Keys keep their case. A path used otherwise (compared "
     "elsewhere, output as a VARIANT, cast to a date) is refused.",
     (
         (
@@ -343,7 +363,7 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             )
             return node
         return None
-    if node is _top(node) and _string_equality(node):
+    if node is _top(node) and _as_string(node):
         return string_value(*access)
     if _consumed(node):
         return None
@@ -437,7 +457,7 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             column.replace(minus)
         elif column.name != "value":
             return _refuse(column, ctx, f"FLATTEN's {column.name.upper()} column is not translated")
-        elif _string_equality(column):
+        elif _as_string(column):
             column.replace(string_value(clone(column), (0,)))
         elif not _consumed(column):
             return _refuse(

@@ -147,6 +147,12 @@ CASES = [
         [(4, Decimal("12345678901234567890"))],
     ),
     (
+        # LIKE reads the string form, in a filter and out of one
+        "SELECT id, payload:Q LIKE 'up%' AS q FROM APP.EVENTS"
+        " WHERE payload:user.name LIKE 'A%' OR id = 2",
+        [(1, True), (2, None)],
+    ),
+    (
         # string equality as filter conjuncts; GET and GET_PATH are paths too
         "SELECT e.id, g.index AS i FROM APP.EVENTS AS e,"
         ' LATERAL FLATTEN(input => e.payload:"k y") AS f,'
@@ -197,6 +203,8 @@ def test_variants_read_the_same_rows_on_both_engines(spark_engine, lake, source,
         ("SELECT payload:n::number AS n FROM APP.EVENTS", "JSON_VALUE"),
         ("SELECT payload:c::number(10, 1) AS n FROM APP.EVENTS", "JSON_VALUE"),
         ("SELECT payload:e::int AS n FROM APP.EVENTS", "JSON_VALUE"),
+        # LIKE of a boolean: Snowflake would match its text 'true'
+        ("SELECT id FROM APP.EVENTS WHERE payload:n LIKE 't%'", "JSON_VALUE"),
         # FLATTEN of an object gives a row per key in Snowflake: not translated, fails
         (
             "SELECT f.index AS i FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload:items) f",
