@@ -456,6 +456,131 @@ def to_char_default(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return converted
 
 
+# Text read as a date by a format of fixed-width digit fields: strftime code (as sqlglot reads
+# each dialect's format) -> (field, width).
+DATE_FIELDS = {"%Y": ("year", 4), "%m": ("month", 2), "%d": ("day", 2)}
+TEXT_TYPES = (exp.DType.VARCHAR, exp.DType.TEXT, exp.DType.CHAR, exp.DType.NVARCHAR)
+
+
+def _date_layout(codes: str) -> tuple[list[tuple[str, int]], dict[str, int]]:
+    """The characters a text must have at each position, ("digit" or the separator), and the
+    1-based position of each field, for a format of %Y, %m and %d once each and separators;
+    raises FormatRefusal otherwise."""
+    layout: list[tuple[str, int]] = []
+    fields: dict[str, int] = {}
+    position = 0
+    while position < len(codes):
+        code = codes[position : position + 2]
+        if code in DATE_FIELDS:
+            field, width = DATE_FIELDS[code]
+            if field in fields:
+                raise FormatRefusal(code, "a field given twice")
+            fields[field] = len(layout) + 1
+            layout.extend(("digit", 0) for _ in range(width))
+            position += 2
+        elif codes[position] in "-/.:, ":
+            layout.append((codes[position], 0))
+            position += 1
+        else:
+            raise FormatRefusal(
+                _word(codes, position) if codes[position] != "%" else code,
+                "not a fixed-width year (YYYY), month (MM) or day (DD) element",
+            )
+    if len(fields) != 3:
+        raise FormatRefusal(codes, "a date format without each of year, month and day")
+    return layout, fields
+
+
+def text_to_date(text: exp.Expr, codes: str) -> exp.Expr:
+    """``text`` read as a DATE by the format ``codes`` (strftime codes): exactly its width,
+    digits where the fields are, the separators where they are, a year other than 0000; then
+    the ISO text of the fields, cast to DATE (which checks the month and the day). Any other
+    text becomes a string no engine reads as a date, so that the CAST raises on it, as the
+    sources do on text their format does not read."""
+    layout, fields = _date_layout(codes)
+    checks: list[exp.Expr] = [
+        exp.EQ(this=exp.Length(this=clone(text)), expression=lit(len(layout)))
+    ]
+    for position, (kind, _) in enumerate(layout, start=1):
+        char = exp.Substring(this=clone(text), start=lit(position), length=lit(1))
+        if kind == "digit":
+            checks.append(exp.Between(this=char, low=lit("0"), high=lit("9")))
+        else:
+            checks.append(exp.EQ(this=char, expression=lit(kind)))
+
+    def piece(field: str, width: int) -> exp.Expr:
+        return exp.Substring(this=clone(text), start=lit(fields[field]), length=lit(width))
+
+    checks.append(exp.NEQ(this=piece("year", 4), expression=lit("0000")))
+    iso = exp.DPipe(
+        this=exp.DPipe(
+            this=exp.DPipe(
+                this=exp.DPipe(this=piece("year", 4), expression=lit("-")),
+                expression=piece("month", 2),
+            ),
+            expression=lit("-"),
+        ),
+        expression=piece("day", 2),
+    )
+    valid = checks[0]
+    for check in checks[1:]:
+        valid = exp.And(this=valid, expression=check)
+    unreadable = exp.DPipe(this=lit("not a date in the format: "), expression=clone(text))
+    chosen = exp.Case(ifs=[exp.If(this=valid, true=iso)], default=unreadable)
+    return cast(chosen, "DATE")
+
+
+@rule(
+    "FMT-TO-DATE",
+    "rewrite",
+    ("snowflake", "oracle", "teradata", "redshift", "bigquery"),
+    (exp.StrToDate, exp.TsOrDsToDate),
+    "TO_DATE(s, 'YYYYMMDD') (any order of YYYY, MM and DD with - / . : , or space between; "
+    "Teradata's CAST(s AS DATE FORMAT '...'), BigQuery's PARSE_DATE('%Y%m%d', s)) of a string "
+    "becomes the CAST to DATE of the ISO text built from the fields (SUBSTRING, ||), when the "
+    "text has exactly the format's width, digits and separators, and a year other than 0000. "
+    "That text reads as the same date in every source and engine; any other text (fewer "
+    "digits, other separators, blanks, which some sources accept by rules of their own) "
+    "raises, as an invalid month or day does. Other elements (two-digit years, names, times) "
+    "and TRY_TO_DATE are refused.",
+    (
+        (
+            "snowflake",
+            "SELECT TO_DATE(o_clerk, 'YYYYMMDD') AS d FROM SALES.ORDERS",
+            'SELECT CAST(CASE WHEN CHAR_LENGTH("orders"."o_clerk") = 8 AND SUBSTRING('
+            '"orders"."o_clerk" FROM 1 FOR 1) BETWEEN \'0\' AND \'9\' AND SUBSTRING("orders".'
+            '"o_clerk" FROM 2 FOR 1) BETWEEN \'0\' AND \'9\' AND SUBSTRING("orders"."o_clerk" '
+            "FROM 3 FOR 1) BETWEEN '0' AND '9' AND SUBSTRING(\"orders\".\"o_clerk\" FROM 4 FOR 1) "
+            "BETWEEN '0' AND '9' AND SUBSTRING(\"orders\".\"o_clerk\" FROM 5 FOR 1) BETWEEN '0' "
+            "AND '9' AND SUBSTRING(\"orders\".\"o_clerk\" FROM 6 FOR 1) BETWEEN '0' AND '9' AND "
+            "SUBSTRING(\"orders\".\"o_clerk\" FROM 7 FOR 1) BETWEEN '0' AND '9' AND SUBSTRING("
+            '"orders"."o_clerk" FROM 8 FOR 1) BETWEEN \'0\' AND \'9\' AND SUBSTRING("orders".'
+            '"o_clerk" FROM 1 FOR 4) <> \'0000\' THEN SUBSTRING("orders"."o_clerk" FROM 1 '
+            "FOR 4) || '-' || SUBSTRING(\"orders\".\"o_clerk\" FROM 5 FOR 2) || '-' || SUBSTRING("
+            '"orders"."o_clerk" FROM 7 FOR 2) ELSE \'not a date in the format: \' || '
+            '"orders"."o_clerk" END AS DATE) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def to_date(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    model = node.args.get("format")
+    if not (isinstance(model, exp.Literal) and model.is_string) or node.args.get("safe"):
+        return None  # a run-time format, TRY_TO_DATE: left to the refusals
+    if type_of(node.this) not in TEXT_TYPES:
+        return None  # a date already (DATE-LITERAL), a number: not read as text here
+    if (
+        isinstance(node, exp.StrToDate)
+        and model.name == "%Y-%m-%d"
+        and (isinstance(node.this, exp.Literal))
+    ):
+        return None  # DATE-LITERAL
+    try:
+        return text_to_date(node.this, model.name)
+    except FormatRefusal as refusal:
+        ctx.report("error", "FMT-TO-DATE", node, str(refusal))
+        return node
+
+
 def _source_string_after(value: exp.Expr, ctx: Context) -> str | None:
     """The string literal that follows ``value`` and a comma in the source text: T-SQL's
     FORMAT pattern as written (sqlglot rewrites it into strftime codes, losing ddd, t ...)."""

@@ -4,6 +4,7 @@ documentation."""
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 
 import duckdb
@@ -149,6 +150,44 @@ def test_to_number_of_text_that_is_no_such_number_raises(text, spark_engine):
         _on_spark(ansi_sql, rows, spark_engine)
 
 
+# Text read with a format of fixed-width digit fields: (dialect, call on s, the texts of a
+# date in that format, texts each source would refuse or read its own way).
+DATE_FORMATS = [
+    ("snowflake", "TO_DATE(s, 'YYYYMMDD')", "{y:04d}{m:02d}{d:02d}", ["2018062", "2018-0629"]),
+    ("oracle", "TO_DATE(s, 'YYYY-MM-DD')", "{y:04d}-{m:02d}-{d:02d}", ["2018/06/29", "2018-6-29"]),
+    ("teradata", "CAST(s AS DATE FORMAT 'DD/MM/YYYY')", "{d:02d}/{m:02d}/{y:04d}", ["29.06.2018"]),
+    ("redshift", "TO_DATE(s, 'YYYYMMDD')", "{y:04d}{m:02d}{d:02d}", [" 20180629", "2018062x"]),
+]
+DATES = [dt.date(2018, 6, 29), dt.date(2024, 2, 29), dt.date(1, 1, 1), dt.date(9999, 12, 31)]
+# A month or day out of range, year 0 (no such year in the sources' calendars)
+NOT_DATES = [(2018, 2, 30), (2018, 13, 1), (2018, 0, 10), (0, 1, 1)]
+DATE_TABLES = {
+    "snowflake": "S.VALS", "oracle": "S.VALS", "teradata": "s.vals", "redshift": "s.vals"
+}  # fmt: skip
+CATALOG.legacy["redshift"] = {("s", "vals"): "raw.vals"}
+
+
+@pytest.mark.parametrize(("dialect", "call", "layout", "unread"), DATE_FORMATS)
+def test_text_read_as_a_date_by_its_format(dialect, call, layout, unread, spark_engine):
+    source = f"SELECT id, {call} AS d FROM {DATE_TABLES[dialect]}"
+    ansi_sql = translate(source, dialect, catalog=CATALOG).ansi_sql
+    rows = [
+        (i, layout.format(y=d.year, m=d.month, d=d.day), None, None) for i, d in enumerate(DATES)
+    ]
+    rows.append((len(rows), None, None, None))
+    expected = [(i, d) for i, d in enumerate(DATES)] + [(len(DATES), None)]
+    assert _on_duckdb(ansi_sql, rows) == expected
+    assert _on_spark(ansi_sql, rows, spark_engine) == expected
+    wrong = [layout.format(y=y, m=m, d=d) for y, m, d in NOT_DATES] + unread
+    for text in wrong:
+        with pytest.raises(duckdb.Error):
+            _on_duckdb(ansi_sql, [(1, text, None, None)])
+    # Spark is slow to start a query: the wrong texts together, each failing the query
+    for text in wrong[:2] + unread[:1]:
+        with pytest.raises(Exception, match=r"CAST_INVALID_INPUT|DATETIME"):
+            _on_spark(ansi_sql, [(1, text, None, None)], spark_engine)
+
+
 REFUSED = [
     ("snowflake", "SELECT TO_NUMBER(s, '999.9') AS n FROM S.VALS", "FMT-TO-NUMBER"),
     ("snowflake", "SELECT TRY_TO_DECIMAL(s) AS n FROM S.VALS", "FN-TRY-CAST"),
@@ -156,6 +195,9 @@ REFUSED = [
     ("snowflake", "SELECT TO_CHAR(CAST(n AS DOUBLE)) AS t FROM S.VALS", "CAST-TO-TEXT"),
     ("teradata", "SELECT TO_NUMBER(s) AS n FROM s.vals", "FMT-TO-NUMBER"),
     ("teradata", "SELECT CASE_N(n < 0, UNKNOWN, NO CASE) AS c FROM s.vals", "PARSE"),
+    ("snowflake", "SELECT TO_DATE(s, 'YYYYMM') AS d FROM S.VALS", "FMT-TO-DATE"),
+    ("oracle", "SELECT TO_DATE(s, 'YY-MM-DD') AS d FROM S.VALS", "FMT-TO-DATE"),
+    ("snowflake", "SELECT TRY_TO_DATE(s, 'YYYYMMDD') AS d FROM S.VALS", "ANSI-UNSUPPORTED"),
 ]
 
 
