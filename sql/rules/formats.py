@@ -581,6 +581,102 @@ def to_date(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return node
 
 
+# Teradata's FORMAT phrase for a DATE (case-insensitive): the numeric elements, each as a
+# format-model element of its fixed width; B is a blank. Names (MMM, EEE...) are refused.
+TERADATA_DATE_ELEMENTS = {"YYYY": "YYYY", "Y4": "YYYY", "DDD": "DDD", "YY": "YY", "MM": "MM",
+                          "DD": "DD"}  # fmt: skip
+ELEMENT_WIDTHS = {"YYYY": 4, "YY": 2, "MM": 2, "DD": 2, "DDD": 3}
+
+
+def _teradata_date_tokens(phrase: str) -> list[tuple[str, object]]:
+    tokens: list[tuple[str, object]] = []
+    position = 0
+    upper = phrase.upper()
+    while position < len(phrase):
+        element = next((e for e in TERADATA_DATE_ELEMENTS if upper.startswith(e, position)), None)
+        if upper.startswith(("MMM", "EEE"), position):
+            raise FormatRefusal(phrase[position : position + 3], "a month or day name")
+        if element is not None:
+            tokens.append(("element", TERADATA_DATE_ELEMENTS[element]))
+            position += len(element)
+        elif upper[position] == "B":
+            tokens.append(("text", " "))
+            position += 1
+        elif phrase[position] in "-/.:, ":
+            tokens.append(("text", phrase[position]))
+            position += 1
+        else:
+            raise FormatRefusal(
+                _word(phrase, position), "not a numeric date element of a FORMAT phrase"
+            )
+    return tokens
+
+
+@rule(
+    "TD-CAST-FORMAT",
+    "rewrite",
+    ("teradata",),
+    (exp.Cast,),
+    "Teradata's CAST(d AS VARCHAR(n) FORMAT 'YYYY-MM-DD') of a DATE, and CAST(CAST(d AS FORMAT "
+    "'...') AS CHAR(n)), print the date by its FORMAT phrase: YYYY (Y4), YY, MM, DD, DDD, "
+    "with - / . : , or space between and B for a blank, each field zero-padded to its width "
+    "(FMT-DATETIME's EXTRACT and ||). A VARCHAR shorter than the text and a CHAR of another "
+    "length (truncation and padding by the session's mode) are refused, as are names (MMM, "
+    "EEE) and the FORMAT of a timestamp or a number.",
+    (
+        (
+            "teradata",
+            "SELECT CAST(o_orderdate AS VARCHAR(10) FORMAT 'YYYY/MM/DD') AS d FROM SALES_DB.ORDERS",
+            'SELECT SUBSTRING(CAST(EXTRACT(YEAR FROM "orders"."o_orderdate") + 10000 AS VARCHAR) '
+            'FROM 2) || \'/\' || SUBSTRING(CAST(EXTRACT(MONTH FROM "orders"."o_orderdate") + '
+            "100 AS VARCHAR) FROM 2) || '/' || SUBSTRING(CAST(EXTRACT(DAY FROM \"orders\"."
+            '"o_orderdate") + 100 AS VARCHAR) FROM 2) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def teradata_cast_format(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    target = node.args["to"]
+    inner = node.this
+    if node.args.get("format") is not None:
+        formatted, phrase = node, node.args["format"]
+    elif isinstance(inner, exp.Cast) and inner.args.get("format") is not None:
+        if inner.to.this != exp.DType.UNKNOWN:
+            return None
+        formatted, phrase = inner, inner.args["format"]
+    else:
+        return None
+    if target.this == exp.DType.UNKNOWN:
+        if isinstance(node.parent, exp.Cast):
+            return None  # read by the CAST around it
+        ctx.report(
+            "error",
+            "TD-CAST-FORMAT",
+            node,
+            "CAST(x AS FORMAT '...') keeps the value's type and sets how Teradata prints it, "
+            "which has no standard form; cast it to CHAR(n) or VARCHAR(n) to have the text",
+        )
+        return node
+    try:
+        if not (isinstance(phrase, exp.Literal) and phrase.is_string):
+            raise FormatRefusal(phrase.sql("teradata"), "a FORMAT phrase that is not a literal")
+        if type_of(formatted.this) != exp.DType.DATE:
+            raise FormatRefusal(phrase.name, "a FORMAT phrase of a value not known to be a DATE")
+        if target.this not in TSQL_STRINGS:
+            raise FormatRefusal(phrase.name, "a FORMAT phrase in a cast to a type other than text")
+        tokens = _teradata_date_tokens(phrase.name)
+        width = sum(ELEMENT_WIDTHS[c] if k == "element" else len(str(c)) for k, c in tokens)
+        length = target.expressions[0].this if target.expressions else None
+        size = int(length.name) if isinstance(length, exp.Literal) and length.is_int else None
+        if size is None or size < width:
+            raise FormatRefusal(phrase.name, f"{width} characters in a {target.sql('teradata')}")
+        if target.this in (exp.DType.CHAR, exp.DType.NCHAR) and size != width:
+            raise FormatRefusal(phrase.name, f"{width} characters padded to CHAR({size})")
+        return compile_format(tokens, formatted.this)
+    except FormatRefusal as refusal:
+        ctx.report("error", "TD-CAST-FORMAT", node, str(refusal))
+        return node
+
+
 def _source_string_after(value: exp.Expr, ctx: Context) -> str | None:
     """The string literal that follows ``value`` and a comma in the source text: T-SQL's
     FORMAT pattern as written (sqlglot rewrites it into strftime codes, losing ddd, t ...)."""
