@@ -337,8 +337,20 @@ JSON_INTEGERS: dict[Engine, tuple[str, ...]] = {
     "duckdb": ("BIGINT", "UBIGINT"),
     "spark": ("TINYINT", "SMALLINT", "INT", "BIGINT"),
 }
+VALUE_TYPES = {"string": "VARCHAR", "double": "DOUBLE", "boolean": "BOOLEAN"}
 JSON_INTEGER_ERROR = "JSON_VALUE: the path finds no integer item to return as an exact number"
 EXACT_NUMBERS = ("decimal", "bigint", "int", "smallint")
+
+
+def _json_value_error(engine: Engine, message: str, returning: exp.DataType) -> exp.Expr:
+    """What JSON_VALUE gives where it raises. DuckDB's error() is volatile, and a volatile
+    expression never equals its copy: LISTAGG(DISTINCT v) WITHIN GROUP (ORDER BY v) over a
+    JSON_VALUE then fails to bind. The cast of the message to an integer raises alike at run
+    time (DuckDB does not fold a failing constant cast) and is not volatile."""
+    if engine != "duckdb":
+        return _engine_error(engine, message)
+    failing = exp.Cast(this=exp.Literal.string(message), to=exp.DataType.build("INTEGER"))
+    return exp.Cast(this=failing, to=returning.copy())
 
 
 def _json_integer_test(engine: Engine, item_type: exp.Expr) -> exp.Expr:
@@ -422,7 +434,7 @@ def _json_operators(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) ->
                     exp.If(this=_is_null(node.this), true=exp.Null()),
                     exp.If(this=_json_integer_test(engine, item_type), true=value),
                 ],
-                default=_engine_error(engine, JSON_INTEGER_ERROR),
+                default=_json_value_error(engine, JSON_INTEGER_ERROR, target),
             )
         elif isinstance(node, JsonValue) and (returning := _json_value_form(node, path)):
             if engine == "duckdb" and returning == "string":
@@ -451,7 +463,9 @@ def _json_operators(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) ->
                     exp.If(this=_is_null(node.this), true=exp.Null()),
                     exp.If(this=test, true=value),
                 ],
-                default=_engine_error(engine, JSON_VALUE_ERROR),
+                default=_json_value_error(
+                    engine, JSON_VALUE_ERROR, exp.DataType.build(VALUE_TYPES[returning])
+                ),
             )
         elif isinstance(node, JsonTable) and path.each and path.filter is None:
             table = node.parent

@@ -147,6 +147,12 @@ CASES = [
         [(4, Decimal("12345678901234567890"))],
     ),
     (
+        # a path under DISTINCT and in the aggregate's ORDER BY: the same expression twice
+        "SELECT LISTAGG(DISTINCT payload:Q::string, ',') WITHIN GROUP"
+        " (ORDER BY payload:Q::string) AS q FROM APP.EVENTS",
+        [("upper",)],
+    ),
+    (
         # LIKE reads the string form, in a filter and out of one
         "SELECT id, payload:Q LIKE 'up%' AS q FROM APP.EVENTS"
         " WHERE payload:user.name LIKE 'A%' OR id = 2",
