@@ -462,22 +462,32 @@ DATE_FIELDS = {"%Y": ("year", 4), "%m": ("month", 2), "%d": ("day", 2)}
 TEXT_TYPES = (exp.DType.VARCHAR, exp.DType.TEXT, exp.DType.CHAR, exp.DType.NVARCHAR)
 
 
-def _date_layout(codes: str) -> tuple[list[tuple[str, int]], dict[str, int]]:
+# The same fields as written in a format model, in any case: sqlglot converts only the
+# upper-case spellings into strftime codes (Teradata's 'yyyy-mm-dd' stays as written).
+MODEL_FIELDS = {"YYYY": "%Y", "Y4": "%Y", "MM": "%m", "DD": "%d"}
+
+
+def _date_layout(codes: str, models: bool) -> tuple[list[tuple[str, int]], dict[str, int]]:
     """The characters a text must have at each position, ("digit" or the separator), and the
-    1-based position of each field, for a format of %Y, %m and %d once each and separators;
-    raises FormatRefusal otherwise."""
+    1-based position of each field, for a format of %Y, %m and %d once each (or, where
+    ``models``, YYYY, MM and DD in any case) and separators; raises FormatRefusal otherwise."""
     layout: list[tuple[str, int]] = []
     fields: dict[str, int] = {}
     position = 0
     while position < len(codes):
         code = codes[position : position + 2]
+        word = next(
+            (w for w in MODEL_FIELDS if models and codes.upper().startswith(w, position)), None
+        )
+        if word is not None:
+            code = MODEL_FIELDS[word]
         if code in DATE_FIELDS:
             field, width = DATE_FIELDS[code]
             if field in fields:
                 raise FormatRefusal(code, "a field given twice")
             fields[field] = len(layout) + 1
             layout.extend(("digit", 0) for _ in range(width))
-            position += 2
+            position += len(word) if word is not None else 2
         elif codes[position] in "-/.:, ":
             layout.append((codes[position], 0))
             position += 1
@@ -491,13 +501,13 @@ def _date_layout(codes: str) -> tuple[list[tuple[str, int]], dict[str, int]]:
     return layout, fields
 
 
-def text_to_date(text: exp.Expr, codes: str) -> exp.Expr:
+def text_to_date(text: exp.Expr, codes: str, models: bool = True) -> exp.Expr:
     """``text`` read as a DATE by the format ``codes`` (strftime codes): exactly its width,
     digits where the fields are, the separators where they are, a year other than 0000; then
     the ISO text of the fields, cast to DATE (which checks the month and the day). Any other
     text becomes a string no engine reads as a date, so that the CAST raises on it, as the
     sources do on text their format does not read."""
-    layout, fields = _date_layout(codes)
+    layout, fields = _date_layout(codes, models)
     checks: list[exp.Expr] = [
         exp.EQ(this=exp.Length(this=clone(text)), expression=lit(len(layout)))
     ]
@@ -575,7 +585,7 @@ def to_date(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ):
         return None  # DATE-LITERAL
     try:
-        return text_to_date(node.this, model.name)
+        return text_to_date(node.this, model.name, models=ctx.dialect != "bigquery")
     except FormatRefusal as refusal:
         ctx.report("error", "FMT-TO-DATE", node, str(refusal))
         return node

@@ -156,6 +156,7 @@ DATE_FORMATS = [
     ("snowflake", "TO_DATE(s, 'YYYYMMDD')", "{y:04d}{m:02d}{d:02d}", ["2018062", "2018-0629"]),
     ("oracle", "TO_DATE(s, 'YYYY-MM-DD')", "{y:04d}-{m:02d}-{d:02d}", ["2018/06/29", "2018-6-29"]),
     ("teradata", "CAST(s AS DATE FORMAT 'DD/MM/YYYY')", "{d:02d}/{m:02d}/{y:04d}", ["29.06.2018"]),
+    ("teradata", "CAST(s AS DATE FORMAT 'yyyy-mm-dd')", "{y:04d}-{m:02d}-{d:02d}", ["2018-6-29"]),
     ("redshift", "TO_DATE(s, 'YYYYMMDD')", "{y:04d}{m:02d}{d:02d}", [" 20180629", "2018062x"]),
 ]
 DATES = [dt.date(2018, 6, 29), dt.date(2024, 2, 29), dt.date(1, 1, 1), dt.date(9999, 12, 31)]
