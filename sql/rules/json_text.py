@@ -123,3 +123,32 @@ def json_path_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return node
     value = string_value(node.this, tuple(keys))
     return value if null_if_invalid else raise_if_invalid(node.this, value)
+
+
+# Redshift's other JSON text functions, and why they are not translated.
+UNTRANSLATED = {
+    "JSON_EXTRACT_ARRAY_ELEMENT_TEXT": "Redshift's documentation gives two results for an index "
+    "out of range (NULL in its present English text, an empty string in earlier ones and in "
+    "its translations), so no single translation is exact",
+    "JSON_ARRAY_LENGTH": "the standard has no function that counts a JSON array's elements "
+    "(only a subquery over JSON_TABLE, not written here)",
+}
+
+
+@rule(
+    "RS-JSON-ARRAY",
+    "refuse",
+    ("redshift",),
+    (exp.Anonymous,),
+    "Redshift's JSON_EXTRACT_ARRAY_ELEMENT_TEXT (whose result for an index out of range its "
+    "documentation gives as NULL in one version and an empty string in another) and "
+    "JSON_ARRAY_LENGTH (no standard function counts a JSON array) are refused with that "
+    "reason.",
+    (("redshift", "SELECT JSON_ARRAY_LENGTH(c_comment) AS n FROM sales.customer", "1:8"),),
+)
+def json_array(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    name = node.name.upper()
+    if name not in UNTRANSLATED:
+        return None
+    ctx.report("error", "RS-JSON-ARRAY", node, f"{name}: {UNTRANSLATED[name]}")
+    return node

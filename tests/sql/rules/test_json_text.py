@@ -98,3 +98,11 @@ def test_paths_without_an_exact_form_are_refused(call):
     with pytest.raises(TranslationError) as raised:
         translate(f"SELECT {call} AS n FROM s.docs", "redshift", catalog=CATALOG)
     assert "RS-JSON-PATH-TEXT" in {d.rule for d in raised.value.diagnostics}
+
+
+@pytest.mark.parametrize("call", ["JSON_EXTRACT_ARRAY_ELEMENT_TEXT(j, 1)", "JSON_ARRAY_LENGTH(j)"])
+def test_array_functions_are_refused_with_their_reason(call):
+    with pytest.raises(TranslationError) as raised:
+        translate(f"SELECT {call} AS n FROM s.docs", "redshift", catalog=CATALOG)
+    [diagnostic] = raised.value.diagnostics
+    assert diagnostic.rule == "RS-JSON-ARRAY" and call.split("(")[0] in diagnostic.message
