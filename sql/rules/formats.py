@@ -687,6 +687,127 @@ def teradata_cast_format(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return node
 
 
+# Oracle number format models translated: [FM] 9...90...0[.0...0] -- nines, then at least one
+# zero (so that the integer part always prints a digit: Oracle blanks a zero integer part
+# under nines only, except for a zero value), then as many zeros as decimals (nines there are
+# dropped when zero under FM). Commas, D, G, S, MI, PR, $, L, EEEE, V, RN, X are refused.
+NUMBER_MODEL = re.compile(r"(?P<fm>FM)?(?P<nines>9*)(?P<zeros>0+)(?:\.(?P<decimals>0{1,6}))?", re.I)
+EXACT_NUMERIC = (exp.DType.DECIMAL, exp.DType.BIGINT, exp.DType.INT, exp.DType.SMALLINT,
+                 exp.DType.TINYINT)  # fmt: skip
+
+
+def _left_fill(text: exp.Expr, width: int, fill: str) -> exp.Expr:
+    """``text`` preceded by as many ``fill`` characters as it is shorter than ``width``."""
+    missing = exp.Sub(this=lit(width), expression=exp.Length(this=clone(text)))
+    padding = exp.Substring(this=lit(fill * width), start=lit(1), length=missing)
+    longer = exp.GTE(this=exp.Length(this=clone(text)), expression=lit(width))
+    return exp.Case(
+        ifs=[exp.If(this=longer, true=clone(text))],
+        default=exp.DPipe(this=padding, expression=clone(text)),
+    )
+
+
+def oracle_number(value: exp.Expr, model: str) -> exp.Expr:
+    """TO_CHAR(value, model) for an exact number and a model NUMBER_MODEL reads: the value
+    rounded half away from zero to the model's decimals (a CAST to DECIMAL, which rounds so
+    on both engines), its integer digits zero-filled over the model's zeros, a minus sign
+    before them, blanks before that up to the model's width plus the sign position (none
+    under FM); pound signs, one more than the model's width, when the integer digits do not
+    fit. A negative value that rounds to zero (whose sign Oracle's documentation does not
+    settle), and an overflow under FM, raise."""
+    match = NUMBER_MODEL.fullmatch(model)
+    if match is None:
+        raise FormatRefusal(model, "a number format beyond [FM]9..90..0[.0..0]")
+    fill_mode = bool(match.group("fm"))
+    integers = len(match.group("nines")) + len(match.group("zeros"))
+    zeros, decimals = len(match.group("zeros")), len(match.group("decimals") or "")
+    if integers + decimals > 38:
+        raise FormatRefusal(model, "more than 38 digits")
+    rounded = cast(value, f"DECIMAL(38, {decimals})")
+    text = cast(exp.Abs(this=clone(rounded)), "VARCHAR")
+    length = exp.Length(this=clone(text))
+    if decimals:
+        digits: exp.Expr = exp.Substring(
+            this=clone(text),
+            start=lit(1),
+            length=exp.Sub(this=length, expression=lit(decimals + 1)),
+        )
+        fraction: exp.Expr | None = exp.Substring(
+            this=clone(text), start=exp.Sub(this=clone(length), expression=lit(decimals - 1))
+        )
+    else:
+        digits, fraction = clone(text), None
+    negative = exp.LT(this=clone(rounded), expression=lit(0))
+    sign = exp.Case(ifs=[exp.If(this=negative, true=lit("-"))], default=lit(""))
+    number = exp.DPipe(this=sign, expression=_left_fill(digits, zeros, "0"))
+    if not fill_mode:
+        number = _left_fill(number, integers + 1, " ")
+    if fraction is not None:
+        number = exp.DPipe(this=exp.DPipe(this=number, expression=lit(".")), expression=fraction)
+    too_wide = exp.GTE(this=exp.Abs(this=clone(rounded)), expression=lit(10**integers))
+    # A text no engine reads as an integer, built from the value so that it is not folded
+    # into a constant (and raised) where the branch is never taken.
+    failing = cast(exp.DPipe(this=lit("TO_CHAR: no exact text for "), expression=text), "INTEGER")
+    sign_lost = exp.And(
+        this=exp.LT(this=clone(value), expression=lit(0)),
+        expression=exp.EQ(this=clone(rounded), expression=lit(0)),
+    )
+    overflow = cast(failing, "VARCHAR") if fill_mode else lit("#" * (len(model) + 1))
+    return exp.Case(
+        ifs=[
+            exp.If(this=too_wide, true=overflow),
+            exp.If(this=sign_lost, true=cast(clone(failing), "VARCHAR")),
+        ],
+        default=number,
+    )
+
+
+@rule(
+    "FMT-NUMBER",
+    "rewrite",
+    ("oracle",),
+    (exp.ToChar,),
+    "Oracle's TO_CHAR(n, '[FM]9..90..0[.0..0]') of an exact number (nines, at least one zero "
+    "before the point, up to six zero decimals) is built from the standard's text of the "
+    "number rounded half away from zero (CAST to DECIMAL(38, d)): zero-filled over the "
+    "zeros, a minus sign before the digits, blanks before that to the model's width plus "
+    "Oracle's sign position (no blanks under FM), and pound signs (width + 1) when the "
+    "integer digits do not fit. A negative value rounding to zero and an FM overflow raise. "
+    "Other models (commas, D, G, S, MI, nines after the point, currency, EEEE, V, RN, X), "
+    "floats, and number formats of other dialects are refused.",
+    (
+        (
+            "oracle",
+            "SELECT TO_CHAR(o_orderkey, 'FM900') AS k FROM SALES.ORDERS",
+            'SELECT CASE WHEN ABS(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) >= 1000 '
+            "THEN CAST(CAST('TO_CHAR: no exact text for ' || CAST(ABS(CAST(\"orders\"."
+            '"o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) AS INTEGER) AS VARCHAR) WHEN '
+            '"orders"."o_orderkey" < 0 AND CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) '
+            "= 0 THEN CAST(CAST('TO_CHAR: no exact text for ' || CAST(ABS(CAST(\"orders\"."
+            '"o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) AS INTEGER) AS VARCHAR) ELSE CASE '
+            "WHEN CAST(CAST(\"orders\".\"o_orderkey\" AS DECIMAL(38, 0)) < 0 THEN '-' ELSE '' END "
+            '|| CASE WHEN CHAR_LENGTH(CAST(ABS(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) '
+            'AS VARCHAR)) >= 2 THEN CAST(ABS(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) AS '
+            "VARCHAR) ELSE SUBSTRING('00' FROM 1 FOR 2 - CHAR_LENGTH(CAST(ABS(CAST(\"orders\"."
+            '"o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR))) || CAST(ABS(CAST("orders".'
+            '"o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) END END AS "k" FROM "raw".'
+            '"orders" AS "orders"',
+        ),
+    ),
+)
+def format_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    model = node.args.get("format")
+    if not (isinstance(model, exp.Literal) and model.is_string):
+        return None
+    if type_of(node.this) not in EXACT_NUMERIC:
+        return None  # a date (FMT-DATETIME), a float, an unknown type: FMT-TO-CHAR
+    try:
+        return oracle_number(node.this, model.name)
+    except FormatRefusal as refusal:
+        ctx.report("error", "FMT-NUMBER", node, str(refusal))
+        return node
+
+
 def _source_string_after(value: exp.Expr, ctx: Context) -> str | None:
     """The string literal that follows ``value`` and a comma in the source text: T-SQL's
     FORMAT pattern as written (sqlglot rewrites it into strftime codes, losing ddd, t ...)."""

@@ -189,6 +189,55 @@ def test_text_read_as_a_date_by_its_format(dialect, call, layout, unread, spark_
             _on_spark(ansi_sql, [(1, text, None, None)], spark_engine)
 
 
+# Oracle's TO_CHAR of a number: (text of the NUMBER(10, 3), '990.00', 'FM990.00'), worked out
+# from Oracle's rules: rounded half away from zero, a sign position, pound signs for width + 1
+NUMBERS = [
+    ("12.345", "  12.35", "12.35"),
+    ("-12.345", " -12.35", "-12.35"),
+    ("0.005", "   0.01", "0.01"),
+    ("999.994", " 999.99", "999.99"),
+    ("0", "   0.00", "0.00"),
+    ("-7", "  -7.00", "-7.00"),
+    (None, None, None),
+]
+
+
+def test_oracle_number_models_print_as_oracle_does(spark_engine):
+    source = (
+        "SELECT id, TO_CHAR(CAST(s AS NUMBER(10, 3)), '990.00') AS a,"
+        " TO_CHAR(CAST(s AS NUMBER(10, 3)), 'FM990.00') AS b FROM S.VALS"
+    )
+    ansi_sql = translate(source, "oracle", catalog=CATALOG).ansi_sql
+    rows = [(i, text, None, None) for i, (text, _, _) in enumerate(NUMBERS)]
+    expected = [(i, a, b) for i, (_, a, b) in enumerate(NUMBERS)]
+    assert _on_duckdb(ansi_sql, rows) == expected
+    assert _on_spark(ansi_sql, rows, spark_engine) == expected
+
+
+def test_oracle_number_models_overflow_and_zero_fill(spark_engine):
+    source = (
+        "SELECT id, TO_CHAR(n, '0000') AS a, TO_CHAR(CAST(s AS NUMBER(10, 3)), '90.0') AS b"
+        " FROM S.VALS"
+    )
+    ansi_sql = translate(source, "oracle", catalog=CATALOG).ansi_sql
+    rows = [(1, "99.95", None, 5), (2, "-99.949", None, -3), (3, "0.05", None, 12345)]
+    expected = [(1, " 0005", "#####"), (2, "-0003", "-99.9"), (3, "#####", "  0.1")]
+    assert _on_duckdb(ansi_sql, rows) == expected
+    assert _on_spark(ansi_sql, rows, spark_engine) == expected
+
+
+@pytest.mark.parametrize(
+    ("model", "text"), [("990.00", "-0.004"), ("FM990.00", "1000"), ("FM0", "-0.4")]
+)
+def test_oracle_number_texts_oracle_does_not_settle_raise(model, text, spark_engine):
+    source = f"SELECT TO_CHAR(CAST(s AS NUMBER(10, 3)), '{model}') AS a FROM S.VALS"
+    ansi_sql = translate(source, "oracle", catalog=CATALOG).ansi_sql
+    with pytest.raises(duckdb.Error, match="TO_CHAR"):
+        _on_duckdb(ansi_sql, [(1, text, None, None)])
+    with pytest.raises(Exception, match="TO_CHAR"):
+        _on_spark(ansi_sql, [(1, text, None, None)], spark_engine)
+
+
 REFUSED = [
     ("snowflake", "SELECT TO_NUMBER(s, '999.9') AS n FROM S.VALS", "FMT-TO-NUMBER"),
     ("snowflake", "SELECT TRY_TO_DECIMAL(s) AS n FROM S.VALS", "FN-TRY-CAST"),
@@ -197,6 +246,15 @@ REFUSED = [
     ("teradata", "SELECT TO_NUMBER(s) AS n FROM s.vals", "FMT-TO-NUMBER"),
     ("teradata", "SELECT CASE_N(n < 0, UNKNOWN, NO CASE) AS c FROM s.vals", "PARSE"),
     ("snowflake", "SELECT TO_DATE(s, 'YYYYMM') AS d FROM S.VALS", "FMT-TO-DATE"),
+    ("oracle", "SELECT TO_CHAR(n, '9,999') AS t FROM S.VALS", "FMT-NUMBER"),
+    ("oracle", "SELECT TO_CHAR(n, '999') AS t FROM S.VALS", "FMT-NUMBER"),
+    ("oracle", "SELECT TO_CHAR(n, '990.99') AS t FROM S.VALS", "FMT-NUMBER"),
+    (
+        "oracle",
+        "SELECT TO_CHAR(CAST(n AS BINARY_DOUBLE), '990.00') AS t FROM S.VALS",
+        "FMT-TO-CHAR",
+    ),
+    ("snowflake", "SELECT TO_CHAR(n, '990.00') AS t FROM S.VALS", "FMT-TO-CHAR"),
     ("oracle", "SELECT TO_DATE(s, 'YY-MM-DD') AS d FROM S.VALS", "FMT-TO-DATE"),
     ("snowflake", "SELECT TRY_TO_DATE(s, 'YYYYMMDD') AS d FROM S.VALS", "ANSI-UNSUPPORTED"),
 ]
