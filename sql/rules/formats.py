@@ -779,19 +779,20 @@ def oracle_number(value: exp.Expr, model: str) -> exp.Expr:
         (
             "oracle",
             "SELECT TO_CHAR(o_orderkey, 'FM900') AS k FROM SALES.ORDERS",
-            'SELECT CASE WHEN ABS(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) >= 1000 '
-            "THEN CAST(CAST('TO_CHAR: no exact text for ' || CAST(ABS(CAST(\"orders\"."
-            '"o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) AS INTEGER) AS VARCHAR) WHEN '
-            '"orders"."o_orderkey" < 0 AND CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) '
-            "= 0 THEN CAST(CAST('TO_CHAR: no exact text for ' || CAST(ABS(CAST(\"orders\"."
-            '"o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) AS INTEGER) AS VARCHAR) ELSE CASE '
-            "WHEN CAST(CAST(\"orders\".\"o_orderkey\" AS DECIMAL(38, 0)) < 0 THEN '-' ELSE '' END "
-            '|| CASE WHEN CHAR_LENGTH(CAST(ABS(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) '
-            'AS VARCHAR)) >= 2 THEN CAST(ABS(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) AS '
-            "VARCHAR) ELSE SUBSTRING('00' FROM 1 FOR 2 - CHAR_LENGTH(CAST(ABS(CAST(\"orders\"."
-            '"o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR))) || CAST(ABS(CAST("orders".'
-            '"o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) END END AS "k" FROM "raw".'
-            '"orders" AS "orders"',
+            'SELECT CASE WHEN ABS(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) >='
+            " 1000 THEN CAST(CAST('TO_CHAR: no exact text for ' || CAST(ABS(CAST(\"o"
+            'rders"."o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) AS INTEGER) AS VAR'
+            'CHAR) WHEN "orders"."o_orderkey" < 0 AND CAST("orders"."o_orderkey" AS'
+            " DECIMAL(38, 0)) = 0 THEN CAST(CAST('TO_CHAR: no exact text for ' || C"
+            'AST(ABS(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) AS '
+            'INTEGER) AS VARCHAR) ELSE CASE WHEN CAST("orders"."o_orderkey" AS DECI'
+            "MAL(38, 0)) < 0 THEN '-' ELSE '' END || CASE WHEN CHAR_LENGTH(CAST(ABS"
+            '(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR)) >= 2 THEN'
+            ' CAST(ABS(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) E'
+            'LSE SUBSTRING(\'00\' FROM 1 FOR 2 - CHAR_LENGTH(CAST(ABS(CAST("orders"."'
+            'o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR))) || CAST(ABS(CAST("orders'
+            '"."o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) END END AS "k" FROM "ra'
+            'w"."orders" AS "orders"',
         ),
     ),
 )
@@ -804,8 +805,9 @@ def format_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     try:
         return oracle_number(node.this, model.name)
     except FormatRefusal as refusal:
+        # Named here; FMT-TO-CHAR, the refusal of every format string, reports it too.
         ctx.report("error", "FMT-NUMBER", node, str(refusal))
-        return node
+        return None
 
 
 def _source_string_after(value: exp.Expr, ctx: Context) -> str | None:
