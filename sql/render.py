@@ -448,12 +448,56 @@ def _json_table_rows(engine: Engine, node: JsonTable, path: str) -> exp.Select:
     )
 
 
+# JSON_VALUE ... RETURNING an exact numeric type: only a JSON integer is read, exactly (its
+# digits), on both engines. DuckDB reads any other number through a double and Spark keeps an
+# exponent's as one, and a source such as Snowflake may round a fraction from its own decimal:
+# a fraction or an exponent raises instead.
+JSON_INTEGERS: dict[Engine, tuple[str, ...]] = {
+    "duckdb": ("BIGINT", "UBIGINT"),
+    "spark": ("TINYINT", "SMALLINT", "INT", "BIGINT"),
+}
+VALUE_TYPES = {"string": "VARCHAR", "double": "DOUBLE", "boolean": "BOOLEAN"}
+JSON_INTEGER_ERROR = "JSON_VALUE: the path finds no integer item to return as an exact number"
+EXACT_NUMBERS = ("decimal", "bigint", "int", "smallint")
+
+
+def _json_value_error(engine: Engine, message: str, returning: exp.DataType) -> exp.Expr:
+    """What JSON_VALUE gives where it raises. DuckDB's error() is volatile, and a volatile
+    expression never equals its copy: LISTAGG(DISTINCT v) WITHIN GROUP (ORDER BY v) over a
+    JSON_VALUE then fails to bind. The cast of the message to an integer raises alike at run
+    time (DuckDB does not fold a failing constant cast) and is not volatile."""
+    if engine != "duckdb":
+        return _engine_error(engine, message)
+    failing = exp.Cast(this=exp.Literal.string(message), to=exp.DataType.build("INTEGER"))
+    return exp.Cast(this=failing, to=returning.copy())
+
+
+def _json_integer_test(engine: Engine, item_type: exp.Expr) -> exp.Expr:
+    names = [exp.Literal.string(n) for n in JSON_INTEGERS[engine]]
+    test: exp.Expr = exp.In(this=item_type.copy(), expressions=names)
+    if engine == "spark":  # an integer past BIGINT: DECIMAL(p, 0)
+        test = exp.Or(
+            this=test,
+            expression=exp.Like(
+                this=item_type.copy(), expression=exp.Literal.string("DECIMAL(%,0)")
+            ),
+        )
+    return exp.Paren(this=test)
+
+
 def _json_value_form(node: JsonValue, path: jsonpath.JsonPath) -> str | None:
     """The JSON_VALUE forms rendered: "string" (the item filtered to a string, returned as
-    VARCHAR), "double" (a number, as DOUBLE PRECISION), "boolean"; None for others."""
+    VARCHAR), "double" (a number, as DOUBLE PRECISION), "boolean", "exact" (a number, as a
+    DECIMAL or an integer type); None for others."""
     returning = node.args.get("returning")
     if path.each:
         return None
+    if (
+        path.filter == ("==", "number")
+        and returning is not None
+        and returning.is_type(*EXACT_NUMBERS)
+    ):
+        return "exact"
     if path.filter == ("==", "string") and (returning is None or returning.is_type("varchar")):
         return "string"
     if path.filter == ("==", "number") and returning is not None and returning.is_type("double"):
@@ -496,6 +540,21 @@ def _json_operators(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) ->
                 ],
                 default=exp.Coalesce(this=found, expressions=[exp.false()]),
             )
+        elif isinstance(node, JsonValue) and _json_value_form(node, path) == "exact":
+            target = node.args["returning"]
+            if engine == "duckdb":
+                text = _call("json_extract_string", node.this, steps)
+                value = exp.Cast(this=text, to=target.copy())
+            else:
+                spark_type = target.sql("spark").lower()
+                value = _call("variant_get", _call("parse_json", node.this), steps, spark_type)
+            replacement = exp.Case(
+                ifs=[
+                    exp.If(this=_is_null(node.this), true=exp.Null()),
+                    exp.If(this=_json_integer_test(engine, item_type), true=value),
+                ],
+                default=_json_value_error(engine, JSON_INTEGER_ERROR, target),
+            )
         elif isinstance(node, JsonValue) and (returning := _json_value_form(node, path)):
             if engine == "duckdb" and returning == "string":
                 value = _call("json_extract_string", node.this, steps)
@@ -523,7 +582,9 @@ def _json_operators(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) ->
                     exp.If(this=_is_null(node.this), true=exp.Null()),
                     exp.If(this=test, true=value),
                 ],
-                default=_engine_error(engine, JSON_VALUE_ERROR),
+                default=_json_value_error(
+                    engine, JSON_VALUE_ERROR, exp.DataType.build(VALUE_TYPES[returning])
+                ),
             )
         elif isinstance(node, JsonTable) and path.each and path.filter is None:
             table = node.parent

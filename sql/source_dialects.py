@@ -53,7 +53,37 @@ class PlumblineSnowflake(Snowflake):
         }
 
 
+class CaseN(exp.Expression, exp.Func):
+    """Teradata's ``CASE_N(c1, ..., cn [, NO CASE [OR UNKNOWN]] [, UNKNOWN])``: the conditions,
+    and which of the extra cases are given (``no_case``, ``or_unknown``, ``unknown``)."""
+
+    arg_types = {"expressions": True, "no_case": False, "or_unknown": False, "unknown": False}
+
+
+def _parse_case_n(parser: Teradata.Parser) -> CaseN:
+    conditions: list[exp.Expr] = []
+    extras: dict[str, bool] = {}
+    while True:
+        if not extras.get("unknown") and parser._match_text_seq("NO", "CASE"):
+            extras["no_case"] = True
+            if parser._match_text_seq("OR", "UNKNOWN"):
+                extras["or_unknown"] = True
+        elif not extras.get("or_unknown") and parser._match_text_seq("UNKNOWN"):
+            extras["unknown"] = True
+        elif extras:
+            parser.raise_error("CASE_N ends with NO CASE [OR UNKNOWN], then UNKNOWN")
+        else:
+            conditions.append(parser._parse_assignment())
+        if not parser._match(TokenType.COMMA):
+            break
+    return parser.expression(CaseN(expressions=conditions, **extras))
+
+
 class PlumblineTeradata(Teradata):
+    class Parser(Teradata.Parser):
+        # CASE_N's NO CASE / UNKNOWN cases are not expressions: sqlglot stops at them.
+        FUNCTION_PARSERS = {**Teradata.Parser.FUNCTION_PARSERS, "CASE_N": _parse_case_n}
+
     class Tokenizer(Teradata.Tokenizer):
         KEYWORDS = {
             **Teradata.Tokenizer.KEYWORDS,

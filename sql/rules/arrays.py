@@ -16,6 +16,8 @@ A BigQuery ``ARRAY<T>`` is the standard's ``T ARRAY`` and a ``STRUCT<f T, ...>``
 - ``[v, ...]`` is ``ARRAY[v, ...]`` when every element has the same type (BigQuery would
   coerce mixed numeric elements to a common supertype the standard does not choose alike).
 - ``x.f`` on a struct is a field reference, unchanged.
+- ``ARRAY_AGG(STRUCT(a, b) ORDER BY k)[OFFSET(0)].a`` reads one field of one element: it is
+  ``ARRAY_AGG(a ORDER BY k)[OFFSET(0)]``, no STRUCT value built.
 
 Anything else about an array (FROM with several arrays, ``SELECT *`` over an UNNEST of
 structs, an index or array whose type is unknown) is refused, naming it.
@@ -448,3 +450,68 @@ def _literal_position(subscript: exp.Bracket) -> int | None:
     (index,) = subscript.expressions or (None,)
     value = integer_literal(index)
     return None if value is None else value - (subscript.args.get("offset") or 0)
+
+
+def _struct_field(struct: exp.Struct, name: str) -> exp.Expr | None:
+    """The expression of the one field of ``STRUCT(...)`` named ``name`` (BigQuery's names
+    are case-insensitive: an alias, else a column's name), or None."""
+    found = []
+    for field in struct.expressions:
+        if isinstance(field, exp.PropertyEQ):
+            named, value = field.this.name, field.expression
+        elif isinstance(field, exp.Alias):
+            named, value = field.alias, field.this
+        elif isinstance(field, exp.Column):
+            named, value = field.name, field
+        else:
+            continue  # an unnamed field: no name reaches it
+        if named.lower() == name.lower():
+            found.append(value)
+    return found[0] if len(found) == 1 else None
+
+
+@rule(
+    "ARRAY-AGG-FIELD",
+    "rewrite",
+    ("bigquery",),
+    (exp.Dot,),
+    "`ARRAY_AGG(STRUCT(a, b) ORDER BY k [LIMIT n])[OFFSET(i)].a` reads one field of one "
+    "element: it is `ARRAY_AGG(a ORDER BY k [LIMIT n])[OFFSET(i)]`, the same row's field, "
+    "which ARRAY-AGG-ELEMENT then translates (no STRUCT value is built). A field that no "
+    "STRUCT name reaches once, and IGNORE NULLS (which keeps every STRUCT but would drop a "
+    "NULL field), are left to the refusals.",
+    (
+        (
+            "bigquery",
+            "SELECT o_custkey, ARRAY_AGG(STRUCT(o_orderkey, o_totalprice AS price) ORDER BY "
+            "o_orderdate DESC LIMIT 1)[OFFSET(0)].price AS last_price FROM sales.orders "
+            "GROUP BY o_custkey",
+            'SELECT "orders"."o_custkey" AS "o_custkey", ARRAY_AGG("orders"."o_totalprice" '
+            'ORDER BY "orders"."o_orderdate" DESC NULLS LAST)[1] AS "last_price" FROM '
+            '"raw"."orders" AS "orders" GROUP BY "orders"."o_custkey"',
+        ),
+    ),
+    phase="syntax",
+)
+def array_agg_field(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    subscript, name = node.this, node.expression
+    if not (isinstance(subscript, exp.Bracket) and isinstance(name, exp.Identifier)):
+        return None
+    aggregate = subscript.this
+    if not isinstance(aggregate, exp.ArrayAgg):
+        return None  # IGNORE / RESPECT NULLS wrap it: not here
+    holder: exp.Expr = aggregate
+    while isinstance(holder.this, (exp.Limit, exp.Order)):
+        holder = holder.this
+    struct = holder.this
+    if not isinstance(struct, exp.Struct):
+        return None
+    value = _struct_field(struct, name.name)
+    if value is None:
+        return None
+    rewritten = clone(subscript)
+    inner: exp.Expr = rewritten.this
+    while isinstance(inner.this, (exp.Limit, exp.Order)):
+        inner = inner.this
+    inner.set("this", clone(value))
+    return rewritten

@@ -97,6 +97,9 @@ def date_literal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         if isinstance(node, exp.TsOrDsToDate) and type_of(value) in TIMESTAMP_TYPES:
             return cast(value, "DATE")  # TO_DATE(timestamp): the date part
         return clone(value)
+    fmt = node.args.get("format")
+    if isinstance(fmt, exp.Literal) and fmt.is_string and not node.args.get("safe"):
+        return None  # a literal format: FMT-TO-DATE reads the text strictly by it, or refuses
     if (
         isinstance(node, exp.TsOrDsToDate)
         and ctx.dialect == "snowflake"

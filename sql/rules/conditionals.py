@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
-from sql.rules.build import case_when, clone, is_null, lit
+from sql.rules.build import case_when, clone, is_null, lit, paren
+from sql.source_dialects import CaseN
 
 
 @rule(
@@ -95,22 +96,72 @@ def zeroifnull(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "FN-EQUALNULL",
     "rewrite",
     ("snowflake",),
-    (exp.Anonymous,),
-    "EQUALNULL(a, b) becomes a IS NOT DISTINCT FROM b (SQL:1999, T151): TRUE when both are "
-    "NULL, FALSE when one is.",
+    (exp.Anonymous, exp.EqualNull),
+    "EQUAL_NULL(a, b) (also written EQUALNULL) becomes a IS NOT DISTINCT FROM b (SQL:1999, "
+    "T151): TRUE when both are NULL, FALSE when one is.",
     (
         (
             "snowflake",
             "SELECT o_orderkey FROM SALES.ORDERS WHERE EQUALNULL(o_clerk, o_comment)",
             'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_clerk" IS NOT DISTINCT FROM "orders"."o_comment"',
         ),
+        (
+            "snowflake",
+            "SELECT EQUAL_NULL(o_clerk, o_comment) AS same FROM SALES.ORDERS",
+            'SELECT "orders"."o_clerk" IS NOT DISTINCT FROM "orders"."o_comment" AS "same" FROM "raw"."orders" AS "orders"',
+        ),
     ),
 )
 def equalnull(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if not _anonymous_named(node, "EQUALNULL") or len(node.expressions) != 2:
+    if isinstance(node, exp.EqualNull):  # EQUAL_NULL, as Snowflake documents it
+        left, right = node.this, node.expression
+    elif _anonymous_named(node, "EQUALNULL") and len(node.expressions) == 2:
+        left, right = node.expressions
+    else:
         return None
-    left, right = node.expressions
     return exp.NullSafeEQ(this=clone(left), expression=clone(right))
+
+
+@rule(
+    "FN-CASE-N",
+    "rewrite",
+    ("teradata",),
+    (CaseN,),
+    "Teradata's CASE_N(c1, ..., cn [, NO CASE [OR UNKNOWN]] [, UNKNOWN]) is the number of "
+    "the first condition that is TRUE, provided none before it is UNKNOWN: a CASE that tests "
+    "each condition in turn, and whether it is UNKNOWN (`(c) IS NULL`, T031). Every condition "
+    "FALSE gives NO CASE's number (n + 1), an UNKNOWN one after FALSE ones gives UNKNOWN's "
+    "(n + 2 after NO CASE, else n + 1), or n + 1 for NO CASE OR UNKNOWN; NULL without them.",
+    (
+        (
+            "teradata",
+            "SELECT CASE_N(o_totalprice < 1000, o_totalprice < 5000, NO CASE, UNKNOWN) AS band "
+            "FROM SALES_DB.ORDERS",
+            'SELECT CASE WHEN "orders"."o_totalprice" < 1000 THEN 1 WHEN ("orders".'
+            '"o_totalprice" < 1000) IS NULL THEN 4 WHEN "orders"."o_totalprice" < 5000 THEN 2 '
+            'WHEN ("orders"."o_totalprice" < 5000) IS NULL THEN 4 ELSE 3 END AS "band" FROM '
+            '"raw"."orders" AS "orders"',
+        ),
+    ),
+    phase="syntax",
+)
+def case_n(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    conditions = node.expressions
+    count = len(conditions)
+    no_case = lit(count + 1) if node.args.get("no_case") else None
+    if node.args.get("or_unknown"):
+        unknown: exp.Expr | None = lit(count + 1)
+    elif node.args.get("unknown"):
+        unknown = lit(count + 2 if no_case is not None else count + 1)
+    else:
+        unknown = None
+    ifs = []
+    for number, condition in enumerate(conditions, start=1):
+        ifs.append(exp.If(this=clone(condition), true=lit(number)))
+        # An UNKNOWN condition ends the search, even when a later one is TRUE.
+        unknown_here = is_null(paren(clone(condition)))
+        ifs.append(exp.If(this=unknown_here, true=clone(unknown) if unknown else exp.Null()))
+    return exp.Case(ifs=ifs, default=no_case)
 
 
 @rule(

@@ -424,6 +424,392 @@ def format_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return node  # refused here, with the element: not also as a format string
 
 
+@rule(
+    "FN-TO-CHAR",
+    "rewrite",
+    ("snowflake", "oracle"),
+    (exp.ToChar,),
+    "TO_CHAR / TO_VARCHAR(x) without a format is the conversion to text that CAST(x AS "
+    "VARCHAR) performs, in Snowflake and Oracle alike (each prints with its default format): "
+    "it becomes that CAST, which the CAST-TO-TEXT rule then translates where the source "
+    "prints the value as the engines do (integers, dates in Snowflake) and refuses elsewhere "
+    "(floats, Oracle decimals). A VARIANT argument is left to the VARIANT rules' refusal.",
+    (
+        (
+            "snowflake",
+            "SELECT TO_CHAR(o_orderkey) AS k, TO_VARCHAR(o_orderdate) AS d FROM SALES.ORDERS",
+            'SELECT CAST("orders"."o_orderkey" AS VARCHAR) AS "k", CAST("orders"."o_orderdate" '
+            'AS VARCHAR) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def to_char_default(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if any(value is not None for key, value in node.args.items() if key != "this"):
+        return None  # a format (FMT-DATETIME, else FMT-TO-CHAR) or NLS parameters
+    kind = type_of(node.this)
+    if kind is None or kind in (exp.DType.UNKNOWN, exp.DType.USERDEFINED):
+        return None  # a VARIANT (whose TO_VARCHAR is not its ::string) or an unknown type
+    converted = exp.Cast(this=clone(node.this), to=exp.DataType.build("VARCHAR"))
+    # Still the source's conversion: the final phase's CAST-TO-TEXT applies to it.
+    converted.meta.update(node.meta)
+    converted.meta["source"] = True
+    return converted
+
+
+# Text read as a date by a format of fixed-width digit fields: strftime code (as sqlglot reads
+# each dialect's format) -> (field, width).
+DATE_FIELDS = {"%Y": ("year", 4), "%m": ("month", 2), "%d": ("day", 2)}
+TEXT_TYPES = (exp.DType.VARCHAR, exp.DType.TEXT, exp.DType.CHAR, exp.DType.NVARCHAR)
+
+
+# The same fields as written in a format model, in any case: sqlglot converts only the
+# upper-case spellings into strftime codes (Teradata's 'yyyy-mm-dd' stays as written).
+MODEL_FIELDS = {"YYYY": "%Y", "Y4": "%Y", "MM": "%m", "DD": "%d"}
+
+
+def _date_layout(codes: str, models: bool) -> tuple[list[tuple[str, int]], dict[str, int]]:
+    """The characters a text must have at each position, ("digit" or the separator), and the
+    1-based position of each field, for a format of %Y, %m and %d once each (or, where
+    ``models``, YYYY, MM and DD in any case) and separators; raises FormatRefusal otherwise."""
+    layout: list[tuple[str, int]] = []
+    fields: dict[str, int] = {}
+    position = 0
+    while position < len(codes):
+        code = codes[position : position + 2]
+        word = next(
+            (w for w in MODEL_FIELDS if models and codes.upper().startswith(w, position)), None
+        )
+        if word is not None:
+            code = MODEL_FIELDS[word]
+        if code in DATE_FIELDS:
+            field, width = DATE_FIELDS[code]
+            if field in fields:
+                raise FormatRefusal(code, "a field given twice")
+            fields[field] = len(layout) + 1
+            layout.extend(("digit", 0) for _ in range(width))
+            position += len(word) if word is not None else 2
+        elif codes[position] in "-/.:, ":
+            layout.append((codes[position], 0))
+            position += 1
+        else:
+            raise FormatRefusal(
+                _word(codes, position) if codes[position] != "%" else code,
+                "not a fixed-width year (YYYY), month (MM) or day (DD) element",
+            )
+    if len(fields) != 3:
+        raise FormatRefusal(codes, "a date format without each of year, month and day")
+    return layout, fields
+
+
+def text_to_date(text: exp.Expr, codes: str, models: bool = True) -> exp.Expr:
+    """``text`` read as a DATE by the format ``codes`` (strftime codes): exactly its width,
+    digits where the fields are, the separators where they are, a year other than 0000; then
+    the ISO text of the fields, cast to DATE (which checks the month and the day). Any other
+    text becomes a string no engine reads as a date, so that the CAST raises on it, as the
+    sources do on text their format does not read."""
+    layout, fields = _date_layout(codes, models)
+    checks: list[exp.Expr] = [
+        exp.EQ(this=exp.Length(this=clone(text)), expression=lit(len(layout)))
+    ]
+    for position, (kind, _) in enumerate(layout, start=1):
+        char = exp.Substring(this=clone(text), start=lit(position), length=lit(1))
+        if kind == "digit":
+            checks.append(exp.Between(this=char, low=lit("0"), high=lit("9")))
+        else:
+            checks.append(exp.EQ(this=char, expression=lit(kind)))
+
+    def piece(field: str, width: int) -> exp.Expr:
+        return exp.Substring(this=clone(text), start=lit(fields[field]), length=lit(width))
+
+    checks.append(exp.NEQ(this=piece("year", 4), expression=lit("0000")))
+    iso = exp.DPipe(
+        this=exp.DPipe(
+            this=exp.DPipe(
+                this=exp.DPipe(this=piece("year", 4), expression=lit("-")),
+                expression=piece("month", 2),
+            ),
+            expression=lit("-"),
+        ),
+        expression=piece("day", 2),
+    )
+    valid = checks[0]
+    for check in checks[1:]:
+        valid = exp.And(this=valid, expression=check)
+    unreadable = exp.DPipe(this=lit("not a date in the format: "), expression=clone(text))
+    chosen = exp.Case(ifs=[exp.If(this=valid, true=iso)], default=unreadable)
+    return cast(chosen, "DATE")
+
+
+@rule(
+    "FMT-TO-DATE",
+    "rewrite",
+    ("snowflake", "oracle", "teradata", "redshift", "bigquery"),
+    (exp.StrToDate, exp.TsOrDsToDate),
+    "TO_DATE(s, 'YYYYMMDD') (any order of YYYY, MM and DD with - / . : , or space between; "
+    "Teradata's CAST(s AS DATE FORMAT '...'), BigQuery's PARSE_DATE('%Y%m%d', s)) of a string "
+    "becomes the CAST to DATE of the ISO text built from the fields (SUBSTRING, ||), when the "
+    "text has exactly the format's width, digits and separators, and a year other than 0000. "
+    "That text reads as the same date in every source and engine; any other text (fewer "
+    "digits, other separators, blanks, which some sources accept by rules of their own) "
+    "raises, as an invalid month or day does. Other elements (two-digit years, names, times) "
+    "and TRY_TO_DATE are refused.",
+    (
+        (
+            "snowflake",
+            "SELECT TO_DATE(o_clerk, 'YYYYMMDD') AS d FROM SALES.ORDERS",
+            'SELECT CAST(CASE WHEN CHAR_LENGTH("orders"."o_clerk") = 8 AND SUBSTRING('
+            '"orders"."o_clerk" FROM 1 FOR 1) BETWEEN \'0\' AND \'9\' AND SUBSTRING("orders".'
+            '"o_clerk" FROM 2 FOR 1) BETWEEN \'0\' AND \'9\' AND SUBSTRING("orders"."o_clerk" '
+            "FROM 3 FOR 1) BETWEEN '0' AND '9' AND SUBSTRING(\"orders\".\"o_clerk\" FROM 4 FOR 1) "
+            "BETWEEN '0' AND '9' AND SUBSTRING(\"orders\".\"o_clerk\" FROM 5 FOR 1) BETWEEN '0' "
+            "AND '9' AND SUBSTRING(\"orders\".\"o_clerk\" FROM 6 FOR 1) BETWEEN '0' AND '9' AND "
+            "SUBSTRING(\"orders\".\"o_clerk\" FROM 7 FOR 1) BETWEEN '0' AND '9' AND SUBSTRING("
+            '"orders"."o_clerk" FROM 8 FOR 1) BETWEEN \'0\' AND \'9\' AND SUBSTRING("orders".'
+            '"o_clerk" FROM 1 FOR 4) <> \'0000\' THEN SUBSTRING("orders"."o_clerk" FROM 1 '
+            "FOR 4) || '-' || SUBSTRING(\"orders\".\"o_clerk\" FROM 5 FOR 2) || '-' || SUBSTRING("
+            '"orders"."o_clerk" FROM 7 FOR 2) ELSE \'not a date in the format: \' || '
+            '"orders"."o_clerk" END AS DATE) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def to_date(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    model = node.args.get("format")
+    if not (isinstance(model, exp.Literal) and model.is_string) or node.args.get("safe"):
+        return None  # a run-time format, TRY_TO_DATE: left to the refusals
+    if type_of(node.this) not in TEXT_TYPES:
+        return None  # a date already (DATE-LITERAL), a number: not read as text here
+    if (
+        isinstance(node, exp.StrToDate)
+        and model.name == "%Y-%m-%d"
+        and (isinstance(node.this, exp.Literal))
+    ):
+        return None  # DATE-LITERAL
+    try:
+        return text_to_date(node.this, model.name, models=ctx.dialect != "bigquery")
+    except FormatRefusal as refusal:
+        ctx.report("error", "FMT-TO-DATE", node, str(refusal))
+        return node
+
+
+# Teradata's FORMAT phrase for a DATE (case-insensitive): the numeric elements, each as a
+# format-model element of its fixed width; B is a blank. Names (MMM, EEE...) are refused.
+TERADATA_DATE_ELEMENTS = {"YYYY": "YYYY", "Y4": "YYYY", "DDD": "DDD", "YY": "YY", "MM": "MM",
+                          "DD": "DD"}  # fmt: skip
+ELEMENT_WIDTHS = {"YYYY": 4, "YY": 2, "MM": 2, "DD": 2, "DDD": 3}
+
+
+def _teradata_date_tokens(phrase: str) -> list[tuple[str, object]]:
+    tokens: list[tuple[str, object]] = []
+    position = 0
+    upper = phrase.upper()
+    while position < len(phrase):
+        element = next((e for e in TERADATA_DATE_ELEMENTS if upper.startswith(e, position)), None)
+        if upper.startswith(("MMM", "EEE"), position):
+            raise FormatRefusal(phrase[position : position + 3], "a month or day name")
+        if element is not None:
+            tokens.append(("element", TERADATA_DATE_ELEMENTS[element]))
+            position += len(element)
+        elif upper[position] == "B":
+            tokens.append(("text", " "))
+            position += 1
+        elif phrase[position] in "-/.:, ":
+            tokens.append(("text", phrase[position]))
+            position += 1
+        else:
+            raise FormatRefusal(
+                _word(phrase, position), "not a numeric date element of a FORMAT phrase"
+            )
+    return tokens
+
+
+@rule(
+    "TD-CAST-FORMAT",
+    "rewrite",
+    ("teradata",),
+    (exp.Cast,),
+    "Teradata's CAST(d AS VARCHAR(n) FORMAT 'YYYY-MM-DD') of a DATE, and CAST(CAST(d AS FORMAT "
+    "'...') AS CHAR(n)), print the date by its FORMAT phrase: YYYY (Y4), YY, MM, DD, DDD, "
+    "with - / . : , or space between and B for a blank, each field zero-padded to its width "
+    "(FMT-DATETIME's EXTRACT and ||). A VARCHAR shorter than the text and a CHAR of another "
+    "length (truncation and padding by the session's mode) are refused, as are names (MMM, "
+    "EEE) and the FORMAT of a timestamp or a number.",
+    (
+        (
+            "teradata",
+            "SELECT CAST(o_orderdate AS VARCHAR(10) FORMAT 'YYYY/MM/DD') AS d FROM SALES_DB.ORDERS",
+            'SELECT SUBSTRING(CAST(EXTRACT(YEAR FROM "orders"."o_orderdate") + 10000 AS VARCHAR) '
+            'FROM 2) || \'/\' || SUBSTRING(CAST(EXTRACT(MONTH FROM "orders"."o_orderdate") + '
+            "100 AS VARCHAR) FROM 2) || '/' || SUBSTRING(CAST(EXTRACT(DAY FROM \"orders\"."
+            '"o_orderdate") + 100 AS VARCHAR) FROM 2) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def teradata_cast_format(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    target = node.args["to"]
+    inner = node.this
+    if node.args.get("format") is not None:
+        formatted, phrase = node, node.args["format"]
+    elif isinstance(inner, exp.Cast) and inner.args.get("format") is not None:
+        if inner.to.this != exp.DType.UNKNOWN:
+            return None
+        formatted, phrase = inner, inner.args["format"]
+    else:
+        return None
+    if target.this == exp.DType.UNKNOWN:
+        if isinstance(node.parent, exp.Cast):
+            return None  # read by the CAST around it
+        ctx.report(
+            "error",
+            "TD-CAST-FORMAT",
+            node,
+            "CAST(x AS FORMAT '...') keeps the value's type and sets how Teradata prints it, "
+            "which has no standard form; cast it to CHAR(n) or VARCHAR(n) to have the text",
+        )
+        return node
+    try:
+        if not (isinstance(phrase, exp.Literal) and phrase.is_string):
+            raise FormatRefusal(phrase.sql("teradata"), "a FORMAT phrase that is not a literal")
+        if type_of(formatted.this) != exp.DType.DATE:
+            raise FormatRefusal(phrase.name, "a FORMAT phrase of a value not known to be a DATE")
+        if target.this not in TSQL_STRINGS:
+            raise FormatRefusal(phrase.name, "a FORMAT phrase in a cast to a type other than text")
+        tokens = _teradata_date_tokens(phrase.name)
+        width = sum(ELEMENT_WIDTHS[c] if k == "element" else len(str(c)) for k, c in tokens)
+        length = target.expressions[0].this if target.expressions else None
+        size = int(length.name) if isinstance(length, exp.Literal) and length.is_int else None
+        if size is None or size < width:
+            raise FormatRefusal(phrase.name, f"{width} characters in a {target.sql('teradata')}")
+        if target.this in (exp.DType.CHAR, exp.DType.NCHAR) and size != width:
+            raise FormatRefusal(phrase.name, f"{width} characters padded to CHAR({size})")
+        return compile_format(tokens, formatted.this)
+    except FormatRefusal as refusal:
+        ctx.report("error", "TD-CAST-FORMAT", node, str(refusal))
+        return node
+
+
+# Oracle number format models translated: [FM] 9...90...0[.0...0] -- nines, then at least one
+# zero (so that the integer part always prints a digit: Oracle blanks a zero integer part
+# under nines only, except for a zero value), then as many zeros as decimals (nines there are
+# dropped when zero under FM). Commas, D, G, S, MI, PR, $, L, EEEE, V, RN, X are refused.
+NUMBER_MODEL = re.compile(r"(?P<fm>FM)?(?P<nines>9*)(?P<zeros>0+)(?:\.(?P<decimals>0{1,6}))?", re.I)
+EXACT_NUMERIC = (exp.DType.DECIMAL, exp.DType.BIGINT, exp.DType.INT, exp.DType.SMALLINT,
+                 exp.DType.TINYINT)  # fmt: skip
+
+
+def _left_fill(text: exp.Expr, width: int, fill: str) -> exp.Expr:
+    """``text`` preceded by as many ``fill`` characters as it is shorter than ``width``."""
+    missing = exp.Sub(this=lit(width), expression=exp.Length(this=clone(text)))
+    padding = exp.Substring(this=lit(fill * width), start=lit(1), length=missing)
+    longer = exp.GTE(this=exp.Length(this=clone(text)), expression=lit(width))
+    return exp.Case(
+        ifs=[exp.If(this=longer, true=clone(text))],
+        default=exp.DPipe(this=padding, expression=clone(text)),
+    )
+
+
+def oracle_number(value: exp.Expr, model: str) -> exp.Expr:
+    """TO_CHAR(value, model) for an exact number and a model NUMBER_MODEL reads: the value
+    rounded half away from zero to the model's decimals (a CAST to DECIMAL, which rounds so
+    on both engines), its integer digits zero-filled over the model's zeros, a minus sign
+    before them, blanks before that up to the model's width plus the sign position (none
+    under FM); pound signs, one more than the model's width, when the integer digits do not
+    fit. A negative value that rounds to zero (whose sign Oracle's documentation does not
+    settle), and an overflow under FM, raise."""
+    match = NUMBER_MODEL.fullmatch(model)
+    if match is None:
+        raise FormatRefusal(model, "a number format beyond [FM]9..90..0[.0..0]")
+    fill_mode = bool(match.group("fm"))
+    integers = len(match.group("nines")) + len(match.group("zeros"))
+    zeros, decimals = len(match.group("zeros")), len(match.group("decimals") or "")
+    if integers + decimals > 38:
+        raise FormatRefusal(model, "more than 38 digits")
+    rounded = cast(value, f"DECIMAL(38, {decimals})")
+    text = cast(exp.Abs(this=clone(rounded)), "VARCHAR")
+    length = exp.Length(this=clone(text))
+    if decimals:
+        digits: exp.Expr = exp.Substring(
+            this=clone(text),
+            start=lit(1),
+            length=exp.Sub(this=length, expression=lit(decimals + 1)),
+        )
+        fraction: exp.Expr | None = exp.Substring(
+            this=clone(text), start=exp.Sub(this=clone(length), expression=lit(decimals - 1))
+        )
+    else:
+        digits, fraction = clone(text), None
+    negative = exp.LT(this=clone(rounded), expression=lit(0))
+    sign = exp.Case(ifs=[exp.If(this=negative, true=lit("-"))], default=lit(""))
+    number = exp.DPipe(this=sign, expression=_left_fill(digits, zeros, "0"))
+    if not fill_mode:
+        number = _left_fill(number, integers + 1, " ")
+    if fraction is not None:
+        number = exp.DPipe(this=exp.DPipe(this=number, expression=lit(".")), expression=fraction)
+    too_wide = exp.GTE(this=exp.Abs(this=clone(rounded)), expression=lit(10**integers))
+    # A text no engine reads as an integer, built from the value so that it is not folded
+    # into a constant (and raised) where the branch is never taken.
+    failing = cast(exp.DPipe(this=lit("TO_CHAR: no exact text for "), expression=text), "INTEGER")
+    sign_lost = exp.And(
+        this=exp.LT(this=clone(value), expression=lit(0)),
+        expression=exp.EQ(this=clone(rounded), expression=lit(0)),
+    )
+    overflow = cast(failing, "VARCHAR") if fill_mode else lit("#" * (len(model) + 1))
+    return exp.Case(
+        ifs=[
+            exp.If(this=too_wide, true=overflow),
+            exp.If(this=sign_lost, true=cast(clone(failing), "VARCHAR")),
+        ],
+        default=number,
+    )
+
+
+@rule(
+    "FMT-NUMBER",
+    "rewrite",
+    ("oracle",),
+    (exp.ToChar,),
+    "Oracle's TO_CHAR(n, '[FM]9..90..0[.0..0]') of an exact number (nines, at least one zero "
+    "before the point, up to six zero decimals) is built from the standard's text of the "
+    "number rounded half away from zero (CAST to DECIMAL(38, d)): zero-filled over the "
+    "zeros, a minus sign before the digits, blanks before that to the model's width plus "
+    "Oracle's sign position (no blanks under FM), and pound signs (width + 1) when the "
+    "integer digits do not fit. A negative value rounding to zero and an FM overflow raise. "
+    "Other models (commas, D, G, S, MI, nines after the point, currency, EEEE, V, RN, X), "
+    "floats, and number formats of other dialects are refused.",
+    (
+        (
+            "oracle",
+            "SELECT TO_CHAR(o_orderkey, 'FM900') AS k FROM SALES.ORDERS",
+            'SELECT CASE WHEN ABS(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) >='
+            " 1000 THEN CAST(CAST('TO_CHAR: no exact text for ' || CAST(ABS(CAST(\"o"
+            'rders"."o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) AS INTEGER) AS VAR'
+            'CHAR) WHEN "orders"."o_orderkey" < 0 AND CAST("orders"."o_orderkey" AS'
+            " DECIMAL(38, 0)) = 0 THEN CAST(CAST('TO_CHAR: no exact text for ' || C"
+            'AST(ABS(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) AS '
+            'INTEGER) AS VARCHAR) ELSE CASE WHEN CAST("orders"."o_orderkey" AS DECI'
+            "MAL(38, 0)) < 0 THEN '-' ELSE '' END || CASE WHEN CHAR_LENGTH(CAST(ABS"
+            '(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR)) >= 2 THEN'
+            ' CAST(ABS(CAST("orders"."o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) E'
+            'LSE SUBSTRING(\'00\' FROM 1 FOR 2 - CHAR_LENGTH(CAST(ABS(CAST("orders"."'
+            'o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR))) || CAST(ABS(CAST("orders'
+            '"."o_orderkey" AS DECIMAL(38, 0))) AS VARCHAR) END END AS "k" FROM "ra'
+            'w"."orders" AS "orders"',
+        ),
+    ),
+)
+def format_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    model = node.args.get("format")
+    if not (isinstance(model, exp.Literal) and model.is_string):
+        return None
+    if type_of(node.this) not in EXACT_NUMERIC:
+        return None  # a date (FMT-DATETIME), a float, an unknown type: FMT-TO-CHAR
+    try:
+        return oracle_number(node.this, model.name)
+    except FormatRefusal as refusal:
+        # Named here; FMT-TO-CHAR, the refusal of every format string, reports it too.
+        ctx.report("error", "FMT-NUMBER", node, str(refusal))
+        return None
+
+
 def _source_string_after(value: exp.Expr, ctx: Context) -> str | None:
     """The string literal that follows ``value`` and a comma in the source text: T-SQL's
     FORMAT pattern as written (sqlglot rewrites it into strftime codes, losing ddd, t ...)."""

@@ -23,9 +23,9 @@ structural too, a key of an array or an index of an object is simply missing.
   expansion) gives no rows in both; FLATTEN of an object (one row per key) is not
   translated: JSON_TABLE raises on it (ERROR ON ERROR).
 
-Refused, naming the construct: a path used other than cast to a string (compared, output
-as a VARIANT, cast to a number), FLATTEN's PATH/OUTER/RECURSIVE/MODE arguments and its
-SEQ/KEY/PATH/THIS columns, and a subscript of a value that is not a VARIANT.
+Refused, naming the construct: a path used other than cast to a string, a number or a
+BOOLEAN (compared, output as a VARIANT, cast to a date), FLATTEN's PATH/OUTER/RECURSIVE/MODE
+arguments and its SEQ/KEY/PATH/THIS columns, and a subscript of a value that is not a VARIANT.
 """
 
 from __future__ import annotations
@@ -47,6 +47,9 @@ STRING_TYPES = (exp.DType.VARCHAR, exp.DType.TEXT, exp.DType.NVARCHAR)
 # Snowflake's FLOAT, DOUBLE, REAL ... are all 64-bit.
 FLOAT_TYPES = (exp.DType.DOUBLE, exp.DType.FLOAT)
 BOOLEAN_TYPES = (exp.DType.BOOLEAN,)
+# Exact numeric casts: a JSON integer returned as the type (the engines read no other number
+# exactly; sql/render.py raises on a fraction, which Snowflake would round).
+EXACT_TYPES = (exp.DType.DECIMAL, exp.DType.BIGINT, exp.DType.INT, exp.DType.SMALLINT)
 # FLATTEN's output columns; index and value are translated.
 FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
 
@@ -215,6 +218,25 @@ def _string_equality(top: exp.Expr) -> bool:
     return isinstance(other, exp.Literal) and other.is_string and _in_filter(parent)
 
 
+def _like_subject(top: exp.Expr) -> bool:
+    """``path LIKE 'pattern'``: Snowflake casts the VARIANT to VARCHAR for LIKE, the string
+    form that ``::string`` gives (a JSON null or no item is NULL; another item raises here,
+    where Snowflake would match its own text of it)."""
+    parent = top.parent
+    pattern = parent.expression if isinstance(parent, exp.Like) else None
+    return (
+        isinstance(parent, exp.Like)
+        and parent.this is top
+        and isinstance(pattern, exp.Literal)
+        and pattern.is_string
+    )
+
+
+def _as_string(top: exp.Expr) -> bool:
+    """Whether the path ``top`` stands where its string form is what is compared."""
+    return _string_equality(top) or _like_subject(top)
+
+
 def _consumed(node: exp.Expr) -> bool:
     """Whether the path ``node`` belongs to ends in what the rules translate: a cast to a
     string, FLATTEN's input, or a SQL/JSON operator already written."""
@@ -226,7 +248,7 @@ def _consumed(node: exp.Expr) -> bool:
         return True
     if _null_test(parent) and parent.this is top:
         return True  # VARIANT-NULL
-    if _string_equality(top):
+    if _as_string(top):
         return True
     # What VARIANT-FLATTEN wrote: JSON_TABLE(CASE WHEN JSON_EXISTS(j, p) THEN j END, ...)
     while isinstance(parent, exp.If | exp.Case):
@@ -286,11 +308,15 @@ def _scalar_value(
     "other item (a number, a boolean, an object, each of which Snowflake prints in its own "
     "way) raises an error rather than print differently. Cast to FLOAT / DOUBLE, a JSON "
     "number is `JSON_VALUE(... RETURNING DOUBLE PRECISION)` (the nearest double in both); "
-    "cast to BOOLEAN, a JSON true or false is the BOOLEAN; any other item but a null raises (Snowflake would parse a string by its own "
-    "grammar). `path = 'text'` as a WHERE / ON / HAVING conjunct compares the string form "
+    "cast to BOOLEAN, a JSON true or false is the BOOLEAN; cast to NUMBER(p, s) / DECIMAL / "
+    "INT (TO_NUMBER too), a JSON integer is `JSON_VALUE(... RETURNING DECIMAL(p, s))`, digit "
+    "for digit, while a fraction or an exponent raises (Snowflake rounds its decimal, the "
+    "engines would read a double); any other item but a null raises (Snowflake would parse a "
+    "string by its own grammar). `path = 'text'` as a WHERE / ON / HAVING conjunct compares the string form "
     "(a JSON null or another item is not equal in Snowflake; NULL or an error here, which "
-    "drops the row alike or fails). Keys keep their case. A path used otherwise (compared "
-    "elsewhere, output as a VARIANT, cast to an integer or a decimal) is refused.",
+    "drops the row alike or fails); `path LIKE 'pattern'` reads the string form too, as "
+    "Snowflake's LIKE casts a VARIANT to VARCHAR. Keys keep their case. A path used otherwise (compared "
+    "elsewhere, output as a VARIANT, cast to a date) is refused.",
     (
         (
             "snowflake",
@@ -311,13 +337,15 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             for types, item_type, returning in SCALAR_CASTS:
                 if _cast_to(node, types):
                     return _scalar_value(*access, item_type, returning)
+            if node.to.this in EXACT_TYPES and not node.args.get("format"):
+                return _scalar_value(*access, "number", node.to.sql("ansi"))
             ctx.report(
                 "error",
                 "VARIANT-PATH",
                 node,
-                f"a VARIANT cast to {node.to.sql('snowflake')}: only a cast to a string, FLOAT "
-                "or BOOLEAN is translated (Snowflake converts JSON numbers and strings to "
-                "other types by its own rules)",
+                f"a VARIANT cast to {node.to.sql('snowflake')}: only a cast to a string, a "
+                "number type or BOOLEAN is translated (Snowflake converts JSON strings to "
+                "other types by its own rules, and a VARIANT as such has no standard type)",
             )
             return node
         access = json_access(node, ctx)
@@ -335,7 +363,7 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             )
             return node
         return None
-    if node is _top(node) and _string_equality(node):
+    if node is _top(node) and _as_string(node):
         return string_value(*access)
     if _consumed(node):
         return None
@@ -429,7 +457,7 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             column.replace(minus)
         elif column.name != "value":
             return _refuse(column, ctx, f"FLATTEN's {column.name.upper()} column is not translated")
-        elif _string_equality(column):
+        elif _as_string(column):
             column.replace(string_value(clone(column), (0,)))
         elif not _consumed(column):
             return _refuse(

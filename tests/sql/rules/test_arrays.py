@@ -190,6 +190,13 @@ CASES = [
         " ARRAY_AGG(id ORDER BY point.x IS NULL, id DESC)[OFFSET(0)] AS b FROM p.g.genomes",
         [(1, 3)],
     ),
+    # a field of the STRUCT element read: the same row's value (names are case-insensitive)
+    (
+        "SELECT ARRAY_AGG(STRUCT(id, point.x AS px) ORDER BY id DESC LIMIT 1)[OFFSET(0)].px AS a,"
+        " ARRAY_AGG(STRUCT(id AS k, point.x AS px) ORDER BY point.x)[SAFE_OFFSET(0)].K AS b"
+        " FROM p.g.genomes",
+        [(2.0, 2)],
+    ),
     (
         "SELECT ARRAY_AGG(id)[SAFE_OFFSET(0)] AS a, ARRAY_LENGTH(ARRAY_AGG(id)) AS n"
         " FROM p.g.genomes WHERE id > 5",

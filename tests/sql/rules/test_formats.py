@@ -178,6 +178,31 @@ def test_tsql_format_patterns_print_as_dotnet_does_under_the_english_assumption(
     assert on_duckdb == on_spark == expected, translation.ansi_sql
 
 
+def _teradata(d: dt.date) -> tuple[str, ...]:
+    # FORMAT 'YYYY-MM-DD', 'yyyymmdd' (as CHAR(8)), 'DD/MM/YY', 'Y4BDDD'
+    yday = d.timetuple().tm_yday
+    return (
+        f"{d.year:04d}-{d.month:02d}-{d.day:02d}",
+        f"{d.year:04d}{d.month:02d}{d.day:02d}",
+        f"{d.day:02d}/{d.month:02d}/{d.year % 100:02d}",
+        f"{d.year:04d} {yday:03d}",
+    )
+
+
+def test_teradata_format_phrases_print_the_dates_digits(spark_engine):
+    ansi_sql = translate(
+        "SELECT id, CAST(d AS VARCHAR(10) FORMAT 'YYYY-MM-DD') AS a,"
+        " CAST(CAST(d AS FORMAT 'yyyymmdd') AS CHAR(8)) AS b,"
+        " CAST(d AS VARCHAR(12) FORMAT 'DD/MM/YY') AS c, CAST(d AS CHAR(8) FORMAT 'Y4BDDD') AS e"
+        " FROM s.moments",
+        "teradata",
+        catalog=CATALOG,
+    ).ansi_sql
+    expected = sorted((i, *_teradata(d)) for i, d, _ in MOMENTS)
+    on_duckdb, on_spark = _rows(ansi_sql, spark_engine)
+    assert on_duckdb == on_spark == expected, ansi_sql
+
+
 @pytest.mark.parametrize(
     ("dialect", "source", "rule", "named"),
     [
@@ -198,6 +223,25 @@ def test_tsql_format_patterns_print_as_dotnet_does_under_the_english_assumption(
         # a time style of a DATE; CHAR(n) that pads or cuts
         ("tsql", "SELECT CONVERT(varchar, d, 120) AS a FROM dbo.moments", "TSQL-CONVERT", "120"),
         ("tsql", "SELECT CONVERT(char(12), d, 112) AS a FROM dbo.moments", "TSQL-CONVERT", "112"),
+        # Teradata FORMAT: names, a text cut or padded by the session's mode, a timestamp
+        (
+            "teradata",
+            "SELECT CAST(d AS VARCHAR(20) FORMAT 'MMMBDD') AS a FROM s.moments",
+            "TD-CAST-FORMAT",
+            "MMM",
+        ),
+        (
+            "teradata",
+            "SELECT CAST(d AS VARCHAR(6) FORMAT 'YYYYMMDD') AS a FROM s.moments",
+            "TD-CAST-FORMAT",
+            "VARCHAR(6)",
+        ),
+        (
+            "teradata",
+            "SELECT CAST(ts AS VARCHAR(20) FORMAT 'YYYY-MM-DD') AS a FROM s.moments",
+            "TD-CAST-FORMAT",
+            "DATE",
+        ),
         # Snowflake's case of MON is not settled by its documentation: title case only
         (
             "snowflake",

@@ -1,0 +1,99 @@
+"""Conversion functions whose meaning is a standard CAST: Snowflake's TO_NUMBER family.
+
+Snowflake documents ``TO_NUMBER(x)`` (``TO_DECIMAL``, ``TO_NUMERIC``) as the conversion that
+``CAST(x AS NUMBER(p, s))`` and ``x::NUMBER(p, s)`` perform: NUMBER(38, 0) unless a precision
+and scale are given, a string that is not a number is an error, and a value with more
+fractional digits than the scale is rounded half away from zero
+(https://docs.snowflake.com/en/sql-reference/functions/to_decimal). ANSI CAST to DECIMAL(p, s)
+fails on the same malformed strings and out-of-range values, and DuckDB and Spark (ANSI mode)
+round half away from zero too (tests/sql/rules/test_conversions.py), so the function is that
+CAST, which then follows the CAST rules like any written cast. The TRY_ forms are TRY_CAST,
+left to FN-TRY-CAST (translated only where the conversion cannot fail).
+
+Oracle's and Teradata's TO_NUMBER(x) return NUMBER without a precision, a floating decimal
+with no exact ANSI type; a format model (TO_NUMBER(s, '999.99'), Redshift's only form) parses
+by the model's own rules. Both are refused.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sql.rules.base import Context, rule
+from sql.rules.build import clone, integer_literal
+
+
+def _decimal(precision: int, scale: int) -> exp.DataType:
+    return exp.DataType(
+        this=exp.DType.DECIMAL,
+        expressions=[
+            exp.DataTypeParam(this=exp.Literal.number(precision)),
+            exp.DataTypeParam(this=exp.Literal.number(scale)),
+        ],
+        nested=False,
+    )
+
+
+@rule(
+    "FN-TO-NUMBER",
+    "rewrite",
+    ("snowflake",),
+    (exp.ToNumber,),
+    "Snowflake's TO_NUMBER / TO_DECIMAL / TO_NUMERIC(x [, p [, s]]) without a format is "
+    "CAST(x AS DECIMAL(p, s)) (DECIMAL(38, 0) by default), as Snowflake documents: a string "
+    "that is not a number is an error, extra fractional digits are rounded half away from "
+    "zero, in Snowflake as in the engines; the CAST rules then apply. TRY_TO_NUMBER and its "
+    "synonyms are TRY_CAST (FN-TRY-CAST: translated only where the conversion cannot fail).",
+    (
+        (
+            "snowflake",
+            "SELECT TO_NUMBER(o_clerk) AS n, TO_DECIMAL(o_comment, 10, 2) AS d FROM SALES.ORDERS",
+            'SELECT CAST("orders"."o_clerk" AS DECIMAL(38, 0)) AS "n", '
+            'CAST("orders"."o_comment" AS DECIMAL(10, 2)) AS "d" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+    phase="syntax",
+)
+def to_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.args.get("format") is not None:
+        return None  # FMT-TO-NUMBER
+    precision = integer_literal(node.args.get("precision"))
+    scale = integer_literal(node.args.get("scale"))
+    if precision is None or scale is None:
+        return None  # FMT-TO-NUMBER
+    kind = exp.TryCast if node.args.get("safe") else exp.Cast
+    converted = kind(this=clone(node.this), to=_decimal(precision, scale))
+    # Still the source's conversion: the later phases' CAST rules apply to it.
+    converted.meta.update(node.meta)
+    converted.meta["source"] = True
+    return converted
+
+
+@rule(
+    "FMT-TO-NUMBER",
+    "refuse",
+    ("snowflake", "oracle", "teradata", "redshift"),
+    (exp.ToNumber,),
+    "TO_NUMBER with a format model (TO_NUMBER(s, '999.99'); Redshift's only form) parses the "
+    "text by the model's own rules, which no CAST follows; Oracle's and Teradata's "
+    "TO_NUMBER(x) returns NUMBER without a precision, a floating decimal with no exact ANSI "
+    "type. Both are refused.",
+    (
+        ("snowflake", "SELECT TO_NUMBER(o_clerk, '999.99') AS n FROM SALES.ORDERS", "1:8"),
+        ("oracle", "SELECT TO_NUMBER(o_clerk) AS n FROM SALES.ORDERS", "1:18"),
+    ),
+    phase="syntax",
+)
+def to_number_refused(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    name = "TRY_TO_NUMBER" if node.args.get("safe") else "TO_NUMBER"
+    if node.args.get("format") is not None:
+        why = "a format model parses the text by its own rules, which no CAST follows"
+    elif ctx.dialect != "snowflake":
+        why = (
+            "it returns NUMBER without a precision, a floating decimal with no exact ANSI type; "
+            "CAST to a NUMBER(p, s) instead"
+        )
+    else:
+        why = "a precision or scale that is not a number literal"
+    ctx.report("error", "FMT-TO-NUMBER", node, f"{name}: {why}")
+    return None
