@@ -224,6 +224,56 @@ def limit_to_fetch(expression: exp.Expr, limits: Iterable[exp.Limit] | None = No
     return expression
 
 
+def group_problem(group: exp.Group) -> str | None:
+    """Why ``group`` has no standard form the generator can write, or None.
+
+    T-SQL's (and MySQL's) ``GROUP BY a, b WITH ROLLUP`` is the standard's ``ROLLUP (a, b)``
+    (SQL:1999 T431), ``WITH CUBE`` its ``CUBE (a, b)``: the generator writes those. What
+    has no exact form: T-SQL's ``GROUP BY ALL a`` (also the groups WHERE removes, their
+    aggregates NULL), the bare ``GROUP BY ALL`` of Snowflake, BigQuery and DuckDB (every
+    select item without an aggregate), ``GROUP BY DISTINCT`` (T434, which DuckDB does not
+    parse), ClickHouse's ``WITH TOTALS`` and Hive's ``GROUP BY a GROUPING SETS (...)``."""
+    grouping = group.args.get("all")
+    if grouping is True:
+        if group.expressions:
+            return (
+                "GROUP BY ALL with a list (T-SQL: also the groups the WHERE clause removes, "
+                "with NULL aggregates) has no exact ANSI SQL form"
+            )
+        return (
+            "GROUP BY ALL (grouping by every select item without an aggregate) has no ANSI "
+            "SQL form; list the grouping expressions"
+        )
+    if grouping is False:
+        return "GROUP BY DISTINCT has no form every engine reads"
+    if group.args.get("totals"):
+        return "GROUP BY ... WITH TOTALS has no exact ANSI SQL form"
+    if group.args.get("grouping_sets"):
+        return "GROUPING SETS after a GROUP BY list has no exact ANSI SQL form"
+    suffixes = [*(group.args.get("rollup") or ()), *(group.args.get("cube") or ())]
+    if suffixes and (
+        len(suffixes) != 1
+        or suffixes[0].expressions
+        or not group.expressions
+        or any(isinstance(e, _GROUPINGS) for e in group.expressions)
+    ):
+        return "WITH ROLLUP or WITH CUBE over grouping sets has no exact ANSI SQL form"
+    return None
+
+
+_GROUPINGS = (exp.Rollup, exp.Cube, exp.GroupingSets)
+
+
+def standard_group(group: exp.Group) -> exp.Group:
+    """``group`` with a ``WITH ROLLUP`` / ``WITH CUBE`` suffix written as the standard's
+    ``ROLLUP (...)`` / ``CUBE (...)`` over its list (a new node; ``group`` is unchanged)."""
+    suffixes = [*(group.args.get("rollup") or ()), *(group.args.get("cube") or ())]
+    if not suffixes:
+        return group
+    kind = type(suffixes[0])
+    return exp.Group(expressions=[kind(expressions=[e.copy() for e in group.expressions])])
+
+
 class Ansi(Dialect):
     # The generator always writes NULLS FIRST/LAST explicitly, so this only decides how a
     # re-parsed ORDER BY without them is read: the standard leaves it implementation-defined.
@@ -421,6 +471,12 @@ class Ansi(Dialect):
                 self.unsupported(f"{expression.key.upper()} has no exact ANSI SQL form")
             return super().sql(expression, key, comment)
 
+        def group_sql(self, expression: exp.Group) -> str:
+            problem = group_problem(expression)
+            if problem is not None:
+                self.unsupported(problem)
+            return super().group_sql(standard_group(expression))
+
         def datatype_sql(self, expression: exp.DataType) -> str:
             if expression.this not in ALLOWED_TYPES:
                 self.unsupported(f"type {expression.this.value} has no exact ANSI SQL form")
@@ -590,7 +646,9 @@ __all__ = [
     "JsonTable",
     "JsonValue",
     "generate",
+    "group_problem",
     "limit_to_fetch",
     "parse_type",
     "row_field",
+    "standard_group",
 ]

@@ -194,11 +194,13 @@ _TOKEN_REPR = re.compile(r"<Token token_type: [\w.]+, text: (.*?), line: \d+, co
 
 # Clauses a diagnostic is located at by their keyword, which sqlglot keeps no position
 # of: by default a node is located at its earliest token, for a CONNECT BY its START WITH
-# condition (which may come first) and for SAMPLE or PIVOT the first token after the keyword.
+# condition (which may come first) and for GROUP BY, SAMPLE or PIVOT the first token after
+# the keyword.
 # node type -> (the keywords' token types, the argument the keyword comes right before, or
 # None for the whole clause).
 CLAUSE_KEYWORDS: dict[type[exp.Expr], tuple[frozenset[TokenType], str | None]] = {
     exp.Connect: (frozenset({TokenType.CONNECT_BY}), "connect"),
+    exp.Group: (frozenset({TokenType.GROUP_BY}), None),
     exp.Pivot: (frozenset({TokenType.PIVOT, TokenType.UNPIVOT}), None),
     exp.TableSample: (frozenset({TokenType.TABLE_SAMPLE}), None),
 }
@@ -562,7 +564,7 @@ def _needs_checking(kind: type) -> bool:
     return (
         kind not in ansi.ALLOWED_EXPRESSIONS
         or kind in NON_STANDARD_ARGS
-        or issubclass(kind, exp.Limit | exp.Join | exp.Count | exp.DataType)
+        or issubclass(kind, exp.Limit | exp.Join | exp.Count | exp.DataType | exp.Group)
     )
 
 
@@ -583,6 +585,8 @@ def _generate(tree: exp.Expr, ctx: Context) -> str:
         construct = _non_standard(node)
         if construct is not None:
             ctx.report("error", "ANSI-UNSUPPORTED", node, f"{construct} has no exact ANSI SQL form")
+        if isinstance(node, exp.Group) and (problem := ansi.group_problem(node)) is not None:
+            ctx.report("error", "ANSI-UNSUPPORTED", node, problem)
         if type(node) not in ansi.ALLOWED_EXPRESSIONS and not ansi.row_field(node):
             ctx.report(
                 "error", "ANSI-UNSUPPORTED", node, f"{node.key.upper()} has no exact ANSI SQL form"
