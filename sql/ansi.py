@@ -264,6 +264,33 @@ def group_problem(group: exp.Group) -> str | None:
 _GROUPINGS = (exp.Rollup, exp.Cube, exp.GroupingSets)
 
 
+def window_problem(window: exp.Window) -> str | None:
+    """Why ``window`` has no form every engine reads, or None: Oracle's ``KEEP (DENSE_RANK
+    FIRST ...)`` (sqlglot reads it as a window), and a window defined from another named
+    window (``WINDOW w2 AS (w1)``, ``OVER (w ORDER BY ...)``): the standard forbids copying a
+    frame or a later window, which T-SQL and BigQuery allow, and DuckDB refuses both."""
+    if str(window.args.get("over") or "").upper() == "KEEP":
+        return "KEEP (DENSE_RANK FIRST | LAST ORDER BY ...) has no exact ANSI SQL form"
+    if not window.args.get("alias"):
+        return None
+    refines = any(window.args.get(k) for k in ("partition_by", "order", "spec"))
+    if window.arg_key == "windows" or refines:
+        return (
+            "a window defined from another named window has no form every engine reads; "
+            "write its PARTITION BY, ORDER BY and frame"
+        )
+    return None
+
+
+def parenthesized_table(subquery: exp.Subquery) -> exp.Table | None:
+    """The table of ``FROM (t)`` (a table in parentheses, as Redshift and T-SQL allow), which
+    the standard writes without them; None for any other subquery."""
+    this = subquery.this
+    if isinstance(this, exp.Table) and not any(v for k, v in subquery.args.items() if k != "this"):
+        return this
+    return None
+
+
 def standard_group(group: exp.Group) -> exp.Group:
     """``group`` with a ``WITH ROLLUP`` / ``WITH CUBE`` suffix written as the standard's
     ``ROLLUP (...)`` / ``CUBE (...)`` over its list (a new node; ``group`` is unchanged)."""
@@ -471,6 +498,20 @@ class Ansi(Dialect):
                 self.unsupported(f"{expression.key.upper()} has no exact ANSI SQL form")
             return super().sql(expression, key, comment)
 
+        def subquery_sql(self, expression: exp.Subquery, sep: str = " AS ") -> str:
+            table = parenthesized_table(expression)
+            if table is not None:
+                return self.sql(table)
+            if isinstance(expression.this, exp.Table):
+                self.unsupported("a table in parentheses with an alias has no ANSI SQL form")
+            return super().subquery_sql(expression, sep)
+
+        def window_sql(self, expression: exp.Window) -> str:
+            problem = window_problem(expression)
+            if problem is not None:
+                self.unsupported(problem)
+            return super().window_sql(expression)
+
         def group_sql(self, expression: exp.Group) -> str:
             problem = group_problem(expression)
             if problem is not None:
@@ -648,7 +689,9 @@ __all__ = [
     "generate",
     "group_problem",
     "limit_to_fetch",
+    "parenthesized_table",
     "parse_type",
     "row_field",
     "standard_group",
+    "window_problem",
 ]

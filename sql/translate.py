@@ -550,7 +550,10 @@ def _non_standard(node: exp.Expr) -> str | None:
             return f"{node.kind.upper()} JOIN"
         if (node.method or "").upper() not in ("", "NATURAL"):
             return f"{node.method.upper()} JOIN"
-    if isinstance(node, exp.Count) and len(node.expressions) > 1:
+    if isinstance(node, exp.Count) and (
+        len(node.expressions) > 1
+        or (isinstance(node.this, exp.Distinct) and len(node.this.expressions) > 1)
+    ):
         return "COUNT over several expressions"
     return None
 
@@ -564,7 +567,9 @@ def _needs_checking(kind: type) -> bool:
     return (
         kind not in ansi.ALLOWED_EXPRESSIONS
         or kind in NON_STANDARD_ARGS
-        or issubclass(kind, exp.Limit | exp.Join | exp.Count | exp.DataType | exp.Group)
+        or issubclass(
+            kind, exp.Limit | exp.Join | exp.Count | exp.DataType | exp.Group | exp.Window
+        )
     )
 
 
@@ -585,7 +590,14 @@ def _generate(tree: exp.Expr, ctx: Context) -> str:
         construct = _non_standard(node)
         if construct is not None:
             ctx.report("error", "ANSI-UNSUPPORTED", node, f"{construct} has no exact ANSI SQL form")
-        if isinstance(node, exp.Group) and (problem := ansi.group_problem(node)) is not None:
+        problem = (
+            ansi.group_problem(node)
+            if isinstance(node, exp.Group)
+            else ansi.window_problem(node)
+            if isinstance(node, exp.Window)
+            else None
+        )
+        if problem is not None:
             ctx.report("error", "ANSI-UNSUPPORTED", node, problem)
         if type(node) not in ansi.ALLOWED_EXPRESSIONS and not ansi.row_field(node):
             ctx.report(

@@ -1,6 +1,8 @@
-"""GROUP BY forms outside the standard: T-SQL's ``WITH ROLLUP`` / ``WITH CUBE`` become the
-standard's ``ROLLUP (...)`` / ``CUBE (...)`` (T431) with the source's rows on both engines;
-the forms without an exact one (``GROUP BY ALL``, ...) are refused at ``GROUP BY``."""
+"""Source forms sqlglot reads into standard nodes, written in a form no engine reads unless
+the ANSI generator spells them out: T-SQL's ``WITH ROLLUP`` / ``WITH CUBE`` become the
+standard's ``ROLLUP (...)`` / ``CUBE (...)`` (T431) with the source's rows on both engines,
+``FROM (t)`` loses its parentheses; the forms without an exact one (``GROUP BY ALL``,
+Oracle's ``KEEP``, windows copied from named windows, ...) are refused where they are."""
 
 from __future__ import annotations
 
@@ -119,4 +121,54 @@ def test_group_by_forms_without_an_exact_one_are_refused_at_group_by(
         translate(source, dialect)
     [diagnostic] = raised.value.diagnostics
     assert (diagnostic.rule, (diagnostic.line, diagnostic.col)) == ("ANSI-UNSUPPORTED", where)
+    assert message in diagnostic.message
+
+
+def test_a_parenthesized_table_is_read_as_the_table(engines):
+    con, spark = engines
+    ansi_sql = translate("SELECT o_totalprice FROM (dbo.Orders) WHERE o_totalprice > 5", "tsql")
+    ansi_sql = ansi_sql.ansi_sql.replace('"raw"."orders"', '"orders"')
+    assert "(\n" not in ansi_sql
+    on_duckdb = sorted(r[0] for r in con.sql(render(ansi_sql, "duckdb")).fetchall())
+    on_spark = sorted(r[0] for r in spark.sql(render(ansi_sql, "spark")).collect())
+    assert on_duckdb == on_spark == [7, 10, 20]
+
+
+@pytest.mark.parametrize(
+    ("dialect", "source", "col", "message"),
+    [
+        (
+            "oracle",
+            "SELECT o_custkey, MAX(o_totalprice) KEEP (DENSE_RANK FIRST ORDER BY o_orderdate) "
+            "AS m FROM SALES.ORDERS GROUP BY o_custkey",
+            19,
+            "KEEP (DENSE_RANK",
+        ),
+        (
+            "bigquery",
+            "SELECT SUM(o_totalprice) OVER w2 AS s FROM sales.orders WINDOW w1 AS "
+            "(PARTITION BY o_custkey ROWS 2 PRECEDING), w2 AS (w1)",
+            113,
+            "another named window",
+        ),
+        (
+            "tsql",
+            "SELECT SUM(o_totalprice) OVER (w ORDER BY o_orderdate) AS s FROM dbo.Orders "
+            "WINDOW w AS (PARTITION BY o_custkey)",
+            8,
+            "another named window",
+        ),
+        (
+            "snowflake",
+            "SELECT COUNT(DISTINCT o_custkey, o_orderstatus) AS n FROM SALES.ORDERS",
+            8,
+            "COUNT over several expressions",
+        ),
+    ],
+)
+def test_forms_no_engine_reads_are_refused_where_they_are(dialect, source, col, message):
+    with pytest.raises(TranslationError) as raised:
+        translate(source, dialect)
+    [diagnostic] = raised.value.diagnostics
+    assert (diagnostic.rule, diagnostic.line, diagnostic.col) == ("ANSI-UNSUPPORTED", 1, col)
     assert message in diagnostic.message
