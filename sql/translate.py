@@ -144,6 +144,8 @@ def _parse(sql: str, dialect: str, ctx: Context) -> list[exp.Expr]:
         for node in preorder(statement):
             if type(node) in CLAUSE_KEYWORDS:
                 _locate_keyword(node, keywords)
+            elif type(node) is exp.WithTableHint:
+                _locate_table_hint(node, keywords)
             meta = node._meta  # most nodes have none yet: one dict each, made here
             if meta is None:
                 node._meta = {"source": True}  # parsed, not written by a rule
@@ -160,6 +162,9 @@ def _parse(sql: str, dialect: str, ctx: Context) -> list[exp.Expr]:
 
 
 def _one_line(text: str) -> str:
+    text = _MISSING_ARG.sub(
+        lambda m: f"incomplete {m.group(1).upper()}: a required part is missing", text
+    )
     return " ".join(_TOKEN_REPR.sub(lambda m: repr(m.group(1)), text).split())
 
 
@@ -189,6 +194,10 @@ def _token_error(sql: str, tokenizer: object, error: Exception, file: str) -> Di
 
 _CLOSING = {"[": "]"}
 # sqlglot's parse errors quote the token object; a person needs its text.
+# sqlglot names the first required argument it finds missing, but it looks them up in a
+# set, so with two missing the name changes from run to run (PYTHONHASHSEED): the message
+# names the construct only.
+_MISSING_ARG = re.compile(r"Required keyword: '\w+' missing for <class '(?:[\w]+\.)*(\w+)'>")
 _TOKEN_REPR = re.compile(r"<Token token_type: [\w.]+, text: (.*?), line: \d+, col: \d+.*?>")
 
 
@@ -204,7 +213,12 @@ CLAUSE_KEYWORDS: dict[type[exp.Expr], tuple[frozenset[TokenType], str | None]] =
     exp.Pivot: (frozenset({TokenType.PIVOT, TokenType.UNPIVOT}), None),
     exp.TableSample: (frozenset({TokenType.TABLE_SAMPLE}), None),
 }
-_KEYWORD_TOKENS = frozenset().union(*(kinds for kinds, _ in CLAUSE_KEYWORDS.values()))
+# A T-SQL table hint, ``t WITH (NOLOCK)`` or ``t (NOLOCK)``, keeps no position either (its
+# NOLOCK is a bare word): it is located at the first of these after the table's name.
+_TABLE_HINT_TOKENS = frozenset({TokenType.WITH, TokenType.L_PAREN})
+_KEYWORD_TOKENS = frozenset().union(
+    *(kinds for kinds, _ in CLAUSE_KEYWORDS.values()), _TABLE_HINT_TOKENS
+)
 
 
 def _keyword_starts(tokens: list[Token]) -> dict[TokenType, list[int]]:
@@ -231,6 +245,32 @@ def _locate_keyword(node: exp.Expr, keywords: dict[TokenType, list[int]]) -> Non
     ]
     if before:
         node.meta["keyword_start"] = max(before)
+
+
+def _locate_table_hint(node: exp.Expr, keywords: dict[TokenType, list[int]]) -> None:
+    """Record on a table hint where its ``WITH`` (or, without one, its parenthesis) starts:
+    the first after the end of the table's name and alias."""
+    table = node.parent
+    if not isinstance(table, exp.Table):
+        return
+    named = [table.args.get(k) for k in ("catalog", "db", "this", "alias")]
+    ends = [
+        n.meta["end"]
+        for part in named
+        if part is not None
+        for n in part.walk()
+        if n._meta and "end" in n._meta
+    ]
+    if not ends:
+        return
+    after = max(ends)
+    found = [
+        starts[index]
+        for kind in _TABLE_HINT_TOKENS
+        if (starts := keywords.get(kind)) and (index := bisect_right(starts, after)) < len(starts)
+    ]
+    if found:
+        node.meta["keyword_start"] = min(found)
 
 
 def _statement_starts(tokens: list[Token]) -> list[int]:
