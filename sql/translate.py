@@ -91,6 +91,9 @@ class Translation:
     # The server settings (sql/assumptions.py) its translation relied on, by name: only
     # settings of its dialect, and only those a rule or a name resolution read.
     assumed: tuple[tuple[str, str], ...] = ()
+    # What the source statement made of it: "table" (CREATE TABLE ... AS, INSERT INTO),
+    # "view" (CREATE VIEW) or "query" (a bare query, whose rows nothing else reads).
+    defines: str = "table"
 
 
 @lru_cache(maxsize=1)
@@ -880,7 +883,15 @@ def _translate_definition(
         line=line,
         col=col,
         assumed=tuple(sorted(ctx.assumed.items())),
+        defines=_defines(definition),
     )
+
+
+def _defines(definition: Definition) -> str:
+    statement = definition.statement
+    if definition.target is None:
+        return "query"
+    return "view" if isinstance(statement, exp.Create) and statement.kind == "VIEW" else "table"
 
 
 @dataclass(frozen=True)
