@@ -15,8 +15,8 @@ most of their queries refuse with NAME-UNKNOWN; they are reported apart.
 
 A query with a schema is *readable* unless it reads a table its corpus has no schema for:
 translation reported the table unknown (NAME-UNKNOWN) and no catalog table has its name
-under any qualification (any database, schema or dataset; a BigQuery wildcard ``events_*``
-matches the tables whose names start ``events_``). A query refused before names are
+under any qualification (any database, schema or dataset; a BigQuery wildcard
+``dataset.events_*`` matches the tables of its dataset whose names start ``events_``). A query refused before names are
 resolved (it does not parse) counts as readable. The translated share of readable queries
 is issue 33's measure.
 
@@ -303,17 +303,24 @@ _UNKNOWN_NAME = re.compile(r"^table (['\"])(?P<name>.+?)\1 is not in the catalog
 def missing_tables(errors: Sequence[Diagnostic], catalog: Catalog, dialect: str) -> tuple[str, ...]:
     """The names of NAME-UNKNOWN ``errors`` that no table of ``catalog`` has under any
     qualification: the last part of a legacy name of ``dialect``, compared as the dialect
-    compares it; a BigQuery wildcard ``prefix*`` matches a last part starting ``prefix``."""
-    names = {key[-1] for key in catalog.legacy.get(dialect, {})}
+    compares it. A BigQuery wildcard ``dataset.prefix*`` names the tables of its dataset
+    whose names start ``prefix``: it is missing when the catalog has none there."""
+    keys = list(catalog.legacy.get(dialect, {}))
+    names = {key[-1] for key in keys}
     missing = []
     for error in errors:
         found = _UNKNOWN_NAME.match(error.message) if error.rule == "NAME-UNKNOWN" else None
         if found is None:
             continue  # a name computed at run time (IDENTIFIER(...)): not a missing schema
         written = found.group("name")
-        last = fold(written.rsplit(".", 1)[-1], dialect)
+        parts = [fold(part, dialect) for part in written.split(".")]
+        last = parts[-1]
         if last.endswith("*"):
-            known = any(name.startswith(last[:-1]) for name in names)
+            known = any(
+                key[-1].startswith(last[:-1])
+                and (len(parts) < 2 or len(key) < 2 or key[-2] == parts[-2])
+                for key in keys
+            )
         else:
             known = last in names
         if not known and written not in missing:
@@ -612,7 +619,7 @@ def _group_table(groups: Sequence[GroupSummary]) -> list[str]:
     total = {k: sum(getattr(g, k) for g in groups) for k in GROUP_COUNTS}
     share = _share(total["readable_translated"], total["readable"])
     cells = [f"**{total[k]}**" for k in GROUP_COUNTS[:-1]]
-    cells[-1] = f"**{total['readable_translated']} ({share})**"
+    cells.append(f"**{total['readable_translated']} ({share})**")
     lines.append("| **all** | | " + " | ".join(cells) + " | |")
     return lines
 
@@ -648,8 +655,8 @@ def render_markdown(result: CorpusBenchmark) -> str:
         "",
         "Readable = the corpus has a schema for every table the query reads: translation "
         "reported no table unknown (NAME-UNKNOWN) that no catalog table names under any "
-        "qualification (a BigQuery wildcard `events_*` matches the tables whose names start "
-        "`events_`); a query that does not parse counts as readable. Translated of readable "
+        "qualification (a BigQuery wildcard `dataset.events_*` matches the tables of its "
+        "dataset whose names start `events_`); a query that does not parse counts as readable. Translated of readable "
         "is issue 33's measure (target: 70%).",
         "",
         "## Corpora with a schema",

@@ -116,11 +116,13 @@ def test_a_table_is_missing_only_when_no_catalog_table_has_its_name():
         _unknown("other.users"),  # the catalog has users under another dataset
         _unknown("p.analytics.events_*"),  # a wildcard over tables the catalog has
         _unknown("p.analytics.sessions_*"),  # a wildcard over none
+        _unknown("q.crm.events_*"),  # events_ tables, but of another dataset
         Diagnostic("error", "FN-UNKNOWN", "table 'x' is not in the catalog", "q.sql", 1, 1),
     ]
     assert missing_tables(errors, catalog, "bigquery") == (
         "telemetry.main_v5",
         "p.analytics.sessions_*",
+        "q.crm.events_*",
     )
 
 
