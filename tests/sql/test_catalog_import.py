@@ -404,7 +404,7 @@ def test_not_null_is_kept_in_the_catalog(tmp_path):
     assert imported.catalog_required() == {"raw.events": frozenset({"id", "amount", "payload"})}
     path = tmp_path / "c.yaml"
     path.write_text(imported.yaml())
-    assert "    id: {type: \"DECIMAL(38,0)\", required: true}\n" in path.read_text()
+    assert '    id: {type: "DECIMAL(38,0)", required: true}\n' in path.read_text()
     catalog = load_catalog(path)
     assert catalog.required == imported.catalog_required()
     assert catalog.tables == imported.catalog_tables()
