@@ -4,13 +4,21 @@ Every query of every corpus is translated with the catalog its corpus states
 (``benchmarks/corpora.py``) and rendered for DuckDB, then classified:
 
 - translated: every table it defines translated and rendered; DuckDB then *plans* each one
-  over empty tables of the catalog's schema (bound, not run). One DuckDB cannot plan is a
-  broken translation: a bug, since a translation is exact or refused;
+  over empty tables of the catalog's schema (bound) and *runs* it there (each table built,
+  the first row of the last fetched). One DuckDB cannot plan or run is a broken
+  translation: a bug, since a translation is exact or refused;
 - refused: a ``TranslationError`` (its first error's rule, and every rule it names);
 - crashed: any other exception, with the file and the innermost frames: a bug too.
 
 Corpora without a schema (sqlfluff's fixtures) use only the DDL the file itself holds, so
 most of their queries refuse with NAME-UNKNOWN; they are reported apart.
+
+A query with a schema is *readable* unless it reads a table its corpus has no schema for:
+translation reported the table unknown (NAME-UNKNOWN) and no catalog table has its name
+under any qualification (any database, schema or dataset; a BigQuery wildcard
+``dataset.events_*`` matches the tables of its dataset whose names start ``events_``). A query refused before names are
+resolved (it does not parse) counts as readable. The translated share of readable queries
+is issue 33's measure.
 
     python -m benchmarks.corpus_bench [--corpora DIR] [--out FILE] [--sample N]
 
@@ -25,6 +33,7 @@ import json
 import logging
 import os
 import platform
+import re
 import signal
 import threading
 import time
@@ -51,8 +60,8 @@ from benchmarks.corpora import (
 )
 from sql.ansi import parse_type
 from sql.assumptions import Assumptions
-from sql.catalog import Catalog
-from sql.diagnostics import TranslationError
+from sql.catalog import Catalog, fold
+from sql.diagnostics import Diagnostic, TranslationError
 from sql.parallel import ordered_map, worker_count
 from sql.render import render
 from sql.translate import TRANSLATOR_VERSION, ScriptTranslation, translate_script
@@ -84,6 +93,17 @@ class QueryResult:
     plan_error: str | None = None
     crash: str | None = None  # "ExceptionType: message"
     traceback: tuple[str, ...] = ()  # innermost frames, "path:line in function"
+    ran: bool | None = None  # run over empty tables; None unless translated and planned
+    run_error: str | None = None
+    # Tables it reads that no catalog table names under any qualification (the corpus has
+    # no schema for them); a query with a schema and none of them is readable.
+    missing_tables: tuple[str, ...] = ()
+    readable: bool = False
+
+    @property
+    def broken(self) -> bool:
+        """Translated, but DuckDB cannot plan or run it over empty tables."""
+        return self.planned is False or self.ran is False
 
 
 @dataclass(frozen=True)
@@ -98,9 +118,13 @@ class GroupSummary:
     refused: int
     crashed: int
     planned: int
-    broken: int
+    broken: int  # translated, but DuckDB cannot plan or run it
     first_rules: dict[str, int]  # refusals by their first error's rule, most first
     all_rules: dict[str, int]  # refusals naming each rule (a refusal may name several)
+    ran: int = 0  # translated and run over empty tables
+    readable: int = 0  # with a schema for every table they read (see the module's doc)
+    readable_translated: int = 0
+    readable_share: float | None = None  # readable_translated / readable
 
 
 @dataclass(frozen=True)
@@ -210,6 +234,7 @@ def run_query(root: Path, query: CorpusQuery, built: BuiltCatalog) -> QueryResul
         "file": query.label,
         "has_schema": query.catalog.has_schema,
     }
+    readable = query.catalog.has_schema
     script: ScriptTranslation | None = None
     started = time.perf_counter()
     try:
@@ -233,8 +258,11 @@ def run_query(root: Path, query: CorpusQuery, built: BuiltCatalog) -> QueryResul
             ]
     except TranslationError as error:
         errors = [d for d in error.diagnostics if d.severity == "error"] or list(error.diagnostics)
+        missing = missing_tables(errors, catalog, query.dialect)
         return QueryResult(
             **common,
+            missing_tables=missing,
+            readable=readable and not missing,
             status="refused",
             seconds=time.perf_counter() - started,
             stage="translate" if script is None else "render",
@@ -245,6 +273,7 @@ def run_query(root: Path, query: CorpusQuery, built: BuiltCatalog) -> QueryResul
     except (Exception, QueryTimeout) as error:
         return QueryResult(
             **common,
+            readable=readable,
             status="crashed",
             seconds=time.perf_counter() - started,
             stage="translate" if script is None else "render",
@@ -253,14 +282,50 @@ def run_query(root: Path, query: CorpusQuery, built: BuiltCatalog) -> QueryResul
         )
     seconds = time.perf_counter() - started
     plan_error = plan(script, rendered, catalog)
+    run_error = execute(script, rendered, catalog) if plan_error is None else None
     return QueryResult(
         **common,
+        readable=readable,
         status="translated",
         seconds=seconds,
         tables=tuple(t.name for t in script.tables),
         planned=plan_error is None,
         plan_error=plan_error,
+        ran=None if plan_error is not None else run_error is None,
+        run_error=run_error,
     )
+
+
+# NAME-UNKNOWN's message quotes the name as written (sql/catalog.py, Catalog.resolve_name).
+_UNKNOWN_NAME = re.compile(r"^table (['\"])(?P<name>.+?)\1 is not in the catalog")
+
+
+def missing_tables(errors: Sequence[Diagnostic], catalog: Catalog, dialect: str) -> tuple[str, ...]:
+    """The names of NAME-UNKNOWN ``errors`` that no table of ``catalog`` has under any
+    qualification: the last part of a legacy name of ``dialect``, compared as the dialect
+    compares it. A BigQuery wildcard ``dataset.prefix*`` names the tables of its dataset
+    whose names start ``prefix``: it is missing when the catalog has none there."""
+    keys = list(catalog.legacy.get(dialect, {}))
+    names = {key[-1] for key in keys}
+    missing = []
+    for error in errors:
+        found = _UNKNOWN_NAME.match(error.message) if error.rule == "NAME-UNKNOWN" else None
+        if found is None:
+            continue  # a name computed at run time (IDENTIFIER(...)): not a missing schema
+        written = found.group("name")
+        parts = [fold(part, dialect) for part in written.split(".")]
+        last = parts[-1]
+        if last.endswith("*"):
+            known = any(
+                key[-1].startswith(last[:-1])
+                and (len(parts) < 2 or len(key) < 2 or key[-2] == parts[-2])
+                for key in keys
+            )
+        else:
+            known = last in names
+        if not known and written not in missing:
+            missing.append(written)
+    return tuple(missing)
 
 
 # --- planning on DuckDB -------------------------------------------------------------
@@ -325,6 +390,60 @@ def plan(script: ScriptTranslation, rendered: Sequence[str], catalog: Catalog) -
     finally:
         connection.close()
     return None
+
+
+def execute(script: ScriptTranslation, rendered: Sequence[str], catalog: Catalog) -> str | None:
+    """None when DuckDB runs every rendered table of ``script`` over empty tables of the
+    catalog's schema (each earlier table built as a table, the first row of the last
+    fetched: a query that makes rows of its own is not run to its end), else the first
+    error (``table: message``).
+
+    An error the rendered SQL raises on purpose, with ``error('...')``, is the source's own
+    exception on that data (a division by zero over an empty table, as ``x / COUNT(*)``
+    raises in the source): the translation ran as it should, and the run stops there."""
+    defined = {f"{t.zone}.{t.name}" for t in script.tables}
+    reads = sorted({lake for t in script.tables for lake in t.source_tables} - defined)
+    connection = duckdb.connect(":memory:")
+    try:
+        for lake in reads:
+            for statement in empty_table_ddl(catalog, lake):
+                connection.execute(statement)
+        for position, (table, sql) in enumerate(zip(script.tables, rendered, strict=True)):
+            try:
+                if position == len(rendered) - 1:
+                    connection.execute(sql).fetchone()
+                    continue
+                create = exp.Create(
+                    kind="TABLE",
+                    this=exp.table_(table.name, db=table.zone, quoted=True),
+                    expression=sqlglot.parse_one(sql, read="duckdb"),
+                )
+                connection.execute(
+                    exp.Create(
+                        kind="SCHEMA", this=exp.table_(table.zone, quoted=True), exists=True
+                    ).sql("duckdb")
+                )
+                connection.execute(create.sql("duckdb"))
+            except duckdb.Error as error:
+                if _raised_on_purpose(error, sql):
+                    return None
+                return f"{table.name}: {_one_line(str(error))}"
+    finally:
+        connection.close()
+    return None
+
+
+def _raised_on_purpose(error: duckdb.Error, sql: str) -> bool:
+    """Whether ``error`` is one that ``sql`` raises itself with DuckDB's ``error(message)``."""
+    if not isinstance(error, duckdb.InvalidInputException):
+        return False
+    message = str(error).removeprefix("Invalid Input Error: ").strip()
+    raised = {
+        call.expressions[0].name
+        for call in sqlglot.parse_one(sql, read="duckdb").find_all(exp.Anonymous)
+        if call.name.lower() == "error" and call.expressions and call.expressions[0].is_string
+    }
+    return message in raised
 
 
 # --- batches over every core --------------------------------------------------------
@@ -450,12 +569,22 @@ def summarize(results: Sequence[QueryResult]) -> list[GroupSummary]:
                 refused=len(refused),
                 crashed=sum(r.status == "crashed" for r in members),
                 planned=sum(bool(r.planned) for r in translated),
-                broken=sum(r.planned is False for r in translated),
+                broken=sum(r.broken for r in translated),
                 first_rules=_most_first(Counter(r.first_rule or "?" for r in refused)),
                 all_rules=_most_first(Counter(rule for r in refused for rule in r.rules)),
+                ran=sum(bool(r.ran) for r in translated),
+                readable=sum(r.readable for r in members),
+                readable_translated=sum(r.readable for r in translated),
+                readable_share=_ratio(
+                    sum(r.readable for r in translated), sum(r.readable for r in members)
+                ),
             )
         )
     return summaries
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
 
 
 def _most_first(counts: Counter[str]) -> dict[str, int]:
@@ -470,23 +599,42 @@ def _rules(rules: Mapping[str, int], limit: int | None = TOP_RULES) -> str:
     return ", ".join(f"{rule} {n}" for rule, n in shown)
 
 
+def _share(translated: int, readable: int) -> str:
+    return f"{translated / readable:.1%}" if readable else "-"
+
+
 def _group_table(groups: Sequence[GroupSummary]) -> list[str]:
     lines = [
-        "| corpus | dialect | queries | translated | refused | crashed | planned | broken "
-        "| top refusal rules (first error) |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+        "| corpus | dialect | queries | translated | refused | crashed | planned | ran | broken "
+        "| readable | translated of readable | top refusal rules (first error) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for g in groups:
         lines.append(
             f"| {g.corpus} | {g.dialect} | {g.queries} | {g.translated} | {g.refused} "
-            f"| {g.crashed} | {g.planned} | {g.broken} | {_rules(g.first_rules)} |"
+            f"| {g.crashed} | {g.planned} | {g.ran} | {g.broken} | {g.readable} "
+            f"| {g.readable_translated} ({_share(g.readable_translated, g.readable)}) "
+            f"| {_rules(g.first_rules)} |"
         )
-    total = [sum(getattr(g, k) for g in groups) for k in GROUP_COUNTS]
-    lines.append("| **all** | | " + " | ".join(f"**{n}**" for n in total) + " | |")
+    total = {k: sum(getattr(g, k) for g in groups) for k in GROUP_COUNTS}
+    share = _share(total["readable_translated"], total["readable"])
+    cells = [f"**{total[k]}**" for k in GROUP_COUNTS[:-1]]
+    cells.append(f"**{total['readable_translated']} ({share})**")
+    lines.append("| **all** | | " + " | ".join(cells) + " | |")
     return lines
 
 
-GROUP_COUNTS = ("queries", "translated", "refused", "crashed", "planned", "broken")
+GROUP_COUNTS = (
+    "queries",
+    "translated",
+    "refused",
+    "crashed",
+    "planned",
+    "ran",
+    "broken",
+    "readable",
+    "readable_translated",
+)
 
 
 def render_markdown(result: CorpusBenchmark) -> str:
@@ -501,7 +649,15 @@ def render_markdown(result: CorpusBenchmark) -> str:
         f"importing schemas and {result.translate_seconds} s to translating and rendering.",
         "",
         "Translated = every table translated and rendered for DuckDB; planned = DuckDB binds "
-        "it over empty tables of the catalog; broken = translated but DuckDB cannot plan it.",
+        "it over empty tables of the catalog; ran = DuckDB runs it there (each table built, "
+        "the first row of the last fetched); broken = translated but DuckDB cannot plan or "
+        "run it.",
+        "",
+        "Readable = the corpus has a schema for every table the query reads: translation "
+        "reported no table unknown (NAME-UNKNOWN) that no catalog table names under any "
+        "qualification (a BigQuery wildcard `dataset.events_*` matches the tables of its "
+        "dataset whose names start `events_`); a query that does not parse counts as readable. Translated of readable "
+        "is issue 33's measure (target: 70%).",
         "",
         "## Corpora with a schema",
         "",
@@ -519,7 +675,7 @@ def render_markdown(result: CorpusBenchmark) -> str:
         "",
     ]
     crashes = [r for r in result.results if r.status == "crashed"]
-    broken = [r for r in result.results if r.planned is False]
+    broken = [r for r in result.results if r.broken]
     lines += [f"## Crashes ({len(crashes)})", ""]
     lines += [
         f"- `{r.file}` ({r.stage}): {r.crash}"
@@ -527,7 +683,7 @@ def render_markdown(result: CorpusBenchmark) -> str:
         for r in crashes
     ] or ["None."]
     lines += ["", f"## Broken translations ({len(broken)})", ""]
-    lines += [f"- `{r.file}`: {r.plan_error}" for r in broken] or ["None."]
+    lines += [f"- `{r.file}`: {r.plan_error or r.run_error}" for r in broken] or ["None."]
     if result.catalog_problems:
         lines += ["", "## Schema text the DDL importer refused", ""]
         for label, problems in result.catalog_problems.items():

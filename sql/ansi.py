@@ -241,6 +241,83 @@ def limit_to_fetch(expression: exp.Expr, limits: Iterable[exp.Limit] | None = No
     return expression
 
 
+def group_problem(group: exp.Group) -> str | None:
+    """Why ``group`` has no standard form the generator can write, or None.
+
+    T-SQL's (and MySQL's) ``GROUP BY a, b WITH ROLLUP`` is the standard's ``ROLLUP (a, b)``
+    (SQL:1999 T431), ``WITH CUBE`` its ``CUBE (a, b)``: the generator writes those. What
+    has no exact form: T-SQL's ``GROUP BY ALL a`` (also the groups WHERE removes, their
+    aggregates NULL), the bare ``GROUP BY ALL`` of Snowflake, BigQuery and DuckDB (every
+    select item without an aggregate), ``GROUP BY DISTINCT`` (T434, which DuckDB does not
+    parse), ClickHouse's ``WITH TOTALS`` and Hive's ``GROUP BY a GROUPING SETS (...)``."""
+    grouping = group.args.get("all")
+    if grouping is True:
+        if group.expressions:
+            return (
+                "GROUP BY ALL with a list (T-SQL: also the groups the WHERE clause removes, "
+                "with NULL aggregates) has no exact ANSI SQL form"
+            )
+        return (
+            "GROUP BY ALL (grouping by every select item without an aggregate) has no ANSI "
+            "SQL form; list the grouping expressions"
+        )
+    if grouping is False:
+        return "GROUP BY DISTINCT has no form every engine reads"
+    if group.args.get("totals"):
+        return "GROUP BY ... WITH TOTALS has no exact ANSI SQL form"
+    if group.args.get("grouping_sets"):
+        return "GROUPING SETS after a GROUP BY list has no exact ANSI SQL form"
+    suffixes = [*(group.args.get("rollup") or ()), *(group.args.get("cube") or ())]
+    if suffixes and (
+        len(suffixes) != 1
+        or suffixes[0].expressions
+        or not group.expressions
+        or any(isinstance(e, _GROUPINGS) for e in group.expressions)
+    ):
+        return "WITH ROLLUP or WITH CUBE over grouping sets has no exact ANSI SQL form"
+    return None
+
+
+_GROUPINGS = (exp.Rollup, exp.Cube, exp.GroupingSets)
+
+
+def window_problem(window: exp.Window) -> str | None:
+    """Why ``window`` has no form every engine reads, or None: Oracle's ``KEEP (DENSE_RANK
+    FIRST ...)`` (sqlglot reads it as a window), and a window defined from another named
+    window (``WINDOW w2 AS (w1)``, ``OVER (w ORDER BY ...)``): the standard forbids copying a
+    frame or a later window, which T-SQL and BigQuery allow, and DuckDB refuses both."""
+    if str(window.args.get("over") or "").upper() == "KEEP":
+        return "KEEP (DENSE_RANK FIRST | LAST ORDER BY ...) has no exact ANSI SQL form"
+    if not window.args.get("alias"):
+        return None
+    refines = any(window.args.get(k) for k in ("partition_by", "order", "spec"))
+    if window.arg_key == "windows" or refines:
+        return (
+            "a window defined from another named window has no form every engine reads; "
+            "write its PARTITION BY, ORDER BY and frame"
+        )
+    return None
+
+
+def parenthesized_table(subquery: exp.Subquery) -> exp.Table | None:
+    """The table of ``FROM (t)`` (a table in parentheses, as Redshift and T-SQL allow), which
+    the standard writes without them; None for any other subquery."""
+    this = subquery.this
+    if isinstance(this, exp.Table) and not any(v for k, v in subquery.args.items() if k != "this"):
+        return this
+    return None
+
+
+def standard_group(group: exp.Group) -> exp.Group:
+    """``group`` with a ``WITH ROLLUP`` / ``WITH CUBE`` suffix written as the standard's
+    ``ROLLUP (...)`` / ``CUBE (...)`` over its list (a new node; ``group`` is unchanged)."""
+    suffixes = [*(group.args.get("rollup") or ()), *(group.args.get("cube") or ())]
+    if not suffixes:
+        return group
+    kind = type(suffixes[0])
+    return exp.Group(expressions=[kind(expressions=[e.copy() for e in group.expressions])])
+
+
 class Ansi(Dialect):
     # The generator always writes NULLS FIRST/LAST explicitly, so this only decides how a
     # re-parsed ORDER BY without them is read: the standard leaves it implementation-defined.
@@ -443,6 +520,26 @@ class Ansi(Dialect):
                 self.unsupported(f"{expression.key.upper()} has no exact ANSI SQL form")
             return super().sql(expression, key, comment)
 
+        def subquery_sql(self, expression: exp.Subquery, sep: str = " AS ") -> str:
+            table = parenthesized_table(expression)
+            if table is not None:
+                return self.sql(table)
+            if isinstance(expression.this, exp.Table):
+                self.unsupported("a table in parentheses with an alias has no ANSI SQL form")
+            return super().subquery_sql(expression, sep)
+
+        def window_sql(self, expression: exp.Window) -> str:
+            problem = window_problem(expression)
+            if problem is not None:
+                self.unsupported(problem)
+            return super().window_sql(expression)
+
+        def group_sql(self, expression: exp.Group) -> str:
+            problem = group_problem(expression)
+            if problem is not None:
+                self.unsupported(problem)
+            return super().group_sql(standard_group(expression))
+
         def datatype_sql(self, expression: exp.DataType) -> str:
             if expression.this not in ALLOWED_TYPES:
                 self.unsupported(f"type {expression.this.value} has no exact ANSI SQL form")
@@ -612,7 +709,11 @@ __all__ = [
     "JsonTable",
     "JsonValue",
     "generate",
+    "group_problem",
     "limit_to_fetch",
+    "parenthesized_table",
     "parse_type",
     "row_field",
+    "standard_group",
+    "window_problem",
 ]

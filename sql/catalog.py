@@ -88,6 +88,9 @@ class Catalog:
     # The files this catalog was read from, for messages (relative to the repository when
     # they lie in it, as reports show paths).
     sources: tuple[str, ...] = ()
+    # lake table -> its columns declared NOT NULL (``required: true``), tables without any
+    # left out. What the legacy DDL promised; translation does not rely on it.
+    required: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # dialect -> (how many legacy names are indexed, {last name part: legacy names}): the
     # only names a name that needs completing can match. Kept up to date as names are
     # added (a script's own tables are, one by one); scanning every name per lookup made a
@@ -191,6 +194,8 @@ class Catalog:
                 for d, names in sorted(self.legacy.items())
             },
         }
+        if self.required:  # absent otherwise: a catalog without it keeps its digest
+            content["required"] = {t: sorted(c) for t, c in sorted(self.required.items())}
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
     def schema(
@@ -256,13 +261,32 @@ def _name_parts(name: str, dialect: str) -> list[NamePart]:
     return list(parts) if parts and len(parts) == len(table.parts) else list(name.split("."))
 
 
-def _columns(path: Path, table: str, spec: object) -> tuple[dict[str, str], dict[str, str]]:
+# A column's type: ``T``, ``{type: T}`` or ``{opaque: TYPE}``, the last two with an optional
+# ``required: true`` (declared NOT NULL).
+_COLUMN_KEYS = ({"type"}, {"opaque"}, {"type", "required"}, {"opaque", "required"})
+
+
+def _columns(
+    path: Path, table: str, spec: object
+) -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
     if not isinstance(spec, dict) or not spec:
         raise CatalogError(f"{path}: tables.{table}: expected a mapping of column: type")
     columns: dict[str, str] = {}
     opaque: dict[str, str] = {}
+    required: set[str] = set()
     for column, kind in spec.items():
-        if isinstance(kind, dict) and set(kind) == {"opaque"} and isinstance(kind["opaque"], str):
+        if isinstance(kind, dict) and set(kind) in _COLUMN_KEYS:
+            if not isinstance(kind.get("required", False), bool):
+                raise CatalogError(f"{path}: tables.{table}.{column}: required is true or false")
+            if kind.get("required"):
+                required.add(str(column))
+            if "type" in kind:
+                kind = kind["type"]
+        if (
+            isinstance(kind, dict)
+            and set(kind) - {"required"} == {"opaque"}
+            and isinstance(kind["opaque"], str)
+        ):
             columns[str(column)] = opaque[str(column)] = kind["opaque"]
         elif isinstance(kind, str) and kind.strip():
             try:
@@ -275,9 +299,10 @@ def _columns(path: Path, table: str, spec: object) -> tuple[dict[str, str], dict
             columns[str(column)] = kind
         else:
             raise CatalogError(
-                f"{path}: tables.{table}.{column}: expected an ANSI type or {{opaque: TYPE}}"
+                f"{path}: tables.{table}.{column}: expected an ANSI type, {{type: T}} or "
+                "{opaque: TYPE} (each with an optional required: true)"
             )
-    return columns, opaque
+    return columns, opaque, frozenset(required)
 
 
 def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
@@ -297,13 +322,16 @@ def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
         raise CatalogError(f"{path}: expected a mapping with 'tables' (and 'legacy')")
     tables: dict[str, dict[str, str]] = {}
     opaque: dict[str, dict[str, str]] = {}
+    required: dict[str, frozenset[str]] = {}
     for name, spec in data["tables"].items():
         name = str(name)
         if len(name.split(".")) != 2 or not all(name.split(".")):
             raise CatalogError(f"{path}: tables.{name}: a lake table is named zone.table")
-        tables[name], opaque_columns = _columns(path, name, spec)
+        tables[name], opaque_columns, required_columns = _columns(path, name, spec)
         if opaque_columns:
             opaque[name] = opaque_columns
+        if required_columns:
+            required[name] = required_columns
     legacy: dict[str, dict[tuple[str, ...], str]] = {}
     legacy_data = data.get("legacy") or {}
     if not isinstance(legacy_data, dict):
@@ -326,7 +354,11 @@ def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
             folded[key] = lake_table
         legacy[str(dialect)] = folded
     return Catalog(
-        tables=tables, legacy=legacy, opaque=opaque, sources=(repository_relative(path),)
+        tables=tables,
+        legacy=legacy,
+        opaque=opaque,
+        sources=(repository_relative(path),),
+        required=required,
     )
 
 
@@ -335,6 +367,7 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
     naming both files."""
     tables: dict[str, Mapping[str, str]] = {}
     opaque: dict[str, Mapping[str, str]] = {}
+    required: dict[str, frozenset[str]] = {}
     legacy: dict[str, dict[tuple[str, ...], str]] = {}
     table_origin: dict[str, str] = {}
     name_origin: dict[tuple[str, tuple[str, ...]], str] = {}
@@ -346,15 +379,18 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
             if name in tables and (
                 list(tables[name].items()) != list(columns.items())
                 or opaque.get(name, {}) != catalog.opaque.get(name, {})
+                or required.get(name, frozenset()) != catalog.required.get(name, frozenset())
             ):
                 raise CatalogError(
                     f"{origin}: table {name} differs from its definition in "
-                    f"{table_origin[name]} (columns, order or types)"
+                    f"{table_origin[name]} (columns, order, types or NOT NULL)"
                 )
             tables.setdefault(name, columns)
             table_origin.setdefault(name, origin)
             if name in catalog.opaque:
                 opaque.setdefault(name, catalog.opaque[name])
+            if name in catalog.required:
+                required.setdefault(name, catalog.required[name])
         for dialect, names in catalog.legacy.items():
             merged = legacy.setdefault(dialect, {})
             for key, lake in names.items():
@@ -365,7 +401,13 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
                     )
                 merged[key] = lake
                 name_origin.setdefault((dialect, key), origin)
-    return Catalog(tables=tables, legacy=legacy, opaque=opaque, sources=tuple(sources))
+    return Catalog(
+        tables=tables,
+        legacy=legacy,
+        opaque=opaque,
+        sources=tuple(sources),
+        required=required,
+    )
 
 
 def load_catalogs(paths: Sequence[Path]) -> Catalog:

@@ -25,6 +25,7 @@ from sqlglot.tokens import Token, TokenType
 
 from sql.catalog import QUOTED_IS_CASE_SENSITIVE, fold
 from sql.diagnostics import Diagnostic, Severity, node_offset, offset_to_line_col
+from sql.rules.variant import JSON_TYPES
 from sql.source_dialects import SOURCE_DIALECTS
 
 # A rule turns a declared type's parameters (as written: "10", "MAX", "*") into its exact
@@ -595,6 +596,9 @@ class ImportedColumn:
     type: ColumnType
     line: int
     col: int
+    # Declared NOT NULL. Only the constraint itself counts: a PRIMARY KEY is not enforced
+    # as NOT NULL in every dialect (BigQuery's and Snowflake's are declarations).
+    required: bool = False
 
 
 @dataclass(frozen=True)
@@ -630,6 +634,14 @@ class DdlImport:
         }
         return {lake: columns for lake, columns in found.items() if columns}
 
+    def catalog_required(self) -> dict[str, frozenset[str]]:
+        """Per lake table, its columns declared NOT NULL (tables without any left out)."""
+        found = {
+            lake: frozenset(c.name for c in table.columns if c.required)
+            for lake, table in sorted(self.tables.items())
+        }
+        return {lake: columns for lake, columns in found.items() if columns}
+
     def catalog_legacy(self) -> dict[str, dict[str, str]]:
         return {self.dialect: {t.written: lake for lake, t in sorted(self.tables.items())}}
 
@@ -638,6 +650,7 @@ class DdlImport:
             self.catalog_tables(),
             opaque=self.catalog_opaque(),
             legacy=self.catalog_legacy(),
+            required=self.catalog_required(),
             source=f"the {self.dialect} DDL",
         )
 
@@ -776,6 +789,10 @@ class _Reader:
         name = _column_name(identifier, self.dialect)
         kind = definition.args.get("kind")
         constraints = [c.args.get("kind") for c in definition.args.get("constraints") or []]
+        required = any(
+            isinstance(c, exp.NotNullColumnConstraint) and not c.args.get("allow_null")
+            for c in constraints
+        )
         if not isinstance(kind, exp.DataType):
             declared = kind.sql(dialect=SOURCE_DIALECTS[self.dialect]) if kind else "COMPUTED"
             self.report(
@@ -785,7 +802,7 @@ class _Reader:
                 "will be refused",
                 offset,
             )
-            return ImportedColumn(name, ColumnType(declared, opaque=True), line, col)
+            return ImportedColumn(name, ColumnType(declared, opaque=True), line, col, required)
         position = index.get(identifier.meta.get("start", -1))
         if position is not None and position + 1 < len(tokens):
             span = tokens[position + 1 : type_span(tokens, position + 1)]
@@ -795,7 +812,17 @@ class _Reader:
             declared = kind.sql(dialect=SOURCE_DIALECTS[self.dialect])
             kind_name = kind.this.value
         kind_type = column_type(kind, kind_name, declared, self.dialect)
-        if kind_type.opaque:
+        if kind_type.opaque and self.dialect == "snowflake" and kind_name.lower() in JSON_TYPES:
+            self.report(
+                "warning",
+                "CATALOG-OPAQUE",
+                f"column {table}.{name} has type {kind_type.text}, read as the JSON text the "
+                "lake holds: paths into it cast to a string, FLOAT or BOOLEAN and FLATTEN of "
+                "its arrays translate (VARIANT-PATH, VARIANT-FLATTEN), it can be selected, "
+                "counted or tested for NULL; other expressions over it will be refused",
+                offset,
+            )
+        elif kind_type.opaque:
             self.report(
                 "warning",
                 "CATALOG-OPAQUE",
@@ -819,7 +846,7 @@ class _Reader:
                 "translation assumes case-sensitive comparisons",
                 offset,
             )
-        return ImportedColumn(name, kind_type, line, col)
+        return ImportedColumn(name, kind_type, line, col, required)
 
 
 def _split_statements(tokens: list[Token]) -> list[list[Token]]:
@@ -924,8 +951,8 @@ def import_ddl(sources: Sequence[tuple[str, str]], dialect: str, *, zone: str = 
     )
 
 
-def _shape(table: ImportedTable) -> tuple[tuple[str, str, bool], ...]:
-    return tuple((c.name, c.type.text, c.type.opaque) for c in table.columns)
+def _shape(table: ImportedTable) -> tuple[tuple[str, str, bool, bool], ...]:
+    return tuple((c.name, c.type.text, c.type.opaque, c.required) for c in table.columns)
 
 
 def _name_tables(
@@ -987,23 +1014,31 @@ def catalog_yaml(
     *,
     opaque: Mapping[str, Mapping[str, str]] | None = None,
     legacy: Mapping[str, Mapping[str, str]] | None = None,
+    required: Mapping[str, Iterable[str]] | None = None,
     source: str,
 ) -> str:
     """A catalog file in ``sql/catalog.yaml``'s format, the same bytes for the same input:
     tables sorted by name, columns in the table's order, legacy names sorted, and a header
-    naming ``source`` (no timestamp)."""
+    naming ``source`` (no timestamp). ``required``: per table, the columns declared NOT
+    NULL, written ``{type: T, required: true}``."""
     opaque = opaque or {}
+    required = {table: frozenset(columns) for table, columns in (required or {}).items()}
     lines = [
         f"# Catalog imported by `plumbline catalog import` from {source}.",
         "# Types are exact ANSI types; {opaque: TYPE} is a declared type with no exact ANSI",
-        "# form, and translation refuses expressions over such a column.",
+        "# form, and translation refuses expressions over such a column. required: true",
+        "# marks a column declared NOT NULL.",
         "tables:" if tables else "tables: {}",
     ]
     for table in sorted(tables):
         lines.append(f"  {_scalar(table)}:")
         for column, kind in tables[table].items():
+            not_null = column in required.get(table, ())
             if column in opaque.get(table, {}):
-                value = f"{{opaque: {_scalar(opaque[table][column], flow=True)}}}"
+                value = f"opaque: {_scalar(opaque[table][column], flow=True)}"
+                value = f"{{{value}, required: true}}" if not_null else f"{{{value}}}"
+            elif not_null:
+                value = f"{{type: {_scalar(kind, flow=True)}, required: true}}"
             else:
                 value = _scalar(kind)
             lines.append(f"    {_scalar(column)}: {value}")

@@ -295,6 +295,22 @@ def _zero_variance_for_duckdb(tree: exp.Expr) -> exp.Expr:
     return tree
 
 
+def _plain_grouping_for_spark(tree: exp.Expr) -> exp.Expr:
+    """GROUPING(x) under a GROUP BY of one grouping set (no ROLLUP, CUBE or GROUPING SETS)
+    -> 0, the standard's value there (x is in every grouping set), which Spark refuses to
+    compute (UNSUPPORTED_GROUPING_EXPRESSION)."""
+    sets = (exp.Rollup, exp.Cube, exp.GroupingSets)
+    for node in list(tree.find_all(exp.Grouping)):
+        select = node.find_ancestor(exp.Select)
+        group = select.args.get("group") if select is not None else None
+        if group is None or any(isinstance(e, sets) for e in group.expressions):
+            continue
+        if any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets")):
+            continue
+        node.replace(exp.Literal.number(0))
+    return tree
+
+
 def _literal_backslashes_for_spark(tree: exp.Expr) -> exp.Expr:
     """LIKE without ESCAPE: Spark's default escape is a backslash, the standard has none.
 
@@ -1000,6 +1016,7 @@ def render(
         tree = _unnest_for_spark(tree)
         tree = _array_agg_for_spark(tree)
         tree = _distinct_listagg_for_spark(tree)
+        tree = _plain_grouping_for_spark(tree)
         tree = _literal_backslashes_for_spark(tree)
         tree = _end_anchors_for_spark(tree)
     tree = native_forms(tree, engine, schema)

@@ -94,6 +94,9 @@ class Translation:
     # The functions of the portable set (sql/portable.py) its ANSI calls: what it asks of
     # the target beyond SQL:2016 (empty for a strict translation).
     portable_functions: tuple[str, ...] = ()
+    # What the source statement made of it: "table" (CREATE TABLE ... AS, INSERT INTO),
+    # "view" (CREATE VIEW) or "query" (a bare query, whose rows nothing else reads).
+    defines: str = "table"
 
 
 @lru_cache(maxsize=1)
@@ -155,6 +158,8 @@ def _parse(sql: str, dialect: str, ctx: Context) -> list[exp.Expr]:
                 _locate_keyword(node, keywords)
             elif parameters and type(node) is exp.Parameter:
                 _locate_parameter(node, parameters, bounds)
+            elif type(node) is exp.WithTableHint:
+                _locate_table_hint(node, keywords)
             meta = node._meta  # most nodes have none yet: one dict each, made here
             if meta is None:
                 node._meta = {"source": True}  # parsed, not written by a rule
@@ -171,6 +176,9 @@ def _parse(sql: str, dialect: str, ctx: Context) -> list[exp.Expr]:
 
 
 def _one_line(text: str) -> str:
+    text = _MISSING_ARG.sub(
+        lambda m: f"incomplete {m.group(1).upper()}: a required part is missing", text
+    )
     return " ".join(_TOKEN_REPR.sub(lambda m: repr(m.group(1)), text).split())
 
 
@@ -200,20 +208,31 @@ def _token_error(sql: str, tokenizer: object, error: Exception, file: str) -> Di
 
 _CLOSING = {"[": "]"}
 # sqlglot's parse errors quote the token object; a person needs its text.
+# sqlglot names the first required argument it finds missing, but it looks them up in a
+# set, so with two missing the name changes from run to run (PYTHONHASHSEED): the message
+# names the construct only.
+_MISSING_ARG = re.compile(r"Required keyword: '\w+' missing for <class '(?:[\w]+\.)*(\w+)'>")
 _TOKEN_REPR = re.compile(r"<Token token_type: [\w.]+, text: (.*?), line: \d+, col: \d+.*?>")
 
 
 # Clauses a diagnostic is located at by their keyword, which sqlglot keeps no position
 # of: by default a node is located at its earliest token, for a CONNECT BY its START WITH
-# condition (which may come first) and for SAMPLE or PIVOT the first token after the keyword.
+# condition (which may come first) and for GROUP BY, SAMPLE or PIVOT the first token after
+# the keyword.
 # node type -> (the keywords' token types, the argument the keyword comes right before, or
 # None for the whole clause).
 CLAUSE_KEYWORDS: dict[type[exp.Expr], tuple[frozenset[TokenType], str | None]] = {
     exp.Connect: (frozenset({TokenType.CONNECT_BY}), "connect"),
+    exp.Group: (frozenset({TokenType.GROUP_BY}), None),
     exp.Pivot: (frozenset({TokenType.PIVOT, TokenType.UNPIVOT}), None),
     exp.TableSample: (frozenset({TokenType.TABLE_SAMPLE}), None),
 }
-_KEYWORD_TOKENS = frozenset().union(*(kinds for kinds, _ in CLAUSE_KEYWORDS.values()))
+# A T-SQL table hint, ``t WITH (NOLOCK)`` or ``t (NOLOCK)``, keeps no position either (its
+# NOLOCK is a bare word): it is located at the first of these after the table's name.
+_TABLE_HINT_TOKENS = frozenset({TokenType.WITH, TokenType.L_PAREN})
+_KEYWORD_TOKENS = frozenset().union(
+    *(kinds for kinds, _ in CLAUSE_KEYWORDS.values()), _TABLE_HINT_TOKENS
+)
 
 
 def _keyword_starts(tokens: list[Token]) -> dict[TokenType, list[int]]:
@@ -271,6 +290,32 @@ def _locate_parameter(
             node.meta["start"] = start
             del starts[position]  # claimed: the next use of the name is the next one
             return
+
+
+def _locate_table_hint(node: exp.Expr, keywords: dict[TokenType, list[int]]) -> None:
+    """Record on a table hint where its ``WITH`` (or, without one, its parenthesis) starts:
+    the first after the end of the table's name and alias."""
+    table = node.parent
+    if not isinstance(table, exp.Table):
+        return
+    named = [table.args.get(k) for k in ("catalog", "db", "this", "alias")]
+    ends = [
+        n.meta["end"]
+        for part in named
+        if part is not None
+        for n in part.walk()
+        if n._meta and "end" in n._meta
+    ]
+    if not ends:
+        return
+    after = max(ends)
+    found = [
+        starts[index]
+        for kind in _TABLE_HINT_TOKENS
+        if (starts := keywords.get(kind)) and (index := bisect_right(starts, after)) < len(starts)
+    ]
+    if found:
+        node.meta["keyword_start"] = min(found)
 
 
 def _statement_starts(tokens: list[Token]) -> list[int]:
@@ -590,7 +635,10 @@ def _non_standard(node: exp.Expr) -> str | None:
             return f"{node.kind.upper()} JOIN"
         if (node.method or "").upper() not in ("", "NATURAL"):
             return f"{node.method.upper()} JOIN"
-    if isinstance(node, exp.Count) and len(node.expressions) > 1:
+    if isinstance(node, exp.Count) and (
+        len(node.expressions) > 1
+        or (isinstance(node.this, exp.Distinct) and len(node.this.expressions) > 1)
+    ):
         return "COUNT over several expressions"
     return None
 
@@ -604,7 +652,9 @@ def _needs_checking(kind: type) -> bool:
     return (
         kind not in ansi.ALLOWED_EXPRESSIONS
         or kind in NON_STANDARD_ARGS
-        or issubclass(kind, exp.Limit | exp.Join | exp.Count | exp.DataType)
+        or issubclass(
+            kind, exp.Limit | exp.Join | exp.Count | exp.DataType | exp.Group | exp.Window
+        )
     )
 
 
@@ -625,6 +675,15 @@ def _generate(tree: exp.Expr, ctx: Context) -> str:
         construct = _non_standard(node)
         if construct is not None:
             ctx.report("error", "ANSI-UNSUPPORTED", node, f"{construct} has no exact ANSI SQL form")
+        problem = (
+            ansi.group_problem(node)
+            if isinstance(node, exp.Group)
+            else ansi.window_problem(node)
+            if isinstance(node, exp.Window)
+            else None
+        )
+        if problem is not None:
+            ctx.report("error", "ANSI-UNSUPPORTED", node, problem)
         if type(node) not in ansi.ALLOWED_EXPRESSIONS and not ansi.row_field(node):
             ctx.report(
                 "error", "ANSI-UNSUPPORTED", node, f"{node.key.upper()} has no exact ANSI SQL form"
@@ -886,6 +945,7 @@ def _translate_definition(
         col=col,
         assumed=tuple(sorted(ctx.assumed.items())),
         portable_functions=tuple(sorted({name for name, _ in calls})),
+        defines=_defines(definition),
     )
 
 
@@ -910,6 +970,13 @@ def _refuse_shadowed_variables(
             if diagnostic not in ctx.diagnostics:
                 ctx.diagnostics.append(diagnostic)
     ctx.raise_errors()
+
+
+def _defines(definition: Definition) -> str:
+    statement = definition.statement
+    if definition.target is None:
+        return "query"
+    return "view" if isinstance(statement, exp.Create) and statement.kind == "VIEW" else "table"
 
 
 @dataclass(frozen=True)

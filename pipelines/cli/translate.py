@@ -2,6 +2,11 @@
 
 Other tools script against this, so its contract is exact: SQL (or JSON) on stdout and exit
 0; ``FILE:LINE:COL: severity[RULE]: message`` lines on stderr and exit 1 when refused.
+
+A file that defines several tables prints, ``--to ansi``, each table's query under a
+``-- zone.table`` line; ``--to duckdb`` or ``--to spark``, a script that runs as it is in
+that engine, building each table before the statements that read it
+(``sql.engine_script``).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import click
 from sql.assumptions import Assumptions
 from sql.catalog import Catalog
 from sql.diagnostics import Diagnostic, TranslationError
+from sql.engine_script import engine_script
 from sql.render import render
 from sql.report import render_html, render_markdown, translate_tree
 from sql.templating import TemplateValue, file_stem, translate_source_text
@@ -67,10 +73,15 @@ def run_translate(
             strict=strict,
             variables=variables,
         )
-        rendered = [
-            t.ansi_sql if target == "ansi" else render(t.ansi_sql, target, file=name)  # type: ignore[arg-type]
-            for t in script.tables
-        ]
+        if as_json or target == "ansi":
+            rendered = [
+                t.ansi_sql if target == "ansi" else render(t.ansi_sql, target, file=name)  # type: ignore[arg-type]
+                for t in script.tables
+            ]
+            text = script.script_sql(rendered)
+        else:
+            rendered = []
+            text = engine_script(script, target, file=name)  # type: ignore[arg-type]
     except TranslationError as exc:
         _emit_diagnostics(exc.diagnostics)
         if as_json:
@@ -110,7 +121,7 @@ def run_translate(
             )
         )
     else:
-        click.echo(script.script_sql(rendered))
+        click.echo(text)
     return 0
 
 

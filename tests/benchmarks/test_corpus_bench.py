@@ -1,5 +1,6 @@
 """The corpus benchmark on a small sample of the real corpora: every query classified, the
-counts adding up, translations planned by a real DuckDB, and the report written."""
+counts adding up, translations planned and run by a real DuckDB, the readable queries told
+apart, and the report written."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import json
 import pytest
 
 from benchmarks.corpora import corpora_root
-from benchmarks.corpus_bench import STATUSES, plan, run, write
-from sql.catalog import load_catalog
+from benchmarks.corpus_bench import STATUSES, execute, missing_tables, plan, run, write
+from sql.catalog import Catalog, load_catalog
+from sql.diagnostics import Diagnostic
 from sql.render import render
 from sql.translate import translate_script
 
@@ -31,8 +33,11 @@ def test_every_sampled_query_is_translated_refused_or_crashed(sample):
     assert {r.status for r in sample.results} <= set(STATUSES)
     for group in sample.groups:
         assert group.translated + group.refused + group.crashed == group.queries
-        assert group.planned + group.broken == group.translated
+        assert group.ran + group.broken == group.translated
+        assert group.ran <= group.planned
         assert sum(group.first_rules.values()) == group.refused
+        assert group.readable_translated <= group.readable <= group.queries
+        assert group.readable == 0 or group.has_schema
     assert sum(g.queries for g in sample.groups) == sample.queries
     for result in sample.results:
         if result.status == "refused":
@@ -40,12 +45,14 @@ def test_every_sampled_query_is_translated_refused_or_crashed(sample):
         if result.status == "crashed":
             assert result.crash and result.traceback
         assert (result.planned is None) == (result.status != "translated")
+        assert result.readable == (result.has_schema and not result.missing_tables)
 
 
 @needs_corpora
 def test_translated_tpch_queries_are_planned_by_duckdb(sample):
     tpch = [r for r in sample.results if r.corpus in ("redshift_tpch", "hyrise_tpch")]
-    assert tpch and all(r.status == "translated" and r.planned for r in tpch)
+    assert tpch and all(r.status == "translated" and r.planned and r.ran for r in tpch)
+    assert all(r.readable for r in tpch)
 
 
 @needs_corpora
@@ -58,6 +65,9 @@ def test_the_results_are_written_as_json_and_markdown(sample, tmp_path):
     assert "## Corpora without a schema" in markdown
     for group in sample.groups:
         assert f"| {group.corpus} | {group.dialect} | {group.queries} |" in markdown
+    for group in written["groups"]:
+        assert {"readable", "readable_translated", "readable_share", "ran"} <= set(group)
+    assert all("readable" in result for result in written["results"])
 
 
 def test_a_translation_duckdb_cannot_bind_is_reported_broken():
@@ -68,3 +78,61 @@ def test_a_translation_duckdb_cannot_bind_is_reported_broken():
     error = plan(script, ['SELECT "no_such_column" FROM "raw"."orders"'], catalog)
     assert error is not None and error.startswith(f"{script.tables[0].name}: ")
     assert "no_such_column" in error
+
+
+def test_a_translation_duckdb_binds_but_cannot_run_is_reported():
+    catalog = load_catalog()
+    script = translate_script("SELECT o_orderkey FROM SALES.ORDERS", "oracle", catalog=catalog)
+    rendered = [render(t.ansi_sql, "duckdb") for t in script.tables]
+    assert execute(script, rendered, catalog) is None
+    failing = [
+        'SELECT CAST(\'x\' || "o_comment" AS INTEGER) FROM "raw"."orders" UNION ALL SELECT CAST(\'x\' AS INTEGER)'
+    ]
+    assert plan(script, failing, catalog) is None
+    error = execute(script, failing, catalog)
+    assert error is not None and "x" in error
+
+
+def _unknown(name: str) -> Diagnostic:
+    message = (
+        f"table {name!r} is not in the catalog for dialect bigquery (searched: s.yaml); add it, "
+        "or import one with `plumbline catalog import`"
+    )
+    return Diagnostic("error", "NAME-UNKNOWN", message, "q.sql", 1, 1)
+
+
+def test_a_table_is_missing_only_when_no_catalog_table_has_its_name():
+    catalog = Catalog(
+        tables={"raw.events_20240101": {"a": "INTEGER"}, "raw.users": {"b": "INTEGER"}},
+        legacy={
+            "bigquery": {
+                ("p", "analytics", "events_20240101"): "raw.events_20240101",
+                ("p", "crm", "users"): "raw.users",
+            }
+        },
+    )
+    errors = [
+        _unknown("telemetry.main_v5"),  # no schema anywhere: missing
+        _unknown("other.users"),  # the catalog has users under another dataset
+        _unknown("p.analytics.events_*"),  # a wildcard over tables the catalog has
+        _unknown("p.analytics.sessions_*"),  # a wildcard over none
+        _unknown("q.crm.events_*"),  # events_ tables, but of another dataset
+        Diagnostic("error", "FN-UNKNOWN", "table 'x' is not in the catalog", "q.sql", 1, 1),
+    ]
+    assert missing_tables(errors, catalog, "bigquery") == (
+        "telemetry.main_v5",
+        "p.analytics.sessions_*",
+        "q.crm.events_*",
+    )
+
+
+def test_an_error_the_translation_raises_as_the_source_does_is_a_run():
+    # Over an empty table COUNT(*) is 0: the source raises a division by zero, and so does
+    # the rendered SQL, on purpose.
+    catalog = load_catalog()
+    script = translate_script(
+        "SELECT 1 / COUNT(*) AS x FROM SALES.ORDERS", "oracle", catalog=catalog
+    )
+    rendered = [render(t.ansi_sql, "duckdb") for t in script.tables]
+    assert "division by zero" in rendered[0]
+    assert execute(script, rendered, catalog) is None

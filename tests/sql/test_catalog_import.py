@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.cli.main import main
-from sql.catalog import load_catalog
+from sql.catalog import CatalogError, load_catalog, load_catalogs
 from sql.catalog_import import CatalogImportError, catalog_yaml, import_ddl, read_ddl
 
 CORPORA = Path("/work/shared/corpora")
@@ -213,9 +213,13 @@ def test_opaque_columns_are_reported_at_their_line_and_column():
     imported = import_ddl([("events.sql", ddl)], "snowflake")
     assert [d.format() for d in imported.diagnostics] == [
         "events.sql:3:5: warning[CATALOG-OPAQUE]: column SALES.PUBLIC.EVENTS.payload has type "
-        "VARIANT with no exact ANSI form; expressions over it will be refused",
+        "VARIANT, read as the JSON text the lake holds: paths into it cast to a string, FLOAT "
+        "or BOOLEAN and FLATTEN of its arrays translate (VARIANT-PATH, VARIANT-FLATTEN), it "
+        "can be selected, counted or tested for NULL; other expressions over it will be refused",
         "events.sql:4:7: warning[CATALOG-OPAQUE]: column SALES.PUBLIC.EVENTS.Tags has type "
-        "ARRAY with no exact ANSI form; expressions over it will be refused",
+        "ARRAY, read as the JSON text the lake holds: paths into it cast to a string, FLOAT "
+        "or BOOLEAN and FLATTEN of its arrays translate (VARIANT-PATH, VARIANT-FLATTEN), it "
+        "can be selected, counted or tested for NULL; other expressions over it will be refused",
     ]
     assert imported.catalog_tables() == {
         "raw.events": {"id": "DECIMAL(38,0)", "payload": "VARIANT", "Tags": "ARRAY"}
@@ -391,6 +395,33 @@ def test_names_yaml_would_misread_are_quoted(tmp_path):
     assert catalog.opaque == opaque
 
 
+def test_not_null_is_kept_in_the_catalog(tmp_path):
+    ddl = (
+        "CREATE TABLE SALES.PUBLIC.EVENTS (id NUMBER NOT NULL, amount NUMBER(15,2) NOT NULL,\n"
+        "  payload VARIANT NOT NULL, note VARCHAR NULL, other INT, PRIMARY KEY (other))"
+    )
+    imported = import_ddl([("events.sql", ddl)], "snowflake")
+    assert imported.catalog_required() == {"raw.events": frozenset({"id", "amount", "payload"})}
+    path = tmp_path / "c.yaml"
+    path.write_text(imported.yaml())
+    assert '    id: {type: "DECIMAL(38,0)", required: true}\n' in path.read_text()
+    catalog = load_catalog(path)
+    assert catalog.required == imported.catalog_required()
+    assert catalog.tables == imported.catalog_tables()
+    assert catalog.opaque == {"raw.events": {"payload": "VARIANT"}}
+    # Nullability is what the DDL promised: the typed schema, and so translation, ignore it.
+    assert catalog.schema(["raw.events"])["raw"]["events"]["amount"] == "DECIMAL(15,2)"
+
+
+def test_a_table_declared_with_different_not_null_columns_is_a_conflict(tmp_path):
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.write_text("tables:\n  raw.t:\n    a: {type: INTEGER, required: true}\n")
+    second.write_text("tables:\n  raw.t:\n    a: INTEGER\n")
+    with pytest.raises(CatalogError, match="NOT NULL"):
+        load_catalogs([first, second])
+    assert load_catalogs([first, first]).required == {"raw.t": frozenset({"a"})}
+
+
 def test_the_same_ddl_gives_the_same_bytes_whatever_the_file_order():
     other = "CREATE TABLE SALES.ARCHIVE.ORDERS (a INT);"
     once = import_ddl([("a.sql", DDL), ("b.sql", other)], "snowflake").yaml()
@@ -412,7 +443,10 @@ def test_cli_writes_the_catalog_to_stdout_and_reports_on_stderr(tmp_path):
     lines = result.stderr.splitlines()
     assert lines[0] == (
         f"{ddl}:4:3: warning[CATALOG-OPAQUE]: column SALES.PUBLIC.ORDERS.o_extra has type "
-        "VARIANT with no exact ANSI form; expressions over it will be refused"
+        "VARIANT, read as the JSON text the lake holds: paths into it cast to a string, "
+        "FLOAT or BOOLEAN and FLATTEN of its arrays translate (VARIANT-PATH, "
+        "VARIANT-FLATTEN), it can be selected, counted or tested for NULL; other "
+        "expressions over it will be refused"
     )
     assert lines[-1].startswith("catalog import: 2 tables, 5 columns (1 opaque)")
 
