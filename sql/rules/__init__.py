@@ -63,6 +63,7 @@ def load_all() -> dict[str, Rule]:
         strings,
         types,
         variant,
+        wildcard_tables,
     )
 
     return dict(sorted(RULES.items()))
