@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
-from sql.catalog import Catalog, NamePart
+from sql.catalog import Catalog, NamePart, PrefixMatch
 from sql.rules.base import Context
 
 SUFFIX = "_TABLE_SUFFIX"
@@ -90,71 +90,21 @@ def expand(
             ctx, table, f"{shown}: a wildcard table with {', '.join(extra)} is not translated"
         )
     match = catalog.resolve_prefix([*parts[:-1], prefix], ctx.dialect, ctx.assumptions)
-    searched = ", ".join(catalog.sources) or "the catalog"
-    if match.ambiguous:
-        where = ", ".join(".".join(p for p in n if p) for n in match.ambiguous)
-        return _report(
-            ctx,
-            "NAME-AMBIGUOUS",
-            table,
-            f"wildcard table {shown!r} can read tables of {where} (catalog: {searched}); "
-            "qualify it with its dataset and project",
-        )
-    if not match.tables:
-        return _report(
-            ctx,
-            "NAME-UNKNOWN",
-            table,
-            f"no table of the catalog matches the wildcard table {shown!r} (no table name "
-            f"starts with {prefix!r}; searched: {searched}); add the tables, or import them "
-            "with `plumbline catalog import`",
-        )
-    for suffix, lakes in match.tables.items():
-        if len(lakes) > 1:
-            return _report(
-                ctx,
-                "NAME-AMBIGUOUS",
-                table,
-                f"wildcard table {shown!r}: {prefix}{suffix} names {', '.join(lakes)}",
-            )
-    if "" in match.tables:
-        return _refuse(
-            ctx,
-            table,
-            f"{shown}: the catalog holds a table named {prefix!r}, the prefix itself; whether "
-            "the wildcard reads it (with an empty suffix) is not established, so the "
-            "translation is refused",
-        )
-    tables = {suffix: lakes[0] for suffix, lakes in match.tables.items()}
-    first_suffix, first = next(iter(tables.items()))
-    columns = list(catalog.tables[first].items())
-    opaque = catalog.opaque.get(first, {})
-    for suffix, lake in tables.items():
-        if list(catalog.tables[lake].items()) != columns or catalog.opaque.get(lake, {}) != opaque:
-            return _refuse(
-                ctx,
-                table,
-                f"{shown}: table {prefix}{suffix} has other columns or types than "
-                f"{prefix}{first_suffix} ({_difference(columns, catalog.tables[lake])}; the wildcard's schema is that of the most recently "
-                "created table, which the catalog does not say); the matching tables must "
-                "have the same columns, in the same order, with the same types",
-            )
-    if any(column.lower() == SUFFIX_NAME for column, _ in columns):
-        return _refuse(
-            ctx, table, f"{shown}: table {prefix}{first_suffix} has a column named {SUFFIX}"
-        )
+    tables = _matched_tables(match, table, shown, prefix, catalog, ctx)
+    if not tables:
+        return ()
+    columns = list(catalog.tables[next(iter(tables.values()))].items())
     named = _suffix_named_for_star(table.root())
     if named is not None:
         return _refuse(
             ctx,
             named,
             f"a query block read by another one outputs a column named {SUFFIX}, and the "
-            f"query has a `*`: whether BigQuery's `*` leaves such a column out, as it leaves "
-            f"out the pseudo-column, is not established; name the column otherwise",
+            "query has a `*`: whether BigQuery's `*` leaves such a column out, as it leaves "
+            "out the pseudo-column, is not established; name the column otherwise",
         )
     alias = table.args.get("alias")
-    alias_name = alias.name if alias is not None else name
-    kept = _pruned(tables, table, alias_name)
+    kept = _pruned(tables, table, alias.name if alias is not None else name)
     if len(kept) * (len(columns) + 1) > MAX_BRANCH_COLUMNS:
         return _refuse(
             ctx,
@@ -178,27 +128,109 @@ def expand(
         "assumes the warehouse holds exactly these tables, none of them a view",
     )
     ctx.applied.add("WILDCARD-TABLES")
-    union: exp.Query | None = None
-    for suffix in kept:
-        zone, lake_name = tables[suffix].split(".")
+    union = _union([(suffix, tables[suffix]) for suffix in kept], columns, identifier)
+    table.replace(
+        exp.Subquery(
+            this=union,
+            alias=alias if alias is not None else exp.TableAlias(this=identifier(name)),
+        )
+    )
+    return tuple(tables[suffix] for suffix in kept)
+
+
+def _matched_tables(
+    match: PrefixMatch, table: exp.Table, shown: str, prefix: str, catalog: Catalog, ctx: Context
+) -> dict[str, str]:
+    """suffix -> lake table of each catalog table the wildcard reads, all of one schema;
+    empty (and reported) when the wildcard names none, tables of several datasets, or
+    tables of different schemas."""
+    searched = ", ".join(catalog.sources) or "the catalog"
+    if match.ambiguous:
+        where = ", ".join(".".join(p for p in n if p) for n in match.ambiguous)
+        _report(
+            ctx,
+            "NAME-AMBIGUOUS",
+            table,
+            f"wildcard table {shown!r} can read tables of {where} (catalog: {searched}); "
+            "qualify it with its dataset and project",
+        )
+        return {}
+    if not match.tables:
+        _report(
+            ctx,
+            "NAME-UNKNOWN",
+            table,
+            f"no table of the catalog matches the wildcard table {shown!r} (no table name "
+            f"starts with {prefix!r}; searched: {searched}); add the tables, or import them "
+            "with `plumbline catalog import`",
+        )
+        return {}
+    for suffix, lakes in match.tables.items():
+        if len(lakes) > 1:
+            _report(
+                ctx,
+                "NAME-AMBIGUOUS",
+                table,
+                f"wildcard table {shown!r}: {prefix}{suffix} names {', '.join(lakes)}",
+            )
+            return {}
+    if "" in match.tables:
+        _refuse(
+            ctx,
+            table,
+            f"{shown}: the catalog holds a table named {prefix!r}, the prefix itself; whether "
+            "the wildcard reads it (with an empty suffix) is not established, so the "
+            "translation is refused",
+        )
+        return {}
+    tables = {suffix: lakes[0] for suffix, lakes in match.tables.items()}
+    first_suffix, first = next(iter(tables.items()))
+    columns = list(catalog.tables[first].items())
+    opaque = catalog.opaque.get(first, {})
+    for suffix, lake in tables.items():
+        if list(catalog.tables[lake].items()) != columns or catalog.opaque.get(lake, {}) != opaque:
+            _refuse(
+                ctx,
+                table,
+                f"{shown}: table {prefix}{suffix} has other columns or types than "
+                f"{prefix}{first_suffix} ({_difference(columns, catalog.tables[lake])}; the "
+                "wildcard's schema is that of the most recently created table, which the "
+                "catalog does not say); the matching tables must have the same columns, in "
+                "the same order, with the same types",
+            )
+            return {}
+    if any(column.lower() == SUFFIX_NAME for column, _ in columns):
+        _refuse(ctx, table, f"{shown}: table {prefix}{first_suffix} has a column named {SUFFIX}")
+        return {}
+    return tables
+
+
+def _union(
+    tables: list[tuple[str, str]],
+    columns: list[tuple[str, str]],
+    identifier: Callable[[str], exp.Identifier],
+) -> exp.Query:
+    """UNION ALL of ``tables`` ((suffix, lake table), at least one): each one's ``columns``
+    and its suffix as a VARCHAR (a literal is a CHAR of its length in the standard, which
+    a union would pad to the longest)."""
+    branches: list[exp.Query] = []
+    for suffix, lake in tables:
+        zone, lake_name = lake.split(".")
         branch = exp.Select(
             expressions=[
                 *(exp.column(exp.to_identifier(column, quoted=True)) for column, _ in columns),
                 exp.alias_(
-                    exp.cast(exp.Literal.string(suffix), exp.DType.VARCHAR),
-                    identifier(SUFFIX),
+                    exp.cast(exp.Literal.string(suffix), exp.DType.VARCHAR), identifier(SUFFIX)
                 ),
             ]
         ).from_(exp.Table(this=identifier(lake_name), db=identifier(zone)), copy=False)
         branch.meta[WILDCARD_META] = True
-        union = branch if union is None else exp.union(union, branch, distinct=False, copy=False)
-    assert union is not None  # _pruned keeps at least one table
+        branches.append(branch)
+    union = branches[0]
+    for branch in branches[1:]:
+        union = exp.union(union, branch, distinct=False, copy=False)
     union.meta[WILDCARD_META] = True
-    derived = exp.Subquery(
-        this=union, alias=alias if alias is not None else exp.TableAlias(this=identifier(name))
-    )
-    table.replace(derived)
-    return tuple(tables[suffix] for suffix in kept)
+    return union
 
 
 def _difference(columns: list[tuple[str, str]], other: Mapping[str, str]) -> str:
@@ -285,7 +317,8 @@ def _suffix_tests(table: exp.Table, alias_name: str) -> list[Callable[[str], boo
     def is_suffix(node: exp.Expr) -> bool:
         if not isinstance(node, exp.Column) or node.name.lower() != SUFFIX_NAME:
             return False
-        return node.table == alias_name if node.table else wildcards == 1
+        # Aliases compare case-insensitively in BigQuery.
+        return node.table.lower() == alias_name.lower() if node.table else wildcards == 1
 
     def literal(node: exp.Expr) -> str | None:
         return node.this if isinstance(node, exp.Literal) and node.is_string else None
@@ -371,6 +404,6 @@ def _wildcard_source(node: exp.Pseudocolumn, scope: Scope, ctx: Context) -> str 
         ctx,
         node,
         f"{SUFFIX} is a column of a wildcard table (`dataset.prefix*`) only, and "
-        f"{'no wildcard table is named ' + repr(wanted) if wanted else 'this query block reads none'}",
+        + (f"no wildcard table is named {wanted!r}" if wanted else "this query block reads none"),
     )
     return None

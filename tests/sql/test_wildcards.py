@@ -51,7 +51,10 @@ def engines(spark_engine):
     spark = spark_engine.session().newSession()
     for name, rows in ROWS.items():
         values = ", ".join(f"({i}, {'NULL' if page is None else repr(page)})" for i, page in rows)
-        query = f"SELECT CAST(id AS BIGINT) AS id, CAST(page AS VARCHAR(20)) AS page FROM (VALUES {values}) AS t(id, page)"
+        query = (
+            "SELECT CAST(id AS BIGINT) AS id, CAST(page AS VARCHAR(20)) AS page "
+            f"FROM (VALUES {values}) AS t(id, page)"
+        )
         con.execute(f"CREATE TABLE {ZONE}.{name} AS {query}")
         spark.sql(query.replace("VARCHAR(20)", "STRING")).createOrReplaceGlobalTempView(name)
     yield con, spark
@@ -71,7 +74,8 @@ CASES = [
         4,
     ),
     (
-        f"SELECT id, _TABLE_SUFFIX AS s FROM {WILD} WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240102'",
+        f"SELECT id, _TABLE_SUFFIX AS s FROM {WILD} "
+        "WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240102'",
         [(1, "20240101"), (2, "20240101"), (3, "20240102"), (1, "20240102")],
         2,
     ),
@@ -98,7 +102,8 @@ CASES = [
     ),
     # A subquery's _TABLE_SUFFIX is its own wildcard's; qualified names pick the table.
     (
-        f"SELECT id FROM {WILD} WHERE _TABLE_SUFFIX = (SELECT MAX(_TABLE_SUFFIX) FROM {WILD} WHERE _TABLE_SUFFIX < 'a')",
+        f"SELECT id FROM {WILD} WHERE _TABLE_SUFFIX = "
+        f"(SELECT MAX(_TABLE_SUFFIX) FROM {WILD} WHERE _TABLE_SUFFIX < 'a')",
         [(4,)],
         4,
     ),
@@ -113,6 +118,15 @@ CASES = [
         [(9, "old", "archive")],
         1,
     ),
+    # From a subquery that reads no wildcard, _TABLE_SUFFIX is the enclosing block's.
+    (
+        f"SELECT w.id FROM {WILD} AS w WHERE EXISTS (SELECT 1 FROM `shop.web.visits_archive` "
+        "AS t WHERE t.page = w.page AND _TABLE_SUFFIX = 'archive')",
+        [(9,)],
+        4,
+    ),
+    # Aliases compare case-insensitively.
+    (f"SELECT E.id FROM {WILD} AS e WHERE E._TABLE_SUFFIX = 'archive'", [(9,)], 1),
     # No table can satisfy the bounds: one is kept, and the predicate rejects its rows.
     (f"SELECT id FROM {WILD} WHERE _TABLE_SUFFIX = '20991231'", [], 1),
 ]
@@ -187,7 +201,8 @@ REFUSED = [
         "outputs a column named _TABLE_SUFFIX",
     ),
     (
-        "SELECT id FROM TABLE_DATE_RANGE(web.visits_, TIMESTAMP('2024-01-01'), TIMESTAMP('2024-01-02'))",
+        "SELECT id FROM TABLE_DATE_RANGE(web.visits_, TIMESTAMP('2024-01-01'), "
+        "TIMESTAMP('2024-01-02'))",
         "WILDCARD-UNSUPPORTED",
         "legacy SQL",
     ),
