@@ -240,7 +240,7 @@ def _difference(columns: list[tuple[str, str]], other: Mapping[str, str]) -> str
         if name != other_name:
             return f"its column {other_name} where the other has {name}"
         if kind != other_kind:
-            if len(kind) + len(other_kind) > 80:
+            if len(str(kind)) + len(str(other_kind)) > 80:
                 return f"its column {name} has another type"
             return f"its column {name} is {other_kind}, not {kind}"
     if len(others) != len(columns):
@@ -252,7 +252,7 @@ def _suffix_named_for_star(root: exp.Expr) -> exp.Expr | None:
     """A projection named ``_TABLE_SUFFIX`` of a nested query block, when the statement has
     a ``*`` that may read it (sqlglot's BigQuery star expansion leaves every column of that
     name out; for the pseudo-column that is BigQuery's rule, for a named column unknown)."""
-    if root.find(exp.Star) is None:
+    if not any(_projects(star) for star in root.find_all(exp.Star)):
         return None
     for select in root.find_all(exp.Select):
         if select.meta.get(WILDCARD_META) or not select.find_ancestor(exp.Subquery, exp.CTE):
@@ -261,6 +261,14 @@ def _suffix_named_for_star(root: exp.Expr) -> exp.Expr | None:
             if projection.alias_or_name.lower() == SUFFIX_NAME:
                 return projection
     return None
+
+
+def _projects(star: exp.Star) -> bool:
+    """Whether ``star`` is a select list's ``*`` or ``t.*`` (not COUNT(*))."""
+    parent = star.parent
+    if isinstance(parent, exp.Column):
+        parent = parent.parent
+    return isinstance(parent, exp.Select)
 
 
 def _refuse(ctx: Context, node: exp.Expr, message: str) -> tuple[str, ...]:

@@ -125,6 +125,8 @@ CASES = [
         [(9,)],
         4,
     ),
+    # A named suffix column of a CTE, counted (no `*` reads it).
+    (f"WITH v AS (SELECT _TABLE_SUFFIX, id FROM {WILD}) SELECT COUNT(*) AS n FROM v", [(6,)], 4),
     # Aliases compare case-insensitively.
     (f"SELECT E.id FROM {WILD} AS e WHERE E._TABLE_SUFFIX = 'archive'", [(9,)], 1),
     # No table can satisfy the bounds: one is kept, and the predicate rejects its rows.
