@@ -77,6 +77,17 @@ class Resolution:
 
 
 @dataclass(frozen=True)
+class PrefixMatch:
+    # suffix (the rest of the table name after the prefix) -> the lake tables that legacy
+    # names with that suffix map to (one, unless the name is ambiguous), in suffix order.
+    tables: dict[str, list[str]]
+    # The default namespace settings the name was completed with.
+    settings: tuple[tuple[str, str], ...] = ()
+    # The namespaces (dataset, project) the name can mean when it matches more than one.
+    ambiguous: list[tuple[str | None, ...]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class Catalog:
     # lake table "zone.table" -> {column: ANSI type}, columns in the table's order; an opaque
     # column holds its declared type (see ``opaque``).
@@ -167,6 +178,40 @@ class Catalog:
             f"(searched: {searched}); add it, or import one with `plumbline catalog import`"
         )
         raise TranslationError([Diagnostic("error", "NAME-UNKNOWN", message, file, line, col)])
+
+    def resolve_prefix(
+        self,
+        name_parts: Sequence[NamePart],
+        dialect: str,
+        assumptions: Assumptions | None = None,
+    ) -> PrefixMatch:
+        """The catalog tables a wildcard name reads (BigQuery ``dataset.events_*``, its last
+        part given without the ``*``): every legacy name whose leading parts match as
+        ``resolve_name`` matches them and whose last part starts with the prefix."""
+        key = legacy_key(name_parts, dialect)
+        namespace = (assumptions or Assumptions()).namespace(dialect)
+        defaults = [(n, fold(v, dialect) if v else None) for n, v in namespace]
+        wanted = _complete(key, defaults)
+        prefix = key[-1]
+        tables: dict[str, set[str]] = {}
+        namespaces: set[tuple[str | None, ...]] = set()
+        for candidate, lake in self.legacy.get(dialect, {}).items():
+            if not candidate[-1].startswith(prefix):
+                continue
+            completed = _complete(candidate, defaults)
+            if _matches(wanted[:-1], completed[:-1]):
+                tables.setdefault(candidate[-1][len(prefix) :], set()).add(lake)
+                namespaces.add(completed[:-1])
+        filled = defaults[: max(0, len(defaults) + 1 - len(key))]
+        settings = tuple((n, v) for n, v in namespace[: len(filled)] if v)
+        # A name written with fewer parts may match tables of several datasets (or
+        # projects) when the default is unknown: those are different wildcard tables.
+        written = {n for n in namespaces if None not in n}
+        return PrefixMatch(
+            {suffix: sorted(lakes) for suffix, lakes in sorted(tables.items())},
+            settings,
+            sorted(written) if len(written) > 1 else [],
+        )
 
     def _ending_in(self, dialect: str, last: str) -> list[tuple[str, ...]]:
         """The legacy names of ``dialect`` whose last part is ``last`` (folded)."""

@@ -26,7 +26,7 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.schema import MappingSchema, ensure_schema
 from sqlglot.tokens import Token, TokenType
 
-from sql import ansi, portable, scopes
+from sql import ansi, portable, scopes, wildcards
 from sql.assumptions import Assumptions, load_assumptions
 from sql.catalog import (
     OPAQUE_PREFIX,
@@ -371,6 +371,7 @@ def _resolve_tables(
                     "a table named at run time (IDENTIFIER(...)) cannot be resolved in the "
                     "catalog; write the table's name",
                 )
+            wildcards.refuse_legacy_function(table, ctx)
             continue
         parts = [p for p in (table.args.get("catalog"), table.args.get("db"), table.this) if p]
         if len(parts) == 1 and table.name.lower().lstrip("#") in ctes:
@@ -382,6 +383,9 @@ def _resolve_tables(
                 select.set("from_", None)
                 ctx.applied.add("ORA-DUAL")
                 continue
+        if wildcards.is_wildcard(table, ctx.dialect):
+            found.update(wildcards.expand(table, parts, catalog, ctx, identifier))
+            continue
         line, col = ctx.locate(table)
         try:
             resolution = catalog.resolve_name(
@@ -449,6 +453,9 @@ def _qualify(tree: exp.Expr, schema: MappingSchema, ctx: Context, opaque: bool) 
             quote_identifiers=True,
             identify=True,
         )
+        if "WILDCARD-TABLES" in ctx.applied:
+            wildcards.resolve_suffixes(tree, ctx)
+            ctx.raise_errors()
         ctx.scopes = scopes.build(tree)
         scopes.validate_columns(ctx.scopes)
         annotator = TypeAnnotator(schema=ensure_schema(schema, dialect=ctx.dialect))

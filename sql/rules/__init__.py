@@ -67,6 +67,7 @@ def load_all() -> dict[str, Rule]:
         strings,
         types,
         variant,
+        wildcard_tables,
         windows,
     )
 

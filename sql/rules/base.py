@@ -216,6 +216,13 @@ def apply_rules(
 EXAMPLE_TABLES = {"raw.events": {"id": "BIGINT", "payload": "VARIANT"}}
 EXAMPLE_OPAQUE = {"raw.events": {"payload": "VARIANT"}}
 EXAMPLE_LEGACY = {"snowflake": {("APP", "EVENTS"): "raw.events"}}
+# Daily tables of one schema, read by the wildcard-table examples (sql/wildcards.py).
+EXAMPLE_TABLES.update(
+    {f"raw.visits_2024010{day}": {"id": "BIGINT", "page": "VARCHAR"} for day in (1, 2, 3)}
+)
+EXAMPLE_LEGACY["bigquery"] = {
+    ("acme-dw", "web", f"visits_2024010{day}"): f"raw.visits_2024010{day}" for day in (1, 2, 3)
+}
 
 
 def example_catalog():

@@ -1,0 +1,81 @@
+"""BigQuery wildcard tables (``dataset.prefix*`` and ``_TABLE_SUFFIX``): translated during
+name resolution by ``sql/wildcards.py``; registered here so the catalog and docs list them."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sql.rules.base import Context, rule
+
+_VISITS = (
+    'SELECT "visits_{d}"."id" AS "id", "visits_{d}"."page" AS "page", '
+    "CAST('{d}' AS VARCHAR) AS \"_table_suffix\" "
+    'FROM "raw"."visits_{d}" AS "visits_{d}"'
+)
+
+
+def _noop(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return None
+
+
+rule(
+    "WILDCARD-TABLES",
+    "rewrite",
+    ("bigquery",),
+    (),
+    "A wildcard table `project.dataset.prefix*` becomes a derived table under its alias: the "
+    "UNION ALL of every catalog table of that dataset whose name starts with the prefix, each "
+    "with its columns and the pseudo-column _TABLE_SUFFIX (the rest of its name, a VARCHAR). "
+    "The matched set is the catalog's, which the translation assumes is the warehouse's (and "
+    "holds no view): a warning names how many tables it reads. `*` leaves _TABLE_SUFFIX out, "
+    "as BigQuery does. _TABLE_SUFFIX compared with string literals in the WHERE clause "
+    "(=, <>, <, <=, >, >=, BETWEEN, IN; conjuncts only) prunes the union to the tables that "
+    "can satisfy it; the comparison stays in the query.",
+    (
+        (
+            "bigquery",
+            "SELECT page, _TABLE_SUFFIX AS day FROM `acme-dw.web.visits_*` "
+            "WHERE _TABLE_SUFFIX BETWEEN '20240102' AND '20240109'",
+            'SELECT "visits_*"."page" AS "page", "visits_*"."_table_suffix" AS "day" FROM ('
+            + _VISITS.format(d="20240102")
+            + " UNION ALL "
+            + _VISITS.format(d="20240103")
+            + ') AS "visits_*" WHERE "visits_*"."_table_suffix" BETWEEN \'20240102\' AND '
+            "'20240109'",
+        ),
+        (
+            "bigquery",
+            "SELECT * FROM `acme-dw.web.visits_*`",
+            'SELECT "visits_*"."id" AS "id", "visits_*"."page" AS "page" FROM ('
+            + " UNION ALL ".join(_VISITS.format(d=f"2024010{day}") for day in (1, 2, 3))
+            + ') AS "visits_*"',
+        ),
+    ),
+)(_noop)
+
+rule(
+    "WILDCARD-UNSUPPORTED",
+    "refuse",
+    ("bigquery",),
+    (),
+    "A wildcard table whose matching catalog tables differ in columns, order or types (its "
+    "schema is the most recently created table's, which a catalog does not say), that matches "
+    "a table named the prefix itself, or that reads more than 10,000 columns after pruning; "
+    "an unqualified _TABLE_SUFFIX with two wildcard tables in reach, or with none; legacy "
+    "SQL's TABLE_DATE_RANGE and TABLE_QUERY. A wildcard that matches no table is NAME-UNKNOWN.",
+    (
+        ("bigquery", "SELECT * FROM `acme-dw.sales.*`", "1:15"),
+        (
+            "bigquery",
+            "SELECT a.id FROM `acme-dw.web.visits_*` AS a JOIN `acme-dw.web.visits_*` AS b "
+            "ON a.id = b.id WHERE _TABLE_SUFFIX = '20240101'",
+            "1:100",
+        ),
+        (
+            "bigquery",
+            "SELECT id FROM TABLE_DATE_RANGE(web.visits_, TIMESTAMP('2024-01-01'), "
+            "TIMESTAMP('2024-01-02'))",
+            "1:16",
+        ),
+    ),
+)(_noop)

@@ -1,0 +1,417 @@
+"""BigQuery wildcard tables: ``FROM `project.dataset.events_*` `` read as the standard's
+UNION ALL of the catalog tables the name matches, with the ``_TABLE_SUFFIX`` pseudo-column.
+
+A wildcard table is the union of every table of the dataset whose name starts with the
+prefix, each row carrying the rest of its table's name as ``_TABLE_SUFFIX`` (a STRING):
+https://cloud.google.com/bigquery/docs/querying-wildcard-tables. Its schema is that of the
+most recently created matching table, which a catalog cannot say; so a wildcard translates
+only when every matching table has the same columns and types, in the same order.
+
+The set of tables is the catalog's: the translation assumes the warehouse holds exactly the
+tables the catalog lists (and that none of them is a view, which BigQuery refuses), and says
+so in a WILDCARD-TABLES warning naming how many tables it reads.
+
+``_TABLE_SUFFIX`` comparisons with string literals in the WHERE clause of the query block
+that reads the wildcard (conjuncts only) prune the union to the tables that can satisfy them:
+the comparison stays in the query, so pruning only drops branches whose rows it would reject.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope, traverse_scope
+
+from sql.catalog import Catalog, NamePart, PrefixMatch
+from sql.rules.base import Context
+
+SUFFIX = "_TABLE_SUFFIX"
+# The pseudo-column as the folded query names it (sqlglot's qualification turns every
+# reference to it into an unqualified Pseudocolumn: resolve_suffixes puts them back).
+SUFFIX_NAME = SUFFIX.lower()
+# Beyond this many columns read by the union's branches (tables after pruning times their
+# columns, plus the suffix), the wildcard is refused: translation time and the text grow
+# with it (about a second per thousand here: 400 tables of 20 columns took 8 s).
+MAX_BRANCH_COLUMNS = 10_000
+# Legacy SQL's table wildcard functions: legacy SQL is not translated.
+LEGACY_FUNCTIONS = frozenset({"TABLE_DATE_RANGE", "TABLE_DATE_RANGE_STRICT", "TABLE_QUERY"})
+# Marks the union a wildcard table became, for resolving ``_TABLE_SUFFIX`` after qualification.
+WILDCARD_META = "wildcard_table"
+
+
+def is_wildcard(table: exp.Table, dialect: str) -> bool:
+    return (
+        dialect == "bigquery"
+        and isinstance(table.this, exp.Identifier)
+        and table.this.name.endswith("*")
+    )
+
+
+def refuse_legacy_function(table: exp.Table, ctx: Context) -> None:
+    """Legacy SQL's TABLE_DATE_RANGE / TABLE_QUERY: refused (GoogleSQL wildcards are not
+    the same construct, and legacy SQL is not a source this project reads)."""
+    function = table.this
+    if (
+        ctx.dialect == "bigquery"
+        and isinstance(function, exp.Anonymous)
+        and function.name.upper() in LEGACY_FUNCTIONS
+    ):
+        ctx.report(
+            "error",
+            "WILDCARD-UNSUPPORTED",
+            table,
+            f"{function.name.upper()} is a legacy SQL table wildcard function; legacy SQL is "
+            f"not translated: write the GoogleSQL wildcard table `dataset.prefix*` with "
+            f"{SUFFIX} in WHERE",
+        )
+
+
+def expand(
+    table: exp.Table,
+    parts: Sequence[NamePart],
+    catalog: Catalog,
+    ctx: Context,
+    identifier: Callable[[str], exp.Identifier],
+) -> tuple[str, ...]:
+    """Replace the wildcard ``table`` with the UNION ALL of the catalog tables it matches
+    (under the wildcard's alias); the lake tables read. Reports a located error instead when
+    the wildcard has no exact translation (nothing replaced, nothing read)."""
+    name = table.this.name
+    prefix = name[:-1]
+    shown = ".".join(p.name if isinstance(p, exp.Identifier) else p for p in parts)
+    if "*" in prefix:
+        return _refuse(ctx, table, f"{shown}: a wildcard table's name has one `*`, at its end")
+    extra = sorted(
+        k for k, v in table.args.items() if v and k not in {"this", "db", "catalog", "alias"}
+    )
+    if extra:
+        return _refuse(
+            ctx, table, f"{shown}: a wildcard table with {', '.join(extra)} is not translated"
+        )
+    match = catalog.resolve_prefix([*parts[:-1], prefix], ctx.dialect, ctx.assumptions)
+    tables = _matched_tables(match, table, shown, prefix, catalog, ctx)
+    if not tables:
+        return ()
+    columns = list(catalog.tables[next(iter(tables.values()))].items())
+    named = _suffix_named_for_star(table.root())
+    if named is not None:
+        return _refuse(
+            ctx,
+            named,
+            f"a query block read by another one outputs a column named {SUFFIX}, and the "
+            "query has a `*`: whether BigQuery's `*` leaves such a column out, as it leaves "
+            "out the pseudo-column, is not established; name the column otherwise",
+        )
+    alias = table.args.get("alias")
+    kept = _pruned(tables, table, alias.name if alias is not None else name)
+    if len(kept) * (len(columns) + 1) > MAX_BRANCH_COLUMNS:
+        return _refuse(
+            ctx,
+            table,
+            f"{shown} reads {len(kept)} tables of {len(columns)} columns, more than "
+            f"{MAX_BRANCH_COLUMNS} columns in one union; filter {SUFFIX} with literal "
+            "bounds (BETWEEN, =, IN, <, >) to read fewer tables",
+        )
+    for setting, _ in match.settings:
+        ctx.assume(setting)
+    suffixes = list(tables)
+    span = f"{prefix}{suffixes[0]}" + (f" .. {prefix}{suffixes[-1]}" if len(suffixes) > 1 else "")
+    pruned = (
+        f", of which {len(kept)} can satisfy its {SUFFIX} bounds" if len(kept) < len(tables) else ""
+    )
+    ctx.report(
+        "warning",
+        "WILDCARD-TABLES",
+        table,
+        f"{shown} reads {len(tables)} tables of the catalog ({span}){pruned}; the translation "
+        "assumes the warehouse holds exactly these tables, none of them a view",
+    )
+    ctx.applied.add("WILDCARD-TABLES")
+    union = _union([(suffix, tables[suffix]) for suffix in kept], columns, identifier)
+    table.replace(
+        exp.Subquery(
+            this=union,
+            alias=alias if alias is not None else exp.TableAlias(this=identifier(name)),
+        )
+    )
+    return tuple(tables[suffix] for suffix in kept)
+
+
+def _matched_tables(
+    match: PrefixMatch, table: exp.Table, shown: str, prefix: str, catalog: Catalog, ctx: Context
+) -> dict[str, str]:
+    """suffix -> lake table of each catalog table the wildcard reads, all of one schema;
+    empty (and reported) when the wildcard names none, tables of several datasets, or
+    tables of different schemas."""
+    searched = ", ".join(catalog.sources) or "the catalog"
+    if match.ambiguous:
+        where = ", ".join(".".join(p for p in n if p) for n in match.ambiguous)
+        _report(
+            ctx,
+            "NAME-AMBIGUOUS",
+            table,
+            f"wildcard table {shown!r} can read tables of {where} (catalog: {searched}); "
+            "qualify it with its dataset and project",
+        )
+        return {}
+    if not match.tables:
+        _report(
+            ctx,
+            "NAME-UNKNOWN",
+            table,
+            f"no table of the catalog matches the wildcard table {shown!r} (no table name "
+            f"starts with {prefix!r}; searched: {searched}); add the tables, or import them "
+            "with `plumbline catalog import`",
+        )
+        return {}
+    for suffix, lakes in match.tables.items():
+        if len(lakes) > 1:
+            _report(
+                ctx,
+                "NAME-AMBIGUOUS",
+                table,
+                f"wildcard table {shown!r}: {prefix}{suffix} names {', '.join(lakes)}",
+            )
+            return {}
+    if "" in match.tables:
+        _refuse(
+            ctx,
+            table,
+            f"{shown}: the catalog holds a table named {prefix!r}, the prefix itself; whether "
+            "the wildcard reads it (with an empty suffix) is not established, so the "
+            "translation is refused",
+        )
+        return {}
+    tables = {suffix: lakes[0] for suffix, lakes in match.tables.items()}
+    first_suffix, first = next(iter(tables.items()))
+    columns = list(catalog.tables[first].items())
+    opaque = catalog.opaque.get(first, {})
+    for suffix, lake in tables.items():
+        if list(catalog.tables[lake].items()) != columns or catalog.opaque.get(lake, {}) != opaque:
+            _refuse(
+                ctx,
+                table,
+                f"{shown}: table {prefix}{suffix} has other columns or types than "
+                f"{prefix}{first_suffix} ({_difference(columns, catalog.tables[lake])}; the "
+                "wildcard's schema is that of the most recently created table, which the "
+                "catalog does not say); the matching tables must have the same columns, in "
+                "the same order, with the same types",
+            )
+            return {}
+    if any(column.lower() == SUFFIX_NAME for column, _ in columns):
+        _refuse(ctx, table, f"{shown}: table {prefix}{first_suffix} has a column named {SUFFIX}")
+        return {}
+    return tables
+
+
+def _union(
+    tables: list[tuple[str, str]],
+    columns: list[tuple[str, str]],
+    identifier: Callable[[str], exp.Identifier],
+) -> exp.Query:
+    """UNION ALL of ``tables`` ((suffix, lake table), at least one): each one's ``columns``
+    and its suffix as a VARCHAR (a literal is a CHAR of its length in the standard, which
+    a union would pad to the longest)."""
+    branches: list[exp.Query] = []
+    for suffix, lake in tables:
+        zone, lake_name = lake.split(".")
+        branch = exp.Select(
+            expressions=[
+                *(exp.column(exp.to_identifier(column, quoted=True)) for column, _ in columns),
+                exp.alias_(
+                    exp.cast(exp.Literal.string(suffix), exp.DType.VARCHAR), identifier(SUFFIX)
+                ),
+            ]
+        ).from_(exp.Table(this=identifier(lake_name), db=identifier(zone)), copy=False)
+        branch.meta[WILDCARD_META] = True
+        branches.append(branch)
+    union = branches[0]
+    for branch in branches[1:]:
+        union = exp.union(union, branch, distinct=False, copy=False)
+    union.meta[WILDCARD_META] = True
+    return union
+
+
+def _difference(columns: list[tuple[str, str]], other: Mapping[str, str]) -> str:
+    """The first column where a table's columns differ from ``columns``, in words."""
+    others = list(other.items())
+    for (name, kind), (other_name, other_kind) in zip(columns, others, strict=False):
+        if name != other_name:
+            return f"its column {other_name} where the other has {name}"
+        if kind != other_kind:
+            if len(str(kind)) + len(str(other_kind)) > 80:
+                return f"its column {name} has another type"
+            return f"its column {name} is {other_kind}, not {kind}"
+    if len(others) != len(columns):
+        return f"it has {len(others)} columns, the other {len(columns)}"
+    return "an opaque column's declared type differs"
+
+
+def _suffix_named_for_star(root: exp.Expr) -> exp.Expr | None:
+    """A projection named ``_TABLE_SUFFIX`` of a nested query block, when the statement has
+    a ``*`` that may read it (sqlglot's BigQuery star expansion leaves every column of that
+    name out; for the pseudo-column that is BigQuery's rule, for a named column unknown)."""
+    if not any(_projects(star) for star in root.find_all(exp.Star)):
+        return None
+    for select in root.find_all(exp.Select):
+        if select.meta.get(WILDCARD_META) or not select.find_ancestor(exp.Subquery, exp.CTE):
+            continue
+        for projection in select.expressions:
+            if projection.alias_or_name.lower() == SUFFIX_NAME:
+                return projection
+    return None
+
+
+def _projects(star: exp.Star) -> bool:
+    """Whether ``star`` is a select list's ``*`` or ``t.*`` (not COUNT(*))."""
+    parent = star.parent
+    if isinstance(parent, exp.Column):
+        parent = parent.parent
+    return isinstance(parent, exp.Select)
+
+
+def _refuse(ctx: Context, node: exp.Expr, message: str) -> tuple[str, ...]:
+    return _report(ctx, "WILDCARD-UNSUPPORTED", node, message)
+
+
+def _report(ctx: Context, rule_id: str, node: exp.Expr, message: str) -> tuple[str, ...]:
+    ctx.report("error", rule_id, node, message)
+    return ()
+
+
+def _pruned(tables: dict[str, str], table: exp.Table, alias_name: str) -> list[str]:
+    """The suffixes whose rows can satisfy the ``_TABLE_SUFFIX`` conjuncts of the WHERE
+    clause of the query block that reads ``table``; at least one (an empty union has no
+    standard form, and the kept predicate rejects that table's rows anyway)."""
+    tests = _suffix_tests(table, alias_name)
+    kept = [s for s in tables if all(test(s) for test in tests)]
+    return kept or list(tables)[:1]
+
+
+# Each comparison of _TABLE_SUFFIX with a string literal, as a test of one suffix. Strings
+# compare by code point in BigQuery as in Python (UTF-8 byte order is code point order).
+_COMPARISONS: dict[type[exp.Expr], Callable[[str, str], bool]] = {
+    exp.EQ: lambda s, v: s == v,
+    exp.NEQ: lambda s, v: s != v,
+    exp.LT: lambda s, v: s < v,
+    exp.LTE: lambda s, v: s <= v,
+    exp.GT: lambda s, v: s > v,
+    exp.GTE: lambda s, v: s >= v,
+}
+_MIRRORED: dict[type[exp.Expr], type[exp.Expr]] = {
+    exp.EQ: exp.EQ,
+    exp.NEQ: exp.NEQ,
+    exp.LT: exp.GT,
+    exp.LTE: exp.GTE,
+    exp.GT: exp.LT,
+    exp.GTE: exp.LTE,
+}
+
+
+def _suffix_tests(table: exp.Table, alias_name: str) -> list[Callable[[str], bool]]:
+    source = table.parent
+    select = source.parent if isinstance(source, exp.From | exp.Join) else None
+    if not isinstance(select, exp.Select) or not isinstance(select.args.get("where"), exp.Where):
+        return []
+    sources = [select.args["from_"].this] if select.args.get("from_") else []
+    sources += [join.this for join in select.args.get("joins") or ()]
+    wildcards = sum(
+        (isinstance(s, exp.Table) and s.this is not None and s.name.endswith("*"))
+        or (isinstance(s, exp.Subquery) and s.this.meta.get(WILDCARD_META, False))
+        for s in sources
+    )
+
+    def is_suffix(node: exp.Expr) -> bool:
+        if not isinstance(node, exp.Column) or node.name.lower() != SUFFIX_NAME:
+            return False
+        # Aliases compare case-insensitively in BigQuery.
+        return node.table.lower() == alias_name.lower() if node.table else wildcards == 1
+
+    def literal(node: exp.Expr) -> str | None:
+        return node.this if isinstance(node, exp.Literal) and node.is_string else None
+
+    tests: list[Callable[[str], bool]] = []
+    for conjunct in (
+        select.args["where"].this.flatten()
+        if isinstance(select.args["where"].this, exp.And)
+        else [select.args["where"].this]
+    ):
+        while isinstance(conjunct, exp.Paren):
+            conjunct = conjunct.this
+        kind = type(conjunct)
+        if kind in _COMPARISONS:
+            left, right = conjunct.this, conjunct.expression
+            if is_suffix(right) and not is_suffix(left):
+                left, right, kind = right, left, _MIRRORED[kind]
+            value = literal(right)
+            if is_suffix(left) and value is not None:
+                compare = _COMPARISONS[kind]
+                tests.append(lambda s, c=compare, v=value: c(s, v))
+        elif isinstance(conjunct, exp.Between) and is_suffix(conjunct.this):
+            low, high = literal(conjunct.args["low"]), literal(conjunct.args["high"])
+            if low is not None and high is not None and not conjunct.args.get("symmetric"):
+                tests.append(lambda s, lo=low, hi=high: lo <= s <= hi)
+        elif (
+            isinstance(conjunct, exp.In)
+            and is_suffix(conjunct.this)
+            and not conjunct.args.get("query")
+            and not conjunct.args.get("unnest")
+            and not conjunct.args.get("field")
+            and conjunct.expressions
+        ):
+            values = [literal(v) for v in conjunct.expressions]
+            if all(v is not None for v in values):
+                tests.append(lambda s, vs=frozenset(values): s in vs)
+    return tests
+
+
+def resolve_suffixes(tree: exp.Expr, ctx: Context) -> None:
+    """After qualification: each ``_TABLE_SUFFIX`` (which sqlglot's BigQuery qualification
+    leaves as an unqualified Pseudocolumn) as the column of the wildcard table it belongs to,
+    in its own query block or, from a subquery, an enclosing one. One that names no wildcard
+    table, or several, is refused."""
+    for scope in traverse_scope(tree):
+        for node in list(scope.walk()):
+            if isinstance(node, exp.Pseudocolumn) and node.name.lower() == SUFFIX_NAME:
+                owner = _wildcard_source(node, scope, ctx)
+                if owner is not None:
+                    node.replace(
+                        exp.column(
+                            exp.to_identifier(SUFFIX_NAME, quoted=True),
+                            table=exp.to_identifier(owner, quoted=True),
+                        )
+                    )
+
+
+def _wildcard_source(node: exp.Pseudocolumn, scope: Scope, ctx: Context) -> str | None:
+    """The alias of the wildcard table ``node`` reads the suffix of; None (reported) when
+    there is none, or more than one."""
+    wanted = node.table
+    current: Scope | None = scope
+    while current is not None:
+        names = [
+            name
+            for name, (_, source) in current.selected_sources.items()
+            if isinstance(source, Scope)
+            and source.expression.meta.get(WILDCARD_META)
+            and (not wanted or name == wanted)
+        ]
+        if len(names) == 1:
+            return names[0]
+        if names:
+            _refuse(
+                ctx,
+                node,
+                f"{SUFFIX} may be the suffix of any of the wildcard tables "
+                f"{', '.join(sorted(names))}: qualify it with the table's alias",
+            )
+            return None
+        current = current.parent if current.is_subquery else None
+    _refuse(
+        ctx,
+        node,
+        f"{SUFFIX} is a column of a wildcard table (`dataset.prefix*`) only, and "
+        + (f"no wildcard table is named {wanted!r}" if wanted else "this query block reads none"),
+    )
+    return None

@@ -1,0 +1,236 @@
+"""BigQuery wildcard tables: the UNION ALL of the catalog's matching tables with
+_TABLE_SUFFIX, run on DuckDB and Spark against rows written out by hand."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from sql.assumptions import Assumptions
+from sql.catalog import Catalog
+from sql.diagnostics import TranslationError
+from sql.lineage import column_lineage
+from sql.render import render
+from sql.translate import translate
+
+# Spark reaches a session's views under one qualified name only: global_temp.
+ZONE = "global_temp"
+VISITS = {"id": "BIGINT", "page": "VARCHAR"}
+ROWS = {
+    "visits_20240101": [(1, "home"), (2, None)],
+    "visits_20240102": [(3, "cart"), (1, "home")],
+    "visits_20240103": [(4, "")],
+    # Matched by the prefix too: a wildcard reads every table whose name starts with it.
+    "visits_archive": [(9, "old")],
+}
+OTHER_TABLES = {
+    # Same names, one type differs.
+    "mixed_1": {"id": "BIGINT", "page": "VARCHAR"},
+    "mixed_2": {"id": "INTEGER", "page": "VARCHAR"},
+    # The prefix is itself a table's name.
+    "solo": VISITS,
+    "solo_1": VISITS,
+}
+
+
+def _catalog(tables: dict[str, dict[str, str]]) -> Catalog:
+    return Catalog(
+        tables={f"{ZONE}.{name}": columns for name, columns in tables.items()},
+        legacy={"bigquery": {("shop", "web", name): f"{ZONE}.{name}" for name in tables}},
+    )
+
+
+CATALOG = _catalog({**dict.fromkeys(ROWS, VISITS), **OTHER_TABLES})
+WILD = "`shop.web.visits_*`"
+
+
+@pytest.fixture(scope="module")
+def engines(spark_engine):
+    con = duckdb.connect()
+    con.execute(f"CREATE SCHEMA {ZONE}")
+    spark = spark_engine.session().newSession()
+    for name, rows in ROWS.items():
+        values = ", ".join(f"({i}, {'NULL' if page is None else repr(page)})" for i, page in rows)
+        query = (
+            "SELECT CAST(id AS BIGINT) AS id, CAST(page AS VARCHAR(20)) AS page "
+            f"FROM (VALUES {values}) AS t(id, page)"
+        )
+        con.execute(f"CREATE TABLE {ZONE}.{name} AS {query}")
+        spark.sql(query.replace("VARCHAR(20)", "STRING")).createOrReplaceGlobalTempView(name)
+    yield con, spark
+    con.close()
+
+
+def _key(row: tuple) -> tuple:
+    return tuple((value is None, value) for value in row)
+
+
+# (query, expected rows in any order, the tables the pruned union still reads)
+CASES = [
+    # `*` leaves the pseudo-column out.
+    (
+        f"SELECT * FROM {WILD}",
+        [(1, "home"), (2, None), (3, "cart"), (1, "home"), (4, ""), (9, "old")],
+        4,
+    ),
+    (
+        f"SELECT id, _TABLE_SUFFIX AS s FROM {WILD} "
+        "WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240102'",
+        [(1, "20240101"), (2, "20240101"), (3, "20240102"), (1, "20240102")],
+        2,
+    ),
+    (
+        f"SELECT _TABLE_SUFFIX AS s, COUNT(*) AS n FROM {WILD} GROUP BY _TABLE_SUFFIX",
+        [("20240101", 2), ("20240102", 2), ("20240103", 1), ("archive", 1)],
+        4,
+    ),
+    (
+        f"SELECT * FROM {WILD} WHERE _TABLE_SUFFIX IN ('20240103', 'archive')",
+        [(4, ""), (9, "old")],
+        2,
+    ),
+    (
+        f"SELECT id FROM {WILD} WHERE '2024' < _TABLE_SUFFIX AND page IS NULL",
+        [(2,)],
+        4,  # 'archive' > '2024' too
+    ),
+    # Not prunable (LIKE): every table is read, the predicate decides.
+    (
+        f"SELECT id, _TABLE_SUFFIX AS s FROM {WILD} WHERE _TABLE_SUFFIX LIKE '2024%' AND id = 1",
+        [(1, "20240101"), (1, "20240102")],
+        4,
+    ),
+    # A subquery's _TABLE_SUFFIX is its own wildcard's; qualified names pick the table.
+    (
+        f"SELECT id FROM {WILD} WHERE _TABLE_SUFFIX = "
+        f"(SELECT MAX(_TABLE_SUFFIX) FROM {WILD} WHERE _TABLE_SUFFIX < 'a')",
+        [(4,)],
+        4,
+    ),
+    (
+        f"SELECT a.id, b._TABLE_SUFFIX AS s FROM {WILD} AS a JOIN {WILD} AS b ON a.id = b.id "
+        "WHERE a._TABLE_SUFFIX = '20240101' AND b._TABLE_SUFFIX <> '20240101'",
+        [(1, "20240102")],
+        4,  # a: 1 table, b: 3
+    ),
+    (
+        f"SELECT e.*, _TABLE_SUFFIX AS s FROM {WILD} AS e WHERE _TABLE_SUFFIX >= 'archive'",
+        [(9, "old", "archive")],
+        1,
+    ),
+    # From a subquery that reads no wildcard, _TABLE_SUFFIX is the enclosing block's.
+    (
+        f"SELECT w.id FROM {WILD} AS w WHERE EXISTS (SELECT 1 FROM `shop.web.visits_archive` "
+        "AS t WHERE t.page = w.page AND _TABLE_SUFFIX = 'archive')",
+        [(9,)],
+        4,
+    ),
+    # A named suffix column of a CTE, counted (no `*` reads it).
+    (f"WITH v AS (SELECT _TABLE_SUFFIX, id FROM {WILD}) SELECT COUNT(*) AS n FROM v", [(6,)], 4),
+    # Aliases compare case-insensitively.
+    (f"SELECT E.id FROM {WILD} AS e WHERE E._TABLE_SUFFIX = 'archive'", [(9,)], 1),
+    # No table can satisfy the bounds: one is kept, and the predicate rejects its rows.
+    (f"SELECT id FROM {WILD} WHERE _TABLE_SUFFIX = '20991231'", [], 1),
+]
+
+
+@pytest.mark.parametrize(("source", "expected", "tables"), CASES)
+def test_wildcard_tables_read_the_matching_tables_on_both_engines(
+    engines, source, expected, tables
+):
+    con, spark = engines
+    translation = translate(source, "bigquery", catalog=CATALOG)
+    assert len(translation.source_tables) == tables
+    ansi_sql = translation.ansi_sql
+    on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall(), key=_key)
+    on_spark = sorted((tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect()), key=_key)
+    assert on_duckdb == on_spark == sorted(expected, key=_key), ansi_sql
+
+
+def test_star_leaves_the_suffix_out_and_lineage_names_the_real_tables():
+    translation = translate(
+        f"SELECT *, _TABLE_SUFFIX AS s FROM {WILD}", "bigquery", catalog=CATALOG
+    )
+    assert translation.columns == ("id", "page", "s")
+    lineage = column_lineage(translation, CATALOG)
+    assert lineage["id"] == [(f"{ZONE}.{name}", "id") for name in sorted(ROWS)]
+    assert lineage["s"] == []
+
+
+def test_the_warning_says_the_tables_are_the_catalogs():
+    translation = translate(
+        f"SELECT id FROM {WILD} WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240102'",
+        "bigquery",
+        catalog=CATALOG,
+    )
+    [warning] = [d for d in translation.diagnostics if d.rule == "WILDCARD-TABLES"]
+    assert warning.severity == "warning"
+    assert (warning.line, warning.col) == (1, 16)
+    assert "reads 4 tables of the catalog (visits_20240101 .. visits_archive)" in warning.message
+    assert "of which 2 can satisfy" in warning.message
+    assert "assumes the warehouse holds exactly these tables" in warning.message
+
+
+def test_a_shorter_name_completes_with_the_default_project():
+    translation = translate(
+        "SELECT id FROM `web.visits_*`",
+        "bigquery",
+        catalog=CATALOG,
+        assumptions=Assumptions(bigquery_project="shop"),
+    )
+    assert len(translation.source_tables) == 4
+    assert translation.assumed == (("bigquery_project", "shop"),)
+
+
+REFUSED = [
+    (
+        "SELECT id FROM `shop.web.mixed_*`",
+        "WILDCARD-UNSUPPORTED",
+        "its column id is INTEGER, not BIGINT",
+    ),
+    ("SELECT id FROM `shop.web.solo*`", "WILDCARD-UNSUPPORTED", "the prefix itself"),
+    ("SELECT id FROM `shop.web.nothing_*`", "NAME-UNKNOWN", "no table name starts with 'nothing_'"),
+    ("SELECT id FROM `shop.other.visits_*`", "NAME-UNKNOWN", "matches the wildcard table"),
+    (
+        f"SELECT a.id FROM {WILD} AS a, {WILD} AS b WHERE _TABLE_SUFFIX = '1'",
+        "WILDCARD-UNSUPPORTED",
+        "qualify it with the table's alias",
+    ),
+    (f"SELECT a.id FROM {WILD} AS a WHERE b._TABLE_SUFFIX = '1'", "WILDCARD-UNSUPPORTED", "'b'"),
+    (
+        f"WITH v AS (SELECT _TABLE_SUFFIX, id FROM {WILD}) SELECT * FROM v",
+        "WILDCARD-UNSUPPORTED",
+        "outputs a column named _TABLE_SUFFIX",
+    ),
+    (
+        "SELECT id FROM TABLE_DATE_RANGE(web.visits_, TIMESTAMP('2024-01-01'), "
+        "TIMESTAMP('2024-01-02'))",
+        "WILDCARD-UNSUPPORTED",
+        "legacy SQL",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "rule_id", "says"), REFUSED)
+def test_wildcards_without_an_exact_translation_are_refused(source, rule_id, says):
+    with pytest.raises(TranslationError) as raised:
+        translate(source, "bigquery", catalog=CATALOG)
+    found = [d for d in raised.value.diagnostics if d.rule == rule_id]
+    assert found and says in found[0].message, raised.value
+
+
+def test_a_union_beyond_the_column_bound_is_refused_naming_its_size():
+    wide = {f"c{i}": "BIGINT" for i in range(99)}
+    catalog = _catalog({f"day_{i:03d}": wide for i in range(101)})
+    with pytest.raises(TranslationError) as raised:
+        translate("SELECT c1 FROM `shop.web.day_*`", "bigquery", catalog=catalog)
+    [error] = raised.value.diagnostics
+    assert error.rule == "WILDCARD-UNSUPPORTED"
+    assert "reads 101 tables of 99 columns" in error.message
+    # Pruned to a few tables, the same wildcard translates.
+    pruned = translate(
+        "SELECT c1 FROM `shop.web.day_*` WHERE _TABLE_SUFFIX BETWEEN '000' AND '009'",
+        "bigquery",
+        catalog=catalog,
+    )
+    assert len(pruned.source_tables) == 10
