@@ -62,6 +62,7 @@ def load_all() -> dict[str, Rule]:
         refusals,
         regex,
         strings,
+        text_casts,
         types,
         variant,
         windows,

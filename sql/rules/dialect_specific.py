@@ -10,6 +10,7 @@ from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, STRING_TYPES, clone, lit, type_of
+from sql.rules.strings import tsql_like_value
 
 
 def _noop(node: exp.Expr, ctx: Context) -> exp.Expr | None:
@@ -381,6 +382,8 @@ def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if type_of(node.this) not in STRING_TYPES:
         return None
+    if not tsql_like_value(node, ctx):
+        return node
     rule_id, assumption = CASE_WARNINGS[ctx.dialect]
     ctx.report("warning", rule_id, node, f"string comparison translated {assumption}")
     return node

@@ -715,6 +715,64 @@ def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return exp.Escape(this=like, expression=lit("\\")) if needs_escape else like
 
 
+# What T-SQL's non-Unicode LIKE does with a value's trailing blanks, by how the pattern
+# ends: SQL Server ignores them for char / varchar values, not for nchar / nvarchar ones
+# (https://learn.microsoft.com/sql/t-sql/language-elements/like-transact-sql, "Pattern
+# matching by using LIKE"): LIKE 'abc' matches the values that are 'abc' followed by zero or
+# more blanks. A pattern ending in a non-blank literal character so matches the value without
+# them; one ending in % matches the value with or without them alike; a pattern ending in _,
+# [...] or a blank may match with some of them and not others.
+BLANKS_KEPT, BLANKS_TRIMMED, BLANKS_UNDECIDED = "kept", "trimmed", "undecided"
+
+
+def tsql_like_blanks(text: str, escape: str | None = None) -> str:
+    """How T-SQL LIKE ``text`` treats a varchar value's trailing blanks, as above."""
+    if not text:
+        return BLANKS_UNDECIDED
+    last_is_literal = escape is not None and len(text) > 1 and text[-2] == escape
+    if last_is_literal or text[-1] not in "%_] ":
+        return BLANKS_TRIMMED if text[-1] != " " else BLANKS_UNDECIDED
+    if text[-1] == "%":
+        return BLANKS_KEPT
+    return BLANKS_UNDECIDED
+
+
+def _refuse_undecided_blanks(ctx: Context, pattern: exp.Expr) -> None:
+    ctx.report(
+        "error",
+        "LIKE-PATTERN",
+        pattern,
+        "T-SQL LIKE ignores a varchar value's trailing blanks; with a pattern ending in _, "
+        "[...] or a blank, whether it matches depends on how many are ignored, which no "
+        "standard LIKE says: end the pattern in a literal character or %, or TRIM the value",
+    )
+
+
+def tsql_like_value(node: exp.Expr, ctx: Context) -> bool:
+    """Apply T-SQL's trailing-blank rule to the value of LIKE ``node`` (a typed string with
+    a literal pattern): TRIM(TRAILING ' ' FROM value) where the pattern drops them, in
+    place. False when refused (reported)."""
+    pattern = node.expression
+    if not isinstance(pattern, exp.Literal) or pattern.meta.get("national"):
+        return True  # N'...' makes the match Unicode: trailing blanks count, as in ANSI
+    escape = node.parent.expression if isinstance(node.parent, exp.Escape) else None
+    escape_char = escape.name if isinstance(escape, exp.Literal) else None
+    treatment = tsql_like_blanks(pattern.name, escape_char)
+    if treatment == BLANKS_UNDECIDED:
+        _refuse_undecided_blanks(ctx, pattern)
+        return False
+    if treatment == BLANKS_TRIMMED:
+        node.set("this", exp.Trim(this=clone(node.this), position="TRAILING", expression=lit(" ")))
+        ctx.report(
+            "warning",
+            "TSQL-COLLATION",
+            node,
+            "LIKE drops the value's trailing blanks as SQL Server does for a varchar value, "
+            "assuming the column is not nvarchar (where they count)",
+        )
+    return True
+
+
 def _tsql_class_like(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     """T-SQL LIKE with [...] character classes: the same match as LIKE_REGEX."""
     pattern = node.expression
@@ -732,6 +790,12 @@ def _tsql_class_like(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     except PatternError as error:
         ctx.report("error", "LIKE-PATTERN", pattern, f"T-SQL LIKE class {error}")
         return node
+    treatment = tsql_like_blanks(pattern.name)
+    if treatment == BLANKS_UNDECIDED and not pattern.meta.get("national"):
+        _refuse_undecided_blanks(ctx, pattern)
+        return node
+    if treatment == BLANKS_TRIMMED and not pattern.meta.get("national"):
+        regex = regex[: -len(")$")] + ") *$"  # the varchar value's trailing blanks dropped
     order = "; a range as code points, as a binary (_BIN2) collation orders them" if ranged else ""
     ctx.report(
         "warning",
