@@ -520,8 +520,23 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
         tree = array_outputs(tree, ctx)
         ctx.raise_errors()
     if has_qualify:  # parsed QUALIFY (no rule writes one)
-        tree = transforms.eliminate_qualify(tree)
+        tree = _without_qualify(tree)
     return tree, source_tables
+
+
+def _without_qualify(tree: exp.Expr) -> exp.Expr:
+    """Every SELECT ... QUALIFY, in CTEs and subqueries too, as a filtered subquery; the
+    innermost first, so that an outer one wraps the rewritten inner one."""
+    qualified = [
+        n for n in tree.walk(bfs=False) if isinstance(n, exp.Select) and n.args.get("qualify")
+    ]
+    for select in reversed(qualified):
+        rewritten = transforms.eliminate_qualify(select.copy())
+        if select is tree:
+            tree = rewritten
+        else:
+            select.replace(rewritten)
+    return tree
 
 
 # Arguments that turn an allowed expression into a non-standard one; the generator would print

@@ -269,6 +269,9 @@ def tsql_convert(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             ctx.report("error", "TSQL-CONVERT", node, f"CONVERT with {refusal}")
             return node
     converted = exp.Cast(this=clone(node.expression), to=clone(node.this))
+    # Still the source's cast: the final phase's CAST rules (text, dates) apply to it.
+    converted.meta.update(node.meta)
+    converted.meta["source"] = True
     return cast_rule(converted, ctx) or converted
 
 
