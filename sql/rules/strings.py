@@ -299,8 +299,9 @@ def _oracle_substr(node: exp.Expr) -> exp.Expr:
     "SUBSTR / SUBSTRING(s, start, len) becomes SUBSTRING(s FROM start FOR len). A start of 0 "
     "or below counts from the end in Oracle and BigQuery, spelled out as a CASE over "
     "CHAR_LENGTH (BigQuery: 0, or a start left of the first character, means 1; its length "
-    "must be a literal, as a negative one is an error); Snowflake's is accepted for a positive "
-    "literal start only.",
+    "must be a literal, as a negative one is an error). Snowflake's start of 0 means 1, a start "
+    "that may be negative is refused (unless it is POSITION / LENGTH / ABS plus a positive "
+    "literal), and a negative length gives '' (CASE WHEN n < 0 THEN 0 ELSE n END).",
     (
         (
             "oracle",
@@ -312,25 +313,67 @@ def _oracle_substr(node: exp.Expr) -> exp.Expr:
             "SELECT SUBSTR(c_phone, -4) AS last4 FROM sales.customer",
             'SELECT SUBSTRING("customer"."c_phone" FROM CASE WHEN CHAR_LENGTH("customer"."c_phone") < 4 THEN 1 ELSE CHAR_LENGTH("customer"."c_phone") - 3 END) AS "last4" FROM "raw"."customer" AS "customer"',
         ),
+        (
+            "snowflake",
+            "SELECT SUBSTR(c_phone, 0, c_nationkey - 5) AS p FROM SALES.CUSTOMER",
+            'SELECT SUBSTRING("customer"."c_phone" FROM 1 FOR CASE WHEN "customer"."c_nationkey" - 5 < 0 THEN 0 ELSE "customer"."c_nationkey" - 5 END) AS "p" FROM "raw"."customer" AS "customer"',
+        ),
     ),
 )
 def substring(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    start = node.args.get("start")
     if ctx.dialect == "oracle":
         return _oracle_substr(node)
     if ctx.dialect == "bigquery":
         return _bigquery_substr(node, ctx)
     if ctx.dialect == "snowflake":
-        positive = isinstance(start, exp.Literal) and start.is_int and int(start.name) >= 1
-        if not positive:
-            ctx.report(
-                "error",
-                "FN-SUBSTR",
-                node,
-                "SUBSTR with a start that may be 0 or negative counts from the end of the string "
-                "in this dialect; use a positive literal start",
+        return _snowflake_substr(node, ctx)
+    return node
+
+
+# Functions whose value is never negative: one of them plus a positive literal is a start
+# of at least 1 (SUBSTR(s, POSITION(',' IN s) + 1)).
+NON_NEGATIVE = (exp.StrPosition, exp.Length, exp.Abs)
+
+
+def _at_least_one(start: exp.Expr | None) -> bool:
+    known = integer_literal(start) if start is not None else None
+    if known is not None:
+        return known >= 1
+    if isinstance(start, exp.Paren):
+        return _at_least_one(start.this)
+    if isinstance(start, exp.Add):
+        for value, step in ((start.this, start.expression), (start.expression, start.this)):
+            amount = integer_literal(step)
+            if amount is not None and amount >= 1 and isinstance(value, NON_NEGATIVE):
+                return True
+    return False
+
+
+def _snowflake_substr(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    """Snowflake's SUBSTR(s, p[, n]): a start of 0 is 1, a negative one counts from the end
+    (what it does beyond the first character is not documented, so refused); a negative
+    length gives '' where DuckDB's SUBSTRING would read to the left of the start."""
+    start, length = node.args.get("start"), node.args.get("length")
+    if integer_literal(start) == 0:
+        node.set("start", lit(1))
+    elif not _at_least_one(start):
+        ctx.report(
+            "error",
+            "FN-SUBSTR",
+            node,
+            "SUBSTR with a start that may be negative counts from the end of the string in "
+            "this dialect; use a start of 0 or more, or a literal",
+        )
+        return None
+    if length is not None:
+        known = integer_literal(length)
+        if known is not None and known < 0:
+            node.set("length", lit(0))
+        elif known is None:
+            negative = exp.LT(this=clone(length), expression=lit(0))
+            node.set(
+                "length", exp.Case(ifs=[exp.If(this=negative, true=lit(0))], default=clone(length))
             )
-            return None
     return node
 
 

@@ -209,3 +209,37 @@ def test_snowflake_qualify_inside_a_cte_and_a_subquery(engines):
     values = _both(engines, translate(sql, "snowflake", catalog=CATALOG).ansi_sql)
     # ids 7 and 8 are the last two; t2 = 2000-01-01 is shared by ids 5, 6 and 8
     assert values == {8: " abc"}
+
+
+# --- Snowflake SUBSTR with a start of 0 and a length that may be negative ------------------------
+
+
+def _snowflake_substr(text: str | None, start: int, length: int | None) -> str | None:
+    """Snowflake's documented reading: position 0 is 1; a negative length gives ''."""
+    if text is None:
+        return None
+    begin = max(start, 1) - 1
+    return text[begin:] if length is None else ("" if length < 0 else text[begin : begin + length])
+
+
+@pytest.mark.parametrize(
+    ("select", "start", "length"),
+    [
+        ("SUBSTR(name, 0, 2)", lambda r: 0, lambda r: 2),
+        ("SUBSTR(name, 2, id - 4)", lambda r: 2, lambda r: r[0] - 4),
+        ("SUBSTR(name, 1, -1)", lambda r: 1, lambda r: -1),
+        ("SUBSTR(name, POSITION('b' IN name) + 1)", None, None),
+    ],
+)
+def test_snowflake_substr(engines, select, start, length):
+    values = _both(engines, _translate("snowflake", select))
+    if start is None:  # after the first 'b', or the whole string when there is none
+        expected = {r[0]: None if r[1] is None else r[1][r[1].find("b") + 1 :] for r in ROWS}
+    else:
+        expected = {r[0]: _snowflake_substr(r[1], start(r), length(r)) for r in ROWS}
+    assert values == expected
+
+
+@pytest.mark.parametrize("select", ["SUBSTR(name, id - 4)", "SUBSTR(name, -2)"])
+def test_snowflake_substr_from_the_end_is_refused(select):
+    _refused("snowflake", select, "FN-SUBSTR")
