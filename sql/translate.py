@@ -290,7 +290,10 @@ def _resolve_tables(
             continue
         parts = [p for p in (table.args.get("catalog"), table.args.get("db"), table.this) if p]
         if len(parts) == 1 and table.name.lower().lstrip("#") in ctes:
-            table.set("this", identifier(table.name.lstrip("#")))
+            # Quoted as written: a quoted mixed-case CTE name keeps its case in Snowflake.
+            reference = exp.to_identifier(table.name.lstrip("#"), quoted=table.this.quoted)
+            written.append(reference)
+            table.set("this", reference)
             continue
         if ctx.dialect == "oracle" and len(parts) == 1 and table.name.upper() == "DUAL":
             select = table.parent.parent if isinstance(table.parent, exp.From) else None

@@ -243,3 +243,9 @@ def test_snowflake_substr(engines, select, start, length):
 @pytest.mark.parametrize("select", ["SUBSTR(name, id - 4)", "SUBSTR(name, -2)"])
 def test_snowflake_substr_from_the_end_is_refused(select):
     _refused("snowflake", select, "FN-SUBSTR")
+
+
+def test_snowflake_quoted_mixed_case_cte_name_is_read_back_by_its_quoted_name(engines):
+    sql = 'WITH "LastTwo" AS (SELECT id, name FROM S.FACTS WHERE id > 6) SELECT id, name AS v FROM "LastTwo"'
+    values = _both(engines, translate(sql, "snowflake", catalog=CATALOG).ansi_sql)
+    assert values == {7: None, 8: " abc"}
