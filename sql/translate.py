@@ -493,6 +493,8 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
     source_tables, written = _resolve_tables(tables, ctes, catalog, ctx)
     ctx.raise_errors()
     _fold_identifiers(identifiers + written, dialect)
+    if dialect == "snowflake":
+        _mark_recursive(tree)
     schema = _typed_schema(catalog, dialect, source_tables)
     tree = _qualify(tree, schema, ctx, any(catalog.opaque.get(t) for t in source_tables))
     ctx.rewritten.clear()
@@ -525,6 +527,19 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
     if has_qualify:  # parsed QUALIFY (no rule writes one)
         tree = _without_qualify(tree)
     return tree, source_tables
+
+
+def _mark_recursive(tree: exp.Expr) -> None:
+    """Mark WITH as RECURSIVE where a CTE reads itself: Snowflake's RECURSIVE keyword is
+    optional, the standard's is not. Names are folded already, so they compare exactly."""
+    for with_ in tree.find_all(exp.With):
+        if with_.args.get("recursive"):
+            continue
+        for cte in with_.expressions:
+            name = cte.alias_or_name
+            if any(not t.db and t.name == name for t in cte.this.find_all(exp.Table)):
+                with_.set("recursive", True)
+                break
 
 
 def _without_qualify(tree: exp.Expr) -> exp.Expr:

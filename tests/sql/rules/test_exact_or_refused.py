@@ -249,3 +249,12 @@ def test_snowflake_quoted_mixed_case_cte_name_is_read_back_by_its_quoted_name(en
     sql = 'WITH "LastTwo" AS (SELECT id, name FROM S.FACTS WHERE id > 6) SELECT id, name AS v FROM "LastTwo"'
     values = _both(engines, translate(sql, "snowflake", catalog=CATALOG).ansi_sql)
     assert values == {7: None, 8: " abc"}
+
+
+def test_snowflake_cte_that_reads_itself_is_recursive_without_the_keyword(engines):
+    sql = (
+        "WITH steps AS (SELECT 1 AS id, 'a' AS name UNION ALL "
+        "SELECT id + 1, name || 'a' FROM steps WHERE id < 4) SELECT id, name AS v FROM steps"
+    )
+    values = _both(engines, translate(sql, "snowflake", catalog=CATALOG).ansi_sql)
+    assert values == {1: "a", 2: "aa", 3: "aaa", 4: "aaaa"}
