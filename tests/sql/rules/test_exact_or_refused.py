@@ -258,3 +258,14 @@ def test_snowflake_cte_that_reads_itself_is_recursive_without_the_keyword(engine
     )
     values = _both(engines, translate(sql, "snowflake", catalog=CATALOG).ansi_sql)
     assert values == {1: "a", 2: "aa", 3: "aaa", 4: "aaaa"}
+
+
+@pytest.mark.parametrize(
+    ("select", "named"),
+    [("ARRAY_AGG(name)", "ARRAY_AGG"), ("ARRAY_SIZE(ARRAY_CONSTRUCT(name))", "ARRAY_")],
+)
+def test_snowflake_array_refusals_name_the_construct_and_the_variant_elements(select, named):
+    with pytest.raises(TranslationError) as raised:
+        _translate("snowflake", select)
+    messages = [d.message for d in raised.value.diagnostics if d.rule == "ARRAY-AGG"]
+    assert messages and all(named in m and "VARIANT" in m for m in messages)
