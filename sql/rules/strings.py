@@ -768,16 +768,45 @@ def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 BLANKS_KEPT, BLANKS_TRIMMED, BLANKS_UNDECIDED = "kept", "trimmed", "undecided"
 
 
+def _class_matches_blank(body: str) -> bool:
+    """Whether the T-SQL LIKE class [body] ([abc], [a-c], [^a-c]) matches a blank."""
+    negated = body.startswith("^") and len(body) > 1
+    members = body[1:] if negated else body
+    found, i = False, 0
+    while i < len(members):
+        if i + 2 < len(members) and members[i + 1] == "-":
+            found = found or members[i] <= " " <= members[i + 2]
+            i += 3
+        else:
+            found = found or members[i] == " "
+            i += 1
+    return found != negated
+
+
+def _last_element(text: str, escape: str | None) -> tuple[str, str]:
+    """The last element of a T-SQL LIKE pattern: ("literal", c), ("wildcard", "%" or "_")
+    or ("class", body)."""
+    last, i = ("literal", ""), 0
+    while i < len(text):
+        char = text[i]
+        if escape is not None and char == escape and i + 1 < len(text):
+            last, i = ("literal", text[i + 1]), i + 2
+        elif char == "[" and escape is None and text.find("]", i + 1) > i + 1:
+            end = text.find("]", i + 1)
+            last, i = ("class", text[i + 1 : end]), end + 1
+        else:
+            last, i = ("wildcard" if char in "%_" else "literal", char), i + 1
+    return last
+
+
 def tsql_like_blanks(text: str, escape: str | None = None) -> str:
     """How T-SQL LIKE ``text`` treats a varchar value's trailing blanks, as above."""
-    if not text:
-        return BLANKS_UNDECIDED
-    last_is_literal = escape is not None and len(text) > 1 and text[-2] == escape
-    if last_is_literal or text[-1] not in "%_] ":
-        return BLANKS_TRIMMED if text[-1] != " " else BLANKS_UNDECIDED
-    if text[-1] == "%":
-        return BLANKS_KEPT
-    return BLANKS_UNDECIDED
+    kind, value = _last_element(text, escape)
+    if kind == "wildcard":
+        return BLANKS_KEPT if value == "%" else BLANKS_UNDECIDED
+    if kind == "class":
+        return BLANKS_UNDECIDED if _class_matches_blank(value) else BLANKS_TRIMMED
+    return BLANKS_TRIMMED if value != " " else BLANKS_UNDECIDED
 
 
 def _refuse_undecided_blanks(ctx: Context, pattern: exp.Expr) -> None:
@@ -786,8 +815,9 @@ def _refuse_undecided_blanks(ctx: Context, pattern: exp.Expr) -> None:
         "LIKE-PATTERN",
         pattern,
         "T-SQL LIKE ignores a varchar value's trailing blanks; with a pattern ending in _, "
-        "[...] or a blank, whether it matches depends on how many are ignored, which no "
-        "standard LIKE says: end the pattern in a literal character or %, or TRIM the value",
+        "a blank or a [...] class that holds one, whether it matches depends on how many are "
+        "ignored, which no standard LIKE says: end the pattern in a non-blank character or %, "
+        "or TRIM the value",
     )
 
 

@@ -59,7 +59,9 @@ def _with_params(dtype: exp.DataType, *params: int) -> exp.DataType:
 def type_defaults(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if any(_is_max(p) for p in node.expressions):
         if ctx.dialect in ("tsql", "redshift") and node.this == exp.DType.VARCHAR:
-            return exp.DataType(this=exp.DType.TEXT, nested=False)
+            unbounded = exp.DataType(this=exp.DType.TEXT, nested=False)
+            unbounded.meta["max_length"] = True  # T-SQL REPLICATE's limit lifts (FN-REPEAT)
+            return unbounded
         ctx.report(
             "error",
             "TYPE-DEFAULTS",
