@@ -58,6 +58,7 @@ from benchmarks.corpora import (
     query_text,
     with_own_ddl,
 )
+from pipelines.warehouse.engines.duckdb_engine import connect_duckdb
 from sql.ansi import parse_type
 from sql.assumptions import Assumptions
 from sql.catalog import Catalog, fold
@@ -363,7 +364,7 @@ def plan(script: ScriptTranslation, rendered: Sequence[str], catalog: Catalog) -
     catalog's schema, else the first error (``table: message``)."""
     defined = {f"{t.zone}.{t.name}" for t in script.tables}
     reads = sorted({lake for t in script.tables for lake in t.source_tables} - defined)
-    connection = duckdb.connect(":memory:")
+    connection = connect_duckdb()
     try:
         for lake in reads:
             for statement in empty_table_ddl(catalog, lake):

@@ -375,7 +375,10 @@ def _resolve_tables(
             continue
         parts = [p for p in (table.args.get("catalog"), table.args.get("db"), table.this) if p]
         if len(parts) == 1 and table.name.lower().lstrip("#") in ctes:
-            table.set("this", identifier(table.name.lstrip("#")))
+            # Quoted as written: a quoted mixed-case CTE name keeps its case in Snowflake.
+            reference = exp.to_identifier(table.name.lstrip("#"), quoted=table.this.quoted)
+            written.append(reference)
+            table.set("this", reference)
             continue
         if ctx.dialect == "oracle" and len(parts) == 1 and table.name.upper() == "DUAL":
             select = table.parent.parent if isinstance(table.parent, exp.From) else None
@@ -581,6 +584,8 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
     source_tables, written = _resolve_tables(tables, ctes, catalog, ctx)
     ctx.raise_errors()
     _fold_identifiers(identifiers + written, dialect)
+    if dialect == "snowflake":
+        _mark_recursive(tree)
     schema = _typed_schema(catalog, dialect, source_tables)
     tree = _qualify(tree, schema, ctx, any(catalog.opaque.get(t) for t in source_tables))
     ctx.rewritten.clear()
@@ -611,8 +616,36 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
         tree = array_outputs(tree, ctx)
         ctx.raise_errors()
     if has_qualify:  # parsed QUALIFY (no rule writes one)
-        tree = transforms.eliminate_qualify(tree)
+        tree = _without_qualify(tree)
     return tree, source_tables
+
+
+def _mark_recursive(tree: exp.Expr) -> None:
+    """Mark WITH as RECURSIVE where a CTE reads itself: Snowflake's RECURSIVE keyword is
+    optional, the standard's is not. Names are folded already, so they compare exactly."""
+    for with_ in tree.find_all(exp.With):
+        if with_.args.get("recursive"):
+            continue
+        for cte in with_.expressions:
+            name = cte.alias_or_name
+            if any(not t.db and t.name == name for t in cte.this.find_all(exp.Table)):
+                with_.set("recursive", True)
+                break
+
+
+def _without_qualify(tree: exp.Expr) -> exp.Expr:
+    """Every SELECT ... QUALIFY, in CTEs and subqueries too, as a filtered subquery; the
+    innermost first, so that an outer one wraps the rewritten inner one."""
+    qualified = [
+        n for n in tree.walk(bfs=False) if isinstance(n, exp.Select) and n.args.get("qualify")
+    ]
+    for select in reversed(qualified):
+        rewritten = transforms.eliminate_qualify(select.copy())
+        if select is tree:
+            tree = rewritten
+        else:
+            select.replace(rewritten)
+    return tree
 
 
 # Arguments that turn an allowed expression into a non-standard one; the generator would print

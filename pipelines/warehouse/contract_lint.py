@@ -26,7 +26,7 @@ from pipelines.contracts.model import Contract
 from pipelines.contracts.registry import PublishedContracts
 from pipelines.warehouse.build import WAREHOUSE_ZONE, WarehouseTable, portable_sql
 from pipelines.warehouse.engines.base import EngineError, bind_tables, table_name
-from pipelines.warehouse.engines.duckdb_engine import portable_relation
+from pipelines.warehouse.engines.duckdb_engine import connect_duckdb, portable_relation
 from sql.catalog import Catalog
 from sql.diagnostics import TranslationError
 from sql.translate import translate_file
@@ -73,7 +73,7 @@ def output_types(
     """Each table's output columns and DuckDB types, as the engine would write them."""
     types: dict[str, dict[str, str]] = {}
     errors: list[LintError] = []
-    with duckdb.connect() as con:
+    with connect_duckdb() as con:
         for qualified, columns in catalog.tables.items():
             zone, name = qualified.split(".", 1)
             body = ", ".join(f'"{column}" {dtype}' for column, dtype in columns.items())

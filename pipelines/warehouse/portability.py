@@ -11,13 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import duckdb
 from sqlglot import exp
 
 from pipelines.contracts import TableMasking
 from pipelines.lake.store import Lake, TableVersion, parquet_source, table_stats
 from pipelines.warehouse.engines.base import Engine, EngineError
 from pipelines.warehouse.engines.digest import content_digest
+from pipelines.warehouse.engines.duckdb_engine import connect_duckdb
 from pipelines.warehouse.reconcile import reconcile
 
 
@@ -56,7 +56,7 @@ Schema = list[tuple[str, str]]
 def output_schema(path: Path) -> Schema:
     """(column, DuckDB type) of the Parquet table at ``path``, in order: the types the lake's
     readers see."""
-    with duckdb.connect() as con:
+    with connect_duckdb() as con:
         relation = con.read_parquet(parquet_source(path))
         return [(c, str(t)) for c, t in zip(relation.columns, relation.types, strict=True)]
 
@@ -91,7 +91,7 @@ def sample_inputs(inputs: Mapping[str, Path], modulus: int, out: Path) -> dict[s
     """Keep the rows whose first column hashes to 0 modulo ``modulus``: deterministic, and the
     same rows for both engines because both then read these files."""
     sampled = {}
-    with duckdb.connect() as con:
+    with connect_duckdb() as con:
         for key, path in inputs.items():
             relation = con.read_parquet(parquet_source(path))
             first = exp.column(relation.columns[0], quoted=True)

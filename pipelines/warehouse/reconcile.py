@@ -22,6 +22,7 @@ from sqlglot import exp
 
 from pipelines.lake.store import parquet_source
 from pipelines.warehouse.engines.digest import NUMERIC_PREFIXES, canonical_value
+from pipelines.warehouse.engines.duckdb_engine import connect_duckdb
 
 if TYPE_CHECKING:
     from pipelines.contracts import TableMasking
@@ -157,7 +158,7 @@ class Reconciliation:
 def read_snapshot(path: Path) -> pa.Table:
     """The legacy warehouse's exported output at ``path``: a CSV file (header, types
     detected by DuckDB), or a Parquet file or folder of Parquet files."""
-    with duckdb.connect() as con:
+    with connect_duckdb() as con:
         if path.suffix.lower() == ".csv":
             relation = con.read_csv(str(path), header=True)
         else:
@@ -338,7 +339,7 @@ def reconcile(
     thresholds = thresholds or Thresholds()
     tolerance = dict(tolerance or {})
     row_key = tuple(key)
-    with duckdb.connect() as con:
+    with connect_duckdb() as con:
         for view, source in (("actual", table), ("expected", reference)):
             if isinstance(source, pa.Table):
                 con.from_arrow(source).create_view(view)

@@ -65,6 +65,7 @@ def load_all() -> dict[str, Rule]:
         regex,
         scripting,
         strings,
+        text_casts,
         types,
         variant,
         wildcard_tables,

@@ -245,14 +245,19 @@ def _time_boundaries(end: exp.Expr, start: exp.Expr, unit: str) -> exp.Expr:
         return clone(value) if type_of(value) in TIMESTAMP_TYPES else cast(value, "TIMESTAMP")
 
     end_ts, start_ts = timestamp(end), timestamp(start)
-    days = extract(
-        "DAY",
-        exp.Paren(
-            this=exp.Sub(
-                this=cast(cast(end_ts, "DATE"), "TIMESTAMP"),
-                expression=cast(cast(start_ts, "DATE"), "TIMESTAMP"),
-            )
+    # Spark's EXTRACT(DAY) from an interval is an INT: seconds over 68 years overflow it
+    # (as in TIMESTAMP-DIFF), so the sum is BIGINT from the day count on.
+    days = cast(
+        extract(
+            "DAY",
+            exp.Paren(
+                this=exp.Sub(
+                    this=cast(cast(end_ts, "DATE"), "TIMESTAMP"),
+                    expression=cast(cast(start_ts, "DATE"), "TIMESTAMP"),
+                )
+            ),
         ),
+        "BIGINT",
     )
 
     def field(name: str) -> exp.Expr:

@@ -10,6 +10,7 @@ from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, STRING_TYPES, clone, lit, type_of
+from sql.rules.strings import tsql_like_value
 
 
 def _noop(node: exp.Expr, ctx: Context) -> exp.Expr | None:
@@ -268,6 +269,9 @@ def tsql_convert(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             ctx.report("error", "TSQL-CONVERT", node, f"CONVERT with {refusal}")
             return node
     converted = exp.Cast(this=clone(node.expression), to=clone(node.this))
+    # Still the source's cast: the final phase's CAST rules (text, dates) apply to it.
+    converted.meta.update(node.meta)
+    converted.meta["source"] = True
     return cast_rule(converted, ctx) or converted
 
 
@@ -381,6 +385,8 @@ def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if type_of(node.this) not in STRING_TYPES:
         return None
+    if not tsql_like_value(node, ctx):
+        return node
     rule_id, assumption = CASE_WARNINGS[ctx.dialect]
     ctx.report("warning", rule_id, node, f"string comparison translated {assumption}")
     return node

@@ -87,6 +87,8 @@ def _tsql_replicate_limit(text: exp.Expr) -> int | None:
     ValueError when it cannot be known: a column, an N'...' literal (4,000 UTF-16 units; it
     reads as a plain literal once NATIONAL-STRING ran, without the source's position), a
     literal whose bytes depend on the code page."""
+    if isinstance(text, exp.Cast) and text.to.meta.get("max_length"):
+        return None  # VARCHAR(MAX), written as the unbounded VARCHAR by TYPE-DEFAULTS
     if isinstance(text, exp.Cast) and text.to.is_type("varchar", "nvarchar"):
         size = text.to.expressions
         if size and isinstance(size[0].this, exp.Var) and size[0].this.name.upper() == "MAX":

@@ -107,6 +107,32 @@ def _variant_access(node: exp.Expr) -> bool:
     return isinstance(node, exp.Explode) and isinstance(node.parent, exp.Lateral)
 
 
+# The construct an ARRAY-AGG refusal names, by node type.
+ARRAY_CONSTRUCTS = {
+    exp.ArrayAgg: "ARRAY_AGG",
+    exp.Unnest: "UNNEST",
+    exp.Explode: "FLATTEN / EXPLODE",
+    exp.Array: "an array constructor (ARRAY_CONSTRUCT, [...])",
+    exp.Bracket: "an array subscript",
+    exp.ArraySize: "ARRAY_SIZE",
+}
+# What the source's arrays hold that no ANSI array type says.
+ARRAY_ELEMENTS = {
+    "snowflake": "Snowflake arrays hold VARIANT values (any type per element)",
+    "redshift": "Redshift arrays are SUPER values (any type per element)",
+    "bigquery": "this BigQuery array's element type is not known here",
+}
+
+
+def _array_message(node: exp.Expr, dialect: str) -> str:
+    construct = ARRAY_CONSTRUCTS.get(type(node), type(node).__name__)
+    elements = ARRAY_ELEMENTS.get(dialect, "this dialect's arrays have no typed ANSI form here")
+    return (
+        f"{construct}: {elements}, which no ANSI array type holds; aggregate to a string "
+        "(LISTAGG / STRING_AGG) or keep the rows"
+    )
+
+
 def _refuse(rule_id: str, why: str):
     def apply(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         if rule_id == "ARRAY-AGG" and ctx.dialect == "bigquery" and isinstance(node, TYPED_ARRAYS):
@@ -115,6 +141,8 @@ def _refuse(rule_id: str, why: str):
             return None  # sql/rules/variant.py, once the VARIANT columns are typed
 
         message = why or f"function {node.name.upper()} is not known to the translator"
+        if rule_id == "ARRAY-AGG":
+            message = _array_message(node, ctx.dialect)
         ctx.report("error", rule_id, node, message)
         return None
 

@@ -299,8 +299,9 @@ def _oracle_substr(node: exp.Expr) -> exp.Expr:
     "SUBSTR / SUBSTRING(s, start, len) becomes SUBSTRING(s FROM start FOR len). A start of 0 "
     "or below counts from the end in Oracle and BigQuery, spelled out as a CASE over "
     "CHAR_LENGTH (BigQuery: 0, or a start left of the first character, means 1; its length "
-    "must be a literal, as a negative one is an error); Snowflake's is accepted for a positive "
-    "literal start only.",
+    "must be a literal, as a negative one is an error). Snowflake's start of 0 means 1, a start "
+    "that may be negative is refused (unless it is POSITION / LENGTH / ABS plus a positive "
+    "literal), and a negative length gives '' (CASE WHEN n < 0 THEN 0 ELSE n END).",
     (
         (
             "oracle",
@@ -312,25 +313,67 @@ def _oracle_substr(node: exp.Expr) -> exp.Expr:
             "SELECT SUBSTR(c_phone, -4) AS last4 FROM sales.customer",
             'SELECT SUBSTRING("customer"."c_phone" FROM CASE WHEN CHAR_LENGTH("customer"."c_phone") < 4 THEN 1 ELSE CHAR_LENGTH("customer"."c_phone") - 3 END) AS "last4" FROM "raw"."customer" AS "customer"',
         ),
+        (
+            "snowflake",
+            "SELECT SUBSTR(c_phone, 0, c_nationkey - 5) AS p FROM SALES.CUSTOMER",
+            'SELECT SUBSTRING("customer"."c_phone" FROM 1 FOR CASE WHEN "customer"."c_nationkey" - 5 < 0 THEN 0 ELSE "customer"."c_nationkey" - 5 END) AS "p" FROM "raw"."customer" AS "customer"',
+        ),
     ),
 )
 def substring(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    start = node.args.get("start")
     if ctx.dialect == "oracle":
         return _oracle_substr(node)
     if ctx.dialect == "bigquery":
         return _bigquery_substr(node, ctx)
     if ctx.dialect == "snowflake":
-        positive = isinstance(start, exp.Literal) and start.is_int and int(start.name) >= 1
-        if not positive:
-            ctx.report(
-                "error",
-                "FN-SUBSTR",
-                node,
-                "SUBSTR with a start that may be 0 or negative counts from the end of the string "
-                "in this dialect; use a positive literal start",
+        return _snowflake_substr(node, ctx)
+    return node
+
+
+# Functions whose value is never negative: one of them plus a positive literal is a start
+# of at least 1 (SUBSTR(s, POSITION(',' IN s) + 1)).
+NON_NEGATIVE = (exp.StrPosition, exp.Length, exp.Abs)
+
+
+def _at_least_one(start: exp.Expr | None) -> bool:
+    known = integer_literal(start) if start is not None else None
+    if known is not None:
+        return known >= 1
+    if isinstance(start, exp.Paren):
+        return _at_least_one(start.this)
+    if isinstance(start, exp.Add):
+        for value, step in ((start.this, start.expression), (start.expression, start.this)):
+            amount = integer_literal(step)
+            if amount is not None and amount >= 1 and isinstance(value, NON_NEGATIVE):
+                return True
+    return False
+
+
+def _snowflake_substr(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    """Snowflake's SUBSTR(s, p[, n]): a start of 0 is 1, a negative one counts from the end
+    (what it does beyond the first character is not documented, so refused); a negative
+    length gives '' where DuckDB's SUBSTRING would read to the left of the start."""
+    start, length = node.args.get("start"), node.args.get("length")
+    if integer_literal(start) == 0:
+        node.set("start", lit(1))
+    elif not _at_least_one(start):
+        ctx.report(
+            "error",
+            "FN-SUBSTR",
+            node,
+            "SUBSTR with a start that may be negative counts from the end of the string in "
+            "this dialect; use a start of 0 or more, or a literal",
+        )
+        return None
+    if length is not None:
+        known = integer_literal(length)
+        if known is not None and known < 0:
+            node.set("length", lit(0))
+        elif known is None:
+            negative = exp.LT(this=clone(length), expression=lit(0))
+            node.set(
+                "length", exp.Case(ifs=[exp.If(this=negative, true=lit(0))], default=clone(length))
             )
-            return None
     return node
 
 
@@ -715,6 +758,94 @@ def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return exp.Escape(this=like, expression=lit("\\")) if needs_escape else like
 
 
+# What T-SQL's non-Unicode LIKE does with a value's trailing blanks, by how the pattern
+# ends: SQL Server ignores them for char / varchar values, not for nchar / nvarchar ones
+# (https://learn.microsoft.com/sql/t-sql/language-elements/like-transact-sql, "Pattern
+# matching by using LIKE"): LIKE 'abc' matches the values that are 'abc' followed by zero or
+# more blanks. A pattern ending in a non-blank literal character so matches the value without
+# them; one ending in % matches the value with or without them alike; a pattern ending in _,
+# [...] or a blank may match with some of them and not others.
+BLANKS_KEPT, BLANKS_TRIMMED, BLANKS_UNDECIDED = "kept", "trimmed", "undecided"
+
+
+def _class_matches_blank(body: str) -> bool:
+    """Whether the T-SQL LIKE class [body] ([abc], [a-c], [^a-c]) matches a blank."""
+    negated = body.startswith("^") and len(body) > 1
+    members = body[1:] if negated else body
+    found, i = False, 0
+    while i < len(members):
+        if i + 2 < len(members) and members[i + 1] == "-":
+            found = found or members[i] <= " " <= members[i + 2]
+            i += 3
+        else:
+            found = found or members[i] == " "
+            i += 1
+    return found != negated
+
+
+def _last_element(text: str, escape: str | None) -> tuple[str, str]:
+    """The last element of a T-SQL LIKE pattern: ("literal", c), ("wildcard", "%" or "_")
+    or ("class", body)."""
+    last, i = ("literal", ""), 0
+    while i < len(text):
+        char = text[i]
+        if escape is not None and char == escape and i + 1 < len(text):
+            last, i = ("literal", text[i + 1]), i + 2
+        elif char == "[" and escape is None and text.find("]", i + 1) > i + 1:
+            end = text.find("]", i + 1)
+            last, i = ("class", text[i + 1 : end]), end + 1
+        else:
+            last, i = ("wildcard" if char in "%_" else "literal", char), i + 1
+    return last
+
+
+def tsql_like_blanks(text: str, escape: str | None = None) -> str:
+    """How T-SQL LIKE ``text`` treats a varchar value's trailing blanks, as above."""
+    kind, value = _last_element(text, escape)
+    if kind == "wildcard":
+        return BLANKS_KEPT if value == "%" else BLANKS_UNDECIDED
+    if kind == "class":
+        return BLANKS_UNDECIDED if _class_matches_blank(value) else BLANKS_TRIMMED
+    return BLANKS_TRIMMED if value != " " else BLANKS_UNDECIDED
+
+
+def _refuse_undecided_blanks(ctx: Context, pattern: exp.Expr) -> None:
+    ctx.report(
+        "error",
+        "LIKE-PATTERN",
+        pattern,
+        "T-SQL LIKE ignores a varchar value's trailing blanks; with a pattern ending in _, "
+        "a blank or a [...] class that holds one, whether it matches depends on how many are "
+        "ignored, which no standard LIKE says: end the pattern in a non-blank character or %, "
+        "or TRIM the value",
+    )
+
+
+def tsql_like_value(node: exp.Expr, ctx: Context) -> bool:
+    """Apply T-SQL's trailing-blank rule to the value of LIKE ``node`` (a typed string with
+    a literal pattern): TRIM(TRAILING ' ' FROM value) where the pattern drops them, in
+    place. False when refused (reported)."""
+    pattern = node.expression
+    if not isinstance(pattern, exp.Literal) or pattern.meta.get("national"):
+        return True  # N'...' makes the match Unicode: trailing blanks count, as in ANSI
+    escape = node.parent.expression if isinstance(node.parent, exp.Escape) else None
+    escape_char = escape.name if isinstance(escape, exp.Literal) else None
+    treatment = tsql_like_blanks(pattern.name, escape_char)
+    if treatment == BLANKS_UNDECIDED:
+        _refuse_undecided_blanks(ctx, pattern)
+        return False
+    if treatment == BLANKS_TRIMMED:
+        node.set("this", exp.Trim(this=clone(node.this), position="TRAILING", expression=lit(" ")))
+        ctx.report(
+            "warning",
+            "TSQL-COLLATION",
+            node,
+            "LIKE drops the value's trailing blanks as SQL Server does for a varchar value, "
+            "assuming the column is not nvarchar (where they count)",
+        )
+    return True
+
+
 def _tsql_class_like(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     """T-SQL LIKE with [...] character classes: the same match as LIKE_REGEX."""
     pattern = node.expression
@@ -732,6 +863,12 @@ def _tsql_class_like(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     except PatternError as error:
         ctx.report("error", "LIKE-PATTERN", pattern, f"T-SQL LIKE class {error}")
         return node
+    treatment = tsql_like_blanks(pattern.name)
+    if treatment == BLANKS_UNDECIDED and not pattern.meta.get("national"):
+        _refuse_undecided_blanks(ctx, pattern)
+        return node
+    if treatment == BLANKS_TRIMMED and not pattern.meta.get("national"):
+        regex = regex[: -len(")$")] + ") *$"  # the varchar value's trailing blanks dropped
     order = "; a range as code points, as a binary (_BIN2) collation orders them" if ranged else ""
     ctx.report(
         "warning",

@@ -19,6 +19,11 @@ CHARACTER_TYPES = {exp.DType.VARCHAR, exp.DType.NVARCHAR, exp.DType.CHAR, exp.DT
 TSQL_CAST_LENGTH = 30
 
 
+def _is_max(param: exp.Expr) -> bool:
+    """A length written MAX (T-SQL VARCHAR(MAX), Redshift VARCHAR(MAX))."""
+    return isinstance(param, exp.DataTypeParam) and isinstance(param.this, exp.Var)
+
+
 def _with_params(dtype: exp.DataType, *params: int) -> exp.DataType:
     return exp.DataType(
         this=dtype.this,
@@ -35,16 +40,35 @@ def _with_params(dtype: exp.DataType, *params: int) -> exp.DataType:
     "DECIMAL / NUMERIC without precision gets the source's default (Snowflake 38,0; T-SQL and "
     "Redshift 18,0; Teradata 5,0; BigQuery NUMERIC 38,9), since engines default differently; "
     "Oracle NUMBER without precision is a floating decimal and is refused. T-SQL CAST to "
-    "VARCHAR / CHAR without a length means 30 characters.",
+    "VARCHAR / CHAR without a length means 30 characters. T-SQL and Redshift VARCHAR(MAX) "
+    "is the unbounded VARCHAR (no value of the source is longer than its MAX); a MAX length "
+    "on any other type is refused.",
     (
         (
             "tsql",
             "SELECT CAST(o_totalprice AS DECIMAL) AS p, CAST(o_orderkey AS VARCHAR) AS k FROM dbo.Orders",
             'SELECT CAST("orders"."o_totalprice" AS DECIMAL(18, 0)) AS "p", CAST("orders"."o_orderkey" AS VARCHAR(30)) AS "k" FROM "raw"."orders" AS "orders"',
         ),
+        (
+            "tsql",
+            "SELECT CAST(o_comment AS VARCHAR(MAX)) AS c, CONVERT(VARCHAR(MAX), o_orderkey) AS k FROM dbo.Orders",
+            'SELECT CAST("orders"."o_comment" AS VARCHAR) AS "c", CAST("orders"."o_orderkey" AS VARCHAR) AS "k" FROM "raw"."orders" AS "orders"',
+        ),
     ),
 )
 def type_defaults(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if any(_is_max(p) for p in node.expressions):
+        if ctx.dialect in ("tsql", "redshift") and node.this == exp.DType.VARCHAR:
+            unbounded = exp.DataType(this=exp.DType.TEXT, nested=False)
+            unbounded.meta["max_length"] = True  # T-SQL REPLICATE's limit lifts (FN-REPEAT)
+            return unbounded
+        ctx.report(
+            "error",
+            "TYPE-DEFAULTS",
+            node,
+            f"{node.this.value}(MAX) has no standard form: give the type a numeric length",
+        )
+        return None
     if node.expressions:
         return None
     if node.this == exp.DType.DECIMAL:
@@ -80,7 +104,9 @@ def type_defaults(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     phase="syntax",
 )
 def national_string(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    return exp.Literal.string(node.name)
+    literal = exp.Literal.string(node.name)
+    literal.meta["national"] = True  # T-SQL LIKE keeps trailing blanks for Unicode operands
+    return literal
 
 
 # Below this binary precision FLOAT(n) is single precision (T-SQL; Redshift as PostgreSQL).

@@ -8,6 +8,7 @@ import pytest
 from sqlglot import exp
 
 from pipelines.lake.tpch import TPCH_TABLES
+from pipelines.warehouse.engines.duckdb_engine import connect_duckdb
 
 
 def _parquet_view(table: str, path: Path) -> str:
@@ -28,7 +29,7 @@ def tpch_parquet_dir(raw_lake_root: Path) -> Path:
 @pytest.fixture
 def tpch_duckdb(tpch_parquet_dir: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """An in-memory DuckDB with schema `raw` and one view per TPC-H table over its Parquet file."""
-    con = duckdb.connect(":memory:")
+    con = connect_duckdb()
     con.execute("CREATE SCHEMA raw")
     for table in TPCH_TABLES:
         con.execute(_parquet_view(table, tpch_parquet_dir / table / f"{table}.parquet"))

@@ -6,9 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-import duckdb
 import pytest
 
+from pipelines.warehouse.engines.duckdb_engine import connect_duckdb
 from sql.catalog import load_catalog
 from sql.diagnostics import TranslationError
 from sql.render import render
@@ -32,7 +32,7 @@ LINEITEMS = [
 
 @pytest.fixture(scope="module")
 def con():
-    connection = duckdb.connect()
+    connection = connect_duckdb()
     connection.execute("CREATE SCHEMA raw")
     for qualified, columns in load_catalog().tables.items():
         body = ", ".join(f'"{name}" {dtype}' for name, dtype in columns.items())

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import duckdb
 from sqlglot import exp
 
 from pipelines.lake.store import parquet_source
+from pipelines.warehouse.engines.duckdb_engine import connect_duckdb
 
 NULL = r"\N"
 NUMERIC_PREFIXES = (
@@ -77,7 +77,7 @@ def row_hashes_sql(columns: list[str], types: list[str], source: str) -> str:
 
 def content_digest(path: Path) -> str:
     """Digest of the Parquet table at ``path`` (a folder of files or one file)."""
-    with duckdb.connect() as con:
+    with connect_duckdb() as con:
         relation = con.read_parquet(parquet_source(path))
         columns = [c.lower() for c in relation.columns]
         relation.create_view("t")

@@ -14,6 +14,7 @@ from typing import ClassVar, TypeVar
 
 import duckdb
 import pyarrow as pa
+from sqlglot import exp
 
 from pipelines.lake.store import parquet_source
 from pipelines.warehouse.engines.base import (
@@ -31,6 +32,21 @@ T = TypeVar("T")
 # DuckDB sums integers into 128-bit integers, which Parquet cannot hold: written as is they
 # become DOUBLE. Spark sums into BIGINT (and fails on overflow in ANSI mode); so does this.
 WIDE_INTEGERS = {"HUGEINT", "UHUGEINT"}
+
+# The session time zone decides what a TIMESTAMP WITH TIME ZONE means as a DATE, a TIMESTAMP
+# or text; DuckDB takes the machine's zone unless told. Spark's sessions are pinned to UTC
+# (spark_engine.SESSION_CONF), so every DuckDB connection that runs SQL is pinned the same.
+# Set after connecting: as a connect-time option DuckDB refuses it before ICU has loaded.
+SESSION_TIME_ZONE = "UTC"
+
+
+def connect_duckdb(
+    database: str = ":memory:", config: Mapping[str, str | int | bool] | None = None
+) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection whose session time zone is UTC, as Spark's is."""
+    con = duckdb.connect(database, config=dict(config or {}))
+    con.execute("SET TimeZone = " + exp.Literal.string(SESSION_TIME_ZONE).sql("duckdb"))
+    return con
 
 
 def _quote(name: str) -> str:
@@ -71,7 +87,7 @@ class DuckDBEngine(Engine):
 
     def connect(self, inputs: Mapping[str, Path]) -> duckdb.DuckDBPyConnection:
         """A fresh in-memory database with one view per input table."""
-        con = duckdb.connect(config=self.config)
+        con = connect_duckdb(config=self.config)
         for key, path in inputs.items():
             zone, table = key.split(".", 1)
             con.read_parquet(parquet_source(path)).create_view(table_name(zone, table))
