@@ -77,6 +77,8 @@ class CorpusQuery:
     catalog: CatalogSource
     # Default namespaces the corpus states for this query (Assumptions field -> value).
     assumptions: tuple[tuple[str, str], ...] = ()
+    # BigQuery query parameters its scheduler runs it with: (name, "TYPE:VALUE").
+    parameters: tuple[tuple[str, str], ...] = ()
     # The file's own CREATE TABLEs are part of its catalog (scripts that build their tables).
     own_ddl: bool = False
     # For a file of independent queries: the character span of this one (others blanked).
@@ -147,6 +149,11 @@ def _spider2_namespace(schema_dir: Path, dialect: str) -> tuple[tuple[str, str],
     )
 
 
+# bigquery-etl's Airflow DAGs run each query with `bq query
+# --parameter=submission_date:DATE:{{ds}}` (the run's date); a fixed date stands for it.
+BIGQUERY_ETL_PARAMETERS = (("submission_date", "DATE:2024-01-01"),)
+
+
 def _bigquery_etl(root: Path) -> Iterator[CorpusQuery]:
     corpus = root / "bigquery_etl"
     index = corpus / "index.csv"
@@ -163,6 +170,7 @@ def _bigquery_etl(root: Path) -> Iterator[CorpusQuery]:
                     ("bigquery_project", row["project"]),
                     ("bigquery_dataset", row["dataset"]),
                 ),
+                parameters=BIGQUERY_ETL_PARAMETERS,
             )
 
 

@@ -17,8 +17,14 @@ A query with a schema is *readable* unless it reads a table its corpus has no sc
 translation reported the table unknown (NAME-UNKNOWN) and no catalog table has its name
 under any qualification (any database, schema or dataset; a BigQuery wildcard
 ``dataset.events_*`` matches the tables of its dataset whose names start ``events_``). A query refused before names are
-resolved (it does not parse) counts as readable. The translated share of readable queries
-is issue 33's measure.
+resolved (it does not parse) counts as readable. A query that reads ``EXTERNAL_QUERY(conn,
+...)`` (BigQuery's federated query of an external database, whose tables no corpus has a
+schema for) is not readable: its missing tables name the connection. The translated share of
+readable queries is issue 33's measure.
+
+A corpus states the query parameters its scheduler gives (bigquery-etl: ``submission_date``
+as a DATE, as its Airflow DAGs pass ``--parameter=submission_date:DATE:{{ds}}``, here a fixed
+date), as it states default namespaces.
 
     python -m benchmarks.corpus_bench [--corpora DIR] [--out FILE] [--sample N]
 
@@ -48,6 +54,7 @@ import sqlglot
 from sqlglot import exp
 
 from benchmarks.corpora import (
+    BIGQUERY_ETL_PARAMETERS,
     CORPORA_ENV,
     BuiltCatalog,
     CatalogSource,
@@ -64,6 +71,7 @@ from sql.assumptions import Assumptions
 from sql.catalog import Catalog, fold
 from sql.diagnostics import Diagnostic, TranslationError
 from sql.parallel import ordered_map, worker_count
+from sql.parameters import QueryParameter
 from sql.render import render
 from sql.translate import TRANSLATOR_VERSION, ScriptTranslation, translate_script
 
@@ -235,7 +243,8 @@ def run_query(root: Path, query: CorpusQuery, built: BuiltCatalog) -> QueryResul
         "file": query.label,
         "has_schema": query.catalog.has_schema,
     }
-    readable = query.catalog.has_schema
+    external = external_connections(text) if query.dialect == "bigquery" else ()
+    readable = query.catalog.has_schema and not external
     script: ScriptTranslation | None = None
     started = time.perf_counter()
     try:
@@ -247,6 +256,7 @@ def run_query(root: Path, query: CorpusQuery, built: BuiltCatalog) -> QueryResul
                 name=query.name,
                 catalog=catalog,
                 assumptions=_assumptions(query),
+                parameters=_parameters(query),
             )
             rendered = [
                 render(
@@ -259,7 +269,7 @@ def run_query(root: Path, query: CorpusQuery, built: BuiltCatalog) -> QueryResul
             ]
     except TranslationError as error:
         errors = [d for d in error.diagnostics if d.severity == "error"] or list(error.diagnostics)
-        missing = missing_tables(errors, catalog, query.dialect)
+        missing = external + missing_tables(errors, catalog, query.dialect)
         return QueryResult(
             **common,
             missing_tables=missing,
@@ -274,6 +284,7 @@ def run_query(root: Path, query: CorpusQuery, built: BuiltCatalog) -> QueryResul
     except (Exception, QueryTimeout) as error:
         return QueryResult(
             **common,
+            missing_tables=external,
             readable=readable,
             status="crashed",
             seconds=time.perf_counter() - started,
@@ -286,6 +297,7 @@ def run_query(root: Path, query: CorpusQuery, built: BuiltCatalog) -> QueryResul
     run_error = execute(script, rendered, catalog) if plan_error is None else None
     return QueryResult(
         **common,
+        missing_tables=external,
         readable=readable,
         status="translated",
         seconds=seconds,
@@ -295,6 +307,38 @@ def run_query(root: Path, query: CorpusQuery, built: BuiltCatalog) -> QueryResul
         ran=None if plan_error is not None else run_error is None,
         run_error=run_error,
     )
+
+
+_EXTERNAL_QUERY = re.compile(r"\bEXTERNAL_QUERY\s*\(", re.IGNORECASE)
+
+
+def external_connections(text: str) -> tuple[str, ...]:
+    """``EXTERNAL_QUERY(<connection>)`` for each connection a BigQuery ``text`` queries
+    federated (the external database's tables have no schema in any corpus)."""
+    if not _EXTERNAL_QUERY.search(text):
+        return ()
+    try:
+        statements = sqlglot.parse(text, read="bigquery")
+    except sqlglot.errors.SqlglotError:
+        return ()
+    found: list[str] = []
+    for statement in statements:
+        if statement is None:
+            continue
+        for call in statement.find_all(exp.Anonymous):
+            if call.name.upper() != "EXTERNAL_QUERY":
+                continue
+            first = call.expressions[0] if call.expressions else None
+            connection = first.name if isinstance(first, exp.Literal) else "?"
+            label = f"EXTERNAL_QUERY({connection})"
+            if label not in found:
+                found.append(label)
+    return tuple(found)
+
+
+def _parameters(query: CorpusQuery) -> dict[str, QueryParameter]:
+    """The query parameters its corpus runs ``query`` with (``corpora.py``)."""
+    return {name: QueryParameter(*value.split(":", 1)) for name, value in query.parameters}
 
 
 # NAME-UNKNOWN's message quotes the name as written (sql/catalog.py, Catalog.resolve_name).
@@ -657,8 +701,16 @@ def render_markdown(result: CorpusBenchmark) -> str:
         "Readable = the corpus has a schema for every table the query reads: translation "
         "reported no table unknown (NAME-UNKNOWN) that no catalog table names under any "
         "qualification (a BigQuery wildcard `dataset.events_*` matches the tables of its "
-        "dataset whose names start `events_`); a query that does not parse counts as readable. Translated of readable "
+        "dataset whose names start `events_`); a query that does not parse counts as readable. "
+        "A query reading `EXTERNAL_QUERY(connection, ...)` (a federated query of an external "
+        "database, which no corpus has a schema for) is not readable. Translated of readable "
         "is issue 33's measure (target: 70%).",
+        "",
+        "Query parameters a corpus's scheduler gives, as it states default namespaces: "
+        "bigquery-etl runs each query with `submission_date` as a DATE (its Airflow DAGs pass "
+        "`--parameter=submission_date:DATE:{{ds}}`); here "
+        + ", ".join(f"`{n}:{v}`" for n, v in BIGQUERY_ETL_PARAMETERS)
+        + ".",
         "",
         "## Corpora with a schema",
         "",

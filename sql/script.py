@@ -269,8 +269,11 @@ class _Helpers:
         return query
 
 
-def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
-    """The tables the script defines, in order; problems are reported to ``ctx`` as errors."""
+def split_script(
+    statements: list[exp.Expr], ctx: Context, parameters: dict[str, exp.Expr] | None = None
+) -> list[Definition]:
+    """The tables the script defines, in order; problems are reported to ``ctx`` as errors.
+    ``parameters``: BigQuery query parameters' values by lower-case name (sql/parameters.py)."""
     helpers = _Helpers()
     helper_uses: dict[str, tuple[tuple[str, int, int], ...]] = {}
     # Temporary tables created with declared columns (CREATE TABLE #t (a INT, ...)): INSERT
@@ -356,6 +359,7 @@ def split_script(statements: list[exp.Expr], ctx: Context) -> list[Definition]:
         return fine
 
     variables = ScriptVariables(ctx, last_write, _key, helpers.bind, helpers.__contains__)
+    variables.parameters = dict(parameters or {})
     functions = TempFunctions(ctx)
     # Where each DROP was first written (equal statements compare equal): a repeated
     # `DROP TABLE IF EXISTS t` is judged from there, like the first.

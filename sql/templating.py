@@ -51,6 +51,7 @@ from sqlglot.errors import SqlglotError
 from sql.assumptions import Assumptions
 from sql.catalog import Catalog
 from sql.diagnostics import Diagnostic, TranslationError
+from sql.parameters import QueryParameter
 from sql.source_dialects import SOURCE_DIALECTS
 from sql.translate import ScriptTranslation, translate_script
 
@@ -625,6 +626,7 @@ def translate_rendered(
     catalog: Catalog,
     assumptions: Assumptions | None = None,
     strict: bool = False,
+    parameters: Mapping[str, QueryParameter] | None = None,
 ) -> ScriptTranslation:
     """Translate the rendered SQL of a template; every diagnostic and statement position is
     the template's. Raises ``TranslationError`` located in the template."""
@@ -637,6 +639,7 @@ def translate_rendered(
             catalog=catalog,
             assumptions=assumptions,
             strict=strict,
+            parameters=parameters,
         )
     except TranslationError as error:
         located = dict.fromkeys(rendered.relocate(d) for d in error.diagnostics)
@@ -659,9 +662,11 @@ def translate_source_text(
     assumptions: Assumptions | None = None,
     variables: Mapping[str, TemplateValue] | None = None,
     strict: bool = False,
+    parameters: Mapping[str, QueryParameter] | None = None,
 ) -> tuple[ScriptTranslation, RenderedTemplate | None]:
     """A legacy file's text translated: rendered first when it is a template (``is_template``),
-    with what it rendered to (None for plain SQL)."""
+    with what it rendered to (None for plain SQL). ``parameters``: BigQuery query parameters'
+    values (sql/parameters.py)."""
     if not is_template(text, file):
         script = translate_script(
             text,
@@ -671,6 +676,7 @@ def translate_source_text(
             catalog=catalog,
             assumptions=assumptions,
             strict=strict,
+            parameters=parameters,
         )
         return script, None
     rendered = render_template(
@@ -682,5 +688,11 @@ def translate_source_text(
         assumptions=assumptions,
     )
     return translate_rendered(
-        rendered, dialect, name=name, catalog=catalog, assumptions=assumptions, strict=strict
+        rendered,
+        dialect,
+        name=name,
+        catalog=catalog,
+        assumptions=assumptions,
+        strict=strict,
+        parameters=parameters,
     ), rendered

@@ -44,6 +44,7 @@ from sql.diagnostics import (
     node_offset,
     offset_to_line_col,
 )
+from sql.parameters import ParameterError, QueryParameter, parameter_values
 from sql.retype import retype
 from sql.rules import Context, apply_rules, load_all, rules_for
 from sql.rules.arrays import array_outputs
@@ -767,6 +768,27 @@ class ScriptTranslation:
         )
 
 
+def _parameter_values(
+    parameters: Mapping[str, QueryParameter], dialect: str, file: str
+) -> dict[str, exp.Expr]:
+    """The query parameters' values as BigQuery expressions; a bad one, or parameters for
+    another dialect, a SCRIPT-PARAMETER error."""
+    if not parameters:
+        return {}
+    if dialect != "bigquery":
+        message = (
+            f"query parameters ({', '.join(parameters)}) are BigQuery's; a {dialect} script "
+            "declares its variables itself"
+        )
+        raise TranslationError([Diagnostic("error", "SCRIPT-PARAMETER", message, file, 1, 1)])
+    try:
+        return parameter_values(parameters)
+    except ParameterError as error:
+        raise TranslationError(
+            [Diagnostic("error", "SCRIPT-PARAMETER", str(error), file, 1, 1)]
+        ) from None
+
+
 @dataclass(frozen=True)
 class ParsedScript:
     """A legacy script parsed and split into the tables it defines, not yet translated."""
@@ -783,16 +805,21 @@ def parse_script(
     file: str = "<stdin>",
     name: str | None = None,
     assumptions: Assumptions | None = None,
+    parameters: Mapping[str, QueryParameter] | None = None,
 ) -> ParsedScript:
     """Parse ``sql`` (in ``dialect``) and split it into the tables it defines: a definition's
     own target, else the file's stem for its one bare query (``<stem>_<n>`` for several).
 
     Raises ``TranslationError`` when the dialect is unknown or the text does not parse;
     statements the script may not hold (procedural ones, ...) are errors in ``ctx``.
+
+    ``parameters``: values of BigQuery query parameters (``@name``), each use replaced by
+    ``CAST(<literal> AS <type>)`` (sql/parameters.py); a bad value is a SCRIPT-PARAMETER error.
     """
     if dialect not in DIALECTS:
         message = f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}"
         raise TranslationError([Diagnostic("error", "DIALECT", message, file, 1, 1)])
+    values = _parameter_values(parameters or {}, dialect, file)
     check_source_text(sql, file)
     assumptions = assumptions or _default_assumptions()
     ctx = Context(dialect=dialect, file=file, text=sql, assumptions=assumptions)
@@ -801,7 +828,7 @@ def parse_script(
         raise TranslationError(
             [Diagnostic("error", "SCRIPT-SHAPE", "no SQL statement", file, 1, 1)]
         )
-    definitions = split_script(statements, ctx)
+    definitions = split_script(statements, ctx, values)
     stem = (name or Path(file).stem).lower()
     bare = sum(d.target is None for d in definitions)
     names = []
@@ -827,9 +854,13 @@ def translate_script(
     assumptions: Assumptions | None = None,
     zone: str = "warehouse",
     strict: bool = False,
+    parameters: Mapping[str, QueryParameter] | None = None,
 ) -> ScriptTranslation:
     """Translate every table the script ``sql`` (in ``dialect``) defines; raises
     ``TranslationError`` listing every refusal in the script.
+
+    ``parameters``: typed values of BigQuery query parameters (``@submission_date``), as
+    ``bq query --parameter`` gives them (sql/parameters.py).
 
     ``strict``: SQL:2016 alone, every call of the portable function set (sql/portable.py)
     refused (PORTABLE-STRICT).
@@ -838,7 +869,9 @@ def translate_script(
     ``<zone>.<name>``, with the columns and types its translation produces. ``assumptions``
     are the server settings the text cannot show (default: ``sql/assumptions.yaml``).
     """
-    script = parse_script(sql, dialect, file=file, name=name, assumptions=assumptions)
+    script = parse_script(
+        sql, dialect, file=file, name=name, assumptions=assumptions, parameters=parameters
+    )
     # The parsed script is most of the heap for a long script, and each of CPython's full
     # collections would walk all of it again, making the cost per statement grow with the
     # script (1.32x per statement at 70,000 statements against 1,000; 1.10x frozen).
@@ -1074,6 +1107,7 @@ def translate(
     catalog: Catalog | None = None,
     assumptions: Assumptions | None = None,
     strict: bool = False,
+    parameters: Mapping[str, QueryParameter] | None = None,
 ) -> Translation:
     """Translate a script that defines one table; raises ``TranslationError``.
 
@@ -1081,7 +1115,14 @@ def translate(
     one); ``translate_script`` translates each of them.
     """
     script = translate_script(
-        sql, dialect, file=file, name=name, catalog=catalog, assumptions=assumptions, strict=strict
+        sql,
+        dialect,
+        file=file,
+        name=name,
+        catalog=catalog,
+        assumptions=assumptions,
+        strict=strict,
+        parameters=parameters,
     )
     if len(script.tables) != 1:
         second = script.tables[1]

@@ -9,8 +9,11 @@ each use becomes that expression. Evaluating it again at each use gives the same
 when it is deterministic and the tables it reads do not change in between; where that does not
 hold (GETDATE(), RAND(), a function this translation cannot see, a value assigned under
 IF/WHILE, the last row of a query), each use is refused as SCRIPT-VARIABLE, located at the use.
-A parameter whose value the text never gives (a BigQuery query parameter ``@day``, a T-SQL
-procedure parameter) is refused as SCRIPT-PARAMETER at each use.
+A BigQuery query parameter ``@day`` given a typed value by the user (``--param
+day:DATE:2024-01-01``, sql/parameters.py) is replaced at each use by ``CAST(<literal> AS
+<type>)``, like a variable. A parameter whose value the text never gives and the user did not
+supply (a BigQuery query parameter, a T-SQL procedure parameter) is refused as SCRIPT-PARAMETER
+at each use.
 """
 
 from __future__ import annotations
@@ -82,6 +85,9 @@ class ScriptVariables:
     bind_helpers: Callable[[exp.Query], exp.Query]
     is_helper: Callable[[str], bool]
     values: dict[str, Value] = field(default_factory=dict)
+    # BigQuery query parameters the user gave values, by lower-case name without the @:
+    # ``CAST(<literal> AS <type>)`` in BigQuery (sql/parameters.py).
+    parameters: dict[str, exp.Expr] = field(default_factory=dict)
     types: dict[str, exp.DataType | None] = field(default_factory=dict)
     depth: int = 0  # BigQuery: how deep inside IF/WHILE/LOOP ... END the statements are
     # BigQuery: uses of a variable by its bare name, (name, line, col): a column of that name
@@ -406,14 +412,17 @@ class ScriptVariables:
                 return None
             return Unknown(f"its value reads {node.sql(self.ctx.dialect)}, the server's state")
         value = self.values.get(name)
+        if value is None and self.bigquery and name.startswith("@"):
+            supplied = self.parameters.get(name[1:])
+            value = Known(supplied) if supplied is not None else None
         if value is None:
             shown = self._shown(name)
             if self.bigquery:
                 bare = shown.lstrip("@")
                 message = (
                     f"query parameter {shown} gets its value only when the query runs; supply "
-                    f"it in the script: DECLARE {bare} <type> DEFAULT <value>; and write {bare} "
-                    f"for {shown}"
+                    f"it: --param {bare}:TYPE:VALUE (as bq query --parameter takes it, e.g. "
+                    f"{bare}:DATE:2024-01-01)"
                 )
             else:
                 message = (

@@ -326,6 +326,15 @@ def query(sql: str, as_csv: bool, max_rows: int) -> None:
     "true/false are booleans, a decimal integer a number, anything else a string. Never a "
     "secret: a stored translation records the variables it used.",
 )
+@click.option(
+    "--param",
+    "query_parameters",
+    multiple=True,
+    metavar="NAME:TYPE:VALUE",
+    help="A BigQuery query parameter's value, as bq query --parameter takes it "
+    "(submission_date:DATE:2024-01-01; NAME::VALUE is a STRING): each @NAME becomes "
+    "CAST(VALUE AS TYPE). Recorded with the translation.",
+)
 @click.argument("file", required=False, default="-", metavar="[FILE|-]")
 def translate(
     dialect: str | None,
@@ -336,6 +345,7 @@ def translate(
     catalog_files: tuple[str, ...],
     strict: bool,
     template_vars: tuple[str, ...],
+    query_parameters: tuple[str, ...],
     file: str,
 ) -> None:
     """Translate legacy SQL to ANSI SQL, exactly or not at all.
@@ -353,6 +363,7 @@ def translate(
     from pipelines.cli.translate import run_report, run_translate
     from sql.assumptions import AssumptionError, load_assumptions
     from sql.catalog import CatalogError, load_catalogs
+    from sql.parameters import ParameterError, parse_parameter
     from sql.paths import LEGACY_ROOT
     from sql.templating import variable_assignment
 
@@ -360,6 +371,10 @@ def translate(
         variables = dict(variable_assignment(item) for item in template_vars)
     except ValueError as exc:
         fail_usage(f"--var: {exc}")
+    try:
+        parameters = dict(parse_parameter(item) for item in query_parameters)
+    except ParameterError as exc:
+        fail_usage(f"--param: {exc}")
 
     try:
         pairs = dict(item.split("=", 1) for item in assume)
@@ -392,6 +407,7 @@ def translate(
             catalog=catalog,
             strict=strict,
             variables=variables,
+            parameters=parameters,
         )
     )
 

@@ -24,6 +24,7 @@ from sql.assumptions import Assumptions
 from sql.catalog import Catalog
 from sql.diagnostics import Diagnostic, TranslationError
 from sql.engine_script import engine_script
+from sql.parameters import QueryParameter
 from sql.render import render
 from sql.report import render_html, render_markdown, translate_tree
 from sql.templating import TemplateValue, file_stem, translate_source_text
@@ -49,6 +50,7 @@ def run_translate(
     catalog: Catalog,
     strict: bool = False,
     variables: Mapping[str, TemplateValue] | None = None,
+    parameters: Mapping[str, QueryParameter] | None = None,
 ) -> int:
     if file == "-":
         source, name = sys.stdin.read(), "<stdin>"
@@ -72,6 +74,7 @@ def run_translate(
             catalog=catalog,
             strict=strict,
             variables=variables,
+            parameters=parameters,
         )
         if as_json or target == "ansi":
             rendered = [
@@ -115,6 +118,8 @@ def run_translate(
                     "target": target,
                     **{k: v for k, v in tables[0].items() if k != "table"},
                     "diagnostics": [asdict(d) for d in diagnostics],
+                    # BigQuery query parameters' values ("DATE:2024-01-01"), by name.
+                    "query_parameters": {k: str(v) for k, v in (parameters or {}).items()},
                     "tables": tables,
                 },
                 indent=2,

@@ -28,6 +28,7 @@ from sql.dependencies import TableDependencies, script_dependencies
 from sql.diagnostics import Diagnostic, TranslationError, source_text
 from sql.lineage import column_lineage
 from sql.parallel import ordered_map
+from sql.parameters import QueryParameter
 from sql.paths import LEGACY_ROOT, repository_relative
 from sql.templating import (
     TemplateValue,
@@ -84,6 +85,9 @@ class StoredTranslation:
     # (source_sha256 is the template's); None for plain SQL.
     template_vars: dict[str, TemplateValue] | None = None
     rendered_sha256: str | None = None
+    # BigQuery query parameters' values it was translated with ("DATE:2024-01-01" by name,
+    # sql/parameters.py); None when none were given.
+    query_parameters: dict[str, str] | None = None
     reused: bool = False
 
     @property
@@ -243,9 +247,10 @@ def translate_source(
     catalog: Catalog,
     assumptions: Assumptions | None = None,
     variables: Mapping[str, TemplateValue] | None = None,
+    parameters: Mapping[str, QueryParameter] | None = None,
 ) -> ScriptTranslation:
-    """Every table ``source`` defines (a Jinja template rendered with ``variables`` first);
-    raises ``TranslationError``."""
+    """Every table ``source`` defines (a Jinja template rendered with ``variables`` first,
+    BigQuery query parameters given ``parameters``); raises ``TranslationError``."""
     script, _ = translate_source_text(
         source_text(source.path.read_bytes(), str(source.path)),
         source.dialect,
@@ -254,6 +259,7 @@ def translate_source(
         catalog=catalog,
         assumptions=assumptions or load_assumptions(),
         variables=variables,
+        parameters=parameters,
     )
     return _table_names(script, source)
 
@@ -344,6 +350,7 @@ def translate_to_store(
     assumptions: Assumptions | None = None,
     expected: Sequence[str] | None = None,
     variables: Mapping[str, TemplateValue] | None = None,
+    parameters: Mapping[str, QueryParameter] | None = None,
 ) -> list[StoredTranslation]:
     """Translate ``source`` into ``store``, one ``<name>.sql`` + ``<name>.json`` per table it
     defines, unless up-to-date translations are already there (same source bytes,
@@ -358,6 +365,10 @@ def translate_to_store(
     source_bytes = source.path.read_bytes()
     source_sha = sha256_bytes(source_bytes)
     key = _cache_key(catalog, assumptions)
+    recorded = {k: str(v) for k, v in parameters.items()} if parameters else None
+    if recorded:
+        # Other parameter values are another translation.
+        key += f",query_parameters={sha256_text(json.dumps(recorded, sort_keys=True))[:16]}"
     text = source_text(source_bytes, str(source.path))
     rendered = None
     if is_template(text, str(source.path)):
@@ -378,11 +389,16 @@ def translate_to_store(
             return reused
     if rendered is not None:
         script = translate_rendered(
-            rendered, source.dialect, name=source.name, catalog=catalog, assumptions=assumptions
+            rendered,
+            source.dialect,
+            name=source.name,
+            catalog=catalog,
+            assumptions=assumptions,
+            parameters=parameters,
         )
         script = _table_names(script, source)
     else:
-        script = translate_source(source, catalog, assumptions)
+        script = translate_source(source, catalog, assumptions, parameters=parameters)
     names = [t.name for t in script.tables]
     if expected is not None and list(expected) != names:
         raise StoreError(
@@ -415,6 +431,7 @@ def translate_to_store(
                 portable_functions=list(translation.portable_functions),
                 template_vars=dict(rendered.variables) if rendered is not None else None,
                 rendered_sha256=rendered_sha,
+                query_parameters=recorded,
             )
         )
     store.mkdir(parents=True, exist_ok=True)

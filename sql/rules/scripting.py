@@ -23,7 +23,10 @@ rule(
     (),
     "A parameter the script never gives a value (a BigQuery query parameter @name, a T-SQL "
     "@name no DECLARE sets, as in a procedure's body) is refused at each use, naming it: "
-    "its value exists only when the query runs.",
+    "its value exists only when the query runs. A BigQuery parameter given a typed value "
+    "(plumbline translate --param name:DATE:2024-01-01, as bq query --parameter takes it) "
+    "becomes CAST(value AS type) at each use (SCRIPT-VARIABLE); a value not of its type is "
+    "this error, naming the parameter.",
     (
         (
             "bigquery",

@@ -8,8 +8,23 @@ import json
 
 import pytest
 
-from benchmarks.corpora import corpora_root
-from benchmarks.corpus_bench import STATUSES, execute, missing_tables, plan, run, write
+from benchmarks.corpora import (
+    BIGQUERY_ETL_PARAMETERS,
+    BuiltCatalog,
+    CatalogSource,
+    CorpusQuery,
+    corpora_root,
+)
+from benchmarks.corpus_bench import (
+    STATUSES,
+    execute,
+    external_connections,
+    missing_tables,
+    plan,
+    run,
+    run_query,
+    write,
+)
 from sql.catalog import Catalog, load_catalog
 from sql.diagnostics import Diagnostic
 from sql.render import render
@@ -136,3 +151,55 @@ def test_an_error_the_translation_raises_as_the_source_does_is_a_run():
     rendered = [render(t.ansi_sql, "duckdb") for t in script.tables]
     assert "division by zero" in rendered[0]
     assert execute(script, rendered, catalog) is None
+
+
+FEDERATED = """\
+SELECT o.o_orderkey, x.id
+FROM sales.orders AS o
+JOIN EXTERNAL_QUERY(
+  "my-project.us.crm-db",
+  '''SELECT id FROM customers'''
+) AS x ON x.id = o.o_custkey
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (FEDERATED, ("EXTERNAL_QUERY(my-project.us.crm-db)",)),
+        (
+            "SELECT * FROM external_query('c1', 'SELECT 1') UNION ALL "
+            "SELECT * FROM EXTERNAL_QUERY('c1', 'SELECT 2')",
+            ("EXTERNAL_QUERY(c1)",),
+        ),
+        ("SELECT o_orderkey FROM sales.orders", ()),
+        ("-- not EXTERNAL_QUERY( here\nSELECT 1 AS one", ()),
+    ],
+)
+def test_external_query_names_its_connections(text, expected):
+    assert external_connections(text) == expected
+
+
+def test_a_federated_query_is_not_readable_and_names_its_connection(tmp_path):
+    (tmp_path / "q.sql").write_text(FEDERATED)
+    source = CatalogSource("tpch", "bigquery")
+    query = CorpusQuery("demo", "bigquery", "q.sql", "q", source)
+    result = run_query(tmp_path, query, BuiltCatalog(load_catalog(), ()))
+    assert result.status == "refused" and result.has_schema
+    assert not result.readable
+    assert result.missing_tables == ("EXTERNAL_QUERY(my-project.us.crm-db)",)
+
+
+def test_the_corpus_query_parameters_are_given_to_the_translation(tmp_path):
+    (tmp_path / "q.sql").write_text(
+        "SELECT o_orderkey FROM sales.orders WHERE o_orderdate = @submission_date"
+    )
+    source = CatalogSource("tpch", "bigquery")
+    built = BuiltCatalog(load_catalog(), ())
+    given = CorpusQuery(
+        "demo", "bigquery", "q.sql", "q", source, parameters=BIGQUERY_ETL_PARAMETERS
+    )
+    result = run_query(tmp_path, given, built)
+    assert result.status == "translated" and result.readable and result.ran
+    missing = run_query(tmp_path, CorpusQuery("demo", "bigquery", "q.sql", "q", source), built)
+    assert missing.first_rule == "SCRIPT-PARAMETER" and missing.readable

@@ -185,3 +185,38 @@ def test_strict_refuses_the_portable_functions_and_json_names_them():
     strict = subprocess.run([*command, "--strict"], cwd=REPOSITORY_ROOT, **run)
     assert strict.returncode == 1
     assert strict.stderr.startswith("<stdin>:1:8: error[PORTABLE-STRICT]: SPLIT_PART ")
+
+
+def _module_translate(*args: str, stdin: str = ""):
+    # The module of this checkout (the console script may import another one).
+    return subprocess.run(
+        [sys.executable, "-m", "pipelines.cli.main", "translate", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPOSITORY_ROOT,
+    )
+
+
+def test_param_gives_a_bigquery_query_parameter_its_value_and_json_records_it():
+    query = "SELECT o_orderkey FROM sales.orders WHERE o_orderdate = @submission_date"
+    result = _module_translate(
+        "--from", "bigquery", "--param", "submission_date:DATE:1998-08-15", "--json", stdin=query
+    )
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert "CAST('1998-08-15' AS DATE)" in payload["ansi_sql"]
+    assert payload["query_parameters"] == {"submission_date": "DATE:1998-08-15"}
+    refused = _module_translate("--from", "bigquery", stdin=query)
+    assert refused.returncode == 1
+    assert "error[SCRIPT-PARAMETER]" in refused.stderr and "--param" in refused.stderr
+
+
+@pytest.mark.parametrize("bad", ["submission_date:DATE:2024-13-01", "submission_date"])
+def test_a_bad_param_is_a_usage_error_naming_it(bad):
+    result = _module_translate(
+        "--from", "bigquery", "--param", bad, stdin="SELECT @submission_date AS d"
+    )
+    assert result.returncode == 2
+    assert "--param" in result.stderr and "submission_date" in result.stderr

@@ -129,3 +129,28 @@ def test_the_dependency_cache_keys_on_the_variables(source, tmp_path):
         root, CATALOG, cache=cache, variables={"is_incremental": True, "since": "2024-01-01"}
     )
     assert [t.reads for t in found.tables] == [("raw.orders",)]
+
+
+def test_the_manifest_records_the_query_parameters_and_other_values_translate_again(tmp_path):
+    from sql.parameters import QueryParameter
+
+    folder = tmp_path / "legacy" / "bigquery"
+    folder.mkdir(parents=True)
+    (folder / "daily.sql").write_text(
+        "SELECT o_orderkey FROM sales.orders WHERE o_orderdate = @submission_date\n"
+    )
+    (source,) = legacy_sources(tmp_path / "legacy")
+    store = tmp_path / "ansi"
+    first = {"submission_date": QueryParameter("DATE", "1998-08-15")}
+    (stored,) = translate_to_store(source, store, CATALOG, parameters=first)
+    record = json.loads((store / "daily.json").read_text())
+    assert record["query_parameters"] == {"submission_date": "DATE:1998-08-15"}
+    assert "CAST('1998-08-15' AS DATE)" in stored.ansi_sql
+    assert read_stored_manifest(store, "daily") == stored
+    (again,) = translate_to_store(source, store, CATALOG, expected=["daily"], parameters=first)
+    assert again.reused
+    other = {"submission_date": QueryParameter("DATE", "1998-08-16")}
+    (changed,) = translate_to_store(source, store, CATALOG, expected=["daily"], parameters=other)
+    assert not changed.reused and "CAST('1998-08-16' AS DATE)" in changed.ansi_sql
+    with pytest.raises(TranslationError, match="SCRIPT-PARAMETER"):
+        translate_to_store(source, store, CATALOG, expected=["daily"])
