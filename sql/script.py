@@ -263,9 +263,11 @@ class _Helpers:
             )
             for name in needed
         ]
+        recursive = False
         if existing is not None:
             ctes.extend(existing.expressions)
-        query.set("with_", exp.With(expressions=ctes))
+            recursive = bool(existing.args.get("recursive"))  # a version never reads itself
+        query.set("with_", exp.With(expressions=ctes, recursive=recursive))
         return query
 
 

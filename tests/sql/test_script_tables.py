@@ -63,6 +63,14 @@ SCRIPTS = [
             ),
         },
     ),
+    # A recursive WITH stays recursive with the declared table's rows before it.
+    (
+        "teradata",
+        "CREATE MULTISET TABLE a (a0 INT);\nINSERT INTO a VALUES (1);\n"
+        "WITH RECURSIVE v (x) AS (SELECT a0 FROM a UNION ALL SELECT x * x + 1 FROM v "
+        "WHERE x < 100)\nSELECT x FROM v;",
+        {"s": (("x",), [(1,), (2,), (5,), (26,), (677,)]), "a": (("a0",), [(1,)])},
+    ),
     # T-SQL: INSERT ... SELECT from another declared table, several VALUES rows at once.
     (
         "tsql",
