@@ -42,6 +42,12 @@ SCRIPTS = [
         "SELECT a_date, RANK() OVER (ORDER BY a_integer) AS q FROM demo QUALIFY q > 1;",
         {"s": (("a_date", "q"), []), "demo": (("a_integer", "a_date"), [])},
     ),
+    # The script's table, not the lake's table of the same name.
+    (
+        "tsql",
+        "CREATE TABLE dbo.Orders (o_orderkey INT);\nSELECT COUNT(*) AS n FROM dbo.Orders;",
+        {"s": (("n",), [(0,)]), "orders": (("o_orderkey",), [])},
+    ),
     # MULTISET keeps duplicate rows; VALUES are CAST to the column types; a column the INSERT
     # does not name is NULL.
     (
