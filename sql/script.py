@@ -263,9 +263,11 @@ class _Helpers:
             )
             for name in needed
         ]
+        recursive = False
         if existing is not None:
             ctes.extend(existing.expressions)
-        query.set("with_", exp.With(expressions=ctes))
+            recursive = bool(existing.args.get("recursive"))  # a version never reads itself
+        query.set("with_", exp.With(expressions=ctes, recursive=recursive))
         return query
 
 
@@ -280,6 +282,11 @@ def split_script(
     # appends rows converted to them; no rows until the first INSERT.
     declared: dict[str, tuple[tuple[str, exp.DataType], ...]] = {}
     dropped: set[str] = set()  # helpers the script dropped and has not created again
+    # Permanent tables the script declares with typed columns and keeps (never drops again):
+    # each is an output of the script, its rows what the INSERTs put in (none without any).
+    # Each holds its CREATE and why an INSERT into it has no exact form (None: it has one).
+    kept: dict[str, tuple[exp.Table, exp.Create, str | None]] = {}
+    empty: set[str] = set()  # declared tables no INSERT has filled yet
     defined: dict[str, exp.Expr] = {}
     targets: set[str | None] = set()  # the definitions' table names
     definitions: list[Definition] = []
@@ -300,15 +307,37 @@ def split_script(
         ctx.applied.add("TEMP-TABLE")
 
     def append(name: str, query: exp.Query, statement: exp.Insert, uses: tuple) -> None:
+        problem = kept[name][2] if name in kept else None
+        if problem is not None:
+            _report(ctx, "error", "TEMP-TABLE", statement, problem)
+            return
         rows = _typed_rows(helpers.bind(query), declared[name], statement, ctx)
         if rows is None:
             return
-        if name in helpers:
+        if name in helpers and name not in empty:
             # The rows so far, then the new ones: both already of the declared types.
             before = exp.to_table(helpers.current[name])
             before.meta["helper"] = helpers.current[name]
             rows = exp.union(exp.select("*").from_(before), rows, distinct=False)
+        empty.discard(name)
         helper_uses[helpers.add(name, rows)] = uses
+        ctx.applied.add("TEMP-TABLE")
+
+    def keep(table: exp.Table, statement: exp.Create) -> None:
+        """``CREATE TABLE t (a INT, ...)`` of a table the script keeps: no rows yet."""
+        key = _key(table)
+        columns, problem = _column_types(statement, ctx)
+        if columns is None:
+            _report(ctx, "error", "TEMP-TABLE", statement, problem or "")
+            return
+        if key in helpers or key in declared or key in defined:
+            _report(ctx, "error", "SCRIPT-SHAPE", statement, f"table {key} is written twice")
+            return
+        declared[key] = columns
+        kept[key] = (table, statement, problem or _insert_problem(statement, ctx.dialect))
+        helpers.add(key, _no_rows(columns))
+        empty.add(key)
+        dropped.discard(key)
         ctx.applied.add("TEMP-TABLE")
 
     def define(
@@ -461,6 +490,15 @@ def split_script(
                     declared[_key(table)] = columns
                     dropped.discard(_key(table))
                 continue
+            if (
+                query is None
+                and table is not None
+                and statement.kind == "TABLE"
+                and isinstance(statement.this, exp.Schema)
+                and statement.this.expressions
+            ):
+                keep(table, statement)
+                continue
             if query is None or table is None:
                 _report(
                     ctx,
@@ -494,6 +532,8 @@ def split_script(
         elif isinstance(statement, exp.Insert):
             query = _query_of(statement.expression)
             table = _target(statement)
+            if table is not None and _key(table) in declared:
+                query = query or _values_query(statement, declared[_key(table)])
             if query is None or table is None:
                 _report(ctx, "error", "PROC-STATEMENT", statement, "INSERT without a SELECT")
                 continue
@@ -521,8 +561,8 @@ def split_script(
                 "error",
                 "TEMP-TABLE",
                 statement,
-                f"{_STATEMENT_NAMES.get(type(statement), statement.key.upper())} of temporary "
-                f"table {_key(written)}: rows changed in "
+                f"{_STATEMENT_NAMES.get(type(statement), statement.key.upper())} of "
+                f"{'' if _key(written) in kept else 'temporary '}table {_key(written)}: rows changed in "
                 "place have no translation; compute the final rows in the query that fills it",
             )
         else:
@@ -538,6 +578,22 @@ def split_script(
                 statement,
                 f"procedural statement {construct} is not translated",
             )
+    for key, (table, statement, _) in kept.items():
+        if key not in declared:
+            continue  # dropped again: a helper after all
+        rows = exp.select("*").from_(exp.to_table(helpers.current[key]))
+        rows.args["from_"].this.meta["helper"] = helpers.current[key]
+        uses: tuple[tuple[str, int, int], ...] = ()
+        for version in helpers.needed(rows):
+            uses += helper_uses.get(version, ())
+        target = table.name.lower()
+        if target in targets:
+            _report(ctx, "error", "SCRIPT-SHAPE", statement, f"table {target} is written twice")
+            continue
+        targets.add(target)
+        definitions.append(
+            Definition(helpers.with_ctes(rows), target, _parts(table), statement, uses)
+        )
     if not definitions and not any(d.severity == "error" for d in ctx.diagnostics):
         _report(
             ctx,
@@ -615,19 +671,28 @@ _LENGTH_TYPES = {
 }
 
 
-def _declared_columns(
+def _column_types(
     statement: exp.Create, ctx: Context
-) -> tuple[tuple[str, exp.DataType], ...] | None:
-    """The columns of ``CREATE TABLE #t (a INT, ...)``, or None (reported) when INSERT into
-    them is not what a CAST does."""
+) -> tuple[tuple[tuple[str, exp.DataType], ...] | None, str | None]:
+    """The columns of ``CREATE TABLE t (a INT, ...)`` (None when one has no type) and why an
+    INSERT into them is not what a CAST does (None when it is)."""
     schema = statement.this
     columns: list[tuple[str, exp.DataType]] = []
     problem = None
     for column in schema.expressions if isinstance(schema, exp.Schema) else []:
         kind = column.args.get("kind") if isinstance(column, exp.ColumnDef) else None
         if not isinstance(kind, exp.DataType):
-            problem = "a temporary table's columns need types"
-        elif column.args.get("constraints"):
+            if isinstance(column, exp.ColumnDef | exp.Identifier | exp.Column):
+                return None, "a declared table's columns need types"
+            problem = problem or (
+                f"table constraint {column.sql(ctx.dialect)} rejects rows on INSERT, which "
+                "the translation does not check"
+            )
+            continue
+        columns.append((column.name.lower(), kind))
+        if problem is not None:
+            continue
+        if column.args.get("constraints"):
             problem = (
                 f"column {column.name} has a constraint (NOT NULL, DEFAULT, IDENTITY, ...), "
                 "which INSERT enforces and the translation does not"
@@ -641,16 +706,104 @@ def _declared_columns(
                 else f"column {column.name} is {kind.sql(ctx.dialect)} without a length, whose "
                 "length the dialect fixes; declare it without a length limit"
             )
-        else:
-            columns.append((column.name.lower(), kind))
-            continue
-        break
-    if problem is None and not columns:
-        problem = "CREATE TABLE without columns or AS SELECT"
-    if problem is not None:
-        _report(ctx, "error", "TEMP-TABLE", statement, problem)
+    if not columns:
+        return None, "CREATE TABLE without columns or AS SELECT"
+    return tuple(columns), problem
+
+
+def _declared_columns(
+    statement: exp.Create, ctx: Context
+) -> tuple[tuple[str, exp.DataType], ...] | None:
+    """The columns of ``CREATE TABLE #t (a INT, ...)``, or None (reported) when INSERT into
+    them is not what a CAST does."""
+    columns, problem = _column_types(statement, ctx)
+    if columns is None or problem is not None:
+        _report(ctx, "error", "TEMP-TABLE", statement, problem or "")
         return None
-    return tuple(columns)
+    return columns
+
+
+def _insert_problem(statement: exp.Create, dialect: str) -> str | None:
+    """Why an INSERT into the table ``statement`` declares does more than append its rows:
+    it drops or rejects some (duplicates, unique keys), or None."""
+    indexes = statement.args.get("indexes") or []
+    if any(index.args.get("unique") for index in indexes):
+        return (
+            "a UNIQUE index of the table rejects rows with a key already there, which the "
+            "translation does not check"
+        )
+    if dialect != "teradata":
+        return None
+    properties = statement.args.get("properties")
+    kinds = (
+        [p for p in properties.expressions if isinstance(p, exp.SetProperty)] if properties else []
+    )
+    if kinds and kinds[0].args.get("multi"):
+        return None
+    # A SET table drops a duplicate row an INSERT ... SELECT brings in Teradata session mode
+    # and fails on it in ANSI mode (and on INSERT ... VALUES); which tables are SET without
+    # the keyword is the session mode's choice too.
+    written = "a SET table" if kinds else "a table declared neither SET nor MULTISET"
+    return (
+        f"INSERT into {written}: what it does with a duplicate row (drops it or fails) "
+        "depends on the session mode; declare it MULTISET"
+    )
+
+
+def _values_query(
+    statement: exp.Insert, columns: tuple[tuple[str, exp.DataType], ...]
+) -> exp.Query | None:
+    """``INSERT INTO t [(a, ...)] VALUES (...), ...`` as the query of its rows, each value
+    CAST to its column's type already, so that the rows of the VALUES are of one type on every
+    engine; None when the rows are not of the columns' number."""
+    values = statement.expression
+    target = statement.this
+    named = (
+        [c.name.lower() for c in target.expressions]
+        if isinstance(target, exp.Schema) and target.expressions
+        else [name for name, _ in columns]
+    )
+    types = dict(columns)
+    if not isinstance(values, exp.Values) or any(n not in types for n in named):
+        return None
+    rows = []
+    for row in values.expressions:
+        items = row.expressions if isinstance(row, exp.Tuple) else [row]
+        if len(items) != len(named):
+            return None
+        rows.append(
+            exp.Tuple(
+                expressions=[
+                    exp.cast(item.copy(), types[name].copy())
+                    for item, name in zip(items, named, strict=True)
+                ]
+            )
+        )
+    names = [f"value_{i}" for i in range(1, len(named) + 1)]
+    table = exp.Values(
+        expressions=rows,
+        alias=exp.TableAlias(
+            this=exp.to_identifier("inserted_values"),
+            columns=[exp.to_identifier(n) for n in names],
+        ),
+    )
+    return exp.select(*(exp.column(n, table="inserted_values") for n in names)).from_(table)
+
+
+def _no_rows(columns: tuple[tuple[str, exp.DataType], ...]) -> exp.Query:
+    """A query of no rows with ``columns``' names and types."""
+    return (
+        exp.select(*(exp.alias_(exp.cast(exp.null(), kind.copy()), name) for name, kind in columns))
+        .from_(
+            exp.Subquery(
+                this=exp.Values(expressions=[exp.Tuple(expressions=[exp.Literal.number(0)])]),
+                alias=exp.TableAlias(
+                    this=exp.to_identifier("no_rows"), columns=[exp.to_identifier("x")]
+                ),
+            )
+        )
+        .where(exp.EQ(this=exp.Literal.number(1), expression=exp.Literal.number(0)))
+    )
 
 
 def _typed_rows(

@@ -79,10 +79,66 @@ def _parse_case_n(parser: Teradata.Parser) -> CaseN:
     return parser.expression(CaseN(expressions=conditions, **extras))
 
 
+class CaseSpecific(exp.Expression):
+    """Teradata's data type attribute ``expr ([NOT] CASESPECIFIC)`` (or ``CS``): ``expr``'s
+    value, compared case-sensitively or not (``not_``) wherever it is compared."""
+
+    arg_types = {"this": True, "not_": False}
+
+
+_CASE_ATTRIBUTES = ("CASESPECIFIC", "CS")
+
+
 class PlumblineTeradata(Teradata):
     class Parser(Teradata.Parser):
         # CASE_N's NO CASE / UNKNOWN cases are not expressions: sqlglot stops at them.
         FUNCTION_PARSERS = {**Teradata.Parser.FUNCTION_PARSERS, "CASE_N": _parse_case_n}
+
+        def _parse_statement(self) -> exp.Expr | None:
+            # A stored procedure's body (BEGIN ... ; ... END) is not one statement to sqlglot,
+            # which fails somewhere inside it: say what the statement is instead.
+            texts = [token.text.upper() for token in self._tokens[self._index : self._index + 4]]
+            if texts[:1] in (["CREATE"], ["REPLACE"]):
+                rest = texts[3:] if texts[1:3] == ["OR", "REPLACE"] else texts[1:]
+                if rest[:1] in (["PROCEDURE"], ["MACRO"]):
+                    self.raise_error(f"{rest[0]}: stored procedures and macros are not translated")
+            return super()._parse_statement()
+
+        def _parse_unary(self) -> exp.Expr | None:
+            if (
+                self._curr
+                and self._curr.text.upper() == "PERIOD"
+                and self._next
+                and self._next.token_type == TokenType.STRING
+            ):
+                self.raise_error("PERIOD values are not translated: ANSI SQL has no period type")
+            return super()._parse_unary()
+
+        def _parse_function(self, *args, **kwargs) -> exp.Expr | None:
+            # `c (NOT CS)` is column c with an attribute, not a call of c: sqlglot's own
+            # reading of `c (FORMAT '...')`. A known function's name is still a call.
+            if self._curr and self._curr.text.upper() not in self.FUNCTIONS | self.FUNCTION_PARSERS:
+                texts = [t.text.upper() for t in self._tokens[self._index + 1 : self._index + 5]]
+                if texts[:1] == ["("] and texts[1:2] == ["NOT"]:
+                    texts = texts[:1] + texts[2:]
+                if texts[1:2] and texts[1] in _CASE_ATTRIBUTES and texts[2:3] == [")"]:
+                    return None
+            return super()._parse_function(*args, **kwargs)
+
+        def _parse_column_ops(self, this: exp.Expr | None) -> exp.Expr | None:
+            # sqlglot reads the FORMAT and TITLE attributes after an expression, not the
+            # case attribute: it takes `'a' (NOT CASESPECIFIC)` for a call of 'a'.
+            this = super()._parse_column_ops(this)
+            while this is not None and self._curr and self._curr.token_type == TokenType.L_PAREN:
+                start = self._index
+                self._advance()
+                negated = self._match(TokenType.NOT)
+                if not (self._match_texts(_CASE_ATTRIBUTES) and self._match(TokenType.R_PAREN)):
+                    self._retreat(start)
+                    break
+                this = self.expression(CaseSpecific(this=this, not_=bool(negated)))
+                this = super()._parse_column_ops(this)
+            return this
 
     class Tokenizer(Teradata.Tokenizer):
         KEYWORDS = {

@@ -574,7 +574,7 @@ for _rule_id, _dialects, _description, _example in (
     (
         "TEMP-TABLE",
         ALL_DIALECTS,
-        "A #temp (T-SQL), VOLATILE (Teradata) or TEMP/TEMPORARY table read later in the same script becomes a CTE of what reads it, as its rows are when read: made by one SELECT (INTO, CREATE ... AS), or declared with typed columns and filled by INSERTs (each value CAST to its column's type). Refused, located: INSERT into a table made by a query (its types are not declared), UPDATE/DELETE/MERGE of it, a read after DROP or before any INSERT, a ##global table, a #table the script does not create, a declared column with a length or a constraint.",
+        "A #temp (T-SQL), VOLATILE (Teradata) or TEMP/TEMPORARY table read later in the same script becomes a CTE of what reads it, as its rows are when read: made by one SELECT (INTO, CREATE ... AS), or declared with typed columns and filled by INSERTs (each value CAST to its column's type). A permanent table the script declares with typed columns (CREATE TABLE t (a INT, ...)) and keeps is one of its outputs too: the rows its INSERT ... SELECT / VALUES put in, none without any. Refused, located: INSERT into a table made by a query (its types are not declared), UPDATE/DELETE/MERGE of it, a read after DROP (or of a temporary table before any INSERT), a ##global table, a #table the script does not create, an INSERT into a declared column with a length or a constraint, into a table with a table constraint or UNIQUE index, or into a Teradata table not declared MULTISET (a SET table drops or rejects a duplicate row by session mode).",
         (
             "tsql",
             "SELECT o_custkey INTO #big FROM dbo.Orders WHERE o_totalprice > 1000; SELECT COUNT(*) AS n FROM #big",

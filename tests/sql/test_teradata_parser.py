@@ -1,0 +1,69 @@
+"""What plumbline's Teradata parser reads beyond sqlglot's: the case attribute after an
+expression, and the statements it refuses by name (procedures, macros, PERIOD values) rather
+than failing somewhere inside them."""
+
+from __future__ import annotations
+
+import pytest
+import sqlglot
+
+from sql.diagnostics import TranslationError
+from sql.source_dialects import CaseSpecific, PlumblineTeradata
+from sql.translate import translate_script
+
+
+@pytest.mark.parametrize(
+    ("sql", "negated"),
+    [
+        ("SELECT 'Foo' (NOT CASESPECIFIC) AS a", True),
+        ("SELECT 'Foo' (CASESPECIFIC) AS a", False),
+        ("SELECT c (NOT CS) AS a FROM t", True),
+        ("SELECT c (cs) AS a FROM t", False),
+    ],
+)
+def test_the_case_attribute_is_read_after_an_expression(sql, negated):
+    [attribute] = list(sqlglot.parse_one(sql, read=PlumblineTeradata).find_all(CaseSpecific))
+    assert bool(attribute.args.get("not_")) is negated
+    assert attribute.this.sql() in ("'Foo'", "c")
+
+
+def test_a_call_is_still_a_call():
+    parsed = sqlglot.parse_one("SELECT ABS(c) (FORMAT '9') AS a FROM t", read=PlumblineTeradata)
+    assert not list(parsed.find_all(CaseSpecific))
+
+
+@pytest.mark.parametrize(
+    ("script", "rule", "where", "words"),
+    [
+        # Compared without case wherever it is compared: no ANSI form.
+        (
+            "WITH f (x) AS (SELECT 'Foo' (NOT CASESPECIFIC))\nSELECT x FROM f WHERE x = 'foo'",
+            "ANSI-UNSUPPORTED",
+            "1:23",
+            "CASESPECIFIC",
+        ),
+        (
+            "SELECT 1 AS a;\nREPLACE PROCEDURE p (IN a INTEGER) BEGIN DECLARE b INTEGER; END;",
+            "PARSE",
+            "2:1",
+            "stored procedures and macros are not translated",
+        ),
+        (
+            "CREATE MACRO m AS (SELECT 1 AS a;);",
+            "PARSE",
+            "1:1",
+            "stored procedures and macros",
+        ),
+        (
+            "SELECT 1 AS a FROM t\nWHERE d = PERIOD '(2010-01-01, 2012-02-02)'",
+            "PARSE",
+            "2:11",
+            "PERIOD values are not translated",
+        ),
+    ],
+)
+def test_teradata_constructs_without_a_translation_are_refused_by_name(script, rule, where, words):
+    with pytest.raises(TranslationError) as raised:
+        translate_script(script, "teradata", file="s.sql")
+    found = [(d.rule, f"{d.line}:{d.col}", d.message) for d in raised.value.diagnostics]
+    assert any(r == rule and w == where and words in m for r, w, m in found), found
