@@ -22,6 +22,22 @@ from sqlglot.tokens import TokenType
 
 from sql import portable
 
+# The standard's statistical aggregates of number pairs (SQL:2016 T621).
+PAIR_AGGREGATES: tuple[type[exp.Expr], ...] = (
+    exp.Corr,
+    exp.CovarPop,
+    exp.CovarSamp,
+    exp.RegrAvgx,
+    exp.RegrAvgy,
+    exp.RegrCount,
+    exp.RegrIntercept,
+    exp.RegrR2,
+    exp.RegrSlope,
+    exp.RegrSxx,
+    exp.RegrSxy,
+    exp.RegrSyy,
+)
+
 # Expression types the generator may emit. Everything else is unsupported by construction.
 ALLOWED_EXPRESSIONS: frozenset[type[exp.Expr]] = frozenset(
     {
@@ -128,18 +144,7 @@ ALLOWED_EXPRESSIONS: frozenset[type[exp.Expr]] = frozenset(
         exp.VariancePop,
         exp.GroupConcat,
         # statistics of number pairs (T621): sql/rules/aggregates.py, FN-PAIR-AGGREGATE
-        exp.Corr,
-        exp.CovarPop,
-        exp.CovarSamp,
-        exp.RegrAvgx,
-        exp.RegrAvgy,
-        exp.RegrCount,
-        exp.RegrIntercept,
-        exp.RegrR2,
-        exp.RegrSlope,
-        exp.RegrSxx,
-        exp.RegrSxy,
-        exp.RegrSyy,
+        *PAIR_AGGREGATES,
         exp.Filter,
         exp.Window,
         exp.WindowSpec,

@@ -31,6 +31,7 @@ from sql.parallel import ordered_map
 from sql.parameters import QueryParameter
 from sql.paths import LEGACY_ROOT, repository_relative
 from sql.templating import (
+    RenderedTemplate,
     TemplateValue,
     is_template,
     render_template,
@@ -370,18 +371,9 @@ def translate_to_store(
         # Other parameter values are another translation.
         key += f",query_parameters={sha256_text(json.dumps(recorded, sort_keys=True))[:16]}"
     text = source_text(source_bytes, str(source.path))
-    rendered = None
-    if is_template(text, str(source.path)):
-        # Rendered before the reuse check: the same template with other variables (or
-        # another catalog's ref) is other SQL.
-        rendered = render_template(
-            text,
-            file=str(source.path),
-            dialect=source.dialect,
-            catalog=catalog,
-            variables=variables,
-            assumptions=assumptions,
-        )
+    # Rendered before the reuse check: the same template with other variables (or another
+    # catalog's ref) is other SQL.
+    rendered = _rendered(source, text, catalog, assumptions, variables)
     rendered_sha = rendered.sql_sha256 if rendered is not None else None
     if expected is not None:
         reused = _reusable(store, expected, source_sha, key, rendered_sha)
@@ -451,6 +443,27 @@ DEPENDENCY_CACHE_FORMAT = 1
 PARSE_STARTUP_ITEMS = 300
 
 
+def _rendered(
+    source: LegacySource,
+    text: str,
+    catalog: Catalog,
+    assumptions: Assumptions,
+    variables: Mapping[str, TemplateValue] | None,
+) -> RenderedTemplate | None:
+    """``text`` of ``source`` rendered with ``variables`` when it is a Jinja template
+    (``sql.templating.is_template``); None for plain SQL."""
+    if not is_template(text, str(source.path)):
+        return None
+    return render_template(
+        text,
+        file=str(source.path),
+        dialect=source.dialect,
+        catalog=catalog,
+        variables=variables,
+        assumptions=assumptions,
+    )
+
+
 def source_dependencies(
     source: LegacySource,
     catalog: Catalog,
@@ -461,15 +474,9 @@ def source_dependencies(
     template is rendered with ``variables`` first."""
     try:
         text = source_text(source.path.read_bytes(), str(source.path))
-        if is_template(text, str(source.path)):
-            text = render_template(
-                text,
-                file=str(source.path),
-                dialect=source.dialect,
-                catalog=catalog,
-                variables=variables,
-                assumptions=assumptions,
-            ).sql
+        rendered = _rendered(source, text, catalog, assumptions, variables)
+        if rendered is not None:
+            text = rendered.sql
         tables = script_dependencies(
             text,
             source.dialect,

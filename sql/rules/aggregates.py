@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from sql.ansi import PAIR_AGGREGATES
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, cast, clone, lit, type_of, typed
 
@@ -327,22 +328,8 @@ def keep_dense_rank(node: exp.Window, ctx: Context) -> exp.Expr | None:
     )
 
 
-# The standard's statistical aggregates of number pairs (SQL:2016 T621). Each source computes
-# them in floating point and returns a double (REGR_COUNT: an integer), NULL over no pair.
-PAIR_AGGREGATES: tuple[type[exp.Expr], ...] = (
-    exp.Corr,
-    exp.CovarPop,
-    exp.CovarSamp,
-    exp.RegrAvgx,
-    exp.RegrAvgy,
-    exp.RegrCount,
-    exp.RegrIntercept,
-    exp.RegrR2,
-    exp.RegrSlope,
-    exp.RegrSxx,
-    exp.RegrSxy,
-    exp.RegrSyy,
-)
+# The pair aggregates (sql.ansi.PAIR_AGGREGATES): each source computes them in floating
+# point and returns a double (REGR_COUNT: an integer), NULL over no pair.
 FLOATING_TYPES = {exp.DType.DOUBLE, exp.DType.FLOAT}
 # Sources whose statistics of exact numbers are exact numbers themselves.
 DECIMAL_STATISTICS = {
