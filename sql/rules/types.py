@@ -284,3 +284,64 @@ def cast_to_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         "format it explicitly (e.g. with TO_CHAR and a format) or keep the value typed",
     )
     return node
+
+
+@rule(
+    "TSQL-STRING-LENGTH",
+    "rewrite",
+    ("tsql",),
+    (exp.Cast,),
+    "T-SQL's CAST / CONVERT of a string to VARCHAR(n) silently keeps the first n characters, "
+    "where the standard raises an error and DuckDB and Spark ignore the length: "
+    "`CAST(SUBSTRING(s FROM 1 FOR n) AS VARCHAR(n))`. n counts characters here and bytes in SQL "
+    "Server, the same for text of one byte per character, which a TSQL-COLLATION warning "
+    "states. A string cast to CHAR(n) / NCHAR(n), which T-SQL also pads with blanks, is "
+    "refused (NVARCHAR has no ANSI form here: ANSI-UNSUPPORTED).",
+    (
+        (
+            "tsql",
+            "SELECT CAST(o_comment AS VARCHAR(5)) AS c FROM dbo.Orders",
+            'SELECT CAST(SUBSTRING("orders"."o_comment" FROM 1 FOR 5) AS VARCHAR(5)) AS "c" '
+            'FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+    phase="final",
+)
+def tsql_string_length(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    to = node.args["to"]
+    sizes = to.expressions
+    if type_of(node.this) not in STRING_TYPES or len(sizes) != 1:
+        return None
+    size = sizes[0].this if isinstance(sizes[0], exp.DataTypeParam) else sizes[0]
+    if not (isinstance(size, exp.Literal) and size.is_int):
+        return None  # VARCHAR(MAX): no limit
+    if isinstance(node.this, exp.Substring) and node.this.meta.get("tsql_cut"):
+        return None  # already cut
+    value = node.this
+    if isinstance(value, exp.Literal) and value.is_string:
+        fits = len(value.name) == int(size.name) or (
+            to.this == exp.DType.VARCHAR and len(value.name) < int(size.name)
+        )
+        if fits:
+            return None  # a literal T-SQL neither cuts nor pads (e.g. a script variable's)
+    if to.this in (exp.DType.CHAR, exp.DType.NCHAR):
+        ctx.report(
+            "error",
+            "TSQL-STRING-LENGTH",
+            node,
+            f"T-SQL pads a string cast to {to.this.value}({size.name}) with blanks and cuts a "
+            "longer one, which the engines' CHAR does not do: cast to VARCHAR instead",
+        )
+        return node
+    if to.this != exp.DType.VARCHAR:
+        return None
+    ctx.report(
+        "warning",
+        "TSQL-COLLATION",
+        node,
+        f"VARCHAR({size.name}) keeps the first {size.name} characters, assuming one byte per "
+        "character",
+    )
+    cut = exp.Substring(this=clone(node.this), start=exp.Literal.number(1), length=size.copy())
+    cut.meta["tsql_cut"] = True
+    return exp.Cast(this=cut, to=to.copy())

@@ -270,3 +270,31 @@ def test_snowflake_array_refusals_name_the_construct_and_the_variant_elements(se
         _translate("snowflake", select)
     messages = [d.message for d in raised.value.diagnostics if d.rule == "ARRAY-AGG"]
     assert messages and all(named in m and "VARIANT" in m for m in messages)
+
+
+# --- T-SQL casts to a sized VARCHAR keep its first n characters -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("select", "length"),
+    [
+        ("CAST(name AS VARCHAR(2))", 2),
+        ("CONVERT(VARCHAR(3), name)", 3),
+        ("CAST(s AS VARCHAR(4))", 4),
+    ],
+)
+def test_tsql_cast_to_a_sized_varchar_cuts_the_string_on_both_engines(engines, select, length):
+    column = 1 if "name" in select else 2
+    values = _both(engines, _translate("tsql", select))
+    # SQL Server: CAST('abc  ' AS VARCHAR(2)) is 'ab'; a NULL stays NULL.
+    assert values == {r[0]: None if r[column] is None else r[column][:length] for r in ROWS}
+
+
+def test_tsql_cast_of_a_number_or_to_varchar_max_is_not_cut():
+    ansi = _translate("tsql", "CAST(id AS VARCHAR(20))")
+    assert "SUBSTRING" not in ansi
+
+
+@pytest.mark.parametrize("target", ["CHAR(3)", "NCHAR(3)"])
+def test_tsql_cast_of_a_string_to_char_is_refused(target):
+    _refused("tsql", f"CAST(name AS {target})", "TSQL-STRING-LENGTH")
