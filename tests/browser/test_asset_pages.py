@@ -48,8 +48,9 @@ def screenshot(page, path: Path) -> None:
     page.set_viewport_size(
         {"width": page.viewport_size["width"], "height": min(height + 200, 8000)}
     )
-    # Dialogs fade in: wait for every running transition to end.
-    page.evaluate("Promise.all(document.getAnimations().map(a => a.finished))")
+    # Dialogs fade in: wait for every running transition to end. A transition the page
+    # cancels (it re-rendered) rejects its `finished` with an AbortError: it has ended too.
+    page.evaluate("Promise.allSettled(document.getAnimations().map(a => a.finished))")
     page.screenshot(path=str(path), full_page=True)
 
 
