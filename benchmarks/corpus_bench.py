@@ -73,7 +73,7 @@ from sql.diagnostics import Diagnostic, TranslationError
 from sql.parallel import ordered_map, worker_count
 from sql.parameters import QueryParameter
 from sql.render import render
-from sql.translate import TRANSLATOR_VERSION, ScriptTranslation, translate_script
+from sql.translate import TRANSLATOR_VERSION, ScriptTranslation, Translation, translate_script
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 RESULTS_PATH = REPO_ROOT / "benchmarks" / "results" / "corpus.json"
@@ -419,22 +419,27 @@ def plan(script: ScriptTranslation, rendered: Sequence[str], catalog: Catalog) -
                 connection.sql(sql).columns  # noqa: B018
                 if position < len(rendered) - 1:
                     # A later table of the script reads this one.
-                    view = exp.Create(
-                        kind="VIEW",
-                        this=exp.table_(table.name, db=table.zone, quoted=True),
-                        expression=sqlglot.parse_one(sql, read="duckdb"),
-                    )
-                    connection.execute(
-                        exp.Create(
-                            kind="SCHEMA", this=exp.table_(table.zone, quoted=True), exists=True
-                        ).sql("duckdb")
-                    )
-                    connection.execute(view.sql("duckdb"))
+                    _create(connection, "VIEW", table, sql)
             except duckdb.Error as error:
                 return f"{table.name}: {_one_line(str(error))}"
     finally:
         connection.close()
     return None
+
+
+def _create(connection: duckdb.DuckDBPyConnection, kind: str, table: Translation, sql: str) -> None:
+    """``CREATE kind zone.name AS sql`` (a VIEW or a TABLE), its schema created first."""
+    connection.execute(
+        exp.Create(kind="SCHEMA", this=exp.table_(table.zone, quoted=True), exists=True).sql(
+            "duckdb"
+        )
+    )
+    create = exp.Create(
+        kind=kind,
+        this=exp.table_(table.name, db=table.zone, quoted=True),
+        expression=sqlglot.parse_one(sql, read="duckdb"),
+    )
+    connection.execute(create.sql("duckdb"))
 
 
 def execute(script: ScriptTranslation, rendered: Sequence[str], catalog: Catalog) -> str | None:
@@ -448,7 +453,7 @@ def execute(script: ScriptTranslation, rendered: Sequence[str], catalog: Catalog
     raises in the source): the translation ran as it should, and the run stops there."""
     defined = {f"{t.zone}.{t.name}" for t in script.tables}
     reads = sorted({lake for t in script.tables for lake in t.source_tables} - defined)
-    connection = duckdb.connect(":memory:")
+    connection = connect_duckdb()
     try:
         for lake in reads:
             for statement in empty_table_ddl(catalog, lake):
@@ -458,17 +463,7 @@ def execute(script: ScriptTranslation, rendered: Sequence[str], catalog: Catalog
                 if position == len(rendered) - 1:
                     connection.execute(sql).fetchone()
                     continue
-                create = exp.Create(
-                    kind="TABLE",
-                    this=exp.table_(table.name, db=table.zone, quoted=True),
-                    expression=sqlglot.parse_one(sql, read="duckdb"),
-                )
-                connection.execute(
-                    exp.Create(
-                        kind="SCHEMA", this=exp.table_(table.zone, quoted=True), exists=True
-                    ).sql("duckdb")
-                )
-                connection.execute(create.sql("duckdb"))
+                _create(connection, "TABLE", table, sql)
             except duckdb.Error as error:
                 if _raised_on_purpose(error, sql):
                     return None
