@@ -403,16 +403,22 @@ def empty_table_ddl(catalog: Catalog, lake: str) -> list[str]:
     return [schema.sql("duckdb"), table.sql("duckdb")]
 
 
+def _create_inputs(
+    connection: duckdb.DuckDBPyConnection, script: ScriptTranslation, catalog: Catalog
+) -> None:
+    """Every lake table ``script`` reads and does not define, empty, with the catalog's types."""
+    defined = {f"{t.zone}.{t.name}" for t in script.tables}
+    for lake in sorted({lake for t in script.tables for lake in t.source_tables} - defined):
+        for statement in empty_table_ddl(catalog, lake):
+            connection.execute(statement)
+
+
 def plan(script: ScriptTranslation, rendered: Sequence[str], catalog: Catalog) -> str | None:
     """None when DuckDB binds every rendered table of ``script`` over empty tables of the
     catalog's schema, else the first error (``table: message``)."""
-    defined = {f"{t.zone}.{t.name}" for t in script.tables}
-    reads = sorted({lake for t in script.tables for lake in t.source_tables} - defined)
     connection = connect_duckdb()
     try:
-        for lake in reads:
-            for statement in empty_table_ddl(catalog, lake):
-                connection.execute(statement)
+        _create_inputs(connection, script, catalog)
         for position, (table, sql) in enumerate(zip(script.tables, rendered, strict=True)):
             try:
                 # Binding resolves every name and type; no row is read until a fetch.
@@ -451,13 +457,9 @@ def execute(script: ScriptTranslation, rendered: Sequence[str], catalog: Catalog
     An error the rendered SQL raises on purpose, with ``error('...')``, is the source's own
     exception on that data (a division by zero over an empty table, as ``x / COUNT(*)``
     raises in the source): the translation ran as it should, and the run stops there."""
-    defined = {f"{t.zone}.{t.name}" for t in script.tables}
-    reads = sorted({lake for t in script.tables for lake in t.source_tables} - defined)
     connection = connect_duckdb()
     try:
-        for lake in reads:
-            for statement in empty_table_ddl(catalog, lake):
-                connection.execute(statement)
+        _create_inputs(connection, script, catalog)
         for position, (table, sql) in enumerate(zip(script.tables, rendered, strict=True)):
             try:
                 if position == len(rendered) - 1:
