@@ -185,11 +185,11 @@ class TrainingLauncherResource(dg.ConfigurableResource):
     nproc_per_node: int | None = None
     max_restarts: int = 1
     k8s_image: str = ""
-    k8s_namespace: str = "default"
-    k8s_gpu: str = "h100"
-    k8s_nodes: int = 1
-    k8s_gpus_per_node: int | None = None
-    k8s_spot: bool = False
+    k8s_namespace: str = Settings.k8s_namespace
+    k8s_gpu: str = Settings.k8s_gpu
+    k8s_nodes: int = Settings.k8s_nodes
+    k8s_gpus_per_node: int | None = Settings.k8s_gpus_per_node
+    k8s_spot: bool = Settings.k8s_spot
     k8s_shared_mount_path: str = ""
 
     def k8s_request(self, job_name: str):

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from pipelines.lake.tpch import format_scale
+from pipelines.launch.k8s.request import K8S_DEFAULTS
 from sql.catalog import DEFAULT_CATALOG_PATH
+from sql.engines import ENGINES, Engine
 from sql.paths import LEGACY_ROOT
 
-Engine = Literal["duckdb", "spark"]
-ENGINES: tuple[str, ...] = get_args(Engine)
 Launcher = Literal["local", "k8s"]
 LAUNCHERS: tuple[str, ...] = get_args(Launcher)
 
@@ -129,10 +129,18 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
         "With `k8s`: the training image (`deploy/Dockerfile.train`), by tag or digest. Required.",
     ),
     SettingDoc(
-        "PLUMBLINE_K8S_NAMESPACE", "default", "With `k8s`: the namespace of the training pods."
+        "PLUMBLINE_K8S_NAMESPACE",
+        str(K8S_DEFAULTS["namespace"]),
+        "With `k8s`: the namespace of the training pods.",
     ),
-    SettingDoc("PLUMBLINE_K8S_GPU", "h100", "With `k8s`: the GPU pool, `h100`, `h200` or `gb200`."),
-    SettingDoc("PLUMBLINE_K8S_NODES", "1", "With `k8s`: nodes per training run."),
+    SettingDoc(
+        "PLUMBLINE_K8S_GPU",
+        str(K8S_DEFAULTS["gpu"]),
+        "With `k8s`: the GPU pool, `h100`, `h200` or `gb200`.",
+    ),
+    SettingDoc(
+        "PLUMBLINE_K8S_NODES", str(K8S_DEFAULTS["nodes"]), "With `k8s`: nodes per training run."
+    ),
     SettingDoc(
         "PLUMBLINE_K8S_GPUS_PER_NODE",
         "all of the node's",
@@ -140,7 +148,7 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
     ),
     SettingDoc(
         "PLUMBLINE_K8S_SPOT",
-        "false",
+        str(K8S_DEFAULTS["spot"]).lower(),
         "With `k8s`: `true` to run the worker nodes on spot/preemptible capacity (a lost node "
         "resumes from the last checkpoint).",
     ),
@@ -183,11 +191,11 @@ class Settings:
     retrain_cron: str = DEFAULT_RETRAIN_CRON
     launcher: Launcher = "local"
     k8s_image: str = ""
-    k8s_namespace: str = "default"
-    k8s_gpu: str = "h100"
-    k8s_nodes: int = 1
-    k8s_gpus_per_node: int | None = None
-    k8s_spot: bool = False
+    k8s_namespace: str = K8S_DEFAULTS["namespace"]  # type: ignore[assignment]
+    k8s_gpu: str = K8S_DEFAULTS["gpu"]  # type: ignore[assignment]
+    k8s_nodes: int = K8S_DEFAULTS["nodes"]  # type: ignore[assignment]
+    k8s_gpus_per_node: int | None = K8S_DEFAULTS["gpus_per_node"]  # type: ignore[assignment]
+    k8s_spot: bool = K8S_DEFAULTS["spot"]  # type: ignore[assignment]
     # (username, password) taken out of the MLflow URI: never in repr, never compared, never
     # in a URI again; only in the environment (``to_env``) that MLflow's client reads.
     mlflow_credentials: tuple[str, str] | None = field(default=None, repr=False, compare=False)
@@ -332,15 +340,19 @@ class Settings:
             ),
             launcher=env.get("PLUMBLINE_LAUNCHER") or "local",  # type: ignore[arg-type]
             k8s_image=env.get("PLUMBLINE_K8S_IMAGE", ""),
-            k8s_namespace=env.get("PLUMBLINE_K8S_NAMESPACE") or "default",
-            k8s_gpu=env.get("PLUMBLINE_K8S_GPU") or "h100",
-            k8s_nodes=parse_int(env.get("PLUMBLINE_K8S_NODES") or "1", "PLUMBLINE_K8S_NODES"),
+            k8s_namespace=env.get("PLUMBLINE_K8S_NAMESPACE") or Settings.k8s_namespace,
+            k8s_gpu=env.get("PLUMBLINE_K8S_GPU") or Settings.k8s_gpu,
+            k8s_nodes=parse_int(env["PLUMBLINE_K8S_NODES"], "PLUMBLINE_K8S_NODES")
+            if env.get("PLUMBLINE_K8S_NODES")
+            else Settings.k8s_nodes,
             k8s_gpus_per_node=parse_int(
                 env["PLUMBLINE_K8S_GPUS_PER_NODE"], "PLUMBLINE_K8S_GPUS_PER_NODE"
             )
             if env.get("PLUMBLINE_K8S_GPUS_PER_NODE")
             else None,
-            k8s_spot=parse_bool(env.get("PLUMBLINE_K8S_SPOT") or "false", "PLUMBLINE_K8S_SPOT"),
+            k8s_spot=parse_bool(env["PLUMBLINE_K8S_SPOT"], "PLUMBLINE_K8S_SPOT")
+            if env.get("PLUMBLINE_K8S_SPOT")
+            else Settings.k8s_spot,
             masking_key=masking_key_from(env),
             mlflow_ui_url=env.get("PLUMBLINE_MLFLOW_UI_URL", ""),
         )

@@ -22,11 +22,10 @@ The artifact names the functions it calls (``Translation.portable_functions``), 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from sqlglot import exp
 
-Engine = Literal["duckdb", "spark"]
+from sql.engines import Engine
 
 
 class PortableFunction(exp.Func):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
 
 import sqlglot
 from sqlglot import exp
@@ -14,9 +13,8 @@ from sqlglot.errors import ErrorLevel, SqlglotError
 from sql import jsonpath, portable
 from sql.ansi import Ansi, JsonExists, JsonTable, JsonValue, parse_type
 from sql.diagnostics import Diagnostic, TranslationError, node_offset, offset_to_line_col
+from sql.engines import ENGINES, Engine
 from sql.tree import parenthesize, preorder, range_source
-
-Engine = Literal["duckdb", "spark"]
 
 
 def _refuse(ansi_sql: str, file: str, node: exp.Expr | None, message: str) -> TranslationError:
@@ -997,7 +995,7 @@ def render(
     engine's native exact form (:data:`NATIVE_FORMS`). ``transform`` runs on the engine's
     tree just before it is generated (e.g. to point tables at session views), so the SQL
     is parsed and generated once."""
-    if engine not in ("duckdb", "spark"):
+    if engine not in ENGINES:
         raise TranslationError(
             [Diagnostic("error", "RENDER", f"unknown engine {engine!r}", file, 1, 1)]
         )

@@ -23,8 +23,8 @@ from sql.diagnostics import Diagnostic, TranslationError
 from sql.parallel import ordered_map
 from sql.paths import repository_relative
 from sql.rules_doc import DOC_PATH, rule_link
+from sql.source_dialects import DIALECTS
 from sql.templating import TemplateValue, translate_source_text
-from sql.translate import DIALECTS
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 import sqlglot
 
 from sql.ansi import ALLOWED_EXPRESSIONS, Ansi
+from sql.engines import ENGINES
 from sql.features import NODE_FEATURES, Feature, features_of, spelling
 from sql.portable import PORTABLE_FUNCTIONS
 from sql.rules import Rule, load_all
@@ -198,7 +199,7 @@ def rules_markdown() -> str:
     for function in PORTABLE_FUNCTIONS:
         native = [
             f"`{function.native[engine]}`" if function.native[engine] else "as written"
-            for engine in ("duckdb", "spark")
+            for engine in ENGINES
         ]
         lines.append(
             f"| `{_cell(function.signature)}` | {_cell(function.definition)} | "

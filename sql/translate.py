@@ -52,7 +52,7 @@ from sql.rules.portable_types import portable_output_types
 from sql.rules.variant import ACCESSES as VARIANT_ACCESSES
 from sql.rules.variant import derived_projections, is_json_text
 from sql.script import Definition, split_script
-from sql.source_dialects import SOURCE_DIALECTS
+from sql.source_dialects import DIALECTS, SOURCE_DIALECTS
 from sql.tree import parenthesize, preorder
 
 
@@ -69,7 +69,6 @@ def _code_digest() -> str:
 
 
 TRANSLATOR_VERSION = f"0.1.0+{_code_digest()}"
-DIALECTS = ("snowflake", "tsql", "teradata", "oracle", "bigquery", "redshift")
 
 load_all()
 

@@ -11,7 +11,7 @@ import click
 from models.job import JOB_FILE, TrainingJob
 from pipelines.launch.k8s.gpus import GPU_PRODUCTS
 from pipelines.launch.k8s.render import render, to_yaml
-from pipelines.launch.k8s.request import K8sRenderError, K8sTrainingRequest
+from pipelines.launch.k8s.request import K8S_DEFAULTS, K8sRenderError, K8sTrainingRequest
 
 # Request fields -> the flag that sets them, so that an error names what the user typed.
 FLAGS = {
@@ -93,7 +93,7 @@ def k8s() -> None:
 
 
 @k8s.command(cls=_OneLineErrors)
-@click.option("--nodes", metavar="N", help="Nodes (default 1).")
+@click.option("--nodes", metavar="N", help=f"Nodes (default {K8S_DEFAULTS['nodes']}).")
 @click.option(
     "--gpus-per-node",
     metavar="G",
@@ -102,7 +102,7 @@ def k8s() -> None:
 @click.option(
     "--gpu",
     metavar="|".join(GPU_PRODUCTS),
-    default="h100",
+    default=K8S_DEFAULTS["gpu"],
     show_default=True,
     help="GPU product of the node pool.",
 )
@@ -112,14 +112,29 @@ def k8s() -> None:
 )
 @click.option("--imex", is_flag=True, help="GB200 NVL72: an IMEX channel via a ComputeDomain.")
 @click.option("--image", metavar="IMAGE", help="Training image, pinned by tag or digest.")
-@click.option("--namespace", metavar="NS", default="default", show_default=True)
-@click.option("--job-name", metavar="NAME", default="plumbline-train", show_default=True)
+@click.option("--namespace", metavar="NS", default=K8S_DEFAULTS["namespace"], show_default=True)
+@click.option("--job-name", metavar="NAME", default=K8S_DEFAULTS["job_name"], show_default=True)
 @click.option("--nccl", metavar="KEY=VALUE", multiple=True, help="An NCCL_* variable (repeatable).")
-@click.option("--shm-size", metavar="QUANTITY", default="64Gi", show_default=True)
-@click.option("--shared-claim", metavar="PVC", default="plumbline-shared", show_default=True)
-@click.option("--shared-mount-path", metavar="PATH", default="/mnt/plumbline", show_default=True)
-@click.option("--max-restarts", metavar="K", help="torchrun --max-restarts (default 3).")
-@click.option("--pod-retries", metavar="R", help="Replacement pods per worker (default 3).")
+@click.option("--shm-size", metavar="QUANTITY", default=K8S_DEFAULTS["shm_size"], show_default=True)
+@click.option(
+    "--shared-claim", metavar="PVC", default=K8S_DEFAULTS["shared_claim"], show_default=True
+)
+@click.option(
+    "--shared-mount-path",
+    metavar="PATH",
+    default=K8S_DEFAULTS["shared_mount_path"],
+    show_default=True,
+)
+@click.option(
+    "--max-restarts",
+    metavar="K",
+    help=f"torchrun --max-restarts (default {K8S_DEFAULTS['max_restarts']}).",
+)
+@click.option(
+    "--pod-retries",
+    metavar="R",
+    help=f"Replacement pods per worker (default {K8S_DEFAULTS['pod_retries']}).",
+)
 @click.option(
     "--job-file",
     type=click.Path(dir_okay=False, path_type=Path),

@@ -7,27 +7,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pipelines.contracts.model import Contract
+from pipelines.lake.duckdb_types import INTEGERS
 
-_INTEGER = frozenset(
-    {
-        "TINYINT",
-        "SMALLINT",
-        "INT",
-        "INTEGER",
-        "BIGINT",
-        "HUGEINT",
-        "UTINYINT",
-        "USMALLINT",
-        "UINTEGER",
-        "UBIGINT",
-        "BYTE",
-        "SHORT",
-        "LONG",
-        "INT2",
-        "INT4",
-        "INT8",
-    }
-)
+# DuckDB's integers, and the names Spark (BYTE, SHORT, LONG) and PostgreSQL (INT2..8) give them.
+_INTEGER = INTEGERS | {"INT", "BYTE", "SHORT", "LONG", "INT2", "INT4", "INT8"}
 _NUMBER = frozenset({"DOUBLE", "FLOAT", "REAL", "DECIMAL", "NUMERIC", "FLOAT4", "FLOAT8"})
 _STRING = frozenset({"VARCHAR", "CHAR", "TEXT", "STRING", "NVARCHAR", "NCHAR", "BPCHAR"})
 _LOGICAL_BY_SQL = {

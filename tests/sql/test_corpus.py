@@ -21,7 +21,8 @@ import sqlglot
 from sqlglot import exp
 
 from sql.render import render
-from sql.translate import DIALECTS, Translation, translate_file
+from sql.source_dialects import DIALECTS
+from sql.translate import Translation, translate_file
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LEGACY_ROOT = REPO_ROOT / "sql" / "legacy"

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from sql.diagnostics import TranslationError
 from sql.rules import RULES, load_all
-from sql.translate import DIALECTS, translate
+from sql.source_dialects import DIALECTS
+from sql.translate import translate
 
 load_all()
 SEEDS = [source for rule in RULES.values() for _, source, _ in rule.examples]

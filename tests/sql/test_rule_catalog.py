@@ -9,7 +9,8 @@ from sql import ansi
 from sql.diagnostics import TranslationError
 from sql.rules import RULES, example_catalog, load_all
 from sql.rules_doc import DOC_PATH, rules_markdown
-from sql.translate import DIALECTS, translate
+from sql.source_dialects import DIALECTS
+from sql.translate import translate
 
 load_all()
 CATALOG = example_catalog()

@@ -10,7 +10,8 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
+from types import MappingProxyType
 
 from pipelines.launch.k8s.gpus import GPU_PRODUCTS, GpuProduct, known_gpus
 
@@ -290,6 +291,13 @@ class K8sTrainingRequest:
     @property
     def world_size(self) -> int:
         return self.nodes * self.gpus_per_node  # type: ignore[operator]
+
+
+# Each field's default, declared once (above): the settings, the launcher resource and
+# `plumbline k8s render` take theirs from here.
+K8S_DEFAULTS: Mapping[str, object] = MappingProxyType(
+    {f.name: f.default for f in fields(K8sTrainingRequest) if f.default is not MISSING}
+)
 
 
 def _is_int(value: object) -> bool:

@@ -6,15 +6,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 import sqlglot
 from sqlglot import exp
 
 from sql.diagnostics import TranslationError
+from sql.engines import Engine
 from sql.render import Schema, render
 
-EngineName = Literal["duckdb", "spark"]
+EngineName = Engine
 # The engine a portability check compares against.
 OTHER_ENGINE: dict[str, EngineName] = {"duckdb": "spark", "spark": "duckdb"}
 

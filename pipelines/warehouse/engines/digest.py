@@ -13,26 +13,11 @@ from pathlib import Path
 
 from sqlglot import exp
 
+from pipelines.lake.duckdb_types import NUMERIC_PREFIXES
 from pipelines.lake.store import parquet_source
 from pipelines.warehouse.engines.duckdb_engine import connect_duckdb
 
 NULL = r"\N"
-NUMERIC_PREFIXES = (
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "BIGINT",
-    "HUGEINT",
-    "UTINYINT",
-    "USMALLINT",
-    "UINTEGER",
-    "UBIGINT",
-    "UHUGEINT",
-    "DECIMAL",
-    "FLOAT",
-    "DOUBLE",
-    "REAL",
-)
 
 
 # Sorting the row hashes makes the digest independent of row order; duplicates still count.

@@ -16,6 +16,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
+from pipelines.lake.duckdb_types import WIDE_INTEGERS
 from pipelines.lake.store import parquet_source
 from pipelines.warehouse.engines.base import (
     BuildResult,
@@ -29,9 +30,9 @@ from sql.render import Schema
 
 T = TypeVar("T")
 
-# DuckDB sums integers into 128-bit integers, which Parquet cannot hold: written as is they
-# become DOUBLE. Spark sums into BIGINT (and fails on overflow in ANSI mode); so does this.
-WIDE_INTEGERS = {"HUGEINT", "UHUGEINT"}
+# DuckDB sums integers into 128-bit integers (WIDE_INTEGERS), which Parquet cannot hold: written
+# as is they become DOUBLE. Spark sums into BIGINT (and fails on overflow in ANSI mode); so does
+# this.
 
 # The session time zone decides what a TIMESTAMP WITH TIME ZONE means as a DATE, a TIMESTAMP
 # or text; DuckDB takes the machine's zone unless told. Spark's sessions are pinned to UTC
