@@ -423,11 +423,15 @@ def redact(text: str) -> str:
 
 
 def parse_cron(value: object, setting: str) -> str:
-    from dagster._utils.schedules import is_valid_cron_string
+    import dagster as dg
 
     text = str(value).strip()
-    if not is_valid_cron_string(text):
-        raise SettingsError(setting, "a cron expression such as '0 3 * * 1'", value)
+    try:
+        # Dagster's own rule for a schedule's cron string (five fields, no 30 February),
+        # through its public API: the schedule this setting makes would refuse the same.
+        dg.ScheduleDefinition(name="parse_cron", cron_schedule=text, job_name="parse_cron")
+    except dg.DagsterInvalidDefinitionError:
+        raise SettingsError(setting, "a cron expression such as '0 3 * * 1'", value) from None
     return text
 
 
