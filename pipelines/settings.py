@@ -18,7 +18,7 @@ from typing import Literal, get_args
 
 from pipelines.lake.tpch import format_scale
 from sql.catalog import DEFAULT_CATALOG_PATH
-from sql.paths import LEGACY_ROOT
+from sql.paths import LEGACY_ROOT, REPOSITORY_ROOT
 
 Engine = Literal["duckdb", "spark"]
 ENGINES: tuple[str, ...] = get_args(Engine)
@@ -420,6 +420,24 @@ def redact(text: str) -> str:
         return f"{match.group('scheme')}{match.group('user')}:***@"
 
     return _USERINFO.sub(masked, text)
+
+
+def shown_path(path: str | Path, home: str | Path | None = None) -> str:
+    """``path`` as a person reads it: ``$PLUMBLINE_HOME/...`` under the home, relative under
+    the repository, else as it is (a URI stays a URI)."""
+    text = str(path)
+    if "://" in text:
+        return text
+    absolute = Path(text).absolute()
+    if home:
+        try:
+            return "$PLUMBLINE_HOME/" + absolute.relative_to(Path(home).absolute()).as_posix()
+        except ValueError:
+            pass
+    try:
+        return absolute.relative_to(REPOSITORY_ROOT).as_posix()
+    except ValueError:
+        return text
 
 
 def parse_cron(value: object, setting: str) -> str:

@@ -3,7 +3,7 @@
 it builds anything), ``errors`` (one line and a documented exit code for every failure),
 ``translate``, ``catalog``, ``k8s`` and ``gpu`` (``plumbline bench gpu``).
 
-May import: dagster, sql, models, assets, pipelines, pipelines.lake, pipelines.translation,
+May import: dagster, sql, models, pipelines, pipelines.lake, pipelines.translation,
 pipelines.contracts, pipelines.warehouse, pipelines.registry, pipelines.launch,
 pipelines.cluster, pipelines.audit, pipelines.pipes.
 """

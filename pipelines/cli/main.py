@@ -820,8 +820,7 @@ def _dagster_roots(instance, bundle) -> list[str] | None:
     run_id = bundle.data.get("made_by", {}).get("dagster_run_id")
     if not run_id:
         return None
-    from assets.audit import AUDIT_BUNDLE_KEY
-    from pipelines.instance import recorded_root_digests
+    from pipelines.instance import AUDIT_BUNDLE_KEY, recorded_root_digests
 
     return recorded_root_digests(instance, AUDIT_BUNDLE_KEY, run_id)
 
@@ -966,7 +965,7 @@ def audit(
         sys.exit(1)
     audited = bundle.audited
     if not of_table:
-        from assets.metadata import shown_path
+        from pipelines.settings import shown_path
 
         stamp_root(sources.client, bundle, shown_path(bundle_path.parent, settings.home))
     click.echo(f"Audit bundle of {audited}: {bundle_path}")
