@@ -1,7 +1,7 @@
 """Run a training job on this machine: ``torchrun`` (:mod:`pipelines.launch.torchrun`) through
-``PipesSubprocessClient``, whose workers' messages :class:`~pipelines.pipes.messages.
-WholeLineMessageReader` reads. A failed training becomes ``dg.Failure`` with the traceback
-of the first worker that failed, not torchrun's exit code."""
+``PipesSubprocessClient``, its workers' messages read whole by
+``pipelines.pipes.messages.WholeLineMessageReader``. A failed training becomes ``dg.Failure``
+with the traceback of the first worker that failed, not torchrun's exit code."""
 
 from __future__ import annotations
 
