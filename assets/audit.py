@@ -20,6 +20,7 @@ from pipelines.audit.chain import AuditError
 from pipelines.audit.collect import resolve
 from pipelines.audit.store import issue_bundle
 from pipelines.instance import (
+    AUDIT_BUNDLE_KEY,
     PinnedUpstream,
     audit_sources,
     latest_materialization,
@@ -28,7 +29,6 @@ from pipelines.instance import (
 from pipelines.registry.versions import MODEL_NAME, with_retries
 from pipelines.resources import AnsiStoreResource, AuditResource, LakeResource, MlflowResource
 
-AUDIT_BUNDLE_KEY = dg.AssetKey(["models", "audit_bundle"])
 COMPLETE_CHECK = "audit_bundle_complete"
 
 

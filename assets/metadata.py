@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from urllib.parse import quote
 
 import dagster as dg
 
+# shown_path: imported from its owner, the settings (where $PLUMBLINE_HOME is), for the assets.
+from pipelines.settings import shown_path  # noqa: F401
 from pipelines.warehouse.lineage_view import LineageRow, lineage_records
-from sql.paths import REPOSITORY_ROOT
 
 # Significant digits a float keeps in metadata: enough for a rate, a loss or a threshold.
 SIGNIFICANT_DIGITS = 4
@@ -24,24 +24,6 @@ def rounded(value: float, digits: int = SIGNIFICANT_DIGITS) -> float:
     if value == 0 or not math.isfinite(value):
         return value
     return round(value, max(0, digits - 1 - math.floor(math.log10(abs(value)))))
-
-
-def shown_path(path: str | Path, home: str | Path | None = None) -> str:
-    """``path`` as a person reads it: ``$PLUMBLINE_HOME/...`` under the home, relative under
-    the repository, else as it is (a URI stays a URI)."""
-    text = str(path)
-    if "://" in text:
-        return text
-    absolute = Path(text).absolute()
-    if home:
-        try:
-            return "$PLUMBLINE_HOME/" + absolute.relative_to(Path(home).absolute()).as_posix()
-        except ValueError:
-            pass
-    try:
-        return absolute.relative_to(REPOSITORY_ROOT).as_posix()
-    except ValueError:
-        return text
 
 
 # The lineage view's columns. A table, not Markdown: the open-source UI shows a table inline

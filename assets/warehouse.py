@@ -5,7 +5,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.metadata import lineage_metadata, records_table, rounded, shown_path
+from assets.metadata import lineage_metadata, records_table, rounded
 from pipelines.contracts import Contract, load_contract
 from pipelines.contracts.describe import describe_columns
 from pipelines.resources import (
@@ -14,22 +14,22 @@ from pipelines.resources import (
     EngineResource,
     LakeResource,
 )
+from pipelines.settings import shown_path
 from pipelines.translation.store import SourceDependencies, StoreError, legacy_dependencies
 from pipelines.warehouse.build import (
     WAREHOUSE_ZONE,
     BlockingCheckFailed,
+    CheckedTable,
     CheckOutcome,
     ResultTable,
     WarehouseTable,
-    build_table,
-    contract_check,
-    portable_sql,
-    reconciliation_check,
+    build_with_checks,
     table_contracts,
+    table_sql,
     warehouse_tables,
 )
 from pipelines.warehouse.engines.base import OTHER_ENGINE, EngineError
-from pipelines.warehouse.lineage_view import lineage_rows, markdown_text, portable_sources
+from pipelines.warehouse.lineage_view import markdown_text
 from pipelines.warehouse.snapshot import Snapshot
 from sql.catalog import Catalog, load_catalog
 from sql.paths import LEGACY_ROOT, repository_relative
@@ -168,14 +168,12 @@ def contract_column_schema(
     return dg.TableSchema(columns=columns)
 
 
-def warehouse_asset(
-    table: WarehouseTable, engine_name: str, contract: Contract | None = None
-) -> dg.AssetsDefinition:
-    key = warehouse_key(table.name)
-    deps = [dg.AssetKey(read.split(".")) for read in table.reads]
-    if table.legacy is not None:
-        deps.append(dg.AssetKey(["ansi", table.name]))
-    check_specs = []
+def _check_specs(
+    table: WarehouseTable, key: dg.AssetKey, contract: Contract | None
+) -> list[dg.AssetCheckSpec]:
+    """The table's checks: blocking where there is something to check against (its
+    contract, the legacy output or a reference query), else a warning that says so."""
+    specs = []
     against = table.reconciled_against
     if against is not None:
         what = (
@@ -188,7 +186,7 @@ def warehouse_asset(
             if table.snapshot is not None and table.snapshot.key
             else "the multiset of rows"
         )
-        check_specs.append(
+        specs.append(
             dg.AssetCheckSpec(
                 f"{table.name}_reconciled",
                 asset=key,
@@ -200,25 +198,11 @@ def warehouse_asset(
             )
         )
     elif table.legacy is not None:
-        check_specs.append(
-            dg.AssetCheckSpec(
-                f"{table.name}_reconciled",
-                asset=key,
-                description=NOT_RECONCILED,
-            )
+        specs.append(
+            dg.AssetCheckSpec(f"{table.name}_reconciled", asset=key, description=NOT_RECONCILED)
         )
-
-    description = (
-        f"Built from `{table.source_file.relative_to(table.source_file.parents[2])}`. Promise: "
-        "written to staging and published only when its blocking checks pass (its contract; "
-        "for translated SQL, its reconciliation against the legacy output); otherwise the last "
-        "good version stays and nothing downstream runs. Its manifest records the digests of "
-        "its files, inputs and SQL."
-    )
-    owners: list[str] = []
-    asset_metadata: dict[str, object] = {}
     if contract is not None:
-        check_specs.append(
+        specs.append(
             dg.AssetCheckSpec(
                 f"{table.name}_contract",
                 asset=key,
@@ -229,30 +213,93 @@ def warehouse_asset(
                 ),
             )
         )
-        if contract.description:
-            description = f"{contract.description}\n\n{description}"
-        owners = [f"team:{contract.owner}"] if contract.owner else []
-        asset_metadata = {
-            "contract": dg.MetadataValue.path(repository_relative(table.contract_path)),
-            "contract_version": contract.version,
-            # On the definition: the UI's Columns section shows it before any run.
-            "dagster/column_schema": contract_column_schema(contract),
-        }
     else:
-        check_specs.append(
+        specs.append(
             dg.AssetCheckSpec(f"{table.name}_contract", asset=key, description=NO_CONTRACT)
         )
-        asset_metadata = {"contract": dg.MetadataValue.text("none")}
+    return specs
+
+
+def _description(table: WarehouseTable, contract: Contract | None) -> str:
+    promise = (
+        f"Built from `{table.source_file.relative_to(table.source_file.parents[2])}`. Promise: "
+        "written to staging and published only when its blocking checks pass (its contract; "
+        "for translated SQL, its reconciliation against the legacy output); otherwise the last "
+        "good version stays and nothing downstream runs. Its manifest records the digests of "
+        "its files, inputs and SQL."
+    )
+    if contract is not None and contract.description:
+        return f"{contract.description}\n\n{promise}"
+    return promise
+
+
+def _definition_metadata(table: WarehouseTable, contract: Contract | None) -> dict[str, object]:
+    if contract is None:
+        return {"contract": dg.MetadataValue.text("none")}
+    return {
+        "contract": dg.MetadataValue.path(repository_relative(table.contract_path)),
+        "contract_version": contract.version,
+        # On the definition: the UI's Columns section shows it before any run.
+        "dagster/column_schema": contract_column_schema(contract),
+    }
+
+
+INPUT_COLUMNS = [
+    ("table", "string", "the lake table read"),
+    ("version", "string", "the published version it was read from"),
+    ("path", "string", "where that version lies"),
+]
+
+
+def _materialization_metadata(
+    checked: CheckedTable, contract: Contract | None, path: Path, home: str | None
+) -> dict[str, object]:
+    """What a build shows: its size, digests, the inputs it read, its SQL and lineage."""
+    built = checked.built
+    return {
+        "dagster/row_count": dg.MetadataValue.int(built.stats.row_count),
+        "dagster/column_schema": (
+            contract_column_schema(contract, checked.columns)
+            if contract is not None
+            else dg.TableSchema(columns=[dg.TableColumn(n, t) for n, t in checked.columns])
+        ),
+        "bytes": dg.MetadataValue.int(built.stats.bytes),
+        "engine": dg.MetadataValue.text(checked.engine),
+        "build_seconds": dg.MetadataValue.float(rounded(built.build.seconds)),
+        "content_digest": dg.MetadataValue.text(f"sha256:{built.content_digest}"),
+        "file_digest": dg.MetadataValue.text(f"sha256:{built.version.digest}"),
+        "inputs": records_table(
+            [
+                {"table": i.table, "version": i.version, "path": shown_path(i.path, home)}
+                for i in checked.inputs
+            ],
+            INPUT_COLUMNS,
+        ),
+        "path": dg.MetadataValue.path(shown_path(path, home)),
+        "rendered_sql": dg.MetadataValue.md(f"```sql\n{built.build.rendered_sql}\n```"),
+        **lineage_metadata(checked.lineage),
+    }
+
+
+def warehouse_asset(
+    table: WarehouseTable, engine_name: str, contract: Contract | None = None
+) -> dg.AssetsDefinition:
+    """``warehouse/<name>``: :func:`~pipelines.warehouse.build.build_with_checks`, its
+    verdicts as check results and its build as metadata."""
+    key = warehouse_key(table.name)
+    deps = [dg.AssetKey(read.split(".")) for read in table.reads]
+    if table.legacy is not None:
+        deps.append(dg.AssetKey(["ansi", table.name]))
 
     @dg.asset(
         key=key,
         deps=deps,
         group_name=WAREHOUSE_ZONE,
         kinds={"parquet", engine_name},
-        check_specs=check_specs,
-        description=description,
-        owners=owners,
-        metadata=asset_metadata,
+        check_specs=_check_specs(table, key, contract),
+        description=_description(table, contract),
+        owners=[f"team:{contract.owner}"] if contract is not None and contract.owner else [],
+        metadata=_definition_metadata(table, contract),
         tags={"plumbline/zone": WAREHOUSE_ZONE},
     )
     def _table(
@@ -266,23 +313,21 @@ def warehouse_asset(
         # DuckDB's modules: imported when a table is built, not when the code location loads.
         from pipelines.warehouse.reconcile import Thresholds
 
-        checks = []
-        engine = warehouse_engine.build_engine()
-        masker = contracts.masker()
-        if contract is not None:
-            checks.append(contract_check(table, engine, contracts.published(), masker=masker))
-        if against is not None:
-            thresholds = Thresholds(
-                relative_tolerance=config.reconcile_relative_tolerance,
-                max_unmatched_fraction=config.reconcile_max_unmatched_fraction,
-            )
-            checks.append(reconciliation_check(table, thresholds, masker=masker))
+        home = lake.home or None
         try:
-            ansi_sql = (
-                ansi_store.read_sql(table.name) if table.legacy else portable_sql(table.sql_path)
-            )
-            built = build_table(
-                lake.lake(), engine, table, ansi_sql, checks=checks, catalog=ansi_store.catalog()
+            checked = build_with_checks(
+                lake.lake(),
+                warehouse_engine.build_engine(),
+                table,
+                ansi_root=ansi_store.path(),
+                catalog=ansi_store.catalog(),
+                published=contracts.published(),
+                masker=contracts.masker(),
+                thresholds=Thresholds(
+                    relative_tolerance=config.reconcile_relative_tolerance,
+                    max_unmatched_fraction=config.reconcile_max_unmatched_fraction,
+                ),
+                shown=lambda path: shown_path(path, home),
             )
         except BlockingCheckFailed as exc:
             for outcome in exc.outcomes:
@@ -291,77 +336,17 @@ def warehouse_asset(
         except (EngineError, StoreError) as exc:
             # The message names the file; an engine's quotes the offending SQL line.
             raise dg.Failure(description=str(exc)) from exc
-        if contract is not None:
-            # Published under this contract: it is the baseline for breaking changes now.
-            contracts.published().record(load_contract(table.contract_path))
-        home = lake.home or None
-        columns = [name for name, _, _ in built.stats.schema]
-        if table.legacy is not None:
-            stored = ansi_store.read_manifest(table.name)
-            lineage = lineage_rows(
-                columns,
-                stored.column_lineage,
-                # A Jinja template is not SQL to find a column's lines in (assets.ansi).
-                "" if stored.rendered_sha256 is not None else table.legacy.path.read_text(),
-                table.legacy.dialect,
-                shown_path(table.legacy.path, home),
-                table=table.name,
-            )
-        else:
-            lineage = lineage_rows(
-                columns,
-                portable_sources(ansi_sql, columns, {k: Path(v) for k, v in built.inputs.items()}),
-                ansi_sql,
-                None,
-                shown_path(table.source_file, home),
-            )
-        built_columns = [(name, kind) for name, kind, _ in built.stats.schema]
         context.log.info(
-            f"warehouse/{table.name}: {built.stats.row_count:,} rows on {engine.name} "
-            f"in {built.build.seconds:.2f}s"
+            f"warehouse/{table.name}: {checked.built.stats.row_count:,} rows on "
+            f"{checked.engine} in {checked.built.build.seconds:.2f}s"
         )
         yield dg.MaterializeResult(
-            metadata={
-                "dagster/row_count": dg.MetadataValue.int(built.stats.row_count),
-                "dagster/column_schema": (
-                    contract_column_schema(contract, built_columns)
-                    if contract is not None
-                    else dg.TableSchema(columns=[dg.TableColumn(n, t) for n, t in built_columns])
-                ),
-                "bytes": dg.MetadataValue.int(built.stats.bytes),
-                "engine": dg.MetadataValue.text(engine.name),
-                "build_seconds": dg.MetadataValue.float(rounded(built.build.seconds)),
-                "content_digest": dg.MetadataValue.text(f"sha256:{built.content_digest}"),
-                "file_digest": dg.MetadataValue.text(f"sha256:{built.version.digest}"),
-                "inputs": records_table(
-                    [
-                        {
-                            "table": key.replace(".", "/", 1),
-                            "version": Path(path).name,
-                            # Through the lake's own layout: a zone linked from elsewhere
-                            # (a shared raw lake) still reads as under the home.
-                            "path": shown_path(
-                                lake.lake().version_path(*key.split(".", 1), Path(path).name),
-                                home,
-                            ),
-                        }
-                        for key, path in sorted(built.inputs.items())
-                    ],
-                    [
-                        ("table", "string", "the lake table read"),
-                        ("version", "string", "the published version it was read from"),
-                        ("path", "string", "where that version lies"),
-                    ],
-                ),
-                "path": dg.MetadataValue.path(
-                    shown_path(lake.lake().table_path(WAREHOUSE_ZONE, table.name), home)
-                ),
-                "rendered_sql": dg.MetadataValue.md(f"```sql\n{built.build.rendered_sql}\n```"),
-                **lineage_metadata(lineage),
-            },
-            data_version=dg.DataVersion(built.content_digest),
-            check_results=[_check_result(o) for o in built.checks]
-            + _unguarded(table, contract is not None, against is not None),
+            metadata=_materialization_metadata(
+                checked, contract, lake.lake().table_path(WAREHOUSE_ZONE, table.name), home
+            ),
+            data_version=dg.DataVersion(checked.built.content_digest),
+            check_results=[_check_result(o) for o in checked.built.checks]
+            + _unguarded(table, contract is not None, table.reconciled_against is not None),
         )
 
     return _table
@@ -416,9 +401,7 @@ def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.Ass
                     description=f"warehouse/{table.name} has no published table yet",
                 )
                 continue
-            ansi_sql = (
-                ansi_store.read_sql(table.name) if table.legacy else portable_sql(table.sql_path)
-            )
+            ansi_sql = table_sql(table, ansi_store.path())
             result = check_portability(
                 lake.lake(),
                 version,

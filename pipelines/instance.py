@@ -25,6 +25,10 @@ from pipelines.audit.collect import RunFinder, Sources
 from pipelines.lake.store import Lake
 from pipelines.registry.versions import ALIAS_HISTORY, AliasHistory
 
+# The audit bundle's asset (``assets.audit``), whose materializations record each bundle's
+# root digest: named here, where the command line reads those digests back.
+AUDIT_BUNDLE_KEY = dg.AssetKey(["models", "audit_bundle"])
+
 # Materializations searched per asset: a table rebuilt more often than this since the audited
 # version is reported as a gap (its run is not found), never guessed.
 SEARCHED_MATERIALIZATIONS = 1000

@@ -6,19 +6,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import dagster as dg
-from dagster._core.errors import DagsterPipesExecutionError
 
 from models.job import TrainingJob
 from pipelines.contracts import Masker
 from pipelines.contracts.registry import PublishedContracts
 from pipelines.lake.store import Lake
-from pipelines.launch.torchrun import (
-    default_nproc,
-    local_training_env,
-    torchrun_command,
-    worker_failure,
-)
-from pipelines.pipes.messages import WholeLineMessageReader
+from pipelines.pipes.local import launch_locally
 from pipelines.settings import K8S_FIELDS, Settings, k8s_request_from, masking_key_from
 from pipelines.translation.store import StoredTranslation, read_stored_manifest, read_stored_sql
 from pipelines.warehouse.engines.base import Engine
@@ -209,8 +202,10 @@ class TrainingLauncherResource(dg.ConfigurableResource):
         return Path(self.runs_root) / run_id
 
     def launch(self, context: dg.AssetExecutionContext, job: TrainingJob):
-        """Run the training and return Pipes' completed invocation; a failure raises
-        ``dg.Failure`` with the failing worker's traceback."""
+        """Run the training where ``kind`` says, through Dagster Pipes
+        (:mod:`pipelines.pipes.local`, :mod:`pipelines.pipes.kubernetes`), and return Pipes'
+        completed invocation; a failure raises ``dg.Failure`` with the failing worker's
+        traceback."""
         if self.kind == "k8s":
             from pipelines.launch.k8s.request import K8sRenderError
             from pipelines.pipes.kubernetes import launch_on_kubernetes, training_job_name
@@ -222,26 +217,13 @@ class TrainingLauncherResource(dg.ConfigurableResource):
             return launch_on_kubernetes(context, job, request)
         if self.kind != "local":
             raise dg.Failure(f"training launcher {self.kind!r} is not available; use local or k8s")
-        # Imports torch (as default_nproc does): at launch, not when the code location loads.
-        from models.runtime import available_cpus
-
-        nproc = self.nproc_per_node or default_nproc()
-        command = torchrun_command(job.write(), nproc, self.max_restarts)
-        context.log.info(f"launching: {' '.join(command)}")
-        env = {
-            # The CPUs this process may use, split between the ranks (torchrun would set 1
-            # per rank and print a banner); the trainer sets torch's own count the same way.
-            "OMP_NUM_THREADS": str(max(1, available_cpus() // nproc)),
-            "MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR": "false",
-            # Every listening socket of the training on 127.0.0.1 (pipelines.launch.torchrun).
-            **local_training_env(),
-        }
-        try:
-            return dg.PipesSubprocessClient(
-                cwd=str(REPOSITORY_ROOT), env=env, message_reader=WholeLineMessageReader()
-            ).run(context=context, command=command)
-        except DagsterPipesExecutionError as exc:
-            raise dg.Failure(description=worker_failure(job) or str(exc)) from exc
+        return launch_locally(
+            context,
+            job,
+            cwd=REPOSITORY_ROOT,
+            nproc_per_node=self.nproc_per_node,
+            max_restarts=self.max_restarts,
+        )
 
 
 class AuditResource(dg.ConfigurableResource):

@@ -20,7 +20,7 @@ from pipelines.lake.tpch import format_scale
 from pipelines.launch.k8s.request import K8S_DEFAULTS
 from sql.catalog import DEFAULT_CATALOG_PATH
 from sql.engines import ENGINES, Engine
-from sql.paths import LEGACY_ROOT
+from sql.paths import LEGACY_ROOT, REPOSITORY_ROOT
 
 Launcher = Literal["local", "k8s"]
 LAUNCHERS: tuple[str, ...] = get_args(Launcher)
@@ -434,12 +434,34 @@ def redact(text: str) -> str:
     return _USERINFO.sub(masked, text)
 
 
+def shown_path(path: str | Path, home: str | Path | None = None) -> str:
+    """``path`` as a person reads it: ``$PLUMBLINE_HOME/...`` under the home, relative under
+    the repository, else as it is (a URI stays a URI)."""
+    text = str(path)
+    if "://" in text:
+        return text
+    absolute = Path(text).absolute()
+    if home:
+        try:
+            return "$PLUMBLINE_HOME/" + absolute.relative_to(Path(home).absolute()).as_posix()
+        except ValueError:
+            pass
+    try:
+        return absolute.relative_to(REPOSITORY_ROOT).as_posix()
+    except ValueError:
+        return text
+
+
 def parse_cron(value: object, setting: str) -> str:
-    from dagster._utils.schedules import is_valid_cron_string
+    import dagster as dg
 
     text = str(value).strip()
-    if not is_valid_cron_string(text):
-        raise SettingsError(setting, "a cron expression such as '0 3 * * 1'", value)
+    try:
+        # Dagster's own rule for a schedule's cron string (five fields, no 30 February),
+        # through its public API: the schedule this setting makes would refuse the same.
+        dg.ScheduleDefinition(name="parse_cron", cron_schedule=text, job_name="parse_cron")
+    except dg.DagsterInvalidDefinitionError:
+        raise SettingsError(setting, "a cron expression such as '0 3 * * 1'", value) from None
     return text
 
 

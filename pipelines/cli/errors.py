@@ -77,3 +77,9 @@ class OneLineErrors(click.Group):
             )
             sys.exit(INTERNAL_ERROR)
         sys.exit(result if isinstance(result, int) else 0)
+
+
+def fail_usage(message: str) -> None:
+    """Bad input: one line naming the setting and what it accepts, exit code 2."""
+    click.echo(f"plumbline: error: {one_line(message)}", err=True)
+    sys.exit(2)

@@ -2,7 +2,7 @@
 environment they need, the number of processes, and the traceback of the worker that failed.
 
 The job itself (:class:`models.job.TrainingJob`) is written by the asset; the Dagster Pipes
-client that runs these commands is ``pipelines.resources.TrainingLauncherResource``.
+client that runs these commands is ``pipelines.pipes.local``.
 """
 
 from __future__ import annotations

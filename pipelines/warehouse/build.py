@@ -1,4 +1,5 @@
-"""Warehouse tables: which exist, what they read, and how one is built (write, audit, publish).
+"""Warehouse tables: which exist, what they read, and how one is built (write, audit, publish:
+:func:`build_with_checks`, the whole build of one table with its blocking checks).
 
 Pure logic over the lake and an engine; the ``warehouse/<name>`` assets are thin shells.
 Which tables exist and what they read is decided when the code location loads, which
@@ -38,10 +39,13 @@ from pipelines.translation.store import (
     LegacySource,
     SourceDependencies,
     TranslatedSource,
+    read_stored_manifest,
+    read_stored_sql,
     sha256_text,
     translate_sources,
 )
 from pipelines.warehouse.engines.base import BuildResult, Engine, EngineError
+from pipelines.warehouse.lineage_view import LineageRow, lineage_rows, portable_sources
 from sql import ansi
 from sql.ansi import Ansi
 from sql.catalog import Catalog
@@ -88,6 +92,15 @@ def portable_sql(path: Path) -> str:
     except SqlglotError as exc:
         raise EngineError(f"{path}: not portable ANSI SQL: {str(exc).splitlines()[0]}") from exc
     return text
+
+
+def table_sql(table: WarehouseTable, ansi_root: Path) -> str:
+    """The ANSI SQL ``table`` is built from: the translation ``ansi/<name>`` stored under
+    ``ansi_root`` (checked against its manifest), or its portable ANSI file."""
+    if table.legacy is not None:
+        return read_stored_sql(ansi_root, table.name)
+    assert table.sql_path is not None
+    return portable_sql(table.sql_path)
 
 
 def tables_read(ansi_sql: str) -> tuple[str, ...]:
@@ -555,3 +568,112 @@ def contract_check(
         )
 
     return check
+
+
+@dataclass(frozen=True)
+class InputVersion:
+    """A lake table a build read (``raw/orders``), the published version it read, and
+    where that version lies (through the lake's own layout)."""
+
+    table: str
+    version: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class CheckedTable:
+    """A warehouse table built, checked and published: what :func:`build_with_checks`
+    hands the ``warehouse/<name>`` asset to show."""
+
+    built: BuiltTable
+    engine: str
+    ansi_sql: str
+    inputs: tuple[InputVersion, ...]
+    lineage: tuple[LineageRow, ...]
+
+    @property
+    def columns(self) -> list[tuple[str, str]]:
+        """(name, engine type) of each column written."""
+        return [(name, kind) for name, kind, _ in self.built.stats.schema]
+
+
+def build_with_checks(
+    lake: Lake,
+    engine: Engine,
+    table: WarehouseTable,
+    *,
+    ansi_root: Path,
+    catalog: Catalog | None = None,
+    published: PublishedContracts,
+    masker: Masker | None = None,
+    thresholds: Thresholds | None = None,
+    shown: Callable[[Path], str] = str,
+) -> CheckedTable:
+    """Build ``table`` with its blocking checks (its contract when it has one, its
+    reconciliation when it has something to reconcile against) and publish it
+    (:func:`build_table`); record the contract it was published under as the baseline for
+    breaking changes; and return what was built with each output column's lineage.
+
+    Its SQL is the translation ``ansi/<name>`` stored under ``ansi_root``, or its portable
+    ANSI file. ``shown`` writes a file's location as the lineage view shows it. Raises
+    ``BlockingCheckFailed`` (the outcomes on it), ``EngineError`` or ``StoreError``; the
+    last published version then stays.
+    """
+    from pipelines.warehouse.reconcile import Thresholds
+
+    checks: list[BlockingCheck] = []
+    if table.contract_path is not None:
+        checks.append(contract_check(table, engine, published, masker=masker))
+    if table.reconciled_against is not None:
+        checks.append(reconciliation_check(table, thresholds or Thresholds(), masker=masker))
+    ansi_sql = table_sql(table, ansi_root)
+    built = build_table(lake, engine, table, ansi_sql, checks=checks, catalog=catalog)
+    if table.contract_path is not None:
+        # Published under this contract: it is the baseline for breaking changes now.
+        published.record(load_contract(table.contract_path))
+    return CheckedTable(
+        built=built,
+        engine=engine.name,
+        ansi_sql=ansi_sql,
+        inputs=tuple(
+            InputVersion(
+                key.replace(".", "/", 1),
+                Path(path).name,
+                # Through the lake's own layout: a zone linked from elsewhere (a shared raw
+                # lake) still reads as under the home.
+                lake.version_path(*key.split(".", 1), Path(path).name),
+            )
+            for key, path in sorted(built.inputs.items())
+        ),
+        lineage=tuple(_lineage(table, built, ansi_sql, ansi_root, shown)),
+    )
+
+
+def _lineage(
+    table: WarehouseTable,
+    built: BuiltTable,
+    ansi_sql: str,
+    ansi_root: Path,
+    shown: Callable[[Path], str],
+) -> list[LineageRow]:
+    """Each output column's lineage: in the legacy file, as its stored translation
+    recorded it; in portable SQL, over the input versions the build read."""
+    columns = [name for name, _, _ in built.stats.schema]
+    if table.legacy is not None:
+        stored = read_stored_manifest(ansi_root, table.name)
+        return lineage_rows(
+            columns,
+            stored.column_lineage,
+            # A Jinja template is not SQL to find a column's lines in (assets.ansi).
+            "" if stored.rendered_sha256 is not None else table.legacy.path.read_text(),
+            table.legacy.dialect,
+            shown(table.legacy.path),
+            table=table.name,
+        )
+    return lineage_rows(
+        columns,
+        portable_sources(ansi_sql, columns, {k: Path(v) for k, v in built.inputs.items()}),
+        ansi_sql,
+        None,
+        shown(table.source_file),
+    )

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.cli.main import prepare_environment
+from pipelines.cli.environment import prepare_environment
 from pipelines.settings import Settings
 from sql.paths import REPOSITORY_ROOT
 from tests.process_groups import stop_group

@@ -81,6 +81,32 @@ def post_to_server(command: str, env: dict[str, str], path: str, body: dict) -> 
         stop_group(server)
 
 
+def test_main_holds_only_the_parser():
+    """Every command's work lives in the module of its command group (pipelines.cli.commands,
+    k8s, init, gpu): main.py only builds the parser and dispatches to them."""
+    import click
+
+    from pipelines.cli.main import main
+
+    def leaves(group: click.Group, prefix: str):
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                yield from leaves(command, f"{prefix}{name} ")
+            else:
+                yield f"{prefix}{name}", command.callback.__module__
+
+    found = dict(leaves(main, ""))
+    assert {
+        "run",
+        "audit",
+        "translate",
+        "contracts lint",
+        "models history",
+        "bench gpu",
+    } <= found.keys()
+    assert [name for name, module in sorted(found.items()) if module == "pipelines.cli.main"] == []
+
+
 @pytest.mark.parametrize(
     "args",
     [
