@@ -23,7 +23,7 @@ import dagster as dg
 
 from pipelines.audit.collect import RunFinder, Sources
 from pipelines.lake.store import Lake
-from pipelines.registry.versions import ALIAS_HISTORY, AliasHistory
+from pipelines.registry.versions import AliasHistory
 
 # Materializations searched per asset: a table rebuilt more often than this since the audited
 # version is reported as a gap (its run is not found), never guessed.
@@ -99,7 +99,7 @@ def audit_sources(
         lake=lake,
         ansi_root=ansi_root,
         client=client,
-        alias_history=AliasHistory(lake.root.joinpath(*ALIAS_HISTORY)),
+        alias_history=AliasHistory.in_lake(lake.root),
         runs=None if instance is None else run_finder(instance),
     )
 

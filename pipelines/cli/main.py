@@ -709,10 +709,14 @@ def models_history(model: str, as_json: bool) -> None:
     import json
     from dataclasses import asdict
 
-    from pipelines.registry.versions import ALIAS_HISTORY, AliasHistory
+    from pipelines.registry.versions import AliasHistory, RegistryError
 
     settings = load_settings()
-    moves = AliasHistory(settings.lake_root.joinpath(*ALIAS_HISTORY)).moves(model)
+    try:
+        moves = AliasHistory.in_lake(settings.lake_root).moves(model)
+    except RegistryError as exc:  # a move file truncated, appended to or replaced
+        click.echo(f"plumbline: error: {one_line(str(exc))}", err=True)
+        sys.exit(1)
     if not moves:
         # No moves is an answer for a registered model; for any other name it is a mistake.
         registered = _registered_models(settings)
@@ -894,8 +898,13 @@ def audit(
         resolve,
         resolve_table,
     )
-    from pipelines.audit.store import check_bundle_folder, issue_bundle, write_bundle
-    from pipelines.resources import AuditResource
+    from pipelines.audit.store import (
+        check_bundle_folder,
+        issue_bundle,
+        model_version_dir,
+        table_version_dir,
+        write_bundle,
+    )
 
     # A model's name never holds a "/" (MLflow refuses one): a subject with one is a table.
     of_table = subject is not None and "/" in subject
@@ -943,7 +952,7 @@ def audit(
                 requested=subject,
                 made_by={"command": "plumbline audit"},
             )
-            version_dir = AuditResource(root=str(settings.audit_root)).table_version_dir(table)
+            version_dir = table_version_dir(settings.audit_root, table)
         else:
             sources, _ = _audit_sources(settings)
             if out is not None:
@@ -952,7 +961,7 @@ def audit(
             bundle = build_bundle(
                 sources, model, version, requested=subject, made_by={"command": "plumbline audit"}
             )
-            version_dir = AuditResource(root=str(settings.audit_root)).version_dir(model, version)
+            version_dir = model_version_dir(settings.audit_root, model, version)
     except AuditError as exc:
         click.echo(f"plumbline: error: {exc}", err=True)
         sys.exit(1)
