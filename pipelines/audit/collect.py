@@ -695,10 +695,12 @@ def artifact_digests(
     top-level folder ``leave_out`` left out), and why a file could not be read, or None.
 
     Only bytes are read: a file truncated, appended to or replaced by garbage is a digest
-    that no longer matches, whatever it now holds. Through MLflow's artifact repository, so
-    a store whose artifacts lie on a server or in object storage is read the same way."""
+    that no longer matches, whatever it now holds. Listed through MLflow's artifact
+    repository, so a store whose artifacts lie on a server or in object storage is read too
+    (downloaded); a local store's files are read where they lie."""
     from mlflow.exceptions import MlflowException
     from mlflow.store.artifact.artifact_repository_registry import get_artifact_repository
+    from mlflow.store.artifact.local_artifact_repo import LocalArtifactRepository
 
     found: dict[str, str] = {}
     try:
@@ -712,10 +714,11 @@ def artifact_digests(
                     if info.is_dir:
                         folders.append(info.path)
                         continue
-                    # A copy for a local store too: the same code path for every store.
-                    copy = repository.download_artifacts(info.path, dst_path=scratch)
-                    found[info.path] = sha256_bytes(Path(copy).read_bytes())
-                    Path(copy).unlink()
+                    if isinstance(repository, LocalArtifactRepository):
+                        path = Path(repository.artifact_dir, info.path)
+                    else:
+                        path = Path(repository.download_artifacts(info.path, dst_path=scratch))
+                    found[info.path] = sha256_bytes(path.read_bytes())
     except (OSError, MlflowException) as exc:
         return dict(sorted(found.items())), f"the files at {location} cannot be read ({exc})"
     return dict(sorted(found.items())), None
