@@ -328,6 +328,9 @@ class Collector:
         self.sources = sources
         self.out = Collected(created_at)
         self.features: list[str] = []
+        # (table, its ANSI SQL) -> the sources of each of its columns: sqlglot computes the
+        # lineage of every output column at once, so one call per table, not per column.
+        self._column_sources: dict[tuple[str, str], dict[str, list[tuple[str, str]]]] = {}
 
     # -- MLflow ---------------------------------------------------------------------------
     def model_version(self, name: str, version: str) -> Node:
@@ -635,7 +638,7 @@ class Collector:
                     else sql_text
                 )
                 found = projection_lines(sql_text, where["dialect"], column_)
-                sources = column_sources(ansi, [column_], self._schema_of(ansi)).get(column_, [])
+                sources = self._sources_of(table_, ansi, column_)
             except (UnicodeDecodeError, SqlglotError) as exc:
                 # A file changed into something that is no longer SQL: a gap of this hop (its
                 # bytes' digest, in its own node, already fails the chain).
@@ -651,6 +654,23 @@ class Collector:
                 source_zone, source_name = source_table.split(".", 1)
                 frontier.append((source_zone, source_name, source_column, depth + 1))
         return hops
+
+    def _sources_of(self, table: str, ansi: str, column: str) -> list[tuple[str, str]]:
+        """The (zone.table, column) pairs ``column`` of warehouse ``table`` reads."""
+        found = self._column_sources.get((table, ansi))
+        if found is None or column not in found:
+            pinned = next(
+                (
+                    n.content.get("columns") or {}
+                    for n in self.out.nodes.values()
+                    if n.kind == "table" and n.content.get("table") == table
+                ),
+                {},
+            )
+            columns = sorted({*pinned, column})
+            found = column_sources(ansi, columns, self._schema_of(ansi))
+            self._column_sources[(table, ansi)] = found
+        return found[column]
 
     def _defining_sql(self, table: str) -> tuple[str | None, Any]:
         native = self._native_sql(table)
