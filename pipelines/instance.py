@@ -23,7 +23,7 @@ import dagster as dg
 
 from pipelines.audit.collect import RunFinder, Sources
 from pipelines.lake.store import Lake
-from pipelines.registry.versions import ALIAS_HISTORY, AliasHistory
+from pipelines.registry.versions import AliasHistory
 
 # The audit bundle's asset (``assets.audit``), whose materializations record each bundle's
 # root digest: named here, where the command line reads those digests back.
@@ -103,7 +103,7 @@ def audit_sources(
         lake=lake,
         ansi_root=ansi_root,
         client=client,
-        alias_history=AliasHistory(lake.root.joinpath(*ALIAS_HISTORY)),
+        alias_history=AliasHistory.in_lake(lake.root),
         runs=None if instance is None else run_finder(instance),
     )
 

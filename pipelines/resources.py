@@ -236,7 +236,9 @@ class AuditResource(dg.ConfigurableResource):
 
     def version_dir(self, model: str, version: str) -> Path:
         """The folder that holds every bundle issued for ``model`` ``version``."""
-        return Path(self.root) / model / f"v{version}"
+        from pipelines.audit.store import model_version_dir
+
+        return model_version_dir(Path(self.root), model, version)
 
     def table_version_dir(self, subject: TableSubject) -> Path:
         """The folder that holds every bundle issued for one version of a warehouse table

@@ -30,6 +30,7 @@ from typing import Any
 
 from pipelines.audit.chain import (
     FORMAT,
+    TABLE_FORMATS,
     UNSEALED_FORMATS,
     AuditError,
     Difference,
@@ -43,6 +44,7 @@ from pipelines.audit.chain import (
     short_json,
 )
 from pipelines.audit.collect import (
+    AUDIT_ARTIFACTS,
     AUDIT_TAG_PREFIX,
     LAKE_NAME,
     ModelSubject,
@@ -58,8 +60,6 @@ BUNDLE_FILE = "bundle.json"
 REPORT_FILE = "report.html"
 # Under the prefix the bundle's model-version node leaves out (collect.VOLATILE_TAG_PREFIXES).
 AUDIT_FOLDER_TAG_PREFIX = "plumbline.audit.folder."
-# Where a training run's artifacts hold the bundles issued of its model versions.
-AUDIT_ARTIFACTS = "audit"
 
 # What no node records: the version audited and as what it was asked for, when, by whom,
 # and on which machine.
@@ -264,14 +264,18 @@ def check_shape(path: Path, data: Any) -> None:
     if "format" not in data:
         raise _malformed(path, "format", f"is missing: not a {FORMAT} audit bundle")
     found = data["format"]
-    if isinstance(found, str) and found in UNSEALED_FORMATS:
+    subject = data.get("subject")
+    of_table = isinstance(subject, dict) and "table" in subject and "model" not in subject
+    readable = TABLE_FORMATS if of_table else {FORMAT}
+    if isinstance(found, str) and found in UNSEALED_FORMATS and found not in readable:
+        again = "warehouse/TABLE@VERSION" if of_table else "MODEL@VERSION"
         raise _malformed(
             path,
             "format",
-            f"is {found}, a format that does not seal the bundle's header: make a new bundle "
-            "(plumbline audit MODEL@VERSION) and verify that one",
+            f"is {found}, a format that does not seal {UNSEALED_FORMATS[found]}: make a new "
+            f"bundle (plumbline audit {again}) and verify that one",
         )
-    if found != FORMAT:
+    if not (isinstance(found, str) and found in readable):
         raise _malformed(path, "format", f"is {short_json(found)}: not a {FORMAT} audit bundle")
     for name, expected in FIELD_TYPES.items():
         _expect(path, data, name, name, (expected,))
@@ -354,7 +358,9 @@ def check_bundle(bundle: Bundle) -> list[Difference]:
     ``bundle`` has passed :func:`check_shape`."""
     data = bundle.data
     differences = [
-        Difference(f"field {name}", f"is not a field of a {FORMAT} bundle: nothing seals it")
+        Difference(
+            f"field {name}", f"is not a field of a {data['format']} bundle: nothing seals it"
+        )
         for name in sorted(set(data) - set(FIELD_TYPES))
     ]
     recorded = data["field_digests"]

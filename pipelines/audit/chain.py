@@ -15,10 +15,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-FORMAT = "plumbline.audit/2"
-# Format 1 sealed the nodes only: its header (subject, creation time, who made it) could be
-# edited without a trace, so its bundles are refused rather than half verified.
-UNSEALED_FORMATS = frozenset({"plumbline.audit/1"})
+FORMAT = "plumbline.audit/3"
+# Earlier formats, and what each left unsealed: their bundles are refused rather than half
+# verified. Format 1 sealed the nodes only (its header could be edited without a trace);
+# format 2 sealed a model version without its files in MLflow.
+UNSEALED_FORMATS = {
+    "plumbline.audit/1": "the bundle's header",
+    "plumbline.audit/2": "a model's files in MLflow (its weights, the training curve)",
+}
+# Format 2 differs from 3 only where MLflow is read: a table's bundle of format 2 seals
+# everything its chain holds, and verifies as it did.
+TABLE_FORMATS = frozenset({FORMAT, "plumbline.audit/2"})
 
 
 class AuditError(RuntimeError):

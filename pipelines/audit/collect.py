@@ -22,6 +22,7 @@ import os
 import platform
 import re
 import subprocess
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -32,7 +33,7 @@ from sqlglot.errors import SqlglotError
 
 from pipelines.audit.chain import AuditError, Node
 from pipelines.lake.store import Lake, LakeError, digest_files
-from pipelines.registry.versions import ALIAS_TAG_PREFIX, AliasHistory
+from pipelines.registry.versions import ALIAS_TAG_PREFIX, AliasHistory, RegistryError
 from pipelines.translation.store import StoreError, read_stored_manifest, sha256_bytes, sha256_text
 from sql.lineage import column_sources, projection_lines
 from sql.paths import REPOSITORY_ROOT
@@ -56,6 +57,9 @@ KEY_PACKAGES = (
     "torch",
 )
 TRAINING_SET = ("warehouse", "training_set")
+# Where a training run's artifacts hold the bundles issued of its model versions: logged
+# after the bundle is sealed, so a run's artifacts are sealed without them.
+AUDIT_ARTIFACTS = "audit"
 # The zone whose tables a bundle may be rooted at (the tables a migration publishes; a raw
 # table's chain is part of the bundle of every warehouse table built from it).
 AUDITED_ZONE = "warehouse"
@@ -324,6 +328,9 @@ class Collector:
         self.sources = sources
         self.out = Collected(created_at)
         self.features: list[str] = []
+        # (table, its ANSI SQL) -> the sources of each of its columns: sqlglot computes the
+        # lineage of every output column at once, so one call per table, not per column.
+        self._column_sources: dict[tuple[str, str], dict[str, list[tuple[str, str]]]] = {}
 
     # -- MLflow ---------------------------------------------------------------------------
     def model_version(self, name: str, version: str) -> Node:
@@ -335,6 +342,7 @@ class Collector:
             )
         mv = client.get_model_version(name, version)
         node_id = model_node_id(name, version)
+        files, unreadable = artifact_digests(mv.source, client.tracking_uri)
         content = {
             "name": name,
             "version": str(mv.version),
@@ -342,9 +350,11 @@ class Collector:
             "run_id": mv.run_id,
             "created": _iso_ms(mv.creation_timestamp),
             "tags": _without_volatile(dict(mv.tags)),
+            # The model itself: its weights, MLmodel, the preprocessing it needs.
+            "files": files,
         }
         parents = [self.alias_history(name, version).id]
-        gap = None
+        gap = unreadable or (None if files else f"no model files at {mv.source}")
         if not mv.run_id or "plumbline.model_digest" not in mv.tags:
             gap = (
                 f"{name} v{version} was registered outside plumbline: it carries no lineage "
@@ -358,6 +368,12 @@ class Collector:
         )
 
     def alias_history(self, name: str, version: str) -> Node:
+        node_id = f"alias_history:{name}/v{version}"
+        title = f"Alias moves of {name} version {version}"
+        try:
+            every_move = self.sources.alias_history.moves(name)
+        except RegistryError as exc:
+            return self.out.add(Node(node_id, "alias_history", title, {}, gap=str(exc)))
         moves = [
             {
                 "alias": move.alias,
@@ -367,18 +383,11 @@ class Collector:
                 "dagster_run_id": move.dagster_run_id,
                 "reason": move.reason,
             }
-            for move in self.sources.alias_history.moves(name)
+            for move in every_move
             if version in (move.to_version, move.from_version)
             and move.moved_at <= self.out.created_at
         ]
-        return self.out.add(
-            Node(
-                f"alias_history:{name}/v{version}",
-                "alias_history",
-                f"Alias moves of {name} version {version}",
-                {"moves": moves},
-            )
-        )
+        return self.out.add(Node(node_id, "alias_history", title, {"moves": moves}))
 
     def run(self, run_id: str) -> Node:
         from mlflow.exceptions import MlflowException
@@ -391,6 +400,9 @@ class Collector:
                 Node(node_id, "mlflow_run", f"MLflow run {run_id}", {}, gap="run not found")
             )
         tags = {k: v for k, v in sorted(run.data.tags.items()) if not k.startswith("mlflow.")}
+        artifacts, unreadable = artifact_digests(
+            run.info.artifact_uri, self.sources.client.tracking_uri, leave_out=AUDIT_ARTIFACTS
+        )
         content = {
             "run_id": run_id,
             "experiment_id": run.info.experiment_id,
@@ -407,6 +419,8 @@ class Collector:
                 ),
                 key=lambda d: d["name"],
             ),
+            # What the run logged (the training curve), but the bundles issued since.
+            "artifacts": artifacts,
         }
         params = run.data.params
         self.features = [
@@ -419,7 +433,7 @@ class Collector:
         version = tags.get("training_set.version")
         if version:
             parents.append(self.table(*TRAINING_SET, version).id)
-        gap = None if version else "the run records no training_set.version tag"
+        gap = unreadable or (None if version else "the run records no training_set.version tag")
         return self.out.add(
             Node(node_id, "mlflow_run", f"MLflow run {run_id}", content, parents, gap)
         )
@@ -441,7 +455,18 @@ class Collector:
             return self.out.nodes[node_id]
         title = f"{zone}/{table}"
         folder = self.sources.lake.version_path(zone, table, version)
-        manifest = self.sources.lake.manifest(zone, table, version)
+        try:
+            manifest = self.sources.lake.manifest(zone, table, version)
+        except LakeError as exc:
+            return self.out.add(
+                Node(
+                    node_id,
+                    "table",
+                    title,
+                    {"zone": zone, "table": table, "version": version},
+                    gap=str(exc),
+                )
+            )
         if manifest is None:
             return self.out.add(
                 Node(
@@ -613,7 +638,7 @@ class Collector:
                     else sql_text
                 )
                 found = projection_lines(sql_text, where["dialect"], column_)
-                sources = column_sources(ansi, [column_], self._schema_of(ansi)).get(column_, [])
+                sources = self._sources_of(table_, ansi, column_)
             except (UnicodeDecodeError, SqlglotError) as exc:
                 # A file changed into something that is no longer SQL: a gap of this hop (its
                 # bytes' digest, in its own node, already fails the chain).
@@ -629,6 +654,23 @@ class Collector:
                 source_zone, source_name = source_table.split(".", 1)
                 frontier.append((source_zone, source_name, source_column, depth + 1))
         return hops
+
+    def _sources_of(self, table: str, ansi: str, column: str) -> list[tuple[str, str]]:
+        """The (zone.table, column) pairs ``column`` of warehouse ``table`` reads."""
+        found = self._column_sources.get((table, ansi))
+        if found is None or column not in found:
+            pinned = next(
+                (
+                    n.content.get("columns") or {}
+                    for n in self.out.nodes.values()
+                    if n.kind == "table" and n.content.get("table") == table
+                ),
+                {},
+            )
+            columns = sorted({*pinned, column})
+            found = column_sources(ansi, columns, self._schema_of(ansi))
+            self._column_sources[(table, ansi)] = found
+        return found[column]
 
     def _defining_sql(self, table: str) -> tuple[str | None, Any]:
         native = self._native_sql(table)
@@ -664,6 +706,42 @@ class Collector:
                 zone, table = key.split(".", 1)
                 schema.setdefault(zone, {})[table] = pinned[key]
         return schema
+
+
+def artifact_digests(
+    location: str, tracking_uri: str | None, *, leave_out: str | None = None
+) -> tuple[dict[str, str], str | None]:
+    """The sha256 of every file under an MLflow artifact location, by its path there (the
+    top-level folder ``leave_out`` left out), and why a file could not be read, or None.
+
+    Only bytes are read: a file truncated, appended to or replaced by garbage is a digest
+    that no longer matches, whatever it now holds. Listed through MLflow's artifact
+    repository, so a store whose artifacts lie on a server or in object storage is read too
+    (downloaded); a local store's files are read where they lie."""
+    from mlflow.exceptions import MlflowException
+    from mlflow.store.artifact.artifact_repository_registry import get_artifact_repository
+    from mlflow.store.artifact.local_artifact_repo import LocalArtifactRepository
+
+    found: dict[str, str] = {}
+    try:
+        repository = get_artifact_repository(location, tracking_uri=tracking_uri)
+        with tempfile.TemporaryDirectory(prefix="plumbline-audit-") as scratch:
+            folders: list[str | None] = [None]
+            while folders:
+                for info in repository.list_artifacts(folders.pop()):
+                    if leave_out is not None and info.path.split("/", 1)[0] == leave_out:
+                        continue
+                    if info.is_dir:
+                        folders.append(info.path)
+                        continue
+                    if isinstance(repository, LocalArtifactRepository):
+                        path = Path(repository.artifact_dir, info.path)
+                    else:
+                        path = Path(repository.download_artifacts(info.path, dst_path=scratch))
+                    found[info.path] = sha256_bytes(path.read_bytes())
+    except (OSError, MlflowException) as exc:
+        return dict(sorted(found.items())), f"the files at {location} cannot be read ({exc})"
+    return dict(sorted(found.items())), None
 
 
 def _text_sha256(path: Path) -> str:

@@ -5,8 +5,8 @@ A reviewer re-checks the digest they were sent, so what was issued must stay iss
 bundle gets a new folder named by its creation time and root digest
 (``<YYYYMMDDTHHMMSSZ>-<first 12 hex of the root digest>``), and a folder that already holds
 anything is refused, never replaced. A model version's bundles lie under
-``<audit root>/<model>/v<version>/`` (``pipelines.resources.AuditResource.version_dir``), a
-table version's under ``<audit root>/<zone>/<table>/<version>/`` (:func:`table_version_dir`).
+``<audit root>/<model>/v<version>/`` (:func:`model_version_dir`), a table version's under
+``<audit root>/<zone>/<table>/<version>/`` (:func:`table_version_dir`).
 """
 
 from __future__ import annotations
@@ -34,6 +34,12 @@ def bundle_folder_name(bundle: Bundle) -> str:
     created = dt.datetime.fromisoformat(bundle.data["created_at"]).astimezone(dt.UTC)
     hex_digest = bundle.root_digest.removeprefix("sha256:")
     return f"{created:%Y%m%dT%H%M%SZ}-{hex_digest[:FOLDER_DIGEST_HEX]}"
+
+
+def model_version_dir(audit_root: Path, model: str, version: str) -> Path:
+    """The folder that holds every bundle issued for ``model`` ``version``, under the audit
+    root (``Settings.audit_root``): ``<model>/v<version>``."""
+    return audit_root / model / f"v{version}"
 
 
 def table_version_dir(audit_root: Path, subject: TableSubject) -> Path:

@@ -2,7 +2,7 @@
 stderr and a documented exit code, never click's usage block or a Python traceback.
 
 Exit codes: 0 done; 1 the work failed (a refused translation, a failed check, a broken
-bundle); 2 bad input (a flag, a setting, a file that cannot be read); 130 interrupted;
+bundle, a full disk); 2 bad input (a flag, a setting, a file that cannot be read); 130 interrupted;
 70 a bug in plumbline: the line names the file that holds the traceback (redacted).
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from pipelines.settings import redact
+from pipelines.settings import Settings, redact
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE in sysexits.h
 INTERRUPTED = 130
@@ -50,6 +50,21 @@ def crash_report(exc: BaseException) -> Path:
     return Path(name)
 
 
+def disk_full_line(exc: BaseException) -> str | None:
+    """Wherever the disk filled (a file, Dagster's or MLflow's sqlite, DuckDB), it is not a
+    bug: the line that names the home's folder, the space free and the space the next run
+    adds (:func:`pipelines.cli.preflight.disk_full`); None for any other error."""
+    from pipelines.cli.preflight import disk_full, disk_full_sign
+
+    if disk_full_sign(exc) is None:
+        return None
+    try:
+        settings = Settings.from_env()  # as the command exported them: its flags included
+    except Exception:  # a setting that no longer reads: the disk is still what failed
+        return f"the disk is full ({one_line(str(exc))[:200]}); free space and run again"
+    return disk_full([exc], settings)
+
+
 class OneLineErrors(click.Group):
     """A group whose usage errors, aborts and unexpected exceptions end in one line."""
 
@@ -69,6 +84,10 @@ class OneLineErrors(click.Group):
             click.echo("plumbline: interrupted", err=True)
             sys.exit(INTERRUPTED)
         except Exception as exc:
+            full = disk_full_line(exc)
+            if full is not None:
+                click.echo(f"plumbline: error: {one_line(full)}", err=True)
+                sys.exit(1)
             report = crash_report(exc)
             click.echo(
                 f"plumbline: internal error: {type(exc).__name__}: {one_line(str(exc))[:300]} "

@@ -5,29 +5,39 @@ answers, and the scale's disk and memory fit the machine."""
 from __future__ import annotations
 
 import base64
+import errno
 import json
 import os
 import shutil
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipelines.lake.tpch import TPCH_TABLES
 from pipelines.settings import Settings, redact
 
 MLFLOW_ANSWER_SECONDS = 10.0
 
-# What one run adds to the home and the most one of its processes holds, as a fixed part
-# plus a part per unit of TPC-H scale (linear in the rows). Measured with `plumbline run` on
-# fresh homes (`du -sb` of the home; /usr/bin/time's maximum resident set size):
-#   scale 0.01: 14.3 MB, 894 MB      scale 0.1: 57.0 MB, 1,125 MB
-# and taken half again for a margin (a second version of each table, training's workers).
-DISK_FIXED_BYTES = 10_000_000
-DISK_BYTES_PER_SCALE = 475_000_000
+# What one run adds to the home, measured with `plumbline run --scale 0.01` twice on a fresh
+# home (`du -sb` of each folder before and after each run):
+#   every run              9.1 MB  Dagster's record of the run (8.1 MB, whatever the scale),
+#                                  MLflow's run and model, the training files, an audit bundle
+#   the first run, once    3.2 MB  MLflow's store, the stored translations and contracts
+#   raw TPC-H tables       3.4 MB  generated once per scale, then kept (pipelines.lake.raw)
+#   every other lake table 1.8 MB  a new version each run
+# and a fifth again for a margin. The memory, measured as /usr/bin/time's maximum resident
+# set size, is 894 MB at scale 0.01 and 1,125 MB at 0.1, taken half again (training's
+# workers).
+RUN_BYTES = 9_100_000
+FIRST_RUN_BYTES = 3_200_000
+RAW_BYTES_PER_SCALE = 340_000_000
+BUILT_BYTES_PER_SCALE = 185_000_000
+DISK_MARGIN = 1.2
 MEMORY_FIXED_BYTES = 870_000_000
 MEMORY_BYTES_PER_SCALE = 2_600_000_000
-MARGIN = 1.5
+MEMORY_MARGIN = 1.5
 
 
 class PreflightError(Exception):
@@ -40,11 +50,38 @@ class Footprint:
     memory_bytes: int
 
 
+def disk_to_add(scale: float, *, first_run: bool = True, raw_tables: int = len(TPCH_TABLES)) -> int:
+    """The disk a run at ``scale`` adds to a home: every run's own records and new table
+    versions, and, where the home does not hold them yet, what the first run makes once and
+    the ``raw_tables`` TPC-H tables it still has to generate (counted at the whole raw
+    size: lineitem, the largest, is the one most likely missing)."""
+    added = RUN_BYTES + BUILT_BYTES_PER_SCALE * scale
+    if first_run:
+        added += FIRST_RUN_BYTES
+    if raw_tables:
+        added += RAW_BYTES_PER_SCALE * scale
+    return int(DISK_MARGIN * added)
+
+
+def home_disk_to_add(settings: Settings) -> int:
+    """:func:`disk_to_add` for the home ``settings`` names, as it is now: a home whose lake
+    holds this scale's raw tables, and whose Dagster instance has run before, needs only
+    what a run adds each time."""
+    from pipelines.lake.raw import tables_to_generate
+    from pipelines.lake.store import Lake
+
+    return disk_to_add(
+        settings.scale,
+        first_run=not (settings.dagster_home / "history").is_dir(),
+        raw_tables=len(tables_to_generate(Lake(settings.lake_root), settings.scale)),
+    )
+
+
 def footprint(scale: float) -> Footprint:
     """The disk a run at ``scale`` writes into a fresh home and the memory it needs."""
     return Footprint(
-        disk_bytes=int(MARGIN * (DISK_FIXED_BYTES + DISK_BYTES_PER_SCALE * scale)),
-        memory_bytes=int(MARGIN * (MEMORY_FIXED_BYTES + MEMORY_BYTES_PER_SCALE * scale)),
+        disk_bytes=disk_to_add(scale),
+        memory_bytes=int(MEMORY_MARGIN * (MEMORY_FIXED_BYTES + MEMORY_BYTES_PER_SCALE * scale)),
     )
 
 
@@ -65,10 +102,11 @@ def existing_ancestor(path: Path) -> Path:
 def check_footprint(
     settings: Settings, free_disk: int | None = None, available_memory: int | None = None
 ) -> Footprint:
-    """Refuse a scale whose estimated disk or memory exceeds what this machine has now."""
+    """Refuse a scale whose estimated disk (what the run adds to this home) or memory
+    exceeds what this machine has now."""
     import psutil
 
-    need = footprint(settings.scale)
+    need = Footprint(home_disk_to_add(settings), footprint(settings.scale).memory_bytes)
     disk = (
         shutil.disk_usage(existing_ancestor(settings.home)).free if free_disk is None else free_disk
     )
@@ -133,15 +171,47 @@ def check_mlflow(
         ) from None
 
 
-# How a full disk reads in a step's error: the OS's ENOSPC, or sqlite's and DuckDB's words.
-DISK_FULL_SIGNS = ("No space left on device", "database or disk is full", "disk is full")
+# How a full disk reads where it is not an OSError of ENOSPC: sqlite's words (through
+# SQLAlchemy too), DuckDB's, and those of a library that kept only the OS's message.
+DISK_FULL_WORDS = ("No space left on device", "database or disk is full", "Disk quota exceeded")
+# sqlite's SQLITE_IOERR: what a full disk gives when a write of the journal or of the
+# database fails, and also what a failing disk gives.
+DISK_IO_WORDS = ("disk I/O error",)
 
 
-def disk_full(messages: list[str], settings: Settings) -> str | None:
-    """One line for a run whose steps failed on a full disk (None if none did): which path,
-    how much is free now, and what a run at this scale needs."""
-    full = [m for m in messages if any(sign in m for sign in DISK_FULL_SIGNS)]
-    if not full:
+def disk_full_sign(error: BaseException | str) -> str | None:
+    """``"full"`` when ``error`` (an exception, any exception it wraps, or a step's message)
+    says the disk is full; ``"io"`` for sqlite's disk I/O error, which a full disk gives
+    too; else None."""
+    seen: set[int] = set()
+    pending: list[BaseException | str | None] = [error]
+    found = None
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in (errno.ENOSPC, errno.EDQUOT):
+            return "full"
+        text = str(current)
+        if any(words in text for words in DISK_FULL_WORDS):
+            return "full"
+        if any(words in text for words in DISK_IO_WORDS):
+            found = "io"
+        if isinstance(current, BaseException):
+            # Dagster and SQLAlchemy wrap the error (SQLAlchemy's original is ``orig``).
+            pending += [current.__cause__, current.__context__, getattr(current, "orig", None)]
+    return found
+
+
+def disk_full(errors: Iterable[BaseException | str], settings: Settings) -> str | None:
+    """One line for a run that failed on a full disk (None if it did not): which folder of
+    the home, how much is free now, and what the next run adds. ``errors`` are the
+    exceptions or the steps' messages: wherever the disk filled (a Parquet or log file,
+    Dagster's or MLflow's sqlite, DuckDB), :func:`disk_full_sign` tells. sqlite's "disk I/O
+    error" counts only where the home's disk is short of what the next run adds."""
+    signs = {disk_full_sign(error) for error in errors} - {None}
+    if not signs:
         return None
     # The folders of the home may lie on different volumes (a lake on its own mount): the
     # fullest is the one that ran out.
@@ -149,9 +219,11 @@ def disk_full(messages: list[str], settings: Settings) -> str | None:
     free, where = min(
         (shutil.disk_usage(existing_ancestor(folder)).free, folder) for folder in folders
     )
-    need = footprint(settings.scale).disk_bytes
+    need = home_disk_to_add(settings)
+    if signs == {"io"} and free >= need:
+        return None
     return (
-        f"the disk under {where} is full (free now: {size(free)}); a run at scale "
-        f"{settings.scale:g} needs about {size(need)}; free space and run again: what was "
+        f"the disk under {where} is full (free now: {size(free)}); the next run at scale "
+        f"{settings.scale:g} adds about {size(need)}; free space and run again: what was "
         "published is kept, and the next run builds the rest"
     )

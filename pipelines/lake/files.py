@@ -2,7 +2,7 @@
 
 Every file plumbline keeps outside a lake version (stored translations, contract copies, the
 alias history and chargeback rows, audit bundles and reports, OpenLineage exports, imported
-catalogs) is written through :func:`atomic_path` or :func:`write_atomic`: the data goes to a
+catalogs, the MLflow tracking store's sqlite file when it is made or migrated) is written through :func:`atomic_path` or :func:`write_atomic`: the data goes to a
 temporary file in the target's own folder (a rename is atomic only within one file system),
 is flushed to disk, and then replaces the target. A failure, a full disk included, removes
 the temporary file and leaves the target as it was.

@@ -9,7 +9,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from pipelines.lake.store import Lake, TableStats, TableVersion, table_stats
+from pipelines.lake.store import Lake, LakeError, TableStats, TableVersion, table_stats
 from pipelines.lake.tpch import TPCH_TABLES, generate_table, generator_version
 
 RAW_ZONE = "raw"
@@ -30,20 +30,39 @@ def publish_tpch_table(lake: Lake, table: str, scale: float, *, threads: int = 2
     the same digest (Dagster then sees the data as unchanged). Anything else regenerates
     into staging and publishes atomically.
     """
-    wanted = {"generator": generator_version(), "scale_factor": scale}
     current = lake.current(RAW_ZONE, table)
-    if (
-        current is not None
-        and all(current.manifest.get(k) == v for k, v in wanted.items())
-        and lake.verify(current)
-    ):
+    if current is not None and _generated_as(current, scale) and lake.verify(current):
         return RawTable(current, table_stats(current.path), reused=True)
 
+    wanted = {"generator": generator_version(), "scale_factor": scale}
     with lake.stage(RAW_ZONE, table) as staging:
         generate_table(table, scale, staging, threads=threads)
         stats = table_stats(staging)
         version = lake.publish(RAW_ZONE, table, staging, {**wanted, "row_count": stats.row_count})
     return RawTable(version, stats, reused=False)
+
+
+def _generated_as(version: TableVersion, scale: float) -> bool:
+    """Whether ``version`` is what this generator makes at ``scale`` (its bytes unchecked)."""
+    manifest = version.manifest
+    return (
+        manifest.get("generator") == generator_version() and manifest.get("scale_factor") == scale
+    )
+
+
+def tables_to_generate(lake: Lake, scale: float) -> list[str]:
+    """The TPC-H tables a run at ``scale`` generates: those the lake does not publish as
+    this generator's output at that scale (the rest are kept, as :func:`publish_tpch_table`
+    keeps them while their files match their digest)."""
+    missing = []
+    for table in TPCH_TABLES:
+        try:
+            current = lake.current(RAW_ZONE, table)
+        except LakeError:
+            current = None
+        if current is None or not _generated_as(current, scale):
+            missing.append(table)
+    return missing
 
 
 def raw_data_digest(lake: Lake) -> str | None:

@@ -114,6 +114,18 @@ def table_stats(folder: Path) -> TableStats:
     )
 
 
+def read_manifest(path: Path) -> dict[str, Any]:
+    """A version's manifest; LakeError, naming the file, when it is no longer a JSON object
+    (truncated, appended to, replaced)."""
+    try:
+        manifest = json.loads(path.read_bytes())
+    except (OSError, ValueError) as exc:  # JSONDecodeError and UnicodeDecodeError too
+        raise LakeError(f"{path}: not a readable manifest ({type(exc).__name__})") from None
+    if not isinstance(manifest, dict):
+        raise LakeError(f"{path}: not a manifest (a JSON object expected)")
+    return manifest
+
+
 class Lake:
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
@@ -169,13 +181,13 @@ class Lake:
         manifest_path = target / MANIFEST
         if not manifest_path.is_file():
             raise LakeError(f"{link}: published version {target.name} has no {MANIFEST}")
-        return TableVersion(zone, table, target, json.loads(manifest_path.read_text()))
+        return TableVersion(zone, table, target, read_manifest(manifest_path))
 
     def manifest(self, zone: str, table: str, version: str) -> dict[str, Any] | None:
         """The manifest of one version of ``zone/table`` (published now or before), or None
-        when that version is no longer in the lake."""
+        when that version is no longer in the lake; LakeError when it is no longer one."""
         path = self.version_path(zone, table, version) / MANIFEST
-        return json.loads(path.read_text()) if path.is_file() else None
+        return read_manifest(path) if path.is_file() else None
 
     def published(self) -> dict[str, Path]:
         """Every published table as ``{"zone.table": version folder}``."""

@@ -17,14 +17,14 @@ import errno
 import fcntl
 import functools
 import logging
-import os
 import sqlite3
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
+
+from pipelines.lake.files import atomic_path, write_atomic
 
 SQLITE_PREFIX = "sqlite:///"
 
@@ -83,13 +83,6 @@ def _quiet(*names: str) -> Iterator[None]:
             logger.setLevel(level)
 
 
-def _put_in_place(temporary: Path, path: Path) -> None:
-    """``temporary``, complete and on disk, becomes ``path`` in one rename."""
-    with open(temporary, "rb+") as handle:
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-
-
 def _no_space(path: Path, doing: str, megabytes: int) -> TrackingStoreError:
     return TrackingStoreError(
         f"no space left on the device of {path.parent} to {doing} the MLflow store (it needs "
@@ -97,15 +90,24 @@ def _no_space(path: Path, doing: str, megabytes: int) -> TrackingStoreError:
     )
 
 
+def _remove_sqlite_files(database: Path) -> None:
+    """What sqlite leaves beside a database it wrote (its -journal, -wal, -shm)."""
+    for leftover in database.parent.glob(f"{database.name}-*"):
+        leftover.unlink(missing_ok=True)
+
+
 def _create(path: Path, artifact_root: str) -> None:
     from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
 
-    temporary = path.with_name(f".{path.name}.creating-{uuid.uuid4().hex}")
     try:
-        with _quiet("mlflow.store.db.utils", "alembic"):
-            store = SqlAlchemyStore(f"{SQLITE_PREFIX}{temporary}", artifact_root)
-        store.engine.dispose()
-        _put_in_place(temporary, path)
+        # Made whole beside its final path, then renamed into place (pipelines.lake.files).
+        with atomic_path(path) as temporary:
+            try:
+                with _quiet("mlflow.store.db.utils", "alembic"):
+                    store = SqlAlchemyStore(f"{SQLITE_PREFIX}{temporary}", artifact_root)
+                store.engine.dispose()
+            finally:
+                _remove_sqlite_files(temporary)
     except OSError as exc:
         if exc.errno == errno.ENOSPC:
             raise _no_space(path, "create", 1) from None
@@ -115,9 +117,6 @@ def _create(path: Path, artifact_root: str) -> None:
         if "disk is full" in str(exc) or "No space left" in str(exc):
             raise _no_space(path, "create", 1) from None
         raise
-    finally:
-        for leftover in path.parent.glob(f"{temporary.name}*"):  # the file, its -journal
-            leftover.unlink(missing_ok=True)
 
 
 def ensure_tracking_store(uri: str, artifact_root: str) -> None:
@@ -177,10 +176,7 @@ def _folder_record(path: Path) -> Path:
 
 
 def _record_folder(path: Path) -> None:
-    record = _folder_record(path)
-    temporary = record.with_name(f"{record.name}.{uuid.uuid4().hex}")
-    temporary.write_text(str(path.parent.absolute()))
-    os.replace(temporary, record)
+    write_atomic(_folder_record(path), str(path.parent.absolute()))
 
 
 def relocate(path: Path) -> int:
@@ -232,31 +228,35 @@ def _upgrade(path: Path) -> None:
     """Migrate an older store to this MLflow's schema on a copy, and put the copy in its
     place only once every migration has run: MLflow's migrations are not transactional on
     sqlite, and one interrupted in place is what leaves ``_alembic_tmp_*`` tables behind."""
-    copy = path.with_name(f".{path.name}.upgrading-{uuid.uuid4().hex}")
     try:
-        with (
-            contextlib.closing(sqlite3.connect(path)) as source,
-            contextlib.closing(sqlite3.connect(copy)) as target,
-        ):
-            source.backup(target)  # a consistent copy even if a reader has it open
-        done = subprocess.run(
-            [sys.executable, "-m", "mlflow", "db", "upgrade", f"{SQLITE_PREFIX}{copy}"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise TrackingStoreError(
-                f"the MLflow store {path} is at an older schema and upgrading a copy of it "
-                f"failed ({last}); it is unchanged: back it up and run "
-                f"`mlflow db upgrade {SQLITE_PREFIX}{path}` to see why"
-            )
-        _put_in_place(copy, path)
+        with atomic_path(path) as copy:
+            try:
+                _upgraded_copy(path, copy)
+            finally:
+                _remove_sqlite_files(copy)
     except OSError as exc:
         if exc.errno == errno.ENOSPC:
             raise _no_space(path, "upgrade", path.stat().st_size // 1_000_000 + 1) from None
         raise
-    finally:
-        for leftover in path.parent.glob(f"{copy.name}*"):
-            leftover.unlink(missing_ok=True)
+
+
+def _upgraded_copy(path: Path, copy: Path) -> None:
+    """``copy``: the store at ``path``, migrated to this MLflow's schema."""
+    with (
+        contextlib.closing(sqlite3.connect(path)) as source,
+        contextlib.closing(sqlite3.connect(copy)) as target,
+    ):
+        source.backup(target)  # a consistent copy even if a reader has it open
+    done = subprocess.run(
+        [sys.executable, "-m", "mlflow", "db", "upgrade", f"{SQLITE_PREFIX}{copy}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise TrackingStoreError(
+            f"the MLflow store {path} is at an older schema and upgrading a copy of it "
+            f"failed ({last}); it is unchanged: back it up and run "
+            f"`mlflow db upgrade {SQLITE_PREFIX}{path}` to see why"
+        )

@@ -149,6 +149,11 @@ class AliasHistory:
 
     root: Path
 
+    @classmethod
+    def in_lake(cls, lake_root: Path) -> AliasHistory:
+        """The history a lake keeps, under ``<lake root>/registry/alias_history``."""
+        return cls(Path(lake_root).joinpath(*ALIAS_HISTORY))
+
     def append(self, move: AliasMove) -> Path:
         Path(self.root).mkdir(parents=True, exist_ok=True)
         stamp = dt.datetime.fromisoformat(move.moved_at).strftime("%Y%m%dT%H%M%S%f")
@@ -158,9 +163,18 @@ class AliasHistory:
         return target
 
     def moves(self, model: str | None = None) -> list[AliasMove]:
+        """Every move (of ``model``), oldest first; RegistryError naming the file when one
+        is no longer a move (truncated, appended to, replaced)."""
         files = sorted(Path(self.root).glob("move-*.parquet")) if Path(self.root).is_dir() else []
-        rows = [row for path in files for row in pq.read_table(path).to_pylist()]
-        moves = [AliasMove(**row) for row in rows if model is None or row["model"] == model]
+        moves = []
+        for path in files:
+            try:
+                rows = [AliasMove(**row) for row in pq.read_table(path, schema=SCHEMA).to_pylist()]
+            except (OSError, pa.ArrowException, TypeError) as exc:
+                raise RegistryError(
+                    f"{path}: not a readable alias move ({type(exc).__name__})"
+                ) from None
+            moves.extend(move for move in rows if model is None or move.model == model)
         return sorted(moves, key=lambda m: m.moved_at)
 
 

@@ -25,7 +25,7 @@ from pipelines.audit.bundle import (
 from pipelines.audit.chain import AuditError
 from pipelines.audit.collect import resolve
 from pipelines.instance import audit_sources
-from pipelines.lake.store import Lake, digest_files
+from pipelines.lake.store import MANIFEST, Lake, digest_files
 from pipelines.translation.store import sha256_bytes
 from sql.paths import REPOSITORY_ROOT
 from tests.assets.test_training import FAST, new_home, resources, upstream_assets
@@ -379,6 +379,112 @@ def test_verify_passes_then_names_each_tampered_link(bundle, home, client, insta
     assert f"{edited['nodes'][0]['id']}: its digest does not match its recorded content" in failures
 
     assert verify(bundle, home, client, instance) == []
+
+
+def _appended(path: Path) -> None:
+    path.write_bytes(path.read_bytes() + b"\x00")
+
+
+def _truncated(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def _garbage(path: Path) -> None:
+    path.write_bytes(bytes(range(256)) * 4)  # no magic bytes, not UTF-8, not JSON, not YAML
+
+
+def _training_set(name: str | None):
+    """A file of the training set's version: a Parquet part, or the file ``name``."""
+
+    def where(home: Path, client) -> tuple[Path, str]:
+        version = Lake(home / "lake").current("warehouse", "training_set")
+        path = version.files[0] if name is None else version.path / name
+        return path, f"table:warehouse/training_set@{version.path.name}"
+
+    return where
+
+
+def _in_home(relative: str, node: str):
+    def where(home: Path, client) -> tuple[Path, str]:
+        return home / relative, node
+
+    return where
+
+
+def _alias_move(home: Path, client) -> tuple[Path, str]:
+    history = home / "lake" / "registry" / "alias_history"
+    return sorted(history.glob("*.parquet"))[0], f"alias_history:{MODEL}/v1"
+
+
+def _model_file(name: str):
+    def where(home: Path, client) -> tuple[Path, str]:
+        source = client.get_model_version(MODEL, "1").source
+        return Path(source.removeprefix("file://")) / name, f"model:{MODEL}/v1"
+
+    return where
+
+
+def _run_artifact(name: str):
+    def where(home: Path, client) -> tuple[Path, str]:
+        run = client.get_run(client.get_model_version(MODEL, "1").run_id)
+        folder = Path(run.info.artifact_uri.removeprefix("file://"))
+        return folder / name, f"mlflow_run:{run.info.run_id}"
+
+    return where
+
+
+# Every kind of file a model's bundle names: (kind, (home, client) -> (the file, its link)).
+BUNDLE_FILES = [
+    ("lake Parquet", _training_set(None)),
+    ("lake manifest", _training_set(MANIFEST)),
+    ("stored ANSI SQL", _in_home("ansi/delay_features.sql", "ansi:delay_features")),
+    ("translation manifest", _in_home("ansi/delay_features.json", "ansi:delay_features")),
+    ("legacy SQL", _in_home(f"repo/{LEGACY}", f"legacy:{LEGACY}")),
+    ("alias history", _alias_move),
+    ("model weights", _model_file("data/model.pt2")),
+    ("MLmodel", _model_file("MLmodel")),
+    ("model preprocessing", _model_file("extra_files/preprocessing.json")),
+    ("training curve", _run_artifact("curve.png")),
+]
+CORRUPTIONS = [_appended, _truncated, _garbage]
+
+
+@pytest.mark.parametrize("corrupt", CORRUPTIONS, ids=lambda c: c.__name__.strip("_"))
+@pytest.mark.parametrize(("kind", "where"), BUNDLE_FILES, ids=[k for k, _ in BUNDLE_FILES])
+def test_each_file_the_bundle_names_changed_is_a_failed_link(
+    bundle, home, client, instance, kind, where, corrupt
+):
+    """Bytes first: a file truncated, appended to or replaced by garbage fails its link by
+    name, whatever it now holds, and nothing crashes on reading it."""
+    path, node = where(home, client)
+    original = path.read_bytes()
+    corrupt(path)
+    try:
+        failures = verify(bundle, home, client, instance)
+    finally:
+        path.write_bytes(original)
+    named = [f for f in failures if f.startswith(f"{node}: ")]
+    assert named, failures
+
+
+def test_the_command_line_names_a_changed_model_file_and_exits_1(home, client, tmp_path):
+    from tests.pipelines.cli.test_main import plumbline_in_process
+
+    env = {"PLUMBLINE_HOME": str(home)}
+    out = tmp_path / "audit"
+    made = plumbline_in_process("audit", f"{MODEL}@1", "--out", str(out), env=env)
+    assert made.exit_code == 0, made.output
+    path, node = _model_file("data/model.pt2")(home, client)
+    original = path.read_bytes()
+    _garbage(path)
+    try:
+        failed = plumbline_in_process("audit", "--verify", str(out / "bundle.json"), env=env)
+    finally:
+        path.write_bytes(original)
+    assert failed.exit_code == 1, failed.output
+    [header, line] = failed.stdout.splitlines()
+    assert header.startswith(f"FAILED: 1 link(s) of {MODEL} v1's audit chain")
+    assert line.startswith(f"  {node}: files.data/model.pt2: was ")
 
 
 def test_bad_subjects_are_refused_by_name(client):

@@ -138,8 +138,13 @@ def audit(
         resolve,
         resolve_table,
     )
-    from pipelines.audit.store import check_bundle_folder, issue_bundle, write_bundle
-    from pipelines.resources import AuditResource
+    from pipelines.audit.store import (
+        check_bundle_folder,
+        issue_bundle,
+        model_version_dir,
+        table_version_dir,
+        write_bundle,
+    )
 
     # A model's name never holds a "/" (MLflow refuses one): a subject with one is a table.
     of_table = subject is not None and "/" in subject
@@ -187,7 +192,7 @@ def audit(
                 requested=subject,
                 made_by={"command": "plumbline audit"},
             )
-            version_dir = AuditResource(root=str(settings.audit_root)).table_version_dir(table)
+            version_dir = table_version_dir(settings.audit_root, table)
         else:
             sources, _ = _audit_sources(settings)
             if out is not None:
@@ -196,7 +201,7 @@ def audit(
             bundle = build_bundle(
                 sources, model, version, requested=subject, made_by={"command": "plumbline audit"}
             )
-            version_dir = AuditResource(root=str(settings.audit_root)).version_dir(model, version)
+            version_dir = model_version_dir(settings.audit_root, model, version)
     except AuditError as exc:
         click.echo(f"plumbline: error: {exc}", err=True)
         sys.exit(1)

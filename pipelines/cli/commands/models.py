@@ -25,10 +25,14 @@ def models_history(model: str, as_json: bool) -> None:
     import json
     from dataclasses import asdict
 
-    from pipelines.registry.versions import ALIAS_HISTORY, AliasHistory
+    from pipelines.registry.versions import AliasHistory, RegistryError
 
     settings = load_settings()
-    moves = AliasHistory(settings.lake_root.joinpath(*ALIAS_HISTORY)).moves(model)
+    try:
+        moves = AliasHistory.in_lake(settings.lake_root).moves(model)
+    except RegistryError as exc:  # a move file truncated, appended to or replaced
+        click.echo(f"plumbline: error: {one_line(str(exc))}", err=True)
+        sys.exit(1)
     if not moves:
         # No moves is an answer for a registered model; for any other name it is a mistake.
         registered = _registered_models(settings)

@@ -131,7 +131,7 @@ def test_a_resealed_header_still_changes_the_root_digest(written):
 
 def test_an_unknown_field_is_not_sealed_and_fails(written, tmp_path):
     assert failures({**written, "reviewed_by": "me"}, tmp_path) == [
-        "field reviewed_by: is not a field of a plumbline.audit/2 bundle: nothing seals it"
+        "field reviewed_by: is not a field of a plumbline.audit/3 bundle: nothing seals it"
     ]
     edited = copy.deepcopy(written)
     _node(edited, RUN_NODE)["note"] = "approved"
@@ -199,7 +199,14 @@ MALFORMED = [
     ("a list", "[]", "a JSON object expected, not a list"),
     ("a string", '"bundle"', "a JSON object expected, not a string"),
     ("old format", '{"format": "plumbline.audit/1"}', "field format is plumbline.audit/1"),
-    ("other format", '{"format": 2}', "field format is 2: not a plumbline.audit/2"),
+    ("other format", '{"format": 2}', "field format is 2: not a plumbline.audit/3"),
+    (
+        "a model's bundle of format 2",
+        lambda d: _set(d, ("format",), "plumbline.audit/2"),
+        "field format is plumbline.audit/2, a format that does not seal a model's files in "
+        "MLflow (its weights, the training curve): make a new bundle (plumbline audit "
+        "MODEL@VERSION)",
+    ),
     ("subject", lambda d: _set(d, ("subject",), "x"), "field subject must be an object, not a"),
     ("version", lambda d: _set(d, ("subject", "version"), 3), "subject.version must be a string"),
     ("requested", lambda d: _without(d, ("subject", "requested")), "subject.requested is missing"),

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.audit.bundle import BUNDLE_FILE, check_bundle, read_bundle
-from pipelines.audit.chain import AuditError
+from pipelines.audit.chain import AuditError, bundle_root_digest, digest
 from pipelines.audit.collect import file_record, recorded_path
 from pipelines.cli.init import init_project
 from pipelines.lake.store import Lake
@@ -278,6 +278,21 @@ def test_verify_names_each_tampered_link(shop, issued, case, where, change):
     others = [line for line in lines if line not in named]
     assert all(line.endswith("no longer reachable from the chain's root") for line in others)
     assert audit(shop, "--verify", str(issued)).exit_code == 0  # restored: all hold again
+
+
+def test_a_table_bundle_of_format_2_still_verifies(shop, issued, tmp_path):
+    """Format 3 added a model's MLflow files to its bundle; a table's chain reads no MLflow,
+    so a table's bundle issued as format 2 holds all it did and verifies as before."""
+    data = json.loads(issued.read_text())
+    data["format"] = "plumbline.audit/2"
+    data["field_digests"]["format"] = digest(data["format"])
+    root = next(n for n in data["nodes"] if n["id"] == data["root"])
+    data["root_digest"] = bundle_root_digest(root["digest"], data["field_digests"])
+    older = tmp_path / BUNDLE_FILE
+    older.write_text(json.dumps(data))
+    verified = audit(shop, "--verify", str(older))
+    assert verified.exit_code == 0, verified.output
+    assert verified.stdout.startswith("OK: ")
 
 
 def test_no_mlflow_is_needed_or_reached(shop, tmp_path):

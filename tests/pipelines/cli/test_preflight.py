@@ -1,22 +1,34 @@
 """`plumbline run` refuses in seconds what would fail later: an MLflow server that does not
 answer (or refuses the credentials), and a scale that does not fit the disk or memory."""
 
+import contextlib
 import http.server
+import shutil
+import sqlite3
 import threading
 import time
+from pathlib import Path
 
+import click
 import pytest
+from click.testing import CliRunner
 
 from pipelines.cli.preflight import (
     MLFLOW_ANSWER_SECONDS,
+    RAW_BYTES_PER_SCALE,
     PreflightError,
     check_footprint,
     check_mlflow,
+    disk_full,
+    disk_full_sign,
     footprint,
+    home_disk_to_add,
+    size,
 )
 from pipelines.settings import Settings
 from tests.mlflow_server import free_port
 from tests.pipelines.cli.test_main import plumbline
+from tests.tmpfs import tmpfs
 
 
 class Silent(http.server.BaseHTTPRequestHandler):
@@ -111,3 +123,135 @@ def test_run_refuses_a_scale_beyond_the_disk_with_the_numbers(tmp_path):
     [line] = result.stderr.splitlines()
     assert line.startswith("plumbline: error: scale 1e+09 needs about ")
     assert "(free: " in line
+
+
+def test_a_run_counts_what_it_adds_to_the_home_not_the_whole_scale(tmp_path, raw_lake_root):
+    """Issue 34, item 10: after a first run at scale 0.01 (17.7 MB) the next one added 10.9 MB
+    (both measured with `du -sb`), yet was refused for needing 22.1 MB with 13.7 MB free."""
+    fresh = Settings(home=tmp_path / "fresh", scale=0.01)
+    assert home_disk_to_add(fresh) == footprint(0.01).disk_bytes
+    home = tmp_path / "home"
+    shutil.copytree(raw_lake_root, home / "lake", symlinks=True)  # scale 0.01's raw tables
+    (home / "dagster" / "history").mkdir(parents=True)  # a Dagster instance that has run
+    again = home_disk_to_add(Settings(home=home, scale=0.01))
+    assert 10_900_000 <= again <= 13_700_000
+    # Another scale generates its raw tables again.
+    assert home_disk_to_add(Settings(home=home, scale=0.02)) > again + RAW_BYTES_PER_SCALE * 0.01
+    # Free space for this run, not a fresh one's, is what the check asks.
+    check_footprint(Settings(home=home, scale=0.01), free_disk=13_700_000, available_memory=10**12)
+    with pytest.raises(PreflightError, match=r"needs about 1[0-9.]+ MB of disk"):
+        check_footprint(
+            Settings(home=home, scale=0.01), free_disk=5_000_000, available_memory=10**12
+        )
+
+
+def _sqlite_full(folder: Path) -> BaseException:
+    with contextlib.closing(sqlite3.connect(folder / "store.db")) as db, db:
+        db.execute("CREATE TABLE t (b BLOB)")
+        try:
+            db.execute("INSERT INTO t VALUES (zeroblob(4000000))")
+        except sqlite3.Error as exc:
+            return exc
+    raise AssertionError("sqlite wrote 4 MB to a 1 MiB disk")
+
+
+def _sqlalchemy_full(folder: Path) -> BaseException:
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(f"sqlite:///{folder / 'events.db'}")
+    try:
+        with engine.begin() as connection:
+            connection.exec_driver_sql("CREATE TABLE event_logs (b BLOB)")
+            connection.exec_driver_sql("INSERT INTO event_logs VALUES (zeroblob(4000000))")
+    except sqlalchemy.exc.DBAPIError as exc:
+        return exc
+    finally:
+        engine.dispose()
+    raise AssertionError("SQLAlchemy wrote 4 MB to a 1 MiB disk")
+
+
+def _duckdb_full(folder: Path) -> BaseException:
+    import duckdb
+
+    with duckdb.connect() as con:
+        try:
+            con.execute(
+                f"COPY (SELECT random()::VARCHAR AS r FROM range(400000)) TO "
+                f"'{folder / 'out.parquet'}' (COMPRESSION uncompressed)"
+            )
+        except duckdb.Error as exc:
+            return exc
+    raise AssertionError("DuckDB wrote a table bigger than a 1 MiB disk")
+
+
+def _file_full(folder: Path) -> BaseException:
+    try:
+        (folder / "part.parquet").write_bytes(b"\0" * 4_000_000)
+    except OSError as exc:
+        return exc
+    raise AssertionError("wrote 4 MB to a 1 MiB disk")
+
+
+def _dagster_event_log(folder: Path) -> BaseException:
+    # What `plumbline run` met in the issue: sqlite's SQLITE_IOERR from Dagster's event log
+    # on a full disk, through SQLAlchemy (not reproducible on demand: sqlite says "disk is
+    # full" when the database itself cannot grow, "disk I/O error" when its journal cannot).
+    import sqlalchemy
+
+    error = sqlalchemy.exc.OperationalError(
+        "SELECT event_logs.id, event_logs.event FROM event_logs", {}, sqlite3.OperationalError()
+    )
+    error.orig.args = ("disk I/O error",)
+    return error
+
+
+# Where a full disk surfaces, each as the real error of a write to a full 1 MiB tmpfs.
+FULL_DISK_ERRORS = [
+    ("a file (ENOSPC)", _file_full),
+    ("sqlite (the MLflow store)", _sqlite_full),
+    ("SQLAlchemy over sqlite", _sqlalchemy_full),
+    ("DuckDB", _duckdb_full),
+    ("Dagster's event log (disk I/O error)", _dagster_event_log),
+]
+
+
+@pytest.fixture
+def full_home(tmp_path):
+    """A home on a 1 MiB tmpfs, nearly full."""
+    with tmpfs(tmp_path / "home", "1m") as home:
+        (home / "ballast").write_bytes(b"\0" * (shutil.disk_usage(home).free - 64 * 1024))
+        yield home
+
+
+@pytest.mark.parametrize(("case", "fail"), FULL_DISK_ERRORS, ids=[c for c, _ in FULL_DISK_ERRORS])
+def test_a_full_disk_is_one_line_wherever_it_surfaces(full_home, monkeypatch, case, fail):
+    from pipelines.cli.errors import OneLineErrors
+
+    error = fail(full_home)
+    settings = Settings(home=full_home, scale=0.01)
+    line = disk_full([error], settings)
+    assert line is not None, repr(error)
+    assert line.startswith(f"the disk under {full_home}") and "is full (free now: " in line
+    assert f"adds about {size(home_disk_to_add(settings))}" in line
+    # Raised out of a command, it is that line and exit 1, not an internal error (exit 70).
+    monkeypatch.setenv("PLUMBLINE_HOME", str(full_home))
+    monkeypatch.setenv("PLUMBLINE_SCALE", "0.01")
+
+    @click.group(cls=OneLineErrors)
+    def cli():
+        pass
+
+    @cli.command()
+    def work():
+        raise RuntimeError("a step failed") from error
+
+    result = CliRunner().invoke(cli, ["work"])
+    assert result.exit_code == 1, result.output
+    assert result.stderr == f"plumbline: error: {line}\n"
+
+
+def test_an_io_error_on_a_disk_with_room_is_not_called_full(tmp_path):
+    error = _dagster_event_log(tmp_path)
+    assert disk_full_sign(error) == "io"
+    assert disk_full([error], Settings(home=tmp_path, scale=0.01)) is None
+    assert disk_full(["ValueError: not a disk"], Settings(home=tmp_path, scale=0.01)) is None

@@ -150,4 +150,8 @@ def test_a_store_of_an_older_mlflow_is_migrated_on_a_copy_and_keeps_its_runs(tmp
     ensure_tracking_store(uri(db), tmp_path.as_uri())
     assert schema_version(db) == latest_schema_version()
     assert MlflowClient(tracking_uri=uri(db)).get_experiment_by_name("old") is not None
-    assert not list(tmp_path.glob(".mlflow.db.upgrading-*"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".mlflow.db.folder",
+        ".mlflow.db.lock",
+        "mlflow.db",
+    ]

@@ -19,6 +19,7 @@ from pipelines.lake.store import Lake
 from pipelines.registry.versions import (
     ALIAS_TAG_PREFIX,
     AliasHistory,
+    AliasMove,
     RegistryError,
     alias_version,
     decide_promotion,
@@ -211,3 +212,21 @@ def test_lineage_follows_pinned_inputs_and_reports_failed_checks(tmp_path):
         "raw/orders version gone is no longer in the lake",
         "warehouse/features: features_contract did not pass",
     ]
+
+
+@pytest.mark.parametrize("damage", ["appended", "truncated", "garbage"])
+def test_an_alias_move_file_that_is_no_longer_parquet_is_named(tmp_path, damage):
+    history = AliasHistory.in_lake(tmp_path / "lake")
+    assert history.root == tmp_path / "lake" / "registry" / "alias_history"
+    move = AliasMove("m", "champion", None, "1", "2026-01-01T00:00:00+00:00", "r1", "first")
+    path = history.append(move)
+    assert history.moves("m") == [move]
+    data = path.read_bytes()
+    damaged = {
+        "appended": data + b"\0",
+        "truncated": data[: len(data) // 2],
+        "garbage": bytes(range(256)),
+    }[damage]
+    path.write_bytes(damaged)
+    with pytest.raises(RegistryError, match=f"{path}: not a readable alias move"):
+        history.moves("m")
