@@ -7,10 +7,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from urllib.parse import quote
 
 import dagster as dg
 
+from pipelines.registry.ui_links import artifact_page, model_version_page, run_page
 from pipelines.warehouse.lineage_view import LineageRow, lineage_records
 from sql.paths import REPOSITORY_ROOT
 
@@ -86,23 +86,20 @@ def lineage_metadata(rows: Sequence[LineageRow]) -> dict[str, dg.MetadataValue]:
 
 
 def mlflow_run_url(ui_url: str, experiment_id: str, run_id: str) -> dg.UrlMetadataValue:
-    """The MLflow UI page of a run."""
-    return dg.MetadataValue.url(f"{ui_url}/#/experiments/{experiment_id}/runs/{run_id}")
+    """The MLflow UI page of a run, in its model-training view."""
+    return dg.MetadataValue.url(run_page(ui_url, experiment_id, run_id))
 
 
 def mlflow_version_url(ui_url: str, model: str, version: str | int) -> dg.UrlMetadataValue:
-    """The MLflow UI page of a registered model version."""
-    return dg.MetadataValue.url(f"{ui_url}/#/models/{quote(model, safe='')}/versions/{version}")
+    """The MLflow UI page of a registered model version, in its model-training view."""
+    return dg.MetadataValue.url(model_version_page(ui_url, model, version))
 
 
 def mlflow_artifact_url(
     ui_url: str, experiment_id: str, run_id: str, artifact_path: str
 ) -> dg.UrlMetadataValue:
     """The MLflow UI page that shows one artifact of a run."""
-    return dg.MetadataValue.url(
-        f"{ui_url}/#/experiments/{experiment_id}/runs/{run_id}/artifacts/"
-        + quote(artifact_path, safe="/")
-    )
+    return dg.MetadataValue.url(artifact_page(ui_url, experiment_id, run_id, artifact_path))
 
 
 def _cell(value: object) -> object:

@@ -11,6 +11,7 @@ from assets.metadata import (
     rounded,
     shown_path,
 )
+from pipelines.registry.ui_links import experiment_page
 from sql.paths import REPOSITORY_ROOT
 
 
@@ -44,16 +45,24 @@ def test_paths_are_shown_under_the_home_or_the_repository(tmp_path):
     assert shown_path(tmp_path / "home2" / "x", home) == str(tmp_path / "home2" / "x")
 
 
-def test_mlflow_links_point_at_the_ui_pages():
+def test_mlflow_links_open_the_model_training_view_of_the_ui_pages():
+    """MLflow 3 opens a page on its GenAI view unless the address says otherwise
+    (pipelines.registry.ui_links)."""
     ui = "http://127.0.0.1:5000"
-    assert mlflow_run_url(ui, "1", "abc").url == "http://127.0.0.1:5000/#/experiments/1/runs/abc"
+    view = "?workflowType=machine_learning"
+    assert (
+        mlflow_run_url(ui, "1", "abc").url
+        == f"http://127.0.0.1:5000/#/experiments/1/runs/abc{view}"
+    )
     assert (
         mlflow_version_url(ui, "delivery delay", 3).url
-        == "http://127.0.0.1:5000/#/models/delivery%20delay/versions/3"
+        == f"http://127.0.0.1:5000/#/models/delivery%20delay/versions/3{view}"
     )
     assert mlflow_artifact_url(ui, "1", "abc", "audit/x y/report.html").url.endswith(
-        "/runs/abc/artifacts/audit/x%20y/report.html"
+        f"/runs/abc/artifacts/audit/x%20y/report.html{view}"
     )
+    assert experiment_page(ui + "/", "1") == f"{ui}/#/experiments/1/runs{view}"
+    assert experiment_page(ui) == f"{ui}/#/experiments{view}"
 
 
 def test_rows_become_a_table_with_rounded_cells_and_empty_gaps():
