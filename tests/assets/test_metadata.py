@@ -10,6 +10,7 @@ from assets.metadata import (
     records_table,
     rounded,
     shown_path,
+    training_curve_markdown,
 )
 from pipelines.registry.ui_links import experiment_page
 from sql.paths import REPOSITORY_ROOT
@@ -76,3 +77,31 @@ def test_rows_become_a_table_with_rounded_cells_and_empty_gaps():
         {"column": "a", "observed": 0.3333, "passed": True},
         {"column": "b", "observed": "", "passed": ""},
     ]
+
+
+@pytest.mark.parametrize("epochs", [1, 5, 30, 200])
+def test_the_training_curve_is_an_image_small_enough_to_show_in_place(epochs):
+    """Dagster's UI shows Markdown in place under 1,000 characters; the thumbnail is a PNG
+    that decodes, and the caption says what its lines are."""
+    import base64
+    import io
+    import re
+
+    from PIL import Image
+
+    history = [
+        {
+            "epoch": epoch,
+            "train_loss": 0.5 * math.exp(-epoch / 3) + 0.1 + 0.01 * (epoch % 3),
+            "val_log_loss": 0.45 * math.exp(-epoch / 4) + 0.12,
+            "val_auc": 0.9 + 0.08 * (1 - math.exp(-epoch / 2)),
+        }
+        for epoch in range(epochs)
+    ]
+    text = training_curve_markdown(history).value
+    assert len(text) < 1000, len(text)
+    found = re.match(r"!\[training curve\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", text)
+    assert found, text[:80]
+    image = Image.open(io.BytesIO(base64.b64decode(found.group(1))))
+    assert image.format == "PNG" and image.width >= 180 and image.height >= 54
+    assert f"over {epochs} epoch" in text and "Validation AUC (green)" in text
