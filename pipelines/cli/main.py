@@ -997,10 +997,12 @@ def bench() -> None:
 
 
 def _add_commands() -> None:
+    from pipelines.cli.defs import defs_command
     from pipelines.cli.gpu import gpu_command
     from pipelines.cli.init import init
     from pipelines.cli.k8s import k8s
 
+    main.add_command(defs_command)
     bench.add_command(gpu_command)
     main.add_command(k8s)
     main.add_command(init)
@@ -1044,9 +1046,11 @@ def mlflow_ui(host: str, port: int) -> None:
         click.echo(f"plumbline: error: {exc}", err=True)
         sys.exit(1)
     command = mlflow_ui_command(settings, host, port)
+    from pipelines.registry.ui_links import experiment_page
+
     click.echo(
-        f"MLflow UI on http://{host}:{port} ({redact(settings.mlflow_uri)}); "
-        "stop it with Ctrl-C, or `kill` its process id"
+        f"MLflow UI on {experiment_page(f'http://{host}:{port}')} "
+        f"({redact(settings.mlflow_uri)}); stop it with Ctrl-C, or `kill` its process id"
     )
     serve(command, "the MLflow UI")
 
