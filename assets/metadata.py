@@ -4,11 +4,15 @@ MLflow. Every asset module turns its results into metadata through these."""
 
 from __future__ import annotations
 
+import base64
 import math
 from collections.abc import Mapping, Sequence
-from urllib.parse import quote
+from typing import Any
 
 import dagster as dg
+
+from models.curve import curve_thumbnail_png
+from pipelines.registry.ui_links import artifact_page, model_version_page, run_page
 
 # shown_path: imported from its owner, the settings (where $PLUMBLINE_HOME is), for the assets.
 from pipelines.settings import shown_path  # noqa: F401
@@ -68,23 +72,44 @@ def lineage_metadata(rows: Sequence[LineageRow]) -> dict[str, dg.MetadataValue]:
 
 
 def mlflow_run_url(ui_url: str, experiment_id: str, run_id: str) -> dg.UrlMetadataValue:
-    """The MLflow UI page of a run."""
-    return dg.MetadataValue.url(f"{ui_url}/#/experiments/{experiment_id}/runs/{run_id}")
+    """The MLflow UI page of a run, in its model-training view."""
+    return dg.MetadataValue.url(run_page(ui_url, experiment_id, run_id))
 
 
 def mlflow_version_url(ui_url: str, model: str, version: str | int) -> dg.UrlMetadataValue:
-    """The MLflow UI page of a registered model version."""
-    return dg.MetadataValue.url(f"{ui_url}/#/models/{quote(model, safe='')}/versions/{version}")
+    """The MLflow UI page of a registered model version, in its model-training view."""
+    return dg.MetadataValue.url(model_version_page(ui_url, model, version))
 
 
 def mlflow_artifact_url(
     ui_url: str, experiment_id: str, run_id: str, artifact_path: str
 ) -> dg.UrlMetadataValue:
     """The MLflow UI page that shows one artifact of a run."""
-    return dg.MetadataValue.url(
-        f"{ui_url}/#/experiments/{experiment_id}/runs/{run_id}/artifacts/"
-        + quote(artifact_path, safe="/")
+    return dg.MetadataValue.url(artifact_page(ui_url, experiment_id, run_id, artifact_path))
+
+
+# Dagster's UI shows Markdown metadata in place only when it is shorter than this (its
+# MetadataEntry component: `mdStr.length < 1000`); longer, it hides behind "[Show Markdown]".
+# Its sanitizer lets an image's src be a data: URI, so a small picture can travel inline.
+INLINE_MARKDOWN = 1000
+# Thumbnail sizes tried in turn until the Markdown fits (more epochs, more bytes).
+CURVE_THUMBNAILS = ((300, 90), (240, 72), (180, 54))
+
+
+def training_curve_markdown(history: Sequence[Mapping[str, Any]]) -> dg.MarkdownMetadataValue:
+    """The training curve shown in place on the asset's page: a thumbnail as a data: URI
+    and a caption saying what its lines are (the full chart is the MLflow artifact)."""
+    first, last = history[0]["val_auc"], history[-1]["val_auc"]
+    caption = (
+        "Loss: train (blue), validation (orange). Validation AUC (green): "
+        f"{first:.3f} to {last:.3f} over {len(history)} epoch{'' if len(history) == 1 else 's'}."
     )
+    for width, height in CURVE_THUMBNAILS:
+        png = base64.b64encode(curve_thumbnail_png(history, width, height)).decode()
+        text = f"![training curve](data:image/png;base64,{png})\n\n{caption}"
+        if len(text) < INLINE_MARKDOWN:
+            return dg.MetadataValue.md(text)
+    return dg.MetadataValue.md(caption)
 
 
 def _cell(value: object) -> object:

@@ -1,7 +1,6 @@
 """``models/registered_model``: each trained model as a version of ``delivery_delay`` in the
 MLflow Model Registry, promoted to ``champion`` only through the gate."""
 
-import json
 from dataclasses import dataclass
 
 import dagster as dg
@@ -11,11 +10,11 @@ from assets.metadata import mlflow_run_url, mlflow_version_url, records_table, r
 from assets.training import DELAY_MODEL_KEY
 from pipelines.instance import PinnedUpstream, latest_materialization, run_materialization
 from pipelines.lake.lineage import upstream_lineage
+from pipelines.registry.version_tags import version_tags, version_val_auc
 from pipelines.registry.versions import (
     ALIAS_HISTORY,
     CHALLENGER,
     CHAMPION,
-    DIGEST_TAG,
     MODEL_NAME,
     AliasHistory,
     NotATrainingRunError,
@@ -189,22 +188,12 @@ def registered_model(
             MODEL_NAME,
             run_id=run_id,
             model_uri=trained.model_uri,
-            tags={
-                "dagster.run_id": context.run.run_id,
-                "mlflow.run_id": run_id,
-                DIGEST_TAG: digest,
-                "val_auc": str(trained.val_auc),
-                "baseline_val_auc": str(trained.baseline_val_auc),
-                "training_set.digest": run_tags.get("training_set.digest", "unknown"),
-                "training_set.contract_result": run_tags.get(
-                    "training_set.contract_result", "unknown"
-                ),
-                "code.git_sha": run_tags.get("code.git_sha", "unknown"),
-                "code.git_dirty": run_tags.get("code.git_dirty", "unknown"),
-                "upstream.data_versions": json.dumps(
-                    {"models/delay_model": digest, **lineage.data_versions}
-                ),
-            },
+            tags=version_tags(
+                trained,
+                dagster_run_id=context.run.run_id,
+                run_tags=run_tags,
+                upstream_versions={"models/delay_model": digest, **lineage.data_versions},
+            ),
         )
 
     # Keep every lake version this model was trained from: its audit trail recomputes their
@@ -216,9 +205,8 @@ def registered_model(
     champion = alias_version(client, MODEL_NAME, CHAMPION)
     champion_auc = None
     if champion is not None:
-        champion_tags = client.get_model_version(MODEL_NAME, champion).tags
-        champion_auc = float(champion_tags["val_auc"])
-    candidate_auc = float(version.tags.get("val_auc", trained.val_auc))
+        champion_auc = version_val_auc(client, MODEL_NAME, champion)
+    candidate_auc = version_val_auc(client, MODEL_NAME, str(version.version))
     decision = decide_promotion(
         candidate_auc,
         checks_passed=not failures,

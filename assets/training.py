@@ -13,7 +13,15 @@ import time
 import dagster as dg
 from pydantic import Field
 
-from assets.metadata import lineage_table, mlflow_run_url, records_table, rounded, shown_path
+from assets.metadata import (
+    lineage_table,
+    mlflow_artifact_url,
+    mlflow_run_url,
+    records_table,
+    rounded,
+    shown_path,
+    training_curve_markdown,
+)
 from assets.training_checks import (
     ENVIRONMENT_CHECK,
     THROUGHPUT_CHECK,
@@ -23,6 +31,7 @@ from assets.training_checks import (
 )
 from assets.warehouse import TRAINING_SET, TRAINING_SET_KEY
 from models.config import ModelConfig, TrainConfig
+from models.curve import CURVE_FILE
 from models.job import TrainingJob
 from pipelines.cluster.baseline import load_baselines
 from pipelines.cluster.chargeback import (
@@ -345,6 +354,10 @@ def delay_model(
             **readable_metadata(dict(reported.metadata), lake.home),
             "mlflow_run": mlflow_run_url(
                 mlflow_tracking.ui_url, run.info.experiment_id, run.info.run_id
+            ),
+            "training_curve": training_curve_markdown(facts["history"]),
+            "training_curve_chart": mlflow_artifact_url(
+                mlflow_tracking.ui_url, run.info.experiment_id, run.info.run_id, CURVE_FILE
             ),
             "inputs": inputs,
             **cost_metadata(cost),

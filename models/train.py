@@ -10,10 +10,8 @@ and reports the materialization. A failing rank writes its traceback to
 from __future__ import annotations
 
 import argparse
-import base64
 import contextlib
 import hashlib
-import io
 import sys
 import traceback
 import warnings
@@ -24,6 +22,7 @@ import torch
 
 from models.baseline import fit_baseline
 from models.config import ModelConfig, TrainConfig
+from models.curve import CURVE_FILE, training_curve_png
 from models.data import (
     CATEGORICAL,
     NUMERIC,
@@ -44,7 +43,6 @@ from models.trainer import Trainer
 PREPROCESSING_FILE = "preprocessing.json"
 # Summary values that repeat the last epoch's metrics: Dagster metadata only.
 FINAL_ONLY = ("val_auc", "val_log_loss", "val_accuracy")
-CURVE_FILE = "curve.png"
 EPOCH_METRICS = (
     "train_loss",
     "val_auc",
@@ -65,28 +63,6 @@ def model_digest(model: torch.nn.Module) -> str:
         digest.update(name.encode())
         digest.update(tensor.detach().cpu().contiguous().numpy().tobytes())
     return digest.hexdigest()
-
-
-def training_curve_png(history: list[dict[str, Any]]) -> bytes:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    epochs = [record["epoch"] + 1 for record in history]
-    figure, (loss_axis, auc_axis) = plt.subplots(1, 2, figsize=(8, 3), dpi=100)
-    loss_axis.plot(epochs, [r["train_loss"] for r in history], marker="o", label="train loss")
-    loss_axis.plot(epochs, [r["val_log_loss"] for r in history], marker="o", label="val log loss")
-    loss_axis.set_xlabel("epoch")
-    loss_axis.legend()
-    auc_axis.plot(epochs, [r["val_auc"] for r in history], marker="o", color="tab:green")
-    auc_axis.set_xlabel("epoch")
-    auc_axis.set_ylabel("validation AUC")
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    plt.close(figure)
-    return buffer.getvalue()
 
 
 class Reporter:
@@ -266,7 +242,6 @@ def _finish(job, runtime, trainer, model, preprocessing, history, reporter, pipe
         pip_requirements=[f"torch=={torch.__version__.split('+')[0]}", "numpy"],
     )
     digest = model_digest(trained)
-    png = base64.b64encode(curve).decode()
     pipes.report_asset_materialization(
         metadata={
             **{key: {"raw_value": float(value), "type": "float"} for key, value in summary.items()},
@@ -281,11 +256,6 @@ def _finish(job, runtime, trainer, model, preprocessing, history, reporter, pipe
             "history": {"raw_value": history, "type": "json"},
             # The asset compares it with deploy/baseline.yaml (the MLflow env.* tags hold it too).
             "environment": {"raw_value": fingerprint(), "type": "json"},
-            "training_curve_png": {"raw_value": str(output / CURVE_FILE), "type": "path"},
-            "training_curve": {
-                "raw_value": f"![training curve](data:image/png;base64,{png})",
-                "type": "md",
-            },
         },
         data_version=digest,
     )

@@ -15,6 +15,7 @@ from pipelines.cli.commands.query import query
 from pipelines.cli.commands.run import run
 from pipelines.cli.commands.servers import mlflow_ui, ui
 from pipelines.cli.commands.translate import translate
+from pipelines.cli.defs import defs_command
 from pipelines.cli.errors import OneLineErrors
 from pipelines.cli.gpu import gpu_command
 from pipelines.cli.init import init
@@ -43,7 +44,20 @@ def bench() -> None:
 
 
 bench.add_command(gpu_command)
-for command in (run, query, translate, contracts, catalog, ui, models, audit, k8s, init, mlflow_ui):
+for command in (
+    run,
+    query,
+    translate,
+    contracts,
+    catalog,
+    ui,
+    models,
+    audit,
+    k8s,
+    init,
+    mlflow_ui,
+    defs_command,
+):
     main.add_command(command)
 
 

@@ -73,7 +73,8 @@ class RunOutcome:
     seconds: float
     assets: dict[str, AssetProgress] = field(default_factory=dict)
     checks: dict[str, bool] = field(default_factory=dict)  # check name -> passed
-    warnings: set[str] = field(default_factory=set)  # checks that failed with WARN severity
+    # Checks that failed with WARN severity -> what they found (their description).
+    warnings: dict[str, str] = field(default_factory=dict)
     audit_report: str | None = None  # the audit bundle's report.html, when one was written
     audit_root: str | None = None
     log: Path | None = None  # where the run's third-party output went
@@ -189,7 +190,7 @@ class _Tracker:
         self.assets = {k.to_user_string(): AssetProgress(k.to_user_string()) for k in keys}
         self.step_keys: dict[str, list[str]] = {}
         self.checks: dict[str, bool] = {}
-        self.warnings: set[str] = set()
+        self.warnings: dict[str, str] = {}
         self.audit_report: str | None = None
         self.audit_root: str | None = None
         for assets_def in defs.resolve_asset_graph().assets_defs:
@@ -250,7 +251,7 @@ class _Tracker:
             verdict = "passed" if evaluation.passed else "WARNING" if warning else "FAILED"
             self.checks[evaluation.check_name] = evaluation.passed
             if warning and not evaluation.passed:
-                self.warnings.add(evaluation.check_name)
+                self.warnings[evaluation.check_name] = evaluation.description or ""
             self.echo(
                 f"  check {verdict:<7} {evaluation.asset_key.to_user_string()}"
                 f" {evaluation.check_name}"
@@ -412,7 +413,7 @@ def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], 
         for name in failed:
             echo(f"  FAILED  {name}")
         for name in warned:
-            echo(f"  WARNING {name} (see its description in the UI)")
+            echo(f"  WARNING {name}: {outcome.warnings[name] or 'no description'}")
     counts: dict[str, int] = {}
     for p in outcome.assets.values():
         counts[p.status] = counts.get(p.status, 0) + 1

@@ -61,20 +61,41 @@ def describe_columns(contract: Contract) -> list[ColumnDescription]:
 
 def observed_text(observed: object, details: str) -> object:
     """An expectation's observed value as a results table shows it: "3 of 1,200 values
-    unexpected (0.25%)" for a per-value rule, the value itself for an aggregate, the error
-    when GX could not compute it. Masked values arrive masked and stay so."""
+    unexpected (0.25%)" for a per-value rule, the value itself for an aggregate (a count with
+    thousands separators: "584,805"), the error when GX could not compute it. Masked values
+    arrive masked and stay so."""
     if isinstance(observed, dict) and "unexpected_count" in observed:
         count, total = observed.get("unexpected_count"), observed.get("element_count")
         percent = observed.get("unexpected_percent")
-        shown = f"{count} of {total} values unexpected"
+        shown = f"{_number(count)} of {_number(total)} values unexpected"
         if isinstance(percent, int | float) and count:
             shown += f" ({_significant(percent)}%)"
         return shown
     if observed is None:
         return details
-    if isinstance(observed, bool | int | float | str):
+    if isinstance(observed, bool | str):
         return observed
+    if isinstance(observed, int | float):
+        return _number(observed)
     return str(observed)
+
+
+def observed_type_text(observed: object, logical_type: str, passed: bool) -> str:
+    """A column type as the contract names it: "integer (engine: BigInteger)" where the
+    engine's type (SQLAlchemy's, Spark's or pandas' name) is the contract's logical type,
+    "BigInteger, not string" where it is not."""
+    if passed:
+        return f"{logical_type} (engine: {observed})"
+    return f"{observed}, not {logical_type}"
+
+
+def _number(value: object) -> object:
+    """A count with thousands separators, another number to four significant digits."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    if isinstance(value, int) or value.is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.4g}"
 
 
 def _significant(value: float) -> str:
@@ -95,7 +116,9 @@ def contract_result_rows(
                 "column": outcome.column or "(table)",
                 "rule": info.rule or info.kind,
                 "threshold": info.threshold,
-                "observed": observed_text(outcome.observed, outcome.details),
+                "observed": observed_type_text(outcome.observed, info.threshold, outcome.passed)
+                if info.kind == "type" and outcome.observed is not None
+                else observed_text(outcome.observed, outcome.details),
                 "passed": outcome.passed,
                 "expectation": info.expectation_type,
                 "name": outcome.name,

@@ -9,7 +9,6 @@ its own entry and does not write it twice.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import time
 import uuid
 from collections.abc import Callable
@@ -128,6 +127,15 @@ class AliasMove:
     moved_at: str  # UTC, ISO 8601
     dagster_run_id: str
     reason: str
+
+    def tag_value(self) -> str:
+        """The move as one line of MLflow's tag table (the history file keeps the fields)."""
+        moved = dt.datetime.fromisoformat(self.moved_at).strftime("%Y-%m-%d %H:%M:%S UTC")
+        was = f"v{self.from_version}" if self.from_version else "none"
+        return (
+            f"{self.alias}: {was} -> v{self.to_version} at {moved}, Dagster run "
+            f"{self.dagster_run_id}: {self.reason}"
+        )
 
 
 SCHEMA = pa.schema(
@@ -307,7 +315,7 @@ def _tag_move(client, move: AliasMove) -> None:
             move.model,
             move.to_version,
             f"{ALIAS_TAG_PREFIX}{move.alias}.{stamp}",
-            json.dumps(asdict(move), sort_keys=True),
+            move.tag_value(),
         ),
         f"tag {move.model} v{move.to_version}",
     )

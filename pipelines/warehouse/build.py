@@ -398,8 +398,16 @@ def build_table(
     )
 
 
-def _shown(value: object) -> object:
-    """A compared value as a table cell: numbers as they are, anything else as text."""
+# Reconciliation measures that count or total: shown with thousands separators (584,805);
+# a min or max keeps the column's own form (a year stays 1995).
+GROUPED_MEASURES = frozenset({"rows", "unmatched rows", "count", "nulls", "sum"})
+
+
+def shown_measure(value: object, measure: str) -> object:
+    """A compared value as a table cell: a count with thousands separators, other numbers as
+    they are, anything else as text."""
+    if isinstance(value, int) and not isinstance(value, bool) and measure in GROUPED_MEASURES:
+        return f"{value:,}"
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return str(value)
@@ -460,8 +468,8 @@ def reconciliation_check(
             {
                 "column": c.column or "(table)",
                 "measure": c.measure,
-                "built": _shown(c.built),
-                "reference": _shown(c.reference),
+                "built": shown_measure(c.built, c.measure),
+                "reference": shown_measure(c.reference, c.measure),
                 "difference": c.difference,
                 "passed": c.passed,
             }

@@ -10,7 +10,9 @@ from assets.metadata import (
     records_table,
     rounded,
     shown_path,
+    training_curve_markdown,
 )
+from pipelines.registry.ui_links import experiment_page
 from sql.paths import REPOSITORY_ROOT
 
 
@@ -44,16 +46,24 @@ def test_paths_are_shown_under_the_home_or_the_repository(tmp_path):
     assert shown_path(tmp_path / "home2" / "x", home) == str(tmp_path / "home2" / "x")
 
 
-def test_mlflow_links_point_at_the_ui_pages():
+def test_mlflow_links_open_the_model_training_view_of_the_ui_pages():
+    """MLflow 3 opens a page on its GenAI view unless the address says otherwise
+    (pipelines.registry.ui_links)."""
     ui = "http://127.0.0.1:5000"
-    assert mlflow_run_url(ui, "1", "abc").url == "http://127.0.0.1:5000/#/experiments/1/runs/abc"
+    view = "?workflowType=machine_learning"
+    assert (
+        mlflow_run_url(ui, "1", "abc").url
+        == f"http://127.0.0.1:5000/#/experiments/1/runs/abc{view}"
+    )
     assert (
         mlflow_version_url(ui, "delivery delay", 3).url
-        == "http://127.0.0.1:5000/#/models/delivery%20delay/versions/3"
+        == f"http://127.0.0.1:5000/#/models/delivery%20delay/versions/3{view}"
     )
     assert mlflow_artifact_url(ui, "1", "abc", "audit/x y/report.html").url.endswith(
-        "/runs/abc/artifacts/audit/x%20y/report.html"
+        f"/runs/abc/artifacts/audit/x%20y/report.html{view}"
     )
+    assert experiment_page(ui + "/", "1") == f"{ui}/#/experiments/1/runs{view}"
+    assert experiment_page(ui) == f"{ui}/#/experiments{view}"
 
 
 def test_rows_become_a_table_with_rounded_cells_and_empty_gaps():
@@ -67,3 +77,31 @@ def test_rows_become_a_table_with_rounded_cells_and_empty_gaps():
         {"column": "a", "observed": 0.3333, "passed": True},
         {"column": "b", "observed": "", "passed": ""},
     ]
+
+
+@pytest.mark.parametrize("epochs", [1, 5, 30, 200])
+def test_the_training_curve_is_an_image_small_enough_to_show_in_place(epochs):
+    """Dagster's UI shows Markdown in place under 1,000 characters; the thumbnail is a PNG
+    that decodes, and the caption says what its lines are."""
+    import base64
+    import io
+    import re
+
+    from PIL import Image
+
+    history = [
+        {
+            "epoch": epoch,
+            "train_loss": 0.5 * math.exp(-epoch / 3) + 0.1 + 0.01 * (epoch % 3),
+            "val_log_loss": 0.45 * math.exp(-epoch / 4) + 0.12,
+            "val_auc": 0.9 + 0.08 * (1 - math.exp(-epoch / 2)),
+        }
+        for epoch in range(epochs)
+    ]
+    text = training_curve_markdown(history).value
+    assert len(text) < 1000, len(text)
+    found = re.match(r"!\[training curve\]\(data:image/png;base64,([A-Za-z0-9+/=]+)\)", text)
+    assert found, text[:80]
+    image = Image.open(io.BytesIO(base64.b64decode(found.group(1))))
+    assert image.format == "PNG" and image.width >= 180 and image.height >= 54
+    assert f"over {epochs} epoch" in text and "Validation AUC (green)" in text

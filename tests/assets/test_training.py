@@ -1,7 +1,6 @@
 """models/delay_model: real 2-process gloo DDP through torchrun and Dagster Pipes, on the
 scale-0.01 lake; MLflow contents; faults (a bad worker, a killed worker, a broken contract)."""
 
-import json
 import os
 import shutil
 import signal
@@ -114,7 +113,9 @@ def test_ddp_training_through_pipes_reports_metrics_and_the_curve(trained, insta
     assert metadata["epochs"] == TRAINED["epochs"]
     assert 0.5 < metadata["val_auc"] <= 1 and 0.5 < metadata["test_auc"] <= 1
     assert metadata["baseline_val_auc"] > 0.5
+    # Shown in place: Dagster's UI renders Markdown under 1,000 characters inline.
     assert metadata["training_curve"].startswith("![training curve](data:image/png;base64,")
+    assert len(metadata["training_curve"]) < 1000
     assert metadata["model_digest"].startswith("sha256:")
     history = [record.data for record in metadata["history"].records]
     assert [row["epoch"] for row in history] == list(range(1, TRAINED["epochs"] + 1))
@@ -161,6 +162,7 @@ def test_the_training_metadata_reads_as_people_read_it(trained, home):
     run = client.get_run(values["mlflow_run_id"])
     assert metadata["mlflow_run"] == dg.MetadataValue.url(
         f"http://127.0.0.1:5000/#/experiments/{run.info.experiment_id}/runs/{run.info.run_id}"
+        "?workflowType=machine_learning"
     )
     for key in ("val_auc", "test_auc", "baseline_val_auc", "cost_per_run"):
         assert values[key] == rounded(values[key]) != 0
@@ -168,7 +170,9 @@ def test_the_training_metadata_reads_as_people_read_it(trained, home):
     assert not any(isinstance(v, dg.JsonMetadataValue) for v in metadata.values())
     for key, value in metadata.items():
         assert str(home) not in str(value.value), key
-    assert values["training_curve_png"].startswith("$PLUMBLINE_HOME/training/")
+    assert values["training_curve_chart"].endswith(
+        f"/runs/{run.info.run_id}/artifacts/curve.png?workflowType=machine_learning"
+    )
     [training_input] = [record.data for record in values["inputs"].records]
     version = Lake(home / "lake").current(WAREHOUSE_ZONE, "training_set")
     assert training_input["digest"] == version.manifest["content_digest"]
@@ -372,8 +376,11 @@ def test_registration_gate_history_and_idempotence(tmp_path_factory, upstream_ho
     assert tags["dagster.run_id"] == first_run.run_id
     assert tags["mlflow.run_id"] == first["mlflow_run_id"] == version.run_id
     assert tags["code.git_sha"] and tags["training_set.digest"] == upstream_digest(home)
-    upstream = json.loads(tags["upstream.data_versions"])
+    upstream = {
+        k.removeprefix("upstream."): v for k, v in tags.items() if k.startswith("upstream.")
+    }
     assert {"warehouse/training_set", "warehouse/delay_features", "raw/lineitem"} <= set(upstream)
+    assert tags["val_auc"] == f"{float(tags['val_auc']):.4g}" == f"{first['candidate_val_auc']:.4g}"
     for alias in ("champion", "challenger"):
         assert str(client.get_model_version_by_alias("delivery_delay", alias).version) == "1"
 
@@ -541,6 +548,7 @@ def test_registration_without_training_pins_the_latest_model_once(trained, insta
     assert version.tags["dagster.run_id"] == pinned.run_id
     assert metadata["mlflow_model_version"] == (
         f"http://127.0.0.1:5000/#/models/delivery_delay/versions/{version.version}"
+        "?workflowType=machine_learning"
     )
     versions = len(client.search_model_versions("name = 'delivery_delay'"))
 

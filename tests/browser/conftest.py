@@ -52,6 +52,14 @@ class DagsterUi:
     home: PreparedHome
 
 
+@dataclass(frozen=True)
+class MlflowUi:
+    """`plumbline mlflow-ui` serving a prepared home's tracking store, at the address its
+    metadata links point to."""
+
+    url: str
+
+
 def _environment_without_plumbline_settings() -> dict[str, str]:
     """This process's environment less its PLUMBLINE_* settings, so that only the ones a
     fixture sets reach the subprocess (as tests/pipelines/cli/test_main.py does)."""
@@ -82,16 +90,29 @@ def screenshots() -> Path:
     return folder
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 @pytest.fixture(scope="session")
 def prepared_home(tmp_path_factory: pytest.TempPathFactory) -> PreparedHome:
-    """One full `plumbline run` at the suite's scale into a fresh home, as a user runs it."""
+    """One full `plumbline run` at the suite's scale into a fresh home, as a user runs it,
+    with the MLflow UI's address (PLUMBLINE_MLFLOW_UI_URL) on a free port that ``mlflow_ui``
+    serves later. The command runs this checkout's code (`python -m`), as `make run` does."""
     home = tmp_path_factory.mktemp("browser") / "home"
-    environment = _environment_without_plumbline_settings() | {"PLUMBLINE_HOME": str(home)}
+    mlflow_ui_url = f"http://127.0.0.1:{_free_port()}"
+    environment = _environment_without_plumbline_settings() | {
+        "PLUMBLINE_HOME": str(home),
+        "PLUMBLINE_MLFLOW_UI_URL": mlflow_ui_url,
+    }
     # Output to files, not pipes: a compute-log `tail -F` that outlives the run would hold
     # a pipe open (see tests/pipelines/cli/test_main.py's plumbline()).
     with tempfile.TemporaryFile("w+") as output:
         done = subprocess.run(
-            [str(BIN / "plumbline"), "run", "--scale", RUN_SCALE],
+            [sys.executable, "-m", "pipelines.cli.main", "run", "--scale", RUN_SCALE],
+            cwd=REPOSITORY_ROOT,
             stdout=output,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -101,13 +122,7 @@ def prepared_home(tmp_path_factory: pytest.TempPathFactory) -> PreparedHome:
         output.seek(0)
         text = output.read()
     assert done.returncode == 0, text
-    return PreparedHome(Settings(home=home), text)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return PreparedHome(Settings(home=home, mlflow_ui_url=mlflow_ui_url), text)
 
 
 def _ui_environment(settings: Settings) -> dict[str, str]:
@@ -145,20 +160,54 @@ def dagster_ui(
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/server_info", timeout=5):
-                    break
-            except OSError:
-                if server.poll() is not None:
-                    pytest.fail(f"dagster dev exited {server.returncode}:\n{log.read_text()}")
-                if time.monotonic() > deadline:
-                    pytest.fail(f"dagster dev did not answer within 120 s:\n{log.read_text()}")
-                time.sleep(1)
+        _wait_until_served(f"{url}/server_info", server, log, "dagster dev")
         yield DagsterUi(url, prepared_home)
     finally:
         stop_group(server)
+
+
+@pytest.fixture(scope="module")
+def mlflow_ui(
+    chromium: str, prepared_home: PreparedHome, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[MlflowUi]:
+    """`plumbline mlflow-ui` over the prepared home, on the port its links name, in its own
+    process group (the MLflow server it starts goes with it)."""
+    url = prepared_home.settings.mlflow_ui_url
+    port = url.rsplit(":", 1)[1]
+    log = tmp_path_factory.mktemp("mlflow-ui") / "mlflow-ui.log"
+    environment = _environment_without_plumbline_settings() | {
+        "PLUMBLINE_HOME": str(prepared_home.settings.home),
+        "PLUMBLINE_MLFLOW_UI_URL": url,
+    }
+    with log.open("w") as output:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "pipelines.cli.main", "mlflow-ui", "--port", port],
+            cwd=REPOSITORY_ROOT,
+            env=environment,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    try:
+        _wait_until_served(f"{url}/health", server, log, "plumbline mlflow-ui")
+        yield MlflowUi(url)
+    finally:
+        stop_group(server)
+
+
+def _wait_until_served(url: str, server: subprocess.Popen, log: Path, name: str) -> None:
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except OSError:
+            if server.poll() is not None:
+                pytest.fail(f"{name} exited {server.returncode}:\n{log.read_text()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"{name} did not answer within 120 s:\n{log.read_text()}")
+            time.sleep(1)
 
 
 # Module-scoped, not session-scoped: Playwright's sync API keeps an asyncio loop marked

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from pipelines.contracts import Contract, load_contract
+from pipelines.registry.ui_links import model_version_page, run_page
+from pipelines.registry.versions import MODEL_NAME
 from pipelines.resources import MlflowResource
 from sql.paths import CONTRACTS_ROOT, LEGACY_ROOT, REPOSITORY_ROOT
 
@@ -23,6 +25,9 @@ CONTRACT_CHECK = f"{TABLE}_contract"
 OVERVIEW = f"/assets/warehouse/{TABLE}"
 CHECKS = f"{OVERVIEW}?view=checks"
 MODEL = "/assets/models/delay_model"
+REGISTERED = "/assets/models/registered_model"
+# Side-bar entries of MLflow 3's GenAI view that its model-training view does not have.
+GENAI_ONLY = ("Observability", "AI Gateway", "Playground", "Evaluation runs")
 RESULT_COLUMNS = ("column", "rule", "threshold", "observed", "passed")
 PASSED = {"true", "yes", "pass", "passed", "✓", "✔"}
 WINDOW = {"width": 1600, "height": 1000}
@@ -178,23 +183,117 @@ def test_checks_view_shows_each_contract_rule_and_whether_it_held(
                 assert re.search(number_pattern(bound), rules), (column.name, bound, rules)
 
 
-def test_model_page_links_to_its_mlflow_run(page, dagster_ui, screenshots):
-    """delay_model's `mlflow_run` metadata is a link to the run in the MLflow UI."""
-    settings = dagster_ui.home.settings
-    tracking = MlflowResource(
+def mlflow_tracking(settings) -> MlflowResource:
+    return MlflowResource(
         tracking_uri=settings.mlflow_uri,
         artifact_root=str(settings.mlflow_artifacts),
         ui_url=settings.mlflow_ui_url,
     )
+
+
+def link_of(page, label: str) -> str:
+    """Where the link in the metadata row ``label`` points."""
+    link = metadata_row(page, label).get_by_role("link").first
+    assert link.is_visible(), f"no link in the {label} row"
+    return link.get_attribute("href")
+
+
+def open_mlflow(page, url: str, ready: str, screenshots: Path, name: str) -> str:
+    """Open ``url`` in the MLflow UI, wait for ``ready`` and return the page's text. MLflow
+    polls, so the page never goes network-idle: the text is what says it has loaded."""
+    page.set_viewport_size(WINDOW)
+    page.goto(url)
+    page.get_by_text(ready, exact=True).first.wait_for(state="visible")
+    screenshot(page, screenshots / f"{name}.png")
+    return words(page.inner_text("body"))
+
+
+def assert_model_training_view(text: str) -> None:
+    """MLflow 3's model-training view: its side bar has the model registry and none of the
+    GenAI view's entries."""
+    assert "Model registry" in text, text[:400]
+    shown = [entry for entry in GENAI_ONLY if entry in text]
+    assert not shown, f"GenAI pages {shown}: {text[:400]}"
+
+
+def test_model_pages_link_to_the_model_training_view_of_mlflow(
+    page, dagster_ui, mlflow_ui, screenshots
+):
+    """delay_model's `mlflow_run` and registered_model's `mlflow_model_version` open the
+    training run and the model version in MLflow's model-training view, not its GenAI pages
+    (Traces, an assistant): the pages a data scientist looks for."""
+    settings = dagster_ui.home.settings
+    tracking = mlflow_tracking(settings)
+    client = tracking.client()
     experiment = tracking.experiment_id()
-    runs = tracking.client().search_runs([experiment])
+    runs = {run.info.run_id: run for run in client.search_runs([experiment])}
     assert runs, "the prepared home's MLflow store has no training run"
-    run_urls = {
-        f"{settings.mlflow_ui_url}/#/experiments/{experiment}/runs/{run.info.run_id}"
-        for run in runs
-    }
+
     open_page(page, dagster_ui, MODEL, "mlflow_run", screenshots, "delay_model")
-    link = metadata_row(page, "mlflow_run").get_by_role("link").first
-    assert link.is_visible()
-    assert link.get_attribute("href") in run_urls
-    assert link.inner_text().strip() in run_urls
+    href = link_of(page, "mlflow_run")
+    [run_id] = [run_id for run_id in runs if href == run_page(mlflow_ui.url, experiment, run_id)]
+    run_name = runs[run_id].info.run_name
+    text = open_mlflow(page, href, run_name, screenshots, "mlflow-run")
+    assert_model_training_view(text)
+    assert "Model metrics" in text and "val_auc" in text
+
+    open_page(page, dagster_ui, REGISTERED, "mlflow_model_version", screenshots, "registered_model")
+    href = link_of(page, "mlflow_model_version")
+    [version] = [
+        v.version
+        for v in client.search_model_versions(f"name = '{MODEL_NAME}'")
+        if href == model_version_page(mlflow_ui.url, MODEL_NAME, v.version)
+    ]
+    text = open_mlflow(page, href, f"Version {version}", screenshots, "mlflow-model-version")
+    assert_model_training_view(text)
+    # The version's tags: metrics to four significant digits, one row per upstream.
+    auc = re.search(r"val_auc (\S+)", text)
+    assert auc and re.fullmatch(r"0\.\d{1,4}", auc.group(1)), text
+    assert "upstream.warehouse/training_set" in text
+
+
+def test_model_page_shows_the_training_curve_and_links_the_chart(
+    page, dagster_ui, mlflow_ui, screenshots
+):
+    """The training curve is a picture on delay_model's page, not a path, and
+    `training_curve_chart` opens the full chart among the MLflow run's artifacts."""
+    open_page(page, dagster_ui, MODEL, "training_curve", screenshots, "delay_model")
+    row = metadata_row(page, "training_curve")
+    image = row.locator("img").first
+    image.wait_for(state="visible")
+    assert image.get_attribute("src").startswith("data:image/png;base64,")
+    assert image.evaluate("i => i.complete && i.naturalWidth") > 0, "the image did not decode"
+    assert "Validation AUC (green)" in row.inner_text()
+    assert metadata_row(page, "training_curve_png").count() == 0, "the curve's path is shown"
+
+    href = link_of(page, "training_curve_chart")
+    assert href.startswith(f"{mlflow_ui.url}/#/experiments/") and "artifacts/curve.png" in href
+    open_mlflow(page, href, "curve.png", screenshots, "mlflow-curve")
+    chart = page.locator("img[src^='blob:']").first
+    chart.wait_for(state="visible")
+    assert chart.evaluate("i => i.complete && i.naturalWidth") >= 400
+
+
+def test_contract_results_show_counts_with_separators_and_the_logical_type(
+    page, dagster_ui, screenshots
+):
+    """Observed counts read 12,345 rather than 12345, and a column's type is the contract's
+    logical type (integer, string...) with the engine's name beside it."""
+    open_page(
+        page,
+        dagster_ui,
+        f"{CHECKS}&checkDetail={CONTRACT_CHECK}",
+        "Latest execution",
+        screenshots,
+        CONTRACT_CHECK,
+    )
+    rows = table_rows(table_with_headers(page, *RESULT_COLUMNS))
+    types = [row for row in rows if row["rule"] == "type"]
+    assert types, rows
+    for row in types:
+        assert row["observed"].startswith(f"{row['threshold']} (engine: "), row
+    counts = [row["observed"] for row in rows if re.fullmatch(r"[\d,]+", row["observed"])]
+    assert counts, rows
+    for count in counts:
+        assert count == f"{int(count.replace(',', '')):,}", count
+    assert any("," in count for count in counts), counts

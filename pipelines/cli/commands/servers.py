@@ -144,8 +144,10 @@ def mlflow_ui(host: str, port: int) -> None:
         click.echo(f"plumbline: error: {exc}", err=True)
         sys.exit(1)
     command = mlflow_ui_command(settings, host, port)
+    from pipelines.registry.ui_links import experiment_page
+
     click.echo(
-        f"MLflow UI on http://{host}:{port} ({redact(settings.mlflow_uri)}); "
-        "stop it with Ctrl-C, or `kill` its process id"
+        f"MLflow UI on {experiment_page(f'http://{host}:{port}')} "
+        f"({redact(settings.mlflow_uri)}); stop it with Ctrl-C, or `kill` its process id"
     )
     serve(command, "the MLflow UI")

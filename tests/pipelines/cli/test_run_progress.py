@@ -8,7 +8,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from pipelines.cli.run import materialized_status, real_path
+from pipelines.cli.run import RunOutcome, _Tracker, echo_summary, materialized_status, real_path
+from pipelines.settings import Settings
 from tests.pipelines.cli.test_main import plumbline
 
 SELECTION = "+key:models/delay_model"  # the raw tables, delay_features, training_set, the model
@@ -127,3 +128,41 @@ def test_materialized_status(metadata, version, previous, expected):
 )
 def test_a_shown_path_becomes_the_real_path(shown, expected):
     assert real_path(shown, Path("/h")) == expected
+
+
+def test_a_warning_check_prints_what_it_found(tmp_path):
+    """The summary's WARNING line carries the check's description (the throughput check's
+    measured and reference samples/s), not a pointer to the UI."""
+    found = "7% below the reference 1,200 samples/s: measured 1,116 samples/s"
+
+    @dg.asset(check_specs=[dg.AssetCheckSpec("speed", asset="model")])
+    def model():
+        return dg.MaterializeResult(
+            check_results=[
+                dg.AssetCheckResult(
+                    check_name="speed",
+                    passed=False,
+                    severity=dg.AssetCheckSeverity.WARN,
+                    description=found,
+                )
+            ]
+        )
+
+    defs = dg.Definitions(assets=[model])
+    instance = dg.DagsterInstance.ephemeral()
+    result = dg.materialize([model], instance=instance)
+    lines: list[str] = []
+    tracker = _Tracker(defs, [model.key], lines.append, home=tmp_path)
+    for record in instance.get_records_for_run(result.run_id).records:
+        tracker.handle(record)
+    outcome = RunOutcome(
+        run_id=result.run_id,
+        success=result.success,
+        seconds=1.0,
+        assets=tracker.assets,
+        checks=tracker.checks,
+        warnings=tracker.warnings,
+    )
+    echo_summary(outcome, Settings(home=tmp_path), lines.append)
+    assert "checks: 0 passed, 0 failed, 1 warning" in lines
+    assert f"  WARNING speed: {found}" in lines

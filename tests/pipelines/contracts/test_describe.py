@@ -71,8 +71,9 @@ def test_one_result_row_per_expectation_with_rule_threshold_and_observed(
     assert by_name["o_custkey.not_null"]["rule"] == "not null"
     assert by_name["o_custkey.range"]["threshold"] == ">= 1"
     assert by_name["table.row_count"]["column"] == "(table)"
-    assert by_name["table.row_count"]["observed"] == 3
-    assert by_name["o_orderkey.type"]["observed"] == "int64"
+    assert by_name["table.row_count"]["observed"] == "3"
+    # The contract's logical type, with the engine's own name for what it found.
+    assert by_name["o_orderkey.type"]["observed"] == "integer (engine: int64)"
     nulls = by_name["o_totalprice.nullValues"]
     assert (nulls["rule"], nulls["threshold"], nulls["passed"]) == ("null values", "= 0", True)
     assert [row["name"] for row in rows if not row["passed"]] == ["o_orderstatus.allowed_values"]
@@ -88,7 +89,15 @@ def test_one_result_row_per_expectation_with_rule_threshold_and_observed(
         ),
         (None, "error: no such column", "error: no such column"),
         (["a", "b"], "", "['a', 'b']"),
-        (1.5, "", 1.5),
+        (1.5, "", "1.5"),
+        (584805, "", "584,805"),
+        (0.98891854, "", "0.9889"),
+        (True, "", True),
+        (
+            {"element_count": 584805, "unexpected_count": 1200, "unexpected_percent": 0.2052},
+            "",
+            "1,200 of 584,805 values unexpected (0.205%)",
+        ),
     ],
 )
 def test_observed_text(observed, details, expected):

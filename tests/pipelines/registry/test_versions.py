@@ -2,7 +2,7 @@
 the promotion gate, the append-only alias history, retries."""
 
 import datetime as dt
-import json
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -16,11 +16,13 @@ from mlflow.protos.databricks_pb2 import INTERNAL_ERROR, INVALID_PARAMETER_VALUE
 
 from pipelines.lake.lineage import upstream_lineage
 from pipelines.lake.store import Lake
+from pipelines.registry.version_tags import version_tags, version_val_auc
 from pipelines.registry.versions import (
     ALIAS_TAG_PREFIX,
     AliasHistory,
     AliasMove,
     RegistryError,
+    TrainedModel,
     alias_version,
     decide_promotion,
     move_alias,
@@ -130,8 +132,8 @@ def test_alias_moves_are_recorded_once_in_order_and_as_version_tags(client, tmp_
     assert (second.from_version, second.to_version, second.dagster_run_id) == ("1", "2", "r2")
     assert alias_version(client, NAME, "champion") == "2"
     tags = client.get_model_version(NAME, "2").tags
-    [trail] = [json.loads(v) for k, v in tags.items() if k.startswith(ALIAS_TAG_PREFIX)]
-    assert trail["from_version"] == "1" and trail["reason"] == "b"
+    [trail] = [v for k, v in tags.items() if k.startswith(ALIAS_TAG_PREFIX)]
+    assert re.fullmatch(r"champion: v1 -> v2 at 2026-01-01 00:00:0\d UTC, Dagster run r2: b", trail)
 
 
 def test_an_interrupted_move_is_recorded_by_the_retry(client, tmp_path):
@@ -230,3 +232,25 @@ def test_an_alias_move_file_that_is_no_longer_parquet_is_named(tmp_path, damage)
     path.write_bytes(damaged)
     with pytest.raises(RegistryError, match=f"{path}: not a readable alias move"):
         history.moves("m")
+def test_a_version_s_tags_read_as_rounded_metrics_and_one_row_per_upstream(client, tmp_path):
+    """MLflow's tag table shows "0.9889", not 0.9889185426280485, and one upstream per row,
+    not a JSON object; the gate still reads the run's metric at full precision."""
+    run_id = logged_run(client, tmp_path)
+    client.log_metric(run_id, "val_auc", 0.9889185426280485)
+    trained = TrainedModel(run_id, f"runs:/{run_id}/model", "sha256:ab", 0.9889185426280485, 0.99)
+    tags = version_tags(
+        trained,
+        dagster_run_id="d1",
+        run_tags={"code.git_sha": "abc123"},
+        upstream_versions={"warehouse/training_set": "v2", "models/delay_model": "sha256:ab"},
+    )
+    version = register_version(
+        client, NAME, run_id=run_id, model_uri=f"runs:/{run_id}/model", tags=tags
+    ).version
+    shown = client.get_model_version(NAME, version).tags
+    assert (shown["val_auc"], shown["baseline_val_auc"]) == ("0.9889", "0.99")
+    assert shown["upstream.warehouse/training_set"] == "v2"
+    assert shown["upstream.models/delay_model"] == "sha256:ab"
+    assert (shown["code.git_sha"], shown["code.git_dirty"]) == ("abc123", "unknown")
+    assert not any(value.startswith(("{", "[")) for value in shown.values()), shown
+    assert version_val_auc(client, NAME, version) == 0.9889185426280485

@@ -3,6 +3,7 @@ from decimal import Decimal
 import pyarrow as pa
 import pytest
 
+from pipelines.warehouse.build import shown_measure
 from pipelines.warehouse.reconcile import Thresholds, reconcile
 
 REFERENCE = pa.table(
@@ -114,3 +115,20 @@ def test_a_missing_column_is_a_failed_comparison():
         True,
         False,
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "measure", "shown"),
+    [
+        (584805, "rows", "584,805"),
+        (1200, "unmatched rows", "1,200"),
+        (12, "nulls", "12"),
+        (98765432, "sum", "98,765,432"),
+        (1995, "max", 1995),  # a min or max keeps the column's own form
+        (2.5, "sum", 2.5),
+        (True, "present", True),
+        (None, "count", None),
+    ],
+)
+def test_a_reconciliation_count_reads_with_thousands_separators(value, measure, shown):
+    assert shown_measure(value, measure) == shown
