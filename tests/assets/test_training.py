@@ -501,7 +501,6 @@ def test_a_second_training_of_the_same_inputs_is_reused(trained, instance, home)
     client = mlflow.MlflowClient(tracking_uri=f"sqlite:///{home / 'mlflow.db'}")
     experiment = client.get_experiment_by_name("delivery_delay").experiment_id
     runs_before = len(client.search_runs([experiment]))
-    started = time.monotonic()
     again = dg.materialize(
         [delay_model],
         resources=resources(home, max_restarts=0),
@@ -509,7 +508,6 @@ def test_a_second_training_of_the_same_inputs_is_reused(trained, instance, home)
         selection=[delay_model.key],
         instance=instance,
     )
-    seconds = time.monotonic() - started
     assert again.success
     first, reused = _metadata(trained), _metadata(again)
     assert reused["reused_training"] is True and reused["training_key"] == first["training_key"]
@@ -527,7 +525,6 @@ def test_a_second_training_of_the_same_inputs_is_reused(trained, instance, home)
     assert set(checks) == {"delay_model_throughput", "delay_model_environment"}
     for check in checks.values():
         assert check.description.startswith(f"reused training: MLflow run {run.info.run_id}")
-    assert seconds < 30, f"a reused training took {seconds:.0f} s"
 
 
 def test_the_new_model_sensor_registers_a_training_made_elsewhere(trained, instance, home):
