@@ -5,5 +5,5 @@ resources, calls one domain function and turns the result into metadata.
 
 May import: dagster, sql, models, pipelines (the resources, settings and the instance reader),
 pipelines.lake, pipelines.translation, pipelines.contracts, pipelines.warehouse,
-pipelines.registry, pipelines.launch, pipelines.cluster, pipelines.audit.
+pipelines.registry, pipelines.launch, pipelines.cluster, pipelines.audit, pipelines.training.
 """

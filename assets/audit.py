@@ -23,7 +23,6 @@ from pipelines.instance import (
     AUDIT_BUNDLE_KEY,
     PinnedUpstream,
     audit_sources,
-    latest_materialization,
     run_materialization,
 )
 from pipelines.registry.versions import MODEL_NAME, with_retries
@@ -39,10 +38,9 @@ class AuditConfig(dg.Config):
         default=None,
         description=(
             f"The version of `{MODEL_NAME}` to audit, for a run that does not also "
-            "materialize models/registered_model. Without it such a run audits the version "
-            "of the latest models/registered_model materialization when its step starts "
-            "(recorded in the metadata); a run that registers audits the version that its "
-            "own registered_model step registered."
+            "materialize models/registered_model. A run that registers audits the version "
+            "its own registered_model step registered; a run that neither registers nor "
+            "names one fails."
         ),
     )
 
@@ -60,12 +58,11 @@ def audited_version(
     context: dg.AssetExecutionContext, config: AuditConfig, client
 ) -> AuditedVersion:
     """The version this run audits: the one its registered_model step registered, else the
-    configured one, else the latest registered_model materialization's when this step
-    starts."""
+    configured one. Never "the latest": another run may have registered it."""
     own = run_materialization(context.instance, context.run, REGISTERED_MODEL_KEY)
     configured = None if config.model_version is None else str(config.model_version)
     if own is not None and own.asset_materialization is not None:
-        pinned = PinnedUpstream(own, own_run=True)
+        pinned = PinnedUpstream(own)
         registered = str(pinned.metadata["version"].value)
         if configured is not None and configured != registered:
             raise dg.Failure(
@@ -81,16 +78,12 @@ def audited_version(
         except AuditError as exc:
             raise dg.Failure(f"models__audit_bundle config model_version: {exc}") from exc
         return AuditedVersion(version, "named by config model_version", None)
-    latest = latest_materialization(context.instance, REGISTERED_MODEL_KEY)
-    if latest is None or "version" not in latest.metadata:
-        raise dg.Failure(
-            f"{REGISTERED_MODEL_KEY.to_user_string()} has never been materialized, so no "
-            "version is registered to audit. Materialize models/registered_model first "
-            "(retrain_job and materialize_all_job register and audit in one run), name the "
-            "version in the run config (ops.models__audit_bundle.config.model_version: "
-            f"<version>), or run `plumbline audit {MODEL_NAME}@<version or alias>`"
-        )
-    return AuditedVersion(str(latest.metadata["version"].value), latest.how, latest.run_id)
+    raise dg.Failure(
+        f"this run does not register {REGISTERED_MODEL_KEY.to_user_string()}, so it must name "
+        "the version to audit: ops.models__audit_bundle.config.model_version: <version> "
+        "(retrain_job, materialize_all_job and new_model_sensor's runs register and audit "
+        f"in one run), or run `plumbline audit {MODEL_NAME}@<version or alias>`"
+    )
 
 
 @dg.asset(
@@ -98,9 +91,6 @@ def audited_version(
     deps=[REGISTERED_MODEL_KEY],
     group_name="models",
     kinds={"json", "html"},
-    # Requested with registered_model by the automation sensor (in the same run, so it audits
-    # that run's registration); after a registration made elsewhere it pins the latest.
-    automation_condition=dg.AutomationCondition.eager(),
     check_specs=[
         dg.AssetCheckSpec(
             COMPLETE_CHECK,
@@ -110,8 +100,7 @@ def audited_version(
     ],
     description=(
         f"The audit bundle of the `{MODEL_NAME}` version that the same run's registered_model "
-        "registered (else `config.model_version`, else the latest registration when the step "
-        "starts), champion or not: bundle.json and an offline report.html tracing the model "
+        "registered (else `config.model_version`; a run with neither fails), champion or not: bundle.json and an offline report.html tracing the model "
         "version, its alias history and MLflow run, the training set, every upstream "
         "warehouse table with its checks, the ANSI SQL with the translation's rules and "
         "warnings, the legacy SQL files (sha256, git commit) and the raw lake tables. Each "

@@ -2,34 +2,29 @@
 MLflow Model Registry, promoted to ``champion`` only through the gate."""
 
 from dataclasses import dataclass
+from typing import Any
 
 import dagster as dg
 from pydantic import Field
 
 from assets.metadata import mlflow_run_url, mlflow_version_url, records_table, rounded
 from assets.training import DELAY_MODEL_KEY
-from pipelines.instance import PinnedUpstream, latest_materialization, run_materialization
-from pipelines.lake.lineage import upstream_lineage
-from pipelines.registry.version_tags import version_tags, version_val_auc
+from assets.warehouse import TRAINING_SET
+from pipelines.instance import PinnedUpstream, run_materialization
+from pipelines.registry.registration import Gate, Registration, register_and_gate
 from pipelines.registry.versions import (
-    ALIAS_HISTORY,
     CHALLENGER,
     CHAMPION,
     MODEL_NAME,
-    AliasHistory,
     NotATrainingRunError,
     TrainedModel,
-    alias_version,
-    decide_promotion,
-    find_version,
-    move_alias,
-    register_version,
     with_retries,
 )
 from pipelines.resources import LakeResource, MlflowResource
 from pipelines.warehouse.build import WAREHOUSE_ZONE
 
 REGISTERED_MODEL_KEY = dg.AssetKey(["models", "registered_model"])
+CONFIG_PATH = "ops.models__registered_model.config"
 ALIAS_MOVE_COLUMNS = [
     ("alias", "string", "The alias that moved"),
     ("from_version", "string", "The version it pointed at before (empty: none)"),
@@ -44,18 +39,24 @@ class RegistrationConfig(dg.Config):
 
     # A challenger is promoted unless its validation AUC is worse than the champion's by
     # more than this.
-    tolerance: float = 0.002
+    tolerance: float = Gate.tolerance
     # With no champion yet, the first version must reach the run's HistGradientBoosting
     # baseline AUC minus this margin (the quality bar of the training issue).
-    baseline_margin: float = 0.005
+    baseline_margin: float = Gate.baseline_margin
     mlflow_run_id: str | None = Field(
         default=None,
         description=(
             "The MLflow run of the training to register, for a run that does not also "
-            "materialize models/delay_model. Without it such a run registers the latest "
-            "models/delay_model materialization when its step starts (recorded in the "
-            "metadata); a run that trains registers the model its own delay_model step "
-            "trained."
+            "materialize models/delay_model (new_model_sensor sets it from the "
+            "materialization that triggered it). A run that trains registers the model its "
+            "own delay_model step trained; a run that neither trains nor names one fails."
+        ),
+    )
+    delay_model_data_version: str | None = Field(
+        default=None,
+        description=(
+            "With mlflow_run_id: the data version of the delay_model materialization that "
+            "named it (its model digest). Registration refuses a run whose model differs."
         ),
     )
 
@@ -73,45 +74,46 @@ class ModelSource:
 def trained_model(
     context: dg.AssetExecutionContext, config: RegistrationConfig, client
 ) -> ModelSource:
-    """The training this run registers: its own delay_model step's, else the configured
-    MLflow run, else the latest delay_model materialization when this step starts."""
+    """The training this run registers: its own delay_model step's, else the MLflow run its
+    config names. Never "the latest": of two runs close together each registers its own."""
     own = run_materialization(context.instance, context.run, DELAY_MODEL_KEY)
     configured = config.mlflow_run_id
     if own is not None and own.asset_materialization is not None:
-        pinned = PinnedUpstream(own, own_run=True)
+        pinned = PinnedUpstream(own)
         trained = _training_of(client, pinned)
         if configured is not None and configured != trained.mlflow_run_id:
             raise dg.Failure(
                 f"this run trained MLflow run {trained.mlflow_run_id}, but "
-                f"models__registered_model config mlflow_run_id names {configured}: drop the "
-                "config to register this run's model, or register the other one in a run "
-                "that does not train"
+                f"{CONFIG_PATH}.mlflow_run_id names {configured}: drop the config to register "
+                "this run's model, or register the other one in a run that does not train"
             )
         return ModelSource(trained, pinned.how, pinned.run_id, pinned.data_version)
-    if configured is not None:
-        run = with_retries(lambda: client.get_run(configured), f"read run {configured}")
-        try:
-            trained = TrainedModel.from_mlflow_run(run)
-        except NotATrainingRunError as exc:
-            raise dg.Failure(f"models__registered_model config mlflow_run_id: {exc}") from exc
-        return ModelSource(
-            trained,
-            "named by config mlflow_run_id",
-            run.data.tags.get("dagster.run_id"),
-            trained.model_digest.removeprefix("sha256:"),
-        )
-    # A run without the training step (the automation sensor's, after a delay_model
-    # materialized elsewhere): the latest training, fixed now and recorded below, so that
-    # a training that finishes while this step runs is not mixed in.
-    latest = latest_materialization(context.instance, DELAY_MODEL_KEY)
-    if latest is None:
+    if configured is None:
         raise dg.Failure(
-            f"{DELAY_MODEL_KEY.to_user_string()} has never been materialized, so there is no "
-            "model to register. Materialize models/delay_model first (retrain_job and "
-            "materialize_all_job train and register in one run), or name the training in "
-            "the run config: ops.models__registered_model.config.mlflow_run_id: <MLflow run id>"
+            f"this run does not train {DELAY_MODEL_KEY.to_user_string()}, so it must name the "
+            f"training to register: {CONFIG_PATH}.mlflow_run_id: <MLflow run id> (new_model_sensor "
+            "sets it for each new model; retrain_job and materialize_all_job train and "
+            "register in one run)"
         )
-    return ModelSource(_training_of(client, latest), latest.how, latest.run_id, latest.data_version)
+    run = with_retries(lambda: client.get_run(configured), f"read run {configured}")
+    try:
+        trained = TrainedModel.from_mlflow_run(run)
+    except NotATrainingRunError as exc:
+        raise dg.Failure(f"{CONFIG_PATH}.mlflow_run_id: {exc}") from exc
+    data_version = trained.model_digest.removeprefix("sha256:")
+    expected = config.delay_model_data_version
+    if expected is not None and expected != data_version:
+        raise dg.Failure(
+            f"{CONFIG_PATH}.delay_model_data_version is {expected}, but MLflow run {configured} "
+            f"holds model {trained.model_digest}: name the run and version of one "
+            "delay_model materialization"
+        )
+    return ModelSource(
+        trained,
+        "named by config mlflow_run_id",
+        run.data.tags.get("dagster.run_id"),
+        data_version,
+    )
 
 
 def _training_of(client, pinned: PinnedUpstream) -> TrainedModel:
@@ -131,10 +133,46 @@ def _training_of(client, pinned: PinnedUpstream) -> TrainedModel:
         raise dg.Failure(
             f"the {where} names MLflow run {run_id.value}, which this MLflow store cannot "
             f"read ({str(exc).splitlines()[0]}); name the training to register in "
-            "ops.models__registered_model.config.mlflow_run_id"
+            f"{CONFIG_PATH}.mlflow_run_id"
         ) from exc
     except NotATrainingRunError as exc:
         raise dg.Failure(f"the {where}: {exc}") from exc
+
+
+def registration_metadata(
+    registration: Registration, source: ModelSource, ui_url: str
+) -> dict[str, Any]:
+    """What the registered_model materialization shows."""
+    decision, run = registration.decision, registration.training_run
+    run_id, version = run.info.run_id, registration.version
+    return {
+        "model": MODEL_NAME,
+        "version": dg.MetadataValue.int(int(version)),
+        "reused_registered_version": registration.reused,
+        "mlflow_run_id": run_id,
+        "mlflow_run": mlflow_run_url(ui_url, run.info.experiment_id, run_id),
+        "mlflow_model_version": mlflow_version_url(ui_url, MODEL_NAME, version),
+        "model_uri": dg.MetadataValue.text(registration.trained.model_uri),
+        "model_source": dg.MetadataValue.text(source.how),
+        "delay_model_run_id": dg.MetadataValue.text(source.dagster_run_id or "unknown"),
+        "delay_model_data_version": dg.MetadataValue.text(source.data_version or "unknown"),
+        "promoted": registration.promoted,
+        "champion": dg.MetadataValue.text(registration.champion or "none"),
+        "decision": registration.reason,
+        "candidate_val_auc": rounded(decision.candidate_auc),
+        "champion_val_auc": dg.MetadataValue.float(rounded(registration.champion_auc))
+        if registration.champion_auc is not None
+        else dg.MetadataValue.text("none"),
+        "tolerance": decision.tolerance,
+        "baseline_bar": rounded(decision.baseline_bar),
+        "upstream_check_failures": records_table(
+            [{"failure": failure} for failure in registration.failures],
+            [("failure", "string", "An upstream blocking check that did not pass")],
+        ),
+        "alias_moves": records_table(
+            [move.__dict__ for move in registration.moves], ALIAS_MOVE_COLUMNS
+        ),
+    }
 
 
 @dg.asset(
@@ -142,21 +180,14 @@ def _training_of(client, pinned: PinnedUpstream) -> TrainedModel:
     deps=[DELAY_MODEL_KEY],
     group_name="models",
     kinds={"mlflow"},
-    # A new delay_model materialized outside retrain_job (the UI, `plumbline run --select`)
-    # is registered by the automation sensor's run, which pins the latest training when its
-    # step starts. A run that trains and registers (retrain_job, materialize_all_job) is not
-    # followed by another: eager ignores an update made by a run that also targeted this
-    # asset.
-    automation_condition=dg.AutomationCondition.eager(),
     description=(
         f"Each trained delay model as a version of `{MODEL_NAME}` in the MLflow Model Registry "
         f"(alias `{CHALLENGER}`), promoted to `{CHAMPION}` only if every upstream blocking "
         "check passed and its validation AUC is within the tolerance of the champion's. It "
         "registers the model trained in the same run, else the MLflow run named by "
-        "`config.mlflow_run_id`, else the latest delay_model materialization when its step "
-        "starts (recorded as `model_source`, `delay_model_run_id`, "
-        "`delay_model_data_version`). A training registered twice keeps its one version. "
-        "Every alias move is appended to the lake's registry/alias_history."
+        "`config.mlflow_run_id` (set by new_model_sensor for a delay_model materialized "
+        "elsewhere); a run with neither fails. A training registered twice keeps its one "
+        "version. Every alias move is appended to the lake's registry/alias_history."
     ),
 )
 def registered_model(
@@ -167,113 +198,16 @@ def registered_model(
 ):
     client = mlflow_tracking.client()
     source = trained_model(context, config, client)
-    trained = source.trained
-    run_id, digest = trained.mlflow_run_id, trained.model_digest
-    run = with_retries(lambda: client.get_run(run_id), f"read run {run_id}")
-    run_tags = run.data.tags
-
-    lineage = upstream_lineage(
-        lake.lake(), WAREHOUSE_ZONE, "training_set", run_tags.get("training_set.version", "")
+    registration = register_and_gate(
+        client,
+        lake.lake(),
+        source.trained,
+        dagster_run_id=context.run.run_id,
+        gate=Gate(tolerance=config.tolerance, baseline_margin=config.baseline_margin),
+        training_set=(WAREHOUSE_ZONE, TRAINING_SET),
     )
-    failures = lineage.check_failures
-    # The same weights (same data, seed, world size) were registered already: nothing
-    # changed, so no new version.
-    unchanged = find_version(client, MODEL_NAME, digest=digest)
-    if unchanged is not None and unchanged.run_id != run_id:
-        version = unchanged
-        context.log.info(f"model unchanged (digest {digest}): keeping version {version.version}")
-    else:
-        version = register_version(
-            client,
-            MODEL_NAME,
-            run_id=run_id,
-            model_uri=trained.model_uri,
-            tags=version_tags(
-                trained,
-                dagster_run_id=context.run.run_id,
-                run_tags=run_tags,
-                upstream_versions={"models/delay_model": digest, **lineage.data_versions},
-            ),
-        )
-
-    # Keep every lake version this model was trained from: its audit trail recomputes their
-    # digests long after newer builds have replaced them.
-    holder = f"{MODEL_NAME}@{version.version}"
-    for key, folder in lineage.versions.items():
-        lake.lake().pin(*key.split("/", 1), folder, holder)
-
-    champion = alias_version(client, MODEL_NAME, CHAMPION)
-    champion_auc = None
-    if champion is not None:
-        champion_auc = version_val_auc(client, MODEL_NAME, champion)
-    candidate_auc = version_val_auc(client, MODEL_NAME, str(version.version))
-    decision = decide_promotion(
-        candidate_auc,
-        checks_passed=not failures,
-        champion_version=champion,
-        champion_auc=champion_auc,
-        tolerance=config.tolerance,
-        baseline_bar=trained.baseline_val_auc - config.baseline_margin,
-    )
-    if champion == str(version.version):
-        reason = f"version {version.version} is already the champion"
-    else:
-        reason = decision.reason
-    history = AliasHistory(lake.lake().root.joinpath(*ALIAS_HISTORY))
-    moves = [
-        move_alias(
-            client,
-            history,
-            MODEL_NAME,
-            CHALLENGER,
-            version.version,
-            dagster_run_id=context.run.run_id,
-            reason="new version",
-        )
-    ]
-    if decision.promote and champion != str(version.version):
-        moves.append(
-            move_alias(
-                client,
-                history,
-                MODEL_NAME,
-                CHAMPION,
-                version.version,
-                dagster_run_id=context.run.run_id,
-                reason=decision.reason,
-            )
-        )
-    context.log.info(f"{MODEL_NAME} v{version.version}: {reason}")
-    ui_url = mlflow_tracking.ui_url
+    context.log.info(f"{MODEL_NAME} v{registration.version}: {registration.reason}")
     return dg.MaterializeResult(
-        metadata={
-            "model": MODEL_NAME,
-            "version": dg.MetadataValue.int(int(version.version)),
-            "mlflow_run_id": run_id,
-            "mlflow_run": mlflow_run_url(ui_url, run.info.experiment_id, run_id),
-            "mlflow_model_version": mlflow_version_url(ui_url, MODEL_NAME, version.version),
-            "model_uri": dg.MetadataValue.text(trained.model_uri),
-            "model_source": dg.MetadataValue.text(source.how),
-            "delay_model_run_id": dg.MetadataValue.text(source.dagster_run_id or "unknown"),
-            "delay_model_data_version": dg.MetadataValue.text(source.data_version or "unknown"),
-            "promoted": decision.promote and champion != str(version.version),
-            "champion": dg.MetadataValue.text(
-                alias_version(client, MODEL_NAME, CHAMPION) or "none"
-            ),
-            "decision": reason,
-            "candidate_val_auc": rounded(decision.candidate_auc),
-            "champion_val_auc": dg.MetadataValue.float(rounded(champion_auc))
-            if champion_auc is not None
-            else dg.MetadataValue.text("none"),
-            "tolerance": decision.tolerance,
-            "baseline_bar": rounded(decision.baseline_bar),
-            "upstream_check_failures": records_table(
-                [{"failure": failure} for failure in failures],
-                [("failure", "string", "An upstream blocking check that did not pass")],
-            ),
-            "alias_moves": records_table(
-                [m.__dict__ for m in moves if m is not None], ALIAS_MOVE_COLUMNS
-            ),
-        },
-        data_version=dg.DataVersion(f"{MODEL_NAME}/{version.version}"),
+        metadata=registration_metadata(registration, source, mlflow_tracking.ui_url),
+        data_version=dg.DataVersion(f"{MODEL_NAME}/{registration.version}"),
     )

@@ -7,8 +7,8 @@ a training image carries: changing a reference, a pin or a price needs no new im
 """
 
 import datetime as dt
-import subprocess
 import time
+from typing import Any
 
 import dagster as dg
 from pydantic import Field
@@ -32,7 +32,6 @@ from assets.training_checks import (
 from assets.warehouse import TRAINING_SET, TRAINING_SET_KEY
 from models.config import ModelConfig, TrainConfig
 from models.curve import CURVE_FILE
-from models.job import TrainingJob
 from pipelines.cluster.baseline import load_baselines
 from pipelines.cluster.chargeback import (
     Chargeback,
@@ -40,11 +39,21 @@ from pipelines.cluster.chargeback import (
     chargeback_owner,
     chargeback_root,
 )
-from pipelines.cluster.cost import load_prices
+from pipelines.cluster.cost import PriceTable, load_prices
 from pipelines.cluster.profiles import DEFAULT_THRESHOLD, load_reference_profiles
 from pipelines.instance import materialization_of_version
-from pipelines.registry.versions import RUN_DIGEST_TAG, RUN_MODEL_URI_TAG, with_retries
+from pipelines.launch.torchrun import default_nproc
 from pipelines.resources import LakeResource, MlflowResource, TrainingLauncherResource
+from pipelines.training.run import (
+    Reused,
+    TrainingError,
+    TrainingPlan,
+    TrainingRequest,
+    plan_training,
+    record_training,
+    run_tracked,
+    start_training,
+)
 from pipelines.warehouse.build import WAREHOUSE_ZONE
 from pipelines.warehouse.lineage_view import LineageRow
 
@@ -77,6 +86,14 @@ class DelayModelConfig(dg.Config):
             f"below which {THROUGHPUT_CHECK} warns."
         ),
     )
+    retrain: bool = Field(
+        default=False,
+        description=(
+            "Train even when a finished training of the same training set version, training "
+            "code and config exists; by default that training is reused (`plumbline run "
+            "--force` sets this)."
+        ),
+    )
 
 
 HISTORY_COLUMNS = [
@@ -91,6 +108,9 @@ HISTORY_COLUMNS = [
     ("epoch_seconds", "float", "Training pass plus validation"),
     ("peak_memory_mb", "float", "CUDA: peak allocation; CPU: peak RSS of the process"),
 ]
+# What a reused training's materialization shows of its run's metrics (those that
+# `plumbline run` prints for a trained model too).
+REUSED_METRICS = {"val_auc", "baseline_val_auc", "test_auc", "val_log_loss", "val_accuracy"}
 INPUT_COLUMNS = [
     ("input", "string", "What the training read"),
     ("location", "string", "Where (relative to $PLUMBLINE_HOME)"),
@@ -189,18 +209,224 @@ def run_features(params: dict[str, str]) -> list[str]:
     ]
 
 
-def code_version() -> dict[str, str]:
-    """The git commit the code runs from, and whether the tree had uncommitted changes."""
-    try:
-        sha = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return {"git_sha": "unknown", "git_dirty": "unknown"}
-    return {"git_sha": sha, "git_dirty": str(bool(dirty)).lower()}
+def training_request(
+    context: dg.AssetExecutionContext,
+    config: DelayModelConfig,
+    launcher: TrainingLauncherResource,
+) -> TrainingRequest:
+    """The training this step is asked for, and where its processes run (the world size
+    changes the weights, so it belongs to the training's key)."""
+    if launcher.kind == "k8s":
+        world: dict[str, Any] = {
+            "launcher": "k8s",
+            "nodes": launcher.k8s_nodes,
+            "gpu": launcher.k8s_gpu,
+            "processes_per_node": launcher.k8s_gpus_per_node,
+        }
+    else:
+        world = {"launcher": launcher.kind, "nodes": 1}
+        world["processes_per_node"] = launcher.nproc_per_node or default_nproc()
+    return TrainingRequest(
+        model_config=ModelConfig(embedding_dim=config.embedding_dim, hidden=tuple(config.hidden)),
+        train_config=TrainConfig(
+            epochs=config.epochs,
+            batch_size=config.batch_size,
+            learning_rate=config.learning_rate,
+            seed=config.seed,
+        ),
+        settings=config.model_dump(exclude={"retrain"}),
+        world=world,
+        dagster_run_id=context.run.run_id,
+        asset=context.asset_key.to_user_string(),
+        retrain=config.retrain,
+    )
+
+
+def verdict_record(check: dg.AssetCheckResult) -> dict[str, Any]:
+    """A check's verdict as kept on the MLflow run (a description cut to fit a tag)."""
+    severity = check.severity or dg.AssetCheckSeverity.ERROR
+    return {
+        "check_name": check.check_name,
+        "passed": bool(check.passed),
+        "severity": severity.value,
+        "description": (check.description or "")[:1000],
+    }
+
+
+def training_metadata(
+    context: dg.AssetExecutionContext,
+    client,
+    mlflow_tracking: MlflowResource,
+    lake: LakeResource,
+    plan: TrainingPlan,
+    run,
+) -> dict[str, Any]:
+    """What a delay_model materialization shows of the MLflow run it names, its inputs and
+    the columns its features come from."""
+    training_set = plan.training_set
+    inputs = records_table(
+        [
+            {
+                "input": training_set.name,
+                "location": shown_path(training_set.path, lake.home),
+                "version": training_set.version,
+                "digest": training_set.digest,
+                "contract": f"{training_set.contract_version} "
+                f"(result {training_set.contract_result})",
+            }
+        ],
+        INPUT_COLUMNS,
+    )
+    return {
+        "mlflow_run_id": run.info.run_id,
+        "mlflow_run": mlflow_run_url(
+            mlflow_tracking.ui_url, run.info.experiment_id, run.info.run_id
+        ),
+        "training_key": dg.MetadataValue.text(plan.key),
+        "inputs": inputs,
+        **model_feature_lineage(
+            context.instance,
+            run_features(client.get_run(run.info.run_id).data.params),
+            training_set.digest,
+            training_set.version,
+        ),
+    }
+
+
+def reused_result(
+    context: dg.AssetExecutionContext,
+    client,
+    mlflow_tracking: MlflowResource,
+    lake: LakeResource,
+    plan: TrainingPlan,
+    reused: Reused,
+) -> dg.MaterializeResult:
+    """The materialization of a step that reused an earlier training of the same key: its
+    model, metrics and check verdicts, said to be that training's."""
+    trained, run = reused.trained, reused.run
+    source = f"reused training: MLflow run {run.info.run_id}"
+    return dg.MaterializeResult(
+        metadata={
+            "reused_training": True,
+            "reused_from_dagster_run": run.data.tags.get("dagster.run_id", "unknown"),
+            "model_uri": dg.MetadataValue.text(trained.model_uri),
+            "model_digest": dg.MetadataValue.text(trained.model_digest),
+            # The training's final metrics, as its MLflow run holds them.
+            **{
+                name: dg.MetadataValue.float(rounded(value))
+                for name, value in sorted(run.data.metrics.items())
+                if name in REUSED_METRICS
+            },
+            **training_metadata(context, client, mlflow_tracking, lake, plan, run),
+        },
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=verdict["check_name"],
+                passed=verdict["passed"],
+                severity=dg.AssetCheckSeverity(verdict["severity"]),
+                description=f"{source}; its verdict: {verdict['description']}",
+                metadata={"reused_from_mlflow_run": run.info.run_id},
+            )
+            for verdict in reused.checks
+        ],
+        data_version=dg.DataVersion(trained.model_digest.removeprefix("sha256:")),
+    )
+
+
+def charge(
+    context: dg.AssetExecutionContext,
+    lake: LakeResource,
+    launcher: TrainingLauncherResource,
+    facts: dict[str, Any],
+    prices: PriceTable,
+    run_seconds: float,
+    mlflow_run_id: str,
+) -> dict[str, Any]:
+    """Price the run, append it to the lake's chargeback table, and say so in metadata."""
+    nodes, spot = launcher.placement()
+    cost = run_cost(facts, prices, run_seconds, nodes=nodes, spot=spot)
+    owner = chargeback_owner(context.assets_def.owners_by_key.get(DELAY_MODEL_KEY, []))
+    charged = Chargeback(chargeback_root(lake.root)).append(
+        ChargebackEntry(
+            owner=owner,
+            asset=context.asset_key.to_user_string(),
+            dagster_run_id=context.run.run_id,
+            mlflow_run_id=mlflow_run_id,
+            hardware=cost.hardware,
+            spot=cost.spot,
+            billed_units=cost.billed_units,
+            unit=cost.unit,
+            hours=cost.run_hours,
+            billed_hours=cost.billed_hours,
+            cost=cost.per_run,
+            currency=cost.currency,
+            price_source=cost.price_source,
+            recorded_at=dt.datetime.now(dt.UTC).isoformat(),
+        )
+    )
+    return {
+        **cost_metadata(cost),
+        "chargeback_owner": owner,
+        "chargeback_file": dg.MetadataValue.path(shown_path(charged, lake.home)),
+    }
+
+
+def trained_result(
+    context: dg.AssetExecutionContext,
+    config: DelayModelConfig,
+    client,
+    experiment_id: str,
+    request: TrainingRequest,
+    plan: TrainingPlan,
+    lake: LakeResource,
+    mlflow_tracking: MlflowResource,
+    training_launcher: TrainingLauncherResource,
+) -> dg.MaterializeResult:
+    """Train through the launcher (Pipes), judge and price the run, and record its model and
+    verdicts on its MLflow run."""
+    # Read before training starts: a broken deploy file must not cost a training run.
+    profiles, baselines, prices = load_reference_profiles(), load_baselines(), load_prices()
+    job = start_training(
+        client,
+        experiment_id,
+        plan,
+        request,
+        output_dir=training_launcher.output_dir(context.run.run_id),
+        mlflow_uri=mlflow_tracking.tracking_uri,
+    )
+    shown = shown_path(plan.training_set.path, lake.home)
+    context.log.info(f"MLflow run {job.mlflow_run_id}; training set {shown}")
+    started = time.monotonic()
+    invocation = run_tracked(client, job, lambda job: training_launcher.launch(context, job))
+    run_seconds = time.monotonic() - started
+    reported = invocation.get_materialize_result()
+    facts = {key: value.value for key, value in reported.metadata.items()}
+    model_config, train_config = request.model_config, request.train_config
+    threshold = config.throughput_threshold
+    checks = cluster_checks(facts, profiles, baselines, model_config, train_config, threshold)
+    record_training(
+        client,
+        job.mlflow_run_id,
+        model_digest=str(facts["model_digest"]),
+        model_uri=str(facts["model_uri"]),
+        checks=[verdict_record(check) for check in checks],
+    )
+    run = client.get_run(job.mlflow_run_id)
+    return dg.MaterializeResult(
+        asset_key=reported.asset_key,
+        metadata={
+            **readable_metadata(dict(reported.metadata), lake.home),
+            **training_metadata(context, client, mlflow_tracking, lake, plan, run),
+            "training_curve": training_curve_markdown(facts["history"]),
+            "training_curve_chart": mlflow_artifact_url(
+                mlflow_tracking.ui_url, run.info.experiment_id, run.info.run_id, CURVE_FILE
+            ),
+            **charge(context, lake, training_launcher, facts, prices, run_seconds, run.info.run_id),
+        },
+        check_results=[*(reported.check_results or []), *checks],
+        data_version=reported.data_version,
+        tags=reported.tags,
+    )
 
 
 @dg.asset(
@@ -244,133 +470,28 @@ def delay_model(
     mlflow_tracking: MlflowResource,
     training_launcher: TrainingLauncherResource,
 ):
-    version = lake.lake().current(WAREHOUSE_ZONE, TRAINING_SET)
-    if version is None:
-        raise dg.Failure(f"{WAREHOUSE_ZONE}/{TRAINING_SET} has no published table yet")
-    manifest = version.manifest
-    contract = manifest.get("checks", {}).get(f"{TRAINING_SET}_contract", {})
-    if not contract.get("passed"):
-        # Only a table that held its contract is published; this guards older manifests.
-        raise dg.Failure(
-            f"{version.path}: the training set was not published under a passing contract; "
-            "training does not start"
-        )
-    # Read before training starts: a broken deploy file must not cost a training run.
-    profiles, baselines, prices = load_reference_profiles(), load_baselines(), load_prices()
-    model_config = ModelConfig(embedding_dim=config.embedding_dim, hidden=tuple(config.hidden))
-    train_config = TrainConfig(
-        epochs=config.epochs,
-        batch_size=config.batch_size,
-        learning_rate=config.learning_rate,
-        seed=config.seed,
-    )
-    tags = {
-        "dagster.run_id": context.run.run_id,
-        "dagster.asset": context.asset_key.to_user_string(),
-        "training_set.digest": manifest["content_digest"],
-        "training_set.version": version.path.name,
-        "training_set.contract_version": str(contract.get("contract_version")),
-        "training_set.contract_result": str(contract.get("result_digest")),
-        **{f"code.{k}": v for k, v in code_version().items()},
-    }
-    client = mlflow_tracking.client()
-    run = client.create_run(
-        mlflow_tracking.experiment_id(), run_name=f"delay_model-{context.run.run_id[:8]}", tags=tags
-    )
-    job = TrainingJob(
-        data_path=str(version.path),
-        data_digest=manifest["content_digest"],
-        output_dir=str(training_launcher.output_dir(context.run.run_id)),
-        mlflow_uri=mlflow_tracking.tracking_uri,
-        mlflow_run_id=run.info.run_id,
-        model_config=model_config.to_dict(),
-        train_config=train_config.to_dict(),
-        tags=tags,
-    )
-    context.log.info(
-        f"MLflow run {run.info.run_id}; training set {shown_path(version.path, lake.home)}"
-    )
-    started = time.monotonic()
+    client, experiment_id = mlflow_tracking.client(), mlflow_tracking.experiment_id()
+    request = training_request(context, config, training_launcher)
     try:
-        invocation = training_launcher.launch(context, job)
-    except BaseException:
-        from mlflow.entities import RunStatus
-
-        client.set_terminated(run.info.run_id, status=RunStatus.to_string(RunStatus.FAILED))
-        raise
-    run_seconds = time.monotonic() - started
-    reported = invocation.get_materialize_result()
-    facts = {key: value.value for key, value in reported.metadata.items()}
-    # The run then names its model by itself: registration by run id alone
-    # (RegistrationConfig.mlflow_run_id) reads these, not this materialization.
-    for tag, value in (
-        (RUN_DIGEST_TAG, facts["model_digest"]),
-        (RUN_MODEL_URI_TAG, facts["model_uri"]),
-    ):
-        with_retries(
-            lambda tag=tag, value=value: client.set_tag(run.info.run_id, tag, str(value)),
-            f"tag run {run.info.run_id}",
+        plan = plan_training(
+            lake.lake(), client, experiment_id, request, zone=WAREHOUSE_ZONE, table=TRAINING_SET
         )
-    checks = cluster_checks(
-        facts, profiles, baselines, model_config, train_config, config.throughput_threshold
-    )
-    nodes, spot = training_launcher.placement()
-    cost = run_cost(facts, prices, run_seconds, nodes=nodes, spot=spot)
-    owner = chargeback_owner(context.assets_def.owners_by_key.get(DELAY_MODEL_KEY, []))
-    charged = Chargeback(chargeback_root(lake.root)).append(
-        ChargebackEntry(
-            owner=owner,
-            asset=context.asset_key.to_user_string(),
-            dagster_run_id=context.run.run_id,
-            mlflow_run_id=run.info.run_id,
-            hardware=cost.hardware,
-            spot=cost.spot,
-            billed_units=cost.billed_units,
-            unit=cost.unit,
-            hours=cost.run_hours,
-            billed_hours=cost.billed_hours,
-            cost=cost.per_run,
-            currency=cost.currency,
-            price_source=cost.price_source,
-            recorded_at=dt.datetime.now(dt.UTC).isoformat(),
+    except TrainingError as exc:
+        raise dg.Failure(str(exc)) from None
+    if plan.reused is not None:
+        context.log.info(
+            f"reusing MLflow run {plan.reused.run.info.run_id}: it trained on the same "
+            f"training set, code and config (key {plan.key}); retrain: true trains again"
         )
-    )
-    inputs = records_table(
-        [
-            {
-                "input": f"{WAREHOUSE_ZONE}/{TRAINING_SET}",
-                "location": shown_path(version.path, lake.home),
-                "version": version.path.name,
-                "digest": manifest["content_digest"],
-                "contract": f"{contract.get('contract_version')} "
-                f"(result {contract.get('result_digest')})",
-            }
-        ],
-        INPUT_COLUMNS,
-    )
-    return dg.MaterializeResult(
-        asset_key=reported.asset_key,
-        metadata={
-            **readable_metadata(dict(reported.metadata), lake.home),
-            "mlflow_run": mlflow_run_url(
-                mlflow_tracking.ui_url, run.info.experiment_id, run.info.run_id
-            ),
-            "training_curve": training_curve_markdown(facts["history"]),
-            "training_curve_chart": mlflow_artifact_url(
-                mlflow_tracking.ui_url, run.info.experiment_id, run.info.run_id, CURVE_FILE
-            ),
-            "inputs": inputs,
-            **cost_metadata(cost),
-            "chargeback_owner": owner,
-            "chargeback_file": dg.MetadataValue.path(shown_path(charged, lake.home)),
-            **model_feature_lineage(
-                context.instance,
-                run_features(client.get_run(run.info.run_id).data.params),
-                manifest["content_digest"],
-                version.path.name,
-            ),
-        },
-        check_results=[*(reported.check_results or []), *checks],
-        data_version=reported.data_version,
-        tags=reported.tags,
+        return reused_result(context, client, mlflow_tracking, lake, plan, plan.reused)
+    return trained_result(
+        context,
+        config,
+        client,
+        experiment_id,
+        request,
+        plan,
+        lake,
+        mlflow_tracking,
+        training_launcher,
     )

@@ -23,7 +23,9 @@ from assets.training import delay_model
 from assets.warehouse import build_warehouse_definitions
 from pipelines.automation import (
     model_automation_sensor,
+    new_model_sensor,
     raw_data_sensor,
+    register_model_job,
     retrain_job,
     retrain_schedule,
 )
@@ -90,9 +92,9 @@ def build_definitions(settings: Settings, project: Project | None = None) -> dg.
     models = (
         dg.Definitions(
             assets=[delay_model, registered_model, audit_bundle, batch_scores],
-            jobs=[retrain_job],
+            jobs=[retrain_job, register_model_job],
             schedules=[retrain_schedule(settings.retrain_cron)],
-            sensors=[raw_data_sensor, model_automation_sensor],
+            sensors=[raw_data_sensor, new_model_sensor, model_automation_sensor],
         )
         if "delivery_delay" in project.models
         else dg.Definitions()

@@ -1,6 +1,7 @@
 """What plumbline reads back from the Dagster instance: a run's own materialization of an
-upstream asset (what registration and the audit take when their run made it) or, for a run
-without the upstream step, the latest one pinned when the step starts; for the audit trail,
+upstream asset (what registration and the audit take when their run made it; a run without
+the upstream step is told by its config which one to take, never "the latest"); for the
+audit trail,
 which run materialized a table version; and which unfinished runs of the home were
 abandoned by a process that no longer runs.
 
@@ -144,14 +145,14 @@ def run_materialization(
     return None
 
 
+DATA_VERSION_TAG = "dagster/data_version"
+
+
 @dataclass(frozen=True)
 class PinnedUpstream:
-    """The upstream materialization a step reads, and why that one: its own run's (or the
-    run it re-executes), or, for a run without the upstream step (what the automation
-    sensor launches), the latest one when the step started, fixed then and recorded."""
+    """The upstream materialization a step reads: its own run's (or the run it re-executes)."""
 
     event: dg.EventLogEntry
-    own_run: bool
 
     @property
     def run_id(self) -> str:
@@ -169,24 +170,16 @@ class PinnedUpstream:
 
     @property
     def how(self) -> str:
-        if self.own_run:
-            return "materialized by this run"
-        return "latest materialization when this step started (its run did not include it)"
+        return "materialized by this run"
 
 
-DATA_VERSION_TAG = "dagster/data_version"
-
-
-def latest_materialization(
-    instance: dg.DagsterInstance, asset_key: dg.AssetKey
-) -> PinnedUpstream | None:
-    """The latest materialization of ``asset_key``, read once, now: what a step of a run
-    that does not include the upstream step pins (its caller records the run id and data
-    version it took); None if the asset was never materialized."""
-    latest = instance.fetch_materializations(asset_key, limit=1).records
-    if not latest:
-        return None
-    return PinnedUpstream(latest[0].event_log_entry, own_run=False)
+def planned_by_run(instance: dg.DagsterInstance, run_id: str, asset_key: dg.AssetKey) -> bool:
+    """Whether run ``run_id`` set out to materialize ``asset_key`` (its planned events), done
+    or not: a run that trained and also registers needs no follow-up run."""
+    records = instance.get_records_for_run(
+        run_id, of_type=dg.DagsterEventType.ASSET_MATERIALIZATION_PLANNED, limit=1000
+    ).records
+    return any(record.event_log_entry.dagster_event.asset_key == asset_key for record in records)
 
 
 def _materialization_by(

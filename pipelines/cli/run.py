@@ -43,8 +43,18 @@ POLL_SECONDS = 0.5
 QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 # What an asset sets when it kept existing data instead of producing it (assets/raw.py,
-# assets/ansi.py): the summary says "reused" rather than "materialized".
-REUSED_FLAGS = ("reused_published_data", "reused_stored_translation")
+# assets/ansi.py, a training of the same inputs in assets/training.py, a version of the same
+# weights in assets/registry.py): the summary says "reused" rather than "materialized".
+REUSED_FLAGS = (
+    "reused_published_data",
+    "reused_stored_translation",
+    "reused_training",
+    "reused_registered_version",
+)
+# The training asset, and its config field that trains even when an earlier training of the
+# same inputs could be reused (`plumbline run --force`).
+TRAINING_ASSET = "models/delay_model"
+RETRAIN_RUN_CONFIG = {"ops": {"models__delay_model": {"config": {"retrain": True}}}}
 # The statuses of an asset whose step produced its materialization.
 DONE = {"materialized", "unchanged", "reused"}
 HOME_PREFIX = "$PLUMBLINE_HOME/"
@@ -276,13 +286,15 @@ def run_assets(
     location: CodeLocation | None = None,
     subset: bool = True,
     echo: Callable[[str], None] = print,
+    retrain: bool = False,
 ) -> RunOutcome:
     """Run the job ``job_name`` of ``location`` (default: this repository's TPC-H demo) over
     ``keys`` (from :func:`resolve_selection`; None: the whole job) in one Dagster run on the
     instance in ``$DAGSTER_HOME``.
 
     With ``subset`` the run selects exactly ``keys`` and every check on them; without it,
-    the job runs as defined (``keys`` only label the progress display).
+    the job runs as defined (``keys`` only label the progress display). With ``retrain``
+    the model trains even when a training of the same inputs could be reused.
     """
     location = location or CodeLocation(REPOSITORY_ROOT, DEMO_MODULE)
     defs = location.definitions()
@@ -326,7 +338,7 @@ def run_assets(
                     instance=instance,
                     asset_selection=keys if subset else None,
                     tags=tags,
-                    run_config=QUIET_RUN_CONFIG,
+                    run_config={**QUIET_RUN_CONFIG, **(RETRAIN_RUN_CONFIG if retrain else {})},
                 )
             except BaseException as exc:  # re-raised in the caller's thread below
                 box["error"] = exc

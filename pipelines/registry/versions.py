@@ -258,9 +258,9 @@ def register_version(client, name: str, *, run_id: str, model_uri: str, tags: di
     A version is created with its tags, and any tag a found version lacks is set, so a
     failure between creating and tagging is repaired by the retry instead of leaving an
     untagged version or creating a second one. A tag the found version holds keeps its
-    value: registering the same training again (the automation sensor's run after
-    retrain_job's) must not rewrite who registered it, which every audit bundle of the
-    version has sealed.
+    value: registering the same training again (a reused training, or a run whose config
+    names it) must not rewrite who registered it, which every audit bundle of the version
+    has sealed.
     """
     from mlflow.exceptions import MlflowException
 

@@ -162,23 +162,37 @@ def test_the_asset_writes_a_bundle_and_report_and_keeps_the_root_on_mlflow(home,
     assert check.event.dagster_event.event_specific_data.passed
 
 
-def test_the_automation_run_registers_scores_and_audits_the_latest_model(home, client, instance):
-    """What the automation sensor launches after a delay_model materialized elsewhere: one
-    run of registered_model, batch_scores and audit_bundle. It registers the latest
-    training (its existing version: no second one), audits that run's registration into a
-    new folder, and leaves every earlier bundle as issued and verifying. Before the copied
-    home's training becomes the instance's latest (another MLflow store)."""
+def test_the_new_model_run_registers_scores_and_audits_the_named_model(home, client, instance):
+    """What new_model_sensor launches for a delay_model materialized elsewhere: one run of
+    register_model_job (registered_model, batch_scores, audit_bundle) naming that training
+    in its config. It registers that training (its existing version: no second one), audits
+    that run's registration into a new folder, and leaves every earlier bundle as issued
+    and verifying. The home's own training registered in its run, so the sensor does not
+    follow it; the request is the one it makes for a training that did not."""
     from assets.scoring import batch_scores
+    from pipelines.automation import new_model_sensor, registration_request
 
+    context = dg.build_sensor_context(instance=instance)
+    followed = new_model_sensor.evaluate_tick(context).run_requests
+    # The home's training (another test's copied home trains in this instance too).
+    trained_run = client.get_model_version(MODEL, "1").run_id
+    [training] = [
+        record.event_log_entry
+        for record in instance.fetch_materializations(delay_model.key, limit=10).records
+        if record.asset_materialization.metadata["mlflow_run_id"].value == trained_run
+    ]
+    assert training.run_id not in {r.tags["plumbline/delay_model_run_id"] for r in followed}
+    request = registration_request(training)
     earlier = {
         path: path.read_bytes() for path in (home / "audit" / MODEL / "v1").rglob("bundle.json")
     }
+    named = request.run_config["ops"]["models__registered_model"]["config"]
     result = dg.materialize(
         [registered_model, batch_scores, audit_bundle],
         resources=resources(home),
         instance=instance,
         run_config=dg.RunConfig(
-            ops={"models__registered_model": {"config": {"baseline_margin": 0.05}}}
+            ops={"models__registered_model": {"config": {**named, "baseline_margin": 0.05}}}
         ),
     )
     assert result.success
@@ -189,10 +203,10 @@ def test_the_automation_run_registers_scores_and_audits_the_latest_model(home, c
         for e in result.get_asset_materialization_events()
     }
     registered, audited = events["registered_model"], events["audit_bundle"]
-    latest_training = instance.get_latest_materialization_event(delay_model.key)
-    assert registered["delay_model_run_id"] == latest_training.run_id
-    assert registered["model_source"].startswith("latest materialization")
+    assert registered["delay_model_run_id"] == training.run_id
+    assert registered["model_source"] == "named by config mlflow_run_id"
     assert registered["version"] == audited["version"] == 1
+    assert registered["reused_registered_version"] is True
     assert len(client.search_model_versions(f"name = '{MODEL}'")) == 1
     assert audited["version_source"] == "materialized by this run"
     assert audited["registered_model_run_id"] == result.run_id
@@ -249,11 +263,13 @@ def test_a_copied_home_trains_registers_and_audits_on_its_own(home, instance, tm
     copy = tmp_path / "copy"
     subprocess.run(["cp", "-a", str(home), str(copy)], check=True)
     before = state(home)
+    retrain = {"models__delay_model": {"config": {**FAST, "retrain": True}}}
     result = dg.materialize(
         [delay_model, registered_model, audit_bundle],
         resources=resources(copy, max_restarts=0),
         instance=instance,
-        run_config=TRAIN_AND_REGISTER,
+        # The copied MLflow store holds the original's training of these inputs: train anew.
+        run_config=dg.RunConfig(ops={**TRAIN_AND_REGISTER.ops, **retrain}),
     )
     assert result.success
     [event] = [
@@ -593,10 +609,10 @@ def test_two_audits_of_one_version_make_two_folders_that_both_verify(home, clien
         assert verified.exit_code == 0, verified.output
 
 
-def test_an_audit_without_registration_audits_the_latest_or_the_named_version(home, instance):
-    """A run of audit_bundle alone audits the latest registered_model materialization's
-    version when its step starts, or the configured one. Last in this module: it adds
-    bundles of version 1."""
+def test_an_audit_without_registration_audits_the_named_version_only(home, instance):
+    """A run of audit_bundle alone audits the configured version; without one it fails
+    naming the config key (it never audits "the latest" registration, which another run
+    may have made). Last in this module: it adds bundles of version 1."""
 
     def audit(**config) -> dg.ExecuteInProcessResult:
         return dg.materialize(
@@ -607,28 +623,16 @@ def test_an_audit_without_registration_audits_the_latest_or_the_named_version(ho
             raise_on_error=False,
         )
 
-    latest = audit()
-    assert latest.success
-    [event] = latest.get_asset_materialization_events()
-    metadata = event.materialization.metadata
-    assert metadata["version"].value == 1
-    assert metadata["version_source"].value.startswith("latest materialization")
-    registration = instance.get_latest_materialization_event(registered_model.key)
-    assert metadata["registered_model_run_id"].value == registration.run_id
-    missing = audit(model_version=99)
-    assert not missing.success
-    assert "delivery_delay: no version 99" in str(
-        missing.get_step_failure_events()[0].event_specific_data.error
-    )
+    def failure(result) -> str:
+        assert not result.success
+        return str(result.get_step_failure_events()[0].event_specific_data.error)
+
+    message = failure(audit())
+    assert "this run does not register models/registered_model" in message
+    assert "ops.models__audit_bundle.config.model_version" in message
+    assert "delivery_delay: no version 99" in failure(audit(model_version=99))
     audited = audit(model_version=1)
     assert audited.success
     [event] = audited.get_asset_materialization_events()
     assert event.materialization.metadata["version"].value == 1
     assert event.materialization.metadata["version_source"].value == "named by config model_version"
-    with dg.DagsterInstance.ephemeral() as empty:
-        failed = dg.materialize(
-            [audit_bundle], resources=resources(home), instance=empty, raise_on_error=False
-        )
-    message = str(failed.get_step_failure_events()[0].event_specific_data.error)
-    assert "models/registered_model has never been materialized" in message
-    assert "ops.models__audit_bundle.config.model_version" in message

@@ -243,7 +243,7 @@ def _worker_pids(job_path: str) -> list[int]:
 def test_a_killed_worker_resumes_from_the_checkpoint(home, trained):
     """SIGKILL one worker after the first checkpoint: torchrun restarts the group, training
     resumes from the checkpoint and ends where an uninterrupted run (`trained`, the same
-    configuration) ends; one MLflow run."""
+    configuration, retrained on purpose) ends; one MLflow run."""
     uninterrupted = _metadata(trained)
     assert uninterrupted["epochs"] == TRAINED["epochs"] > 1
     killed: list[int] = []
@@ -267,7 +267,8 @@ def test_a_killed_worker_resumes_from_the_checkpoint(home, trained):
     result = dg.materialize(
         [delay_model],
         resources=resources(home, max_restarts=1),
-        run_config=run_config(**TRAINED),
+        # The same inputs as `trained`: retrain, or the step would reuse that training.
+        run_config=run_config(**TRAINED, retrain=True),
         selection=[delay_model.key],
     )
     watcher.join(timeout=5)
@@ -501,24 +502,52 @@ def test_each_registration_names_its_own_run_when_trainings_interleave(
     assert version.tags["plumbline.model_digest"] == trained_a["model_digest"]
 
 
-def test_registration_without_training_pins_the_latest_model_once(trained, instance, home):
-    """A run of registered_model alone (what the automation sensor launches after a
-    delay_model materialized elsewhere) registers the latest delay_model materialization
-    when its step starts, and says which; registering the same training again keeps its
-    one version; a configured MLflow run that is no training is refused."""
-    from assets.registry import registered_model
+def test_a_second_training_of_the_same_inputs_is_reused(trained, instance, home):
+    """The same training set, code and config as a finished training: no training, no new
+    MLflow run; the step names that training's model and reports its check verdicts."""
+    client = mlflow.MlflowClient(tracking_uri=f"sqlite:///{home / 'mlflow.db'}")
+    experiment = client.get_experiment_by_name("delivery_delay").experiment_id
+    runs_before = len(client.search_runs([experiment]))
+    again = dg.materialize(
+        [delay_model],
+        resources=resources(home, max_restarts=0),
+        run_config=run_config(**TRAINED),
+        selection=[delay_model.key],
+        instance=instance,
+    )
+    assert again.success
+    first, reused = _metadata(trained), _metadata(again)
+    assert reused["reused_training"] is True and reused["training_key"] == first["training_key"]
+    assert len(client.search_runs([experiment])) == runs_before, "no new MLflow run"
+    run = client.get_run(reused["mlflow_run_id"])
+    assert run.info.status == "FINISHED"
+    assert run.data.tags["plumbline.training_key"] == first["training_key"]
+    assert reused["model_digest"] == run.data.tags["plumbline.model_digest"]
+    assert not (home / "training" / again.run_id).exists(), "nothing was launched"
+    [event] = again.get_asset_materialization_events()
+    assert event.materialization.tags["dagster/data_version"] == reused[
+        "model_digest"
+    ].removeprefix("sha256:")
+    checks = {c.check_name: c for c in again.get_asset_check_evaluations()}
+    assert set(checks) == {"delay_model_throughput", "delay_model_environment"}
+    for check in checks.values():
+        assert check.description.startswith(f"reused training: MLflow run {run.info.run_id}")
 
-    def register(**registration) -> dg.ExecuteInProcessResult:
+
+def test_the_new_model_sensor_registers_a_training_made_elsewhere(trained, instance, home):
+    """`trained` materialized delay_model alone: new_model_sensor requests register_model_job
+    with its MLflow run id and data version in the run config, and that run registers that
+    training; a run of registered_model with neither its own training nor that config fails
+    naming the config key; a named run that is no training, or a data version that is not
+    its model's, is refused."""
+    from assets.registry import registered_model
+    from pipelines.automation import new_model_sensor
+
+    def register(registration) -> dg.ExecuteInProcessResult:
         return dg.materialize(
             [registered_model],
             resources=resources(home),
-            run_config=dg.RunConfig(
-                ops={
-                    "models__registered_model": {
-                        "config": {"baseline_margin": 0.05, **registration}
-                    }
-                }
-            ),
+            run_config=dg.RunConfig(ops={"models__registered_model": {"config": registration}}),
             instance=instance,
             raise_on_error=False,
         )
@@ -527,57 +556,45 @@ def test_registration_without_training_pins_the_latest_model_once(trained, insta
         assert not result.success
         return str(result.get_step_failure_events()[0].event_specific_data.error)
 
-    uri = f"sqlite:///{home / 'mlflow.db'}"
-    client = mlflow.MlflowClient(tracking_uri=uri, registry_uri=uri)
+    context = dg.build_sensor_context(instance=instance)
+    requests = new_model_sensor.evaluate_tick(context).run_requests
+    [request] = [r for r in requests if r.tags["plumbline/delay_model_run_id"] == trained.run_id]
+    config = request.run_config["ops"]["models__registered_model"]["config"]
     trained_metadata = _metadata(trained)
     [trained_event] = trained.get_asset_materialization_events()
+    assert config == {
+        "mlflow_run_id": trained_metadata["mlflow_run_id"],
+        "delay_model_data_version": trained_event.materialization.tags["dagster/data_version"],
+    }
+    assert new_model_sensor.evaluate_tick(context).run_requests == [], "each training once"
 
-    pinned = register()
-    assert pinned.success
-    metadata = _metadata(pinned)
+    registered = register({**config, "baseline_margin": 0.05})
+    assert registered.success
+    metadata = _metadata(registered)
     assert metadata["mlflow_run_id"] == trained_metadata["mlflow_run_id"]
-    assert metadata["model_source"].startswith("latest materialization when this step started")
+    assert metadata["model_source"] == "named by config mlflow_run_id"
     assert metadata["delay_model_run_id"] == trained.run_id
-    assert (
-        metadata["delay_model_data_version"]
-        == trained_event.materialization.tags["dagster/data_version"]
-    )
+    uri = f"sqlite:///{home / 'mlflow.db'}"
+    client = mlflow.MlflowClient(tracking_uri=uri, registry_uri=uri)
     version = client.get_model_version("delivery_delay", str(metadata["version"]))
-    assert version.run_id == version.tags["mlflow.run_id"] == trained_metadata["mlflow_run_id"]
+    assert version.run_id == trained_metadata["mlflow_run_id"]
     assert version.tags["plumbline.model_digest"] == trained_metadata["model_digest"]
-    assert version.tags["dagster.run_id"] == pinned.run_id
     assert metadata["mlflow_model_version"] == (
         f"http://127.0.0.1:5000/#/models/delivery_delay/versions/{version.version}"
         "?workflowType=machine_learning"
     )
-    versions = len(client.search_model_versions("name = 'delivery_delay'"))
 
-    # The same training again, pinned or named: the same version, no second one.
-    for again in (register(), register(mlflow_run_id=trained_metadata["mlflow_run_id"])):
-        assert again.success
-        assert _metadata(again)["version"] == metadata["version"]
-    assert _metadata(again)["model_source"] == "named by config mlflow_run_id"
-    assert len(client.search_model_versions("name = 'delivery_delay'")) == versions
-
+    message = failure(register({"baseline_margin": 0.05}))
+    assert "this run does not train models/delay_model" in message
+    assert "ops.models__registered_model.config.mlflow_run_id" in message
+    wrong = register({**config, "delay_model_data_version": "0" * 64})
+    assert "ops.models__registered_model.config.delay_model_data_version" in failure(wrong)
     experiment = client.get_experiment_by_name("delivery_delay").experiment_id
     stranger = client.create_run(experiment, run_name="not a training")
     client.set_terminated(stranger.info.run_id)
-    message = failure(register(mlflow_run_id=stranger.info.run_id))
+    message = failure(register({"mlflow_run_id": stranger.info.run_id}))
     assert f"MLflow run {stranger.info.run_id} has no tag plumbline.model_digest" in message
     assert "not trained by models/delay_model" in message
-
-
-def test_registration_without_any_training_says_what_to_do(home):
-    from assets.registry import registered_model
-
-    with dg.DagsterInstance.ephemeral() as empty:
-        result = dg.materialize(
-            [registered_model], resources=resources(home), instance=empty, raise_on_error=False
-        )
-    assert not result.success
-    message = str(result.get_step_failure_events()[0].event_specific_data.error)
-    assert "models/delay_model has never been materialized" in message
-    assert "ops.models__registered_model.config.mlflow_run_id" in message
 
 
 @dg.asset(key=["made"])

@@ -1,5 +1,6 @@
-"""Retraining: the weekly schedule, the new-raw-data sensor, retrain_job's selection; and
-the automation sensor that follows a new model with its registration, scores and audit."""
+"""Retraining: the weekly schedule, the new-raw-data sensor, retrain_job's selection; the
+sensor that follows a model trained elsewhere with a run naming it; and the automation
+sensor that scores new open line items."""
 
 import datetime as dt
 
@@ -14,7 +15,9 @@ from assets.warehouse import OPEN_LINES_KEY
 from pipelines.automation import (
     AUTOMATED,
     AUTOMATION_SENSOR,
+    REGISTER_MODEL_JOB,
     RETRAIN_JOB,
+    new_model_sensor,
     raw_data_sensor,
     retrain_schedule,
 )
@@ -87,7 +90,9 @@ def definitions(tmp_path) -> dg.Definitions:
     return build_definitions(Settings(home=tmp_path))
 
 
-def test_the_automation_sensor_is_on_by_default_over_every_automated_asset(definitions):
+def test_the_automation_sensor_is_on_by_default_over_the_scores_only(definitions):
+    """Registration and the audit have no automation condition: they must be told which
+    training to take (new_model_sensor's run config), never take "the latest"."""
     sensor = definitions.resolve_sensor_def(AUTOMATION_SENSOR)
     assert isinstance(sensor, dg.AutomationConditionSensorDefinition)
     assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
@@ -95,7 +100,7 @@ def test_the_automation_sensor_is_on_by_default_over_every_automated_asset(defin
     automated = {
         key for key in graph.get_all_asset_keys() if graph.get(key).automation_condition is not None
     }
-    assert automated == {REGISTERED_MODEL_KEY, BATCH_SCORES_KEY, AUDIT_BUNDLE_KEY}
+    assert automated == {BATCH_SCORES_KEY}
     assert sensor.asset_selection.resolve(graph) == automated
 
 
@@ -103,41 +108,74 @@ def requested(definitions, instance, cursor=None):
     result = dg.evaluate_automation_conditions(
         defs=definitions, instance=instance, asset_selection=AUTOMATED, cursor=cursor
     )
-    keys = {r.key for r in result.results if r.true_subset.size and r.key in AUTOMATED_KEYS}
+    keys = {r.key for r in result.results if r.true_subset.size}
     return keys, result.cursor
 
 
-AUTOMATED_KEYS = {REGISTERED_MODEL_KEY, BATCH_SCORES_KEY, AUDIT_BUNDLE_KEY}
-
-
-def test_a_new_model_is_followed_by_its_registration_scores_and_audit(definitions):
+def test_new_open_lines_are_scored_with_the_champion(definitions):
     with dg.DagsterInstance.ephemeral() as instance:
         nothing, cursor = requested(definitions, instance)
         assert nothing == set()
-        # New open lines alone: no model to score with yet.
-        instance.report_runless_asset_event(dg.AssetMaterialization(OPEN_LINES_KEY))
+        # A new model alone requests nothing here: new_model_sensor follows it.
+        instance.report_runless_asset_event(dg.AssetMaterialization(DELAY_MODEL_KEY))
         nothing, cursor = requested(definitions, instance, cursor)
         assert nothing == set()
-
-        instance.report_runless_asset_event(
-            dg.AssetMaterialization(DELAY_MODEL_KEY, metadata={"mlflow_run_id": "r1"})
-        )
-        # One tick requests all three; Dagster launches the unpartitioned assets of a tick as
-        # one run, so the audit and the scores follow that run's registration.
-        followed, cursor = requested(definitions, instance, cursor)
-        assert followed == AUTOMATED_KEYS
-        again, _ = requested(definitions, instance, cursor)
-        assert again == set()
-
-
-def test_a_run_that_trains_and_registers_is_not_followed_again(definitions):
-    """retrain_job materializes the model and everything after it in one run: the next tick
-    finds each automated asset updated after its parents and requests nothing."""
-    with dg.DagsterInstance.ephemeral() as instance:
-        _, cursor = requested(definitions, instance)
-        instance.report_runless_asset_event(dg.AssetMaterialization(OPEN_LINES_KEY))
-        _, cursor = requested(definitions, instance, cursor)
-        for key in (DELAY_MODEL_KEY, REGISTERED_MODEL_KEY, AUDIT_BUNDLE_KEY, BATCH_SCORES_KEY):
+        for key in (REGISTERED_MODEL_KEY, OPEN_LINES_KEY):
             instance.report_runless_asset_event(dg.AssetMaterialization(key))
-        followed, _ = requested(definitions, instance, cursor)
-        assert followed == set()
+        scored, cursor = requested(definitions, instance, cursor)
+        assert scored == {BATCH_SCORES_KEY}
+
+
+def trained(run_id: str, data_version: str) -> dg.AssetMaterialization:
+    return dg.AssetMaterialization(
+        DELAY_MODEL_KEY,
+        metadata={"mlflow_run_id": run_id},
+        tags={"dagster/data_version": data_version},
+    )
+
+
+def test_each_model_trained_elsewhere_is_followed_by_a_run_naming_it(definitions):
+    """Two trainings between two ticks: two runs, each with its training's MLflow run id and
+    data version in its config (an asset sensor would see the newer one only); none again."""
+    assert definitions.resolve_sensor_def("new_model_sensor").job_name == REGISTER_MODEL_JOB
+    job = definitions.resolve_job_def(REGISTER_MODEL_JOB)
+    assert set(job.asset_layer.selected_asset_keys) == {
+        REGISTERED_MODEL_KEY,
+        AUDIT_BUNDLE_KEY,
+        BATCH_SCORES_KEY,
+    }
+    with dg.DagsterInstance.ephemeral() as instance:
+        context = dg.build_sensor_context(instance=instance)
+        assert new_model_sensor.evaluate_tick(context).run_requests == []
+        instance.report_runless_asset_event(trained("r1", "d1"))
+        instance.report_runless_asset_event(trained("r2", "d2"))
+        requests = new_model_sensor.evaluate_tick(context).run_requests
+        assert [r.run_config["ops"]["models__registered_model"]["config"] for r in requests] == [
+            {"mlflow_run_id": "r1", "delay_model_data_version": "d1"},
+            {"mlflow_run_id": "r2", "delay_model_data_version": "d2"},
+        ]
+        assert len({r.run_key for r in requests}) == 2
+        assert new_model_sensor.evaluate_tick(context).run_requests == []
+
+
+@dg.asset(key=DELAY_MODEL_KEY)
+def _delay_model() -> dg.MaterializeResult:
+    return dg.MaterializeResult(metadata={"mlflow_run_id": "r3"})
+
+
+@dg.asset(key=REGISTERED_MODEL_KEY, deps=[_delay_model])
+def _registered_model() -> None:
+    pass
+
+
+def test_a_run_that_trains_and_registers_is_not_followed_again():
+    """retrain_job materializes the model and its registration in one run: the sensor
+    requests nothing for it (its own registration reads its own training)."""
+    with dg.DagsterInstance.ephemeral() as instance:
+        context = dg.build_sensor_context(instance=instance)
+        assert dg.materialize([_delay_model, _registered_model], instance=instance).success
+        assert new_model_sensor.evaluate_tick(context).run_requests == []
+        assert dg.materialize([_delay_model], instance=instance).success
+        [request] = new_model_sensor.evaluate_tick(context).run_requests
+        named = request.run_config["ops"]["models__registered_model"]["config"]
+        assert named["mlflow_run_id"] == "r3"

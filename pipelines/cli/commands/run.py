@@ -36,7 +36,15 @@ from pipelines.cli.errors import fail_usage
     is_flag=True,
     help="Afterwards, run every warehouse table's SQL on the other engine and compare.",
 )
-def run(scale: str | None, engine: str | None, selection: str | None, portability: bool) -> None:
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Train the model even when a training of the same training set, code and config "
+    "can be reused.",
+)
+def run(
+    scale: str | None, engine: str | None, selection: str | None, portability: bool, force: bool
+) -> None:
     """Materialize the asset graph through Dagster, as the UI's "Materialize all" does.
 
     Runs against the persistent Dagster instance in $PLUMBLINE_HOME/dagster, so the run
@@ -45,7 +53,7 @@ def run(scale: str | None, engine: str | None, selection: str | None, portabilit
     settings = load_settings(scale=scale, engine=engine)
     # Imported here so that `plumbline --help` and bad flags answer without loading Dagster.
     from pipelines.cli.location import LocationError, find_location
-    from pipelines.cli.run import SelectionError, resolve_selection, run_assets
+    from pipelines.cli.run import TRAINING_ASSET, SelectionError, resolve_selection, run_assets
     from pipelines.project import ProjectError
     from pipelines.warehouse.contract_lint import BrokenContracts
 
@@ -56,6 +64,10 @@ def run(scale: str | None, engine: str | None, selection: str | None, portabilit
         location = find_location(Path.cwd())
         defs = location.definitions()
         keys = resolve_selection(defs, selection)
+        if force and TRAINING_ASSET not in {key.to_user_string() for key in keys}:
+            raise SelectionError(
+                f"--force retrains {TRAINING_ASSET}, which this run does not include"
+            )
     except (SelectionError, LocationError, ProjectError) as exc:
         fail_usage(str(exc))
     except BrokenContracts as exc:
@@ -82,7 +94,12 @@ def run(scale: str | None, engine: str | None, selection: str | None, portabilit
         sys.exit(1)
     prepare_environment(settings)
     outcome = run_assets(
-        settings, keys, location=location, subset=selection is not None, echo=click.echo
+        settings,
+        keys,
+        location=location,
+        subset=selection is not None,
+        echo=click.echo,
+        retrain=force,
     )
     if outcome.success and portability:
         from pipelines.definitions import CHECK_PORTABILITY_JOB

@@ -13,7 +13,6 @@ from pipelines.settings import Settings
 from tests.pipelines.cli.test_main import plumbline
 
 SELECTION = "+key:models/delay_model"  # the raw tables, delay_features, training_set, the model
-TABLES = "+key:warehouse/training_set"
 EPOCH = re.compile(r"^ {16}epoch (\d+)/(\d+): train loss \d\.\d{4}, val AUC \d\.\d{4}, .*s, ")
 LOG_LINE = re.compile(r"^Log \(third-party output, warnings\): (\S+)$", re.M)
 # How a line from one of these libraries reads (their loggers' names, tqdm's rate); the
@@ -24,12 +23,12 @@ THIRD_PARTY = re.compile(r"\b(mlflow|alembic|great_expectations|urllib3)\b|it/s\
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """Two runs into one home: the first builds the model and what it reads, the second
-    (its tables only) finds the raw tables in place and the tables' contents unchanged."""
+    finds the raw tables in place, the tables' contents unchanged and the training reused
+    (the same training set, code and config: it does not train again)."""
     home = tmp_path_factory.mktemp("progress") / "home"
     env = {"PLUMBLINE_HOME": str(home)}
     first = plumbline("run", "--scale", "0.01", "--select", SELECTION, env=env, timeout=540)
-    # Without the training (a minute of the first run): the tables are what it compares.
-    second = plumbline("run", "--scale", "0.01", "--select", TABLES, env=env, timeout=540)
+    second = plumbline("run", "--scale", "0.01", "--select", SELECTION, env=env, timeout=540)
     return home, first, second
 
 
@@ -86,6 +85,11 @@ def test_a_second_run_marks_reused_and_unchanged_assets(runs):
     # The tables were rebuilt, to the same content digest as before.
     assert status_of(second.stdout, "warehouse/delay_features") == "unchanged"
     assert status_of(second.stdout, "warehouse/training_set") == "unchanged"
+    # The model: no epoch, no new MLflow run; the summary names the training it reused.
+    assert status_of(second.stdout, "models/delay_model") == "reused"
+    assert not [line for line in second.stdout.splitlines() if EPOCH.match(line)]
+    [first_run] = re.findall(r"test AUC \d\.\d{4}, MLflow run (\w+)", first.stdout)
+    assert re.findall(r"test AUC \d\.\d{4}, MLflow run (\w+)", second.stdout) == [first_run]
     [counts] = re.findall(r"SUCCESS in [\d.]+s \((.*)\)", second.stdout)
     assert "reused" in counts and "unchanged" in counts
     # Each run its own log file.
@@ -108,6 +112,9 @@ def _value(value: object) -> dg.MetadataValue:
         ({"reused_published_data": False}, "a", "a", "unchanged"),
         ({"reused_stored_translation": True}, "a", "a", "reused"),
         ({"reused_stored_translation": False}, "b", "a", "materialized"),
+        # A second run on unchanged data reuses the training and its registered version.
+        ({"reused_training": True}, "a", "a", "reused"),
+        ({"reused_registered_version": True}, "m/1", "m/1", "reused"),
     ],
 )
 def test_materialized_status(metadata, version, previous, expected):

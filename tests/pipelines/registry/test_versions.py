@@ -6,11 +6,11 @@ import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+import json
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from mlflow import MlflowClient
 from mlflow.exceptions import MlflowException
 from mlflow.protos.databricks_pb2 import INTERNAL_ERROR, INVALID_PARAMETER_VALUE
 
@@ -31,27 +31,6 @@ from pipelines.registry.versions import (
 )
 
 NAME = "delivery_delay"
-
-
-@pytest.fixture(scope="module")
-def empty_store(tmp_path_factory) -> Path:
-    """A new MLflow sqlite store, its schema created by MLflow's migrations (seconds) once for
-    this module; each test gets a copy of it, and never writes here."""
-    path = tmp_path_factory.mktemp("mlflow") / "mlflow.db"
-    uri = f"sqlite:///{path}"
-    MlflowClient(tracking_uri=uri, registry_uri=uri).search_experiments()
-    return path
-
-
-@pytest.fixture
-def client(tmp_path, empty_store):
-    """A real MLflow (sqlite in tmp_path), new and empty: a copy of empty_store."""
-    path = tmp_path / "mlflow.db"
-    with closing(sqlite3.connect(empty_store)) as source, closing(sqlite3.connect(path)) as copy:
-        source.backup(copy)
-    uri = f"sqlite:///{path}"
-    # Both URIs explicit: MLflow's default registry URI is process-wide state.
-    return MlflowClient(tracking_uri=uri, registry_uri=uri)
 
 
 def logged_run(client, tmp_path, name="run"):
