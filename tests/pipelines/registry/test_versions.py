@@ -3,10 +3,6 @@ the promotion gate, the append-only alias history, retries."""
 
 import datetime as dt
 import re
-import sqlite3
-from contextlib import closing
-from pathlib import Path
-import json
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -211,6 +207,8 @@ def test_an_alias_move_file_that_is_no_longer_parquet_is_named(tmp_path, damage)
     path.write_bytes(damaged)
     with pytest.raises(RegistryError, match=f"{path}: not a readable alias move"):
         history.moves("m")
+
+
 def test_a_version_s_tags_read_as_rounded_metrics_and_one_row_per_upstream(client, tmp_path):
     """MLflow's tag table shows "0.9889", not 0.9889185426280485, and one upstream per row,
     not a JSON object; the gate still reads the run's metric at full precision."""
