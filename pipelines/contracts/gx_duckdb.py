@@ -30,6 +30,7 @@ from __future__ import annotations
 import atexit
 import functools
 import logging
+import multiprocessing.util
 import os
 import re
 import shutil
@@ -322,7 +323,10 @@ def session(memory_limit: str) -> Session:
             # parent's.
             _SESSIONS.clear()
             current = _SESSIONS[os.getpid()] = Session(memory_limit)
+            # A multiprocessing child (a Dagster step's process) ends in os._exit, which
+            # runs multiprocessing's finalizers but not atexit's; any other process, atexit.
             atexit.register(_close, os.getpid())
+            multiprocessing.util.Finalize(None, _close, args=(os.getpid(),), exitpriority=0)
         return current
 
 

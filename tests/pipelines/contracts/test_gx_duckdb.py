@@ -277,9 +277,11 @@ def test_one_validation_does_not_change_the_next(tmp_path):
     assert _views_and_assets() == (0, [])
 
 
-def _validate_in_child(contract: Path, parquet: Path) -> tuple[bool, int]:
+def _validate_in_child(contract: Path, parquet: Path, results) -> None:
     compiled = compile_contract(load_contract(contract))
-    return validate_parquet(compiled, parquet).passed, os.getpid()
+    passed = validate_parquet(compiled, parquet).passed
+    folder = gx_duckdb.session(VALIDATION_MEMORY_LIMIT).folder
+    results.put((passed, os.getpid(), str(folder)))
 
 
 def test_a_forked_process_validates_with_a_session_of_its_own(tmp_path):
@@ -291,8 +293,15 @@ def test_a_forked_process_validates_with_a_session_of_its_own(tmp_path):
     compiled = compile_contract(load_contract(contract))
     assert validate_parquet(compiled, good).passed
     parent = gx_duckdb.session(VALIDATION_MEMORY_LIMIT)
-    with multiprocessing.get_context("fork").Pool(1) as pool:
-        passed, pid = pool.apply(_validate_in_child, (contract, good))
+    fork = multiprocessing.get_context("fork")
+    results = fork.Queue()
+    child = fork.Process(target=_validate_in_child, args=(contract, good, results))
+    child.start()
+    passed, pid, folder = results.get(timeout=120)
+    child.join(timeout=60)
+    assert child.exitcode == 0
     assert passed and pid != os.getpid()
+    assert folder != str(parent.folder)
+    assert not Path(folder).exists()  # the child's session was closed as it ended
     assert gx_duckdb.session(VALIDATION_MEMORY_LIMIT) is parent
     assert validate_parquet(compiled, good).passed
