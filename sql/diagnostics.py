@@ -13,6 +13,8 @@ from typing import Literal
 
 from sqlglot import exp
 
+from sql.tree import preorder
+
 Severity = Literal["error", "warning", "info"]
 
 
@@ -109,7 +111,7 @@ def node_offset(node: exp.Expr | None) -> int | None:
         return node._meta["keyword_start"]
     current = node
     while current is not None:
-        starts = [n.meta["start"] for n in current.walk() if "start" in n.meta]
+        starts = [n.meta["start"] for n in preorder(current) if "start" in n.meta]
         if starts:
             return min(starts)
         current = current.parent

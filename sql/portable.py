@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from sql.engines import Engine
+from sql.tree import breadth_first
 
 
 class PortableFunction(exp.Func):
@@ -244,7 +245,9 @@ PARSERS = {kind._sql_names[0]: _from_args(kind) for kind in PORTABLE_NODES}
 
 def uses(tree: exp.Expr) -> list[tuple[str, exp.Expr]]:
     """Each call of a portable function in ``tree`` with its name, in tree order."""
-    return [(BY_NODE[type(node)].name, node) for node in tree.walk() if type(node) in BY_NODE]
+    return [
+        (BY_NODE[type(node)].name, node) for node in breadth_first(tree) if type(node) in BY_NODE
+    ]
 
 
 def used_names(tree: exp.Expr) -> tuple[str, ...]:

@@ -26,6 +26,7 @@ from sqlglot import exp
 
 from sql.diagnostics import Severity
 from sql.rules import Context
+from sql.tree import breadth_first
 from sql.udf import TempFunctions
 from sql.variables import ScriptVariables
 
@@ -365,7 +366,9 @@ def split_script(
     def readable(query: exp.Expr, statement: exp.Expr) -> bool:
         """Whether every temporary table ``query`` reads has rows the script gave it."""
         fine = True
-        for table in query.find_all(exp.Table):
+        for table in breadth_first(query):
+            if not isinstance(table, exp.Table):
+                continue
             key = _key(table)
             if key in helpers or "helper" in table.meta:
                 continue

@@ -19,7 +19,6 @@ import functools
 import hashlib
 import json
 import math
-import tempfile
 import uuid
 import warnings
 from collections.abc import Iterable, Mapping
@@ -298,9 +297,6 @@ def validate_arrow(
     return _result(compiled, outcomes, rows, masking)
 
 
-# The view the staged Parquet is read through inside DuckDB.
-_STAGED_VIEW = "staged"
-
 # DuckDB's memory for one validation: aggregates and uniqueness checks spill to the
 # validation's own temporary folder beyond it, so memory does not grow with the table.
 # Measured at TPC-H scale 1 (docs/benchmarks.md): on delay_features, 256 MB holds the
@@ -320,10 +316,6 @@ def _summary_format(key: list[str], columns: Iterable[str]) -> dict[str, Any]:
     return result_format
 
 
-def _duckdb_literal(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
-
-
 def validate_parquet(
     compiled: CompiledContract,
     path: Path,
@@ -336,73 +328,50 @@ def validate_parquet(
     GX's SQL execution engine runs the compiled suite as queries on DuckDB (through
     SQLAlchemy and duckdb-engine; gx_duckdb.py closes GX's gaps there) over a view of the
     files: no row is copied into Python. The ODCS ``sql`` rules and the failing-row sample
-    (one ``LIMIT 20`` query) run on the same database.
+    (one ``LIMIT 20`` query) run on the same database. The GX context, datasource and
+    engine are this process's, shared by its validations (``gx_duckdb.Session``), the view
+    and its GX asset this validation's own.
     """
-    import duckdb
     import sqlalchemy as sa
 
-    from pipelines.contracts.gx_duckdb import buffer_results, register_regex
+    from pipelines.contracts.gx_duckdb import session
     from pipelines.lake.store import parquet_source
 
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such Parquet file or folder")
     masking = TableMasking.of(compiled.contract, masker)
-    register_regex()
-    with tempfile.TemporaryDirectory(prefix="plumbline-contract-") as scratch:
-        database = Path(scratch) / "contract.duckdb"
-        config = {"memory_limit": memory_limit, "temp_directory": str(Path(scratch) / "spill")}
-        with duckdb.connect(str(database), config=config) as connection:
-            connection.execute(
-                f'CREATE VIEW "{_STAGED_VIEW}" AS SELECT * FROM read_parquet('
-                f"{_duckdb_literal(parquet_source(path))})"
-            )
-            columns = connection.view(_STAGED_VIEW).columns
-        context = _context()
-        datasource = context.data_sources.add_sql(
-            "contract",
-            connection_string=f"duckdb:///{database}",
-            kwargs={"connect_args": {"config": config}},
+    current = session(memory_limit)
+    with current.staged(parquet_source(path), memory_limit) as staged:
+        batch, columns = staged.batch, staged.columns
+        # Two passes. The whole suite with counts only: in SUMMARY, GX adds per map
+        # expectation a query for unexpected values and one for their keys, which scan the
+        # whole column when nothing is unexpected. Then each failed expectation again, with
+        # up to 20 unexpected values and the primary keys of their rows.
+        results = list(
+            batch.validate(
+                compiled.suite,
+                result_format={"result_format": "BASIC", "partial_unexpected_count": 0},
+            ).results
         )
-        execution_engine = datasource.get_execution_engine()
-        buffer_results(execution_engine)
-        try:
-            batch = (
-                datasource.add_table_asset(compiled.contract.table, table_name=_STAGED_VIEW)
-                .add_batch_definition_whole_table("whole")
-                .get_batch()
-            )
-            assert batch.data.execution_engine is execution_engine
-            # Two passes. The whole suite with counts only: in SUMMARY, GX adds per map
-            # expectation a query for unexpected values and one for their keys, which scan
-            # the whole column when nothing is unexpected. Then each failed expectation again,
-            # with up to 20 unexpected values and the primary keys of their rows.
-            results = list(
-                batch.validate(
-                    compiled.suite,
-                    result_format={"result_format": "BASIC", "partial_unexpected_count": 0},
-                ).results
-            )
-            key = list(compiled.contract.primary_key)
-            result_format = _summary_format(key, columns)
-            failed_first = {r.expectation_config.meta["name"] for r in results if not r.success}
-            for expectation in compiled.suite.expectations:
-                if expectation.meta["name"] in failed_first:
-                    results.append(batch.validate(expectation, result_format=result_format))
-            outcomes, failed = _gx_outcomes(compiled, results, masking)
-            rows: list[dict] = []
-            if failed:
-                staged = sa.table(_STAGED_VIEW, *(sa.column(name) for name in columns))
-                with execution_engine.engine.connect() as sql:
-                    statement = _failing_rows_query(staged, failed, key, columns)
-                    rows = [dict(row) for row in sql.execute(statement).mappings()]
+        key = list(compiled.contract.primary_key)
+        result_format = _summary_format(key, columns)
+        failed_first = {r.expectation_config.meta["name"] for r in results if not r.success}
+        for expectation in compiled.suite.expectations:
+            if expectation.meta["name"] in failed_first:
+                results.append(batch.validate(expectation, result_format=result_format))
+        outcomes, failed = _gx_outcomes(compiled, results, masking)
+        rows: list[dict] = []
+        if failed:
+            table = sa.table(staged.view, *(sa.column(name) for name in columns))
+            with current.engine.connect() as sql:
+                statement = _failing_rows_query(table, failed, key, columns)
+                rows = [dict(row) for row in sql.execute(statement).mappings()]
 
-            def run(check: SqlCheck) -> object:
-                with execution_engine.engine.connect() as sql:
-                    return sql.exec_driver_sql(check.render("duckdb", _STAGED_VIEW)).scalar()
+        def run(check: SqlCheck) -> object:
+            with current.engine.connect() as sql:
+                return sql.exec_driver_sql(check.render("duckdb", staged.view)).scalar()
 
-            outcomes += _sql_outcomes(compiled, run, masking)
-        finally:
-            execution_engine.engine.dispose()
+        outcomes += _sql_outcomes(compiled, run, masking)
     return _result(compiled, outcomes, rows, masking)
 
 

@@ -1,4 +1,4 @@
-"""``preorder`` is sqlglot's depth-first walk, node for node, on real statements."""
+"""``preorder`` and ``breadth_first`` are sqlglot's two walks, node for node, on real statements."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import sqlglot
 
 from sql.source_dialects import SOURCE_DIALECTS
-from sql.tree import preorder
+from sql.tree import breadth_first, preorder
 
 LEGACY_FILES = sorted((Path(__file__).resolve().parents[2] / "sql" / "legacy").glob("*/*.sql"))
 
@@ -22,6 +22,17 @@ def test_preorder_is_sqlglots_depth_first_walk():
             assert [id(n) for n in preorder(statement)] == [id(n) for n in walked], path
             inner = walked[len(walked) // 2]
             assert [id(n) for n in preorder(inner)] == [id(n) for n in inner.walk(bfs=False)]
+
+
+def test_breadth_first_is_sqlglots_breadth_first_walk():
+    # portable.uses and the script's temporary-table check report in this order.
+    for path in LEGACY_FILES:
+        dialect = SOURCE_DIALECTS[path.parent.name]
+        for statement in filter(None, sqlglot.parse(path.read_text(), read=dialect)):
+            walked = list(statement.walk())
+            assert [id(n) for n in breadth_first(statement)] == [id(n) for n in walked], path
+            inner = walked[len(walked) // 2]
+            assert [id(n) for n in breadth_first(inner)] == [id(n) for n in inner.walk()]
 
 
 def test_operands_a_rule_built_get_the_parentheses_their_tree_means():
