@@ -36,10 +36,11 @@ SUFFIX = "_TABLE_SUFFIX"
 # The pseudo-column as the folded query names it (sqlglot's qualification turns every
 # reference to it into an unqualified Pseudocolumn: resolve_suffixes puts them back).
 SUFFIX_NAME = SUFFIX.lower()
-# Beyond this many columns read by the union's branches (tables after pruning times their
-# columns, plus the suffix), the wildcard is refused: translation time and the text grow
-# with it (about a second per thousand here: 400 tables of 20 columns took 8 s).
-MAX_BRANCH_COLUMNS = 10_000
+# Beyond this many columns read by the unions' branches of one statement (tables after
+# pruning times their columns, plus the suffix, over every wildcard the statement reads), a
+# wildcard is refused: translation time and the text grow with it (about a second per
+# thousand here; four unions of 366 tables and 5 columns took 100 s on a busy machine).
+MAX_BRANCH_COLUMNS = 5_000
 # Legacy SQL's table wildcard functions: legacy SQL is not translated.
 LEGACY_FUNCTIONS = frozenset({"TABLE_DATE_RANGE", "TABLE_DATE_RANGE_STRICT", "TABLE_QUERY"})
 # Marks the union a wildcard table became, for resolving ``_TABLE_SUFFIX`` after qualification.
@@ -123,15 +124,26 @@ def expand(
             "query has a `*`: whether BigQuery's `*` leaves such a column out, as it leaves "
             "out the pseudo-column, is not established; name the column otherwise",
         )
+    if _star_over(table) is None:
+        # Only a column the statement names can be read (``keep_read_columns`` keeps the
+        # ones it reads); qualifying a union of every column took minutes on wide wildcards.
+        named_anywhere = {i.name.lower() for i in table.root().find_all(exp.Identifier)}
+        columns = [column for column in columns if column.lower() in named_anywhere]
     alias = table.args.get("alias")
     kept = _pruned(tables, table, alias.name if alias is not None else name)
-    if len(kept) * (len(columns) + 1) > MAX_BRANCH_COLUMNS:
+    before = sum(
+        len(branch.expressions)
+        for branch in table.root().find_all(exp.Select)
+        if branch.meta.get(WILDCARD_META)
+    )
+    if before + len(kept) * (len(columns) + 1) > MAX_BRANCH_COLUMNS:
+        earlier = f" (and {before} columns of the statement's other wildcards)" if before else ""
         return _refuse(
             ctx,
             table,
-            f"{shown} reads {len(kept)} tables of {len(columns)} columns, more than "
-            f"{MAX_BRANCH_COLUMNS} columns in one union; filter {SUFFIX} with literal "
-            "bounds (BETWEEN, =, IN, <, >) to read fewer tables",
+            f"{shown} reads {len(kept)} tables of {len(columns)} columns it may read{earlier}, "
+            f"more than {MAX_BRANCH_COLUMNS} columns in one statement's unions; filter "
+            f"{SUFFIX} with literal bounds (BETWEEN, =, IN, <, >) to read fewer tables",
         )
     for setting, _ in match.settings:
         ctx.assume(setting)

@@ -70,8 +70,8 @@ rule(
     "with one type, and `*` over one whose tables differ in columns, order or types (its "
     "schema is the most recently created table's, which a catalog does not say); a wildcard "
     "whose tables lack a column another declares NOT NULL (BigQuery fails the query), that "
-    "matches a table named the prefix itself, or that reads more than 10,000 columns after "
-    "pruning; "
+    "matches a table named the prefix itself, or whose statement's wildcards read more than "
+    "5,000 columns in all after pruning; "
     "an unqualified _TABLE_SUFFIX with two wildcard tables in reach, or with none; legacy "
     "SQL's TABLE_DATE_RANGE and TABLE_QUERY. A wildcard that matches no table is NAME-UNKNOWN.",
     (

@@ -291,10 +291,14 @@ def test_a_union_beyond_the_column_bound_is_refused_naming_its_size():
     wide = {f"c{i}": "BIGINT" for i in range(99)}
     catalog = _catalog({f"day_{i:03d}": wide for i in range(101)})
     with pytest.raises(TranslationError) as raised:
-        translate("SELECT c1 FROM `shop.web.day_*`", "bigquery", catalog=catalog)
+        translate("SELECT * FROM `shop.web.day_*`", "bigquery", catalog=catalog)
     [error] = raised.value.diagnostics
     assert error.rule == "WILDCARD-UNSUPPORTED"
     assert "reads 101 tables of 99 columns" in error.message
+    # Naming two columns, it reads only those of each table.
+    two = translate("SELECT c1, c2 FROM `shop.web.day_*`", "bigquery", catalog=catalog)
+    assert len(two.source_tables) == 101
+    assert two.ansi_sql.count('AS "c1"') == 102
     # Pruned to a few tables, the same wildcard translates.
     pruned = translate(
         "SELECT c1 FROM `shop.web.day_*` WHERE _TABLE_SUFFIX BETWEEN '000' AND '009'",
