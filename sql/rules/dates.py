@@ -724,13 +724,20 @@ def months_between(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ("bigquery",),
     (exp.Date,),
     "BigQuery DATE(x) of a DATE or DATETIME becomes CAST(x AS DATE) (the date part); "
-    "DATE('YYYY-MM-DD') a DATE literal. DATE of a TIMESTAMP (an instant: its date depends on "
-    "the time zone, UTC unless one is given) or of a string column is refused.",
+    "DATE('YYYY-MM-DD') a DATE literal. DATE of a TIMESTAMP (an instant) without a time zone "
+    "is its date in UTC, BigQuery's default zone, as its CAST to DATE is: CAST(x AS DATE) in "
+    "plumbline's engine sessions, which are pinned to UTC (DuckDB's connect_duckdb, Spark's "
+    "spark.sql.session.timeZone). DATE with a time zone or of a string column is refused.",
     (
         (
             "bigquery",
             "SELECT DATE(o_orderdate) AS d, DATE('1998-8-2') AS cutoff FROM sales.orders",
             'SELECT CAST("orders"."o_orderdate" AS DATE) AS "d", CAST(\'1998-08-02\' AS DATE) AS "cutoff" FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "bigquery",
+            "SELECT DATE(CURRENT_TIMESTAMP()) AS d",
+            'SELECT CAST(CURRENT_TIMESTAMP AS DATE) AS "d"',
         ),
     ),
 )
@@ -751,9 +758,11 @@ def date_of(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             return None
         return cast(lit(day), "DATE")
     kind = type_of(value)
-    if kind == exp.DType.DATE or kind in TIMESTAMP_TYPES:
+    # A BigQuery TIMESTAMP (TIMESTAMPTZ here) is an instant: its date is UTC's, as the
+    # engines' sessions are (a CAST of an instant to DATE reads the session's zone).
+    if kind in (exp.DType.DATE, exp.DType.TIMESTAMPTZ) or kind in TIMESTAMP_TYPES:
         return cast(clone(value), "DATE")
-    if kind in (exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ):
+    if kind == exp.DType.TIMESTAMPLTZ:
         what = "a TIMESTAMP (an instant: its date depends on the time zone)"
     else:
         what = f"a {kind.value}" if kind else "a value of unknown type"
