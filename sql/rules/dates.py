@@ -736,8 +736,9 @@ def months_between(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         ),
         (
             "bigquery",
-            "SELECT DATE(CURRENT_TIMESTAMP()) AS d",
-            'SELECT CAST(CURRENT_TIMESTAMP AS DATE) AS "d"',
+            "SELECT DATE(started_at) AS d FROM `acme-dw.web.sessions`",
+            'SELECT CAST("sessions"."started_at" AS DATE) AS "d" FROM "raw"."sessions" AS '
+            '"sessions"',
         ),
     ),
 )
@@ -768,6 +769,49 @@ def date_of(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         what = f"a {kind.value}" if kind else "a value of unknown type"
     ctx.report("error", "FN-DATE-OF", node, f"DATE of {what} has no exact ANSI form; CAST it")
     return None
+
+
+@rule(
+    "FN-UNIX-SECONDS",
+    "rewrite",
+    ("bigquery",),
+    (exp.UnixSeconds,),
+    "BigQuery UNIX_SECONDS(x) of a TIMESTAMP (an instant): the seconds from 1970-01-01 "
+    "00:00:00 UTC, rounded down (-1 for half a second before). Whole UTC days since the epoch "
+    "times 86400 plus the hour, minute and whole-second fields read in UTC, as the engines' "
+    "sessions are pinned to (see FN-DATE-OF); integer arithmetic throughout. Of anything but "
+    "a TIMESTAMP it is refused.",
+    (
+        (
+            "bigquery",
+            "SELECT UNIX_SECONDS(started_at) AS s FROM `acme-dw.web.sessions`",
+            'SELECT (((CAST(EXTRACT(DAY FROM (CAST(CAST(CAST("sessions"."started_at" AS '
+            "TIMESTAMP) AS DATE) AS TIMESTAMP) - CAST(CAST(CAST('1970-01-01 00:00:00' AS "
+            "TIMESTAMP) AS DATE) AS TIMESTAMP))) AS BIGINT)) * 24 + (EXTRACT(HOUR FROM "
+            'CAST("sessions"."started_at" AS TIMESTAMP)) - EXTRACT(HOUR FROM '
+            "CAST('1970-01-01 00:00:00' AS TIMESTAMP)))) * 60 + (EXTRACT(MINUTE FROM "
+            'CAST("sessions"."started_at" AS TIMESTAMP)) - EXTRACT(MINUTE FROM '
+            "CAST('1970-01-01 00:00:00' AS TIMESTAMP)))) * 60 + (CAST(FLOOR(EXTRACT(SECOND FROM "
+            'CAST("sessions"."started_at" AS TIMESTAMP))) AS BIGINT) - '
+            "CAST(FLOOR(EXTRACT(SECOND FROM CAST('1970-01-01 00:00:00' AS TIMESTAMP))) AS "
+            'BIGINT)) AS "s" FROM "raw"."sessions" AS "sessions"',
+        ),
+    ),
+)
+def unix_seconds(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    value = node.this
+    if type_of(value) != exp.DType.TIMESTAMPTZ:
+        ctx.report(
+            "error",
+            "FN-UNIX-SECONDS",
+            node,
+            "UNIX_SECONDS of a value that is not a TIMESTAMP has no exact ANSI form; CAST it",
+        )
+        return None
+    # As a TIMESTAMP without time zone its fields are the UTC wall clock's (the session's).
+    return _time_boundaries(
+        cast(clone(value), "TIMESTAMP"), cast(lit(EPOCH), "TIMESTAMP"), "SECOND"
+    )
 
 
 # Snowflake's conversions to a timestamp without time zone. TO_TIMESTAMP is the one

@@ -67,6 +67,8 @@ CASES = [
             None,
         ],
     ),
+    # Rounded down: half a second before the epoch is -1, not 0.
+    ("UNIX_SECONDS(ts)", [1704169800, 1704153600, 1704067199, 1709247600, -1, None]),
 ]
 
 
