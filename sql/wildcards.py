@@ -573,7 +573,9 @@ def keep_read_columns(tree: exp.Expr, ctx: Context) -> None:
 
 def _wildcard_union(name: str, scope: Scope) -> exp.Expr | None:
     """The union of the wildcard table that ``name`` (a column's table) names in ``scope``
-    or, from a subquery, an enclosing scope; None when it names another source."""
+    or an enclosing one (a correlated reference); None when it names another source. Any
+    enclosing scope counts, not only a subquery's: a column kept that is not read costs
+    nothing, and one read but left out would make SQL that does not run."""
     current: Scope | None = scope
     while current is not None:
         if name in current.selected_sources:
@@ -581,5 +583,5 @@ def _wildcard_union(name: str, scope: Scope) -> exp.Expr | None:
             if isinstance(source, Scope) and source.expression.meta.get(WILDCARD_META):
                 return source.expression
             return None
-        current = current.parent if current.is_subquery else None
+        current = current.parent
     return None

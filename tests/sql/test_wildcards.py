@@ -161,6 +161,8 @@ CASES = [
         4,
     ),
     (f"SELECT COUNT(*) AS n FROM {DRIFTED} WHERE page IS NOT NULL", [(3,)], 4),
+    # A column read only by an UNNEST of the same block is read.
+    (f"SELECT id FROM {DRIFTED} AS d, UNNEST([d.page]) AS p WHERE p = 'c'", [(3,)], 4),
     (
         f"SELECT d.id FROM {DRIFTED} AS d WHERE EXISTS (SELECT 1 FROM {WILD} AS v "
         "WHERE v.id = d.id AND v.page = 'home')",
