@@ -59,8 +59,9 @@ REFUSAL_CLASSES = (
     "`JSON_EXTRACT_SCALAR` of a JSON string (the string form above applies, but BigQuery's "
     "result for invalid JSON text and for numbers is not documented exactly); BigQuery "
     "`STRUCT(...)` and `ARRAY(subquery)` constructors, `ARRAY_CONCAT`, `ARRAY_TO_STRING` "
-    "(`SPLIT` with a literal delimiter is `BQ-SPLIT`); BigQuery `TIMESTAMP_DIFF`, `UNIX_SECONDS` and "
-    "`DATE(timestamp)` of an instant (DuckDB's time zone is the machine's unless pinned); "
+    "(`SPLIT` with a literal delimiter is `BQ-SPLIT`); BigQuery `TIMESTAMP_DIFF` in sub-second "
+    "units, `UNIX_MILLIS` and `UNIX_MICROS` (the engines' EXTRACT(SECOND) keep different "
+    "fractions); "
     "`TO_DATE` / `TO_CHAR` with number formats; week numbers (ISO and others) in format "
     "strings; T-SQL `FORMAT` with a culture or fractions and CONVERT styles with names or milliseconds; "
     "`PERCENTILE_DISC`, `PERCENTILE_CONT` and `MEDIAN` as window functions.",

@@ -458,6 +458,7 @@ def _qualify(tree: exp.Expr, schema: MappingSchema, ctx: Context, opaque: bool) 
         )
         if "WILDCARD-TABLES" in ctx.applied:
             wildcards.resolve_suffixes(tree, ctx)
+            wildcards.keep_read_columns(tree, ctx)
             ctx.raise_errors()
         ctx.scopes = scopes.build(tree)
         scopes.validate_columns(ctx.scopes)

@@ -4,8 +4,13 @@ UNION ALL of the catalog tables the name matches, with the ``_TABLE_SUFFIX`` pse
 A wildcard table is the union of every table of the dataset whose name starts with the
 prefix, each row carrying the rest of its table's name as ``_TABLE_SUFFIX`` (a STRING):
 https://cloud.google.com/bigquery/docs/querying-wildcard-tables. Its schema is that of the
-most recently created matching table, which a catalog cannot say; so a wildcard translates
-only when every matching table has the same columns and types, in the same order.
+most recently created matching table, which a catalog cannot say. A column every matching
+table has with one type is that column of the wildcard, whichever table is the most recent
+(BigQuery reads each table's own values of it; a column of the schema that a table lacks reads
+as NULL). So the union projects only the columns the query reads, and a query that reads a
+column some matching table lacks or types otherwise is refused at that column; a ``*`` over
+the wildcard, whose columns and their order are the most recent table's, translates only when
+every matching table has the same columns and types, in the same order.
 
 The set of tables is the catalog's: the translation assumes the warehouse holds exactly the
 tables the catalog lists (and that none of them is a view, which BigQuery refuses), and says
@@ -19,6 +24,7 @@ the comparison stays in the query, so pruning only drops branches whose rows it 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
@@ -30,14 +36,17 @@ SUFFIX = "_TABLE_SUFFIX"
 # The pseudo-column as the folded query names it (sqlglot's qualification turns every
 # reference to it into an unqualified Pseudocolumn: resolve_suffixes puts them back).
 SUFFIX_NAME = SUFFIX.lower()
-# Beyond this many columns read by the union's branches (tables after pruning times their
-# columns, plus the suffix), the wildcard is refused: translation time and the text grow
-# with it (about a second per thousand here: 400 tables of 20 columns took 8 s).
-MAX_BRANCH_COLUMNS = 10_000
+# Beyond this many columns read by the unions' branches of one statement (tables after
+# pruning times their columns, plus the suffix, over every wildcard the statement reads), a
+# wildcard is refused: translation time and the text grow with it (about a second per
+# thousand here; four unions of 366 tables and 5 columns took 100 s on a busy machine).
+MAX_BRANCH_COLUMNS = 5_000
 # Legacy SQL's table wildcard functions: legacy SQL is not translated.
 LEGACY_FUNCTIONS = frozenset({"TABLE_DATE_RANGE", "TABLE_DATE_RANGE_STRICT", "TABLE_QUERY"})
 # Marks the union a wildcard table became, for resolving ``_TABLE_SUFFIX`` after qualification.
 WILDCARD_META = "wildcard_table"
+# On that union: {column: why it differs between the matching tables} (refused where read).
+DIFFERING_META = "wildcard_differing"
 
 
 def is_wildcard(table: exp.Table, dialect: str) -> bool:
@@ -93,7 +102,19 @@ def expand(
     tables = _matched_tables(match, table, shown, prefix, catalog, ctx)
     if not tables:
         return ()
-    columns = list(catalog.tables[next(iter(tables.values()))].items())
+    schema = _schema(tables, prefix, catalog)
+    if schema.fails:
+        return _refuse(ctx, table, f"{shown}: {schema.fails}: BigQuery fails such a query")
+    columns, differing, layout = schema.columns, schema.differing, schema.layout
+    star = _star_over(table) if layout else None
+    if star is not None:
+        return _refuse(
+            ctx,
+            star,
+            f"`*` over {shown}, whose tables differ ({layout}): the wildcard's columns and "
+            "their order are those of the most recently created table, which the catalog "
+            "does not say; name the columns",
+        )
     named = _suffix_named_for_star(table.root())
     if named is not None:
         return _refuse(
@@ -103,15 +124,26 @@ def expand(
             "query has a `*`: whether BigQuery's `*` leaves such a column out, as it leaves "
             "out the pseudo-column, is not established; name the column otherwise",
         )
+    if _star_over(table) is None:
+        # Only a column the statement names can be read (``keep_read_columns`` keeps the
+        # ones it reads); qualifying a union of every column took minutes on wide wildcards.
+        named_anywhere = {i.name.lower() for i in table.root().find_all(exp.Identifier)}
+        columns = [column for column in columns if column.lower() in named_anywhere]
     alias = table.args.get("alias")
     kept = _pruned(tables, table, alias.name if alias is not None else name)
-    if len(kept) * (len(columns) + 1) > MAX_BRANCH_COLUMNS:
+    before = sum(
+        len(branch.expressions)
+        for branch in table.root().find_all(exp.Select)
+        if branch.meta.get(WILDCARD_META)
+    )
+    if before + len(kept) * (len(columns) + 1) > MAX_BRANCH_COLUMNS:
+        earlier = f" (and {before} columns of the statement's other wildcards)" if before else ""
         return _refuse(
             ctx,
             table,
-            f"{shown} reads {len(kept)} tables of {len(columns)} columns, more than "
-            f"{MAX_BRANCH_COLUMNS} columns in one union; filter {SUFFIX} with literal "
-            "bounds (BETWEEN, =, IN, <, >) to read fewer tables",
+            f"{shown} reads {len(kept)} tables of {len(columns)} columns it may read{earlier}, "
+            f"more than {MAX_BRANCH_COLUMNS} columns in one statement's unions; filter "
+            f"{SUFFIX} with literal bounds (BETWEEN, =, IN, <, >) to read fewer tables",
         )
     for setting, _ in match.settings:
         ctx.assume(setting)
@@ -128,7 +160,13 @@ def expand(
         "assumes the warehouse holds exactly these tables, none of them a view",
     )
     ctx.applied.add("WILDCARD-TABLES")
-    union = _union([(suffix, tables[suffix]) for suffix in kept], columns, identifier)
+    union = _union([(suffix, tables[suffix]) for suffix in kept], columns, catalog, identifier)
+    union.meta[DIFFERING_META] = {
+        name: f"{shown}: {reason}; the wildcard's schema is that of the most recently created "
+        "table, which the catalog does not say: read only columns that every matching table "
+        "has with the same type"
+        for name, reason in differing.items()
+    }
     table.replace(
         exp.Subquery(
             this=union,
@@ -184,41 +222,106 @@ def _matched_tables(
         )
         return {}
     tables = {suffix: lakes[0] for suffix, lakes in match.tables.items()}
-    first_suffix, first = next(iter(tables.items()))
-    columns = list(catalog.tables[first].items())
-    opaque = catalog.opaque.get(first, {})
     for suffix, lake in tables.items():
-        if list(catalog.tables[lake].items()) != columns or catalog.opaque.get(lake, {}) != opaque:
-            _refuse(
-                ctx,
-                table,
-                f"{shown}: table {prefix}{suffix} has other columns or types than "
-                f"{prefix}{first_suffix} ({_difference(columns, catalog.tables[lake])}; the "
-                "wildcard's schema is that of the most recently created table, which the "
-                "catalog does not say); the matching tables must have the same columns, in "
-                "the same order, with the same types",
-            )
+        if any(column.lower() == SUFFIX_NAME for column in catalog.tables[lake]):
+            _refuse(ctx, table, f"{shown}: table {prefix}{suffix} has a column named {SUFFIX}")
             return {}
-    if any(column.lower() == SUFFIX_NAME for column, _ in columns):
-        _refuse(ctx, table, f"{shown}: table {prefix}{first_suffix} has a column named {SUFFIX}")
-        return {}
     return tables
+
+
+@dataclass(frozen=True)
+class _Schema:
+    """What the matching tables' columns say about the wildcard's."""
+
+    # The columns of any matching table: the first table's order, then each column a later
+    # table adds.
+    columns: list[str]
+    # Each column that is not in every table with one type (an opaque column: one declared
+    # type) -> why, in words.
+    differing: dict[str, str]
+    # The first difference between the tables' column lists (names, order, types), in
+    # words; empty when there is none, the one case a ``*`` over the wildcard translates.
+    layout: str
+    # Why BigQuery fails every query of the wildcard, in words; empty when it does not.
+    fails: str
+
+
+def _schema(tables: Mapping[str, str], prefix: str, catalog: Catalog) -> _Schema:
+    columns: dict[str, None] = {}
+    for lake in tables.values():
+        columns.update(dict.fromkeys(catalog.tables[lake]))
+    first_suffix, first = next(iter(tables.items()))
+    first_columns = list(catalog.tables[first].items())
+    layout = ""
+    for suffix, lake in tables.items():
+        if list(catalog.tables[lake].items()) != first_columns or catalog.opaque.get(
+            lake, {}
+        ) != catalog.opaque.get(first, {}):
+            layout = (
+                f"{prefix}{suffix} has other columns or types than {prefix}{first_suffix}: "
+                + _difference(first_columns, catalog.tables[lake])
+            )
+            break
+    differing: dict[str, str] = {}
+    fails = ""
+    for name in columns:
+        kinds = {
+            suffix: (catalog.tables[lake].get(name), catalog.opaque.get(lake, {}).get(name))
+            for suffix, lake in tables.items()
+        }
+        seen = next(iter(kinds.items()))
+        for suffix, kind in kinds.items():
+            if kind == seen[1]:
+                continue
+            if kind[0] is None or seen[1][0] is None:
+                has, lacks = (seen[0], suffix) if kind[0] is None else (suffix, seen[0])
+                differing[name] = f"column {name} is in {prefix}{has} but not in {prefix}{lacks}"
+                if any(name in catalog.required.get(lake, ()) for lake in tables.values()):
+                    # BigQuery reads a column a table lacks as NULL, and fails the query
+                    # when the column may not be NULL, whether the query reads it or not.
+                    fails = fails or f"{differing[name]}, where it is NOT NULL"
+            else:
+                differing[name] = _types(name, (prefix + seen[0], seen[1]), (prefix + suffix, kind))
+            break
+    return _Schema(list(columns), differing, layout, fails)
+
+
+def _types(
+    name: str,
+    one: tuple[str, tuple[str | None, str | None]],
+    other: tuple[str, tuple[str | None, str | None]],
+) -> str:
+    """Column ``name`` typed otherwise in two tables ((table, (type, opaque type))), in words
+    (types too long to read, as nested ones are, left out)."""
+    (table, (kind, opaque)), (other_table, (other_kind, other_opaque)) = one, other
+    shown, other_shown = opaque or kind or "", other_opaque or other_kind or ""
+    if len(shown) + len(other_shown) > 80:
+        return f"column {name} has one type in {table} and another in {other_table}"
+    return f"column {name} is {shown} in {table} and {other_shown} in {other_table}"
 
 
 def _union(
     tables: list[tuple[str, str]],
-    columns: list[tuple[str, str]],
+    columns: list[str],
+    catalog: Catalog,
     identifier: Callable[[str], exp.Identifier],
 ) -> exp.Query:
     """UNION ALL of ``tables`` ((suffix, lake table), at least one): each one's ``columns``
-    and its suffix as a VARCHAR (a literal is a CHAR of its length in the standard, which
-    a union would pad to the longest)."""
+    (NULL where a table lacks one: such a column is refused where it is read, and left out
+    where it is not, by ``keep_read_columns``) and its suffix as a VARCHAR (a literal is a
+    CHAR of its length in the standard, which a union would pad to the longest)."""
     branches: list[exp.Query] = []
     for suffix, lake in tables:
         zone, lake_name = lake.split(".")
+        has = catalog.tables[lake]
         branch = exp.Select(
             expressions=[
-                *(exp.column(exp.to_identifier(column, quoted=True)) for column, _ in columns),
+                *(
+                    exp.column(exp.to_identifier(column, quoted=True))
+                    if column in has
+                    else exp.alias_(exp.Null(), exp.to_identifier(column, quoted=True))
+                    for column in columns
+                ),
                 exp.alias_(
                     exp.cast(exp.Literal.string(suffix), exp.DType.VARCHAR), identifier(SUFFIX)
                 ),
@@ -260,6 +363,27 @@ def _suffix_named_for_star(root: exp.Expr) -> exp.Expr | None:
         for projection in select.expressions:
             if projection.alias_or_name.lower() == SUFFIX_NAME:
                 return projection
+    return None
+
+
+def _star_over(table: exp.Table) -> exp.Expr | None:
+    """A ``*`` or ``alias.*`` of the select list of the query block that reads ``table``
+    (which expands the wildcard's columns), if there is one."""
+    source = table.parent
+    select = source.parent if isinstance(source, exp.From | exp.Join) else None
+    if not isinstance(select, exp.Select):
+        return None
+    alias = table.args.get("alias")
+    names = {(alias.name if alias is not None else table.name).lower()}
+    for projection in select.expressions:
+        if isinstance(projection, exp.Star):
+            return projection
+        if (
+            isinstance(projection, exp.Column)
+            and isinstance(projection.this, exp.Star)
+            and projection.table.lower() in names
+        ):
+            return projection
     return None
 
 
@@ -414,4 +538,50 @@ def _wildcard_source(node: exp.Pseudocolumn, scope: Scope, ctx: Context) -> str 
         f"{SUFFIX} is a column of a wildcard table (`dataset.prefix*`) only, and "
         + (f"no wildcard table is named {wanted!r}" if wanted else "this query block reads none"),
     )
+    return None
+
+
+def keep_read_columns(tree: exp.Expr, ctx: Context) -> None:
+    """After qualification (``*`` expanded): each union a wildcard table became keeps the
+    columns the query reads from it, and the suffix; a read column that the matching tables
+    do not all have with one type is refused where it is read."""
+    read: dict[int, set[str]] = {}
+    unions: dict[int, exp.Expr] = {}
+    for scope in traverse_scope(tree):
+        for node in scope.walk():
+            if not isinstance(node, exp.Column) or not node.table:
+                continue
+            union = _wildcard_union(node.table, scope)
+            if union is None:
+                continue
+            unions[id(union)] = union
+            read.setdefault(id(union), set()).add(node.name)
+            reason = union.meta.get(DIFFERING_META, {}).get(node.name)
+            if reason is not None:
+                _refuse(ctx, node, reason)
+        for _, source in scope.selected_sources.values():
+            if isinstance(source, Scope) and source.expression.meta.get(WILDCARD_META):
+                unions.setdefault(id(source.expression), source.expression)
+    for key, union in unions.items():
+        kept = read.get(key, set()) | {SUFFIX_NAME}
+        for branch in union.find_all(exp.Select):
+            if branch.meta.get(WILDCARD_META):
+                branch.set(
+                    "expressions", [p for p in branch.expressions if p.alias_or_name in kept]
+                )
+
+
+def _wildcard_union(name: str, scope: Scope) -> exp.Expr | None:
+    """The union of the wildcard table that ``name`` (a column's table) names in ``scope``
+    or an enclosing one (a correlated reference); None when it names another source. Any
+    enclosing scope counts, not only a subquery's: a column kept that is not read costs
+    nothing, and one read but left out would make SQL that does not run."""
+    current: Scope | None = scope
+    while current is not None:
+        if name in current.selected_sources:
+            source = current.selected_sources[name][1]
+            if isinstance(source, Scope) and source.expression.meta.get(WILDCARD_META):
+                return source.expression
+            return None
+        current = current.parent
     return None

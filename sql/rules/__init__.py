@@ -58,6 +58,7 @@ def load_all() -> dict[str, Rule]:
         functions,
         generators,
         json_text,
+        names,
         percentiles,
         portable_functions,
         portable_types,

@@ -223,6 +223,9 @@ EXAMPLE_TABLES.update(
 EXAMPLE_LEGACY["bigquery"] = {
     ("acme-dw", "web", f"visits_2024010{day}"): f"raw.visits_2024010{day}" for day in (1, 2, 3)
 }
+# Instants (a BigQuery TIMESTAMP), read by the examples of functions of a TIMESTAMP.
+EXAMPLE_TABLES["raw.sessions"] = {"id": "BIGINT", "started_at": "TIMESTAMP WITH TIME ZONE"}
+EXAMPLE_LEGACY["bigquery"][("acme-dw", "web", "sessions")] = "raw.sessions"
 
 
 def example_catalog():

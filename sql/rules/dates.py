@@ -724,13 +724,21 @@ def months_between(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ("bigquery",),
     (exp.Date,),
     "BigQuery DATE(x) of a DATE or DATETIME becomes CAST(x AS DATE) (the date part); "
-    "DATE('YYYY-MM-DD') a DATE literal. DATE of a TIMESTAMP (an instant: its date depends on "
-    "the time zone, UTC unless one is given) or of a string column is refused.",
+    "DATE('YYYY-MM-DD') a DATE literal. DATE of a TIMESTAMP (an instant) without a time zone "
+    "is its date in UTC, BigQuery's default zone, as its CAST to DATE is: CAST(x AS DATE) in "
+    "plumbline's engine sessions, which are pinned to UTC (DuckDB's connect_duckdb, Spark's "
+    "spark.sql.session.timeZone). DATE with a time zone or of a string column is refused.",
     (
         (
             "bigquery",
             "SELECT DATE(o_orderdate) AS d, DATE('1998-8-2') AS cutoff FROM sales.orders",
             'SELECT CAST("orders"."o_orderdate" AS DATE) AS "d", CAST(\'1998-08-02\' AS DATE) AS "cutoff" FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "bigquery",
+            "SELECT DATE(started_at) AS d FROM `acme-dw.web.sessions`",
+            'SELECT CAST("sessions"."started_at" AS DATE) AS "d" FROM "raw"."sessions" AS '
+            '"sessions"',
         ),
     ),
 )
@@ -751,14 +759,59 @@ def date_of(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             return None
         return cast(lit(day), "DATE")
     kind = type_of(value)
-    if kind == exp.DType.DATE or kind in TIMESTAMP_TYPES:
+    # A BigQuery TIMESTAMP (TIMESTAMPTZ here) is an instant: its date is UTC's, as the
+    # engines' sessions are (a CAST of an instant to DATE reads the session's zone).
+    if kind in (exp.DType.DATE, exp.DType.TIMESTAMPTZ) or kind in TIMESTAMP_TYPES:
         return cast(clone(value), "DATE")
-    if kind in (exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ):
+    if kind == exp.DType.TIMESTAMPLTZ:
         what = "a TIMESTAMP (an instant: its date depends on the time zone)"
     else:
         what = f"a {kind.value}" if kind else "a value of unknown type"
     ctx.report("error", "FN-DATE-OF", node, f"DATE of {what} has no exact ANSI form; CAST it")
     return None
+
+
+@rule(
+    "FN-UNIX-SECONDS",
+    "rewrite",
+    ("bigquery",),
+    (exp.UnixSeconds,),
+    "BigQuery UNIX_SECONDS(x) of a TIMESTAMP (an instant): the seconds from 1970-01-01 "
+    "00:00:00 UTC, rounded down (-1 for half a second before). Whole UTC days since the epoch "
+    "times 86400 plus the hour, minute and whole-second fields read in UTC, as the engines' "
+    "sessions are pinned to (see FN-DATE-OF); integer arithmetic throughout. Of anything but "
+    "a TIMESTAMP it is refused.",
+    (
+        (
+            "bigquery",
+            "SELECT UNIX_SECONDS(started_at) AS s FROM `acme-dw.web.sessions`",
+            'SELECT (((CAST(EXTRACT(DAY FROM (CAST(CAST(CAST("sessions"."started_at" AS '
+            "TIMESTAMP) AS DATE) AS TIMESTAMP) - CAST(CAST(CAST('1970-01-01 00:00:00' AS "
+            "TIMESTAMP) AS DATE) AS TIMESTAMP))) AS BIGINT)) * 24 + (EXTRACT(HOUR FROM "
+            'CAST("sessions"."started_at" AS TIMESTAMP)) - EXTRACT(HOUR FROM '
+            "CAST('1970-01-01 00:00:00' AS TIMESTAMP)))) * 60 + (EXTRACT(MINUTE FROM "
+            'CAST("sessions"."started_at" AS TIMESTAMP)) - EXTRACT(MINUTE FROM '
+            "CAST('1970-01-01 00:00:00' AS TIMESTAMP)))) * 60 + (CAST(FLOOR(EXTRACT(SECOND FROM "
+            'CAST("sessions"."started_at" AS TIMESTAMP))) AS BIGINT) - '
+            "CAST(FLOOR(EXTRACT(SECOND FROM CAST('1970-01-01 00:00:00' AS TIMESTAMP))) AS "
+            'BIGINT)) AS "s" FROM "raw"."sessions" AS "sessions"',
+        ),
+    ),
+)
+def unix_seconds(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    value = node.this
+    if type_of(value) != exp.DType.TIMESTAMPTZ:
+        ctx.report(
+            "error",
+            "FN-UNIX-SECONDS",
+            node,
+            "UNIX_SECONDS of a value that is not a TIMESTAMP has no exact ANSI form; CAST it",
+        )
+        return None
+    # As a TIMESTAMP without time zone its fields are the UTC wall clock's (the session's).
+    return _time_boundaries(
+        cast(clone(value), "TIMESTAMP"), cast(lit(EPOCH), "TIMESTAMP"), "SECOND"
+    )
 
 
 # Snowflake's conversions to a timestamp without time zone. TO_TIMESTAMP is the one

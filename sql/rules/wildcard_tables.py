@@ -12,6 +12,10 @@ _VISITS = (
     "CAST('{d}' AS VARCHAR) AS \"_table_suffix\" "
     'FROM "raw"."visits_{d}" AS "visits_{d}"'
 )
+_PAGES = (
+    'SELECT "visits_{d}"."page" AS "page", CAST(\'{d}\' AS VARCHAR) AS "_table_suffix" '
+    'FROM "raw"."visits_{d}" AS "visits_{d}"'
+)
 
 
 def _noop(node: exp.Expr, ctx: Context) -> exp.Expr | None:
@@ -25,7 +29,11 @@ rule(
     (),
     "A wildcard table `project.dataset.prefix*` becomes a derived table under its alias: the "
     "UNION ALL of every catalog table of that dataset whose name starts with the prefix, each "
-    "with its columns and the pseudo-column _TABLE_SUFFIX (the rest of its name, a VARCHAR). "
+    "with the columns the query reads and the pseudo-column _TABLE_SUFFIX (the rest of its "
+    "name, a VARCHAR). Each column read must be in every matching table with one type (then "
+    "it is the wildcard's column whichever table was created last, which sets BigQuery's "
+    "schema); `*` over the wildcard needs every table to have the same columns in the same "
+    "order. "
     "The matched set is the catalog's, which the translation assumes is the warehouse's (and "
     "holds no view): a warning names how many tables it reads. `*` leaves _TABLE_SUFFIX out, "
     "as BigQuery does. _TABLE_SUFFIX compared with string literals in the WHERE clause "
@@ -37,9 +45,9 @@ rule(
             "SELECT page, _TABLE_SUFFIX AS day FROM `acme-dw.web.visits_*` "
             "WHERE _TABLE_SUFFIX BETWEEN '20240102' AND '20240109'",
             'SELECT "visits_*"."page" AS "page", "visits_*"."_table_suffix" AS "day" FROM ('
-            + _VISITS.format(d="20240102")
+            + _PAGES.format(d="20240102")
             + " UNION ALL "
-            + _VISITS.format(d="20240103")
+            + _PAGES.format(d="20240103")
             + ') AS "visits_*" WHERE "visits_*"."_table_suffix" BETWEEN \'20240102\' AND '
             "'20240109'",
         ),
@@ -58,13 +66,17 @@ rule(
     "refuse",
     ("bigquery",),
     (),
-    "A wildcard table whose matching catalog tables differ in columns, order or types (its "
-    "schema is the most recently created table's, which a catalog does not say), that matches "
-    "a table named the prefix itself, or that reads more than 10,000 columns after pruning; "
+    "A column of a wildcard table read where its matching catalog tables do not all have it "
+    "with one type, and `*` over one whose tables differ in columns, order or types (its "
+    "schema is the most recently created table's, which a catalog does not say); a wildcard "
+    "whose tables lack a column another declares NOT NULL (BigQuery fails the query), that "
+    "matches a table named the prefix itself, or whose statement's wildcards read more than "
+    "5,000 columns in all after pruning; "
     "an unqualified _TABLE_SUFFIX with two wildcard tables in reach, or with none; legacy "
     "SQL's TABLE_DATE_RANGE and TABLE_QUERY. A wildcard that matches no table is NAME-UNKNOWN.",
     (
-        ("bigquery", "SELECT * FROM `acme-dw.sales.*`", "1:15"),
+        ("bigquery", "SELECT * FROM `acme-dw.sales.*`", "1:8"),
+        ("bigquery", "SELECT o_orderkey FROM `acme-dw.sales.*`", "1:8"),
         (
             "bigquery",
             "SELECT a.id FROM `acme-dw.web.visits_*` AS a JOIN `acme-dw.web.visits_*` AS b "

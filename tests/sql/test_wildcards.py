@@ -23,7 +23,19 @@ ROWS = {
     # Matched by the prefix too: a wildcard reads every table whose name starts with it.
     "visits_archive": [(9, "old")],
 }
+# Tables whose schemas drifted: a column added (note), the order changed, a column typed
+# otherwise (score). Every one has id and page, of one type each.
+DRIFT = {
+    "drift_1": ({"id": "BIGINT", "page": "VARCHAR"}, [(1, "a")]),
+    "drift_2": ({"id": "BIGINT", "page": "VARCHAR", "note": "VARCHAR"}, [(2, None, "x")]),
+    "drift_3": ({"page": "VARCHAR", "id": "BIGINT", "score": "INTEGER"}, [("c", 3, 7)]),
+    "drift_4": ({"id": "BIGINT", "page": "VARCHAR", "score": "BIGINT"}, [(4, "", 8)]),
+}
 OTHER_TABLES = {
+    **{name: columns for name, (columns, _) in DRIFT.items()},
+    # NOT NULL where another table lacks the column: BigQuery fails every query.
+    "strict_1": {"id": "BIGINT", "page": "VARCHAR"},
+    "strict_2": {"id": "BIGINT", "page": "VARCHAR", "code": "VARCHAR"},
     # Same names, one type differs.
     "mixed_1": {"id": "BIGINT", "page": "VARCHAR"},
     "mixed_2": {"id": "INTEGER", "page": "VARCHAR"},
@@ -37,11 +49,13 @@ def _catalog(tables: dict[str, dict[str, str]]) -> Catalog:
     return Catalog(
         tables={f"{ZONE}.{name}": columns for name, columns in tables.items()},
         legacy={"bigquery": {("shop", "web", name): f"{ZONE}.{name}" for name in tables}},
+        required={f"{ZONE}.strict_2": frozenset({"code"})} if "strict_2" in tables else {},
     )
 
 
 CATALOG = _catalog({**dict.fromkeys(ROWS, VISITS), **OTHER_TABLES})
 WILD = "`shop.web.visits_*`"
+DRIFTED = "`shop.web.drift_*`"
 
 
 @pytest.fixture(scope="module")
@@ -57,6 +71,14 @@ def engines(spark_engine):
         )
         con.execute(f"CREATE TABLE {ZONE}.{name} AS {query}")
         spark.sql(query.replace("VARCHAR(20)", "STRING")).createOrReplaceGlobalTempView(name)
+    for name, (columns, rows) in DRIFT.items():
+        values = ", ".join(
+            "(" + ", ".join("NULL" if v is None else repr(v) for v in row) + ")" for row in rows
+        )
+        casts = ", ".join(f"CAST({c} AS {t}) AS {c}" for c, t in columns.items())
+        query = f"SELECT {casts} FROM (VALUES {values}) AS t({', '.join(columns)})"
+        con.execute(f"CREATE TABLE {ZONE}.{name} AS {query}")
+        spark.sql(query.replace("VARCHAR", "STRING")).createOrReplaceGlobalTempView(name)
     yield con, spark
     con.close()
 
@@ -131,6 +153,27 @@ CASES = [
     (f"SELECT E.id FROM {WILD} AS e WHERE E._TABLE_SUFFIX = 'archive'", [(9,)], 1),
     # No table can satisfy the bounds: one is kept, and the predicate rejects its rows.
     (f"SELECT id FROM {WILD} WHERE _TABLE_SUFFIX = '20991231'", [], 1),
+    # Drifted schemas: the columns every table has with one type read exactly, whatever
+    # the tables' order of columns and whatever else they hold.
+    (
+        f"SELECT id, page, _TABLE_SUFFIX AS s FROM {DRIFTED}",
+        [(1, "a", "1"), (2, None, "2"), (3, "c", "3"), (4, "", "4")],
+        4,
+    ),
+    (f"SELECT COUNT(*) AS n FROM {DRIFTED} WHERE page IS NOT NULL", [(3,)], 4),
+    # A column read only by an UNNEST of the same block is read.
+    (f"SELECT id FROM {DRIFTED} AS d, UNNEST([d.page]) AS p WHERE p = 'c'", [(3,)], 4),
+    (
+        f"SELECT d.id FROM {DRIFTED} AS d WHERE EXISTS (SELECT 1 FROM {WILD} AS v "
+        "WHERE v.id = d.id AND v.page = 'home')",
+        [(1,)],
+        8,
+    ),
+    (
+        f"SELECT id FROM {DRIFTED} JOIN `shop.web.drift_3` USING (id, page)",
+        [(3,)],
+        4,  # drift_3 among them
+    ),
 ]
 
 
@@ -186,7 +229,34 @@ REFUSED = [
     (
         "SELECT id FROM `shop.web.mixed_*`",
         "WILDCARD-UNSUPPORTED",
-        "its column id is INTEGER, not BIGINT",
+        "column id is BIGINT in mixed_1 and INTEGER in mixed_2",
+    ),
+    (
+        f"SELECT note FROM {DRIFTED}",
+        "WILDCARD-UNSUPPORTED",
+        "note is in drift_2 but not in drift_1",
+    ),
+    (
+        f"SELECT id FROM {DRIFTED} WHERE score > 7",
+        "WILDCARD-UNSUPPORTED",
+        "column score is in drift_3 but not in drift_1",
+    ),
+    (
+        f"SELECT id FROM {WILD} AS v WHERE EXISTS (SELECT 1 FROM {DRIFTED} AS d "
+        "WHERE d.id = v.id AND d.note = 'x')",
+        "WILDCARD-UNSUPPORTED",
+        "note is in drift_2",
+    ),
+    (f"SELECT * FROM {DRIFTED}", "WILDCARD-UNSUPPORTED", "`*` over shop.web.drift_*"),
+    (
+        f"SELECT x.id FROM (SELECT d.* FROM {DRIFTED} AS d) AS x",
+        "WILDCARD-UNSUPPORTED",
+        "their order are those of the most recently created table",
+    ),
+    (
+        "SELECT id FROM `shop.web.strict_*`",
+        "WILDCARD-UNSUPPORTED",
+        "column code is in strict_2 but not in strict_1, where it is NOT NULL",
     ),
     ("SELECT id FROM `shop.web.solo*`", "WILDCARD-UNSUPPORTED", "the prefix itself"),
     ("SELECT id FROM `shop.web.nothing_*`", "NAME-UNKNOWN", "no table name starts with 'nothing_'"),
@@ -223,10 +293,14 @@ def test_a_union_beyond_the_column_bound_is_refused_naming_its_size():
     wide = {f"c{i}": "BIGINT" for i in range(99)}
     catalog = _catalog({f"day_{i:03d}": wide for i in range(101)})
     with pytest.raises(TranslationError) as raised:
-        translate("SELECT c1 FROM `shop.web.day_*`", "bigquery", catalog=catalog)
+        translate("SELECT * FROM `shop.web.day_*`", "bigquery", catalog=catalog)
     [error] = raised.value.diagnostics
     assert error.rule == "WILDCARD-UNSUPPORTED"
     assert "reads 101 tables of 99 columns" in error.message
+    # Naming two columns, it reads only those of each table.
+    two = translate("SELECT c1, c2 FROM `shop.web.day_*`", "bigquery", catalog=catalog)
+    assert len(two.source_tables) == 101
+    assert two.ansi_sql.count('AS "c1"') == 102
     # Pruned to a few tables, the same wildcard translates.
     pruned = translate(
         "SELECT c1 FROM `shop.web.day_*` WHERE _TABLE_SUFFIX BETWEEN '000' AND '009'",
