@@ -38,6 +38,7 @@ from sql.jsonpath import JsonPath, Step
 from sql.rules.base import Context, rule
 from sql.rules.build import clone, lit
 from sql.rules.portable_types import branches
+from sql.rules.refusals import array_message
 from sql.tree import range_source
 
 # Declared Snowflake types whose values are JSON text in the lake.
@@ -248,6 +249,8 @@ def _consumed(node: exp.Expr) -> bool:
         return True
     if _null_test(parent) and parent.this is top:
         return True  # VARIANT-NULL
+    if isinstance(parent, exp.ArraySize) and parent.this is top:
+        return True  # VARIANT-ARRAY-SIZE
     if _as_string(top):
         return True
     # What VARIANT-FLATTEN wrote: JSON_TABLE(CASE WHEN JSON_EXISTS(j, p) THEN j END, ...)
@@ -449,6 +452,8 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
     for column in list(node.root().find_all(exp.Column)):
         if column.table != name or column.meta.get("generated"):
             continue
+        if range_source(column) is not node:
+            continue  # another query's range of the same name
         if column.name == "index":
             ordinal = clone(column)
             ordinal.type = exp.DataType.build("BIGINT")
@@ -538,3 +543,46 @@ def variant_null(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     missing = exp.Not(this=found)
     missing.type = exp.DataType.build("BOOLEAN")
     return missing
+
+
+@rule(
+    "VARIANT-ARRAY-SIZE",
+    "rewrite",
+    ("snowflake",),
+    (exp.ArraySize,),
+    "`ARRAY_SIZE(v)` of a VARIANT (a column, a path into one, FLATTEN's value) is the number "
+    "of elements of the array it holds, and NULL for anything else: an object, a scalar, a "
+    "JSON null, a missing item, a NULL. The standard's `JSON_VALUE(v, 'strict $.size()' "
+    "RETURNING BIGINT)` counts them (T821, T831, item method T832), under `JSON_EXISTS(v, "
+    "'strict $ ? (@.type() == \"array\")')` (T835), which is FALSE or NULL for all the rest. "
+    "ARRAY_SIZE of anything else (ARRAY_CONSTRUCT, SPLIT, ARRAY_AGG) is refused (ARRAY-AGG).",
+    (
+        (
+            "snowflake",
+            "SELECT id, ARRAY_SIZE(payload:items) AS n FROM APP.EVENTS",
+            'SELECT "events"."id" AS "id", CASE WHEN JSON_EXISTS("events"."payload", \'strict '
+            '$."items" ? (@.type() == "array")\') THEN JSON_VALUE("events"."payload", \'strict '
+            '$."items".size()\' RETURNING BIGINT ERROR ON EMPTY ERROR ON ERROR) END AS "n" '
+            'FROM "raw"."events" AS "events"',
+        ),
+    ),
+)
+def variant_array_size(node: exp.ArraySize, ctx: Context) -> exp.Expr | None:
+    try:
+        access = json_access(node.this, ctx) if node.args.get("expression") is None else None
+    except Refusal as refusal:
+        ctx.report("error", "VARIANT-PATH", refusal.node, str(refusal))
+        return node
+    if access is None:
+        ctx.report("error", "ARRAY-AGG", node, array_message(node, ctx.dialect))
+        return node
+    json_text, steps = access
+    path = JsonPath(steps)
+    size = JsonValue(
+        this=clone(json_text),
+        path=exp.Literal.string(path.size().text()),
+        returning=exp.DataType.build("BIGINT"),
+    )
+    case = exp.Case(ifs=[exp.If(this=_exists(json_text, path.where("==", "array")), true=size)])
+    case.type = exp.DataType.build("BIGINT")
+    return case

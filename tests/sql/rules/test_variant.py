@@ -181,6 +181,42 @@ CASES = [
             (5, None, None),
         ],
     ),
+    (
+        # ARRAY_SIZE counts an array's elements (0 for an empty one, nested arrays one each),
+        # and is NULL for an object (the whole payload), a scalar (row 5's "k y"), a JSON
+        # null (row 5's items), a missing item and a NULL VARIANT (row 3)
+        "SELECT id, ARRAY_SIZE(payload:items) AS n, ARRAY_SIZE(payload) AS r,"
+        ' ARRAY_SIZE(payload:"k y") AS k, ARRAY_SIZE(payload:nope) AS m FROM APP.EVENTS',
+        [
+            (1, 2, None, 1, None),
+            (2, 0, None, 0, None),
+            (3, None, None, None, None),
+            (4, 4, None, None, None),
+            (5, None, None, None, None),
+        ],
+    ),
+    (
+        # ARRAY_SIZE of FLATTEN's value and of a path into it; under COALESCE in a filter
+        "SELECT e.id, f.index AS i, ARRAY_SIZE(f.value) AS n, ARRAY_SIZE(f.value:sku) AS s"
+        " FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload:items) AS f"
+        " WHERE COALESCE(ARRAY_SIZE(e.payload:items), 0) > 1",
+        [
+            (1, 0, None, None),
+            (1, 1, None, None),
+            (4, 0, None, None),
+            (4, 1, None, None),
+            (4, 2, None, None),
+            (4, 3, 1, None),
+        ],
+    ),
+    (
+        # another query's range named like the FLATTEN keeps its own INDEX column
+        "WITH t AS (SELECT id AS index FROM APP.EVENTS WHERE id = 1)"
+        " SELECT f.index AS i FROM APP.EVENTS AS e,"
+        " LATERAL FLATTEN(input => e.payload:items) AS f WHERE e.id = 1"
+        " UNION ALL SELECT f.index FROM t AS f",
+        [(0,), (1,), (1,)],
+    ),
 ]
 
 
@@ -277,6 +313,10 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
             "VARIANT-FLATTEN",
             "1:68",
         ),
+        # ARRAY_SIZE of an array that is not a VARIANT: its elements are VARIANTs
+        ("SELECT ARRAY_SIZE(SPLIT('a,b', ',')) AS n FROM APP.EVENTS", "ARRAY-AGG", "1:8"),
+        ("SELECT ARRAY_SIZE(ARRAY_CONSTRUCT(id)) AS n FROM APP.EVENTS", "ARRAY-AGG", "1:19"),
+        ("SELECT ARRAY_SIZE(payload[id]) AS n FROM APP.EVENTS", "VARIANT-PATH", "1:19"),
     ],
 )
 def test_what_has_no_exact_form_is_refused_where_it_is(source, rule, where):
@@ -306,6 +346,8 @@ def test_a_variant_column_still_passes_through_unchanged():
         jsonpath.JsonPath(("items",), each=True),
         jsonpath.JsonPath(("a",), filter=("==", "string")),
         jsonpath.JsonPath((), filter=("<>", "null")),
+        jsonpath.JsonPath(("a", 0)).size(),
+        jsonpath.JsonPath(("size()",)),
     ],
 )
 def test_paths_are_read_back_as_written(path):
