@@ -139,7 +139,7 @@ def json_access(node: exp.Expr, ctx: Context) -> tuple[exp.Expr, tuple[Step, ...
     """(JSON text, path steps) that ``node`` reads: a VARIANT column, FLATTEN's value, or a
     path into one; None when ``node`` is none of these. Raises Refusal for a path step
     that is not a literal key or index."""
-    if isinstance(node, exp.Paren):
+    if isinstance(node, exp.Paren) or _variant_cast(node):
         return json_access(node.this, ctx)
     if isinstance(node, exp.Column):
         if is_json_text(node.type) or _derived_json(node):
@@ -183,8 +183,15 @@ def json_access(node: exp.Expr, ctx: Context) -> tuple[exp.Expr, tuple[Step, ...
     raise Refusal(node, "a VARIANT subscript is translated with a literal key or index")
 
 
+def _variant_cast(node: exp.Expr | None) -> bool:
+    """``x::VARIANT``: of a VARIANT it is the same value (of anything else, no path)."""
+    return isinstance(node, exp.Cast) and node.to.is_type(exp.DType.VARIANT)
+
+
 def _top(node: exp.Expr) -> exp.Expr:
-    while isinstance(node.parent, (*ACCESSES, exp.Paren)) and node.parent.this is node:
+    while (
+        isinstance(node.parent, (*ACCESSES, exp.Paren)) or _variant_cast(node.parent)
+    ) and node.parent.this is node:
         node = node.parent
     return node
 
@@ -224,18 +231,39 @@ def _like_subject(top: exp.Expr) -> bool:
     form that ``::string`` gives (a JSON null or no item is NULL; another item raises here,
     where Snowflake would match its own text of it)."""
     parent = top.parent
-    pattern = parent.expression if isinstance(parent, exp.Like) else None
+    pattern = parent.expression if isinstance(parent, exp.Like | exp.ILike) else None
     return (
-        isinstance(parent, exp.Like)
+        isinstance(parent, exp.Like | exp.ILike)
         and parent.this is top
         and isinstance(pattern, exp.Literal)
         and pattern.is_string
     )
 
 
+# String functions whose first argument Snowflake coerces to VARCHAR: a VARIANT there is
+# read as its string form, the ``::string`` cast (a JSON null or no item is NULL; another
+# item raises here, where Snowflake would use its own text of it).
+STRING_ARGUMENT_FUNCTIONS = (
+    exp.Contains,
+    exp.Lower,
+    exp.RegexpReplace,
+    exp.Replace,
+    exp.StartsWith,
+    exp.Substring,
+    exp.Trim,
+    exp.Upper,
+)
+
+
+def _string_argument(top: exp.Expr) -> bool:
+    parent = top.parent
+    return isinstance(parent, STRING_ARGUMENT_FUNCTIONS) and parent.this is top
+
+
 def _as_string(top: exp.Expr) -> bool:
-    """Whether the path ``top`` stands where its string form is what is compared."""
-    return _string_equality(top) or _like_subject(top)
+    """Whether the path ``top`` stands where its string form is what is compared or
+    computed on."""
+    return _string_equality(top) or _like_subject(top) or _string_argument(top)
 
 
 def _consumed(node: exp.Expr) -> bool:
@@ -333,7 +361,7 @@ def _scalar_value(
 )
 def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     try:
-        if isinstance(node, exp.Cast):
+        if isinstance(node, exp.Cast) and not _variant_cast(node):
             access = json_access(node.this, ctx)
             if access is None:
                 return None

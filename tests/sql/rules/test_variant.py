@@ -210,6 +210,34 @@ CASES = [
         ],
     ),
     (
+        # string functions read a VARIANT's string form, as Snowflake coerces it to VARCHAR:
+        # a JSON null (row 4's Q) or a missing item is NULL
+        "SELECT e.id, UPPER(e.payload:Q) AS u, SUBSTR(e.payload:user.name, 1, 2) AS s,"
+        " REPLACE(e.payload:Q, 'u', 'U') AS r, TRIM(e.payload:Q) AS t,"
+        " STARTSWITH(e.payload:Q, 'u') AS sw, e.payload:Q ILIKE 'UP%' AS il"
+        " FROM APP.EVENTS AS e",
+        [
+            (1, "UPPER", "An", "Upper", "upper", True, True),
+            (2, None, None, None, None, None, None),
+            (3, None, None, None, None, None, None),
+            (4, None, None, None, None, None, None),
+            (5, None, None, None, None, None, None),
+        ],
+    ),
+    (
+        # ... and FLATTEN's value, an element of an array
+        "SELECT e.id, LOWER(g.value) AS tag FROM APP.EVENTS AS e,"
+        ' LATERAL FLATTEN(input => e.payload:"k y") AS f,'
+        " LATERAL FLATTEN(input => f.value:tags) AS g",
+        [(1, "x"), (1, "y")],
+    ),
+    (
+        # ::VARIANT of a VARIANT is the same value, paths read through it
+        "SELECT id, payload::variant:Q::string AS q, (payload:user)::variant:name::string AS n"
+        " FROM APP.EVENTS WHERE payload:user::variant IS NOT NULL",
+        [(1, "upper", "Ann"), (2, None, None), (4, None, None), (5, None, None)],
+    ),
+    (
         # another query's range named like the FLATTEN keeps its own INDEX column
         "WITH t AS (SELECT id AS index FROM APP.EVENTS WHERE id = 1)"
         " SELECT f.index AS i FROM APP.EVENTS AS e,"
@@ -247,6 +275,8 @@ def test_variants_read_the_same_rows_on_both_engines(spark_engine, lake, source,
         ("SELECT payload:e::int AS n FROM APP.EVENTS", "JSON_VALUE"),
         # LIKE of a boolean: Snowflake would match its text 'true'
         ("SELECT id FROM APP.EVENTS WHERE payload:n LIKE 't%'", "JSON_VALUE"),
+        # ... and a string function of it would read that text
+        ("SELECT UPPER(payload:n) AS n FROM APP.EVENTS", "JSON_VALUE"),
         # FLATTEN of an object gives a row per key in Snowflake: not translated, fails
         (
             "SELECT f.index AS i FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload:items) f",
@@ -292,6 +322,7 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
         ("SELECT id FROM APP.EVENTS WHERE payload:n > 'x'", "VARIANT-PATH", "1:33"),
         ("SELECT payload[id]::string AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT id[0] AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
+        ("SELECT payload:Q::variant AS q FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         (
             "SELECT f.key AS k FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload) AS f",
             "VARIANT-FLATTEN",
