@@ -260,10 +260,59 @@ def _string_argument(top: exp.Expr) -> bool:
     return isinstance(parent, STRING_ARGUMENT_FUNCTIONS) and parent.this is top
 
 
-def _as_string(top: exp.Expr) -> bool:
+def _as_string(top: exp.Expr, depth: int = 0) -> bool:
     """Whether the path ``top`` stands where its string form is what is compared or
-    computed on."""
-    return _string_equality(top) or _like_subject(top) or _string_argument(top)
+    computed on: here, or, as an output column of a CTE or derived table, everywhere it
+    is read."""
+    return (
+        _string_equality(top)
+        or _like_subject(top)
+        or _string_argument(top)
+        or _read_as_string(top, depth)
+    )
+
+
+def _read_as_string(top: exp.Expr, depth: int) -> bool:
+    """Whether ``top`` is an output column of a CTE or derived table (a plain SELECT, no
+    DISTINCT) that every query reading it reads as a string: cast to one, compared or
+    matched as one, passed to a string function, or passed on as the output column of
+    another such query. Its string form can then be what the column holds. A reader that
+    tests it for NULL, counts, groups, orders or compares it, or outputs it, sees a VARIANT
+    (a JSON null is not NULL), so the column stays refused."""
+    alias = top.parent
+    if depth > 8 or not isinstance(alias, exp.Alias) or alias.this is not top:
+        return False
+    select = alias.parent
+    if not isinstance(select, exp.Select) or select.args.get("distinct"):
+        return False
+    holder = select.parent
+    if not isinstance(holder, exp.CTE) and not (
+        isinstance(holder, exp.Subquery) and isinstance(holder.parent, exp.From | exp.Join)
+    ):
+        return False
+    name = alias.alias
+    if [p.alias_or_name for p in select.expressions].count(name) != 1:
+        return False
+    root = select.root()
+    for join in root.find_all(exp.Join):
+        if any(i.name == name for i in join.args.get("using") or ()):
+            return False  # USING compares the column as it is
+    readers = [c for c in root.find_all(exp.Column) if c.name == name and _reads(c, select)]
+    return bool(readers) and all(_string_reader(c, depth) for c in readers)
+
+
+def _reads(column: exp.Column, select: exp.Select) -> bool:
+    source = range_source(column)
+    if isinstance(source, exp.Subquery):
+        return source.this is select
+    return isinstance(source, exp.Table) and _cte_query(source, source.name) is select
+
+
+def _string_reader(column: exp.Column, depth: int) -> bool:
+    top = column
+    while isinstance(top.parent, exp.Paren):
+        top = top.parent
+    return _cast_to(top.parent, STRING_TYPES) or _as_string(top, depth + 1)
 
 
 def _consumed(node: exp.Expr) -> bool:

@@ -238,6 +238,23 @@ CASES = [
         [(1, "upper", "Ann"), (2, None, None), (4, None, None), (5, None, None)],
     ),
     (
+        # a path output by a CTE that every reader reads as a string holds its string form
+        "WITH c AS (SELECT e.id, e.payload:user.name AS n FROM APP.EVENTS AS e)"
+        " SELECT x.id, x.n::string AS s, UPPER(x.n) AS u FROM c AS x"
+        " WHERE x.n LIKE 'A%' OR x.id = 2",
+        [(1, "Ann", "ANN"), (2, None, None)],
+    ),
+    (
+        # ... FLATTEN's value output by a derived table, and a path passed on by two CTEs
+        "WITH a AS (SELECT e.id, e.payload:Q AS q FROM APP.EVENTS AS e),"
+        " b AS (SELECT a.id, a.q AS q2 FROM a)"
+        " SELECT d.id, LOWER(d.v) AS tag FROM (SELECT e.id, g.value AS v FROM APP.EVENTS AS e,"
+        ' LATERAL FLATTEN(input => e.payload:"k y") AS f,'
+        " LATERAL FLATTEN(input => f.value:tags) AS g) AS d"
+        " JOIN b ON b.id = d.id WHERE b.q2 = 'upper'",
+        [(1, "x"), (1, "y")],
+    ),
+    (
         # another query's range named like the FLATTEN keeps its own INDEX column
         "WITH t AS (SELECT id AS index FROM APP.EVENTS WHERE id = 1)"
         " SELECT f.index AS i FROM APP.EVENTS AS e,"
@@ -275,8 +292,13 @@ def test_variants_read_the_same_rows_on_both_engines(spark_engine, lake, source,
         ("SELECT payload:e::int AS n FROM APP.EVENTS", "JSON_VALUE"),
         # LIKE of a boolean: Snowflake would match its text 'true'
         ("SELECT id FROM APP.EVENTS WHERE payload:n LIKE 't%'", "JSON_VALUE"),
-        # ... and a string function of it would read that text
+        # ... and a string function of it would read that text, here through a CTE
         ("SELECT UPPER(payload:n) AS n FROM APP.EVENTS", "JSON_VALUE"),
+        (
+            "WITH c AS (SELECT e.payload:n AS q FROM APP.EVENTS AS e) SELECT UPPER(c.q) AS u"
+            " FROM c",
+            "JSON_VALUE",
+        ),
         # FLATTEN of an object gives a row per key in Snowflake: not translated, fails
         (
             "SELECT f.index AS i FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload:items) f",
@@ -323,6 +345,43 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
         ("SELECT payload[id]::string AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT id[0] AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT payload:Q::variant AS q FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
+        # a path output by a CTE or derived table and read as a VARIANT: tested for NULL
+        # (a JSON null is not NULL), grouped, counted, output, joined by USING
+        (
+            "SELECT d.id FROM (SELECT e.id, e.payload:Q AS q FROM APP.EVENTS AS e) AS d"
+            " WHERE d.q IS NULL",
+            "VARIANT-PATH",
+            "1:32",
+        ),
+        (
+            "WITH c AS (SELECT e.payload:Q AS q FROM APP.EVENTS AS e)"
+            " SELECT c.q::string AS s, COUNT(*) AS n FROM c GROUP BY c.q",
+            "VARIANT-PATH",
+            "1:19",
+        ),
+        (
+            "WITH c AS (SELECT e.payload:Q AS q FROM APP.EVENTS AS e)"
+            " SELECT COUNT(c.q) AS n FROM c WHERE c.q LIKE 'u%'",
+            "VARIANT-PATH",
+            "1:19",
+        ),
+        (
+            "WITH c AS (SELECT e.payload:Q AS q FROM APP.EVENTS AS e) SELECT c.q FROM c",
+            "VARIANT-PATH",
+            "1:19",
+        ),
+        (
+            "WITH c AS (SELECT e.id, e.payload:Q AS q FROM APP.EVENTS AS e)"
+            " SELECT c.id FROM c JOIN c AS d USING (q) WHERE c.q LIKE 'u%'",
+            "VARIANT-PATH",
+            "1:25",
+        ),
+        (
+            "WITH c AS (SELECT DISTINCT e.payload:Q AS q FROM APP.EVENTS AS e)"
+            " SELECT UPPER(c.q) AS u FROM c",
+            "VARIANT-PATH",
+            "1:28",
+        ),
         (
             "SELECT f.key AS k FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload) AS f",
             "VARIANT-FLATTEN",
