@@ -496,6 +496,8 @@ def _variant_use(node: exp.Expr) -> bool:
     parent = node.parent
     if isinstance(parent, (*VARIANT_ACCESSES, exp.Cast, exp.ArraySize)):
         return parent.this is node
+    if isinstance(parent, exp.Explode):
+        return parent.this is node  # FLATTEN(v): its input by position
     return isinstance(parent, exp.Kwarg) and isinstance(parent.parent, exp.Explode)
 
 

@@ -38,7 +38,6 @@ from sql.jsonpath import JsonPath, Step
 from sql.rules.base import Context, rule
 from sql.rules.build import clone, lit
 from sql.rules.portable_types import branches
-from sql.rules.refusals import array_message
 from sql.tree import range_source
 
 # Declared Snowflake types whose values are JSON text in the lake.
@@ -324,6 +323,8 @@ def _consumed(node: exp.Expr) -> bool:
         return True  # VARIANT-PATH translates a cast to a string and refuses any other
     if isinstance(parent, exp.Kwarg) and isinstance(parent.parent, exp.Explode):
         return True
+    if isinstance(parent, exp.Explode) and parent.this is top:
+        return True  # FLATTEN(v) with its input by position
     if _null_test(parent) and parent.this is top:
         return True  # VARIANT-NULL
     if isinstance(parent, exp.ArraySize) and parent.this is top:
@@ -395,8 +396,12 @@ def _scalar_value(
     "string by its own grammar). `path = 'text'` as a WHERE / ON / HAVING conjunct compares the string form "
     "(a JSON null or another item is not equal in Snowflake; NULL or an error here, which "
     "drops the row alike or fails); `path LIKE 'pattern'` reads the string form too, as "
-    "Snowflake's LIKE casts a VARIANT to VARCHAR. Keys keep their case. A path used otherwise (compared "
-    "elsewhere, output as a VARIANT, cast to a date) is refused.",
+    "Snowflake's LIKE casts a VARIANT to VARCHAR; so do ILIKE and the string functions LOWER, "
+    "UPPER, SUBSTR, REPLACE, TRIM, STARTSWITH, CONTAINS and REGEXP_REPLACE of a path. A path "
+    "output by a CTE or derived table holds its string form when every reader reads it as a "
+    "string (cast, compared or matched as above, passed on); `v::VARIANT` is `v`. Keys keep "
+    "their case. A path used otherwise (compared elsewhere, tested for NULL, grouped or "
+    "output as a VARIANT, cast to a date) is refused.",
     (
         (
             "snowflake",
@@ -464,7 +469,8 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     (exp.Lateral,),
     "`LATERAL FLATTEN(input => a) AS f` over an array is the standard's `JSON_TABLE(a, "
     '\'strict $[*]\' COLUMNS ("index" FOR ORDINALITY, "value" VARCHAR FORMAT JSON PATH '
-    "'strict $' WITH ARRAY WRAPPER) ERROR ON ERROR)` (T821, T829): `f.index` counts from 0 "
+    "'strict $' WITH ARRAY WRAPPER) ERROR ON ERROR)` (T821, T829), and so is `LATERAL "
+    "FLATTEN(a)` with its input by position: `f.index` counts from 0 "
     "and reads `index - 1`; `f.value` is the element (its paths start at `$[0]`, inside the "
     "wrapper). A NULL or missing input, a scalar and a JSON null give no rows, as in "
     "Snowflake (a zero-row expansion); `LEFT JOIN` keeps the row (`ON TRUE`). FLATTEN of "
@@ -651,6 +657,10 @@ def variant_array_size(node: exp.ArraySize, ctx: Context) -> exp.Expr | None:
         ctx.report("error", "VARIANT-PATH", refusal.node, str(refusal))
         return node
     if access is None:
+        # Imported here: refusals registered at this module's import would run before
+        # other modules' refusals of the same nodes (the catalog keeps registration order).
+        from sql.rules.refusals import array_message
+
         ctx.report("error", "ARRAY-AGG", node, array_message(node, ctx.dialect))
         return node
     json_text, steps = access

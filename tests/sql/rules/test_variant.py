@@ -232,6 +232,12 @@ CASES = [
         [(1, "x"), (1, "y")],
     ),
     (
+        # FLATTEN with its input by position
+        "SELECT e.id, f.index AS i, f.value:sku::string AS sku"
+        " FROM APP.EVENTS AS e, LATERAL FLATTEN(e.payload:items) AS f WHERE e.id = 1",
+        [(1, 0, "A1"), (1, 1, 'B"2')],
+    ),
+    (
         # ::VARIANT of a VARIANT is the same value, paths read through it
         "SELECT id, payload::variant:Q::string AS q, (payload:user)::variant:name::string AS n"
         " FROM APP.EVENTS WHERE payload:user::variant IS NOT NULL",
