@@ -41,8 +41,9 @@ REFUSAL_CLASSES = (
     "functions, `IS NULL`, `ARRAY_SIZE` and `FLATTEN` over arrays translate to SQL/JSON "
     "(`VARIANT-PATH`, `VARIANT-NULL`, `VARIANT-ARRAY-SIZE`, `VARIANT-FLATTEN`: T821, T831, "
     "T832, T835); the rest is refused: a path compared, grouped, output or aggregated as a "
-    "VARIANT, a JSON string cast to a number or a boolean (Snowflake's own conversions), functions over "
-    "VARIANTs (`PARSE_JSON` of text that may repeat a key, `TO_VARCHAR`), FLATTEN's "
+    "VARIANT, a JSON string cast to a number or a boolean (Snowflake's own conversions), "
+    "`TO_VARCHAR` of one, `PARSE_JSON` (`VARIANT-PARSE-JSON`: Snowflake reads unquoted keys "
+    "and refuses repeated ones), FLATTEN's "
     "KEY / PATH / THIS columns and options, and FLATTEN of an object (a row per key: it "
     "raises at run time).",
     "**Arrays that leave the query.** `ARRAY-OUTPUT`: BigQuery writes a NULL array into its "

@@ -491,10 +491,10 @@ def _passes_through(node: exp.Expr, dialect: str = "", kind: exp.DataType | None
 
 
 def _variant_use(node: exp.Expr) -> bool:
-    """Whether a VARIANT column is read by a path, a cast, ARRAY_SIZE or FLATTEN
-    (VARIANT-PATH, VARIANT-ARRAY-SIZE and VARIANT-FLATTEN decide whether each translates)."""
+    """Whether a VARIANT column is read by a path, a cast, ARRAY_SIZE, PARSE_JSON or
+    FLATTEN (the VARIANT-* rules decide whether each translates)."""
     parent = node.parent
-    if isinstance(parent, (*VARIANT_ACCESSES, exp.Cast, exp.ArraySize)):
+    if isinstance(parent, (*VARIANT_ACCESSES, exp.Cast, exp.ArraySize, exp.ParseJSON)):
         return parent.this is node
     if isinstance(parent, exp.Explode):
         return parent.this is node  # FLATTEN(v): its input by position

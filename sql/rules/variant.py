@@ -673,3 +673,27 @@ def variant_array_size(node: exp.ArraySize, ctx: Context) -> exp.Expr | None:
     case = exp.Case(ifs=[exp.If(this=_exists(json_text, path.where("==", "array")), true=size)])
     case.type = exp.DataType.build("BIGINT")
     return case
+
+
+@rule(
+    "VARIANT-PARSE-JSON",
+    "refuse",
+    ("snowflake",),
+    (exp.ParseJSON,),
+    "`PARSE_JSON(s)` / `TRY_PARSE_JSON(s)` are refused: Snowflake's JSON reader accepts more "
+    "than JSON (unquoted keys: `{a: 1}`) and rejects an object that repeats a key, where "
+    "DuckDB's and Spark's readers differ on both, so the standard's SQL/JSON over the same "
+    "text would read other values; of a VARIANT, they re-read the text of a string item. "
+    "Read the VARIANT column itself with paths (VARIANT-PATH).",
+    (("snowflake", "SELECT PARSE_JSON(payload):a::string AS a FROM APP.EVENTS", "1:8"),),
+)
+def parse_json(node: exp.ParseJSON, ctx: Context) -> exp.Expr:
+    name = "TRY_PARSE_JSON" if node.args.get("safe") else "PARSE_JSON"
+    ctx.report(
+        "error",
+        "VARIANT-PARSE-JSON",
+        node,
+        f"{name}: Snowflake's JSON reader accepts unquoted keys and rejects repeated ones, "
+        "where the engines' readers differ; read a VARIANT column with paths instead",
+    )
+    return node

@@ -351,6 +351,13 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
         ("SELECT payload[id]::string AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT id[0] AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT payload:Q::variant AS q FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
+        # Snowflake's JSON reader takes unquoted keys and refuses repeated ones
+        ("SELECT PARSE_JSON(payload):Q::string AS q FROM APP.EVENTS", "VARIANT-PARSE-JSON", "1:8"),
+        (
+            "SELECT id FROM APP.EVENTS WHERE TRY_PARSE_JSON(id::string):a IS NULL",
+            "VARIANT-PARSE-JSON",
+            "1:33",
+        ),
         # a path output by a CTE or derived table and read as a VARIANT: tested for NULL
         # (a JSON null is not NULL), grouped, counted, output, joined by USING
         (
