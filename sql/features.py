@@ -129,6 +129,8 @@ def _json_features(node: exp.Expr) -> set[Feature]:
         parsed = jsonpath.parse(path.name)
         if parsed.filter is not None:
             found |= {JSON_ITEM_METHOD, JSON_FILTER}
+        if parsed.method is not None:
+            found.add(JSON_ITEM_METHOD)
     return found
 
 

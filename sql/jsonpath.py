@@ -2,12 +2,14 @@
 
 Rules build paths from steps; sql/render.py reads them back to write each engine's own JSON
 access. Only this subset is ever written, and read: strict mode (T831), member accessors
-(always quoted), integer subscripts, an optional ``[*]`` (the rows of a JSON_TABLE), and an
-optional filter on the item's type (T832 ``type()``, T835 filter expressions)::
+(always quoted), integer subscripts, an optional ``[*]`` (the rows of a JSON_TABLE), an
+optional filter on the item's type (T832 ``type()``, T835 filter expressions), or the item
+method ``size()`` (T832) at the end::
 
     strict $."a"."b c"[0]                      -- the item at that place
     strict $."a" ? (@.type() == "string")      -- the item, kept only when it is a string
     strict $."items"[*]                        -- each element of an array
+    strict $."items".size()                    -- the number of elements of an array
 
 Strict mode, not the standard's default lax mode, because lax unwraps arrays and wraps
 scalars (``lax $.a`` of ``[{"a": 1}]`` is 1) where Snowflake's paths, DuckDB's and Spark's
@@ -25,6 +27,9 @@ Step = str | int
 
 # The SQL/JSON item types type() returns.
 ITEM_TYPES = frozenset({"null", "boolean", "number", "string", "date", "array", "object"})
+# The item methods a path may end with (strict mode: size() of an item that is not an array
+# is an error).
+METHODS = frozenset({"size"})
 
 
 class JsonPathError(ValueError):
@@ -38,12 +43,18 @@ class JsonPath:
     each: bool = False
     # ("==" or "<>", item type): keep the item only when its type() compares so.
     filter: tuple[str, str] | None = None
+    # An item method applied to the item found: size().
+    method: str | None = None
 
     def __post_init__(self) -> None:
         if self.filter is not None and (
             self.filter[0] not in ("==", "<>") or self.filter[1] not in ITEM_TYPES
         ):
             raise JsonPathError(f"unsupported filter {self.filter!r}")
+        if self.method is not None and (
+            self.method not in METHODS or self.filter is not None or self.each
+        ):
+            raise JsonPathError(f"unsupported item method {self.method!r}")
 
     def text(self) -> str:
         parts = ["strict $"]
@@ -53,6 +64,8 @@ class JsonPath:
             parts.append("[*]")
         if self.filter is not None:
             parts.append(f' ? (@.type() {self.filter[0]} "{self.filter[1]}")')
+        if self.method is not None:
+            parts.append(f".{self.method}()")
         return "".join(parts)
 
     def then(self, *steps: Step) -> JsonPath:
@@ -61,17 +74,24 @@ class JsonPath:
     def where(self, op: str, item_type: str) -> JsonPath:
         return JsonPath(self.steps, self.each, (op, item_type))
 
+    def size(self) -> JsonPath:
+        return JsonPath(self.steps, method="size")
+
 
 _MEMBER = re.compile(r'\."((?:[^"\\]|\\.)*)"')
 _INDEX = re.compile(r"\[(\d+)\]")
 _FILTER = re.compile(r' \? \(@\.type\(\) (==|<>) "([a-z]+)"\)$')
+_METHOD = re.compile(r"\.([a-z]+)\(\)$")
 
 
 def parse(text: str) -> JsonPath:
     """The :class:`JsonPath` a path text of the subset spells; raises JsonPathError."""
     if not text.startswith("strict $"):
         raise JsonPathError(f"{text!r}: only strict paths from $ are read")
-    rest, filter_ = text[len("strict $") :], None
+    rest, filter_, method = text[len("strict $") :], None, None
+    called = _METHOD.search(rest)
+    if called:
+        method, rest = called.group(1), rest[: called.start()]
     found = _FILTER.search(rest)
     if found:
         filter_, rest = (found.group(1), found.group(2)), rest[: found.start()]
@@ -89,7 +109,7 @@ def parse(text: str) -> JsonPath:
             rest = rest[index.end() :]
         else:
             raise JsonPathError(f"{text!r}: cannot read the path at {rest!r}")
-    return JsonPath(tuple(steps), each, filter_)
+    return JsonPath(tuple(steps), each, filter_, method)
 
 
 def _spark_name(name: str) -> str:

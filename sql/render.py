@@ -499,6 +499,31 @@ def _json_integer_test(engine: Engine, item_type: exp.Expr) -> exp.Expr:
     return exp.Paren(this=test)
 
 
+JSON_SIZE_ERROR = "JSON_VALUE: size() of an item that is not an array (strict mode)"
+
+
+def _json_array_size(engine: Engine, node: JsonValue, path: str, item_type: exp.Expr) -> exp.Expr:
+    """JSON_VALUE(j, 'strict P.size()' RETURNING BIGINT): the number of elements of the array
+    at P; NULL for a NULL j; an error for no item or an item that is not an array (strict
+    mode), where both engines would count 0 or give NULL."""
+    if engine == "duckdb":
+        size = _call("json_array_length", node.this, path)
+    else:
+        item = _call("variant_get", _call("parse_json", node.this), path, "variant")
+        size = _call("json_array_length", _call("to_json", item))
+    target = exp.DataType.build("BIGINT")
+    return exp.Case(
+        ifs=[
+            exp.If(this=_is_null(node.this), true=exp.Null()),
+            exp.If(
+                this=_json_type_test(engine, item_type, "array"),
+                true=exp.Cast(this=size, to=target),
+            ),
+        ],
+        default=_json_value_error(engine, JSON_SIZE_ERROR, target),
+    )
+
+
 def _json_value_form(node: JsonValue, path: jsonpath.JsonPath) -> str | None:
     """The JSON_VALUE forms rendered: "string" (the item filtered to a string, returned as
     VARCHAR), "double" (a number, as DOUBLE PRECISION), "boolean", "exact" (a number, as a
@@ -554,6 +579,8 @@ def _json_operators(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) ->
                 ],
                 default=exp.Coalesce(this=found, expressions=[exp.false()]),
             )
+        elif isinstance(node, JsonValue) and path.method == "size":
+            replacement = _json_array_size(engine, node, steps, item_type)
         elif isinstance(node, JsonValue) and _json_value_form(node, path) == "exact":
             target = node.args["returning"]
             if engine == "duckdb":

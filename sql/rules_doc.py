@@ -38,11 +38,13 @@ REFUSAL_CLASSES = (
     "dialect's own string grammar (signs, spaces, hex, rounding) and format detection.",
     "**Types with no standard counterpart.** `GEOGRAPHY` and its `ST_*` functions and T-SQL "
     "`SQL_VARIANT` (`OPAQUE-TYPE`: they may be selected, counted or tested for NULL). A "
-    "Snowflake `VARIANT` is JSON text in the lake: paths cast to strings, `IS NULL` and "
-    "`FLATTEN` over arrays translate to SQL/JSON (`VARIANT-PATH`, `VARIANT-NULL`, "
-    "`VARIANT-FLATTEN`: T821, T831, T835); the rest is refused: a path compared, output or "
-    "aggregated as a VARIANT, cast to a number or a boolean (Snowflake's own conversions), "
-    "functions over VARIANTs (`PARSE_JSON`, `GET`, `ARRAY_SIZE`, `TO_VARCHAR`), FLATTEN's "
+    "Snowflake `VARIANT` is JSON text in the lake: paths cast to strings or read by string "
+    "functions, `IS NULL`, `ARRAY_SIZE` and `FLATTEN` over arrays translate to SQL/JSON "
+    "(`VARIANT-PATH`, `VARIANT-NULL`, `VARIANT-ARRAY-SIZE`, `VARIANT-FLATTEN`: T821, T831, "
+    "T832, T835); the rest is refused: a path compared, grouped, output or aggregated as a "
+    "VARIANT, a JSON string cast to a number or a boolean (Snowflake's own conversions), "
+    "`TO_VARCHAR` of one, `PARSE_JSON` (`VARIANT-PARSE-JSON`: Snowflake reads unquoted keys "
+    "and refuses repeated ones), FLATTEN's "
     "KEY / PATH / THIS columns and options, and FLATTEN of an object (a row per key: it "
     "raises at run time).",
     "**Arrays that leave the query.** `ARRAY-OUTPUT`: BigQuery writes a NULL array into its "

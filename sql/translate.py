@@ -491,11 +491,13 @@ def _passes_through(node: exp.Expr, dialect: str = "", kind: exp.DataType | None
 
 
 def _variant_use(node: exp.Expr) -> bool:
-    """Whether a VARIANT column is read by a path, a cast or FLATTEN (VARIANT-PATH and
-    VARIANT-FLATTEN decide whether each translates)."""
+    """Whether a VARIANT column is read by a path, a cast, ARRAY_SIZE, PARSE_JSON or
+    FLATTEN (the VARIANT-* rules decide whether each translates)."""
     parent = node.parent
-    if isinstance(parent, (*VARIANT_ACCESSES, exp.Cast)):
+    if isinstance(parent, (*VARIANT_ACCESSES, exp.Cast, exp.ArraySize, exp.ParseJSON)):
         return parent.this is node
+    if isinstance(parent, exp.Explode):
+        return parent.this is node  # FLATTEN(v): its input by position
     return isinstance(parent, exp.Kwarg) and isinstance(parent.parent, exp.Explode)
 
 

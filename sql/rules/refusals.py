@@ -100,9 +100,9 @@ TYPED_ARRAYS = (exp.Unnest, exp.Array, exp.Bracket, exp.ArraySize, exp.ArrayAgg)
 
 
 def _variant_access(node: exp.Expr) -> bool:
-    """A Snowflake subscript, or a FLATTEN joined laterally: VARIANT-PATH and
-    VARIANT-FLATTEN translate or refuse them."""
-    if isinstance(node, exp.Bracket):
+    """A Snowflake subscript, ARRAY_SIZE, or a FLATTEN joined laterally: VARIANT-PATH,
+    VARIANT-ARRAY-SIZE and VARIANT-FLATTEN translate or refuse them."""
+    if isinstance(node, exp.Bracket | exp.ArraySize):
         return True
     return isinstance(node, exp.Explode) and isinstance(node.parent, exp.Lateral)
 
@@ -124,7 +124,7 @@ ARRAY_ELEMENTS = {
 }
 
 
-def _array_message(node: exp.Expr, dialect: str) -> str:
+def array_message(node: exp.Expr, dialect: str) -> str:
     construct = ARRAY_CONSTRUCTS.get(type(node), type(node).__name__)
     elements = ARRAY_ELEMENTS.get(dialect, "this dialect's arrays have no typed ANSI form here")
     return (
@@ -142,7 +142,7 @@ def _refuse(rule_id: str, why: str):
 
         message = why or f"function {node.name.upper()} is not known to the translator"
         if rule_id == "ARRAY-AGG":
-            message = _array_message(node, ctx.dialect)
+            message = array_message(node, ctx.dialect)
         ctx.report("error", rule_id, node, message)
         return None
 

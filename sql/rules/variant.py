@@ -138,7 +138,7 @@ def json_access(node: exp.Expr, ctx: Context) -> tuple[exp.Expr, tuple[Step, ...
     """(JSON text, path steps) that ``node`` reads: a VARIANT column, FLATTEN's value, or a
     path into one; None when ``node`` is none of these. Raises Refusal for a path step
     that is not a literal key or index."""
-    if isinstance(node, exp.Paren):
+    if isinstance(node, exp.Paren) or _variant_cast(node):
         return json_access(node.this, ctx)
     if isinstance(node, exp.Column):
         if is_json_text(node.type) or _derived_json(node):
@@ -182,8 +182,15 @@ def json_access(node: exp.Expr, ctx: Context) -> tuple[exp.Expr, tuple[Step, ...
     raise Refusal(node, "a VARIANT subscript is translated with a literal key or index")
 
 
+def _variant_cast(node: exp.Expr | None) -> bool:
+    """``x::VARIANT``: of a VARIANT it is the same value (of anything else, no path)."""
+    return isinstance(node, exp.Cast) and node.to.is_type(exp.DType.VARIANT)
+
+
 def _top(node: exp.Expr) -> exp.Expr:
-    while isinstance(node.parent, (*ACCESSES, exp.Paren)) and node.parent.this is node:
+    while (
+        isinstance(node.parent, (*ACCESSES, exp.Paren)) or _variant_cast(node.parent)
+    ) and node.parent.this is node:
         node = node.parent
     return node
 
@@ -223,18 +230,88 @@ def _like_subject(top: exp.Expr) -> bool:
     form that ``::string`` gives (a JSON null or no item is NULL; another item raises here,
     where Snowflake would match its own text of it)."""
     parent = top.parent
-    pattern = parent.expression if isinstance(parent, exp.Like) else None
+    pattern = parent.expression if isinstance(parent, exp.Like | exp.ILike) else None
     return (
-        isinstance(parent, exp.Like)
+        isinstance(parent, exp.Like | exp.ILike)
         and parent.this is top
         and isinstance(pattern, exp.Literal)
         and pattern.is_string
     )
 
 
-def _as_string(top: exp.Expr) -> bool:
-    """Whether the path ``top`` stands where its string form is what is compared."""
-    return _string_equality(top) or _like_subject(top)
+# String functions whose first argument Snowflake coerces to VARCHAR: a VARIANT there is
+# read as its string form, the ``::string`` cast (a JSON null or no item is NULL; another
+# item raises here, where Snowflake would use its own text of it).
+STRING_ARGUMENT_FUNCTIONS = (
+    exp.Contains,
+    exp.Lower,
+    exp.RegexpReplace,
+    exp.Replace,
+    exp.StartsWith,
+    exp.Substring,
+    exp.Trim,
+    exp.Upper,
+)
+
+
+def _string_argument(top: exp.Expr) -> bool:
+    parent = top.parent
+    return isinstance(parent, STRING_ARGUMENT_FUNCTIONS) and parent.this is top
+
+
+def _as_string(top: exp.Expr, depth: int = 0) -> bool:
+    """Whether the path ``top`` stands where its string form is what is compared or
+    computed on: here, or, as an output column of a CTE or derived table, everywhere it
+    is read."""
+    return (
+        _string_equality(top)
+        or _like_subject(top)
+        or _string_argument(top)
+        or _read_as_string(top, depth)
+    )
+
+
+def _read_as_string(top: exp.Expr, depth: int) -> bool:
+    """Whether ``top`` is an output column of a CTE or derived table (a plain SELECT, no
+    DISTINCT) that every query reading it reads as a string: cast to one, compared or
+    matched as one, passed to a string function, or passed on as the output column of
+    another such query. Its string form can then be what the column holds. A reader that
+    tests it for NULL, counts, groups, orders or compares it, or outputs it, sees a VARIANT
+    (a JSON null is not NULL), so the column stays refused."""
+    alias = top.parent
+    if depth > 8 or not isinstance(alias, exp.Alias) or alias.this is not top:
+        return False
+    select = alias.parent
+    if not isinstance(select, exp.Select) or select.args.get("distinct"):
+        return False
+    holder = select.parent
+    if not isinstance(holder, exp.CTE) and not (
+        isinstance(holder, exp.Subquery) and isinstance(holder.parent, exp.From | exp.Join)
+    ):
+        return False
+    name = alias.alias
+    if [p.alias_or_name for p in select.expressions].count(name) != 1:
+        return False
+    root = select.root()
+    for join in root.find_all(exp.Join):
+        if any(i.name == name for i in join.args.get("using") or ()):
+            return False  # USING compares the column as it is
+    readers = [c for c in root.find_all(exp.Column) if c.name == name and _reads(c, select)]
+    return bool(readers) and all(_string_reader(c, depth) for c in readers)
+
+
+def _reads(column: exp.Column, select: exp.Select) -> bool:
+    source = range_source(column)
+    if isinstance(source, exp.Subquery):
+        return source.this is select
+    return isinstance(source, exp.Table) and _cte_query(source, source.name) is select
+
+
+def _string_reader(column: exp.Column, depth: int) -> bool:
+    top = column
+    while isinstance(top.parent, exp.Paren):
+        top = top.parent
+    return _cast_to(top.parent, STRING_TYPES) or _as_string(top, depth + 1)
 
 
 def _consumed(node: exp.Expr) -> bool:
@@ -246,8 +323,12 @@ def _consumed(node: exp.Expr) -> bool:
         return True  # VARIANT-PATH translates a cast to a string and refuses any other
     if isinstance(parent, exp.Kwarg) and isinstance(parent.parent, exp.Explode):
         return True
+    if isinstance(parent, exp.Explode) and parent.this is top:
+        return True  # FLATTEN(v) with its input by position
     if _null_test(parent) and parent.this is top:
         return True  # VARIANT-NULL
+    if isinstance(parent, exp.ArraySize) and parent.this is top:
+        return True  # VARIANT-ARRAY-SIZE
     if _as_string(top):
         return True
     # What VARIANT-FLATTEN wrote: JSON_TABLE(CASE WHEN JSON_EXISTS(j, p) THEN j END, ...)
@@ -315,8 +396,12 @@ def _scalar_value(
     "string by its own grammar). `path = 'text'` as a WHERE / ON / HAVING conjunct compares the string form "
     "(a JSON null or another item is not equal in Snowflake; NULL or an error here, which "
     "drops the row alike or fails); `path LIKE 'pattern'` reads the string form too, as "
-    "Snowflake's LIKE casts a VARIANT to VARCHAR. Keys keep their case. A path used otherwise (compared "
-    "elsewhere, output as a VARIANT, cast to a date) is refused.",
+    "Snowflake's LIKE casts a VARIANT to VARCHAR; so do ILIKE and the string functions LOWER, "
+    "UPPER, SUBSTR, REPLACE, TRIM, STARTSWITH, CONTAINS and REGEXP_REPLACE of a path. A path "
+    "output by a CTE or derived table holds its string form when every reader reads it as a "
+    "string (cast, compared or matched as above, passed on); `v::VARIANT` is `v`. Keys keep "
+    "their case. A path used otherwise (compared elsewhere, tested for NULL, grouped or "
+    "output as a VARIANT, cast to a date) is refused.",
     (
         (
             "snowflake",
@@ -330,7 +415,7 @@ def _scalar_value(
 )
 def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     try:
-        if isinstance(node, exp.Cast):
+        if isinstance(node, exp.Cast) and not _variant_cast(node):
             access = json_access(node.this, ctx)
             if access is None:
                 return None
@@ -384,7 +469,8 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     (exp.Lateral,),
     "`LATERAL FLATTEN(input => a) AS f` over an array is the standard's `JSON_TABLE(a, "
     '\'strict $[*]\' COLUMNS ("index" FOR ORDINALITY, "value" VARCHAR FORMAT JSON PATH '
-    "'strict $' WITH ARRAY WRAPPER) ERROR ON ERROR)` (T821, T829): `f.index` counts from 0 "
+    "'strict $' WITH ARRAY WRAPPER) ERROR ON ERROR)` (T821, T829), and so is `LATERAL "
+    "FLATTEN(a)` with its input by position: `f.index` counts from 0 "
     "and reads `index - 1`; `f.value` is the element (its paths start at `$[0]`, inside the "
     "wrapper). A NULL or missing input, a scalar and a JSON null give no rows, as in "
     "Snowflake (a zero-row expansion); `LEFT JOIN` keeps the row (`ON TRUE`). FLATTEN of "
@@ -449,6 +535,8 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
     for column in list(node.root().find_all(exp.Column)):
         if column.table != name or column.meta.get("generated"):
             continue
+        if range_source(column) is not node:
+            continue  # another query's range of the same name
         if column.name == "index":
             ordinal = clone(column)
             ordinal.type = exp.DataType.build("BIGINT")
@@ -538,3 +626,74 @@ def variant_null(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     missing = exp.Not(this=found)
     missing.type = exp.DataType.build("BOOLEAN")
     return missing
+
+
+@rule(
+    "VARIANT-ARRAY-SIZE",
+    "rewrite",
+    ("snowflake",),
+    (exp.ArraySize,),
+    "`ARRAY_SIZE(v)` of a VARIANT (a column, a path into one, FLATTEN's value) is the number "
+    "of elements of the array it holds, and NULL for anything else: an object, a scalar, a "
+    "JSON null, a missing item, a NULL. The standard's `JSON_VALUE(v, 'strict $.size()' "
+    "RETURNING BIGINT)` counts them (T821, T831, item method T832), under `JSON_EXISTS(v, "
+    "'strict $ ? (@.type() == \"array\")')` (T835), which is FALSE or NULL for all the rest. "
+    "ARRAY_SIZE of anything else (ARRAY_CONSTRUCT, SPLIT, ARRAY_AGG) is refused (ARRAY-AGG).",
+    (
+        (
+            "snowflake",
+            "SELECT id, ARRAY_SIZE(payload:items) AS n FROM APP.EVENTS",
+            'SELECT "events"."id" AS "id", CASE WHEN JSON_EXISTS("events"."payload", \'strict '
+            '$."items" ? (@.type() == "array")\') THEN JSON_VALUE("events"."payload", \'strict '
+            '$."items".size()\' RETURNING BIGINT ERROR ON EMPTY ERROR ON ERROR) END AS "n" '
+            'FROM "raw"."events" AS "events"',
+        ),
+    ),
+)
+def variant_array_size(node: exp.ArraySize, ctx: Context) -> exp.Expr | None:
+    try:
+        access = json_access(node.this, ctx) if node.args.get("expression") is None else None
+    except Refusal as refusal:
+        ctx.report("error", "VARIANT-PATH", refusal.node, str(refusal))
+        return node
+    if access is None:
+        # Imported here: refusals registered at this module's import would run before
+        # other modules' refusals of the same nodes (the catalog keeps registration order).
+        from sql.rules.refusals import array_message
+
+        ctx.report("error", "ARRAY-AGG", node, array_message(node, ctx.dialect))
+        return node
+    json_text, steps = access
+    path = JsonPath(steps)
+    size = JsonValue(
+        this=clone(json_text),
+        path=exp.Literal.string(path.size().text()),
+        returning=exp.DataType.build("BIGINT"),
+    )
+    case = exp.Case(ifs=[exp.If(this=_exists(json_text, path.where("==", "array")), true=size)])
+    case.type = exp.DataType.build("BIGINT")
+    return case
+
+
+@rule(
+    "VARIANT-PARSE-JSON",
+    "refuse",
+    ("snowflake",),
+    (exp.ParseJSON,),
+    "`PARSE_JSON(s)` / `TRY_PARSE_JSON(s)` are refused: Snowflake's JSON reader accepts more "
+    "than JSON (unquoted keys: `{a: 1}`) and rejects an object that repeats a key, where "
+    "DuckDB's and Spark's readers differ on both, so the standard's SQL/JSON over the same "
+    "text would read other values; of a VARIANT, they re-read the text of a string item. "
+    "Read the VARIANT column itself with paths (VARIANT-PATH).",
+    (("snowflake", "SELECT PARSE_JSON(payload):a::string AS a FROM APP.EVENTS", "1:8"),),
+)
+def parse_json(node: exp.ParseJSON, ctx: Context) -> exp.Expr:
+    name = "TRY_PARSE_JSON" if node.args.get("safe") else "PARSE_JSON"
+    ctx.report(
+        "error",
+        "VARIANT-PARSE-JSON",
+        node,
+        f"{name}: Snowflake's JSON reader accepts unquoted keys and rejects repeated ones, "
+        "where the engines' readers differ; read a VARIANT column with paths instead",
+    )
+    return node

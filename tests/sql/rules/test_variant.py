@@ -181,6 +181,93 @@ CASES = [
             (5, None, None),
         ],
     ),
+    (
+        # ARRAY_SIZE counts an array's elements (0 for an empty one, nested arrays one each),
+        # and is NULL for an object (the whole payload), a scalar (row 5's "k y"), a JSON
+        # null (row 5's items), a missing item and a NULL VARIANT (row 3)
+        "SELECT id, ARRAY_SIZE(payload:items) AS n, ARRAY_SIZE(payload) AS r,"
+        ' ARRAY_SIZE(payload:"k y") AS k, ARRAY_SIZE(payload:nope) AS m FROM APP.EVENTS',
+        [
+            (1, 2, None, 1, None),
+            (2, 0, None, 0, None),
+            (3, None, None, None, None),
+            (4, 4, None, None, None),
+            (5, None, None, None, None),
+        ],
+    ),
+    (
+        # ARRAY_SIZE of FLATTEN's value and of a path into it; under COALESCE in a filter
+        "SELECT e.id, f.index AS i, ARRAY_SIZE(f.value) AS n, ARRAY_SIZE(f.value:sku) AS s"
+        " FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload:items) AS f"
+        " WHERE COALESCE(ARRAY_SIZE(e.payload:items), 0) > 1",
+        [
+            (1, 0, None, None),
+            (1, 1, None, None),
+            (4, 0, None, None),
+            (4, 1, None, None),
+            (4, 2, None, None),
+            (4, 3, 1, None),
+        ],
+    ),
+    (
+        # string functions read a VARIANT's string form, as Snowflake coerces it to VARCHAR:
+        # a JSON null (row 4's Q) or a missing item is NULL
+        "SELECT e.id, UPPER(e.payload:Q) AS u, SUBSTR(e.payload:user.name, 1, 2) AS s,"
+        " REPLACE(e.payload:Q, 'u', 'U') AS r, TRIM(e.payload:Q) AS t,"
+        " STARTSWITH(e.payload:Q, 'u') AS sw, e.payload:Q ILIKE 'UP%' AS il"
+        " FROM APP.EVENTS AS e",
+        [
+            (1, "UPPER", "An", "Upper", "upper", True, True),
+            (2, None, None, None, None, None, None),
+            (3, None, None, None, None, None, None),
+            (4, None, None, None, None, None, None),
+            (5, None, None, None, None, None, None),
+        ],
+    ),
+    (
+        # ... and FLATTEN's value, an element of an array
+        "SELECT e.id, LOWER(g.value) AS tag FROM APP.EVENTS AS e,"
+        ' LATERAL FLATTEN(input => e.payload:"k y") AS f,'
+        " LATERAL FLATTEN(input => f.value:tags) AS g",
+        [(1, "x"), (1, "y")],
+    ),
+    (
+        # FLATTEN with its input by position
+        "SELECT e.id, f.index AS i, f.value:sku::string AS sku"
+        " FROM APP.EVENTS AS e, LATERAL FLATTEN(e.payload:items) AS f WHERE e.id = 1",
+        [(1, 0, "A1"), (1, 1, 'B"2')],
+    ),
+    (
+        # ::VARIANT of a VARIANT is the same value, paths read through it
+        "SELECT id, payload::variant:Q::string AS q, (payload:user)::variant:name::string AS n"
+        " FROM APP.EVENTS WHERE payload:user::variant IS NOT NULL",
+        [(1, "upper", "Ann"), (2, None, None), (4, None, None), (5, None, None)],
+    ),
+    (
+        # a path output by a CTE that every reader reads as a string holds its string form
+        "WITH c AS (SELECT e.id, e.payload:user.name AS n FROM APP.EVENTS AS e)"
+        " SELECT x.id, x.n::string AS s, UPPER(x.n) AS u FROM c AS x"
+        " WHERE x.n LIKE 'A%' OR x.id = 2",
+        [(1, "Ann", "ANN"), (2, None, None)],
+    ),
+    (
+        # ... FLATTEN's value output by a derived table, and a path passed on by two CTEs
+        "WITH a AS (SELECT e.id, e.payload:Q AS q FROM APP.EVENTS AS e),"
+        " b AS (SELECT a.id, a.q AS q2 FROM a)"
+        " SELECT d.id, LOWER(d.v) AS tag FROM (SELECT e.id, g.value AS v FROM APP.EVENTS AS e,"
+        ' LATERAL FLATTEN(input => e.payload:"k y") AS f,'
+        " LATERAL FLATTEN(input => f.value:tags) AS g) AS d"
+        " JOIN b ON b.id = d.id WHERE b.q2 = 'upper'",
+        [(1, "x"), (1, "y")],
+    ),
+    (
+        # another query's range named like the FLATTEN keeps its own INDEX column
+        "WITH t AS (SELECT id AS index FROM APP.EVENTS WHERE id = 1)"
+        " SELECT f.index AS i FROM APP.EVENTS AS e,"
+        " LATERAL FLATTEN(input => e.payload:items) AS f WHERE e.id = 1"
+        " UNION ALL SELECT f.index FROM t AS f",
+        [(0,), (1,), (1,)],
+    ),
 ]
 
 
@@ -211,6 +298,13 @@ def test_variants_read_the_same_rows_on_both_engines(spark_engine, lake, source,
         ("SELECT payload:e::int AS n FROM APP.EVENTS", "JSON_VALUE"),
         # LIKE of a boolean: Snowflake would match its text 'true'
         ("SELECT id FROM APP.EVENTS WHERE payload:n LIKE 't%'", "JSON_VALUE"),
+        # ... and a string function of it would read that text, here through a CTE
+        ("SELECT UPPER(payload:n) AS n FROM APP.EVENTS", "JSON_VALUE"),
+        (
+            "WITH c AS (SELECT e.payload:n AS q FROM APP.EVENTS AS e) SELECT UPPER(c.q) AS u"
+            " FROM c",
+            "JSON_VALUE",
+        ),
         # FLATTEN of an object gives a row per key in Snowflake: not translated, fails
         (
             "SELECT f.index AS i FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload:items) f",
@@ -256,6 +350,51 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
         ("SELECT id FROM APP.EVENTS WHERE payload:n > 'x'", "VARIANT-PATH", "1:33"),
         ("SELECT payload[id]::string AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT id[0] AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
+        ("SELECT payload:Q::variant AS q FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
+        # Snowflake's JSON reader takes unquoted keys and refuses repeated ones
+        ("SELECT PARSE_JSON(payload):Q::string AS q FROM APP.EVENTS", "VARIANT-PARSE-JSON", "1:8"),
+        (
+            "SELECT id FROM APP.EVENTS WHERE TRY_PARSE_JSON(id::string):a IS NULL",
+            "VARIANT-PARSE-JSON",
+            "1:33",
+        ),
+        # a path output by a CTE or derived table and read as a VARIANT: tested for NULL
+        # (a JSON null is not NULL), grouped, counted, output, joined by USING
+        (
+            "SELECT d.id FROM (SELECT e.id, e.payload:Q AS q FROM APP.EVENTS AS e) AS d"
+            " WHERE d.q IS NULL",
+            "VARIANT-PATH",
+            "1:32",
+        ),
+        (
+            "WITH c AS (SELECT e.payload:Q AS q FROM APP.EVENTS AS e)"
+            " SELECT c.q::string AS s, COUNT(*) AS n FROM c GROUP BY c.q",
+            "VARIANT-PATH",
+            "1:19",
+        ),
+        (
+            "WITH c AS (SELECT e.payload:Q AS q FROM APP.EVENTS AS e)"
+            " SELECT COUNT(c.q) AS n FROM c WHERE c.q LIKE 'u%'",
+            "VARIANT-PATH",
+            "1:19",
+        ),
+        (
+            "WITH c AS (SELECT e.payload:Q AS q FROM APP.EVENTS AS e) SELECT c.q FROM c",
+            "VARIANT-PATH",
+            "1:19",
+        ),
+        (
+            "WITH c AS (SELECT e.id, e.payload:Q AS q FROM APP.EVENTS AS e)"
+            " SELECT c.id FROM c JOIN c AS d USING (q) WHERE c.q LIKE 'u%'",
+            "VARIANT-PATH",
+            "1:25",
+        ),
+        (
+            "WITH c AS (SELECT DISTINCT e.payload:Q AS q FROM APP.EVENTS AS e)"
+            " SELECT UPPER(c.q) AS u FROM c",
+            "VARIANT-PATH",
+            "1:28",
+        ),
         (
             "SELECT f.key AS k FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload) AS f",
             "VARIANT-FLATTEN",
@@ -277,6 +416,10 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
             "VARIANT-FLATTEN",
             "1:68",
         ),
+        # ARRAY_SIZE of an array that is not a VARIANT: its elements are VARIANTs
+        ("SELECT ARRAY_SIZE(SPLIT('a,b', ',')) AS n FROM APP.EVENTS", "ARRAY-AGG", "1:8"),
+        ("SELECT ARRAY_SIZE(ARRAY_CONSTRUCT(id)) AS n FROM APP.EVENTS", "ARRAY-AGG", "1:19"),
+        ("SELECT ARRAY_SIZE(payload[id]) AS n FROM APP.EVENTS", "VARIANT-PATH", "1:19"),
     ],
 )
 def test_what_has_no_exact_form_is_refused_where_it_is(source, rule, where):
@@ -306,6 +449,8 @@ def test_a_variant_column_still_passes_through_unchanged():
         jsonpath.JsonPath(("items",), each=True),
         jsonpath.JsonPath(("a",), filter=("==", "string")),
         jsonpath.JsonPath((), filter=("<>", "null")),
+        jsonpath.JsonPath(("a", 0)).size(),
+        jsonpath.JsonPath(("size()",)),
     ],
 )
 def test_paths_are_read_back_as_written(path):
