@@ -63,6 +63,7 @@ def load_all() -> dict[str, Rule]:
         portable_types,
         refusals,
         regex,
+        safe_casts,
         scripting,
         strings,
         text_casts,

@@ -6,6 +6,7 @@ from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, STRING_TYPES, TIMESTAMP_TYPES, clone, type_of
+from sql.rules.safe_casts import is_bigquery_text_to_int64
 
 # Precision and scale of DECIMAL / NUMERIC / NUMBER written without them.
 DECIMAL_DEFAULTS = {
@@ -222,6 +223,8 @@ def cannot_fail(value: exp.Expr, target: exp.DataType) -> bool:
 )
 def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     assert isinstance(node, exp.TryCast)
+    if is_bigquery_text_to_int64(node, ctx.dialect):
+        return None  # FN-TRY-CAST-TEXT reads the string as BigQuery does
     target = node.args["to"]
     if not cannot_fail(node.this, target):
         source = type_of(node.this)
