@@ -67,6 +67,7 @@ def load_all() -> dict[str, Rule]:
         scripting,
         strings,
         text_casts,
+        text_timestamps,
         types,
         variant,
         wildcard_tables,

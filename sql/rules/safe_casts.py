@@ -91,9 +91,7 @@ def _hex_value(text: exp.Expr) -> exp.Expr:
     its power of 16, each term carrying the sign, so that no partial sum leaves the BIGINT
     range (-0x8000000000000000 included)."""
     # The digits, leading zeros included: whitespace, sign and "0x" removed.
-    digits = exp.Upper(
-        this=exp.Substring(this=_without(text, _WHITESPACE + "+-"), start=lit(3))
-    )
+    digits = exp.Upper(this=exp.Substring(this=_without(text, _WHITESPACE + "+-"), start=lit(3)))
     # Its last 16 digits (the pattern admits no more significant ones), left-padded.
     padded = exp.Substring(
         this=exp.DPipe(this=lit("0" * 16), expression=digits),
