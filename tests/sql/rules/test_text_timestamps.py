@@ -91,3 +91,35 @@ def test_other_formats_are_refused(dialect, conversion, rule):
     with pytest.raises(TranslationError) as raised:
         translate(f"SELECT {conversion} AS t FROM SALES.ORDERS", dialect)
     assert rule in {d.rule for d in raised.value.diagnostics}
+
+
+# A TIMESTAMP compared with a 'yyyy-mm-dd hh:mi:ss[.f]' string: (dialect, predicate, expected)
+COMPARISONS = [
+    ("snowflake", "t BETWEEN '2023-06-01 08:00:00' AND '2023-06-01 09:00:00'", [2, 3]),
+    ("bigquery", "t > '2023-06-01 09:00:00.5'", [4]),
+    ("redshift", "t <= '2023-06-01 08:00:00.000001'", [1, 2]),
+]
+MOMENTS = [
+    (1, T(2023, 6, 1, 7, 59, 59)),
+    (2, T(2023, 6, 1, 8, 0, 0)),
+    (3, T(2023, 6, 1, 9, 0, 0)),
+    (4, T(2023, 6, 1, 9, 0, 1)),
+]
+
+
+@pytest.mark.parametrize(("dialect", "predicate", "expected"), COMPARISONS)
+def test_timestamp_strings_compare_as_the_moment_they_name(spark, dialect, predicate, expected):
+    table = {"snowflake": "SALES.ORDERS", "bigquery": "sales.orders", "redshift": "sales.orders"}
+    kind = "DATETIME" if dialect == "bigquery" else "TIMESTAMP"  # BigQuery's is an instant
+    source = (
+        f"SELECT k FROM (SELECT o_orderkey AS k, CAST(o_orderdate AS {kind}) AS t "
+        f"FROM {table[dialect]}) AS m WHERE {predicate}"
+    )
+    ansi_sql = translate(source, dialect).ansi_sql
+    assert "CAST('2023-06-01" in ansi_sql
+    values = ", ".join(f"({k}, TIMESTAMP '{t.isoformat(sep=' ')}')" for k, t in MOMENTS)
+    rows = f"(SELECT * FROM (VALUES {values}) AS v(o_orderkey, o_orderdate))"
+    ansi_sql = ansi_sql.replace('"raw"."orders"', rows)
+    on_duckdb = sorted(r[0] for r in duckdb.connect().sql(render(ansi_sql, "duckdb")).fetchall())
+    on_spark = sorted(r[0] for r in spark.sql(render(ansi_sql, "spark")).collect())
+    assert on_duckdb == on_spark == expected
