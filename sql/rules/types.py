@@ -5,7 +5,14 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, STRING_TYPES, TIMESTAMP_TYPES, clone, type_of
+from sql.rules.build import (
+    INTEGER_TYPES,
+    NUMERIC_TYPES,
+    STRING_TYPES,
+    TIMESTAMP_TYPES,
+    clone,
+    type_of,
+)
 from sql.rules.safe_casts import is_bigquery_text_to_int64
 
 # Precision and scale of DECIMAL / NUMERIC / NUMBER written without them.
@@ -229,12 +236,25 @@ def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not cannot_fail(node.this, target):
         source = type_of(node.this)
         what = source.value if source is not None else "a value of unknown type"
+        why = "only conversions that cannot fail are translated"
+        if source in STRING_TYPES:
+            # Exact only where the strings the source reads are known (FN-TRY-CAST-TEXT).
+            details = (
+                "blanks, signs, exponents, overflow"
+                if target.this in NUMERIC_TYPES
+                else "formats detected per value or set by the session"
+            )
+            why = (
+                f"which strings {ctx.dialect} reads as {target.sql().upper()} is not stated "
+                f"exactly ({details}), so where it gives NULL cannot be written; only "
+                "BigQuery's SAFE_CAST to INT64 is"
+            )
         ctx.report(
             "error",
             "FN-TRY-CAST",
             node,
             f"TRY_CAST from {what} to {target.sql().upper()} returns NULL on the values where "
-            "ANSI CAST fails; only conversions that cannot fail are translated",
+            f"ANSI CAST fails; {why}",
         )
         return node
     converted = exp.Cast(this=clone(node.this), to=clone(target))
