@@ -245,9 +245,9 @@ def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr | None:
                 else "formats detected per value or set by the session"
             )
             why = (
-                f"which strings {ctx.dialect} reads as {target.sql().upper()} is not stated "
-                f"exactly ({details}), so where it gives NULL cannot be written; only "
-                "BigQuery's SAFE_CAST to INT64 is"
+                f"{why}, and of strings only BigQuery's SAFE_CAST to INT64, whose accepted text "
+                f"is known: which strings {ctx.dialect} reads as {target.sql().upper()} is not "
+                f"stated exactly ({details})"
             )
         ctx.report(
             "error",
