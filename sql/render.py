@@ -141,18 +141,29 @@ def _fetch_as_window(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) -
     return tree
 
 
-def _check_distinct_listagg(tree: exp.Expr, engine: Engine, ansi_sql: str, file: str) -> None:
-    # DuckDB binds LISTAGG(DISTINCT v) WITHIN GROUP (ORDER BY v) only when it can match the
-    # key to the argument, which it cannot for a subquery (each copy is a query of its own).
+def _distinct_listagg_for_duckdb(
+    tree: exp.Expr, engine: Engine, ansi_sql: str, file: str
+) -> exp.Expr:
+    """LISTAGG(DISTINCT (subquery), sep) WITHIN GROUP (ORDER BY (subquery)) ->
+    array_to_string over the sorted list_distinct of list.
+
+    DuckDB binds LISTAGG(DISTINCT v) WITHIN GROUP (ORDER BY v) only when it can match the
+    key to the argument, which it cannot for a subquery (each copy is a query of its own).
+    The replacement is the same value: the distinct non-null strings (list_distinct drops
+    NULLs), sorted as DuckDB's ORDER BY sorts them, joined; NULL when there are none.
+    """
     if engine != "duckdb":
-        return
-    for node in tree.find_all(exp.GroupConcat):
+        return tree
+    for node in list(tree.find_all(exp.GroupConcat)):
         order = node.this
-        if (
+        if not (
             isinstance(order, exp.Order)
             and isinstance(order.this, exp.Distinct)
             and order.this.find(exp.Subquery) is not None
         ):
+            continue
+        values, keys = order.this.expressions, order.expressions
+        if len(values) != 1 or len(keys) != 1 or keys[0].this != values[0]:
             raise _refuse(
                 ansi_sql,
                 file,
@@ -160,9 +171,19 @@ def _check_distinct_listagg(tree: exp.Expr, engine: Engine, ansi_sql: str, file:
                 "LISTAGG(DISTINCT ...) of a subquery has no duckdb form: DuckDB cannot match "
                 "its WITHIN GROUP key to the argument",
             )
+        value = values[0]
+        listed = exp.Anonymous(this="list", expressions=[value.copy()])
+        distinct = exp.Anonymous(this="list_distinct", expressions=[listed])
+        direction = exp.Literal.string("DESC" if keys[0].args.get("desc") else "ASC")
+        ordered = exp.Anonymous(this="list_sort", expressions=[distinct, direction])
+        separator = node.args.get("separator") or exp.Literal.string(",")
+        joined = exp.Anonymous(this="array_to_string", expressions=[ordered, separator.copy()])
+        none = exp.EQ(this=exp.Count(this=value.copy()), expression=exp.Literal.number(0))
+        node.replace(exp.Case(ifs=[exp.If(this=none, true=exp.Null())], default=joined))
+    return tree
 
 
-def _distinct_listagg_for_spark(tree: exp.Expr) -> exp.Expr:
+def _distinct_listagg_for_spark(tree: exp.Expr, ansi_sql: str, file: str) -> exp.Expr:
     """LISTAGG(DISTINCT v, sep) WITHIN GROUP (ORDER BY v) -> array_join over collect_set.
 
     Spark 4.3 fails at run time (ClassCastException in its distinct-aggregate rewrite) when
@@ -178,6 +199,32 @@ def _distinct_listagg_for_spark(tree: exp.Expr) -> exp.Expr:
         if len(values) != 1 or len(keys) != 1 or keys[0].this != values[0]:
             continue
         value = values[0]
+        if value.find(exp.Subquery) is not None:
+            # Spark allows no subquery inside array_sort; the LISTAGG itself runs unless
+            # another DISTINCT aggregate shares its SELECT.
+            select = node.find_ancestor(exp.Select)
+            others = [
+                d
+                for d in (select.find_all(exp.Distinct) if select is not None else [])
+                if d is not order.this
+                and (
+                    isinstance(d.parent, exp.AggFunc)
+                    or (
+                        isinstance(d.parent, exp.Order)
+                        and isinstance(d.parent.parent, exp.GroupConcat)
+                    )
+                )
+            ]
+            if others:
+                raise _refuse(
+                    ansi_sql,
+                    file,
+                    node,
+                    "LISTAGG(DISTINCT ...) of a subquery beside another DISTINCT aggregate "
+                    "has no spark form: Spark fails on the pair, and allows no subquery in "
+                    "the array functions that replace it",
+                )
+            continue
         ordered = exp.Anonymous(
             this="array_sort",
             expressions=[exp.Anonymous(this="collect_set", expressions=[value.copy()])],
@@ -1033,14 +1080,14 @@ def render(
             [Diagnostic("error", "RENDER", f"not ANSI SQL: {error}", file, 1, 1)]
         ) from None
     tree = _fetch_as_window(tree, engine, ansi_sql, file)
-    _check_distinct_listagg(tree, engine, ansi_sql, file)
+    tree = _distinct_listagg_for_duckdb(tree, engine, ansi_sql, file)
     tree = _json_operators(tree, engine, ansi_sql, file)
     tree = _element_access(tree, engine)
     tree = _portable_functions(tree, engine)
     if engine == "spark":
         tree = _unnest_for_spark(tree)
         tree = _array_agg_for_spark(tree)
-        tree = _distinct_listagg_for_spark(tree)
+        tree = _distinct_listagg_for_spark(tree, ansi_sql, file)
         tree = _plain_grouping_for_spark(tree)
         tree = _literal_backslashes_for_spark(tree)
         tree = _end_anchors_for_spark(tree)

@@ -68,8 +68,44 @@ def _structural_type(node: exp.Expr) -> exp.DType | None:
     if isinstance(node, exp.Coalesce):
         values = [node.this, *node.expressions]
         return _common([type_of(v) for v in values if not isinstance(v, exp.Null)])
+    if isinstance(node, (exp.Add, exp.Sub)) and type_of(node.expression) == exp.DType.INTERVAL:
+        moment = type_of(node.this)
+        return moment if moment in (exp.DType.DATE, *TIMESTAMP_TYPES) else None
+    if isinstance(node, (exp.Mul)) and exp.DType.INTERVAL in (
+        type_of(node.this),
+        type_of(node.expression),
+    ):
+        return exp.DType.INTERVAL
     if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
         return _common([type_of(node.this), type_of(node.expression)])
+    if isinstance(node, (exp.DateTrunc, exp.TimestampTrunc)):
+        # DATE_TRUNC keeps its argument's type (a DATE stays a DATE)
+        moment = type_of(node.this)
+        return moment if moment in (exp.DType.DATE, *TIMESTAMP_TYPES) else None
+    return None
+
+
+def _ancestors(node: exp.Expr) -> list[exp.Expr]:
+    found = []
+    while node.parent is not None:
+        node = node.parent
+        found.append(node)
+    return found
+
+
+def _common_table(table: exp.Table) -> exp.CTE | None:
+    """The WITH query ``table`` names (of its own or an enclosing SELECT), if any."""
+    if table.args.get("db"):
+        return None
+    scope: exp.Expr | None = table
+    while scope is not None:
+        with_ = scope.args.get("with_") if isinstance(scope, exp.Query) else None
+        for cte in with_.expressions if with_ is not None else []:
+            if cte.alias_or_name == table.name:
+                # A table inside the WITH query of its own name is another table.
+                inside = any(parent is cte for parent in _ancestors(table))
+                return None if inside else cte
+        scope = scope.parent
     return None
 
 
@@ -79,11 +115,15 @@ def _derived_column_type(column: exp.Column) -> exp.DType | None:
         sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
         for source in sources:
             derived = source.this if source is not None else None
-            if not isinstance(derived, (exp.Lateral, exp.Subquery)):
+            if isinstance(derived, exp.Table) and derived.alias_or_name == column.table:
+                common = _common_table(derived)
+                query = common.this if common is not None else None
+            elif isinstance(derived, (exp.Lateral, exp.Subquery)):
+                if derived.alias_or_name != column.table:
+                    continue
+                query = derived.this
+            else:
                 continue
-            if derived.alias_or_name != column.table:
-                continue
-            query = derived.this
             while isinstance(query, exp.Subquery):
                 query = query.this
             if isinstance(query, exp.Select):

@@ -329,14 +329,31 @@ def _date_string(literal: exp.Expr) -> str | None:
     return "-".join(basic.groups()) if basic else None
 
 
+# Dialects that read 'yyyy-mm-dd hh:mi:ss' as that moment whatever their settings' order
+# of day and month (Snowflake's AUTO format, BigQuery's canonical form, Redshift's parser).
+ISO_TIME_DIALECTS = ("snowflake", "bigquery", "redshift")
+STRICT_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?")
+
+
+def _timestamp_string(literal: exp.Expr) -> str | None:
+    """A 'yyyy-mm-dd hh:mi:ss[.ffffff]' string literal naming a valid moment, else None."""
+    if not (isinstance(literal, exp.Literal) and literal.is_string):
+        return None
+    if not STRICT_TIMESTAMP.fullmatch(literal.name):
+        return None
+    return iso_timestamp(literal.name)
+
+
 @rule(
     "DATE-STRING-COMPARISON",
     "rewrite",
     ALL_DIALECTS,
     (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between),
     "A DATE compared with a string literal converts the string to a date in the source; "
-    "'yyyy-mm-dd' and 'yyyymmdd' become CAST('yyyy-mm-dd' AS DATE), other formats depend on "
-    "server date-format settings and are refused.",
+    "'yyyy-mm-dd' and 'yyyymmdd' become CAST('yyyy-mm-dd' AS DATE), and, compared with a "
+    "TIMESTAMP in Snowflake, BigQuery or Redshift, 'yyyy-mm-dd hh:mi:ss[.ffffff]' becomes "
+    "CAST('...' AS TIMESTAMP); other formats depend on server date-format settings and are "
+    "refused.",
     (
         (
             "tsql",
@@ -360,6 +377,8 @@ def date_string_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     rewritten = clone(node)
     for key in strings:
         iso = _date_string(operands[key])
+        if iso is None and target == "TIMESTAMP" and ctx.dialect in ISO_TIME_DIALECTS:
+            iso = _timestamp_string(operands[key])
         if iso is None:
             ctx.report(
                 "error",

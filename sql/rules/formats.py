@@ -376,8 +376,9 @@ def compile_format(tokens: list[tuple[str, object]], value: exp.Expr) -> exp.Exp
     "element's case and pad MONTH and DAY to nine, Snowflake's are translated in title case "
     "only; T-SQL's AM/PM and / and : separators are the culture's, English under the same "
     "assumption. Fractional seconds, time zones, fill modes, one-letter .NET (standard) "
-    "formats, FORMAT with a culture and BigQuery's FORMAT_TIMESTAMP (an instant) are refused, "
-    "naming the element.",
+    "formats, FORMAT with a culture and BigQuery's FORMAT_TIMESTAMP in a time zone other than "
+    "UTC are refused, naming the element (FORMAT_TIMESTAMP of an instant without a zone prints "
+    "its UTC fields, as EXTRACT reads them on the engines' UTC sessions).",
     (
         (
             "snowflake",
@@ -403,7 +404,13 @@ def format_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None  # FORMAT with a culture: left to FMT-TO-CHAR
     value = _unwrapped(node.this)
     kind = type_of(value)
-    if kind != exp.DType.DATE and kind not in TIMESTAMP_TYPES:
+    if kind == exp.DType.TIMESTAMPTZ and ctx.dialect == "bigquery":
+        # FORMAT_TIMESTAMP prints an instant's fields in UTC unless given a zone; so do the
+        # fields EXTRACT reads on the engines, whose sessions are pinned to UTC.
+        zone = node.args.get("zone")
+        if zone is not None and not (isinstance(zone, exp.Literal) and zone.name == "UTC"):
+            return None  # another time zone: left to FMT-TO-CHAR
+    elif kind != exp.DType.DATE and kind not in TIMESTAMP_TYPES:
         return None
     try:
         if ctx.dialect == "tsql":
@@ -905,6 +912,8 @@ def _unwrapped(value: exp.Expr) -> exp.Expr:
         return value.this
     if isinstance(value, exp.TsOrDsToDatetime) and type_of(value.this) in TIMESTAMP_TYPES:
         return value.this
+    if isinstance(value, exp.TsOrDsToTimestamp) and type_of(value.this) == exp.DType.TIMESTAMPTZ:
+        return value.this  # FORMAT_TIMESTAMP of a TIMESTAMP (an instant)
     return value
 
 

@@ -161,7 +161,7 @@ def _array_series(generator: exp.Expr, ctx: Context) -> exp.Select | None:
     "there, as in Oracle), BigQuery `UNNEST(GENERATE_ARRAY(a, b[, step]))` and "
     "`UNNEST(GENERATE_DATE_ARRAY(d1, d2[, INTERVAL n unit]))` with their `WITH OFFSET`, and "
     "Snowflake `TABLE(GENERATOR(ROWCOUNT => n))`, whose `ROW_NUMBER() OVER (ORDER BY SEQ4())` "
-    "numbers the rows 1 to n. Bounds must be literals; month, quarter and year steps must start "
+    "(or SEQ1, SEQ2, SEQ8) numbers the rows 1 to n. Bounds must be literals; month, quarter and year steps must start "
     "on a month's 28th day or earlier (no step is clamped); SEQ4() itself may have gaps and "
     "stays refused.",
     (
@@ -220,8 +220,9 @@ def _generator(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     name = alias.name if alias is not None and alias.name else "generator"
     select = node.find_ancestor(exp.Select)
     if select is not None:
-        # ROW_NUMBER() OVER (ORDER BY SEQ4()) numbers the rows 1..n whatever gaps SEQ4 has.
-        for seq in list(select.find_all(exp.Seq4)):
+        # ROW_NUMBER() OVER (ORDER BY SEQ4()) numbers the rows 1..n whatever gaps SEQ4 has,
+        # and whatever order: the generated rows are alike (SEQ1 and SEQ2 wrap around).
+        for seq in list(select.find_all(exp.Seq1, exp.Seq2, exp.Seq4, exp.Seq8)):
             ordered = seq.parent
             spec = ordered.parent.parent if ordered is not None and ordered.parent else None
             if (

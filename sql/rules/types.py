@@ -5,7 +5,15 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, STRING_TYPES, TIMESTAMP_TYPES, clone, type_of
+from sql.rules.build import (
+    INTEGER_TYPES,
+    NUMERIC_TYPES,
+    STRING_TYPES,
+    TIMESTAMP_TYPES,
+    clone,
+    type_of,
+)
+from sql.rules.safe_casts import is_bigquery_text_to_int64
 
 # Precision and scale of DECIMAL / NUMERIC / NUMBER written without them.
 DECIMAL_DEFAULTS = {
@@ -222,16 +230,31 @@ def cannot_fail(value: exp.Expr, target: exp.DataType) -> bool:
 )
 def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     assert isinstance(node, exp.TryCast)
+    if is_bigquery_text_to_int64(node, ctx.dialect):
+        return None  # FN-TRY-CAST-TEXT reads the string as BigQuery does
     target = node.args["to"]
     if not cannot_fail(node.this, target):
         source = type_of(node.this)
         what = source.value if source is not None else "a value of unknown type"
+        why = "only conversions that cannot fail are translated"
+        if source in STRING_TYPES:
+            # Exact only where the strings the source reads are known (FN-TRY-CAST-TEXT).
+            details = (
+                "blanks, signs, exponents, overflow"
+                if target.this in NUMERIC_TYPES
+                else "formats detected per value or set by the session"
+            )
+            why = (
+                f"{why}, and of strings only BigQuery's SAFE_CAST to INT64, whose accepted text "
+                f"is known: which strings {ctx.dialect} reads as {target.sql().upper()} is not "
+                f"stated exactly ({details})"
+            )
         ctx.report(
             "error",
             "FN-TRY-CAST",
             node,
             f"TRY_CAST from {what} to {target.sql().upper()} returns NULL on the values where "
-            "ANSI CAST fails; only conversions that cannot fail are translated",
+            f"ANSI CAST fails; {why}",
         )
         return node
     converted = exp.Cast(this=clone(node.this), to=clone(target))

@@ -52,6 +52,12 @@ CASES = [
         "SELECT ROW_NUMBER() OVER (ORDER BY SEQ4()) AS n FROM TABLE(GENERATOR(ROWCOUNT => 0))",
         [],
     ),
+    # SEQ1 wraps around after 255, yet the rows it orders are alike: still 1..n
+    (
+        "snowflake",
+        "SELECT ROW_NUMBER() OVER (ORDER BY SEQ1()) AS n FROM TABLE(GENERATOR(ROWCOUNT => 5))",
+        [(1,), (2,), (3,), (4,), (5,)],
+    ),
 ]
 
 

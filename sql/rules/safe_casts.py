@@ -1,0 +1,193 @@
+"""SAFE_CAST of a string to an integer, with the source's reading of the text spelled out.
+
+BigQuery's SAFE_CAST(s AS INT64) returns NULL exactly where CAST raises, and which strings
+CAST reads is fixed by its implementation (ZetaSQL ``StringToNumeric<int64_t>``): blanks
+(' ') are skipped at the start; then a string that starts with an optional sign and ``0x``
+is read in base 16, anything else in base 10, each by ``safe_strto64_base``, which skips
+ASCII whitespace (space, tab, newline, vertical tab, form feed, carriage return) at both
+ends, takes one optional sign and then only digits of its base, and fails on overflow. So
+the accepted strings are two regular languages, checked with LIKE_REGEX, plus a range test
+on the digits; the value of a decimal string is the engines' CAST (both read a sign, leading
+zeros and surrounding whitespace), that of a hexadecimal one is computed digit by digit.
+
+Snowflake's TRY_CAST / TRY_TO_NUMBER of a string is not translated: Snowflake documents
+neither which blanks it skips nor whether it reads exponents, so its NULLs cannot be stated.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sql.rules.base import Context, rule
+from sql.rules.build import STRING_TYPES, cast, clone, lit, paren, type_of
+
+# ASCII whitespace as absl::ascii_isspace counts it, and as the members of a regex class:
+# XQuery escapes for tab, newline and carriage return, the vertical tab and form feed as
+# themselves (XQuery has no escape for them; RE2 and Java read them literally in a class).
+_WHITESPACE = " \t\n\x0b\x0c\r"
+_SPACE_CLASS = "[ \\t\\n\\r\x0b\x0c]"
+HEX_DIGITS = "0123456789ABCDEF"
+
+
+def _members(characters: str) -> str:
+    """A regex class of consecutive ``characters`` of HEX_DIGITS, letters in both cases."""
+    digits = [c for c in characters if c.isdigit()]
+    letters = [c for c in characters if c.isalpha()]
+    parts = []
+    for run in (digits, letters, [c.lower() for c in letters]):
+        if run:
+            parts.append(run[0] if len(run) == 1 else f"{run[0]}-{run[-1]}")
+    return "[" + "".join(parts) + "]"
+
+
+def at_most(limit: str, digit_class: str) -> str:
+    """A regex of the digit strings as long as ``limit`` and not above it (strings of one
+    length compare as numbers): a prefix of the limit, a smaller digit, then any digits."""
+
+    def exactly(prefix: str) -> str:
+        return "".join(_members(c) if c.isalpha() else c for c in prefix)
+
+    alternatives = [exactly(limit)]
+    for position, digit in enumerate(limit):
+        smaller = HEX_DIGITS[: HEX_DIGITS.index(digit)]
+        if not smaller:
+            continue
+        rest = len(limit) - position - 1
+        tail = f"{digit_class}{{{rest}}}" if rest else ""
+        alternatives.append(f"{exactly(limit[:position])}{_members(smaller)}{tail}")
+    return "|".join(alternatives)
+
+
+def _integer_pattern(prefix: str, digit_class: str, limits: tuple[str, str]) -> str:
+    """Optional whitespace, then a positive (``+`` optional) or a negative number whose
+    digits (after any leading zeros) are at most the limit of its sign, then whitespace."""
+    width = len(limits[0])
+    shorter = f"{digit_class}{{1,{width - 1}}}"
+    positive = f"\\+?{prefix}0*({shorter}|{at_most(limits[0], digit_class)})"
+    negative = f"-{prefix}0*({shorter}|{at_most(limits[1], digit_class)})"
+    return f"({positive}|{negative}){_SPACE_CLASS}*$"
+
+
+DECIMAL_INT64 = f"^{_SPACE_CLASS}*" + _integer_pattern(
+    "", "[0-9]", ("9223372036854775807", "9223372036854775808")
+)
+# The base-16 reading is chosen after skipping blanks only: a tab before "0x" makes the
+# string a (failing) decimal one.
+HEX_INT64 = "^ *" + _integer_pattern(
+    "0[xX]", "[0-9A-Fa-f]", ("7FFFFFFFFFFFFFFF", "8000000000000000")
+)
+
+
+def _without(text: exp.Expr, characters: str) -> exp.Expr:
+    """``text`` with every one of ``characters`` removed (nested REPLACE)."""
+    result = clone(text)
+    for character in characters:
+        result = exp.Replace(this=result, expression=lit(character), replacement=lit(""))
+    return result
+
+
+def _hex_value(text: exp.Expr) -> exp.Expr:
+    """The BIGINT a string that matches HEX_INT64 denotes: each of its last 16 digits times
+    its power of 16, each term carrying the sign, so that no partial sum leaves the BIGINT
+    range (-0x8000000000000000 included)."""
+    # The digits, leading zeros included: whitespace, sign and "0x" removed.
+    digits = exp.Upper(this=exp.Substring(this=_without(text, _WHITESPACE + "+-"), start=lit(3)))
+    # Its last 16 digits (the pattern admits no more significant ones), left-padded.
+    padded = exp.Substring(
+        this=exp.DPipe(this=lit("0" * 16), expression=digits),
+        start=exp.Add(this=exp.Length(this=clone(digits)), expression=lit(1)),
+    )
+    negative = exp.Like(this=clone(text), expression=lit("%-%"))
+    sign = exp.Case(ifs=[exp.If(this=negative, true=lit(-1))], default=lit(1))
+    total: exp.Expr | None = None
+    for position in range(1, 17):
+        digit = exp.Sub(
+            this=exp.StrPosition(
+                this=lit(HEX_DIGITS),
+                substr=exp.Substring(this=clone(padded), start=lit(position), length=lit(1)),
+            ),
+            expression=lit(1),
+        )
+        term = exp.Mul(
+            this=paren(exp.Mul(this=paren(digit), expression=clone(sign))),
+            expression=cast(lit(16 ** (16 - position)), "BIGINT"),
+        )
+        total = term if total is None else exp.Add(this=total, expression=term)
+    assert total is not None
+    return cast(total, "BIGINT")
+
+
+def bigquery_text_to_int64(text: exp.Expr) -> exp.Expr:
+    """SAFE_CAST(text AS INT64) as BigQuery reads ``text`` (see the module docstring)."""
+    decimal = exp.RegexpLike(this=clone(text), expression=lit(DECIMAL_INT64))
+    hexadecimal = exp.RegexpLike(this=clone(text), expression=lit(HEX_INT64))
+    # A CASE: the CAST and the digit sums run only on strings their pattern admitted. The
+    # engines' CAST reads a sign and leading zeros as BigQuery does.
+    return exp.Case(
+        ifs=[
+            exp.If(this=decimal, true=cast(_without(text, _WHITESPACE + "+"), "BIGINT")),
+            exp.If(this=hexadecimal, true=_hex_value(text)),
+        ]
+    )
+
+
+def read_int64(text: str) -> int | None:
+    """What BigQuery's CAST(text AS INT64) gives, None where it raises: the reading of the
+    module docstring, for a string known at translation."""
+    text = text.lstrip(" ")
+    unsigned = text[1:] if text[:1] in ("+", "-") else text
+    base = 16 if unsigned[:2] in ("0x", "0X") else 10
+    text = text.strip(_WHITESPACE)
+    negative = text.startswith("-")
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if base == 16:
+        digits = digits[2:]
+    allowed = HEX_DIGITS + HEX_DIGITS.lower() if base == 16 else "0123456789"
+    if not digits or any(c not in allowed for c in digits):
+        return None
+    value = -int(digits, base) if negative else int(digits, base)
+    return value if -(2**63) <= value < 2**63 else None
+
+
+def is_bigquery_text_to_int64(node: exp.Expr, dialect: str) -> bool:
+    """SAFE_CAST of a string to INT64 in BigQuery: FN-TRY-CAST-TEXT translates it."""
+    return (
+        dialect == "bigquery"
+        and isinstance(node, exp.TryCast)
+        and node.args["to"].this == exp.DType.BIGINT
+        and type_of(node.this) in STRING_TYPES
+    )
+
+
+@rule(
+    "FN-TRY-CAST-TEXT",
+    "rewrite",
+    ("bigquery",),
+    (exp.TryCast,),
+    "BigQuery SAFE_CAST(s AS INT64) of a string is NULL exactly where BigQuery's CAST raises, "
+    "and which strings that CAST reads is fixed (ZetaSQL's StringToNumeric): optional ASCII "
+    "whitespace, one optional sign, decimal digits, optional whitespace, in the INT64 range; "
+    "or, after optional blanks, a sign and 0x / 0X, hexadecimal digits. Of a string column it "
+    "becomes a CASE over two LIKE_REGEX tests whose digit alternatives also state the range: "
+    "a decimal string is then CAST (the engines read its sign and leading zeros alike), a "
+    "hexadecimal one summed digit by digit times powers of 16, every other string is NULL. A "
+    "string literal is read at translation. Snowflake's TRY_CAST / TRY_TO_NUMBER of a string, "
+    "whose accepted text Snowflake does not document (blanks, exponents), and SAFE_CAST of "
+    "a string to other types stay refused (FN-TRY-CAST).",
+    (
+        (
+            "bigquery",
+            "SELECT SAFE_CAST(' 0x1F' AS INT64) AS h, SAFE_CAST('+007 ' AS INT64) AS d, "
+            "SAFE_CAST('1e3' AS INT64) AS e FROM sales.orders",
+            'SELECT CAST(31 AS BIGINT) AS "h", CAST(7 AS BIGINT) AS "d", '
+            'CAST(NULL AS BIGINT) AS "e" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def safe_cast_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not is_bigquery_text_to_int64(node, ctx.dialect):
+        return None
+    if isinstance(node.this, exp.Literal) and node.this.is_string:
+        value = read_int64(node.this.name)
+        return cast(exp.Null() if value is None else lit(value), "BIGINT")
+    return bigquery_text_to_int64(node.this)
