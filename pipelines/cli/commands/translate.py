@@ -10,6 +10,7 @@ import click
 
 from pipelines.cli.errors import fail_usage
 from pipelines.settings import Settings, SettingsError
+from sql.engines import ENGINES
 from sql.source_dialects import DIALECTS
 
 
@@ -23,7 +24,7 @@ from sql.source_dialects import DIALECTS
 @click.option(
     "--to",
     "target",
-    type=click.Choice(["ansi", "duckdb", "spark"]),
+    type=click.Choice(["ansi", *ENGINES]),
     default="ansi",
     show_default=True,
     help="ANSI SQL (the stored artifact), or its exact rendering for an engine.",
