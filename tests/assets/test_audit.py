@@ -137,13 +137,14 @@ def test_the_asset_writes_a_bundle_and_report_and_keeps_the_root_on_mlflow(home,
     )
     assert Path(served).read_bytes() == report.read_bytes()
     ui = "http://127.0.0.1:5000/#"
+    VIEW = "?workflowType=machine_learning"  # MLflow's model-training view, not GenAI
     assert metadata["report_url"] == (
         f"{ui}/experiments/{run.info.experiment_id}/runs/{version.run_id}/artifacts/"
-        f"{artifacts}/report.html"
+        f"{artifacts}/report.html{VIEW}"
     )
-    assert metadata["mlflow_model_version"] == f"{ui}/models/{MODEL}/versions/1"
+    assert metadata["mlflow_model_version"] == f"{ui}/models/{MODEL}/versions/1{VIEW}"
     assert metadata["mlflow_run"] == (
-        f"{ui}/experiments/{run.info.experiment_id}/runs/{version.run_id}"
+        f"{ui}/experiments/{run.info.experiment_id}/runs/{version.run_id}{VIEW}"
     )
     for key, value in metadata.items():
         assert str(home) not in str(value), key
