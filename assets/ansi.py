@@ -10,8 +10,9 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.metadata import lineage_metadata, shown_path
+from assets.metadata import lineage_metadata
 from pipelines.resources import AnsiStoreResource, LakeResource
+from pipelines.settings import shown_path
 from pipelines.translation.store import (
     SourceDependencies,
     StoredTranslation,

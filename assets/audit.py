@@ -12,7 +12,6 @@ from assets.metadata import (
     mlflow_run_url,
     mlflow_version_url,
     records_table,
-    shown_path,
 )
 from assets.registry import REGISTERED_MODEL_KEY
 from pipelines.audit.bundle import REPORT_FILE, build_bundle, log_to_run, root_tag, stamp_root
@@ -27,6 +26,7 @@ from pipelines.instance import (
 )
 from pipelines.registry.versions import MODEL_NAME, with_retries
 from pipelines.resources import AnsiStoreResource, AuditResource, LakeResource, MlflowResource
+from pipelines.settings import shown_path
 
 COMPLETE_CHECK = "audit_bundle_complete"
 

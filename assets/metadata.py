@@ -13,9 +13,6 @@ import dagster as dg
 
 from models.curve import curve_thumbnail_png
 from pipelines.registry.ui_links import artifact_page, model_version_page, run_page
-
-# shown_path: imported from its owner, the settings (where $PLUMBLINE_HOME is), for the assets.
-from pipelines.settings import shown_path  # noqa: F401
 from pipelines.warehouse.lineage_view import LineageRow, lineage_records
 
 # Significant digits a float keeps in metadata: enough for a rate, a loss or a threshold.

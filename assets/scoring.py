@@ -9,7 +9,6 @@ from assets.metadata import (
     mlflow_version_url,
     records_table,
     rounded,
-    shown_path,
 )
 from assets.registry import REGISTERED_MODEL_KEY
 from assets.training import model_feature_lineage
@@ -19,6 +18,7 @@ from pipelines.contracts.describe import contract_result_rows
 from pipelines.registry.scoring import SCORES_ZONE, load_scorer, score_table
 from pipelines.registry.versions import CHAMPION, MODEL_NAME, alias_version, with_retries
 from pipelines.resources import ContractsResource, LakeResource, MlflowResource
+from pipelines.settings import shown_path
 from pipelines.warehouse.build import CONTRACT_RESULT_COLUMNS, WAREHOUSE_ZONE
 from pipelines.warehouse.lineage_view import LineageRow
 from sql.paths import CONTRACTS_ROOT

@@ -19,7 +19,6 @@ from assets.metadata import (
     mlflow_run_url,
     records_table,
     rounded,
-    shown_path,
     training_curve_markdown,
 )
 from assets.training_checks import (
@@ -44,6 +43,7 @@ from pipelines.cluster.profiles import DEFAULT_THRESHOLD, load_reference_profile
 from pipelines.instance import materialization_of_version
 from pipelines.launch.torchrun import default_nproc
 from pipelines.resources import LakeResource, MlflowResource, TrainingLauncherResource
+from pipelines.settings import shown_path
 from pipelines.training.run import (
     Reused,
     TrainingError,

@@ -13,7 +13,6 @@ from pipelines.contracts.registry import PublishedContracts
 from pipelines.lake.store import Lake
 from pipelines.pipes.local import launch_locally
 from pipelines.settings import K8S_FIELDS, Settings, k8s_request_from, masking_key_from
-from pipelines.translation.store import StoredTranslation, read_stored_manifest, read_stored_sql
 from pipelines.warehouse.engines.base import Engine
 from sql.catalog import DEFAULT_CATALOG_PATH, Catalog, load_catalogs
 from sql.paths import REPOSITORY_ROOT
@@ -26,7 +25,7 @@ class LakeResource(dg.ConfigurableResource):
     """The Parquet lake under ``root`` (``$PLUMBLINE_HOME/lake`` by default)."""
 
     root: str
-    # $PLUMBLINE_HOME, which metadata shows paths relative to (assets.metadata.shown_path).
+    # $PLUMBLINE_HOME, which metadata shows paths relative to (pipelines.settings.shown_path).
     home: str = ""
 
     def lake(self) -> Lake:
@@ -72,13 +71,6 @@ class AnsiStoreResource(dg.ConfigurableResource):
 
     def catalog(self) -> Catalog:
         return load_catalogs([Path(f) for f in self.catalog_files])
-
-    def read_sql(self, name: str) -> str:
-        """The stored ANSI SQL of ``ansi/<name>``, checked against its manifest."""
-        return read_stored_sql(Path(self.root), name)
-
-    def read_manifest(self, name: str) -> StoredTranslation:
-        return read_stored_manifest(Path(self.root), name)
 
 
 class EngineResource(dg.ConfigurableResource):

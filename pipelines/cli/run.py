@@ -144,7 +144,7 @@ def latest_data_versions(
 
 def real_path(shown: str, home: Path) -> str:
     """A path from metadata as a file path: a leading ``$PLUMBLINE_HOME/`` (how metadata
-    shows paths, assets.metadata.shown_path) becomes ``home``; any other path is kept."""
+    shows paths, pipelines.settings.shown_path) becomes ``home``; any other path is kept."""
     if shown.startswith(HOME_PREFIX):
         return str(home / shown.removeprefix(HOME_PREFIX))
     return shown

@@ -9,10 +9,10 @@ from assets.metadata import (
     mlflow_version_url,
     records_table,
     rounded,
-    shown_path,
     training_curve_markdown,
 )
 from pipelines.registry.ui_links import experiment_page
+from pipelines.settings import shown_path
 from sql.paths import REPOSITORY_ROOT
 
 
