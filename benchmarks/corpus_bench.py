@@ -14,10 +14,10 @@ Corpora without a schema (sqlfluff's fixtures) use only the DDL the file itself 
 most of their queries refuse with NAME-UNKNOWN; they are reported apart.
 
 A query with a schema is *readable* unless it reads a table its corpus has no schema for:
-translation reported the table unknown (NAME-UNKNOWN) and no catalog table has its name
-under any qualification (any database, schema or dataset; a BigQuery wildcard
-``dataset.events_*`` matches the tables of its dataset whose names start ``events_``). A query refused before names are
-resolved (it does not parse) counts as readable. A query that reads ``EXTERNAL_QUERY(conn,
+translation reported the table unknown (NAME-UNKNOWN) and no catalog table has its schema
+(or dataset) and name, whatever its database or project (a BigQuery wildcard
+``dataset.events_*`` matches the tables of its dataset whose names start ``events_``). A
+query refused before names are resolved (it does not parse) counts as readable. A query that reads ``EXTERNAL_QUERY(conn,
 ...)`` (BigQuery's federated query of an external database, whose tables no corpus has a
 schema for) is not readable: its missing tables name the connection. The translated share of
 readable queries is issue 33's measure.
@@ -342,16 +342,21 @@ def _parameters(query: CorpusQuery) -> dict[str, QueryParameter]:
 
 
 # NAME-UNKNOWN's message quotes the name as written (sql/catalog.py, Catalog.resolve_name).
-_UNKNOWN_NAME = re.compile(r"^table (['\"])(?P<name>.+?)\1 is not in the catalog")
+_UNKNOWN_NAME = re.compile(
+    r"^(?:table|no table of the catalog matches the wildcard table) "
+    r"(['\"])(?P<name>.+?)\1(?: is not in the catalog| \(no table name)"
+)
 
 
 def missing_tables(errors: Sequence[Diagnostic], catalog: Catalog, dialect: str) -> tuple[str, ...]:
-    """The names of NAME-UNKNOWN ``errors`` that no table of ``catalog`` has under any
-    qualification: the last part of a legacy name of ``dialect``, compared as the dialect
-    compares it. A BigQuery wildcard ``dataset.prefix*`` names the tables of its dataset
-    whose names start ``prefix``: it is missing when the catalog has none there."""
+    """The names of NAME-UNKNOWN ``errors`` that no table of ``catalog`` has: a legacy name of
+    ``dialect`` whose last two parts (dataset or schema, and table) match, compared as the
+    dialect compares them; the parts before (project, database) may differ, as a corpus'
+    default namespaces do. A table of the same name in another dataset or schema is another
+    table (bigquery-etl's ``amo_prod.x`` is a view over ``addons_derived.x``, whose columns
+    it need not share). A BigQuery wildcard ``dataset.prefix*`` names the tables of its
+    dataset whose names start ``prefix``: it is missing when the catalog has none there."""
     keys = list(catalog.legacy.get(dialect, {}))
-    names = {key[-1] for key in keys}
     missing = []
     for error in errors:
         found = _UNKNOWN_NAME.match(error.message) if error.rule == "NAME-UNKNOWN" else None
@@ -360,14 +365,11 @@ def missing_tables(errors: Sequence[Diagnostic], catalog: Catalog, dialect: str)
         written = found.group("name")
         parts = [fold(part, dialect) for part in written.split(".")]
         last = parts[-1]
-        if last.endswith("*"):
-            known = any(
-                key[-1].startswith(last[:-1])
-                and (len(parts) < 2 or len(key) < 2 or key[-2] == parts[-2])
-                for key in keys
-            )
-        else:
-            known = last in names
+        known = any(
+            (key[-1].startswith(last[:-1]) if last.endswith("*") else key[-1] == last)
+            and (len(parts) < 2 or len(key) < 2 or key[-2] == parts[-2])
+            for key in keys
+        )
         if not known and written not in missing:
             missing.append(written)
     return tuple(missing)

@@ -109,14 +109,21 @@ def test_a_translation_duckdb_binds_but_cannot_run_is_reported():
 
 
 def _unknown(name: str) -> Diagnostic:
-    message = (
-        f"table {name!r} is not in the catalog for dialect bigquery (searched: s.yaml); add it, "
-        "or import one with `plumbline catalog import`"
-    )
+    if name.endswith("*"):  # the translator's own words (sql/wildcards.py)
+        message = (
+            f"no table of the catalog matches the wildcard table {name!r} (no table name "
+            "starts with 'x'; searched: s.yaml); add the tables, or import them with "
+            "`plumbline catalog import`"
+        )
+    else:
+        message = (
+            f"table {name!r} is not in the catalog for dialect bigquery (searched: s.yaml); "
+            "add it, or import one with `plumbline catalog import`"
+        )
     return Diagnostic("error", "NAME-UNKNOWN", message, "q.sql", 1, 1)
 
 
-def test_a_table_is_missing_only_when_no_catalog_table_has_its_name():
+def test_a_table_is_missing_unless_a_catalog_table_has_its_dataset_and_name():
     catalog = Catalog(
         tables={"raw.events_20240101": {"a": "INTEGER"}, "raw.users": {"b": "INTEGER"}},
         legacy={
@@ -128,7 +135,9 @@ def test_a_table_is_missing_only_when_no_catalog_table_has_its_name():
     )
     errors = [
         _unknown("telemetry.main_v5"),  # no schema anywhere: missing
-        _unknown("other.users"),  # the catalog has users under another dataset
+        _unknown("other.users"),  # users of another dataset: another table, missing
+        _unknown("elsewhere.crm.users"),  # the same dataset and name in another project
+        _unknown("users"),  # no dataset written: any dataset's users
         _unknown("p.analytics.events_*"),  # a wildcard over tables the catalog has
         _unknown("p.analytics.sessions_*"),  # a wildcard over none
         _unknown("q.crm.events_*"),  # events_ tables, but of another dataset
@@ -136,6 +145,7 @@ def test_a_table_is_missing_only_when_no_catalog_table_has_its_name():
     ]
     assert missing_tables(errors, catalog, "bigquery") == (
         "telemetry.main_v5",
+        "other.users",
         "p.analytics.sessions_*",
         "q.crm.events_*",
     )
