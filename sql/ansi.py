@@ -92,6 +92,7 @@ ALLOWED_EXPRESSIONS: frozenset[type[exp.Expr]] = frozenset(
         exp.Like,
         exp.Escape,
         exp.RegexpLike,  # s LIKE_REGEX p, SQL:2008 F841: sql/rules/regex.py writes p
+        exp.RegexpExtract,  # SUBSTRING_REGEX, F844: sql/rules/regex_substr.py writes it
         exp.Exists,
         exp.Any,
         exp.All,
@@ -353,6 +354,7 @@ class Ansi(Dialect):
             "JSON_EXISTS": lambda self: self._parse_json_operator(JsonExists),
             "JSON_VALUE": lambda self: self._parse_json_operator(JsonValue),
             "JSON_TABLE": lambda self: self._parse_json_operator(JsonTable),
+            "SUBSTRING_REGEX": lambda self: self._parse_substring_regex(),
         }
 
         # What follows the path of each SQL/JSON operator, as the generator writes it.
@@ -379,6 +381,21 @@ class Ansi(Dialect):
                     self.raise_error(f"expected {word}")
                     return
                 self._advance()
+
+        def _parse_substring_regex(self) -> exp.Expr:
+            """SUBSTRING_REGEX(p IN s FROM n OCCURRENCE m GROUP g), as the generator writes it."""
+            pattern = self._parse_primary()
+            self._expect(("IN",))
+            this = self._parse_bitwise()
+            args: dict[str, exp.Expr | None] = {}
+            for word, arg in (
+                ("FROM", "position"),
+                ("OCCURRENCE", "occurrence"),
+                ("GROUP", "group"),
+            ):
+                self._expect((word,))
+                args[arg] = self._parse_bitwise()
+            return exp.RegexpExtract(this=this, expression=pattern, **args)
 
         def _parse_json_operator(self, kind: type[exp.Func]) -> exp.Expr:
             """The SQL/JSON operators in the one form the generator writes (see their
@@ -650,6 +667,17 @@ class Ansi(Dialect):
 
         def regexplike_sql(self, expression: exp.RegexpLike) -> str:
             return self.binary(expression, "LIKE_REGEX")
+
+        def regexpextract_sql(self, expression: exp.RegexpExtract) -> str:
+            pattern = self.sql(expression, "expression")
+            parts = [f"SUBSTRING_REGEX({pattern} IN {self.sql(expression, 'this')}"]
+            for word, arg in (
+                ("FROM", "position"),
+                ("OCCURRENCE", "occurrence"),
+                ("GROUP", "group"),
+            ):
+                parts.append(f"{word} {self.sql(expression, arg)}")
+            return " ".join(parts) + ")"
 
         def dpipe_sql(self, expression: exp.DPipe) -> str:
             return self.binary(expression, "||")

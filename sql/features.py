@@ -35,6 +35,7 @@ NODE_FEATURES: dict[type[exp.Expr], Feature] = {
     exp.Like: ("E061-04", "LIKE predicate"),
     exp.Escape: ("E061-05", "LIKE predicate: ESCAPE clause"),
     exp.RegexpLike: ("F841", "LIKE_REGEX predicate"),
+    exp.RegexpExtract: ("F844", "SUBSTRING_REGEX"),
     exp.NullSafeEQ: ("T151", "DISTINCT predicate"),
     exp.NullSafeNEQ: ("T152", "DISTINCT predicate with negation"),
     exp.Case: ("F261", "CASE expression"),

@@ -404,6 +404,27 @@ def _end_anchors_for_spark(tree: exp.Expr) -> exp.Expr:
     return tree
 
 
+def _regex_substrings(tree: exp.Expr, engine: Engine) -> exp.Expr:
+    """SUBSTRING_REGEX(p IN s FROM n OCCURRENCE m GROUP g) as the engine's list of every
+    match's group g in s from its n-th character, and its m-th element (NULL when there are
+    fewer matches: DuckDB's list_extract, Spark's try_element_at). sql/rules/regex_substr.py
+    wrote p, with ``$`` only at its end: Java's ``$`` also matches before a final newline,
+    so on Spark it is ``\\z``."""
+    for node in list(tree.find_all(exp.RegexpExtract)):
+        pattern = node.expression
+        if engine == "spark" and pattern.name.endswith("$") and not pattern.name.endswith("\\$"):
+            pattern = exp.Literal.string(pattern.name[:-1] + "\\z")
+        text = node.this
+        if not (
+            isinstance(node.args["position"], exp.Literal) and node.args["position"].name == "1"
+        ):
+            text = _call("substring", text, node.args["position"])
+        matches = _call("regexp_extract_all", text, pattern, node.args["group"])
+        pick = "list_extract" if engine == "duckdb" else "try_element_at"
+        node.replace(_call(pick, matches, node.args["occurrence"]))
+    return tree
+
+
 # SQL/JSON over JSON text (sql/jsonpath.py's strict paths). DuckDB reads the text with its
 # json functions; Spark parses it into a VARIANT. Both are structural as strict mode is (a
 # member of an array, an element of an object, is missing) and give NULL for a missing item,
@@ -1091,6 +1112,7 @@ def render(
         tree = _plain_grouping_for_spark(tree)
         tree = _literal_backslashes_for_spark(tree)
         tree = _end_anchors_for_spark(tree)
+    tree = _regex_substrings(tree, engine)
     tree = native_forms(tree, engine, schema)
     tree = _percentile_disc(tree, engine)
     if engine == "duckdb":

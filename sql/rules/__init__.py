@@ -64,6 +64,7 @@ def load_all() -> dict[str, Rule]:
         portable_types,
         refusals,
         regex,
+        regex_substr,
         safe_casts,
         scripting,
         strings,

@@ -73,6 +73,7 @@ class _Reader:
     pattern: str
     flavour: str
     at: int = 0
+    lazy: bool = True  # whether a lazy quantifier may be read as a greedy one
 
     def peek(self, ahead: int = 0) -> str:
         index = self.at + ahead
@@ -172,16 +173,19 @@ def _quantifier(reader: _Reader) -> str | None:
     else:
         return None
     if reader.peek() == "?":
+        if not reader.lazy:
+            raise PatternError(text + "?", "(a lazy quantifier) extracts a shorter match")
         reader.take()  # lazy: the same answer to "does it match"
     elif reader.peek() == "+":
         raise PatternError(text + "+", "(a possessive quantifier) has no exact common form")
     return text
 
 
-def translate_pattern(pattern: str, flavour: str, *, whole: bool) -> str:
+def translate_pattern(pattern: str, flavour: str, *, whole: bool, lazy: bool = True) -> str:
     """``pattern`` of ``flavour`` as a LIKE_REGEX pattern with the same matches; with
-    ``whole``, it must match the whole string (Snowflake's REGEXP_LIKE)."""
-    reader = _Reader(pattern, flavour)
+    ``whole``, it must match the whole string (Snowflake's REGEXP_LIKE); without ``lazy``,
+    a lazy quantifier is refused (it matches the same strings, but not the same text)."""
+    reader = _Reader(pattern, flavour, lazy=lazy)
     out: list[str] = []
     depth = 0
     atom = False  # whether the last piece can take a quantifier
