@@ -21,11 +21,16 @@ if TYPE_CHECKING:
 # Settings every plumbline session needs whatever the master: UTC so DATE/TIMESTAMP values
 # mean the same as on DuckDB; ANSI mode so that what the standard makes an error (a cast of
 # bad text, an integer overflow, an array index out of range) is one, as translations assume
-# (Spark 4 defaults to it, but a cluster's spark-defaults.conf may not); no UI port (several
-# sessions run side by side in tests).
+# (Spark 4 defaults to it, but a cluster's spark-defaults.conf may not); recursive queries as
+# deep and as long as they run (the translator writes row generators and CONNECT BY as
+# recursive queries bounded by their source's literals; Spark stops at 100 levels and a
+# million rows by default, DuckDB and the standard nowhere); no UI port (several sessions run
+# side by side in tests).
 SESSION_CONF = {
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.ansi.enabled": "true",
+    "spark.sql.cteRecursionLevelLimit": "-1",
+    "spark.sql.cteRecursionRowLimit": "-1",
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.shuffle.partitions": "8",

@@ -136,3 +136,17 @@ def test_spark_sessions_run_in_ansi_mode_whatever_the_cluster_defaults(spark_eng
     assert SparkEngine("local[1]").conf["spark.sql.ansi.enabled"] == "true"
     session = spark_engine.session()
     assert session.conf.get("spark.sql.ansi.enabled") == "true"
+
+
+def test_a_row_generator_deeper_than_sparks_default_recursion_limit_runs(spark_engine):
+    """GENERATOR(ROWCOUNT => n) is a recursive query of n levels: Spark stops at 100 by
+    default, where the source and DuckDB give every row."""
+    from sql.render import render
+    from sql.translate import translate
+
+    source = (
+        "SELECT ROW_NUMBER() OVER (ORDER BY SEQ4()) AS i FROM TABLE(GENERATOR(ROWCOUNT => 250))"
+    )
+    spark_sql = render(translate(source, "snowflake").ansi_sql, "spark")
+    rows = spark_engine.session().sql(spark_sql).collect()
+    assert sorted(row[0] for row in rows) == list(range(1, 251))
