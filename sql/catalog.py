@@ -24,17 +24,14 @@ from pathlib import Path
 
 import yaml
 from sqlglot import exp
+from sqlglot.dialects.dialect import NormalizationStrategy
 
 from sql.ansi import parse_type
 from sql.assumptions import Assumptions
 from sql.diagnostics import Diagnostic, TranslationError
 from sql.paths import DEFAULT_CATALOG_PATH, repository_relative
+from sql.source_dialects import semantics
 
-# Dialects where a quoted identifier is compared exactly and an unquoted one folds to upper.
-QUOTED_IS_CASE_SENSITIVE = frozenset({"snowflake", "oracle"})
-# BigQuery compares dataset and table names exactly, quoted or not (project ids are lower
-# case by construction): https://cloud.google.com/bigquery/docs/datasets#dataset-naming
-NAMES_ARE_CASE_SENSITIVE = frozenset({"bigquery"})
 # The type sqlglot sees for a column whose declared type has no exact ANSI form: a
 # user-defined type that annotation carries through CTEs and derived tables, so every
 # expression that depends on it can be found and refused.
@@ -55,11 +52,22 @@ def legacy_key(name_parts: Sequence[NamePart], dialect: str) -> tuple[str, ...]:
 def fold(part: NamePart, dialect: str) -> str:
     """One name part as ``dialect`` compares it."""
     name = part.name if isinstance(part, exp.Identifier) else part
-    if dialect in NAMES_ARE_CASE_SENSITIVE:
+    if (
+        semantics(dialect).NORMALIZATION_STRATEGY
+        is NormalizationStrategy.CASE_INSENSITIVE_EXCEPT_TABLES
+    ):
         return name
-    if isinstance(part, exp.Identifier) and part.quoted and dialect in QUOTED_IS_CASE_SENSITIVE:
+    if (
+        isinstance(part, exp.Identifier)
+        and part.quoted
+        and semantics(dialect).NORMALIZATION_STRATEGY is NormalizationStrategy.UPPERCASE
+    ):
         return name
-    return name.upper() if dialect in QUOTED_IS_CASE_SENSITIVE else name.lower()
+    return (
+        name.upper()
+        if semantics(dialect).NORMALIZATION_STRATEGY is NormalizationStrategy.UPPERCASE
+        else name.lower()
+    )
 
 
 def _shown(parts: Sequence[NamePart]) -> str:

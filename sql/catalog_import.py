@@ -19,14 +19,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
-from sqlglot.dialects.dialect import Dialect
+from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 from sqlglot.errors import ParseError
 from sqlglot.tokens import Token, TokenType
 
-from sql.catalog import QUOTED_IS_CASE_SENSITIVE, fold
+from sql.catalog import fold
 from sql.diagnostics import Diagnostic, Severity, node_offset, offset_to_line_col
 from sql.rules.variant import JSON_TYPES
-from sql.source_dialects import SOURCE_DIALECTS
+from sql.source_dialects import SOURCE_DIALECTS, semantics
 
 # A rule turns a declared type's parameters (as written: "10", "MAX", "*") into its exact
 # ANSI type, or None when there is none (the column is then opaque).
@@ -541,16 +541,11 @@ def column_type(kind: exp.DataType, name: str, declared: str, dialect: str) -> C
     ``kind``; ``name`` is its name without parameters) in ``dialect``; opaque, keeping the
     declared text, when there is none."""
     if kind.args.get("nested"):
-        ansi = _nested_type(kind, dialect) if dialect in TYPED_NESTING else None
+        ansi = _nested_type(kind, dialect) if semantics(dialect).ARRAYS_ARE_TYPED else None
     else:
         rule = TYPES[dialect].get(name)
         ansi = None if rule is None else rule(_params(kind))
     return ColumnType(declared, opaque=True) if ansi is None else ColumnType(ansi, opaque=False)
-
-
-# Dialects whose ARRAY and STRUCT types declare their element and field types (Snowflake's
-# ARRAY and OBJECT hold VARIANT values of any type, so they stay opaque).
-TYPED_NESTING = frozenset({"bigquery"})
 
 
 def _nested_type(kind: exp.DataType, dialect: str) -> str | None:
@@ -812,7 +807,11 @@ class _Reader:
             declared = kind.sql(dialect=SOURCE_DIALECTS[self.dialect])
             kind_name = kind.this.value
         kind_type = column_type(kind, kind_name, declared, self.dialect)
-        if kind_type.opaque and self.dialect == "snowflake" and kind_name.lower() in JSON_TYPES:
+        if (
+            kind_type.opaque
+            and semantics(self.dialect).HAS_VARIANT
+            and kind_name.lower() in JSON_TYPES
+        ):
             self.report(
                 "warning",
                 "CATALOG-OPAQUE",
@@ -830,7 +829,7 @@ class _Reader:
                 "expressions over it will be refused",
                 offset,
             )
-        elif self.dialect == "snowflake" and kind_name == "TIMESTAMP":
+        elif semantics(self.dialect).TIMESTAMP_FOLLOWS_TYPE_MAPPING and kind_name == "TIMESTAMP":
             self.report(
                 "warning",
                 "CATALOG-ASSUMED",
@@ -883,7 +882,11 @@ def _column_name(identifier: exp.Identifier, dialect: str) -> str:
     name that is case-sensitive in ``dialect`` (Snowflake, Oracle) and not all upper case
     (a quoted all-upper name is the same as the unquoted one)."""
     name = identifier.name
-    if identifier.quoted and dialect in QUOTED_IS_CASE_SENSITIVE and name != name.upper():
+    if (
+        identifier.quoted
+        and semantics(dialect).NORMALIZATION_STRATEGY is NormalizationStrategy.UPPERCASE
+        and name != name.upper()
+    ):
         return name
     return name.lower()
 
@@ -892,7 +895,11 @@ def _written(identifier: exp.Identifier, dialect: str) -> str:
     """One part of a legacy name as the catalog file writes it: double-quoted where the
     quotes change what the name means (a case-sensitive name that does not fold to itself)."""
     name = identifier.name
-    keeps_case = identifier.quoted and dialect in QUOTED_IS_CASE_SENSITIVE and name != name.upper()
+    keeps_case = (
+        identifier.quoted
+        and semantics(dialect).NORMALIZATION_STRATEGY is NormalizationStrategy.UPPERCASE
+        and name != name.upper()
+    )
     if keeps_case or "." in name or '"' in name:
         return '"' + name.replace('"', '""') + '"'
     return name

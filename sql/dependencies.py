@@ -22,6 +22,7 @@ from sql.assumptions import Assumptions
 from sql.catalog import Catalog, legacy_key
 from sql.diagnostics import TranslationError
 from sql.rules import Context
+from sql.source_dialects import semantics
 from sql.translate import parse_script
 
 
@@ -71,7 +72,11 @@ def _reads(query: exp.Query, catalog: Catalog, ctx: Context) -> tuple[str, ...]:
         parts = [p for p in (table.args.get("catalog"), table.args.get("db"), table.this) if p]
         if len(parts) == 1 and table.name.lower().lstrip("#") in ctes:
             continue
-        if ctx.dialect == "oracle" and len(parts) == 1 and table.name.upper() == "DUAL":
+        if (
+            semantics(ctx.dialect).DUAL_IS_NO_TABLE
+            and len(parts) == 1
+            and table.name.upper() == "DUAL"
+        ):
             continue
         try:
             resolution = catalog.resolve_name(

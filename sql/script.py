@@ -26,6 +26,7 @@ from sqlglot import exp
 
 from sql.diagnostics import Severity
 from sql.rules import Context
+from sql.source_dialects import semantics
 from sql.tree import breadth_first
 from sql.udf import TempFunctions
 from sql.variables import ScriptVariables
@@ -735,7 +736,7 @@ def _insert_problem(statement: exp.Create, dialect: str) -> str | None:
             "a UNIQUE index of the table rejects rows with a key already there, which the "
             "translation does not check"
         )
-    if dialect != "teradata":
+    if not semantics(dialect).SET_TABLES:
         return None
     properties = statement.args.get("properties")
     kinds = (

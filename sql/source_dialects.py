@@ -32,6 +32,119 @@ from sqlglot.dialects.tsql import TSQL
 from sqlglot.tokens import TokenType
 
 
+class Semantics:
+    """What a source dialect's SQL means where the dialects differ: the flags the rules read
+    through ``semantics(dialect)`` instead of comparing dialect names (sqlglot's dialects
+    state theirs the same way: ``TYPED_DIVISION``, ``NULL_ORDERING``, ...).
+
+    Each ``Plumbline*`` dialect below sets its own; the defaults here are the standard's
+    reading. Where sqlglot already states a fact, the rules read sqlglot's flag, set by
+    sqlglot's dialect class (the copies here only serve a name that is no source dialect):
+    ``NORMALIZATION_STRATEGY`` UPPERCASE is "unquoted names fold to upper case, quoted ones keep
+    theirs" (Snowflake, Oracle), CASE_INSENSITIVE_EXCEPT_TABLES "dataset and table names compare
+    exactly, quoted or not" (BigQuery:
+    https://cloud.google.com/bigquery/docs/datasets#dataset-naming); ``TYPED_DIVISION`` is
+    "integer / integer truncates". sqlglot flags that read alike but say otherwise for a source
+    here are not reused: ``LEAST_GREATEST_IGNORES_NULLS`` (True for Oracle and Teradata, whose
+    GREATEST is NULL when any argument is), ``CONCAT_COALESCE`` (True for Redshift, False for
+    Oracle), ``SUPPORTS_COLUMN_JOIN_MARKS`` (True for Snowflake and Redshift: whether (+)
+    parses, not that it is translated).
+    """
+
+    NORMALIZATION_STRATEGY = Dialect.NORMALIZATION_STRATEGY
+    TYPED_DIVISION = Dialect.TYPED_DIVISION
+
+    # Names and scripts
+    # ARRAY<T> and STRUCT<...> declare their elements' and fields' types (Snowflake's ARRAY
+    # and OBJECT hold VARIANT values of any type, so they stay opaque).
+    ARRAYS_ARE_TYPED = False
+    CTES_RECURSE_WITHOUT_KEYWORD = False  # a CTE may read itself without WITH RECURSIVE
+    DUAL_IS_NO_TABLE = False  # FROM DUAL names the one-row dummy, not a catalog table
+    HAS_VARIANT = False  # VARIANT / OBJECT / ARRAY columns hold JSON (sql/rules/variant.py)
+    OUTER_JOIN_MARKS = False  # (+) after a column makes its join an outer join
+    QUERY_PARAMETERS = False  # @name query parameters, given a value at run time
+    SCRIPT_VARIABLES = False  # scripts DECLARE and SET variables (sql/variables.py)
+    SET_TABLES = False  # a table not declared MULTISET drops or rejects duplicate rows
+    TEMP_FUNCTIONS = False  # scripts define SQL functions (CREATE TEMP FUNCTION, sql/udf.py)
+    VARIABLES_ARE_BARE_NAMES = False  # a variable is used by its bare name (not @name)
+    WILDCARD_TABLES = False  # FROM dataset.prefix* reads every table of that prefix
+
+    # Strings
+    CONCAT_SKIPS_NULLS = False  # CONCAT (and ||) read a NULL operand as ''
+    EMPTY_STRING_IS_NULL = False  # '' is NULL, and so is a function's empty result
+    GREATEST_IGNORES_NULLS = False  # GREATEST / LEAST skip NULLs (else: NULL if any is)
+    INITCAP_WORDS_DOCUMENTED = False  # INITCAP's word delimiters are a documented list
+    # LIKE reads a backslash as an escape when no ESCAPE clause is given (BigQuery, Redshift
+    # as PostgreSQL); the standard's LIKE has no escape character then.
+    LIKE_BACKSLASH_ESCAPES = False
+    LIKE_BRACKET_CLASSES = False  # LIKE reads [...] as a character class
+    PAD_COUNTS_DISPLAY_COLUMNS = False  # LPAD / RPAD count display columns, not characters
+    REPEAT_CUTS_AT_8000_BYTES = False  # REPLICATE's result is cut at 8,000 bytes
+    REPEAT_OF_NEGATIVE_IS_NULL = False  # REPLICATE(s, n) with n < 0 is NULL
+    REVERSE_REVERSES_BYTES = False  # REVERSE reverses bytes (undocumented), not characters
+    SPLIT_PART_NEEDS_POSITIVE_PART = False  # SPLIT_PART's part must be 1 or more
+    TEXT_COMPARES_BY_COLLATION = False  # text compares by a collation, by default ignoring case
+    TRANSLATE_LENGTHS_MUST_MATCH = False  # TRANSLATE raises when `from` and `to` differ in length
+
+    # Numbers and types
+    CORR_OF_CONSTANT_IS_NAN = False  # CORR over a constant column is NaN, not NULL
+    COUNT_IS_INTEGER = False  # counts (REGR_COUNT) are INTEGER, not BIGINT
+    FLOAT_IS_DECIMAL = False  # FLOAT / REAL are decimal NUMBER subtypes, not IEEE floats
+    FLOAT_PRECISION_PICKS_WIDTH = False  # FLOAT(n) is 32-bit for n <= 24, 64-bit above
+    INTEGER_CAST_TRUNCATES = False  # CAST of a decimal to an integer truncates (else: rounds)
+    INTEGER_DIVISION_IS_DECIMAL = False  # integer / integer is a DECIMAL(38, 6)
+    TEXT_TO_INTEGER_IS_DOCUMENTED = False  # which text CAST(... AS INT64) reads is fixed
+    # LOG(x) is the base-10 logarithm; sqlglot leaves these a one-argument LOG (the other
+    # dialects' LOG(x) is read as LN).
+    LOG_DEFAULTS_TO_BASE_10 = False
+    PERCENTILE_ADDS_SCALE = False  # an interpolated percentile of DECIMAL(p, s) has scale s + 3
+    # ... of exact numbers has a documented exact result type (sql/rules/percentiles.py);
+    # elsewhere percentiles are translated for DOUBLE arguments only (Redshift documents
+    # DOUBLE -> DOUBLE; its DECIMAL result's scale is not documented).
+    PERCENTILE_OF_DECIMAL_IS_DECIMAL = False
+    PERCENTILE_OF_DOUBLE_IS_DOUBLE = False  # ... of floating-point numbers is a DOUBLE
+    RATIO_TO_REPORT_IS_DOUBLE = False  # RATIO_TO_REPORT divides in DOUBLE
+    RATIO_TO_REPORT_OF_ZERO_IS_NULL = False  # RATIO_TO_REPORT over a zero sum is NULL
+    ROUND_MODE_TRUNCATES = False  # ROUND(x, d, f) with f <> 0 truncates
+    STATISTICS_KEEP_DECIMAL = False  # regression statistics of decimals are decimals
+    STRING_CASTS_TRUNCATE = False  # a string converted to a shorter type is cut, not refused
+    TO_NUMBER_IS_INTEGER = False  # TO_NUMBER without a precision is NUMBER(38, 0)
+    UNSIZED_DECIMAL_IS_FLOATING = False  # NUMBER without a precision is a floating decimal
+    UNSIZED_STRINGS_ARE_SHORT = False  # VARCHAR alone is VARCHAR(1), VARCHAR(30) in a CAST
+    VARCHAR_MAX_IS_UNBOUNDED = False  # VARCHAR(MAX) is the unbounded string type
+
+    # Dates and times
+    ADD_MONTHS_KEEPS_MONTH_END = False  # ADD_MONTHS maps a month's last day to the last day
+    # DATEDIFF in hours, minutes and seconds counts the unit boundaries crossed (the
+    # difference of the two values truncated to the unit), as for days.
+    DATE_DIFF_COUNTS_TIME_BOUNDARIES = False
+    DATE_DIFF_WEEKS_START_SUNDAY = False  # DATEDIFF(WEEK) counts Sundays crossed
+    DATE_FROM_PARTS_NORMALISES = False  # DATE_FROM_PARTS carries month 13, day 0, ... over
+    DATE_NAMES_ARE_ENGLISH = False  # month and day names are English, whatever the session
+    DATE_NUMBERS_ARE_INT = False  # DATEDIFF and DATEPART return INT, not BIGINT
+    DATE_STRING_TYPE = "DATE"  # the type an ISO date string converts to as a date argument
+    DATE_TEXT_READ_BY_INPUT_FORMAT = False  # TO_DATE(text) reads it by DATE_INPUT_FORMAT
+    DATETIME_FORMAT = "model"  # format patterns: "model" (YYYY-MM-DD), "dotnet", "percent"
+    DAY_OF_WEEK_OF_SUNDAY: int | None = None  # DAYOFWEEK's fixed number for Sunday, if any
+    # How a format model prints month and day names: "element", as the element is written
+    # (MONTH -> JANUARY, Month -> January, month -> january); "title": Snowflake's documented
+    # examples print title case whatever the element's case ('mon' -> 'Apr'), so only a
+    # title-case element, which both readings print alike, is translated (and MMMM, its
+    # full month name, exists); None: names are refused.
+    FORMAT_NAME_CASE: str | None = None
+    FORMATTED_TIMESTAMPS_IN_UTC = False  # FORMAT_TIMESTAMP prints an instant in UTC
+    # 'yyyy-mm-dd hh:mi:ss' is read as that moment whatever the settings' order of day and
+    # month (Snowflake's AUTO format, BigQuery's canonical form, Redshift's parser).
+    ISO_TIMESTAMP_STRINGS = False
+    LAST_DAY_TAKES_WEEK = False  # LAST_DAY(d, WEEK) and its aliases (SF_WEEKS)
+    TIMESTAMP_FOLLOWS_TYPE_MAPPING = False  # TIMESTAMP is what TIMESTAMP_TYPE_MAPPING names
+    TRUNCATED_WEEKS_START_MONDAY = False  # DATE_TRUNC(WEEK) starts weeks on Monday
+    WEEK_OF_YEAR_IS_ISO = False  # WEEKOFYEAR (WEEKISO) is the ISO week
+    WEEKDAY_WEEK_PARTS = False  # WEEK(<WEEKDAY>) and ISOWEEK parts; WEEK is WEEK(SUNDAY)
+    WEEKS_START_ON_DATEFIRST = False  # weeks start on the day SET DATEFIRST names
+    WEEKS_START_ON_WEEK_START = False  # weeks start on the day the WEEK_START parameter names
+
+
 def _redshift_add_months(args: list[exp.Expr]) -> exp.Expr:
     # Redshift ADD_MONTHS maps a month's last day to the target month's last day (DATEADD does
     # not) and returns a TIMESTAMP; sqlglot parses both as TsOrDsAdd.
@@ -39,12 +152,46 @@ def _redshift_add_months(args: list[exp.Expr]) -> exp.Expr:
     return exp.Cast(this=added, to=exp.DataType.build("TIMESTAMP"))
 
 
-class PlumblineRedshift(Redshift):
+class PlumblineRedshift(Redshift, Semantics):
+    DATE_DIFF_COUNTS_TIME_BOUNDARIES = True
+    DAY_OF_WEEK_OF_SUNDAY = 0
+    FLOAT_PRECISION_PICKS_WIDTH = True
+    GREATEST_IGNORES_NULLS = True
+    ISO_TIMESTAMP_STRINGS = True
+    LIKE_BACKSLASH_ESCAPES = True
+    LOG_DEFAULTS_TO_BASE_10 = True
+    PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
+    RATIO_TO_REPORT_IS_DOUBLE = True
+    SPLIT_PART_NEEDS_POSITIVE_PART = True
+    TRUNCATED_WEEKS_START_MONDAY = True
+    VARCHAR_MAX_IS_UNBOUNDED = True
+
     class Parser(Redshift.Parser):
         FUNCTIONS = {**Redshift.Parser.FUNCTIONS, "ADD_MONTHS": _redshift_add_months}
 
 
-class PlumblineSnowflake(Snowflake):
+class PlumblineSnowflake(Snowflake, Semantics):
+    ADD_MONTHS_KEEPS_MONTH_END = True
+    CTES_RECURSE_WITHOUT_KEYWORD = True
+    DATE_DIFF_COUNTS_TIME_BOUNDARIES = True
+    DATE_FROM_PARTS_NORMALISES = True
+    DATE_TEXT_READ_BY_INPUT_FORMAT = True
+    FORMAT_NAME_CASE = "title"
+    HAS_VARIANT = True
+    INITCAP_WORDS_DOCUMENTED = True
+    INTEGER_DIVISION_IS_DECIMAL = True
+    ISO_TIMESTAMP_STRINGS = True
+    LAST_DAY_TAKES_WEEK = True
+    PERCENTILE_ADDS_SCALE = True
+    PERCENTILE_OF_DECIMAL_IS_DECIMAL = True
+    PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
+    RATIO_TO_REPORT_OF_ZERO_IS_NULL = True
+    TIMESTAMP_FOLLOWS_TYPE_MAPPING = True
+    TO_NUMBER_IS_INTEGER = True
+    TRUNCATED_WEEKS_START_MONDAY = True
+    WEEK_OF_YEAR_IS_ISO = True
+    WEEKS_START_ON_WEEK_START = True
+
     class Tokenizer(Snowflake.Tokenizer):
         KEYWORDS = {
             **Snowflake.Tokenizer.KEYWORDS,
@@ -89,7 +236,14 @@ class CaseSpecific(exp.Expression):
 _CASE_ATTRIBUTES = ("CASESPECIFIC", "CS")
 
 
-class PlumblineTeradata(Teradata):
+class PlumblineTeradata(Teradata, Semantics):
+    COUNT_IS_INTEGER = True
+    FORMAT_NAME_CASE = "element"
+    INTEGER_CAST_TRUNCATES = True
+    LOG_DEFAULTS_TO_BASE_10 = True
+    SET_TABLES = True
+    STATISTICS_KEEP_DECIMAL = True
+
     class Parser(Teradata.Parser):
         # CASE_N's NO CASE / UNKNOWN cases are not expressions: sqlglot stops at them.
         FUNCTION_PARSERS = {**Teradata.Parser.FUNCTION_PARSERS, "CASE_N": _parse_case_n}
@@ -148,18 +302,71 @@ class PlumblineTeradata(Teradata):
         }
 
 
-class PlumblineBigQuery(BigQuery):
+class PlumblineBigQuery(BigQuery, Semantics):
+    ARRAYS_ARE_TYPED = True
+    CORR_OF_CONSTANT_IS_NAN = True
+    DATE_DIFF_WEEKS_START_SUNDAY = True
+    DATE_NAMES_ARE_ENGLISH = True
+    DATETIME_FORMAT = "percent"
+    DAY_OF_WEEK_OF_SUNDAY = 1
+    FORMATTED_TIMESTAMPS_IN_UTC = True
+    INITCAP_WORDS_DOCUMENTED = True
+    TEXT_TO_INTEGER_IS_DOCUMENTED = True
+    ISO_TIMESTAMP_STRINGS = True
+    LIKE_BACKSLASH_ESCAPES = True
+    QUERY_PARAMETERS = True
+    SCRIPT_VARIABLES = True
+    TEMP_FUNCTIONS = True
+    VARIABLES_ARE_BARE_NAMES = True
+    WEEKDAY_WEEK_PARTS = True
+    WILDCARD_TABLES = True
+
     class Tokenizer(BigQuery.Tokenizer):
         KEYWORDS = {**BigQuery.Tokenizer.KEYWORDS, "FLOAT": TokenType.DOUBLE}
 
 
-class PlumblineTSQL(TSQL):
+class PlumblineTSQL(TSQL, Semantics):
+    CONCAT_SKIPS_NULLS = True
+    DATE_DIFF_COUNTS_TIME_BOUNDARIES = True
+    DATE_DIFF_WEEKS_START_SUNDAY = True
+    DATE_NUMBERS_ARE_INT = True
+    DATE_STRING_TYPE = "TIMESTAMP"
+    DATETIME_FORMAT = "dotnet"
+    FLOAT_PRECISION_PICKS_WIDTH = True
+    GREATEST_IGNORES_NULLS = True
+    INTEGER_CAST_TRUNCATES = True
+    LIKE_BRACKET_CLASSES = True
+    REPEAT_CUTS_AT_8000_BYTES = True
+    REPEAT_OF_NEGATIVE_IS_NULL = True
+    ROUND_MODE_TRUNCATES = True
+    SCRIPT_VARIABLES = True
+    STRING_CASTS_TRUNCATE = True
+    TEXT_COMPARES_BY_COLLATION = True
+    TRANSLATE_LENGTHS_MUST_MATCH = True
+    UNSIZED_STRINGS_ARE_SHORT = True
+    VARCHAR_MAX_IS_UNBOUNDED = True
+    WEEKS_START_ON_DATEFIRST = True
+
     class Tokenizer(TSQL.Tokenizer):
         # FLOAT(n) with n <= 24 is 32-bit: the FLOAT-WIDTH rule narrows it.
         KEYWORDS = {**TSQL.Tokenizer.KEYWORDS, "FLOAT": TokenType.DOUBLE}
 
 
-class PlumblineOracle(Oracle):
+class PlumblineOracle(Oracle, Semantics):
+    CONCAT_SKIPS_NULLS = True
+    DUAL_IS_NO_TABLE = True
+    EMPTY_STRING_IS_NULL = True
+    FLOAT_IS_DECIMAL = True
+    FORMAT_NAME_CASE = "element"
+    OUTER_JOIN_MARKS = True
+    PAD_COUNTS_DISPLAY_COLUMNS = True
+    PERCENTILE_OF_DECIMAL_IS_DECIMAL = True
+    PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
+    REVERSE_REVERSES_BYTES = True
+    STATISTICS_KEEP_DECIMAL = True
+    TRUNCATED_WEEKS_START_MONDAY = True
+    UNSIZED_DECIMAL_IS_FLOATING = True
+
     class Tokenizer(Oracle.Tokenizer):
         KEYWORDS = {
             **Oracle.Tokenizer.KEYWORDS,
@@ -179,3 +386,11 @@ SOURCE_DIALECTS: dict[str, type[Dialect] | str] = {
     "redshift": PlumblineRedshift,
 }
 DIALECTS: tuple[str, ...] = tuple(SOURCE_DIALECTS)
+
+
+def semantics(dialect: str) -> type[Semantics]:
+    """The flags of source dialect ``dialect`` (its class); for a name that is no source
+    dialect, the defaults, so that such a name has none of the dialects' particular readings
+    (as a comparison with a dialect's name never held for it)."""
+    found = SOURCE_DIALECTS.get(dialect)
+    return found if isinstance(found, type) and issubclass(found, Semantics) else Semantics

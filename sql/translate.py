@@ -20,6 +20,7 @@ from pathlib import Path
 
 import sqlglot
 from sqlglot import exp, transforms
+from sqlglot.dialects.dialect import NormalizationStrategy
 from sqlglot.errors import OptimizeError, ParseError, SqlglotError, UnsupportedError
 from sqlglot.optimizer.annotate_types import TypeAnnotator, annotate_types
 from sqlglot.optimizer.qualify import qualify
@@ -30,7 +31,6 @@ from sql import ansi, portable, scopes, wildcards
 from sql.assumptions import Assumptions, load_assumptions
 from sql.catalog import (
     OPAQUE_PREFIX,
-    QUOTED_IS_CASE_SENSITIVE,
     Catalog,
     is_opaque,
     legacy_key,
@@ -52,7 +52,7 @@ from sql.rules.portable_types import portable_output_types
 from sql.rules.variant import ACCESSES as VARIANT_ACCESSES
 from sql.rules.variant import derived_projections, is_json_text
 from sql.script import Definition, split_script
-from sql.source_dialects import DIALECTS, SOURCE_DIALECTS
+from sql.source_dialects import DIALECTS, SOURCE_DIALECTS, semantics
 from sql.tree import parenthesize, preorder
 
 
@@ -341,7 +341,11 @@ def _fold_identifiers(identifiers: Iterable[exp.Identifier], dialect: str) -> No
         name = identifier.name
         # In Snowflake and Oracle an unquoted name folds to upper case, so "ORDERS" quoted
         # is the same name as ORDERS: only a quoted name with lower-case letters is distinct.
-        if not (identifier.quoted and dialect in QUOTED_IS_CASE_SENSITIVE and name != name.upper()):
+        if not (
+            identifier.quoted
+            and semantics(dialect).NORMALIZATION_STRATEGY is NormalizationStrategy.UPPERCASE
+            and name != name.upper()
+        ):
             identifier.set("this", name.lower())
         identifier.set("quoted", True)
 
@@ -380,7 +384,11 @@ def _resolve_tables(
             written.append(reference)
             table.set("this", reference)
             continue
-        if ctx.dialect == "oracle" and len(parts) == 1 and table.name.upper() == "DUAL":
+        if (
+            semantics(ctx.dialect).DUAL_IS_NO_TABLE
+            and len(parts) == 1
+            and table.name.upper() == "DUAL"
+        ):
             select = table.parent.parent if isinstance(table.parent, exp.From) else None
             if isinstance(select, exp.Select) and not select.args.get("joins"):
                 select.set("from_", None)
@@ -479,7 +487,7 @@ def _qualify(tree: exp.Expr, schema: MappingSchema, ctx: Context, opaque: bool) 
 # means (comparison, grouping, a cast, a path into it) and has no exact ANSI form.
 def _passes_through(node: exp.Expr, dialect: str = "", kind: exp.DataType | None = None) -> bool:
     parent = node.parent
-    if dialect == "snowflake" and is_json_text(kind or node.type) and _variant_use(node):
+    if semantics(dialect).HAS_VARIANT and is_json_text(kind or node.type) and _variant_use(node):
         return True  # sql/rules/variant.py translates it or refuses it
     if isinstance(parent, exp.Alias | exp.Paren):
         return _passes_through(parent)
@@ -564,7 +572,7 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
         elif isinstance(node, exp.Qualify):
             has_qualify = True
     ctx.raise_errors()
-    if dialect == "oracle" and join_marks:
+    if semantics(dialect).OUTER_JOIN_MARKS and join_marks:
         try:
             tree = transforms.eliminate_join_marks(tree)
         except AssertionError as error:  # sqlglot asserts on (+) it cannot place
@@ -587,7 +595,7 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
     source_tables, written = _resolve_tables(tables, ctes, catalog, ctx)
     ctx.raise_errors()
     _fold_identifiers(identifiers + written, dialect)
-    if dialect == "snowflake":
+    if semantics(dialect).CTES_RECURSE_WITHOUT_KEYWORD:
         _mark_recursive(tree)
     schema = _typed_schema(catalog, dialect, source_tables)
     tree = _qualify(tree, schema, ctx, any(catalog.opaque.get(t) for t in source_tables))
@@ -615,7 +623,7 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
             tree = apply_rules(tree, ctx, phase, order)
     ctx.raise_errors()
     tree = portable_output_types(tree, ctx)
-    if dialect == "bigquery":
+    if semantics(dialect).ARRAYS_ARE_TYPED:
         tree = array_outputs(tree, ctx)
         ctx.raise_errors()
     if has_qualify:  # parsed QUALIFY (no rule writes one)
@@ -777,7 +785,7 @@ def _parameter_values(
     another dialect, a SCRIPT-PARAMETER error."""
     if not parameters:
         return {}
-    if dialect != "bigquery":
+    if not semantics(dialect).QUERY_PARAMETERS:
         message = (
             f"query parameters ({', '.join(parameters)}) are BigQuery's; a {dialect} script "
             "declares its variables itself"

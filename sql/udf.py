@@ -28,6 +28,7 @@ import sqlglot
 from sqlglot import exp
 
 from sql.rules import Context
+from sql.source_dialects import semantics
 from sql.tree import preorder
 from sql.variables import VOLATILE
 
@@ -59,7 +60,7 @@ class TempFunctions:
     def define(self, statement: exp.Expr) -> bool:
         """Record ``statement`` if it is a CREATE TEMP FUNCTION (True: nothing else to do)."""
         if not (
-            self.ctx.dialect == "bigquery"
+            semantics(self.ctx.dialect).TEMP_FUNCTIONS
             and isinstance(statement, exp.Create)
             and (statement.kind or "").upper() == "FUNCTION"
             and isinstance(statement.this, exp.UserDefinedFunction)

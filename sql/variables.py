@@ -25,10 +25,9 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from sql.rules import Context
+from sql.source_dialects import semantics
 from sql.tree import preorder
 
-# The dialects whose scripts declare variables this module follows.
-DIALECTS = ("bigquery", "tsql")
 # Functions whose value differs between two evaluations (or between the assignment and a use
 # in a later statement): a variable holding one cannot be replaced by the expression.
 VOLATILE: tuple[type[exp.Expr], ...] = (
@@ -96,14 +95,14 @@ class ScriptVariables:
 
     @property
     def bigquery(self) -> bool:
-        return self.ctx.dialect == "bigquery"
+        return semantics(self.ctx.dialect).VARIABLES_ARE_BARE_NAMES
 
     # -- statements that assign ---------------------------------------------------------
 
     def consume(self, statement: exp.Expr, index: int) -> bool:
         """Follow ``statement`` if it declares or assigns variables (True: nothing else to do
         with it); mark variables assigned under control flow as unknown."""
-        if self.ctx.dialect not in DIALECTS:
+        if not semantics(self.ctx.dialect).SCRIPT_VARIABLES:
             return False
         if self.bigquery and isinstance(statement, exp.Command):
             return self._bigquery_block(statement)
@@ -318,7 +317,10 @@ class ScriptVariables:
 
     def _converted(self, value: exp.Expr, declared: exp.DataType) -> exp.Expr | Unknown:
         """``value`` converted to ``declared`` as an assignment converts it."""
-        if self.ctx.dialect == "tsql" and declared.this in TSQL_LENGTH_ONE | TSQL_PADDED:
+        if (
+            semantics(self.ctx.dialect).STRING_CASTS_TRUNCATE
+            and declared.this in TSQL_LENGTH_ONE | TSQL_PADDED
+        ):
             # CAST to a shorter string truncates in T-SQL; the rules do not model it, so a
             # literal is cut here and anything else that could be longer is refused.
             size = declared.expressions[0] if declared.expressions else None
@@ -347,7 +349,11 @@ class ScriptVariables:
 
     def _declared_type(self, kind: exp.DataType) -> exp.DataType:
         kind = kind.copy()
-        if self.ctx.dialect == "tsql" and kind.this in TSQL_LENGTH_ONE and not kind.expressions:
+        if (
+            semantics(self.ctx.dialect).UNSIZED_STRINGS_ARE_SHORT
+            and kind.this in TSQL_LENGTH_ONE
+            and not kind.expressions
+        ):
             kind.set("expressions", [exp.DataTypeParam(this=exp.Literal.number(1))])
         return kind
 
@@ -356,7 +362,7 @@ class ScriptVariables:
     def substitute(self, statement: exp.Expr) -> None:
         """Replace each use of a variable in ``statement`` by its value; refuse the uses of
         unknown values and of parameters the script does not set."""
-        if self.ctx.dialect not in DIALECTS:
+        if not semantics(self.ctx.dialect).SCRIPT_VARIABLES:
             return
         self._substitute(statement, report=True)
 

@@ -31,6 +31,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from sql.catalog import Catalog, NamePart, PrefixMatch
 from sql.rules.base import Context
+from sql.source_dialects import semantics
 
 SUFFIX = "_TABLE_SUFFIX"
 # The pseudo-column as the folded query names it (sqlglot's qualification turns every
@@ -51,7 +52,7 @@ DIFFERING_META = "wildcard_differing"
 
 def is_wildcard(table: exp.Table, dialect: str) -> bool:
     return (
-        dialect == "bigquery"
+        semantics(dialect).WILDCARD_TABLES
         and isinstance(table.this, exp.Identifier)
         and table.this.name.endswith("*")
     )
@@ -62,7 +63,7 @@ def refuse_legacy_function(table: exp.Table, ctx: Context) -> None:
     the same construct, and legacy SQL is not a source this project reads)."""
     function = table.this
     if (
-        ctx.dialect == "bigquery"
+        semantics(ctx.dialect).WILDCARD_TABLES
         and isinstance(function, exp.Anonymous)
         and function.name.upper() in LEGACY_FUNCTIONS
     ):

@@ -7,6 +7,7 @@ from sqlglot import exp
 from sql.ansi import PAIR_AGGREGATES
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, cast, clone, lit, type_of, typed
+from sql.source_dialects import semantics
 
 
 @rule(
@@ -217,9 +218,9 @@ def ratio_to_report(node: exp.Window, ctx: Context) -> exp.Expr | None:
         over="OVER",
     )
     numerator: exp.Expr = clone(value)
-    if ctx.dialect == "snowflake":
+    if semantics(ctx.dialect).RATIO_TO_REPORT_OF_ZERO_IS_NULL:
         total = exp.Nullif(this=total, expression=lit(0))
-    elif ctx.dialect == "redshift":
+    elif semantics(ctx.dialect).RATIO_TO_REPORT_IS_DOUBLE:
         numerator, total = cast(numerator, "DOUBLE"), cast(total, "DOUBLE")
     ratio = exp.Div(this=numerator, expression=total)
     # Written in the source's terms: the division, the sum and the NULLIF go through the
@@ -395,7 +396,7 @@ def pair_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     y, x = aggregate.this, aggregate.expression
     counting = isinstance(aggregate, exp.RegrCount)
     if (
-        ctx.dialect in DECIMAL_STATISTICS
+        semantics(ctx.dialect).STATISTICS_KEEP_DECIMAL
         and not counting
         and not (type_of(y) in FLOATING_TYPES and type_of(x) in FLOATING_TYPES)
     ):
@@ -412,9 +413,9 @@ def pair_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     def pairs(kind: type[exp.Expr]) -> exp.Expr:
         return over(kind(**{k: clone(v) for k, v in pair.items()}))
 
-    count_type = "INTEGER" if ctx.dialect == "teradata" else "BIGINT"
+    count_type = "INTEGER" if semantics(ctx.dialect).COUNT_IS_INTEGER else "BIGINT"
     result = cast(pairs(type(aggregate)), count_type if counting else "DOUBLE")
-    if ctx.dialect == "bigquery" and isinstance(aggregate, exp.Corr):
+    if semantics(ctx.dialect).CORR_OF_CONSTANT_IS_NAN and isinstance(aggregate, exp.Corr):
         degenerate = exp.And(
             this=exp.GTE(this=pairs(exp.RegrCount), expression=lit(2)),
             expression=exp.Paren(

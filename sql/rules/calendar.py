@@ -24,6 +24,7 @@ from sql.rules.build import (
     positive_mod,
     type_of,
 )
+from sql.source_dialects import semantics
 
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -102,7 +103,7 @@ def date_literal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None  # a literal format: FMT-TO-DATE reads the text strictly by it, or refuses
     if (
         isinstance(node, exp.TsOrDsToDate)
-        and ctx.dialect == "snowflake"
+        and semantics(ctx.dialect).DATE_TEXT_READ_BY_INPUT_FORMAT
         and (type_of(value) is None or type_of(value) in STRING_TYPES)
     ):
         name = "TRY_TO_DATE" if node.args.get("safe") else "TO_DATE"
@@ -254,7 +255,7 @@ def weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None
     if part in ("DAYOFWEEKISO", "ISODOW", "DAYOFWEEK_ISO"):
         return weekday_number(date, MONDAY, 1)
-    if ctx.dialect == "tsql":
+    if semantics(ctx.dialect).WEEKS_START_ON_DATEFIRST:
         datefirst = ctx.assume("tsql_datefirst")
         ctx.report(
             "warning",
@@ -264,7 +265,7 @@ def weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             f"({WEEKDAYS[datefirst - 1]} = 1); set tsql_datefirst in sql/assumptions.yaml",
         )
         return weekday_number(date, datefirst - 1, 1)
-    if ctx.dialect == "snowflake":
+    if semantics(ctx.dialect).WEEKS_START_ON_WEEK_START:
         week_start = ctx.assume("snowflake_week_start")
         first = f"{WEEKDAYS[week_start - 1]} = 1" if week_start else "Sunday = 0"
         ctx.report(
@@ -279,10 +280,8 @@ def weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             if week_start
             else weekday_number(date, SUNDAY, 0)
         )
-    if ctx.dialect == "bigquery":
-        return weekday_number(date, SUNDAY, 1)
-    if ctx.dialect == "redshift":
-        return weekday_number(date, SUNDAY, 0)
+    if semantics(ctx.dialect).DAY_OF_WEEK_OF_SUNDAY is not None:
+        return weekday_number(date, SUNDAY, semantics(ctx.dialect).DAY_OF_WEEK_OF_SUNDAY)
     return None
 
 
@@ -329,9 +328,6 @@ def _date_string(literal: exp.Expr) -> str | None:
     return "-".join(basic.groups()) if basic else None
 
 
-# Dialects that read 'yyyy-mm-dd hh:mi:ss' as that moment whatever their settings' order
-# of day and month (Snowflake's AUTO format, BigQuery's canonical form, Redshift's parser).
-ISO_TIME_DIALECTS = ("snowflake", "bigquery", "redshift")
 STRICT_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?")
 
 
@@ -377,7 +373,7 @@ def date_string_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     rewritten = clone(node)
     for key in strings:
         iso = _date_string(operands[key])
-        if iso is None and target == "TIMESTAMP" and ctx.dialect in ISO_TIME_DIALECTS:
+        if iso is None and target == "TIMESTAMP" and semantics(ctx.dialect).ISO_TIMESTAMP_STRINGS:
             iso = _timestamp_string(operands[key])
         if iso is None:
             ctx.report(
@@ -523,7 +519,7 @@ def date_from_parts(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if any(p is None for p in parts):
         ctx.report("error", "DATE-FROM-PARTS", node, "a date needs a year, a month and a day")
         return None
-    normalise = ctx.dialect == "snowflake"
+    normalise = semantics(ctx.dialect).DATE_FROM_PARTS_NORMALISES
     if all(isinstance(p, exp.Literal) and p.is_int for p in parts):
         year, month, day = (int(p.name) for p in parts)
         try:

@@ -21,6 +21,7 @@ from sqlglot import exp
 
 from sql.rules.base import Context, rule
 from sql.rules.build import clone, integer_literal
+from sql.source_dialects import semantics
 
 
 def _decimal(precision: int, scale: int) -> exp.DataType:
@@ -88,7 +89,7 @@ def to_number_refused(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     name = "TRY_TO_NUMBER" if node.args.get("safe") else "TO_NUMBER"
     if node.args.get("format") is not None:
         why = "a format model parses the text by its own rules, which no CAST follows"
-    elif ctx.dialect != "snowflake":
+    elif not semantics(ctx.dialect).TO_NUMBER_IS_INTEGER:
         why = (
             "it returns NUMBER without a precision, a floating decimal with no exact ANSI type; "
             "CAST to a NUMBER(p, s) instead"

@@ -40,6 +40,7 @@ from sql.rules.calendar import (
     iso_week,
     week_in_year,
 )
+from sql.source_dialects import semantics
 
 DAY_UNITS = {"DAY", "DAYS", "D", "DD", "DY"}
 MONTH_UNITS = {"MONTH", "MONTHS", "MM", "M", "MON", "MONTHNAME"}
@@ -84,7 +85,7 @@ def _unwrap(operand: exp.Expr, ctx: Context) -> exp.Expr:
     while isinstance(operand, (exp.TimeStrToTime, exp.TsOrDsToDate)) and type_of(operand.this):
         operand = operand.this
     if isinstance(operand, exp.Literal) and operand.is_string and ISO_DATE.match(operand.name):
-        return cast(operand, "TIMESTAMP" if ctx.dialect == "tsql" else "DATE")
+        return cast(operand, semantics(ctx.dialect).DATE_STRING_TYPE)
     return operand
 
 
@@ -227,13 +228,11 @@ def add_months_rule(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     kind = _date_kind(node, node.this, ctx, "ADD-MONTHS")
     if kind is None:
         return None
-    keep_eom = bool(node.args.get("preserve_end_of_month")) or ctx.dialect == "snowflake"
+    keep_eom = (
+        bool(node.args.get("preserve_end_of_month"))
+        or semantics(ctx.dialect).ADD_MONTHS_KEEPS_MONTH_END
+    )
     return cast(add_months(node.this, node.expression, keep_end_of_month=keep_eom), kind)
-
-
-# Dialects whose DATEDIFF in hours, minutes and seconds counts the unit boundaries crossed
-# (the difference of the two values truncated to the unit), as for days.
-BOUNDARY_TIME_DIFFS = ("tsql", "snowflake", "redshift")
 
 
 def _time_boundaries(end: exp.Expr, start: exp.Expr, unit: str) -> exp.Expr:
@@ -305,11 +304,11 @@ def date_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     end, start = _unwrap(node.this, ctx), _unwrap(node.expression, ctx)
     plain_week = isinstance(node.args.get("unit"), exp.Var) and _unit(node) in {"WEEK", "WK", "WW"}
     # BigQuery parses WEEK as WEEK(SUNDAY).
-    sunday_week_unit = ctx.dialect == "bigquery" and _unit(node) == "SUNDAY"
-    if (plain_week and ctx.dialect in ("tsql", "bigquery")) or sunday_week_unit:
+    sunday_week_unit = semantics(ctx.dialect).WEEKDAY_WEEK_PARTS and _unit(node) == "SUNDAY"
+    if (plain_week and semantics(ctx.dialect).DATE_DIFF_WEEKS_START_SUNDAY) or sunday_week_unit:
         unit = "WEEK"  # Sunday boundaries: T-SQL ignores DATEFIRST here, BigQuery WEEK is Sunday
     time_unit = next((u for u, names in TIME_UNITS.items() if _unit(node) in names), None)
-    if time_unit is not None and ctx.dialect in BOUNDARY_TIME_DIFFS:
+    if time_unit is not None and semantics(ctx.dialect).DATE_DIFF_COUNTS_TIME_BOUNDARIES:
         if (
             _date_kind(node, end, ctx, "DATE-DIFF") is None
             or _date_kind(node, start, ctx, "DATE-DIFF") is None
@@ -317,7 +316,11 @@ def date_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             return None
         boundaries = _time_boundaries(end, start, time_unit)
         # T-SQL's DATEDIFF is an INT and fails beyond it (DATEDIFF_BIG is the BIGINT one).
-        return cast(boundaries, "INTEGER") if ctx.dialect == "tsql" else boundaries
+        return (
+            cast(boundaries, "INTEGER")
+            if semantics(ctx.dialect).DATE_NUMBERS_ARE_INT
+            else boundaries
+        )
     if unit not in ("DAY", "WEEK", "MONTH", "QUARTER", "YEAR"):
         ctx.report(
             "error", "DATE-DIFF", node, f"date difference in {_unit(node)} units is not supported"
@@ -458,7 +461,10 @@ def timestamp_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if isinstance(node, exp.WeekOfYear):
         # Snowflake's WEEKISO(d); other dialects' WEEKOFYEAR is not read as ISO here.
-        if ctx.dialect != "snowflake" or _date_kind(node, node.this, ctx, "DATE-PART") is None:
+        if (
+            not semantics(ctx.dialect).WEEK_OF_YEAR_IS_ISO
+            or _date_kind(node, node.this, ctx, "DATE-PART") is None
+        ):
             return None
         return cast(iso_week(node.this), "BIGINT")
     part = node.this.name.upper()
@@ -471,14 +477,14 @@ def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return extract(part, node.expression)
     if part == "QUARTER":
         return quarter_of(node.expression)
-    number = "INTEGER" if ctx.dialect == "tsql" else "BIGINT"  # T-SQL's DATEPART is an INT
+    number = "INTEGER" if semantics(ctx.dialect).DATE_NUMBERS_ARE_INT else "BIGINT"
     week = part in ISO_WEEK_PARTS or part == "WEEK" or isinstance(node.this, exp.WeekStart)
     date = _unwrap(node.expression, ctx)
     if week and _date_kind(node, date, ctx, "DATE-PART") is None:
         return None
     if part in ISO_WEEK_PARTS:
         return cast(iso_week(date), number)
-    if part == "WEEK" and ctx.dialect == "tsql":
+    if part == "WEEK" and semantics(ctx.dialect).WEEKS_START_ON_DATEFIRST:
         datefirst = ctx.assume("tsql_datefirst")
         ctx.report(
             "warning",
@@ -488,7 +494,9 @@ def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             f"{WEEKDAYS[datefirst - 1]}); set tsql_datefirst in sql/assumptions.yaml",
         )
         return cast(week_in_year(date, datefirst - 1, 1), number)
-    if ctx.dialect == "bigquery" and (part == "WEEK" or isinstance(node.this, exp.WeekStart)):
+    if semantics(ctx.dialect).WEEKDAY_WEEK_PARTS and (
+        part == "WEEK" or isinstance(node.this, exp.WeekStart)
+    ):
         # WEEK is WEEK(SUNDAY); days before the year's first such day are week 0.
         first = SUNDAY if part == "WEEK" else WEEK_UNITS.index(part)
         return cast(week_in_year(date, first, 0), number)
@@ -575,9 +583,9 @@ def date_trunc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     name = unit.name.upper() if unit is not None else "DAY"
     if isinstance(unit, exp.WeekStart) and name in ("MONDAY", "SUNDAY"):
         return _truncate(node, node.this, name, ctx, "DATE-TRUNC")  # BigQuery WEEK(<day>)
-    if name in ("WEEK", "IW") and ctx.dialect in ("redshift", "oracle", "snowflake"):
+    if name in ("WEEK", "IW") and semantics(ctx.dialect).TRUNCATED_WEEKS_START_MONDAY:
         first = "MONDAY"
-        if ctx.dialect == "snowflake":
+        if semantics(ctx.dialect).WEEKS_START_ON_WEEK_START:
             # WEEK_START 0 (legacy) and 1 both start weeks on Monday; 2 ... 7 on Tuesday ...
             # Sunday.
             week_start = ctx.assume("snowflake_week_start")
@@ -628,11 +636,19 @@ def last_day(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     unit = node.args.get("unit")
     name = _canonical_unit(unit.name.upper()) if unit is not None else "MONTH"
     first = ""  # the day weeks start on, for a WEEK unit
-    if ctx.dialect == "bigquery" and isinstance(unit, exp.WeekStart):
+    if semantics(ctx.dialect).WEEKDAY_WEEK_PARTS and isinstance(unit, exp.WeekStart):
         name, first = "WEEK", unit.name.upper()  # WEEK is WEEK(SUNDAY)
-    elif ctx.dialect == "bigquery" and unit is not None and unit.name.upper() == "ISOWEEK":
+    elif (
+        semantics(ctx.dialect).WEEKDAY_WEEK_PARTS
+        and unit is not None
+        and unit.name.upper() == "ISOWEEK"
+    ):
         name, first = "WEEK", "MONDAY"
-    elif ctx.dialect == "snowflake" and unit is not None and unit.name.upper() in SF_WEEKS:
+    elif (
+        semantics(ctx.dialect).LAST_DAY_TAKES_WEEK
+        and unit is not None
+        and unit.name.upper() in SF_WEEKS
+    ):
         name = "WEEK"
     if name not in ("MONTH", "QUARTER", "YEAR", "WEEK") or first not in ("", *WEEK_UNITS):
         ctx.report(

@@ -11,6 +11,7 @@ from sqlglot import exp
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, STRING_TYPES, clone, lit, type_of
 from sql.rules.strings import tsql_like_value
+from sql.source_dialects import semantics
 
 
 def _noop(node: exp.Expr, ctx: Context) -> exp.Expr | None:
@@ -275,9 +276,6 @@ def tsql_convert(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return cast_rule(converted, ctx) or converted
 
 
-TRUNCATING_CASTS = ("tsql", "teradata")
-
-
 @rule(
     "CAST-TO-INTEGER",
     "rewrite",
@@ -300,7 +298,7 @@ def cast_rule(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if target not in INTEGER_TYPES or source not in NUMERIC_TYPES or source in INTEGER_TYPES:
         return None
     value = clone(node.this)
-    if ctx.dialect in TRUNCATING_CASTS:
+    if semantics(ctx.dialect).INTEGER_CAST_TRUNCATES:
         whole: exp.Expr = exp.Sub(
             this=value, expression=exp.Mod(this=clone(value), expression=lit(1))
         )

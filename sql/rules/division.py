@@ -22,8 +22,7 @@ from sql.rules.build import (
     paren,
     type_of,
 )
-
-TRUNCATING = ("tsql", "teradata", "redshift")
+from sql.source_dialects import semantics
 
 
 def exact_division(
@@ -44,13 +43,13 @@ def exact_division(
         return None
     if left not in INTEGER_TYPES or right not in INTEGER_TYPES:
         return exp.Div(this=paren(clone(dividend)), expression=paren(clone(divisor)))
-    if ctx.dialect in TRUNCATING:
+    if semantics(ctx.dialect).TYPED_DIVISION:
         result_type = "BIGINT" if exp.DType.BIGINT in (left, right) else "INTEGER"
         remainder = exp.Mod(this=clone(dividend), expression=clone(divisor))
         whole = exp.Paren(this=exp.Sub(this=paren(clone(dividend)), expression=remainder))
         return cast(exp.Div(this=whole, expression=paren(clone(divisor))), result_type)
     quotient = exp.Div(this=cast(dividend, "DOUBLE"), expression=paren(clone(divisor)))
-    if ctx.dialect == "snowflake":
+    if semantics(ctx.dialect).INTEGER_DIVISION_IS_DECIMAL:
         # Snowflake returns NUMBER with scale 6 for integer / integer.
         return cast(quotient, "DECIMAL(38, 6)")
     return quotient

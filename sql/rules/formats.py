@@ -23,6 +23,7 @@ from sql.rules.base import Context, rule
 from sql.rules.build import TIMESTAMP_TYPES, cast, clone, extract, interval, lit, type_of
 from sql.rules.calendar import MONDAY, SUNDAY, day_of_year, weekday_number
 from sql.rules.dates import quarter_of
+from sql.source_dialects import semantics
 
 # The dialects whose TO_CHAR / TO_VARCHAR take an Oracle-style datetime format model (the
 # numeric elements below mean the same in each: Oracle, Snowflake, Teradata, and Redshift,
@@ -231,11 +232,6 @@ NAME_ELEMENTS = {
     "DAY": ("day", False, True),
     "DY": ("day", True, False),
 }
-# Dialects whose format models print names as the element is written: MONTH -> JANUARY,
-# Month -> January, month -> january. Snowflake's documented examples print title case
-# whatever the case of the element ('mon' -> 'Apr'), so there only a title-case element,
-# which both readings print alike, is translated.
-CASE_FOLLOWING = ("oracle", "teradata")
 
 
 def _name_case(written: str) -> str | None:
@@ -252,9 +248,9 @@ def _name_token(written: str, dialect: str) -> tuple[str, tuple[str, bool, str, 
     element = written.upper()
     what, short, padded = NAME_ELEMENTS[element]
     case = _name_case(written)
-    if element == "MMMM" and dialect != "snowflake":
+    if element == "MMMM" and semantics(dialect).FORMAT_NAME_CASE != "title":
         raise FormatRefusal(written, "not a format element")
-    if dialect == "snowflake":
+    if semantics(dialect).FORMAT_NAME_CASE == "title":
         if case != "title" and element != "MMMM":
             raise FormatRefusal(
                 written,
@@ -262,7 +258,7 @@ def _name_token(written: str, dialect: str) -> tuple[str, tuple[str, bool, str, 
                 "title case (Mon, Dy) to have it translated",
             )
         return "name", (what, short, "title", False)
-    if dialect not in CASE_FOLLOWING or case is None:
+    if semantics(dialect).FORMAT_NAME_CASE != "element" or case is None:
         raise FormatRefusal(written, REFUSED[element])
     return "name", (what, short, case, padded)
 
@@ -400,11 +396,13 @@ def format_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     model = node.args.get("format")
     if not (isinstance(model, exp.Literal) and model.is_string):
         return None  # a number, or a format computed at run time: left to FMT-TO-CHAR
-    if ctx.dialect == "tsql" and (not isinstance(node, exp.TimeToStr) or node.args.get("culture")):
+    if semantics(ctx.dialect).DATETIME_FORMAT == "dotnet" and (
+        not isinstance(node, exp.TimeToStr) or node.args.get("culture")
+    ):
         return None  # FORMAT with a culture: left to FMT-TO-CHAR
     value = _unwrapped(node.this)
     kind = type_of(value)
-    if kind == exp.DType.TIMESTAMPTZ and ctx.dialect == "bigquery":
+    if kind == exp.DType.TIMESTAMPTZ and semantics(ctx.dialect).FORMATTED_TIMESTAMPS_IN_UTC:
         # FORMAT_TIMESTAMP prints an instant's fields in UTC unless given a zone; so do the
         # fields EXTRACT reads on the engines, whose sessions are pinned to UTC.
         zone = node.args.get("zone")
@@ -413,12 +411,12 @@ def format_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     elif kind != exp.DType.DATE and kind not in TIMESTAMP_TYPES:
         return None
     try:
-        if ctx.dialect == "tsql":
+        if semantics(ctx.dialect).DATETIME_FORMAT == "dotnet":
             pattern = _source_string_after(node.this, ctx)
             if pattern is None:
                 raise FormatRefusal(model.name, "a FORMAT pattern whose text cannot be read back")
             tokens = _dotnet_tokens(pattern)
-        elif ctx.dialect == "bigquery":
+        elif semantics(ctx.dialect).DATETIME_FORMAT == "percent":
             tokens = _bigquery_tokens(model.name)
         elif isinstance(node, exp.TimeToStr):
             tokens = _strftime_tokens(model.name)
@@ -592,7 +590,9 @@ def to_date(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ):
         return None  # DATE-LITERAL
     try:
-        return text_to_date(node.this, model.name, models=ctx.dialect != "bigquery")
+        return text_to_date(
+            node.this, model.name, models=semantics(ctx.dialect).DATETIME_FORMAT != "percent"
+        )
     except FormatRefusal as refusal:
         ctx.report("error", "FMT-TO-DATE", node, str(refusal))
         return node
@@ -921,13 +921,14 @@ def _check_language(tokens: list[tuple[str, object]], node: exp.Expr, ctx: Conte
     """Month and day names are English in BigQuery (documented); elsewhere they follow a
     session language, assumed (``date_language``) and warned about."""
     cultural = any(kind == "name" for kind, _ in tokens)
-    if ctx.dialect == "tsql":  # .NET: AM/PM and the '/' and ':' separators are the culture's
+    if semantics(ctx.dialect).DATETIME_FORMAT == "dotnet":
+        # .NET: AM/PM and the '/' and ':' separators are the culture's
         cultural = cultural or any(
             (kind == "element" and content == "AM or PM")
             or (kind == "text" and ("/" in str(content) or ":" in str(content)))
             for kind, content in tokens
         )
-    if ctx.dialect == "bigquery" or not cultural:
+    if semantics(ctx.dialect).DATE_NAMES_ARE_ENGLISH or not cultural:
         return
     language = ctx.assume("date_language")
     if language != "ENGLISH":

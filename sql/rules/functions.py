@@ -14,6 +14,7 @@ from sql.rules.build import (
     lit,
     type_of,
 )
+from sql.source_dialects import semantics
 
 MAX_GREATEST_ARGS = 4
 
@@ -53,7 +54,9 @@ def greatest_least(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if len(values) > MAX_GREATEST_ARGS:
         ctx.report("error", "FN-GREATEST-LEAST", node, f"more than {MAX_GREATEST_ARGS} arguments")
         return None
-    ignore_nulls = bool(node.args.get("ignore_nulls")) or ctx.dialect in ("tsql", "redshift")
+    ignore_nulls = (
+        bool(node.args.get("ignore_nulls")) or semantics(ctx.dialect).GREATEST_IGNORES_NULLS
+    )
     compare = exp.GTE if isinstance(node, exp.Greatest) else exp.LTE
     result = values[0]
     for value in values[1:]:
@@ -162,7 +165,11 @@ def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     value_type = type_of(node.this)
     decimals = node.args.get("decimals")
     mode = node.args.get("truncate")
-    if mode is not None and ctx.dialect == "tsql" and integer_literal(mode) is not None:
+    if (
+        mode is not None
+        and semantics(ctx.dialect).ROUND_MODE_TRUNCATES
+        and integer_literal(mode) is not None
+    ):
         if integer_literal(mode) != 0:
             return _truncated(node, ctx)
         node.set("truncate", None)  # function 0: the ordinary rounding
@@ -204,14 +211,14 @@ def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def replace(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if ctx.dialect == "tsql":
+    if semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
         ctx.report(
             "warning",
             "TSQL-COLLATION",
             node,
             "REPLACE translated assuming a case-sensitive collation",
         )
-    if ctx.dialect == "oracle":
+    if semantics(ctx.dialect).EMPTY_STRING_IS_NULL:
         # Oracle REPLACE with a NULL or '' replacement removes the search string.
         replacement = node.args.get("replacement")
         if replacement is None or isinstance(replacement, exp.Null):
@@ -220,10 +227,6 @@ def replace(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             return exp.Nullif(this=fixed, expression=lit(""))
         return exp.Nullif(this=clone(node), expression=lit(""))
     return node
-
-
-# Where sqlglot leaves a one-argument LOG (the other dialects' LOG(x) is read as LN).
-LOG_BASE_10 = ("redshift", "teradata")
 
 
 @rule(
@@ -245,7 +248,7 @@ LOG_BASE_10 = ("redshift", "teradata")
 def logarithm(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if node.args.get("expression") is not None:
         return None  # LOG(base, x): standard as it stands
-    if ctx.dialect not in LOG_BASE_10:
+    if not semantics(ctx.dialect).LOG_DEFAULTS_TO_BASE_10:
         ctx.report("error", "FN-LOG", node, "LOG with one argument: give the base")
         return None
     return exp.Log(this=lit(10), expression=clone(node.this))

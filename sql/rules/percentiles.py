@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from sql.rules.base import Context, rule
 from sql.rules.build import INTEGER_TYPES, cast, clone, lit, type_of
+from sql.source_dialects import semantics
 
 FLOATING_TYPES = {exp.DType.DOUBLE, exp.DType.FLOAT}
 # Digits of each integer type: its values as DECIMAL(digits, 0).
@@ -35,11 +36,6 @@ MAX_PRECISION = 38
 # NUMBER (38 digits), typed DECIMAL(38, s + k) as sql/rules/portable_types.py types Oracle's
 # decimals: the exact value has k more decimals than the argument.
 SNOWFLAKE_EXTRA_SCALE = 3
-# Sources whose result type for exact numbers is documented (above); the others' is
-# translated for DOUBLE arguments only (Redshift documents DOUBLE -> DOUBLE; its DECIMAL
-# result's scale is not documented).
-EXACT_SOURCES = ("snowflake", "oracle")
-DOUBLE_SOURCES = ("snowflake", "oracle", "redshift")
 
 
 class PercentileError(Exception):
@@ -79,10 +75,10 @@ def result_types(value: exp.Expr, decimals: int, dialect: str) -> tuple[str, str
     """(the type the values are interpolated in, the source's result type) for a percentile
     with a fraction of ``decimals`` decimals; raises PercentileError."""
     kind = type_of(value)
-    if kind in FLOATING_TYPES and dialect in DOUBLE_SOURCES:
+    if kind in FLOATING_TYPES and semantics(dialect).PERCENTILE_OF_DOUBLE_IS_DOUBLE:
         return "DOUBLE", "DOUBLE"
     exact = _exact_type(value)
-    if exact is None or dialect not in EXACT_SOURCES:
+    if exact is None or not semantics(dialect).PERCENTILE_OF_DECIMAL_IS_DECIMAL:
         shown = kind.value if kind else "this value"
         raise PercentileError(
             f"{dialect}'s interpolated percentile of {shown} has no documented result type to "
@@ -100,7 +96,7 @@ def result_types(value: exp.Expr, decimals: int, dialect: str) -> tuple[str, str
             f"fraction needs more than {MAX_PRECISION} digits"
         )
     working = f"DECIMAL({working_precision}, {scale})"
-    if dialect == "snowflake":
+    if semantics(dialect).PERCENTILE_ADDS_SCALE:
         if decimals > SNOWFLAKE_EXTRA_SCALE:
             raise PercentileError(
                 "Snowflake rounds an interpolated percentile to 3 more decimals than its "

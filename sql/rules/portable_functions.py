@@ -16,7 +16,7 @@ from sql import portable
 from sql.diagnostics import node_offset
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import STRING_TYPES, case_when, clone, integer_literal, is_null, lit, type_of
-from sql.source_dialects import DIALECTS
+from sql.source_dialects import DIALECTS, semantics
 
 
 def _varchar() -> exp.DataType:
@@ -141,7 +141,7 @@ def repeat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return _refuse(ctx, "FN-REPEAT", node, "REPEAT of a value not known to be a string")
     count = integer_literal(times)
     limit: int | None = None
-    if ctx.dialect == "tsql":
+    if semantics(ctx.dialect).REPEAT_CUTS_AT_8000_BYTES:
         try:
             limit = _tsql_replicate_limit(text)
         except ValueError:
@@ -155,7 +155,7 @@ def repeat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             )
         if limit is None and type_of(text.this) in STRING_TYPES:
             text = text.this  # the cast to (N)VARCHAR(MAX) of a string only lifts the limit
-    if ctx.dialect != "tsql" and (count is None or count < 0):
+    if not semantics(ctx.dialect).REPEAT_OF_NEGATIVE_IS_NULL and (count is None or count < 0):
         return _refuse(
             ctx,
             "FN-REPEAT",
@@ -174,7 +174,7 @@ def repeat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             result = exp.DPipe(this=result, expression=clone(text))
     else:
         result = _typed(portable.PortableRepeat(this=clone(text), times=clone(times)), node)
-        if ctx.dialect == "tsql" and count is None:
+        if semantics(ctx.dialect).REPEAT_OF_NEGATIVE_IS_NULL and count is None:
             below = exp.LT(this=clone(times), expression=lit(0))
             result = case_when(below, exp.Null(), result)
     if limit is not None and (count is None or count * len(text.name) > limit):
@@ -200,14 +200,14 @@ def repeat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def reverse(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if ctx.dialect == "oracle":
+    if semantics(ctx.dialect).REVERSE_REVERSES_BYTES:
         return _refuse(
             ctx, "FN-REVERSE", node, "Oracle's REVERSE is undocumented and reverses bytes"
         )
     refused = _not_a_string(ctx, "FN-REVERSE", node, "REVERSE")
     if refused is not None:
         return refused
-    if ctx.dialect == "tsql":
+    if semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
         ctx.report(
             "warning",
             "TSQL-COLLATION",
@@ -263,7 +263,7 @@ def _spelled_pad(text: exp.Expr, length: int, pad: str, left: bool) -> exp.Expr:
 )
 def pad(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     name = "LPAD" if node.args.get("is_left") else "RPAD"
-    if ctx.dialect == "oracle":
+    if semantics(ctx.dialect).PAD_COUNTS_DISPLAY_COLUMNS:
         return _refuse(
             ctx,
             "FN-PAD",
@@ -317,7 +317,7 @@ def pad(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def initcap(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if ctx.dialect not in ("snowflake", "bigquery"):
+    if not semantics(ctx.dialect).INITCAP_WORDS_DOCUMENTED:
         return _refuse(
             ctx,
             "FN-INITCAP",
@@ -374,7 +374,9 @@ def translate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         text, source, target = node.this, node.args.get("from_"), node.args.get("to")
     if type_of(text) not in STRING_TYPES and not isinstance(text, exp.Null):
         return _refuse(ctx, "FN-TRANSLATE", node, "TRANSLATE of a value not known to be a string")
-    if ctx.dialect == "oracle" and (isinstance(source, exp.Null) or isinstance(target, exp.Null)):
+    if semantics(ctx.dialect).EMPTY_STRING_IS_NULL and (
+        isinstance(source, exp.Null) or isinstance(target, exp.Null)
+    ):
         return exp.Null()  # '' is NULL in Oracle, and so is TRANSLATE over it
     characters, replacements = _string_literal(source), _string_literal(target)
     if characters is None or replacements is None:
@@ -387,7 +389,7 @@ def translate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         )
     if len(set(characters)) != len(characters):
         return _refuse(ctx, "FN-TRANSLATE", source, "TRANSLATE's `from` repeats a character")
-    if ctx.dialect == "tsql":
+    if semantics(ctx.dialect).TRANSLATE_LENGTHS_MUST_MATCH:
         if len(characters) != len(replacements):
             return _refuse(
                 ctx,
@@ -405,7 +407,7 @@ def translate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         portable.PortableTranslate(this=clone(text), source=clone(source), target=clone(target)),
         node,
     )
-    if ctx.dialect == "oracle":
+    if semantics(ctx.dialect).EMPTY_STRING_IS_NULL:
         result = exp.Nullif(this=result, expression=lit(""))
     return result
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
+from sql.source_dialects import semantics
 
 # (rule id, dialects, node types, description, example, why)
 REFUSALS: tuple[
@@ -135,9 +136,13 @@ def array_message(node: exp.Expr, dialect: str) -> str:
 
 def _refuse(rule_id: str, why: str):
     def apply(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-        if rule_id == "ARRAY-AGG" and ctx.dialect == "bigquery" and isinstance(node, TYPED_ARRAYS):
+        if (
+            rule_id == "ARRAY-AGG"
+            and semantics(ctx.dialect).ARRAYS_ARE_TYPED
+            and isinstance(node, TYPED_ARRAYS)
+        ):
             return None  # FN-IN-UNNEST and sql/rules/arrays.py, once types are known
-        if rule_id == "ARRAY-AGG" and ctx.dialect == "snowflake" and _variant_access(node):
+        if rule_id == "ARRAY-AGG" and semantics(ctx.dialect).HAS_VARIANT and _variant_access(node):
             return None  # sql/rules/variant.py, once the VARIANT columns are typed
 
         message = why or f"function {node.name.upper()} is not known to the translator"

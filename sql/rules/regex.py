@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from sql.rules.base import Context, rule
 from sql.rules.build import clone, lit
+from sql.source_dialects import semantics
 
 # Characters with a meaning in some flavour outside a class: written escaped.
 METACHARACTERS = set(".^$|?*+()[]{}\\")
@@ -343,7 +344,7 @@ def regexp_like(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "syntax; write it as a literal",
         )
         return node
-    if ctx.dialect == "oracle" and pattern.name == "":
+    if semantics(ctx.dialect).EMPTY_STRING_IS_NULL and pattern.name == "":
         ctx.report("error", "FN-REGEXP-LIKE", pattern, "Oracle reads the empty pattern as NULL")
         return node
     try:

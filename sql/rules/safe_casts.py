@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from sql.rules.base import Context, rule
 from sql.rules.build import STRING_TYPES, cast, clone, lit, paren, type_of
+from sql.source_dialects import semantics
 
 # ASCII whitespace as absl::ascii_isspace counts it, and as the members of a regex class:
 # XQuery escapes for tab, newline and carriage return, the vertical tab and form feed as
@@ -152,7 +153,7 @@ def read_int64(text: str) -> int | None:
 def is_bigquery_text_to_int64(node: exp.Expr, dialect: str) -> bool:
     """SAFE_CAST of a string to INT64 in BigQuery: FN-TRY-CAST-TEXT translates it."""
     return (
-        dialect == "bigquery"
+        semantics(dialect).TEXT_TO_INTEGER_IS_DOCUMENTED
         and isinstance(node, exp.TryCast)
         and node.args["to"].this == exp.DType.BIGINT
         and type_of(node.this) in STRING_TYPES

@@ -9,6 +9,7 @@ from sql.diagnostics import node_offset
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, STRING_TYPES, clone, integer_literal, lit, type_of
 from sql.rules.regex import PatternError, like_class_pattern
+from sql.source_dialects import semantics
 
 
 @rule(
@@ -45,7 +46,7 @@ def tsql_len(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def length(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if ctx.dialect == "oracle":
+    if semantics(ctx.dialect).EMPTY_STRING_IS_NULL:
         # Oracle stores '' as NULL, so LENGTH('') is NULL: the same as CHAR_LENGTH(NULL).
         return None
     return node
@@ -160,7 +161,7 @@ def oracle_concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    skips_nulls = bool(node.args.get("coalesce")) or ctx.dialect in ("tsql", "oracle")
+    skips_nulls = bool(node.args.get("coalesce")) or semantics(ctx.dialect).CONCAT_SKIPS_NULLS
     parts = [
         exp.Coalesce(this=clone(arg), expressions=[lit("")])
         if skips_nulls and not isinstance(arg, exp.Literal)
@@ -514,7 +515,7 @@ def _portable_split_part(node: exp.Expr, part: int | None, ctx: Context) -> exp.
     cover: Snowflake counts a negative part from the end and reads 0 as 1; Redshift's part
     must be 1 or more (an error otherwise), so it must be a literal there."""
     index = node.args["part_index"]
-    if ctx.dialect == "redshift" and (part is None or part < 1):
+    if semantics(ctx.dialect).SPLIT_PART_NEEDS_POSITIVE_PART and (part is None or part < 1):
         ctx.report(
             "error",
             "FN-SPLIT-PART",
@@ -616,9 +617,6 @@ def raw_string(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return exp.Literal.string(node.name)
 
 
-# Dialects whose LIKE reads a backslash as an escape when no ESCAPE clause is given
-# (BigQuery, Redshift as PostgreSQL); the standard's LIKE has no escape character then.
-BACKSLASH_LIKE = ("bigquery", "redshift")
 # Dialects where one character in a LIKE pattern has a reading the standard's LIKE has not.
 UNREADABLE_LIKE = {
     "tsql": ("[", "T-SQL LIKE reads [...] as a character class, which standard LIKE has not"),
@@ -698,7 +696,7 @@ def standard_pattern(pattern: exp.Expr, ctx: Context) -> tuple[exp.Expr, bool] |
             return pattern, False
         ctx.report("error", "LIKE-PATTERN", pattern, why)
         return None
-    if ctx.dialect not in BACKSLASH_LIKE or "\\" not in text:
+    if not semantics(ctx.dialect).LIKE_BACKSLASH_ESCAPES or "\\" not in text:
         return pattern, False
     characters = _like_characters(text)
     if characters is None:
@@ -743,7 +741,11 @@ def standard_pattern(pattern: exp.Expr, ctx: Context) -> tuple[exp.Expr, bool] |
 )
 def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     pattern = node.expression
-    if ctx.dialect == "tsql" and isinstance(pattern, exp.Literal) and "[" in pattern.name:
+    if (
+        semantics(ctx.dialect).LIKE_BRACKET_CLASSES
+        and isinstance(pattern, exp.Literal)
+        and "[" in pattern.name
+    ):
         return _tsql_class_like(node, ctx)
     if isinstance(node.parent, exp.Escape):
         return None

@@ -16,6 +16,7 @@ from sql.rules.base import Context, rule
 from sql.rules.build import cast, clone, lit, type_of
 from sql.rules.dates import _mapping_is_ntz
 from sql.rules.formats import TEXT_TYPES
+from sql.source_dialects import semantics
 
 # strftime code (as sqlglot reads each dialect's format model) -> (field, width).
 FIELDS = {
@@ -167,7 +168,7 @@ def to_timestamp(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None  # a run-time format, TRY_TO_TIMESTAMP: left to the refusals
     if type_of(node.this) not in TEXT_TYPES:
         return None
-    if ctx.dialect == "snowflake":
+    if semantics(ctx.dialect).TIMESTAMP_FOLLOWS_TYPE_MAPPING:
         target = node.args.get("target_type")
         kind = target.this if target is not None else None
         if kind == exp.DType.TIMESTAMP:

@@ -14,6 +14,7 @@ from sql.rules.build import (
     type_of,
 )
 from sql.rules.safe_casts import is_bigquery_text_to_int64
+from sql.source_dialects import semantics
 
 # Precision and scale of DECIMAL / NUMERIC / NUMBER written without them.
 DECIMAL_DEFAULTS = {
@@ -66,7 +67,7 @@ def _with_params(dtype: exp.DataType, *params: int) -> exp.DataType:
 )
 def type_defaults(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if any(_is_max(p) for p in node.expressions):
-        if ctx.dialect in ("tsql", "redshift") and node.this == exp.DType.VARCHAR:
+        if semantics(ctx.dialect).VARCHAR_MAX_IS_UNBOUNDED and node.this == exp.DType.VARCHAR:
             unbounded = exp.DataType(this=exp.DType.TEXT, nested=False)
             unbounded.meta["max_length"] = True  # T-SQL REPLICATE's limit lifts (FN-REPEAT)
             return unbounded
@@ -80,7 +81,7 @@ def type_defaults(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if node.expressions:
         return None
     if node.this == exp.DType.DECIMAL:
-        if ctx.dialect == "oracle":
+        if semantics(ctx.dialect).UNSIZED_DECIMAL_IS_FLOATING:
             ctx.report(
                 "error",
                 "TYPE-DEFAULTS",
@@ -91,7 +92,11 @@ def type_defaults(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             return None
         return _with_params(node, *DECIMAL_DEFAULTS[ctx.dialect])
     in_cast = isinstance(node.parent, (exp.Cast, exp.Convert))
-    if ctx.dialect == "tsql" and node.this in CHARACTER_TYPES and in_cast:
+    if (
+        semantics(ctx.dialect).UNSIZED_STRINGS_ARE_SHORT
+        and node.this in CHARACTER_TYPES
+        and in_cast
+    ):
         return _with_params(node, TSQL_CAST_LENGTH)
     return None
 
@@ -143,7 +148,7 @@ SINGLE_PRECISION_DIGITS = 24
     phase="syntax",
 )
 def float_width(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if node.this == exp.DType.DECFLOAT and ctx.dialect == "oracle":
+    if node.this == exp.DType.DECFLOAT and semantics(ctx.dialect).FLOAT_IS_DECIMAL:
         ctx.report(
             "error",
             "FLOAT-WIDTH",
@@ -156,7 +161,7 @@ def float_width(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None
     digits = node.expressions[0].this
     single = (
-        ctx.dialect in ("tsql", "redshift")
+        semantics(ctx.dialect).FLOAT_PRECISION_PICKS_WIDTH
         and isinstance(digits, exp.Literal)
         and digits.is_int
         and int(digits.name) <= SINGLE_PRECISION_DIGITS
