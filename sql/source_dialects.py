@@ -79,6 +79,9 @@ class Semantics:
     LIKE_BACKSLASH_ESCAPES = False
     LIKE_BRACKET_CLASSES = False  # LIKE reads [...] as a character class
     PAD_COUNTS_DISPLAY_COLUMNS = False  # LPAD / RPAD count display columns, not characters
+    # REGEXP_EXTRACT returns its pattern's one capturing group, if any (more are an error),
+    # where REGEXP_SUBSTR returns the whole match unless asked for a group
+    REGEX_EXTRACT_RETURNS_ITS_GROUP = False
     REPEAT_CUTS_AT_8000_BYTES = False  # REPLICATE's result is cut at 8,000 bytes
     REPEAT_OF_NEGATIVE_IS_NULL = False  # REPLICATE(s, n) with n < 0 is NULL
     REVERSE_REVERSES_BYTES = False  # REVERSE reverses bytes (undocumented), not characters
@@ -315,6 +318,7 @@ class PlumblineBigQuery(BigQuery, Semantics):
     ISO_TIMESTAMP_STRINGS = True
     LIKE_BACKSLASH_ESCAPES = True
     QUERY_PARAMETERS = True
+    REGEX_EXTRACT_RETURNS_ITS_GROUP = True
     SCRIPT_VARIABLES = True
     TEMP_FUNCTIONS = True
     VARIABLES_ARE_BARE_NAMES = True

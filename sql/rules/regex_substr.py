@@ -27,6 +27,7 @@ from sqlglot import exp
 from sql.rules.base import Context, rule
 from sql.rules.build import STRING_TYPES, clone, lit, type_of
 from sql.rules.regex import FLAVOURS, PatternError, translate_pattern
+from sql.source_dialects import semantics
 
 RULE = "FN-REGEXP-SUBSTR"
 # Which dialects' extraction functions this rule reads; Redshift's REGEXP_SUBSTR returns ''
@@ -196,7 +197,7 @@ def _positive(node: exp.Expr | None, default: int) -> int | None:
         (
             "snowflake",
             "SELECT REGEXP_SUBSTR(c_name, '^[A-Z][a-z]+') AS w FROM SALES.CUSTOMER",
-            "SELECT SUBSTRING_REGEX('^[A-Z][a-z]+' IN \"customer\".\"c_name\" FROM 1 "
+            'SELECT SUBSTRING_REGEX(\'^[A-Z][a-z]+\' IN "customer"."c_name" FROM 1 '
             'OCCURRENCE 1 GROUP 0) AS "w" FROM "raw"."customer" AS "customer"',
         ),
     ),
@@ -223,7 +224,7 @@ def regexp_substr(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ):
         return refuse(parameters, f"match flags {parameters.sql()} are not translated")
     text = pattern.name
-    if ctx.dialect == "oracle" and text == "":
+    if semantics(ctx.dialect).EMPTY_STRING_IS_NULL and text == "":
         return refuse(pattern, "Oracle reads the empty pattern as NULL")
     try:
         translated = translate_pattern(text, FLAVOURS[ctx.dialect], whole=False, lazy=False)
@@ -236,10 +237,11 @@ def regexp_substr(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     except PatternError as error:
         return refuse(pattern, f"regular expression element {error}")
     group = node.args.get("group")
-    if "(?" in text and (ctx.dialect == "bigquery" or (group is not None and group.name != "0")):
+    returns_its_group = semantics(ctx.dialect).REGEX_EXTRACT_RETURNS_ITS_GROUP
+    if "(?" in text and (returns_its_group or (group is not None and group.name != "0")):
         # translate_pattern writes (?:...) as a plain group, which would shift the numbers
         return refuse(pattern, "a non-capturing group (?:...) with a group extracted")
-    if ctx.dialect == "bigquery":
+    if returns_its_group:
         if groups > 1:
             return refuse(pattern, "BigQuery refuses a pattern with more than one group")
         number = groups
