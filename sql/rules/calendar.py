@@ -105,6 +105,12 @@ def date_literal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         and ctx.dialect == "snowflake"
         and (type_of(value) is None or type_of(value) in STRING_TYPES)
     ):
+        if (
+            not node.args.get("format")
+            and not isinstance(value, exp.Literal)
+            and type_of(value) in STRING_TYPES
+        ):
+            return None  # SF-AUTO-DATE reads the string as AUTO does, or makes it raise
         name = "TRY_TO_DATE" if node.args.get("safe") else "TO_DATE"
         how = (
             "the format it names, which Snowflake applies leniently"

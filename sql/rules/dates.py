@@ -17,6 +17,7 @@ from sql.rules.build import (
     MONTH_END,
     MONTH_START,
     NUMERIC_TYPES,
+    STRING_TYPES,
     TIMESTAMP_TYPES,
     add_months,
     cast,
@@ -1019,6 +1020,8 @@ def to_timestamp_ntz(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return clone(value)
     if kind in NUMERIC_TYPES:
         return _from_number(node, value, 0, name, ctx)
+    if kind in STRING_TYPES:
+        return None  # SF-AUTO-DATE reads the string as AUTO does, or makes it raise
     what = kind.value if kind else "a value of unknown type"
     ctx.report(
         "error",

@@ -233,6 +233,14 @@ def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if is_bigquery_text_to_int64(node, ctx.dialect):
         return None  # FN-TRY-CAST-TEXT reads the string as BigQuery does
     target = node.args["to"]
+    if (
+        ctx.dialect == "snowflake"
+        and target.this in (exp.DType.DATE, exp.DType.TIMESTAMPNTZ, exp.DType.TIMESTAMP)
+        and not target.expressions
+        and not isinstance(node.this, exp.Literal)
+        and type_of(node.this) in STRING_TYPES
+    ):
+        return None  # SF-AUTO-DATE reads the string as AUTO does, or makes it raise
     if not cannot_fail(node.this, target):
         source = type_of(node.this)
         what = source.value if source is not None else "a value of unknown type"
