@@ -13,7 +13,7 @@ from sql.rules.build import (
     clone,
     type_of,
 )
-from sql.rules.safe_casts import is_bigquery_text_to_int64
+from sql.rules.safe_casts import is_bigquery_text_to_int64, is_snowflake_text_to_decimal
 
 # Precision and scale of DECIMAL / NUMERIC / NUMBER written without them.
 DECIMAL_DEFAULTS = {
@@ -232,6 +232,8 @@ def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     assert isinstance(node, exp.TryCast)
     if is_bigquery_text_to_int64(node, ctx.dialect):
         return None  # FN-TRY-CAST-TEXT reads the string as BigQuery does
+    if is_snowflake_text_to_decimal(node, ctx.dialect):
+        return None  # FN-TRY-CAST-NUMBER reads the plain decimals, makes the rest raise
     target = node.args["to"]
     if (
         ctx.dialect == "snowflake"
