@@ -71,8 +71,9 @@ def iso_timestamp(text: str) -> str | None:
     (exp.DateStrToDate, exp.TsOrDsToDate, exp.TimeStrToTime, exp.StrToDate),
     "DATE 'yyyy-mm-dd', TO_DATE('yyyy-mm-dd', 'YYYY-MM-DD') and ISO date strings used as dates "
     "become CAST('yyyy-mm-dd' AS DATE); TO_DATE of a timestamp becomes CAST(t AS DATE); other "
-    "formats, and Snowflake's TO_DATE / TRY_TO_DATE of a string value (read by a format "
-    "detected per value or applied leniently), are refused.",
+    "formats, and Snowflake's TO_DATE / TRY_TO_DATE of a string with a format (applied "
+    "leniently) or of unknown type, are refused; of a string column without a format it is "
+    "SF-AUTO-DATE.",
     (
         (
             "oracle",

@@ -932,9 +932,9 @@ def _mapping_is_ntz(name: str, node: exp.Expr, ctx: Context) -> bool:
     "1970, or units of 10^-scale seconds with a scale argument) it becomes TIMESTAMP "
     "'1970-01-01 00:00:00' + n * INTERVAL '1' SECOND, exactly for a whole number and for a "
     "whole number divided by 10^k (k <= 6: Snowflake's quotient keeps 6 decimals); finer "
-    "scales than microseconds are refused. Of a string column (whose format Snowflake detects "
-    "per value), a fractional or approximate number, or a TIMESTAMP_TZ (which keeps its own "
-    "wall-clock time) it is refused, as are TO_TIMESTAMP_LTZ / TO_TIMESTAMP_TZ (session time "
+    "scales than microseconds are refused. Of a string column it is SF-AUTO-DATE (the formats "
+    "Snowflake's AUTO detection documents). Of a fractional or approximate number, or a "
+    "TIMESTAMP_TZ (which keeps its own wall-clock time) it is refused, as are TO_TIMESTAMP_LTZ / TO_TIMESTAMP_TZ (session time "
     "zone).",
     (
         (

@@ -176,9 +176,8 @@ def is_bigquery_text_to_int64(node: exp.Expr, dialect: str) -> bool:
     "becomes a CASE over two LIKE_REGEX tests whose digit alternatives also state the range: "
     "a decimal string is then CAST (the engines read its sign and leading zeros alike), a "
     "hexadecimal one summed digit by digit times powers of 16, every other string is NULL. A "
-    "string literal is read at translation. Snowflake's TRY_CAST / TRY_TO_NUMBER of a string, "
-    "whose accepted text Snowflake does not document (blanks, exponents), and SAFE_CAST of "
-    "a string to other types stay refused (FN-TRY-CAST).",
+    "string literal is read at translation. Snowflake's TRY_CAST / TRY_TO_NUMBER of a string "
+    "is FN-TRY-CAST-NUMBER; SAFE_CAST of a string to other types stays refused (FN-TRY-CAST).",
     (
         (
             "bigquery",

@@ -217,7 +217,9 @@ def cannot_fail(value: exp.Expr, target: exp.DataType) -> bool:
     "TRY_CAST / TRY_CONVERT / SAFE_CAST return NULL where CAST raises. When the conversion "
     "cannot fail (to the same type, an integer to a wider integer, a float or a wide enough "
     "decimal, a DATE to a TIMESTAMP, an integer or a date to an unbounded string) it is that CAST, which then follows the CAST rules; any conversion that can fail "
-    "(a string to a number or date, a narrowing) is refused, since ANSI CAST raises there.",
+    "(a string to a number or date, a narrowing) is refused, since ANSI CAST raises there, "
+    "except strings whose reading is known: BigQuery's to INT64 (FN-TRY-CAST-TEXT), "
+    "Snowflake's to NUMBER (FN-TRY-CAST-NUMBER) and to DATE / TIMESTAMP_NTZ (SF-AUTO-DATE).",
     (
         (
             "bigquery",
