@@ -97,7 +97,7 @@ def bigquery_text_to_date(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "timestamp forms), which the engines' CAST does not share: refused (BigQuery DATE is "
     "CAST-FROM-TEXT). String literals are read at translation (DATE-LITERAL).",
     (
-        ("snowflake", "SELECT o_comment::DATE AS d FROM SALES.ORDERS", "1:8"),
+        ("snowflake", "SELECT o_comment::TIME AS d FROM SALES.ORDERS", "1:8"),
         ("tsql", "SELECT CAST(o_comment AS DATETIME) AS d FROM dbo.Orders", "1:13"),
     ),
     phase="final",
