@@ -106,12 +106,12 @@ def date_literal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         and ctx.dialect == "snowflake"
         and (type_of(value) is None or type_of(value) in STRING_TYPES)
     ):
-        if (
-            not node.args.get("format")
-            and not isinstance(value, exp.Literal)
-            and type_of(value) in STRING_TYPES
-        ):
-            return None  # SF-AUTO-DATE reads the string as AUTO does, or makes it raise
+        column = not isinstance(value, exp.Literal) and type_of(value) in STRING_TYPES
+        literal_format = isinstance(fmt, exp.Literal) and fmt.is_string
+        if column and (not fmt or literal_format):
+            # SF-AUTO-DATE reads the string as AUTO does, FMT-TO-DATE by a literal format
+            # (TRY_TO_DATE too), or they make it raise.
+            return None
         name = "TRY_TO_DATE" if node.args.get("safe") else "TO_DATE"
         how = (
             "the format it names, which Snowflake applies leniently"

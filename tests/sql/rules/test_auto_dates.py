@@ -51,6 +51,12 @@ CASES = [
     ("TO_TIMESTAMP(o_clerk)", "2013-04-28 24:00:00", RAISES),
     ("TO_TIMESTAMP(o_clerk)", "2013-04-28 23:59:60", RAISES),
     ("TO_TIMESTAMP(o_clerk)", "Thu, 21 Dec 2000 16:01:07", RAISES),
+    # TRY_TO_DATE with a format of fixed-width fields (FMT-TO-DATE): exactly its shape
+    ("TRY_TO_DATE(o_clerk, 'YYYYMMDD')", "20240105", D(2024, 1, 5)),
+    ("TRY_TO_DATE(o_clerk, 'YYYY-MM-DD')", "not known", None),
+    ("TRY_TO_DATE(o_clerk, 'YYYYMMDD')", "", None),
+    ("TRY_TO_DATE(o_clerk, 'YYYYMMDD')", "2024015", RAISES),  # read leniently
+    ("TRY_TO_DATE(o_clerk, 'YYYYMMDD')", "20240230", RAISES),
 ]  # fmt: skip
 
 
@@ -82,7 +88,8 @@ def test_documented_formats_read_as_snowflake_reads_them_or_raise(
     spark, conversion, text, expected
 ):
     translation = translate(f"SELECT {conversion} AS t FROM SALES.ORDERS", "snowflake")
-    assert "SF-AUTO-DATE" in {d.rule for d in translation.diagnostics}  # the AUTO warning
+    if "," not in conversion:  # AUTO, not a format: a warning names the assumption
+        assert "SF-AUTO-DATE" in {d.rule for d in translation.diagnostics}
     on_duckdb, on_spark = _run(translation.ansi_sql, text, spark)
     if expected == RAISES:
         assert isinstance(on_duckdb, Exception) and isinstance(on_spark, Exception)
@@ -102,7 +109,8 @@ def test_null_text_is_null(spark, conversion):
     ("conversion", "rule"),
     [
         ("TO_TIMESTAMP_LTZ(o_clerk)", "FN-TO-TIMESTAMP-NTZ"),  # the session time zone
-        ("TRY_TO_DATE(o_clerk, 'YYYYMMDD')", "DATE-LITERAL"),  # a format applied leniently
+        ("TRY_TO_DATE(o_clerk, 'DD-MON-YYYY')", "FMT-TO-DATE"),  # names: not fixed width
+        ("TRY_TO_DATE(o_clerk, o_comment)", "DATE-LITERAL"),  # a run-time format
         ("o_clerk::TIME", "CAST-FROM-TEXT-SETTINGS"),
     ],
 )
