@@ -27,7 +27,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import Context, rule
-from sql.rules.build import STRING_TYPES, cast, clone, lit, type_of
+from sql.rules.build import NUMERIC_TYPES, STRING_TYPES, cast, clone, lit, type_of
 from sql.rules.dates import _mapping_is_ntz
 
 _DAY = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
@@ -179,7 +179,25 @@ def _target(node: exp.Expr, ctx: Context) -> str | None:
     return None
 
 
+def _number_text(value: exp.Expr) -> bool:
+    """Text of a number (TO_VARCHAR(n), n::VARCHAR): digits, which AUTO reads as a count."""
+    inner = value.this if isinstance(value, (exp.Cast, exp.ToChar)) else None
+    if isinstance(value, exp.ToChar) and value.args.get("format") is not None:
+        return False
+    return inner is not None and type_of(inner) in NUMERIC_TYPES
+
+
 def _reading(value: exp.Expr, kind: str, safe: bool, node: exp.Expr, ctx: Context) -> exp.Expr:
+    if _number_text(value):
+        ctx.report(
+            "error",
+            "SF-AUTO-DATE",
+            node,
+            "the text of a number is read by DATE_INPUT_FORMAT / TIMESTAMP_INPUT_FORMAT AUTO "
+            "as seconds, milliseconds, microseconds or nanoseconds since 1970 by its magnitude, "
+            "which no format states here; convert the number itself (TO_TIMESTAMP(n, scale))",
+        )
+        return node
     ctx.report("warning", "SF-AUTO-DATE", node, ASSUMED)
     return auto_date(value, safe=safe) if kind == "DATE" else auto_timestamp(value, safe=safe)
 

@@ -112,6 +112,7 @@ def test_null_text_is_null(spark, conversion):
         ("TRY_TO_DATE(o_clerk, 'DD-MON-YYYY')", "FMT-TO-DATE"),  # names: not fixed width
         ("TRY_TO_DATE(o_clerk, o_comment)", "DATE-LITERAL"),  # a run-time format
         ("o_clerk::TIME", "CAST-FROM-TEXT-SETTINGS"),
+        ("TO_DATE(TO_VARCHAR(o_orderkey))", "SF-AUTO-DATE"),  # digits: a count since 1970
     ],
 )
 def test_other_readings_are_refused(conversion, rule):
