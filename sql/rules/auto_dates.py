@@ -17,7 +17,8 @@ magnitude. So the reading is translated where it is pinned down, behind a guard:
   numeric element): NULL under TRY_, an error otherwise;
 - any other text (other widths, blanks, zones, month names, digits only, year 0000, a time
   of day past 23:59:59, nanoseconds) is turned into text no engine reads, so the CAST raises:
-  a refusal at run time, never a different value. An invalid day (February 31) raises too.
+  a refusal at run time, never a different value. An invalid day (February 31) raises too;
+- the text of a number (TO_VARCHAR(n)) is all digits, a count since 1970: refused outright.
 
 Only the default AUTO is read; a warning names the assumption.
 """
@@ -217,8 +218,9 @@ def _reading(value: exp.Expr, kind: str, safe: bool, node: exp.Expr, ctx: Contex
     "without a digit matches no format: NULL under TRY_. Other text, which Snowflake reads "
     "by rules it does not state (other widths, blanks, month names, zones, strings of "
     "digits counting seconds since 1970, nanoseconds, February 31), is made unreadable so "
-    "that the CAST raises. TO_DATE / TO_TIMESTAMP with a format are FMT-TO-DATE / "
-    "FMT-TO-TIMESTAMP.",
+    "that the CAST raises. The text of a number (TO_VARCHAR(n), n::VARCHAR), digits that "
+    "AUTO counts since 1970, is refused. TO_DATE / TO_TIMESTAMP with a format are "
+    "FMT-TO-DATE / FMT-TO-TIMESTAMP.",
     (
         (
             "snowflake",
