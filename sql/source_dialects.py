@@ -112,6 +112,9 @@ class Semantics:
     STATISTICS_KEEP_DECIMAL = False  # regression statistics of decimals are decimals
     STRING_CASTS_TRUNCATE = False  # a string converted to a shorter type is cut, not refused
     TO_NUMBER_IS_INTEGER = False  # TO_NUMBER without a precision is NUMBER(38, 0)
+    # TRY_CAST / TRY_TO_DATE / TRY_TO_NUMBER of a string read it as CAST / TO_DATE /
+    # TO_NUMBER do, NULL where those fail (Snowflake's documented TRY_ functions)
+    TRY_READS_TEXT_AS_ITS_CONVERSION = False
     UNSIZED_DECIMAL_IS_FLOATING = False  # NUMBER without a precision is a floating decimal
     UNSIZED_STRINGS_ARE_SHORT = False  # VARCHAR alone is VARCHAR(1), VARCHAR(30) in a CAST
     VARCHAR_MAX_IS_UNBOUNDED = False  # VARCHAR(MAX) is the unbounded string type
@@ -192,6 +195,7 @@ class PlumblineSnowflake(Snowflake, Semantics):
     TIMESTAMP_FOLLOWS_TYPE_MAPPING = True
     TO_NUMBER_IS_INTEGER = True
     TRUNCATED_WEEKS_START_MONDAY = True
+    TRY_READS_TEXT_AS_ITS_CONVERSION = True
     WEEK_OF_YEAR_IS_ISO = True
     WEEKS_START_ON_WEEK_START = True
 

@@ -48,6 +48,7 @@ def load_all() -> dict[str, Rule]:
     from sql.rules import (  # noqa: F401  (imported for their registrations)
         aggregates,
         arrays,
+        auto_dates,
         calendar,
         conditionals,
         conversions,

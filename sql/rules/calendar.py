@@ -72,8 +72,9 @@ def iso_timestamp(text: str) -> str | None:
     (exp.DateStrToDate, exp.TsOrDsToDate, exp.TimeStrToTime, exp.StrToDate),
     "DATE 'yyyy-mm-dd', TO_DATE('yyyy-mm-dd', 'YYYY-MM-DD') and ISO date strings used as dates "
     "become CAST('yyyy-mm-dd' AS DATE); TO_DATE of a timestamp becomes CAST(t AS DATE); other "
-    "formats, and Snowflake's TO_DATE / TRY_TO_DATE of a string value (read by a format "
-    "detected per value or applied leniently), are refused.",
+    "formats, and Snowflake's TO_DATE / TRY_TO_DATE of a string with a format (applied "
+    "leniently) or of unknown type, are refused; of a string column without a format it is "
+    "SF-AUTO-DATE.",
     (
         (
             "oracle",
@@ -106,6 +107,12 @@ def date_literal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         and semantics(ctx.dialect).DATE_TEXT_READ_BY_INPUT_FORMAT
         and (type_of(value) is None or type_of(value) in STRING_TYPES)
     ):
+        column = not isinstance(value, exp.Literal) and type_of(value) in STRING_TYPES
+        literal_format = isinstance(fmt, exp.Literal) and fmt.is_string
+        if column and (not fmt or literal_format):
+            # SF-AUTO-DATE reads the string as AUTO does, FMT-TO-DATE by a literal format
+            # (TRY_TO_DATE too), or they make it raise.
+            return None
         name = "TRY_TO_DATE" if node.args.get("safe") else "TO_DATE"
         how = (
             "the format it names, which Snowflake applies leniently"

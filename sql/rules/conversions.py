@@ -8,7 +8,7 @@ fractional digits than the scale is rounded half away from zero
 fails on the same malformed strings and out-of-range values, and DuckDB and Spark (ANSI mode)
 round half away from zero too (tests/sql/rules/test_conversions.py), so the function is that
 CAST, which then follows the CAST rules like any written cast. The TRY_ forms are TRY_CAST,
-left to FN-TRY-CAST (translated only where the conversion cannot fail).
+left to FN-TRY-CAST-NUMBER (sql/rules/safe_casts.py) for a string.
 
 Oracle's and Teradata's TO_NUMBER(x) return NUMBER without a precision, a floating decimal
 with no exact ANSI type; a format model (TO_NUMBER(s, '999.99'), Redshift's only form) parses
@@ -44,7 +44,7 @@ def _decimal(precision: int, scale: int) -> exp.DataType:
     "CAST(x AS DECIMAL(p, s)) (DECIMAL(38, 0) by default), as Snowflake documents: a string "
     "that is not a number is an error, extra fractional digits are rounded half away from "
     "zero, in Snowflake as in the engines; the CAST rules then apply. TRY_TO_NUMBER and its "
-    "synonyms are TRY_CAST (FN-TRY-CAST: translated only where the conversion cannot fail).",
+    "synonyms are TRY_CAST (FN-TRY-CAST-NUMBER for a string, FN-TRY-CAST otherwise).",
     (
         (
             "snowflake",

@@ -17,6 +17,7 @@ from sql.rules.build import (
     MONTH_END,
     MONTH_START,
     NUMERIC_TYPES,
+    STRING_TYPES,
     TIMESTAMP_TYPES,
     add_months,
     cast,
@@ -947,9 +948,9 @@ def _mapping_is_ntz(name: str, node: exp.Expr, ctx: Context) -> bool:
     "1970, or units of 10^-scale seconds with a scale argument) it becomes TIMESTAMP "
     "'1970-01-01 00:00:00' + n * INTERVAL '1' SECOND, exactly for a whole number and for a "
     "whole number divided by 10^k (k <= 6: Snowflake's quotient keeps 6 decimals); finer "
-    "scales than microseconds are refused. Of a string column (whose format Snowflake detects "
-    "per value), a fractional or approximate number, or a TIMESTAMP_TZ (which keeps its own "
-    "wall-clock time) it is refused, as are TO_TIMESTAMP_LTZ / TO_TIMESTAMP_TZ (session time "
+    "scales than microseconds are refused. Of a string column it is SF-AUTO-DATE (the formats "
+    "Snowflake's AUTO detection documents). Of a fractional or approximate number, or a "
+    "TIMESTAMP_TZ (which keeps its own wall-clock time) it is refused, as are TO_TIMESTAMP_LTZ / TO_TIMESTAMP_TZ (session time "
     "zone).",
     (
         (
@@ -1035,6 +1036,8 @@ def to_timestamp_ntz(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return clone(value)
     if kind in NUMERIC_TYPES:
         return _from_number(node, value, 0, name, ctx)
+    if kind in STRING_TYPES:
+        return None  # SF-AUTO-DATE reads the string as AUTO does, or makes it raise
     what = kind.value if kind else "a value of unknown type"
     ctx.report(
         "error",

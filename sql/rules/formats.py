@@ -19,6 +19,7 @@ from sqlglot import exp
 from sqlglot.tokens import Tokenizer, TokenType
 
 from sql.assumptions import WEEKDAYS
+from sql.rules.auto_dates import NO_DIGITS
 from sql.rules.base import Context, rule
 from sql.rules.build import TIMESTAMP_TYPES, cast, clone, extract, interval, lit, type_of
 from sql.rules.calendar import MONDAY, SUNDAY, day_of_year, weekday_number
@@ -556,8 +557,9 @@ def text_to_date(text: exp.Expr, codes: str, models: bool = True) -> exp.Expr:
     "text has exactly the format's width, digits and separators, and a year other than 0000. "
     "That text reads as the same date in every source and engine; any other text (fewer "
     "digits, other separators, blanks, which some sources accept by rules of their own) "
-    "raises, as an invalid month or day does. Other elements (two-digit years, names, times) "
-    "and TRY_TO_DATE are refused.",
+    "raises, as an invalid month or day does. Snowflake's TRY_TO_DATE of a string column is "
+    "the same, and NULL for text without a digit (none of the fields). Other elements "
+    "(two-digit years, names, times) and other TRY_ / SAFE_ forms are refused.",
     (
         (
             "snowflake",
@@ -579,8 +581,14 @@ def text_to_date(text: exp.Expr, codes: str, models: bool = True) -> exp.Expr:
 )
 def to_date(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     model = node.args.get("format")
-    if not (isinstance(model, exp.Literal) and model.is_string) or node.args.get("safe"):
-        return None  # a run-time format, TRY_TO_DATE: left to the refusals
+    if not (isinstance(model, exp.Literal) and model.is_string):
+        return None  # a run-time format: left to the refusals
+    safe = bool(node.args.get("safe"))
+    if safe and (
+        not semantics(ctx.dialect).TRY_READS_TEXT_AS_ITS_CONVERSION
+        or isinstance(node.this, exp.Literal)
+    ):
+        return None  # TRY_TO_DATE of a literal, other dialects' safe forms: refused
     if type_of(node.this) not in TEXT_TYPES:
         return None  # a date already (DATE-LITERAL), a number: not read as text here
     if (
@@ -590,12 +598,18 @@ def to_date(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ):
         return None  # DATE-LITERAL
     try:
-        return text_to_date(
+        value = text_to_date(
             node.this, model.name, models=semantics(ctx.dialect).DATETIME_FORMAT != "percent"
         )
     except FormatRefusal as refusal:
         ctx.report("error", "FMT-TO-DATE", node, str(refusal))
         return node
+    if not safe:
+        return value
+    # Snowflake's TRY_TO_DATE: text without a digit has none of the format's fields (NULL);
+    # other text it does not read is a NULL or a lenient reading it does not state: raises.
+    no_fields = exp.RegexpLike(this=clone(node.this), expression=lit(NO_DIGITS))
+    return exp.Case(ifs=[exp.If(this=no_fields, true=exp.Null())], default=value)
 
 
 # Teradata's FORMAT phrase for a DATE (case-insensitive): the numeric elements, each as a

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from sql.rules.base import Context, rule
-from sql.rules.build import clone, lit
+from sql.rules.build import STRING_TYPES, clone, lit, type_of
 from sql.source_dialects import semantics
 
 # Characters with a meaning in some flavour outside a class: written escaped.
@@ -355,3 +355,67 @@ def regexp_like(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         ctx.report("error", "FN-REGEXP-LIKE", pattern, f"regular expression element {error}")
         return node
     return exp.RegexpLike(this=clone(node.this), expression=lit(text))
+
+
+# Characters that stand for themselves in every flavour's pattern outside a class.
+_PLAIN = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-,;:!@#%&=<>'\"/~`")
+
+
+def _anchored_prefix(pattern: str) -> str | None:
+    """The characters of '^abc', a pattern of plain characters anchored at the start."""
+    if pattern.startswith("^") and len(pattern) > 1 and set(pattern[1:]) <= _PLAIN:
+        return pattern[1:]
+    return None
+
+
+@rule(
+    "FN-REGEXP-REPLACE",
+    "rewrite",
+    ("snowflake",),
+    (exp.RegexpReplace,),
+    "Snowflake's REGEXP_REPLACE(s, '^abc' [, r]), a pattern of plain characters anchored "
+    "at the start of the string (without the 'm' parameter ^ marks the beginning of the "
+    "entire subject, so there is one match at most), with a replacement without backslashes "
+    "(no back references), from position 1: CASE WHEN the string starts with abc THEN r || "
+    "the rest ELSE the string END. NULL in, NULL out. Other patterns (a '$' anchor too: "
+    "flavours differ on a final newline), replacements, positions, occurrences and "
+    "parameters have no exact ANSI form here (REGEXP_REPLACE is not in SQL:2016).",
+    (
+        (
+            "snowflake",
+            "SELECT REGEXP_REPLACE(c_name, '^Customer#') AS n FROM SALES.CUSTOMER",
+            'SELECT CASE WHEN SUBSTRING("customer"."c_name" FROM 1 FOR 9) = \'Customer#\' THEN '
+            '\'\' || SUBSTRING("customer"."c_name" FROM 10) ELSE "customer"."c_name" END AS '
+            '"n" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def regexp_replace(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    pattern, replacement = node.expression, node.args.get("replacement") or lit("")
+    position, occurrence = node.args.get("position"), node.args.get("occurrence")
+    modifiers = node.args.get("modifiers")
+    plain_args = (
+        type_of(node.this) in STRING_TYPES
+        and isinstance(pattern, exp.Literal)
+        and pattern.is_string
+        and isinstance(replacement, exp.Literal)
+        and replacement.is_string
+        and "\\" not in replacement.name
+        and (position is None or (isinstance(position, exp.Literal) and position.name == "1"))
+        and (
+            occurrence is None
+            or (isinstance(occurrence, exp.Literal) and occurrence.name in ("0", "1"))
+        )
+        and (modifiers is None or (isinstance(modifiers, exp.Literal) and modifiers.name == "c"))
+    )
+    affix = _anchored_prefix(pattern.name) if plain_args else None
+    if affix is None:
+        return None  # left to the ANSI generator, which refuses REGEXP_REPLACE
+    text, width = node.this, len(affix)
+    matched = exp.EQ(
+        this=exp.Substring(this=clone(text), start=lit(1), length=lit(width)),
+        expression=lit(affix),
+    )
+    rest = exp.Substring(this=clone(text), start=lit(width + 1))
+    replaced = exp.DPipe(this=clone(replacement), expression=rest)
+    return exp.Case(ifs=[exp.If(this=matched, true=replaced)], default=clone(text))

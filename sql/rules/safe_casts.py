@@ -10,8 +10,13 @@ the accepted strings are two regular languages, checked with LIKE_REGEX, plus a 
 on the digits; the value of a decimal string is the engines' CAST (both read a sign, leading
 zeros and surrounding whitespace), that of a hexadecimal one is computed digit by digit.
 
-Snowflake's TRY_CAST / TRY_TO_NUMBER of a string is not translated: Snowflake documents
-neither which blanks it skips nor whether it reads exponents, so its NULLs cannot be stated.
+Snowflake's TRY_CAST / TRY_TO_NUMBER of a string to NUMBER(p, s) reads it as TO_NUMBER does
+(FN-TO-NUMBER: the CAST, rounding half away from zero) and is NULL where that fails. Snowflake
+documents plain decimals ("decimal, integer, fractional, or floating-point numbers") but not
+which other strings fail: blanks, a '+', '.5', and even 'E', which it reads as 0. So a plain
+decimal (an optional '-', digits, optionally a point and digits) with fewer integer digits
+than p - s is that CAST (rounding cannot leave the range), and any other string is made to
+raise: a refusal at run time where Snowflake's NULL or value is not stated.
 """
 
 from __future__ import annotations
@@ -172,9 +177,8 @@ def is_bigquery_text_to_int64(node: exp.Expr, dialect: str) -> bool:
     "becomes a CASE over two LIKE_REGEX tests whose digit alternatives also state the range: "
     "a decimal string is then CAST (the engines read its sign and leading zeros alike), a "
     "hexadecimal one summed digit by digit times powers of 16, every other string is NULL. A "
-    "string literal is read at translation. Snowflake's TRY_CAST / TRY_TO_NUMBER of a string, "
-    "whose accepted text Snowflake does not document (blanks, exponents), and SAFE_CAST of "
-    "a string to other types stay refused (FN-TRY-CAST).",
+    "string literal is read at translation. Snowflake's TRY_CAST / TRY_TO_NUMBER of a string "
+    "is FN-TRY-CAST-NUMBER; SAFE_CAST of a string to other types stays refused (FN-TRY-CAST).",
     (
         (
             "bigquery",
@@ -192,3 +196,71 @@ def safe_cast_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         value = read_int64(node.this.name)
         return cast(exp.Null() if value is None else lit(value), "BIGINT")
     return bigquery_text_to_int64(node.this)
+
+
+def _decimal_params(target: exp.DataType) -> tuple[int, int] | None:
+    params = [p.this for p in target.expressions]
+    if len(params) != 2 or not all(isinstance(p, exp.Literal) and p.is_int for p in params):
+        return None
+    return int(params[0].name), int(params[1].name)
+
+
+def is_snowflake_text_to_decimal(node: exp.Expr, dialect: str) -> bool:
+    """TRY_CAST of a string column to NUMBER(p, s) in Snowflake: FN-TRY-CAST-NUMBER reads it."""
+    return (
+        semantics(dialect).TRY_READS_TEXT_AS_ITS_CONVERSION
+        and isinstance(node, exp.TryCast)
+        and node.args["to"].this == exp.DType.DECIMAL
+        and _decimal_params(node.args["to"]) is not None
+        and not isinstance(node.this, exp.Literal)
+        and type_of(node.this) in STRING_TYPES
+    )
+
+
+def plain_decimal(precision: int, scale: int) -> str:
+    """A regex of the strings '-'? digits ('.' digits)? with fewer than ``precision - scale``
+    integer digits after leading zeros."""
+    whole = precision - scale - 1
+    integer = "0*[0-9]" if whole < 2 else f"0*([0-9]|[1-9][0-9]{{0,{whole - 1}}})"
+    if whole < 1:
+        integer = "0*0"
+    return f"^-?{integer}(\\.[0-9]+)?$"
+
+
+@rule(
+    "FN-TRY-CAST-NUMBER",
+    "rewrite",
+    ("snowflake",),
+    (exp.TryCast,),
+    "Snowflake's TRY_CAST(s AS NUMBER(p, s)) and TRY_TO_NUMBER / TRY_TO_DECIMAL / "
+    "TRY_TO_NUMERIC(s) of a string column is TO_NUMBER's CAST where that succeeds, NULL "
+    "elsewhere; Snowflake documents plain decimals but not which other strings fail (blanks, "
+    "'+', '.5', 'E' read as 0). A plain decimal ('-'?, digits, optionally '.' and digits) "
+    "with fewer integer digits than p - s is CAST (extra fraction digits rounded half away "
+    "from zero, as in Snowflake); any other string is made unreadable so that the CAST "
+    "raises, a refusal at run time.",
+    (
+        (
+            "snowflake",
+            "SELECT TRY_TO_NUMBER(o_clerk, 10, 2) AS n FROM SALES.ORDERS",
+            'SELECT CAST(CASE WHEN "orders"."o_clerk" LIKE_REGEX '
+            '\'^-?0*([0-9]|[1-9][0-9]{0,6})(\\.[0-9]+)?$\' THEN "orders"."o_clerk" ELSE '
+            "'not a number Snowflake''s TRY_ conversion reads exactly: ' || "
+            '"orders"."o_clerk" END AS DECIMAL(10, 2)) AS "n" FROM "raw"."orders" '
+            'AS "orders"',
+        ),
+    ),
+)
+def snowflake_try_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not is_snowflake_text_to_decimal(node, ctx.dialect):
+        return None
+    target = node.args["to"]
+    params = _decimal_params(target)
+    assert params is not None
+    text = node.this
+    readable = exp.RegexpLike(this=clone(text), expression=lit(plain_decimal(*params)))
+    unreadable = exp.DPipe(
+        this=lit("not a number Snowflake's TRY_ conversion reads exactly: "), expression=clone(text)
+    )
+    guarded = exp.Case(ifs=[exp.If(this=readable, true=clone(text))], default=unreadable)
+    return exp.Cast(this=guarded, to=target.copy())

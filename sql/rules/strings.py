@@ -597,6 +597,31 @@ def starts_with(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 
 
 @rule(
+    "FN-CONTAINS",
+    "rewrite",
+    ("snowflake",),
+    (exp.Contains,),
+    "Snowflake's CONTAINS(s, p) of strings is TRUE when p occurs in s, NULL when either is "
+    "NULL, else FALSE (compared as written: no collation): POSITION(p IN s) > 0, TRUE for an "
+    "empty p. Of other types (BINARY) it is refused.",
+    (
+        (
+            "snowflake",
+            "SELECT CONTAINS(c_name, 'er#') AS c FROM SALES.CUSTOMER",
+            'SELECT POSITION(\'er#\' IN "customer"."c_name") > 0 AS "c" FROM "raw"."customer" '
+            'AS "customer"',
+        ),
+    ),
+)
+def contains(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    text, part = node.this, node.expression
+    if not all(type_of(v) in STRING_TYPES or isinstance(v, exp.Null) for v in (text, part)):
+        return None  # left to the ANSI generator, which refuses CONTAINS
+    found = exp.StrPosition(this=clone(text), substr=clone(part))
+    return exp.GT(this=found, expression=lit(0))
+
+
+@rule(
     "BQ-RAW-STRING",
     "rewrite",
     ("bigquery",),

@@ -91,12 +91,13 @@ def bigquery_text_to_date(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ALL_DIALECTS,
     (exp.Cast,),
     "CAST of a string column to DATE, TIME or TIMESTAMP reads the text by the source's "
-    "settings (Snowflake DATE_INPUT_FORMAT AUTO, T-SQL DATEFORMAT / LANGUAGE, Oracle "
+    "settings (Snowflake TIME_INPUT_FORMAT and the zoned types; its DATE and TIMESTAMP_NTZ are "
+    "SF-AUTO-DATE; T-SQL DATEFORMAT / LANGUAGE, Oracle "
     "NLS_DATE_FORMAT, Teradata FORMAT, Redshift's lenient parser, BigQuery's canonical "
     "timestamp forms), which the engines' CAST does not share: refused (BigQuery DATE is "
     "CAST-FROM-TEXT). String literals are read at translation (DATE-LITERAL).",
     (
-        ("snowflake", "SELECT o_comment::DATE AS d FROM SALES.ORDERS", "1:8"),
+        ("snowflake", "SELECT o_comment::TIME AS d FROM SALES.ORDERS", "1:8"),
         ("tsql", "SELECT CAST(o_comment AS DATETIME) AS d FROM dbo.Orders", "1:13"),
     ),
     phase="final",

@@ -13,7 +13,7 @@ from sql.rules.build import (
     clone,
     type_of,
 )
-from sql.rules.safe_casts import is_bigquery_text_to_int64
+from sql.rules.safe_casts import is_bigquery_text_to_int64, is_snowflake_text_to_decimal
 from sql.source_dialects import semantics
 
 # Precision and scale of DECIMAL / NUMERIC / NUMBER written without them.
@@ -222,7 +222,9 @@ def cannot_fail(value: exp.Expr, target: exp.DataType) -> bool:
     "TRY_CAST / TRY_CONVERT / SAFE_CAST return NULL where CAST raises. When the conversion "
     "cannot fail (to the same type, an integer to a wider integer, a float or a wide enough "
     "decimal, a DATE to a TIMESTAMP, an integer or a date to an unbounded string) it is that CAST, which then follows the CAST rules; any conversion that can fail "
-    "(a string to a number or date, a narrowing) is refused, since ANSI CAST raises there.",
+    "(a string to a number or date, a narrowing) is refused, since ANSI CAST raises there, "
+    "except strings whose reading is known: BigQuery's to INT64 (FN-TRY-CAST-TEXT), "
+    "Snowflake's to NUMBER (FN-TRY-CAST-NUMBER) and to DATE / TIMESTAMP_NTZ (SF-AUTO-DATE).",
     (
         (
             "bigquery",
@@ -237,7 +239,18 @@ def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     assert isinstance(node, exp.TryCast)
     if is_bigquery_text_to_int64(node, ctx.dialect):
         return None  # FN-TRY-CAST-TEXT reads the string as BigQuery does
+    if is_snowflake_text_to_decimal(node, ctx.dialect):
+        return None  # FN-TRY-CAST-NUMBER reads the plain decimals, makes the rest raise
     target = node.args["to"]
+    if (
+        semantics(ctx.dialect).DATE_TEXT_READ_BY_INPUT_FORMAT
+        and semantics(ctx.dialect).TRY_READS_TEXT_AS_ITS_CONVERSION
+        and target.this in (exp.DType.DATE, exp.DType.TIMESTAMPNTZ, exp.DType.TIMESTAMP)
+        and not target.expressions
+        and not isinstance(node.this, exp.Literal)
+        and type_of(node.this) in STRING_TYPES
+    ):
+        return None  # SF-AUTO-DATE reads the string as AUTO does, or makes it raise
     if not cannot_fail(node.this, target):
         source = type_of(node.this)
         what = source.value if source is not None else "a value of unknown type"

@@ -240,7 +240,7 @@ def test_oracle_number_texts_oracle_does_not_settle_raise(model, text, spark_eng
 
 REFUSED = [
     ("snowflake", "SELECT TO_NUMBER(s, '999.9') AS n FROM S.VALS", "FMT-TO-NUMBER"),
-    ("snowflake", "SELECT TRY_TO_DECIMAL(s) AS n FROM S.VALS", "FN-TRY-CAST"),
+    ("snowflake", "SELECT TRY_TO_DECIMAL(s, '999.9') AS n FROM S.VALS", "FMT-TO-NUMBER"),
     ("oracle", "SELECT TO_NUMBER(s) AS n FROM S.VALS", "FMT-TO-NUMBER"),
     ("snowflake", "SELECT TO_CHAR(CAST(n AS DOUBLE)) AS t FROM S.VALS", "CAST-TO-TEXT"),
     ("teradata", "SELECT TO_NUMBER(s) AS n FROM s.vals", "FMT-TO-NUMBER"),
@@ -256,7 +256,7 @@ REFUSED = [
     ),
     ("snowflake", "SELECT TO_CHAR(n, '990.00') AS t FROM S.VALS", "FMT-TO-CHAR"),
     ("oracle", "SELECT TO_DATE(s, 'YY-MM-DD') AS d FROM S.VALS", "FMT-TO-DATE"),
-    ("snowflake", "SELECT TRY_TO_DATE(s, 'YYYYMMDD') AS d FROM S.VALS", "DATE-LITERAL"),
+    ("snowflake", "SELECT TRY_TO_DATE(s, 'MON DD YYYY') AS d FROM S.VALS", "FMT-TO-DATE"),
 ]
 
 

@@ -183,8 +183,8 @@ def test_bigquery_cast_of_other_strings_raises_on_both_engines(engines, text):
 @pytest.mark.parametrize(
     ("dialect", "select"),
     [
-        ("snowflake", "s::DATE"),
-        ("snowflake", "CAST(s AS TIMESTAMP)"),
+        ("snowflake", "s::TIME"),
+        ("snowflake", "CAST(s AS TIMESTAMP_LTZ)"),
         ("tsql", "CAST(s AS DATE)"),
         ("tsql", "CONVERT(DATETIME, s)"),
         ("oracle", "CAST(s AS DATE)"),

@@ -4,6 +4,8 @@ else base 10; ASCII whitespace around; the INT64 range), written out by hand per
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import duckdb
 import pytest
 
@@ -107,9 +109,6 @@ def test_a_string_literal_is_read_at_translation(text, value):
 @pytest.mark.parametrize(
     ("dialect", "source"),
     [
-        # Snowflake does not document which strings its numbers read (blanks, exponents)
-        ("snowflake", "SELECT TRY_CAST(o_comment AS NUMBER) AS n FROM SALES.ORDERS"),
-        ("snowflake", "SELECT TRY_TO_NUMBER(o_comment) AS n FROM SALES.ORDERS"),
         # BigQuery FLOAT64: out-of-range text is infinity there, an error on DuckDB
         ("bigquery", "SELECT SAFE_CAST(o_comment AS FLOAT64) AS n FROM sales.orders"),
         ("bigquery", "SELECT SAFE_CAST(o_comment AS NUMERIC) AS n FROM sales.orders"),
@@ -119,3 +118,53 @@ def test_other_text_conversions_stay_refused(dialect, source):
     with pytest.raises(TranslationError) as raised:
         translate(source, dialect)
     assert {d.rule for d in raised.value.diagnostics} == {"FN-TRY-CAST"}
+
+
+# Snowflake TRY_ number conversions of a string column: (conversion of o_clerk, text,
+# expected: the value Snowflake documents for a plain decimal, RAISES where it states none)
+RAISES = "raises"
+SNOWFLAKE_CASES = [
+    ("TRY_TO_NUMBER(o_clerk)", "2006", Decimal(2006)),
+    ("TRY_TO_DECIMAL(o_clerk)", "-0042", Decimal(-42)),
+    ("TRY_CAST(o_clerk AS NUMBER)", "0", Decimal(0)),
+    ("TRY_TO_NUMBER(o_clerk, 10, 1)", "12.3456", Decimal("12.3")),  # Snowflake's example
+    ("TRY_TO_NUMBER(o_clerk, 10, 8)", "8.76546", Decimal("8.76546000")),
+    ("TRY_TO_NUMBER(o_clerk, 10, 8)", "98.76546", RAISES),  # as many digits as p - s
+    ("TRY_TO_NUMBER(o_clerk)", "98.76546", Decimal(99)),
+    ("TRY_TO_NUMBER(o_clerk, 10, 1)", "-0.25", Decimal("-0.3")),  # half away from zero
+    ("TRY_TO_NUMBER(o_clerk)", "9" * 37, Decimal("9" * 37)),
+    ("TRY_TO_NUMBER(o_clerk)", "9" * 38, RAISES),  # may round out of range
+    ("TRY_TO_NUMBER(o_clerk, 3, 1)", "99.9", RAISES),
+    ("TRY_TO_NUMBER(o_clerk)", "E", RAISES),  # Snowflake reads 0
+    ("TRY_TO_NUMBER(o_clerk)", "abc", RAISES),  # NULL, but no rule states which fail
+    ("TRY_TO_NUMBER(o_clerk)", " 12", RAISES),
+    ("TRY_TO_NUMBER(o_clerk)", "+12", RAISES),
+    ("TRY_TO_NUMBER(o_clerk)", ".5", RAISES),
+    ("TRY_TO_NUMBER(o_clerk)", "1e3", RAISES),
+    ("TRY_TO_NUMBER(o_clerk)", None, None),
+]
+
+
+@pytest.mark.parametrize(("conversion", "text", "expected"), SNOWFLAKE_CASES)
+def test_snowflake_plain_decimals_read_as_to_number_or_raise(
+    spark_engine, conversion, text, expected
+):
+    spark = spark_engine.session()
+    ansi_sql = translate(f"SELECT {conversion} AS n FROM SALES.ORDERS", "snowflake").ansi_sql
+    value = "CAST(NULL AS VARCHAR)" if text is None else "'" + text + "'"
+    rows = f"(SELECT * FROM (VALUES ({value})) AS t(o_clerk)) AS orders"
+    ansi_sql = ansi_sql.replace('"raw"."orders" AS "orders"', rows)
+    results: list[object] = []
+    for engine in ("duckdb", "spark"):
+        sql = render(ansi_sql, engine)
+        try:
+            if engine == "duckdb":
+                results.append(duckdb.connect().sql(sql).fetchall()[0][0])
+            else:
+                results.append(spark.sql(sql).collect()[0][0])
+        except Exception as error:  # the raise is the expected outcome of some cases
+            results.append(error)
+    if expected == RAISES:
+        assert all(isinstance(r, Exception) for r in results)
+    else:
+        assert results == [expected, expected]
