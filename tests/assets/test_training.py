@@ -35,6 +35,7 @@ from pipelines.resources import (
 from pipelines.settings import Settings
 from pipelines.warehouse.build import WAREHOUSE_ZONE
 from sql.paths import CONTRACTS_ROOT
+from tests.legacy import demo_legacy
 
 UPSTREAM = {"delay_features", "training_set", "open_lines"}
 FAST = {"epochs": 2, "batch_size": 512}
@@ -51,9 +52,9 @@ def resources(home: Path, **launcher) -> dict:
 
 
 def upstream_assets(contracts_root: Path = CONTRACTS_ROOT) -> list:
-    warehouse = build_warehouse_definitions("duckdb", contracts_root=contracts_root)
+    warehouse = build_warehouse_definitions("duckdb", demo_legacy(), contracts_root=contracts_root)
     return [
-        *[a for a in build_ansi_assets() if a.key.path[-1] in UPSTREAM],
+        *[a for a in build_ansi_assets(demo_legacy()) if a.key.path[-1] in UPSTREAM],
         *[a for a in warehouse.assets if a.key.path[-1] in UPSTREAM],
     ]
 
