@@ -158,14 +158,17 @@ def newest_bundle(version_dir: Path) -> Path | None:
     staging folder of a bundle being written (``.<name>...tmp``) is not one."""
     if not version_dir.is_dir():
         return None
-    folders = sorted(
-        (p for p in version_dir.iterdir() if not p.name.startswith(".") and p.is_dir()),
-        key=lambda p: p.name,
+    bundles = [
+        folder / BUNDLE_FILE
+        for folder in version_dir.iterdir()
+        if not folder.name.startswith(".") and (folder / BUNDLE_FILE).is_file()
+    ]
+    # Two bundles issued within one second: the file written last.
+    return max(
+        bundles,
+        key=lambda path: (path.parent.name.split("-")[0], path.stat().st_mtime_ns),
+        default=None,
     )
-    for folder in reversed(folders):
-        if (folder / BUNDLE_FILE).is_file():
-            return folder / BUNDLE_FILE
-    return None
 
 
 def reuse_differences(
@@ -193,6 +196,15 @@ def reuse_differences(
     return differences
 
 
+def _is_report_of(bundle: Bundle, report: Path) -> bool:
+    """``report`` is what :func:`write_bundle` wrote for ``bundle``: a reviewer opens the
+    report, and nothing seals it but its being rendered from the sealed file."""
+    try:
+        return report.read_text(encoding="utf-8") == render_report(bundle.data)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def issue_or_reuse(
     sources: Sources,
     subject: ModelSubject,
@@ -214,6 +226,9 @@ def issue_or_reuse(
             refused = [Difference(subject.root, str(exc))]
         else:
             refused = reuse_differences(bundle, subject, current, sources.client)
+            report = earlier.parent / REPORT_FILE
+            if not refused and not _is_report_of(bundle, report):
+                refused = [Difference(subject.root, f"{report}: not the report of its bundle")]
             if not refused:
                 return Issued(bundle, earlier, earlier.parent / REPORT_FILE, reused=True)
     bundle = seal_bundle(

@@ -232,6 +232,14 @@ def test_a_run_over_unchanged_data_reuses_the_bundle_and_rebuilds_a_tampered_one
     # The chain did not change: the new bundle's links are the old one's.
     assert [n.digest for n in read_bundle(new).nodes] == [n.digest for n in read_bundle(path).nodes]
 
+    # Its report is what a reviewer opens: one edited is not handed on either.
+    report = new.parent / "report.html"
+    report.write_text(report.read_text().replace(rebuilt["root_digest"], "sha256:forged"))
+    again = _audited(home, instance)
+    assert again["reused_audit_bundle"] is False and again["bundle"] != rebuilt["bundle"]
+    [refused] = [r.data for r in again["earlier_bundle_refused"].records]
+    assert refused["why"] == f"{report}: not the report of its bundle"
+
 
 def test_the_new_model_run_registers_scores_and_audits_the_named_model(home, client, instance):
     """What new_model_sensor launches for a delay_model materialized elsewhere: one run of
