@@ -111,10 +111,12 @@ def write_bundle(bundle: Bundle, out_dir: Path) -> tuple[Path, Path]:
     except OSError as exc:
         raise AuditError(f"{out_dir}: cannot write a bundle there ({exc.strerror})") from None
     try:
-        (staging / BUNDLE_FILE).write_text(
-            json.dumps(bundle.data, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-        )
-        (staging / REPORT_FILE).write_text(render_report(bundle.data), encoding="utf-8")
+        text = json.dumps(bundle.data, indent=2, sort_keys=True) + "\n"
+        (staging / BUNDLE_FILE).write_text(text, encoding="utf-8")
+        # Rendered from the data as the file holds it (keys sorted): the report is then a
+        # function of bundle.json alone, and whoever reads the file renders the same one.
+        report = render_report(json.loads(text))
+        (staging / REPORT_FILE).write_text(report, encoding="utf-8")
         for name in BUNDLE_FOLDER_FILES:
             with open(staging / name, "rb") as written:
                 os.fsync(written.fileno())
@@ -228,9 +230,10 @@ def issue_or_reuse(
             refused = reuse_differences(bundle, subject, current, sources.client)
             report = earlier.parent / REPORT_FILE
             if not refused and not _is_report_of(bundle, report):
-                refused = [Difference(subject.root, f"{report}: not the report of its bundle")]
+                shown = f"{report.parent.name}/{REPORT_FILE}"
+                refused = [Difference(subject.root, f"{shown}: not the report of its bundle")]
             if not refused:
-                return Issued(bundle, earlier, earlier.parent / REPORT_FILE, reused=True)
+                return Issued(bundle, earlier, report, reused=True)
     bundle = seal_bundle(
         current,
         subject=subject.fields(),

@@ -238,7 +238,7 @@ def test_a_run_over_unchanged_data_reuses_the_bundle_and_rebuilds_a_tampered_one
     again = _audited(home, instance)
     assert again["reused_audit_bundle"] is False and again["bundle"] != rebuilt["bundle"]
     [refused] = [r.data for r in again["earlier_bundle_refused"].records]
-    assert refused["why"] == f"{report}: not the report of its bundle"
+    assert refused["why"] == f"{new.parent.name}/report.html: not the report of its bundle"
 
 
 def test_the_new_model_run_registers_scores_and_audits_the_named_model(home, client, instance):

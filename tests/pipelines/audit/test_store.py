@@ -119,3 +119,13 @@ def test_the_newest_bundle_of_a_version_is_the_last_issued(tmp_path):
     (staging / BUNDLE_FILE).write_text("{}")
     assert older.parent.name < newer.parent.name
     assert newest_bundle(version_dir) == same_second
+
+
+def test_the_issued_report_is_the_one_its_bundle_file_renders(tmp_path):
+    """Whoever holds bundle.json renders the report that was issued with it (a run that
+    reuses the bundle checks its report so): it is rendered from the file's data, whose keys
+    are sorted, not from the order they were collected in."""
+    from pipelines.audit.report import render_report
+
+    path, report = issue_bundle(bundle_made_at("2026-11-30T08:00:00+00:00"), tmp_path / "v3")
+    assert report.read_text(encoding="utf-8") == render_report(read_bundle(path).data)
