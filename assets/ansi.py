@@ -1,7 +1,7 @@
 """``ansi/<name>``: each legacy SQL file translated to ANSI SQL, one asset per file.
 
-The assets are drawn from what each file defines (``legacy_dependencies``: parsed, never
-translated, when the code location loads); a file is translated when its asset runs.
+The assets are drawn from what each file defines (``LegacySql``: parsed, never translated,
+when the code location loads); a file is translated when its asset runs.
 """
 
 import re
@@ -14,10 +14,10 @@ from assets.metadata import lineage_metadata
 from pipelines.resources import AnsiStoreResource, LakeResource
 from pipelines.settings import shown_path
 from pipelines.translation.store import (
+    LegacySql,
     SourceDependencies,
     StoredTranslation,
     StoreError,
-    legacy_dependencies,
     translate_to_store,
 )
 from pipelines.warehouse.lineage_view import (
@@ -25,9 +25,8 @@ from pipelines.warehouse.lineage_view import (
     lineage_rows,
     markdown_text,
 )
-from sql.catalog import Catalog, load_catalog
 from sql.diagnostics import TranslationError
-from sql.paths import LEGACY_ROOT, REPOSITORY_ROOT
+from sql.paths import REPOSITORY_ROOT
 from sql.rules import load_all
 from sql.templating import TemplateValue
 from sql.translate import TRANSLATOR_VERSION
@@ -170,13 +169,7 @@ def ansi_asset(
     return _ansi
 
 
-def build_ansi_assets(
-    legacy: Path | Sequence[SourceDependencies] = LEGACY_ROOT,
-    catalog: Catalog | None = None,
-    variables: Mapping[str, TemplateValue] | None = None,
-) -> list[dg.AssetsDefinition]:
-    """The assets of every legacy file (``sql/legacy/<dialect>/<name>.sql``): a tree to
-    parse with ``catalog``, or its files as already parsed (``legacy_dependencies``)."""
-    if isinstance(legacy, Path):
-        legacy = legacy_dependencies(legacy, catalog or load_catalog())
-    return [ansi_asset(file, variables) for file in legacy]
+def build_ansi_assets(legacy: LegacySql) -> list[dg.AssetsDefinition]:
+    """The assets of every legacy file (``<legacy root>/<dialect>/<name>.sql``), each
+    translated with the variables its template was parsed with."""
+    return [ansi_asset(file, legacy.variables) for file in legacy.files]

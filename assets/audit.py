@@ -14,10 +14,10 @@ from assets.metadata import (
     records_table,
 )
 from assets.registry import REGISTERED_MODEL_KEY
-from pipelines.audit.bundle import REPORT_FILE, build_bundle, log_to_run, root_tag, stamp_root
+from pipelines.audit.bundle import REPORT_FILE, log_to_run, root_tag, stamp_root
 from pipelines.audit.chain import AuditError
-from pipelines.audit.collect import resolve
-from pipelines.audit.store import issue_bundle
+from pipelines.audit.collect import ModelSubject, resolve
+from pipelines.audit.store import issue_or_reuse
 from pipelines.instance import (
     AUDIT_BUNDLE_KEY,
     PinnedUpstream,
@@ -122,34 +122,43 @@ def audit_bundle(
     client = mlflow_tracking.client()
     audited = audited_version(context, config, client)
     version = audited.version
-    subject = f"{MODEL_NAME}@{version}"
     sources = audit_sources(lake.lake(), ansi_store.path(), client, context.instance)
-    bundle = build_bundle(
-        sources,
-        MODEL_NAME,
-        version,
-        requested=subject,
-        made_by={"dagster_run_id": context.run.run_id},
-    )
     try:
-        bundle_path, report_path = issue_bundle(bundle, audit.version_dir(MODEL_NAME, version))
+        issued = issue_or_reuse(
+            sources,
+            ModelSubject(MODEL_NAME, version, f"{MODEL_NAME}@{version}"),
+            audit.version_dir(MODEL_NAME, version),
+            made_by={"dagster_run_id": context.run.run_id},
+        )
     except AuditError as exc:
         raise dg.Failure(str(exc)) from None
+    bundle, bundle_path, report_path = issued.bundle, issued.bundle_path, issued.report_path
     folder = bundle_path.parent
     shown_folder = shown_path(folder, lake.home)
-    with_retries(lambda: stamp_root(client, bundle, shown_folder), f"tag {MODEL_NAME} v{version}")
+    if issued.refused:
+        context.log.warning(
+            f"the newest audit bundle of {MODEL_NAME} v{version} was not reused: "
+            + "; ".join(str(d) for d in issued.refused[:3])
+            + f"; issued {shown_folder}"
+        )
     model_version = with_retries(
         lambda: client.get_model_version(MODEL_NAME, version), f"read {MODEL_NAME} v{version}"
     )
     training_run = with_retries(
         lambda: client.get_run(model_version.run_id), f"read run {model_version.run_id}"
     )
+    if not issued.reused:  # a reused bundle's root is on the version already: it was checked
+        with_retries(
+            lambda: stamp_root(client, bundle, shown_folder), f"tag {MODEL_NAME} v{version}"
+        )
     artifact_path = with_retries(
         lambda: log_to_run(client, model_version.run_id, folder),
         f"log the bundle to run {model_version.run_id}",
     )
     ui_url, experiment_id = mlflow_tracking.ui_url, training_run.info.experiment_id
-    context.log.info(f"audit report: {shown_path(report_path, lake.home)}")
+    context.log.info(
+        f"audit report{' (reused)' if issued.reused else ''}: {shown_path(report_path, lake.home)}"
+    )
     gaps = bundle.gaps
     gap_table = records_table(
         [{"gap": gap} for gap in gaps], [("gap", "string", "A link that could not be established")]
@@ -159,6 +168,19 @@ def audit_bundle(
             "model": MODEL_NAME,
             "version": dg.MetadataValue.int(int(version)),
             "version_source": dg.MetadataValue.text(audited.how),
+            # An intact bundle of the same chain was handed on: nothing was issued.
+            "reused_audit_bundle": issued.reused,
+            "issued_by_run": dg.MetadataValue.text(
+                bundle.data["made_by"].get("dagster_run_id")
+                or bundle.data["made_by"].get("command", "unknown")
+            ),
+            "earlier_bundle_refused": records_table(
+                [{"link": d.node, "why": d.message} for d in issued.refused],
+                [
+                    ("link", "string", "What no longer held in the newest earlier bundle"),
+                    ("why", "string", "How it differs"),
+                ],
+            ),
             "registered_model_run_id": dg.MetadataValue.text(audited.dagster_run_id or "none"),
             "root_digest": dg.MetadataValue.text(bundle.root_digest),
             "mlflow_tag": dg.MetadataValue.text(root_tag(bundle)),

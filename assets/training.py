@@ -8,6 +8,8 @@ a training image carries: changing a reference, a pin or a price needs no new im
 
 import datetime as dt
 import time
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import dagster as dg
@@ -94,6 +96,30 @@ class DelayModelConfig(dg.Config):
             "--force` sets this)."
         ),
     )
+
+
+@dataclass(frozen=True)
+class TrainingStep:
+    """One delay_model step: its context, launch config and resources, and the MLflow
+    client and experiment it tracks in (opened once, when first asked for)."""
+
+    context: dg.AssetExecutionContext
+    config: DelayModelConfig
+    lake: LakeResource
+    mlflow_tracking: MlflowResource
+    training_launcher: TrainingLauncherResource
+
+    @cached_property
+    def client(self):  # mlflow.MlflowClient
+        return self.mlflow_tracking.client()
+
+    @cached_property
+    def experiment_id(self) -> str:
+        return self.mlflow_tracking.experiment_id()
+
+    def shown(self, path) -> str:
+        """``path`` as people read it: relative to the home."""
+        return shown_path(path, self.lake.home)
 
 
 HISTORY_COLUMNS = [
@@ -209,13 +235,10 @@ def run_features(params: dict[str, str]) -> list[str]:
     ]
 
 
-def training_request(
-    context: dg.AssetExecutionContext,
-    config: DelayModelConfig,
-    launcher: TrainingLauncherResource,
-) -> TrainingRequest:
+def training_request(step: TrainingStep) -> TrainingRequest:
     """The training this step is asked for, and where its processes run (the world size
     changes the weights, so it belongs to the training's key)."""
+    config, launcher, context = step.config, step.training_launcher, step.context
     if launcher.kind == "k8s":
         world: dict[str, Any] = {
             "launcher": "k8s",
@@ -253,14 +276,7 @@ def verdict_record(check: dg.AssetCheckResult) -> dict[str, Any]:
     }
 
 
-def training_metadata(
-    context: dg.AssetExecutionContext,
-    client,
-    mlflow_tracking: MlflowResource,
-    lake: LakeResource,
-    plan: TrainingPlan,
-    run,
-) -> dict[str, Any]:
+def training_metadata(step: TrainingStep, plan: TrainingPlan, run) -> dict[str, Any]:
     """What a delay_model materialization shows of the MLflow run it names, its inputs and
     the columns its features come from."""
     training_set = plan.training_set
@@ -268,7 +284,7 @@ def training_metadata(
         [
             {
                 "input": training_set.name,
-                "location": shown_path(training_set.path, lake.home),
+                "location": step.shown(training_set.path),
                 "version": training_set.version,
                 "digest": training_set.digest,
                 "contract": f"{training_set.contract_version} "
@@ -280,27 +296,20 @@ def training_metadata(
     return {
         "mlflow_run_id": run.info.run_id,
         "mlflow_run": mlflow_run_url(
-            mlflow_tracking.ui_url, run.info.experiment_id, run.info.run_id
+            step.mlflow_tracking.ui_url, run.info.experiment_id, run.info.run_id
         ),
         "training_key": dg.MetadataValue.text(plan.key),
         "inputs": inputs,
         **model_feature_lineage(
-            context.instance,
-            run_features(client.get_run(run.info.run_id).data.params),
+            step.context.instance,
+            run_features(step.client.get_run(run.info.run_id).data.params),
             training_set.digest,
             training_set.version,
         ),
     }
 
 
-def reused_result(
-    context: dg.AssetExecutionContext,
-    client,
-    mlflow_tracking: MlflowResource,
-    lake: LakeResource,
-    plan: TrainingPlan,
-    reused: Reused,
-) -> dg.MaterializeResult:
+def reused_result(step: TrainingStep, plan: TrainingPlan, reused: Reused) -> dg.MaterializeResult:
     """The materialization of a step that reused an earlier training of the same key: its
     model, metrics and check verdicts, said to be that training's."""
     trained, run = reused.trained, reused.run
@@ -317,7 +326,7 @@ def reused_result(
                 for name, value in sorted(run.data.metrics.items())
                 if name in REUSED_METRICS
             },
-            **training_metadata(context, client, mlflow_tracking, lake, plan, run),
+            **training_metadata(step, plan, run),
         },
         check_results=[
             dg.AssetCheckResult(
@@ -334,19 +343,18 @@ def reused_result(
 
 
 def charge(
-    context: dg.AssetExecutionContext,
-    lake: LakeResource,
-    launcher: TrainingLauncherResource,
+    step: TrainingStep,
     facts: dict[str, Any],
     prices: PriceTable,
     run_seconds: float,
     mlflow_run_id: str,
 ) -> dict[str, Any]:
     """Price the run, append it to the lake's chargeback table, and say so in metadata."""
-    nodes, spot = launcher.placement()
+    context = step.context
+    nodes, spot = step.training_launcher.placement()
     cost = run_cost(facts, prices, run_seconds, nodes=nodes, spot=spot)
     owner = chargeback_owner(context.assets_def.owners_by_key.get(DELAY_MODEL_KEY, []))
-    charged = Chargeback(chargeback_root(lake.root)).append(
+    charged = Chargeback(chargeback_root(step.lake.root)).append(
         ChargebackEntry(
             owner=owner,
             asset=context.asset_key.to_user_string(),
@@ -367,43 +375,42 @@ def charge(
     return {
         **cost_metadata(cost),
         "chargeback_owner": owner,
-        "chargeback_file": dg.MetadataValue.path(shown_path(charged, lake.home)),
+        "chargeback_file": dg.MetadataValue.path(step.shown(charged)),
     }
 
 
 def trained_result(
-    context: dg.AssetExecutionContext,
-    config: DelayModelConfig,
-    client,
-    experiment_id: str,
-    request: TrainingRequest,
-    plan: TrainingPlan,
-    lake: LakeResource,
-    mlflow_tracking: MlflowResource,
-    training_launcher: TrainingLauncherResource,
+    step: TrainingStep, request: TrainingRequest, plan: TrainingPlan
 ) -> dg.MaterializeResult:
     """Train through the launcher (Pipes), judge and price the run, and record its model and
     verdicts on its MLflow run."""
+    context, client, launcher = step.context, step.client, step.training_launcher
     # Read before training starts: a broken deploy file must not cost a training run.
     profiles, baselines, prices = load_reference_profiles(), load_baselines(), load_prices()
     job = start_training(
         client,
-        experiment_id,
+        step.experiment_id,
         plan,
         request,
-        output_dir=training_launcher.output_dir(context.run.run_id),
-        mlflow_uri=mlflow_tracking.tracking_uri,
+        output_dir=launcher.output_dir(context.run.run_id),
+        mlflow_uri=step.mlflow_tracking.tracking_uri,
     )
-    shown = shown_path(plan.training_set.path, lake.home)
-    context.log.info(f"MLflow run {job.mlflow_run_id}; training set {shown}")
+    context.log.info(
+        f"MLflow run {job.mlflow_run_id}; training set {step.shown(plan.training_set.path)}"
+    )
     started = time.monotonic()
-    invocation = run_tracked(client, job, lambda job: training_launcher.launch(context, job))
+    invocation = run_tracked(client, job, lambda job: launcher.launch(context, job))
     run_seconds = time.monotonic() - started
     reported = invocation.get_materialize_result()
     facts = {key: value.value for key, value in reported.metadata.items()}
-    model_config, train_config = request.model_config, request.train_config
-    threshold = config.throughput_threshold
-    checks = cluster_checks(facts, profiles, baselines, model_config, train_config, threshold)
+    checks = cluster_checks(
+        facts,
+        profiles,
+        baselines,
+        request.model_config,
+        request.train_config,
+        step.config.throughput_threshold,
+    )
     record_training(
         client,
         job.mlflow_run_id,
@@ -412,16 +419,17 @@ def trained_result(
         checks=[verdict_record(check) for check in checks],
     )
     run = client.get_run(job.mlflow_run_id)
+    ui_url = step.mlflow_tracking.ui_url
     return dg.MaterializeResult(
         asset_key=reported.asset_key,
         metadata={
-            **readable_metadata(dict(reported.metadata), lake.home),
-            **training_metadata(context, client, mlflow_tracking, lake, plan, run),
+            **readable_metadata(dict(reported.metadata), step.lake.home),
+            **training_metadata(step, plan, run),
             "training_curve": training_curve_markdown(facts["history"]),
             "training_curve_chart": mlflow_artifact_url(
-                mlflow_tracking.ui_url, run.info.experiment_id, run.info.run_id, CURVE_FILE
+                ui_url, run.info.experiment_id, run.info.run_id, CURVE_FILE
             ),
-            **charge(context, lake, training_launcher, facts, prices, run_seconds, run.info.run_id),
+            **charge(step, facts, prices, run_seconds, run.info.run_id),
         },
         check_results=[*(reported.check_results or []), *checks],
         data_version=reported.data_version,
@@ -470,11 +478,16 @@ def delay_model(
     mlflow_tracking: MlflowResource,
     training_launcher: TrainingLauncherResource,
 ):
-    client, experiment_id = mlflow_tracking.client(), mlflow_tracking.experiment_id()
-    request = training_request(context, config, training_launcher)
+    step = TrainingStep(context, config, lake, mlflow_tracking, training_launcher)
+    request = training_request(step)
     try:
         plan = plan_training(
-            lake.lake(), client, experiment_id, request, zone=WAREHOUSE_ZONE, table=TRAINING_SET
+            lake.lake(),
+            step.client,
+            step.experiment_id,
+            request,
+            zone=WAREHOUSE_ZONE,
+            table=TRAINING_SET,
         )
     except TrainingError as exc:
         raise dg.Failure(str(exc)) from None
@@ -483,15 +496,5 @@ def delay_model(
             f"reusing MLflow run {plan.reused.run.info.run_id}: it trained on the same "
             f"training set, code and config (key {plan.key}); retrain: true trains again"
         )
-        return reused_result(context, client, mlflow_tracking, lake, plan, plan.reused)
-    return trained_result(
-        context,
-        config,
-        client,
-        experiment_id,
-        request,
-        plan,
-        lake,
-        mlflow_tracking,
-        training_launcher,
-    )
+        return reused_result(step, plan, plan.reused)
+    return trained_result(step, request, plan)

@@ -15,7 +15,7 @@ from pipelines.resources import (
     LakeResource,
 )
 from pipelines.settings import shown_path
-from pipelines.translation.store import SourceDependencies, StoreError, legacy_dependencies
+from pipelines.translation.store import LegacySql, StoreError
 from pipelines.warehouse.build import (
     WAREHOUSE_ZONE,
     BlockingCheckFailed,
@@ -31,8 +31,7 @@ from pipelines.warehouse.build import (
 from pipelines.warehouse.engines.base import OTHER_ENGINE, EngineError
 from pipelines.warehouse.lineage_view import markdown_text
 from pipelines.warehouse.snapshot import Snapshot
-from sql.catalog import Catalog, load_catalog
-from sql.paths import LEGACY_ROOT, repository_relative
+from sql.paths import repository_relative
 
 
 class PortabilityConfig(dg.Config):
@@ -438,20 +437,16 @@ def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.Ass
 
 def build_warehouse_definitions(
     engine_name: str,
-    legacy: Path | Sequence[SourceDependencies] = LEGACY_ROOT,
-    catalog: Catalog | None = None,
+    legacy: LegacySql,
     snapshot_of: Callable[[str], Snapshot | None] | None = None,
     **roots: Path | None,
 ) -> dg.Definitions:
-    """The warehouse assets and their portability checks: ``legacy`` is a tree to parse with
-    ``catalog``, or its files as already parsed (``legacy_dependencies``). Nothing is
+    """The warehouse assets and their portability checks, a table per table the legacy
+    files define (and per portable file under ``roots['ansi_root']``). Nothing is
     translated or planned; a contract that does not load stops the load (``BrokenContracts``),
     and whether the SQL produces what it says is checked by ``plumbline contracts lint``
     and the table's blocking contract check."""
-    catalog = catalog or load_catalog()
-    if isinstance(legacy, Path):
-        legacy = legacy_dependencies(legacy, catalog)
-    tables = warehouse_tables(catalog, legacy, snapshot_of=snapshot_of, **roots)
+    tables = warehouse_tables(legacy.files, snapshot_of=snapshot_of, **roots)
     contracts, problems = table_contracts(tables)
     if problems:
         # Imported only to report: the module plans SQL on DuckDB, which a load must not.

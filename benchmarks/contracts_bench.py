@@ -291,13 +291,16 @@ def memory_child(kind: str, table_name: str, inputs: dict[str, str], out: Path) 
 
     from pipelines.contracts import Masker, compile_contract, load_contract
     from pipelines.contracts.validate import validate_arrow, validate_parquet
+    from pipelines.translation.store import translate_sources
     from pipelines.warehouse.build import warehouse_tables
     from pipelines.warehouse.contract_lint import warehouse_sql
     from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
     from sql.catalog import load_catalog
     from sql.paths import LEGACY_ROOT
 
-    table = {t.name: t for t in warehouse_tables(load_catalog(), LEGACY_ROOT)}[table_name]
+    table = {t.name: t for t in warehouse_tables(translate_sources(LEGACY_ROOT, load_catalog()))}[
+        table_name
+    ]
     compiled = compile_contract(load_contract(table.contract_path))
     sql = warehouse_sql(table)
     reads = {key: Path(inputs[key]) for key in table.reads}
@@ -361,6 +364,7 @@ def run_warehouse(
     from pipelines.lake.raw import RAW_ZONE, publish_tpch_table
     from pipelines.lake.store import Lake
     from pipelines.lake.tpch import TPCH_TABLES
+    from pipelines.translation.store import translate_sources
     from pipelines.warehouse.build import WAREHOUSE_ZONE, build_order, warehouse_tables
     from pipelines.warehouse.contract_lint import warehouse_sql
     from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
@@ -378,7 +382,11 @@ def run_warehouse(
         generate_s = time.perf_counter() - started
         inputs = {f"{RAW_ZONE}.{t}": lake.current(RAW_ZONE, t).path for t in TPCH_TABLES}
         outs: dict[str, Path] = {}
-        tables = [t for t in warehouse_tables(load_catalog(), LEGACY_ROOT) if t.contract_path]
+        tables = [
+            t
+            for t in warehouse_tables(translate_sources(LEGACY_ROOT, load_catalog()))
+            if t.contract_path
+        ]
         for table in build_order(tables, inputs):
             sql = warehouse_sql(table)
             out = Path(tmp) / "out" / table.name

@@ -47,6 +47,7 @@ def build_training_set(scale: float, root: Path) -> Path:
     from pipelines.lake.raw import RAW_ZONE, publish_tpch_table
     from pipelines.lake.store import Lake
     from pipelines.lake.tpch import TPCH_TABLES
+    from pipelines.translation.store import translate_sources
     from pipelines.warehouse.build import WAREHOUSE_ZONE, warehouse_tables
     from pipelines.warehouse.contract_lint import warehouse_sql
     from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
@@ -57,7 +58,7 @@ def build_training_set(scale: float, root: Path) -> Path:
     for name in TPCH_TABLES:
         publish_tpch_table(lake, name, scale)
     inputs = {f"{RAW_ZONE}.{t}": lake.current(RAW_ZONE, t).path for t in TPCH_TABLES}
-    tables = {t.name: t for t in warehouse_tables(load_catalog(), LEGACY_ROOT)}
+    tables = {t.name: t for t in warehouse_tables(translate_sources(LEGACY_ROOT, load_catalog()))}
     for name in TABLES:
         table = tables[name]
         out = root / WAREHOUSE_ZONE / name

@@ -39,13 +39,14 @@ def _generate(scale: float, root: Path) -> dict[str, Path]:
 
 def _workload() -> list[tuple[str, str, str]]:
     """(name, translated ANSI SQL, reference DuckDB SQL) for every table with a reference."""
+    from pipelines.translation.store import translate_sources
     from pipelines.warehouse.build import warehouse_tables
     from sql.catalog import load_catalog
     from sql.paths import LEGACY_ROOT
     from sql.translate import translate_file
 
     work = []
-    for table in warehouse_tables(load_catalog(), LEGACY_ROOT):
+    for table in warehouse_tables(translate_sources(LEGACY_ROOT, load_catalog())):
         if table.legacy is None or table.reference_path is None:
             continue
         ansi = translate_file(table.legacy.path, table.legacy.dialect).ansi_sql

@@ -37,23 +37,11 @@ from models.runtime import (
     select_runtime,
     shutdown_distributed,
 )
-from models.setup import prepare
+from models.setup import Prepared, prepare
+from models.summary import EPOCH_METRICS, TrainingSummary
 from models.trainer import Trainer
 
 PREPROCESSING_FILE = "preprocessing.json"
-# Summary values that repeat the last epoch's metrics: Dagster metadata only.
-FINAL_ONLY = ("val_auc", "val_log_loss", "val_accuracy")
-EPOCH_METRICS = (
-    "train_loss",
-    "val_auc",
-    "val_log_loss",
-    "val_accuracy",
-    "samples_per_second",
-    "step_time_ms",
-    "data_time_share",
-    "epoch_seconds",
-    "peak_memory_mb",
-)
 
 
 def model_digest(model: torch.nn.Module) -> str:
@@ -86,6 +74,57 @@ class Reporter:
         )
         self.log(epoch_message(record, self.epochs, self.runtime))
 
+    def finish(
+        self, summary: TrainingSummary, model: torch.nn.Module, example: torch.Tensor
+    ) -> None:
+        """Log the summary, the training curve and the model (``example``: rows of its
+        input) to MLflow, and report the materialization, its data version the weights'
+        digest."""
+        import mlflow
+
+        output = Path(self.job.output_dir)
+        mlflow.log_metrics(summary.run_metrics())
+        curve = training_curve_png(list(summary.history))
+        (output / CURVE_FILE).write_bytes(curve)
+        mlflow.log_artifact(str(output / CURVE_FILE))
+        trained = model.to("cpu").eval()
+        model_info = mlflow.pytorch.log_model(
+            trained,
+            name="model",
+            input_example=example.numpy(),
+            extra_files=[str(output / PREPROCESSING_FILE)],
+            pip_requirements=[f"torch=={torch.__version__.split('+')[0]}", "numpy"],
+        )
+        digest = model_digest(trained)
+        self.pipes.report_asset_materialization(
+            metadata=pipes_metadata(summary, self.job, self.runtime, model_info.model_uri, digest),
+            data_version=digest,
+        )
+        self.log(summary.done_message())
+
+
+def pipes_metadata(
+    summary: TrainingSummary, job: TrainingJob, runtime: Runtime, model_uri: str, digest: str
+) -> dict[str, dict[str, Any]]:
+    """The materialization's metadata as Pipes carries it (``raw_value`` and ``type``)."""
+    return {
+        **{
+            key: {"raw_value": float(value), "type": "float"}
+            for key, value in summary.metrics().items()
+        },
+        "mlflow_run_id": {"raw_value": job.mlflow_run_id, "type": "text"},
+        "model_uri": {"raw_value": model_uri, "type": "text"},
+        "world_size": {"raw_value": runtime.world_size, "type": "int"},
+        "batch_size": {"raw_value": summary.batch_size, "type": "int"},
+        "backend": {"raw_value": runtime.backend, "type": "text"},
+        "device": {"raw_value": str(runtime.device), "type": "text"},
+        "training_set_digest": {"raw_value": job.data_digest, "type": "text"},
+        "model_digest": {"raw_value": f"sha256:{digest}", "type": "text"},
+        "history": {"raw_value": list(summary.history), "type": "json"},
+        # The asset compares it with deploy/baseline.yaml (the MLflow env.* tags hold it too).
+        "environment": {"raw_value": fingerprint(), "type": "json"},
+    }
+
 
 def epoch_message(record: dict[str, Any], epochs: int, runtime: Runtime) -> str:
     """One epoch as one log line. Its opening ``epoch N/M: `` is how the launcher's side
@@ -106,9 +145,7 @@ def train(job: TrainingJob, runtime: Runtime, pipes: Any) -> None:
     prepared = prepare(splits, model_config, train_config, runtime)
     preprocessing, model, loader = prepared.preprocessing, prepared.model, prepared.loader
     train_config = prepared.train_config  # batch_size resolved: what MLflow and checks see
-    train_x, train_y = prepared.encoded["train"]
     val_x, val_y = prepared.encoded["validation"]
-    test_x, test_y = prepared.encoded["test"]
     reporter = Reporter(pipes, job, runtime, train_config.epochs) if runtime.is_main else None
     run = contextlib.nullcontext()
     if runtime.is_main:
@@ -130,18 +167,7 @@ def train(job: TrainingJob, runtime: Runtime, pipes: Any) -> None:
         )
         history = trainer.fit()
         if reporter is not None:
-            _finish(
-                job,
-                runtime,
-                trainer,
-                model,
-                preprocessing,
-                history,
-                reporter,
-                pipes,
-                (train_x, train_y, val_x, val_y, test_x, test_y),
-                train_config,
-            )
+            reporter.finish(summarize(trainer, prepared, history, reporter), model, val_x[:5])
 
 
 def _log_start(job, runtime, model_config, train_config, preprocessing, splits, reporter):
@@ -188,80 +214,41 @@ def _training_dataset(job, splits):
     )
 
 
-def _finish(job, runtime, trainer, model, preprocessing, history, reporter, pipes, data, config):
-    import mlflow
-
-    train_x, train_y, val_x, val_y, test_x, test_y = data
-    output = Path(job.output_dir)
-    final = history[-1]
-    test = trainer.evaluate(test_x, test_y)  # the test set is scored once, here
+def summarize(
+    trainer: Trainer, prepared: Prepared, history: list[dict[str, Any]], reporter: Reporter
+) -> TrainingSummary:
+    """Rank 0's scores of the finished training: the test set (scored once, here), the
+    baseline fitted on the same split, and the FLOPs and MFU of the run."""
+    train_x, train_y = prepared.encoded["train"]
+    val_x, val_y = prepared.encoded["validation"]
+    test_x, test_y = prepared.encoded["test"]
+    runtime = trainer.runtime
+    test = trainer.evaluate(test_x, test_y)
     reporter.log("fitting the HistGradientBoosting baseline on the same split")
     baseline_model, baseline_val = fit_baseline(
-        train_x.numpy(), train_y.numpy(), val_x.numpy(), val_y.numpy(), seed=config.seed
+        train_x.numpy(),
+        train_y.numpy(),
+        val_x.numpy(),
+        val_y.numpy(),
+        seed=prepared.train_config.seed,
     )
     from models.metrics import binary_metrics
 
     baseline_test = binary_metrics(
         test_y.numpy(), baseline_model.predict_proba(test_x.numpy())[:, 1]
     )
-    flops = flops_per_sample(model, train_x.shape[1])
+    flops = flops_per_sample(prepared.model, train_x.shape[1])
     device_name = (
         torch.cuda.get_device_name(runtime.device) if runtime.device.type == "cuda" else None
     )
-    utilisation = mfu(final["samples_per_second"], flops, device_name, runtime.world_size)
-    summary = {
-        "val_auc": final["val_auc"],
-        "val_log_loss": final["val_log_loss"],
-        "val_accuracy": final["val_accuracy"],
-        "test_auc": test["auc"],
-        "test_log_loss": test["log_loss"],
-        "test_accuracy": test["accuracy"],
-        "baseline_val_auc": baseline_val["auc"],
-        "baseline_test_auc": baseline_test["auc"],
-        "auc_gap_to_baseline": baseline_val["auc"] - final["val_auc"],
-        "samples_per_second": final["samples_per_second"],
-        "flops_per_sample": flops,
-        "epochs": len(history),
-    }
-    if utilisation is not None:
-        summary["mfu"] = utilisation
-    # Per-epoch metrics (val_*, throughput) are already logged with their epoch as step.
-    mlflow.log_metrics(
-        {k: float(v) for k, v in summary.items() if k not in EPOCH_METRICS and k not in FINAL_ONLY}
-    )
-    curve = training_curve_png(history)
-    (output / CURVE_FILE).write_bytes(curve)
-    mlflow.log_artifact(str(output / CURVE_FILE))
-    trained = model.to("cpu").eval()
-    example = val_x[:5].numpy()
-    model_info = mlflow.pytorch.log_model(
-        trained,
-        name="model",
-        input_example=example,
-        extra_files=[str(output / PREPROCESSING_FILE)],
-        pip_requirements=[f"torch=={torch.__version__.split('+')[0]}", "numpy"],
-    )
-    digest = model_digest(trained)
-    pipes.report_asset_materialization(
-        metadata={
-            **{key: {"raw_value": float(value), "type": "float"} for key, value in summary.items()},
-            "mlflow_run_id": {"raw_value": job.mlflow_run_id, "type": "text"},
-            "model_uri": {"raw_value": model_info.model_uri, "type": "text"},
-            "world_size": {"raw_value": runtime.world_size, "type": "int"},
-            "batch_size": {"raw_value": config.batch_size, "type": "int"},
-            "backend": {"raw_value": runtime.backend, "type": "text"},
-            "device": {"raw_value": str(runtime.device), "type": "text"},
-            "training_set_digest": {"raw_value": job.data_digest, "type": "text"},
-            "model_digest": {"raw_value": f"sha256:{digest}", "type": "text"},
-            "history": {"raw_value": history, "type": "json"},
-            # The asset compares it with deploy/baseline.yaml (the MLflow env.* tags hold it too).
-            "environment": {"raw_value": fingerprint(), "type": "json"},
-        },
-        data_version=digest,
-    )
-    reporter.log(
-        f"done: val AUC {final['val_auc']:.4f} (baseline {baseline_val['auc']:.4f}), "
-        f"test AUC {test['auc']:.4f}"
+    return TrainingSummary(
+        history=tuple(history),
+        test=test,
+        baseline_val=baseline_val,
+        baseline_test=baseline_test,
+        flops_per_sample=flops,
+        mfu=mfu(history[-1]["samples_per_second"], flops, device_name, runtime.world_size),
+        batch_size=prepared.train_config.batch_size,
     )
 
 

@@ -32,7 +32,6 @@ from pipelines.automation import (
 from pipelines.project import Project, ProjectError, demo_project
 from pipelines.resources import resources_for
 from pipelines.settings import Settings
-from pipelines.translation.store import legacy_dependencies
 from sql.catalog import load_catalogs
 from sql.paths import REPOSITORY_ROOT
 
@@ -72,14 +71,11 @@ def build_definitions(settings: Settings, project: Project | None = None) -> dg.
     # Cached only in a home that exists: a load creates nothing, so that a command refused
     # for bad input (`plumbline run --select` of no asset) leaves nothing behind.
     cache = settings.dependency_cache if settings.home.is_dir() else None
-    legacy = legacy_dependencies(
-        settings.legacy_root, catalog, cache=cache, variables=project.template_vars
-    )
-    ansi = dg.Definitions(assets=build_ansi_assets(legacy, variables=project.template_vars))
+    legacy = project.legacy_sql(catalog, cache=cache)
+    ansi = dg.Definitions(assets=build_ansi_assets(legacy))
     warehouse = build_warehouse_definitions(
         settings.engine,
         legacy,
-        catalog,
         snapshot_of=project.snapshot,
         ansi_root=project.portable_root,
         reference_root=project.reference_root,

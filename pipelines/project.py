@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pipelines.translation.store import LegacySql
 from pipelines.warehouse.snapshot import Snapshot
+from sql.catalog import Catalog
 from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT, REFERENCE_ROOT
 from sql.templating import TemplateValue
 
@@ -114,6 +116,12 @@ class Project:
                 "the generated TPC-H raw zone (tpch: true) and declared sources "
                 "would both write raw/; choose one",
             )
+
+    def legacy_sql(self, catalog: Catalog, *, cache: Path | None = None) -> LegacySql:
+        """The project's legacy files, parsed with ``catalog`` and its ``template_vars``:
+        the one form the ``ansi/`` and ``warehouse/`` assets are drawn from (``cache``: see
+        ``pipelines.translation.store.legacy_dependencies``)."""
+        return LegacySql.parse(self.legacy_root, catalog, cache=cache, variables=self.template_vars)
 
     def snapshot(self, table: str) -> Snapshot | None:
         """The legacy output ``table`` is reconciled against: declared in ``reconciliation``,

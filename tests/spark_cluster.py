@@ -393,7 +393,7 @@ def legacy_tables(names: Sequence[str], catalog: Catalog) -> list[WarehouseTable
 
     sources = [s for s in legacy_sources() if s.name in names]
     translated = [TranslatedSource(s, translate_source(s, catalog).tables) for s in sources]
-    tables = {t.name: t for t in warehouse_tables(catalog, translated) if t.name in names}
+    tables = {t.name: t for t in warehouse_tables(translated) if t.name in names}
     missing = sorted(set(names) - set(tables))
     if missing:
         raise ValueError(f"no legacy file under sql/legacy/ defines {', '.join(missing)}")

@@ -458,7 +458,7 @@ def stamp_root(client: Any, bundle: Bundle, folder: str | None = None) -> None:
 def log_to_run(client: Any, run_id: str, folder: Path) -> str:
     """Log the bundle folder as artifacts of MLflow run ``run_id`` (a finished run takes
     artifacts too) under ``audit/<folder name>``, so the MLflow UI serves the report over
-    HTTP; returns that artifact path."""
+    HTTP, unless its files are there already; returns that artifact path."""
     from mlflow.store.artifact.artifact_repository_registry import get_artifact_repository
 
     artifact_path = f"{AUDIT_ARTIFACTS}/{folder.name}"
@@ -467,8 +467,36 @@ def log_to_run(client: Any, run_id: str, folder: Path) -> str:
     # has moved its locations (pipelines.registry.tracking_store.relocate).
     artifact_uri = client.get_run(run_id).info.artifact_uri
     repository = get_artifact_repository(artifact_uri, tracking_uri=client.tracking_uri)
-    repository.log_artifacts(str(folder), artifact_path=artifact_path)
+    logged = {Path(a.path).name for a in repository.list_artifacts(artifact_path)}
+    if not logged >= {p.name for p in folder.iterdir()}:
+        # A bundle reused by a later run was logged when it was issued: nothing to write.
+        repository.log_artifacts(str(folder), artifact_path=artifact_path)
     return artifact_path
+
+
+NOT_REGISTERED = "not in the registry"
+
+
+def registry_differences(bundle: Bundle, client: Any) -> list[Difference]:
+    """A model version's bundle against the registry: the version exists, and keeps this
+    bundle's root digest under :func:`root_tag`."""
+    from mlflow.exceptions import MlflowException
+
+    subject = bundle.audited
+    try:
+        tags = client.get_model_version(subject.model, subject.version).tags
+    except MlflowException:
+        return [Difference(subject.root, NOT_REGISTERED)]
+    tag = root_tag(bundle)
+    stored = tags.get(tag)
+    if stored != bundle.root_digest:
+        return [
+            Difference(
+                subject.root,
+                f"MLflow tag {tag} is {stored!r}, the bundle's root is {bundle.root_digest}",
+            )
+        ]
+    return []
 
 
 def verify_bundle(
@@ -486,21 +514,10 @@ def verify_bundle(
     subject = bundle.audited
     differences = check_bundle(bundle)
     if isinstance(subject, ModelSubject):
-        from mlflow.exceptions import MlflowException
-
-        try:
-            tags = sources.client.get_model_version(subject.model, subject.version).tags
-        except MlflowException:
-            return [*differences, Difference(subject.root, "not in the registry")]
-        tag = root_tag(bundle)
-        stored = tags.get(tag)
-        if stored != bundle.root_digest:
-            differences.append(
-                Difference(
-                    subject.root,
-                    f"MLflow tag {tag} is {stored!r}, the bundle's root is {bundle.root_digest}",
-                )
-            )
+        kept = registry_differences(bundle, sources.client)
+        if any(d.message == NOT_REGISTERED for d in kept):
+            return [*differences, *kept]
+        differences.extend(kept)
     if dagster_root_digests is not None and bundle.root_digest not in dagster_root_digests:
         differences.append(
             Difference(

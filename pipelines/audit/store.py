@@ -7,6 +7,16 @@ bundle gets a new folder named by its creation time and root digest
 anything is refused, never replaced. A model version's bundles lie under
 ``<audit root>/<model>/v<version>/`` (:func:`model_version_dir`), a table version's under
 ``<audit root>/<zone>/<table>/<version>/`` (:func:`table_version_dir`).
+
+The audit asset asks for a model version's bundle on every run, and a run over unchanged
+data registers the same version from the same training: :func:`issue_or_reuse` then hands
+on the newest bundle of the version instead of issuing another, once it has checked that
+the bundle's seal holds, that the registry keeps its root digest, and that the chain
+collected now is the one it records link for link. Anything else (an edited or unreadable
+file, an alias moved since, a gap, a rewritten lake file) issues a new bundle beside it.
+A bundle records the run that issued it (``made_by``), never the runs that reused it: it is
+sealed, and a later run must not rewrite what a reviewer was given. A run that reuses it
+says so in its own materialization (``reused_audit_bundle``, the issuing run).
 """
 
 from __future__ import annotations
@@ -16,11 +26,26 @@ import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipelines.audit.bundle import BUNDLE_FILE, REPORT_FILE, Bundle
-from pipelines.audit.chain import AuditError
-from pipelines.audit.collect import TableSubject
+from pipelines.audit.bundle import (
+    BUNDLE_FILE,
+    REPORT_FILE,
+    Bundle,
+    check_bundle,
+    read_bundle,
+    registry_differences,
+    seal_bundle,
+)
+from pipelines.audit.chain import AuditError, Difference, Node, compare, seal
+from pipelines.audit.collect import (
+    ModelSubject,
+    Sources,
+    TableSubject,
+    auditor_environment,
+    collect,
+)
 from pipelines.audit.report import render_report
 
 BUNDLE_FOLDER_FILES = frozenset({BUNDLE_FILE, REPORT_FILE})
@@ -86,10 +111,12 @@ def write_bundle(bundle: Bundle, out_dir: Path) -> tuple[Path, Path]:
     except OSError as exc:
         raise AuditError(f"{out_dir}: cannot write a bundle there ({exc.strerror})") from None
     try:
-        (staging / BUNDLE_FILE).write_text(
-            json.dumps(bundle.data, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-        )
-        (staging / REPORT_FILE).write_text(render_report(bundle.data), encoding="utf-8")
+        text = json.dumps(bundle.data, indent=2, sort_keys=True) + "\n"
+        (staging / BUNDLE_FILE).write_text(text, encoding="utf-8")
+        # Rendered from the data as the file holds it (keys sorted): the report is then a
+        # function of bundle.json alone, and whoever reads the file renders the same one.
+        report = render_report(json.loads(text))
+        (staging / REPORT_FILE).write_text(report, encoding="utf-8")
         for name in BUNDLE_FOLDER_FILES:
             with open(staging / name, "rb") as written:
                 os.fsync(written.fileno())
@@ -112,3 +139,107 @@ def issue_bundle(bundle: Bundle, version_dir: Path) -> tuple[Path, Path]:
     """Write ``bundle`` into a new folder of its own under ``version_dir``
     (:func:`bundle_folder_name`); earlier bundles of the version stay as they were."""
     return write_bundle(bundle, version_dir / bundle_folder_name(bundle))
+
+
+@dataclass(frozen=True)
+class Issued:
+    """The bundle a model version's audit hands on: issued now, or an earlier one reused."""
+
+    bundle: Bundle
+    bundle_path: Path
+    report_path: Path
+    reused: bool
+    # Why the newest earlier bundle of the version was not reused (empty: there was none,
+    # or it was).
+    refused: list[Difference] = field(default_factory=list)
+
+
+def newest_bundle(version_dir: Path) -> Path | None:
+    """The ``bundle.json`` of the newest folder under ``version_dir`` (folder names begin
+    with their UTC creation time, :func:`bundle_folder_name`); None when there is none. A
+    staging folder of a bundle being written (``.<name>...tmp``) is not one."""
+    if not version_dir.is_dir():
+        return None
+    bundles = [
+        folder / BUNDLE_FILE
+        for folder in version_dir.iterdir()
+        if not folder.name.startswith(".") and (folder / BUNDLE_FILE).is_file()
+    ]
+    # Two bundles issued within one second: the file written last.
+    return max(
+        bundles,
+        key=lambda path: (path.parent.name.split("-")[0], path.stat().st_mtime_ns),
+        default=None,
+    )
+
+
+def reuse_differences(
+    bundle: Bundle, subject: ModelSubject, current: list[Node], client
+) -> list[Difference]:
+    """What keeps ``bundle`` from standing for ``subject``'s chain as ``current`` (sealed,
+    collected now) holds it: another subject, a broken seal, a root digest the registry does
+    not keep, or a link that is not the current one (a gap counts: it may be filled now)."""
+    audited = bundle.audited
+    if not (
+        isinstance(audited, ModelSubject)
+        and (audited.model, audited.version) == (subject.model, subject.version)
+    ):
+        return [Difference(subject.root, f"the newest bundle of its folder audits {audited}")]
+    differences = check_bundle(bundle)
+    if differences:
+        return differences
+    differences = registry_differences(bundle, client)
+    recorded = bundle.nodes
+    differences.extend(compare(recorded, current))
+    if not differences and {n.id: n.digest for n in recorded} != {n.id: n.digest for n in current}:
+        differences.append(
+            Difference(subject.root, "the chain now holds links the bundle does not")
+        )
+    return differences
+
+
+def _is_report_of(bundle: Bundle, report: Path) -> bool:
+    """``report`` is what :func:`write_bundle` wrote for ``bundle``: a reviewer opens the
+    report, and nothing seals it but its being rendered from the sealed file."""
+    try:
+        return report.read_text(encoding="utf-8") == render_report(bundle.data)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def issue_or_reuse(
+    sources: Sources,
+    subject: ModelSubject,
+    version_dir: Path,
+    *,
+    made_by: dict[str, str],
+) -> Issued:
+    """The bundle of ``subject``: the newest one under ``version_dir`` when it still stands
+    for the chain collected now (:func:`reuse_differences`), else a new one issued from that
+    collection into a folder of its own (:func:`issue_bundle`)."""
+    collected = collect(sources, subject)
+    current = seal(collected.nodes.values())
+    refused: list[Difference] = []
+    earlier = newest_bundle(version_dir)
+    if earlier is not None:
+        try:
+            bundle = read_bundle(earlier)
+        except AuditError as exc:
+            refused = [Difference(subject.root, str(exc))]
+        else:
+            refused = reuse_differences(bundle, subject, current, sources.client)
+            report = earlier.parent / REPORT_FILE
+            if not refused and not _is_report_of(bundle, report):
+                shown = f"{report.parent.name}/{REPORT_FILE}"
+                refused = [Difference(subject.root, f"{shown}: not the report of its bundle")]
+            if not refused:
+                return Issued(bundle, earlier, report, reused=True)
+    bundle = seal_bundle(
+        current,
+        subject=subject.fields(),
+        created_at=collected.created_at,
+        made_by=made_by,
+        auditor=auditor_environment(),
+    )
+    bundle_path, report_path = issue_bundle(bundle, version_dir)
+    return Issued(bundle, bundle_path, report_path, reused=False, refused=refused)

@@ -44,12 +44,14 @@ QUIET_RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}
 
 # What an asset sets when it kept existing data instead of producing it (assets/raw.py,
 # assets/ansi.py, a training of the same inputs in assets/training.py, a version of the same
-# weights in assets/registry.py): the summary says "reused" rather than "materialized".
+# weights in assets/registry.py, an audit bundle that still holds in assets/audit.py): the
+# summary says "reused" rather than "materialized".
 REUSED_FLAGS = (
     "reused_published_data",
     "reused_stored_translation",
     "reused_training",
     "reused_registered_version",
+    "reused_audit_bundle",
 )
 # The training asset, and its config field that trains even when an earlier training of the
 # same inputs could be reused (`plumbline run --force`).

@@ -543,6 +543,31 @@ def legacy_dependencies(
     return results
 
 
+@dataclass(frozen=True)
+class LegacySql:
+    """A project's legacy SQL in the one form the code location draws it from: each file
+    with the tables it defines and reads (parsed once, never translated: see
+    :func:`legacy_dependencies`), and the variables its templates rendered with, which
+    translating them (the ``ansi/<name>`` assets) must use too."""
+
+    files: tuple[SourceDependencies, ...]
+    variables: Mapping[str, TemplateValue] = field(default_factory=dict)
+
+    @classmethod
+    def parse(
+        cls,
+        root: Path,
+        catalog: Catalog,
+        *,
+        cache: Path | None = None,
+        variables: Mapping[str, TemplateValue] | None = None,
+    ) -> LegacySql:
+        """Every legacy file under ``root``, parsed with ``catalog`` and, for a template,
+        rendered with ``variables`` (``cache``: see :func:`legacy_dependencies`)."""
+        files = legacy_dependencies(root, catalog, cache=cache, variables=variables)
+        return cls(tuple(files), dict(variables or {}))
+
+
 def _entry(dependencies: SourceDependencies, source_sha: str, context: str) -> dict[str, Any]:
     return {
         "source_sha256": source_sha,

@@ -42,7 +42,6 @@ from pipelines.translation.store import (
     read_stored_manifest,
     read_stored_sql,
     sha256_text,
-    translate_sources,
 )
 from pipelines.warehouse.engines.base import BuildResult, Engine, EngineError
 from pipelines.warehouse.lineage_view import LineageRow, lineage_rows, portable_sources
@@ -115,8 +114,7 @@ def tables_read(ansi_sql: str) -> tuple[str, ...]:
 
 
 def warehouse_tables(
-    catalog: Catalog,
-    legacy: Path | Sequence[SourceDependencies] | Sequence[TranslatedSource],
+    files: Sequence[SourceDependencies] | Sequence[TranslatedSource],
     ansi_root: Path | None = ANSI_SQL_ROOT,
     reference_root: Path | None = REFERENCE_ROOT,
     contracts_root: Path = CONTRACTS_ROOT,
@@ -126,12 +124,11 @@ def warehouse_tables(
     from the SQL itself. ``snapshot_of`` gives a translated table's legacy output to
     reconcile against (``Project.snapshot``), if any.
 
-    ``legacy`` is the legacy tree (translated here, for ``plumbline contracts lint``, which
-    plans each table's SQL), or its files as parsed (``legacy_dependencies``, the code
-    location's graph) or translated. A file that does not parse, or is refused, reads
-    nothing here, and its ansi/<name> asset fails with the diagnostics.
+    ``files`` are the legacy files as parsed (``LegacySql.files``, the code location's
+    graph) or as translated (``translate_sources``, for ``plumbline contracts lint``, which
+    plans each table's SQL). A file that does not parse, or is refused, reads nothing here,
+    and its ansi/<name> asset fails with the diagnostics.
     """
-    files = translate_sources(legacy, catalog) if isinstance(legacy, Path) else legacy
     tables = []
     for file in files:
         source = file.source

@@ -3,10 +3,12 @@ import pytest
 
 from assets.ansi import build_ansi_assets, rules_markdown
 from pipelines.resources import AnsiStoreResource, LakeResource
-from pipelines.translation.store import DuplicateNameError, legacy_sources
+from pipelines.translation.store import DuplicateNameError, LegacySql, legacy_sources
 from pipelines.warehouse.lineage_view import markdown_text
+from sql.catalog import load_catalog
 from sql.paths import LEGACY_ROOT
 from sql.rules import load_all
+from tests.legacy import demo_legacy
 
 GOOD = "SELECT o_orderkey, NVL(o_comment, 'none') AS note FROM PROD_DW.SALES.ORDERS\n"
 # APPROX_COUNT_DISTINCT has no exact ANSI form: it must be refused, never approximated.
@@ -37,7 +39,7 @@ def by_name(result: dg.ExecuteInProcessResult) -> dict[str, dg.AssetMaterializat
 
 
 def test_one_asset_per_legacy_file():
-    assets = build_ansi_assets()
+    assets = build_ansi_assets(demo_legacy())
     keys = {a.key for a in assets}
     files = sorted(LEGACY_ROOT.glob("*/*.sql"))
     assert len(files) >= 24
@@ -57,7 +59,7 @@ def test_a_name_defined_twice_is_an_error_naming_both_files(tmp_path):
 def test_a_refused_file_fails_only_its_own_asset(legacy_tree, tmp_path):
     store = tmp_path / "ansi"
     result = dg.materialize(
-        build_ansi_assets(legacy_tree),
+        build_ansi_assets(LegacySql.parse(legacy_tree, load_catalog())),
         resources=_resources(tmp_path, store),
         raise_on_error=False,
     )
@@ -92,8 +94,16 @@ def test_a_refused_file_fails_only_its_own_asset(legacy_tree, tmp_path):
 def test_an_unchanged_source_is_not_retranslated(legacy_tree, tmp_path):
     (legacy_tree / "snowflake" / "buyers.sql").unlink()
     resources = _resources(tmp_path, tmp_path / "ansi")
-    first = by_name(dg.materialize(build_ansi_assets(legacy_tree), resources=resources))
-    second = by_name(dg.materialize(build_ansi_assets(legacy_tree), resources=resources))
+    first = by_name(
+        dg.materialize(
+            build_ansi_assets(LegacySql.parse(legacy_tree, load_catalog())), resources=resources
+        )
+    )
+    second = by_name(
+        dg.materialize(
+            build_ansi_assets(LegacySql.parse(legacy_tree, load_catalog())), resources=resources
+        )
+    )
     assert first["order_notes"].metadata["reused_stored_translation"].value is False
     assert second["order_notes"].metadata["reused_stored_translation"].value is True
     assert (
@@ -101,7 +111,11 @@ def test_an_unchanged_source_is_not_retranslated(legacy_tree, tmp_path):
         == (second["order_notes"].tags["dagster/data_version"])
     )
     (legacy_tree / "snowflake" / "order_notes.sql").write_text(GOOD.replace("'none'", "'n/a'"))
-    third = by_name(dg.materialize(build_ansi_assets(legacy_tree), resources=resources))
+    third = by_name(
+        dg.materialize(
+            build_ansi_assets(LegacySql.parse(legacy_tree, load_catalog())), resources=resources
+        )
+    )
     assert third["order_notes"].metadata["reused_stored_translation"].value is False
     assert (
         third["order_notes"].tags["dagster/data_version"]

@@ -163,13 +163,92 @@ def test_the_asset_writes_a_bundle_and_report_and_keeps_the_root_on_mlflow(home,
     assert check.event.dagster_event.event_specific_data.passed
 
 
+def _audited(home, instance) -> dict:
+    """Train (reused), register (reused) and audit again, as a second `plumbline run` over
+    unchanged data does; the audit_bundle materialization's metadata."""
+    result = dg.materialize(
+        [delay_model, registered_model, audit_bundle],
+        resources=resources(home),
+        instance=instance,
+        run_config=TRAIN_AND_REGISTER,
+    )
+    assert result.success
+    events = {
+        e.materialization.asset_key.path[-1]: {
+            k: v.value for k, v in e.materialization.metadata.items()
+        }
+        for e in result.get_asset_materialization_events()
+    }
+    assert events["delay_model"]["reused_training"] is True
+    assert events["registered_model"]["reused_registered_version"] is True
+    return {**events["audit_bundle"], "run_id": result.run_id}
+
+
+def test_a_run_over_unchanged_data_reuses_the_bundle_and_rebuilds_a_tampered_one(
+    home, client, instance
+):
+    """Training and registration reused: the newest bundle of the version still stands for
+    the chain, so the next run hands it on (same folder, same root digest, nothing written)
+    and says so. A bundle whose seal fails is not handed on: a new one is issued beside it,
+    and the edited file stays as it is."""
+    version_dir = home / "audit" / MODEL / "v1"
+    first = _audited(home, instance)
+    folders, tags = set(version_dir.iterdir()), client.get_model_version(MODEL, "1").tags
+    path = in_home(first["bundle"], home)
+    issued = path.read_bytes()
+    second = _audited(home, instance)
+    assert second["reused_audit_bundle"] is True
+    assert (second["bundle"], second["root_digest"]) == (first["bundle"], first["root_digest"])
+    assert second["issued_by_run"] == read_bundle(path).data["made_by"]["dagster_run_id"]
+    assert second["issued_by_run"] != second["run_id"]
+    assert set(version_dir.iterdir()) == folders and path.read_bytes() == issued
+    assert client.get_model_version(MODEL, "1").tags == tags  # no new root tag
+    assert second["earlier_bundle_refused"].records == []
+
+    edited = json.loads(issued)
+    edited["nodes"][0]["content"]["forged"] = True
+    path.write_text(json.dumps(edited))
+    try:
+        rebuilt = _audited(home, instance)
+        assert path.read_text() == json.dumps(edited)  # never overwritten
+    finally:
+        path.write_bytes(issued)  # for the tests that verify every bundle of the version
+    assert rebuilt["reused_audit_bundle"] is False
+    assert rebuilt["bundle"] != first["bundle"] and rebuilt["issued_by_run"] == rebuilt["run_id"]
+    refused = [r.data for r in rebuilt["earlier_bundle_refused"].records]
+    assert {
+        "link": edited["nodes"][0]["id"],
+        "why": "its digest does not match its recorded content",
+    } in refused
+    new = in_home(rebuilt["bundle"], home)
+    assert (
+        verify_bundle(
+            read_bundle(new),
+            sources(home, client, instance, repo=REPOSITORY_ROOT),
+            dagster_root_digests=[rebuilt["root_digest"]],
+        )
+        == []
+    )
+    # The chain did not change: the new bundle's links are the old one's.
+    assert [n.digest for n in read_bundle(new).nodes] == [n.digest for n in read_bundle(path).nodes]
+
+    # Its report is what a reviewer opens: one edited is not handed on either.
+    report = new.parent / "report.html"
+    report.write_text(report.read_text().replace(rebuilt["root_digest"], "sha256:forged"))
+    again = _audited(home, instance)
+    assert again["reused_audit_bundle"] is False and again["bundle"] != rebuilt["bundle"]
+    [refused] = [r.data for r in again["earlier_bundle_refused"].records]
+    assert refused["why"] == f"{new.parent.name}/report.html: not the report of its bundle"
+
+
 def test_the_new_model_run_registers_scores_and_audits_the_named_model(home, client, instance):
     """What new_model_sensor launches for a delay_model materialized elsewhere: one run of
     register_model_job (registered_model, batch_scores, audit_bundle) naming that training
     in its config. It registers that training (its existing version: no second one), audits
-    that run's registration into a new folder, and leaves every earlier bundle as issued
-    and verifying. The home's own training registered in its run, so the sensor does not
-    follow it; the request is the one it makes for a training that did not."""
+    that run's registration (the same chain: the version's newest bundle is reused), and
+    leaves every earlier bundle as issued and verifying. The home's own training registered
+    in its run, so the sensor does not follow it; the request is the one it makes for a
+    training that did not."""
     from assets.scoring import batch_scores
     from pipelines.automation import new_model_sensor, registration_request
 
@@ -181,6 +260,8 @@ def test_the_new_model_run_registers_scores_and_audits_the_named_model(home, cli
         record.event_log_entry
         for record in instance.fetch_materializations(delay_model.key, limit=10).records
         if record.asset_materialization.metadata["mlflow_run_id"].value == trained_run
+        # Not a later run's reuse of that training.
+        and "reused_training" not in record.asset_materialization.metadata
     ]
     assert training.run_id not in {r.tags["plumbline/delay_model_run_id"] for r in followed}
     request = registration_request(training)
@@ -236,8 +317,9 @@ def test_the_new_model_run_registers_scores_and_audits_the_named_model(home, cli
     assert (
         "warehouse/delay_features.quantity" in upstream["warehouse/training_set.quantity"]["reads"]
     )
+    # Nothing changed since the version's last bundle: the run hands that one on.
     new_bundle = in_home(audited["bundle"], home)
-    assert new_bundle not in earlier
+    assert audited["reused_audit_bundle"] is True and new_bundle in earlier
     for path, content in earlier.items():
         assert path.read_bytes() == content
     for path in [*earlier, new_bundle]:

@@ -16,16 +16,26 @@ import torch
 
 from assets.ansi import build_ansi_assets
 from assets.metadata import rounded
-from assets.training import delay_model
+from assets.training import (
+    DELAY_MODEL_KEY,
+    DelayModelConfig,
+    TrainingStep,
+    delay_model,
+    training_request,
+)
 from assets.warehouse import build_warehouse_definitions
 from pipelines.cluster.chargeback import Chargeback, chargeback_root
 from pipelines.lake.store import Lake
 from pipelines.resources import (
+    LakeResource,
+    MlflowResource,
+    TrainingLauncherResource,
     resources_for,
 )
 from pipelines.settings import Settings
 from pipelines.warehouse.build import WAREHOUSE_ZONE
 from sql.paths import CONTRACTS_ROOT
+from tests.legacy import demo_legacy
 
 UPSTREAM = {"delay_features", "training_set", "open_lines"}
 FAST = {"epochs": 2, "batch_size": 512}
@@ -42,9 +52,9 @@ def resources(home: Path, **launcher) -> dict:
 
 
 def upstream_assets(contracts_root: Path = CONTRACTS_ROOT) -> list:
-    warehouse = build_warehouse_definitions("duckdb", contracts_root=contracts_root)
+    warehouse = build_warehouse_definitions("duckdb", demo_legacy(), contracts_root=contracts_root)
     return [
-        *[a for a in build_ansi_assets() if a.key.path[-1] in UPSTREAM],
+        *[a for a in build_ansi_assets(demo_legacy()) if a.key.path[-1] in UPSTREAM],
         *[a for a in warehouse.assets if a.key.path[-1] in UPSTREAM],
     ]
 
@@ -500,6 +510,55 @@ def test_each_registration_names_its_own_run_when_trainings_interleave(
     assert version.run_id == version.tags["mlflow.run_id"] == trained_a["mlflow_run_id"]
     assert version.tags["dagster.run_id"] == run_a.run_id
     assert version.tags["plumbline.model_digest"] == trained_a["model_digest"]
+
+
+@pytest.mark.parametrize(
+    ("launcher", "world"),
+    [
+        ({"nproc_per_node": 2}, {"launcher": "local", "nodes": 1, "processes_per_node": 2}),
+        (
+            {"kind": "k8s", "k8s_nodes": 2, "k8s_gpu": "h100", "k8s_gpus_per_node": 8},
+            {"launcher": "k8s", "nodes": 2, "gpu": "h100", "processes_per_node": 8},
+        ),
+    ],
+)
+def test_a_training_step_asks_for_its_config_on_its_launchers_world(tmp_path, launcher, world):
+    """What the step hands the training's plan, read from its one typed argument: the
+    config (retrain apart: it does not change the weights), where the processes run, and
+    which run and asset ask. Nothing is trained, and MLflow is not opened."""
+    asked = {}
+
+    @dg.asset(key=DELAY_MODEL_KEY)
+    def probe(
+        context: dg.AssetExecutionContext,
+        config: DelayModelConfig,
+        lake: LakeResource,
+        mlflow_tracking: MlflowResource,
+        training_launcher: TrainingLauncherResource,
+    ) -> None:
+        step = TrainingStep(context, config, lake, mlflow_tracking, training_launcher)
+        asked["request"] = training_request(step)
+        asked["opened"] = "client" in vars(step)
+
+    home = resources(tmp_path)
+    result = dg.materialize(
+        [probe],
+        resources={
+            "lake": home["lake"],
+            "mlflow_tracking": home["mlflow_tracking"],
+            "training_launcher": TrainingLauncherResource(
+                runs_root=str(tmp_path / "training"), **launcher
+            ),
+        },
+        run_config=run_config(retrain=True, hidden=[32, 16]),
+    )
+    request = asked["request"]
+    assert request.world == world
+    assert request.dagster_run_id == result.run_id and request.asset == "models/delay_model"
+    assert request.retrain is True and "retrain" not in request.settings
+    assert request.train_config.epochs == FAST["epochs"] == request.settings["epochs"]
+    assert request.model_config.hidden == (32, 16)
+    assert asked["opened"] is False
 
 
 def test_a_second_training_of_the_same_inputs_is_reused(trained, instance, home):

@@ -21,6 +21,7 @@ from pipelines.translation.store import sha256_text
 from pipelines.warehouse.build import WAREHOUSE_ZONE, tables_read
 from pipelines.warehouse.contract_lint import BrokenContracts
 from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT
+from tests.legacy import demo_legacy
 
 TABLE = "customer_profile"  # snowflake/customer_profile.sql, with a reference query
 
@@ -40,7 +41,7 @@ def resources(home):
 
 @pytest.fixture(scope="module")
 def warehouse_defs():
-    return build_warehouse_definitions("duckdb")
+    return build_warehouse_definitions("duckdb", demo_legacy())
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +52,8 @@ def warehouse_assets(warehouse_defs):
 @pytest.fixture(scope="module")
 def first_build(home, warehouse_assets):
     return dg.materialize(
-        [*raw_assets, *build_ansi_assets(), *warehouse_assets], resources=resources(home)
+        [*raw_assets, *build_ansi_assets(demo_legacy()), *warehouse_assets],
+        resources=resources(home),
     )
 
 
@@ -302,7 +304,7 @@ def _contracts_with(tmp_path, name, edit):
 
 
 def _materialize_with_contracts(home, contracts_root, name):
-    defs = build_warehouse_definitions("duckdb", contracts_root=contracts_root)
+    defs = build_warehouse_definitions("duckdb", demo_legacy(), contracts_root=contracts_root)
     selected = [a for a in defs.assets if a.key.path[-1] == name]
     return dg.materialize(selected, resources=resources(home), raise_on_error=False)
 
@@ -348,7 +350,7 @@ def test_a_breaking_contract_change_needs_a_major_version(first_build, home, tmp
 def test_a_contract_that_does_not_load_stops_the_pipeline_from_loading(tmp_path, old, new, line):
     broken = _contracts_with(tmp_path, TABLE, lambda text: text.replace(old, new, 1))
     with pytest.raises(BrokenContracts) as raised:
-        build_warehouse_definitions("duckdb", contracts_root=broken)
+        build_warehouse_definitions("duckdb", demo_legacy(), contracts_root=broken)
     [error] = raised.value.errors
     assert error.format().startswith(f"{broken}/{line}")
 
@@ -398,7 +400,7 @@ def _described(text):
 
 def test_the_column_schema_shows_the_contracts_descriptions_and_constraints(tmp_path):
     defs = build_warehouse_definitions(
-        "duckdb", contracts_root=_contracts_with(tmp_path, TABLE, _described)
+        "duckdb", demo_legacy(), contracts_root=_contracts_with(tmp_path, TABLE, _described)
     )
     [spec] = next(a for a in defs.assets if a.key.path[-1] == TABLE).specs
     columns = {c.name: c for c in spec.metadata["dagster/column_schema"].columns}

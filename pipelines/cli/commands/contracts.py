@@ -53,7 +53,6 @@ def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
         fail_usage(f"--contracts: no such folder {root}")
     catalog = load_catalogs(project.catalogs)
     tables = warehouse_tables(
-        catalog,
         translate_sources(project.legacy_root, catalog, variables=project.template_vars),
         ansi_root=project.portable_root,
         reference_root=project.reference_root,

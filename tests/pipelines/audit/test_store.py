@@ -13,6 +13,7 @@ from pipelines.audit.store import (
     bundle_folder_name,
     check_bundle_folder,
     issue_bundle,
+    newest_bundle,
     write_bundle,
 )
 from tests.pipelines.audit.test_report import make_bundle
@@ -103,3 +104,28 @@ def test_a_folder_that_cannot_be_made_is_refused_in_one_line(tmp_path):
     with pytest.raises(AuditError, match="cannot write a bundle there") as refused:
         write_bundle(bundle_made_at("2026-11-30T08:00:00+00:00"), tmp_path / "file" / "b")
     assert "\n" not in str(refused.value)
+
+
+def test_the_newest_bundle_of_a_version_is_the_last_issued(tmp_path):
+    """What a run over unchanged data considers handing on: the bundle issued last (by its
+    folder's time, then by when it was written), never a staging folder."""
+    version_dir = tmp_path / "v3"
+    assert newest_bundle(version_dir) is None
+    older, _ = issue_bundle(bundle_made_at("2026-11-30T08:00:00+00:00"), version_dir)
+    newer, _ = issue_bundle(bundle_made_at("2026-11-30T09:00:00+00:00"), version_dir)
+    same_second, _ = issue_bundle(bundle_made_at("2026-11-30T09:00:00.5+00:00"), version_dir)
+    staging = version_dir / f".{newer.parent.name}.x.tmp"
+    staging.mkdir()
+    (staging / BUNDLE_FILE).write_text("{}")
+    assert older.parent.name < newer.parent.name
+    assert newest_bundle(version_dir) == same_second
+
+
+def test_the_issued_report_is_the_one_its_bundle_file_renders(tmp_path):
+    """Whoever holds bundle.json renders the report that was issued with it (a run that
+    reuses the bundle checks its report so): it is rendered from the file's data, whose keys
+    are sorted, not from the order they were collected in."""
+    from pipelines.audit.report import render_report
+
+    path, report = issue_bundle(bundle_made_at("2026-11-30T08:00:00+00:00"), tmp_path / "v3")
+    assert report.read_text(encoding="utf-8") == render_report(read_bundle(path).data)

@@ -538,10 +538,12 @@ def demo_home(tmp_path_factory, raw_lake_root) -> Path:
     home = tmp_path_factory.mktemp("demo")
     (home / "lake").mkdir()
     (home / "lake" / "raw").symlink_to(raw_lake_root / "raw")
-    warehouse = build_warehouse_definitions("duckdb", contracts_root=CONTRACTS_ROOT)
+    from tests.legacy import demo_legacy
+
+    warehouse = build_warehouse_definitions("duckdb", demo_legacy(), contracts_root=CONTRACTS_ROOT)
     assets = [
         a
-        for a in [*build_ansi_assets(), *warehouse.assets]  # type: ignore[union-attr]
+        for a in [*build_ansi_assets(demo_legacy()), *warehouse.assets]  # type: ignore[union-attr]
         if a.key.path[-1] == DEMO_TABLE
     ]
     (home / "dagster").mkdir()

@@ -115,6 +115,9 @@ def _value(value: object) -> dg.MetadataValue:
         # A second run on unchanged data reuses the training and its registered version.
         ({"reused_training": True}, "a", "a", "reused"),
         ({"reused_registered_version": True}, "m/1", "m/1", "reused"),
+        # ...and the audit bundle of that version; a new one, if the last did not hold.
+        ({"reused_audit_bundle": True}, "sha256:r", "sha256:r", "reused"),
+        ({"reused_audit_bundle": False}, "sha256:s", "sha256:r", "materialized"),
     ],
 )
 def test_materialized_status(metadata, version, previous, expected):

@@ -34,6 +34,7 @@ from pipelines.contracts.validate import validate_spark
 from pipelines.lake.store import Lake
 from pipelines.resources import resources_for
 from pipelines.settings import Settings
+from pipelines.translation.store import LegacySql, translate_sources
 from pipelines.warehouse.build import warehouse_tables
 from pipelines.warehouse.contract_lint import warehouse_sql
 from sql.catalog import load_catalog
@@ -162,7 +163,7 @@ def test_every_column_computed_from_personal_data_is_classified():
     value that identifies nobody, such as a phone's country code)."""
     catalog = load_catalog()
     unclassified, restricted = [], set()
-    for table in warehouse_tables(catalog, LEGACY_ROOT):
+    for table in warehouse_tables(translate_sources(LEGACY_ROOT, catalog)):
         if table.contract_path is None:
             continue
         contract = load_contract(table.contract_path)
@@ -327,7 +328,7 @@ def _event_log_text(instance: dg.DagsterInstance, run_id: str) -> str:
 def test_failing_contract_checks_show_no_restricted_value(contacts_home, capfd, masking_key):
     home, ansi, contracts = contacts_home
     defs = build_warehouse_definitions(
-        "duckdb", legacy=[], ansi_root=ansi, contracts_root=contracts
+        "duckdb", legacy=LegacySql(()), ansi_root=ansi, contracts_root=contracts
     )
     with dg.instance_for_test() as instance:
         result = dg.materialize(

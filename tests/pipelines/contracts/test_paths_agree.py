@@ -22,6 +22,7 @@ from pipelines.contracts.validate import ContractResult, validate_arrow, validat
 from pipelines.lake.raw import RAW_ZONE
 from pipelines.lake.store import Lake
 from pipelines.lake.tpch import TPCH_TABLES
+from pipelines.translation.store import translate_sources
 from pipelines.warehouse.build import WAREHOUSE_ZONE, build_order, warehouse_tables
 from pipelines.warehouse.contract_lint import warehouse_sql
 from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
@@ -99,7 +100,11 @@ def built(raw_lake_root, tmp_path_factory) -> dict[str, Path]:
     out_root = tmp_path_factory.mktemp("built")
     lake = Lake(raw_lake_root)
     inputs = {f"{RAW_ZONE}.{t}": lake.current(RAW_ZONE, t).path for t in TPCH_TABLES}
-    tables = [t for t in warehouse_tables(load_catalog(), LEGACY_ROOT) if t.contract_path]
+    tables = [
+        t
+        for t in warehouse_tables(translate_sources(LEGACY_ROOT, load_catalog()))
+        if t.contract_path
+    ]
     built: dict[str, Path] = {}
     engine = DuckDBEngine()
     for table in build_order(tables, inputs):

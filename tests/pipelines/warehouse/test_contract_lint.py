@@ -15,6 +15,7 @@ from pipelines.cli.main import main
 from pipelines.contracts import load_contract
 from pipelines.contracts.registry import PublishedContracts
 from pipelines.lake.store import Lake
+from pipelines.translation.store import translate_sources
 from pipelines.warehouse.build import WAREHOUSE_ZONE, warehouse_tables
 from pipelines.warehouse.contract_lint import lint_contracts, output_types
 from sql.catalog import load_catalog
@@ -30,7 +31,7 @@ def catalog():
 
 @pytest.fixture(scope="module")
 def tables(catalog):
-    return warehouse_tables(catalog, LEGACY_ROOT)
+    return warehouse_tables(translate_sources(LEGACY_ROOT, catalog))
 
 
 @pytest.fixture(scope="module")
