@@ -26,6 +26,7 @@ from sqlglot import exp
 
 from sql.diagnostics import Severity
 from sql.rules import Context
+from sql.source_dialects import JoinIndex
 from sql.tree import breadth_first
 from sql.udf import TempFunctions
 from sql.variables import ScriptVariables
@@ -558,6 +559,17 @@ def split_script(
                 )
                 continue
             define(query, table, statement, uses)
+        elif isinstance(statement, JoinIndex):
+            # No query can name a join index, and the optimizer reads one only where it holds
+            # the same rows as its query over the tables: it changes no result.
+            _report(
+                ctx,
+                "info",
+                "TD-JOIN-INDEX",
+                statement,
+                f"join index {statement.this.sql(ctx.dialect)} dropped: it changes how "
+                "Teradata reads the tables, never what a query returns",
+            )
         elif written is not None and (_key(written) in helpers or _key(written) in declared):
             _report(
                 ctx,

@@ -89,10 +89,101 @@ class CaseSpecific(exp.Expression):
 _CASE_ATTRIBUTES = ("CASESPECIFIC", "CS")
 
 
+class ColumnPartitioning(exp.Property):
+    """Teradata's ``PARTITION BY COLUMN [(group, ...)]``: how a columnar table stores its
+    columns (each group in its own container, or in row format), never which rows it holds.
+    ``expressions``: the column groups, each a Tuple of its columns."""
+
+    arg_types = {"expressions": False}
+
+
+class JoinIndex(exp.Expression):
+    """Teradata's ``CREATE JOIN INDEX name [, option ...] AS SELECT ...``: a stored join the
+    optimizer may read instead of its tables, which no query can name (its rows are always
+    those of the query over the tables' current rows). ``this``: the index's name."""
+
+    arg_types = {"this": True}
+
+
+def _parse_column_group(parser: Teradata.Parser) -> exp.Expr | None:
+    parser._match_texts(("COLUMN", "ROW"))
+    if parser._match(TokenType.L_PAREN):
+        group = exp.Tuple(expressions=parser._parse_csv(parser._parse_column))
+        parser._match_r_paren()
+    else:
+        group = exp.Tuple(expressions=[parser._parse_column()])
+    parser._match_text_seq("NO")
+    parser._match_text_seq("AUTO", "COMPRESS")
+    return group
+
+
+def _parse_partition_by(parser: Teradata.Parser) -> exp.Property:
+    # Column partitioning (Teradata 14.10+) is storage only; sqlglot reads the row
+    # partitioning expressions (RANGE_N, CASE_N) but stops at COLUMN.
+    if not parser._match_text_seq("COLUMN"):
+        return parser._parse_partitioned_by()
+    parser._match_text_seq("NO")
+    parser._match_text_seq("AUTO", "COMPRESS")
+    parser._match_text_seq("ALL", "BUT")
+    groups: list[exp.Expr] = []
+    if parser._match(TokenType.L_PAREN):
+        groups = [g for g in parser._parse_csv(lambda: _parse_column_group(parser)) if g]
+        parser._match_r_paren()
+    if parser._match_text_seq("ADD"):
+        parser._parse_number()
+    return parser.expression(ColumnPartitioning(expressions=groups))
+
+
 class PlumblineTeradata(Teradata):
     class Parser(Teradata.Parser):
         # CASE_N's NO CASE / UNKNOWN cases are not expressions: sqlglot stops at them.
         FUNCTION_PARSERS = {**Teradata.Parser.FUNCTION_PARSERS, "CASE_N": _parse_case_n}
+        PROPERTY_PARSERS = {**Teradata.Parser.PROPERTY_PARSERS, "PARTITION BY": _parse_partition_by}
+
+        def _parse_create(self) -> exp.Expr:
+            # CREATE JOIN INDEX: sqlglot keeps it as an opaque command. Its options (FALLBACK,
+            # CHECKSUM = ..., MAP = ...) are storage; its query is read, to fail on bad SQL.
+            texts = [token.text.upper() for token in self._tokens[self._index : self._index + 2]]
+            if texts != ["JOIN", "INDEX"]:
+                return super()._parse_create()
+            self._advance(2)
+            name = self._parse_table_parts()
+            while self._match(TokenType.COMMA):
+                while self._curr and self._curr.token_type not in (
+                    TokenType.COMMA,
+                    TokenType.ALIAS,
+                ):
+                    self._advance()
+            if not self._match(TokenType.ALIAS):
+                self.raise_error("CREATE JOIN INDEX ... AS SELECT: expected AS")
+            self._parse_select()
+            return self.expression(JoinIndex(this=name))
+
+        def _parse_index(
+            self, index: exp.Expr | None = None, anonymous: bool = False
+        ) -> exp.Index | None:
+            # PRIMARY AMP [INDEX] (columns): INDEX may be left out (sqlglot requires it).
+            start = self._index
+            if not (index or anonymous) and self._match_text_seq("PRIMARY", "AMP"):
+                if self._curr and self._curr.token_type == TokenType.L_PAREN:
+                    params = self._parse_index_params()
+                    return self.expression(exp.Index(primary=True, amp=True, params=params))
+                self._retreat(start)
+            return super()._parse_index(index, anonymous)
+
+        def _parse_index_params(self) -> exp.IndexParameters:
+            # A Teradata index has no PARTITION BY of its own: one after PRIMARY INDEX (a) is
+            # the table's, which sqlglot's index parameters would take.
+            self._in_index_params = True
+            try:
+                return super()._parse_index_params()
+            finally:
+                self._in_index_params = False
+
+        def _parse_partition_by(self) -> list[exp.Expr]:
+            if getattr(self, "_in_index_params", False):
+                return []
+            return super()._parse_partition_by()
 
         def _parse_statement(self) -> exp.Expr | None:
             # A stored procedure's body (BEGIN ... ; ... END) is not one statement to sqlglot,

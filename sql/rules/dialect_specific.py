@@ -582,6 +582,16 @@ for _rule_id, _dialects, _description, _example in (
         ),
     ),
     (
+        "TD-JOIN-INDEX",
+        ("teradata",),
+        "Teradata's CREATE JOIN INDEX is dropped (info): no query can name a join index, and the optimizer reads it only in place of the join it stores, whose rows it always holds; it changes no result.",
+        (
+            "teradata",
+            "CREATE JOIN INDEX ord_idx, FALLBACK AS SELECT o_orderkey, o_custkey FROM SALES_DB.ORDERS; SELECT o_orderkey FROM SALES_DB.ORDERS",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+    (
         "PROC-STATEMENT",
         ALL_DIALECTS,
         "Procedural statements (control flow, table variables, session settings, DML other than INSERT ... SELECT) are refused naming the construct.",
