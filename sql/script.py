@@ -289,6 +289,10 @@ def split_script(
     # Each holds its CREATE and why an INSERT into it has no exact form (None: it has one).
     kept: dict[str, tuple[exp.Table, exp.Create, str | None]] = {}
     empty: set[str] = set()  # declared tables no INSERT has filled yet
+    # Teradata's declared tables: each one's CREATE, and whether it made a SET table (which
+    # keeps one row of duplicates), decided at the first INSERT (the session mode assumed).
+    creates: dict[str, exp.Create] = {}
+    set_tables: dict[str, bool] = {}
     defined: dict[str, exp.Expr] = {}
     targets: set[str | None] = set()  # the definitions' table names
     definitions: list[Definition] = []
@@ -313,6 +317,15 @@ def split_script(
         if problem is not None:
             _report(ctx, "error", "TEMP-TABLE", statement, problem)
             return
+        if name in creates and name not in set_tables:
+            set_tables[name] = _teradata_set_table(creates[name], ctx)
+        distinct = set_tables.get(name, False)
+        if distinct:
+            is_empty = name in empty or name not in helpers
+            problem = _set_table_problem(name, statement, declared[name], is_empty, ctx)
+            if problem is not None:
+                _report(ctx, "error", "TD-SET-TABLE", statement, problem)
+                return
         rows = _typed_rows(helpers.bind(query), declared[name], statement, ctx)
         if rows is None:
             return
@@ -320,7 +333,11 @@ def split_script(
             # The rows so far, then the new ones: both already of the declared types.
             before = exp.to_table(helpers.current[name])
             before.meta["helper"] = helpers.current[name]
-            rows = exp.union(exp.select("*").from_(before), rows, distinct=False)
+            rows = exp.union(exp.select("*").from_(before), rows, distinct=distinct)
+        elif distinct:
+            rows = exp.select("*").from_(rows.subquery("inserted_rows")).distinct()
+        if distinct:
+            ctx.applied.add("TD-SET-TABLE")
         empty.discard(name)
         helper_uses[helpers.add(name, rows)] = uses
         ctx.applied.add("TEMP-TABLE")
@@ -336,7 +353,9 @@ def split_script(
             _report(ctx, "error", "SCRIPT-SHAPE", statement, f"table {key} is written twice")
             return
         declared[key] = columns
-        kept[key] = (table, statement, problem or _insert_problem(statement, ctx.dialect))
+        kept[key] = (table, statement, problem or _insert_problem(statement))
+        if ctx.dialect == "teradata":
+            creates[key] = statement
         helpers.add(key, _no_rows(columns))
         empty.add(key)
         dropped.discard(key)
@@ -493,6 +512,9 @@ def split_script(
                         )
                     declared[_key(table)] = columns
                     dropped.discard(_key(table))
+                    set_tables.pop(_key(table), None)
+                    if ctx.dialect == "teradata":
+                        creates[_key(table)] = statement
                 continue
             if (
                 query is None
@@ -738,31 +760,87 @@ def _declared_columns(
     return columns
 
 
-def _insert_problem(statement: exp.Create, dialect: str) -> str | None:
-    """Why an INSERT into the table ``statement`` declares does more than append its rows:
-    it drops or rejects some (duplicates, unique keys), or None."""
+def _insert_problem(statement: exp.Create) -> str | None:
+    """Why an INSERT into the table ``statement`` declares does more than append its rows
+    (a SET table's aside): it rejects some (unique keys), or None."""
     indexes = statement.args.get("indexes") or []
     if any(index.args.get("unique") for index in indexes):
         return (
             "a UNIQUE index of the table rejects rows with a key already there, which the "
             "translation does not check"
         )
-    if dialect != "teradata":
-        return None
+    return None
+
+
+# Types whose values DISTINCT tells apart exactly as Teradata's duplicate row check does. Not
+# text (the check ignores trailing blanks, and case in a NOT CASESPECIFIC column) nor floats.
+_DISTINCT_TYPES = {
+    exp.DType.TINYINT,
+    exp.DType.SMALLINT,
+    exp.DType.INT,
+    exp.DType.BIGINT,
+    exp.DType.DECIMAL,
+    exp.DType.DATE,
+    exp.DType.TIMESTAMP,
+}
+
+
+def _teradata_set_table(statement: exp.Create, ctx: Context) -> bool:
+    """Whether Teradata's ``CREATE [SET | MULTISET] TABLE`` makes a SET table: the keyword,
+    else the session mode's default (TERA: SET, ANSI: MULTISET), an assumption reported."""
     properties = statement.args.get("properties")
     kinds = (
         [p for p in properties.expressions if isinstance(p, exp.SetProperty)] if properties else []
     )
-    if kinds and kinds[0].args.get("multi"):
-        return None
-    # A SET table drops a duplicate row an INSERT ... SELECT brings in Teradata session mode
-    # and fails on it in ANSI mode (and on INSERT ... VALUES); which tables are SET without
-    # the keyword is the session mode's choice too.
-    written = "a SET table" if kinds else "a table declared neither SET nor MULTISET"
-    return (
-        f"INSERT into {written}: what it does with a duplicate row (drops it or fails) "
-        "depends on the session mode; declare it MULTISET"
+    if kinds:
+        return not kinds[0].args.get("multi")
+    mode = ctx.assume("teradata_session_mode")
+    table = _target(statement)
+    name = table.sql(ctx.dialect) if table is not None else "the table"
+    _report(
+        ctx,
+        "warning",
+        "TD-SET-TABLE",
+        statement,
+        f"{name} is declared neither SET nor MULTISET: a "
+        f"{'SET' if mode == 'TERA' else 'MULTISET'} table in {mode} session mode "
+        "(teradata_session_mode in sql/assumptions.yaml)",
     )
+    return mode == "TERA"
+
+
+def _set_table_problem(
+    name: str,
+    statement: exp.Insert,
+    columns: tuple[tuple[str, exp.DataType], ...],
+    empty: bool,
+    ctx: Context,
+) -> str | None:
+    """Why ``statement``'s rows, added to SET table ``name``, are not its distinct rows (with
+    those it has), or None. INSERT ... VALUES fails on a row already there; INSERT ... SELECT
+    drops one in TERA session mode and fails on it in ANSI mode."""
+    values = statement.expression
+    if isinstance(values, exp.Values):
+        if empty and len(values.expressions) == 1:
+            return None  # one row into an empty table: nothing to be a duplicate of
+        return (
+            f"INSERT ... VALUES into SET table {name} fails (error 2802) when the row is there "
+            "already, which the translation does not check; declare the table MULTISET"
+        )
+    if ctx.assume("teradata_session_mode") != "TERA":
+        return (
+            f"INSERT ... SELECT into SET table {name} fails on a duplicate row in ANSI session "
+            "mode (teradata_session_mode), which the translation does not check; declare the "
+            "table MULTISET"
+        )
+    for column, kind in columns:
+        if kind.this not in _DISTINCT_TYPES:
+            return (
+                f"SET table {name} drops a duplicate row by Teradata's comparison of column "
+                f"{column} ({kind.sql(ctx.dialect)}), which ignores trailing blanks (and case "
+                "where NOT CASESPECIFIC) unlike DISTINCT; declare the table MULTISET"
+            )
+    return None
 
 
 def _values_query(

@@ -14,6 +14,7 @@ from decimal import Decimal
 import duckdb
 import pytest
 
+from sql.assumptions import Assumptions
 from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.translate import translate_script
@@ -89,6 +90,35 @@ SCRIPTS = [
             "dst": (("k", "v"), [(10, 2.5), (20, None)]),
         },
     ),
+    # Teradata: a table declared neither SET nor MULTISET is SET in TERA session mode (the
+    # assumption), and INSERT ... SELECT into a SET table drops each row already there or
+    # given twice; NULLs are equal in that check.
+    (
+        "teradata",
+        "CREATE TABLE t (a INTEGER, d DATE);\n"
+        "INSERT INTO t SELECT x, y FROM (SELECT 1 AS x, DATE '2020-01-01' AS y UNION ALL "
+        "SELECT 1, DATE '2020-01-01' UNION ALL SELECT NULL, NULL UNION ALL "
+        "SELECT NULL, NULL UNION ALL SELECT 2, NULL) AS s;\n"
+        "INSERT INTO t SELECT 2, NULL;\nINSERT INTO t SELECT 0, DATE '2020-01-01';",
+        {
+            "t": (
+                ("a", "d"),
+                [(1, date(2020, 1, 1)), (None, None), (2, None), (0, date(2020, 1, 1))],
+            )
+        },
+    ),
+    (
+        "teradata",
+        "CREATE VOLATILE TABLE v (a DECIMAL(5, 1)) ON COMMIT PRESERVE ROWS;\n"
+        "INSERT INTO v VALUES (-1.5);\nINSERT INTO v SELECT -1.50;\nINSERT INTO v SELECT 0;\n"
+        "SELECT COUNT(*) AS n FROM v;",
+        {"s": (("n",), [(2,)])},
+    ),
+    (
+        "teradata",
+        "CREATE MULTISET TABLE t (a INTEGER);\nINSERT INTO t SELECT 1;\nINSERT INTO t SELECT 1;",
+        {"t": (("a",), [(1,), (1,)])},
+    ),
 ]
 
 
@@ -106,20 +136,30 @@ def test_declared_tables_are_outputs_with_the_rows_their_inserts_put_in(
 
 REFUSED = [
     # (dialect, script, rule, line:col, words in the message)
-    # Teradata: whether a duplicate row is dropped or fails is the session mode's choice.
+    # Teradata SET tables: INSERT ... VALUES of a row already there fails (error 2802), and
+    # the duplicate row check compares text and floats by rules DISTINCT does not share.
     (
         "teradata",
-        "CREATE SET TABLE t (x INT);\nINSERT INTO t VALUES (1);\nSELECT x FROM t;",
-        "TEMP-TABLE",
-        "2:1",
-        "SET table",
+        "CREATE SET TABLE t (x INT);\nINSERT INTO t VALUES (1);\nINSERT INTO t VALUES (2);\n"
+        "SELECT x FROM t;",
+        "TD-SET-TABLE",
+        "3:1",
+        "error 2802",
     ),
     (
         "teradata",
-        "CREATE TABLE t (x INT);\nINSERT INTO t SELECT 1;\nSELECT x FROM t;",
-        "TEMP-TABLE",
+        "CREATE TABLE t (x INT);\nINSERT INTO t SELECT 1;\nINSERT INTO t VALUES (2);\n"
+        "SELECT x FROM t;",
+        "TD-SET-TABLE",
+        "3:1",
+        "fails (error 2802)",
+    ),
+    (
+        "teradata",
+        "CREATE SET TABLE t (x INT, f FLOAT);\nINSERT INTO t SELECT 1, 0.5;\nSELECT x FROM t;",
+        "TD-SET-TABLE",
         "2:1",
-        "neither SET nor MULTISET",
+        "column f",
     ),
     # INSERT enforces constraints, fails or cuts long text, rejects duplicate keys.
     (
@@ -187,3 +227,28 @@ def test_a_table_created_empty_is_an_empty_table_of_its_declared_types():
     assert 'CAST(NULL AS INTEGER) AS "a"' in table.ansi_sql
     assert 'CAST(NULL AS DATE) AS "b"' in table.ansi_sql
     assert "1 = 0" in table.ansi_sql
+
+
+@pytest.mark.parametrize(
+    ("keyword", "rows"),
+    [
+        ("", [(1,), (1,)]),  # MULTISET by default in ANSI session mode
+        ("MULTISET", [(1,), (1,)]),
+        ("SET", None),  # fails on the duplicate in ANSI mode: refused
+    ],
+)
+def test_teradata_tables_in_ansi_session_mode(engines, keyword, rows):
+    script = (
+        f"CREATE {keyword} TABLE t (a INTEGER);\nINSERT INTO t SELECT 1;\nINSERT INTO t SELECT 1;"
+    )
+    assumptions = Assumptions(teradata_session_mode="ANSI")
+    if rows is None:
+        with pytest.raises(TranslationError) as raised:
+            translate_script(script, "teradata", file="s.sql", assumptions=assumptions)
+        found = [(d.rule, d.line, d.message) for d in raised.value.diagnostics]
+        assert any(r == "TD-SET-TABLE" and line == 2 and "ANSI" in m for r, line, m in found)
+        return
+    [table] = translate_script(script, "teradata", file="s.sql", assumptions=assumptions).tables
+    for found in _rows(engines, table.ansi_sql):
+        assert found == rows
+    assert dict(table.assumed).get("teradata_session_mode") == ("ANSI" if not keyword else None)
