@@ -292,6 +292,8 @@ def split_script(
     # Teradata's declared tables: each one's CREATE, and whether it made a SET table (which
     # keeps one row of duplicates), decided at the first INSERT (the session mode assumed).
     creates: dict[str, exp.Create] = {}
+    # Each declared table's columns with NOT NULL or a DEFAULT.
+    column_rules: dict[str, dict[str, _ColumnRule]] = {}
     set_tables: dict[str, bool] = {}
     defined: dict[str, exp.Expr] = {}
     targets: set[str | None] = set()  # the definitions' table names
@@ -326,7 +328,19 @@ def split_script(
             if problem is not None:
                 _report(ctx, "error", "TD-SET-TABLE", statement, problem)
                 return
-        rows = _typed_rows(helpers.bind(query), declared[name], statement, ctx)
+        rules = column_rules.get(name, {})
+        target = statement.this
+        named = (
+            [c.name.lower() for c in target.expressions]
+            if isinstance(target, exp.Schema) and target.expressions
+            else [column for column, _ in declared[name]]
+        )
+        problem = _not_null_problem(statement, query, rules, named) if rules else None
+        if problem is not None:
+            _report(ctx, "error", "TEMP-TABLE", statement, problem)
+            return
+        defaults = {n: r.default for n, r in rules.items() if r.default is not None}
+        rows = _typed_rows(helpers.bind(query), declared[name], statement, ctx, defaults)
         if rows is None:
             return
         if name in helpers and name not in empty:
@@ -354,6 +368,7 @@ def split_script(
             return
         declared[key] = columns
         kept[key] = (table, statement, problem or _insert_problem(statement))
+        column_rules[key] = _column_rules(statement)
         if ctx.dialect == "teradata":
             creates[key] = statement
         helpers.add(key, _no_rows(columns))
@@ -513,6 +528,7 @@ def split_script(
                     declared[_key(table)] = columns
                     dropped.discard(_key(table))
                     set_tables.pop(_key(table), None)
+                    column_rules[_key(table)] = _column_rules(statement)
                     if ctx.dialect == "teradata":
                         creates[_key(table)] = statement
                 continue
@@ -708,6 +724,100 @@ _LENGTH_TYPES = {
 }
 
 
+# DEFAULT values an omitted column takes that the translation writes out as they are: the
+# rules translate them like any other expression.
+_DEFAULT_VALUES = (exp.Literal, exp.Null, exp.CurrentDate, exp.CurrentTimestamp)
+
+
+def _known_value(value: exp.Expr) -> exp.Expr:
+    """The literal of ``-1``, ``(1)`` and ``DATE '2020-01-01'`` (a CAST of a string)."""
+    if isinstance(value, exp.Neg | exp.Paren) or (
+        isinstance(value, exp.Cast) and isinstance(value.this, exp.Literal)
+    ):
+        return value.this
+    return value
+
+
+def _other_constraint(column: exp.ColumnDef) -> exp.Expr | None:
+    """A constraint of ``column`` other than NOT NULL and a DEFAULT of _DEFAULT_VALUES."""
+    for constraint in column.args.get("constraints") or []:
+        kind = constraint.args.get("kind")
+        if isinstance(kind, exp.NotNullColumnConstraint) and not kind.args.get("allow_null"):
+            continue
+        if isinstance(kind, exp.DefaultColumnConstraint) and isinstance(
+            _known_value(kind.this), _DEFAULT_VALUES
+        ):
+            continue
+        return constraint
+    return None
+
+
+@dataclass(frozen=True)
+class _ColumnRule:
+    """What INSERT does with a column beyond converting its value: NOT NULL fails on a
+    NULL, a column the INSERT leaves out takes ``default`` (NULL without one)."""
+
+    not_null: bool
+    default: exp.Expr | None
+
+
+def _column_rules(statement: exp.Create) -> dict[str, _ColumnRule]:
+    """The NOT NULL and DEFAULT of each column of ``CREATE TABLE t (a INT NOT NULL, ...)``
+    that has either."""
+    rules: dict[str, _ColumnRule] = {}
+    schema = statement.this
+    for column in schema.expressions if isinstance(schema, exp.Schema) else []:
+        if not isinstance(column, exp.ColumnDef):
+            continue
+        kinds = [c.args.get("kind") for c in column.args.get("constraints") or []]
+        not_null = any(isinstance(k, exp.NotNullColumnConstraint) for k in kinds)
+        defaults = [k.this for k in kinds if isinstance(k, exp.DefaultColumnConstraint)]
+        if not_null or defaults:
+            rules[column.name.lower()] = _ColumnRule(not_null, defaults[0] if defaults else None)
+    return rules
+
+
+def _never_null(value: exp.Expr) -> bool:
+    """Whether ``value`` is known not to be NULL: a literal or the current date or time."""
+    value = _known_value(value)
+    return isinstance(value, _DEFAULT_VALUES) and not isinstance(value, exp.Null)
+
+
+def _not_null_problem(
+    statement: exp.Insert, query: exp.Query, rules: dict[str, _ColumnRule], named: list[str]
+) -> str | None:
+    """Why the INSERT may put a NULL into a NOT NULL column (where it fails), or None."""
+    for name, column_rule in rules.items():
+        if not column_rule.not_null:
+            continue
+        if name not in named:
+            if column_rule.default is None or not _never_null(column_rule.default):
+                return (
+                    f"INSERT leaves out NOT NULL column {name}, whose default is NULL: the "
+                    "INSERT fails"
+                )
+            continue
+        position = named.index(name)
+        values = statement.expression
+        if isinstance(values, exp.Values):
+            items = [
+                row.expressions[position] if isinstance(row, exp.Tuple) else row
+                for row in values.expressions
+            ]
+        elif isinstance(query, exp.Select) and len(query.selects) == len(named):
+            items = [query.selects[position].unalias()]
+        else:
+            items = []
+        if any(isinstance(_known_value(item), exp.Null) for item in items):
+            return f"INSERT puts NULL into NOT NULL column {name}: the INSERT fails"
+        if not items or not all(_never_null(item) for item in items):
+            return (
+                f"column {name} is NOT NULL: INSERT fails on a NULL value, which the "
+                "translation does not check (it does where the value is a literal)"
+            )
+    return None
+
+
 def _column_types(
     statement: exp.Create, ctx: Context
 ) -> tuple[tuple[tuple[str, exp.DataType], ...] | None, str | None]:
@@ -729,10 +839,12 @@ def _column_types(
         columns.append((column.name.lower(), kind))
         if problem is not None:
             continue
-        if column.args.get("constraints"):
+        other = _other_constraint(column)
+        if other is not None:
             problem = (
-                f"column {column.name} has a constraint (NOT NULL, DEFAULT, IDENTITY, ...), "
-                "which INSERT enforces and the translation does not"
+                f"column {column.name} has the constraint {other.sql(ctx.dialect)}, which "
+                "INSERT enforces and the translation does not (it writes out NOT NULL and a "
+                "DEFAULT of a literal, CURRENT_DATE or CURRENT_TIMESTAMP only)"
             )
         elif kind.this in _LENGTH_TYPES:
             problem = (
@@ -904,6 +1016,7 @@ def _typed_rows(
     columns: tuple[tuple[str, exp.DataType], ...],
     statement: exp.Insert,
     ctx: Context,
+    defaults: dict[str, exp.Expr] | None = None,
 ) -> exp.Query | None:
     """The rows ``INSERT INTO #t [(a, ...)] query`` adds to a table of ``columns``: each value
     converted to its column's type (CAST, as INSERT converts), NULL in the columns not named."""
@@ -941,7 +1054,9 @@ def _typed_rows(
     projections = [
         exp.alias_(
             exp.cast(
-                exp.column(by_name[name], table="inserted") if name in by_name else exp.null(),
+                exp.column(by_name[name], table="inserted")
+                if name in by_name
+                else (defaults or {}).get(name, exp.null()).copy(),
                 kind.copy(),
             ),
             name,

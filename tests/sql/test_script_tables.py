@@ -119,6 +119,32 @@ SCRIPTS = [
         "CREATE MULTISET TABLE t (a INTEGER);\nINSERT INTO t SELECT 1;\nINSERT INTO t SELECT 1;",
         {"t": (("a",), [(1,), (1,)])},
     ),
+    # A column the INSERT leaves out takes its DEFAULT; NOT NULL holds for literal values.
+    (
+        "teradata",
+        "CREATE MULTISET TABLE t (x INTEGER NOT NULL, y INTEGER DEFAULT -1, "
+        "z DATE DEFAULT DATE '2020-01-02');\nINSERT INTO t (x) VALUES (17);\n"
+        "INSERT INTO t (x, y) SELECT 18, NULL;\nINSERT INTO t SELECT 0, 1, NULL;",
+        {
+            "t": (
+                ("x", "y", "z"),
+                [(17, -1, date(2020, 1, 2)), (18, None, date(2020, 1, 2)), (0, 1, None)],
+            )
+        },
+    ),
+    (
+        "teradata",
+        "CREATE VOLATILE TABLE v (x INTEGER, y TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP) "
+        "ON COMMIT PRESERVE ROWS;\nINSERT INTO v (x) VALUES (17);\n"
+        "SELECT x, CASE WHEN y IS NULL THEN 0 ELSE 1 END AS stamped FROM v;",
+        {"s": (("x", "stamped"), [(17, 1)])},
+    ),
+    (
+        "tsql",
+        "CREATE TABLE #t (a INT NOT NULL DEFAULT 0, b INT);\nINSERT INTO #t (b) VALUES (5);\n"
+        "INSERT INTO #t (a, b) VALUES (1, NULL);\nSELECT a, b FROM #t;",
+        {"s": (("a", "b"), [(0, 5), (1, None)])},
+    ),
 ]
 
 
@@ -167,7 +193,30 @@ REFUSED = [
         "CREATE TABLE t (x INT NOT NULL);\nINSERT INTO t VALUES (NULL);\nSELECT x FROM t;",
         "TEMP-TABLE",
         "2:1",
-        "constraint",
+        "NULL into NOT NULL column x",
+    ),
+    (
+        "tsql",
+        "CREATE TABLE t (x INT NOT NULL, y INT);\nINSERT INTO t (y) VALUES (1);\nSELECT x FROM t;",
+        "TEMP-TABLE",
+        "2:1",
+        "leaves out NOT NULL column x",
+    ),
+    (
+        "teradata",
+        "CREATE MULTISET TABLE t (x INT NOT NULL);\n"
+        "INSERT INTO t SELECT o_orderkey FROM SALES_DB.ORDERS;\nSELECT x FROM t;",
+        "TEMP-TABLE",
+        "2:1",
+        "column x is NOT NULL",
+    ),
+    (
+        "teradata",
+        "CREATE MULTISET TABLE t (x INT CHECK (x > 0));\nINSERT INTO t VALUES (1);\n"
+        "SELECT x FROM t;",
+        "TEMP-TABLE",
+        "2:1",
+        "CHECK (x > 0)",
     ),
     (
         "tsql",
