@@ -461,7 +461,8 @@ def split_script(
                     "error",
                     "PROC-STATEMENT",
                     statement,
-                    f"DROP of {names}, which this script does not create",
+                    f"DROP of {names}, which this script does not create: a translated "
+                    "script defines tables and removes none from the warehouse; drop it there",
                 )
             for table in drops:
                 key = _key(table)

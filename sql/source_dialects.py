@@ -159,6 +159,21 @@ class PlumblineTeradata(Teradata):
             self._parse_select()
             return self.expression(JoinIndex(this=name))
 
+        def _parse_types(self, *args, **kwargs) -> exp.Expr | None:
+            parsed = super()._parse_types(*args, **kwargs)
+            self._last_type = parsed
+            return parsed
+
+        def _parse_cast(self, strict: bool, safe: bool | None = None) -> exp.Expr:
+            # sqlglot reads CAST(s AS TIME FORMAT '...') and CAST(s AS TIMESTAMP FORMAT '...')
+            # both as StrToTime: keep the type the text is read as.
+            self._last_type = None
+            cast = super()._parse_cast(strict, safe)
+            target = self._last_type
+            if isinstance(cast, exp.StrToTime) and isinstance(target, exp.DataType):
+                cast.set("target_type", target)
+            return cast
+
         def _parse_index(
             self, index: exp.Expr | None = None, anonymous: bool = False
         ) -> exp.Index | None:
@@ -193,7 +208,29 @@ class PlumblineTeradata(Teradata):
                 rest = texts[3:] if texts[1:3] == ["OR", "REPLACE"] else texts[1:]
                 if rest[:1] in (["PROCEDURE"], ["MACRO"]):
                     self.raise_error(f"{rest[0]}: stored procedures and macros are not translated")
+            self._refuse_substitution_variables()
             return super()._parse_statement()
+
+        def _refuse_substitution_variables(self) -> None:
+            # ${name} is a shell's or a scheduler's variable, replaced in the text before it
+            # reaches Teradata; sqlglot fails at the brace.
+            index = self._index
+            while index + 3 < len(self._tokens):
+                token = self._tokens[index]
+                if token.token_type == TokenType.SEMICOLON:
+                    return
+                following = self._tokens[index + 1 : index + 4]
+                if (
+                    token.text == "$"
+                    and following[0].token_type == TokenType.L_BRACE
+                    and following[2].token_type == TokenType.R_BRACE
+                ):
+                    self.raise_error(
+                        f"${{{following[1].text}}} is a variable that a tool substitutes into the "
+                        "text before Teradata reads it, not SQL; substitute its value first",
+                        token,
+                    )
+                index += 1
 
         def _parse_unary(self) -> exp.Expr | None:
             if (
@@ -206,6 +243,14 @@ class PlumblineTeradata(Teradata):
             return super()._parse_unary()
 
         def _parse_function(self, *args, **kwargs) -> exp.Expr | None:
+            texts = [t.text.upper() for t in self._tokens[self._index : self._index + 3]]
+            if texts == ["JSON_TABLE", "(", "ON"]:
+                # Teradata's table operator, not SQL/JSON's JSON_TABLE: sqlglot fails at ON.
+                self.raise_error(
+                    "JSON_TABLE (ON query USING ROWEXPR(...) COLEXPR(...)): Teradata's table "
+                    "operator of rows at a JSON path is not translated; neither engine has "
+                    "JSON_TABLE, and its columns' paths and types are a JSON text"
+                )
             # `c (NOT CS)` is column c with an attribute, not a call of c: sqlglot's own
             # reading of `c (FORMAT '...')`. A known function's name is still a call.
             if self._curr and self._curr.text.upper() not in self.FUNCTIONS | self.FUNCTION_PARSERS:

@@ -1,4 +1,4 @@
-"""Teradata's TO_CHAR without a format.
+"""Teradata's TO_CHAR without a format, and text read as a TIME by a FORMAT phrase.
 
 TO_CHAR(Numeric) without a format converts the number "to a string exactly long enough to
 hold its significant digits" (Teradata Vantage, Data Types and Literals, TO_CHAR(Numeric)):
@@ -76,4 +76,29 @@ def teradata_to_char(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     else:
         return None  # an unknown type: the FMT-TO-CHAR refusal
     ctx.report("error", "TD-TO-CHAR", node, f"TO_CHAR without a format: {why}")
+    return node
+
+
+@rule(
+    "TD-TIME-FORMAT",
+    "refuse",
+    ("teradata",),
+    (exp.StrToTime,),
+    "Teradata's CAST(s AS TIME FORMAT '...') reads text as a TIME of day, a type Spark does "
+    "not have (ANSI-UNSUPPORTED refuses TIME everywhere): refused by name.",
+    (("teradata", "SELECT CAST('15h33m' AS TIME(0) FORMAT 'HHhMIm') AS t", "1:13"),),
+    phase="typed",
+)
+def teradata_time_format(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    target = node.args.get("target_type")
+    if not (isinstance(target, exp.DataType) and target.this in _NOT_TAKEN):
+        return None  # a TIMESTAMP: the FMT-TO-CHAR refusal
+    ctx.report(
+        "error",
+        "TD-TIME-FORMAT",
+        node,
+        f"CAST(... AS {target.sql('teradata')} FORMAT '...') reads the text as a time of day: "
+        "Spark has no TIME type, so no translation holds one; read it as a TIMESTAMP or keep "
+        "the text",
+    )
     return node

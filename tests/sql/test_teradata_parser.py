@@ -60,6 +60,27 @@ def test_a_call_is_still_a_call():
             "2:11",
             "PERIOD values are not translated",
         ),
+        # A scheduler's variable, substituted before Teradata reads the text.
+        (
+            "SELECT a FROM t\nWHERE d = ${run_date};",
+            "PARSE",
+            "2:11",
+            "${run_date} is a variable that a tool substitutes",
+        ),
+        (
+            "SELECT * FROM JSON_Table(ON (SELECT id, j FROM t) USING rowexpr('$.a[*]') "
+            'colexpr(\'[{"jsonpath": "$.b", "type": "INTEGER"}]\')) AS jt (id, b);',
+            "PARSE",
+            "1:15",
+            "JSON_TABLE (ON query USING ROWEXPR",
+        ),
+        # sqlglot reads TIME and TIMESTAMP targets alike; the TIME one is refused by name.
+        (
+            "SELECT CAST('15h33m' AS TIME(0) FORMAT 'HHhMIm') AS t;",
+            "TD-TIME-FORMAT",
+            "1:13",
+            "Spark has no TIME type",
+        ),
     ],
 )
 def test_teradata_constructs_without_a_translation_are_refused_by_name(script, rule, where, words):
