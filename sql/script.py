@@ -576,7 +576,12 @@ def split_script(
             query = _query_of(statement.expression)
             table = _target(statement)
             if table is not None and _key(table) in declared:
-                query = query or _values_query(statement, declared[_key(table)])
+                defaults = {
+                    n: r.default
+                    for n, r in column_rules.get(_key(table), {}).items()
+                    if r.default is not None
+                }
+                query = query or _values_query(statement, declared[_key(table)], defaults)
             if query is None or table is None:
                 _report(ctx, "error", "PROC-STATEMENT", statement, "INSERT without a SELECT")
                 continue
@@ -809,6 +814,9 @@ def _not_null_problem(
             items = [query.selects[position].unalias()]
         else:
             items = []
+        items = [
+            (column_rule.default or exp.null()) if _is_default(item) else item for item in items
+        ]
         if any(isinstance(_known_value(item), exp.Null) for item in items):
             return f"INSERT puts NULL into NOT NULL column {name}: the INSERT fails"
         if not items or not all(_never_null(item) for item in items):
@@ -956,8 +964,15 @@ def _set_table_problem(
     return None
 
 
+def _is_default(item: exp.Expr) -> bool:
+    """``DEFAULT`` in a row of ``INSERT ... VALUES``: the column's default value."""
+    return isinstance(item, exp.Var) and item.name.upper() == "DEFAULT"
+
+
 def _values_query(
-    statement: exp.Insert, columns: tuple[tuple[str, exp.DataType], ...]
+    statement: exp.Insert,
+    columns: tuple[tuple[str, exp.DataType], ...],
+    defaults: dict[str, exp.Expr] | None = None,
 ) -> exp.Query | None:
     """``INSERT INTO t [(a, ...)] VALUES (...), ...`` as the query of its rows, each value
     CAST to its column's type already, so that the rows of the VALUES are of one type on every
@@ -980,7 +995,12 @@ def _values_query(
         rows.append(
             exp.Tuple(
                 expressions=[
-                    exp.cast(item.copy(), types[name].copy())
+                    exp.cast(
+                        (defaults or {}).get(name, exp.null()).copy()
+                        if _is_default(item)
+                        else item.copy(),
+                        types[name].copy(),
+                    )
                     for item, name in zip(items, named, strict=True)
                 ]
             )

@@ -132,6 +132,13 @@ SCRIPTS = [
             )
         },
     ),
+    # DEFAULT in a row of VALUES: the column's default, NULL without one.
+    (
+        "teradata",
+        "CREATE MULTISET TABLE t (a INTEGER DEFAULT 5, b INTEGER);\n"
+        "INSERT INTO t VALUES (DEFAULT, 1);\nINSERT INTO t VALUES (2, DEFAULT);",
+        {"t": (("a", "b"), [(5, 1), (2, None)])},
+    ),
     (
         "teradata",
         "CREATE VOLATILE TABLE v (x INTEGER, y TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP) "
@@ -209,6 +216,14 @@ REFUSED = [
         "TEMP-TABLE",
         "2:1",
         "column x is NOT NULL",
+    ),
+    (
+        "teradata",
+        "CREATE MULTISET TABLE t (x INT NOT NULL, y INT);\nINSERT INTO t VALUES (DEFAULT, 1);\n"
+        "SELECT x FROM t;",
+        "TEMP-TABLE",
+        "2:1",
+        "NULL into NOT NULL column x",
     ),
     (
         "teradata",
