@@ -32,6 +32,7 @@ NAMESPACE_FIELDS = frozenset(name for levels in NAMESPACE_LEVELS.values() for na
 # Settings whose value is one of a few names.
 CHOICES: dict[str, tuple[str, ...]] = {
     "snowflake_timestamp_type_mapping": ("TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP_TZ"),
+    "teradata_session_mode": ("TERA", "ANSI"),
 }
 _NAME = re.compile(r"[\w$ -]*")
 # Settings that are a free word (a language name).
@@ -43,6 +44,7 @@ SETTING_DIALECTS: dict[str, tuple[str, ...]] = {
     "date_language": ("oracle", "redshift", "snowflake", "teradata", "tsql"),
     "snowflake_timestamp_type_mapping": ("snowflake",),
     "snowflake_week_start": ("snowflake",),
+    "teradata_session_mode": ("teradata",),
     "tsql_datefirst": ("tsql",),
     **{name: (dialect,) for dialect, levels in NAMESPACE_LEVELS.items() for name in levels},
 }
@@ -66,6 +68,11 @@ class Assumptions:
     # NLS_DATE_LANGUAGE, Teradata's and Snowflake's session language). Only ENGLISH names
     # are translated; BigQuery's are English by definition.
     date_language: str = "ENGLISH"
+    # Teradata's session mode (the DBS Control SessionMode default, or BTEQ's .SET SESSION
+    # TRANSACTION): TERA or ANSI. It decides what a CREATE TABLE without SET or MULTISET
+    # makes (TERA: SET, ANSI: MULTISET) and what INSERT ... SELECT does with a duplicate row
+    # in a SET table (TERA: drops it, ANSI: fails).
+    teradata_session_mode: str = "TERA"
     # The default namespace an unqualified table name resolves in: the session's current
     # database/schema (project/dataset in BigQuery), which the SQL text cannot show. Empty
     # means unknown: a name then resolves only if exactly one catalog table matches it.

@@ -26,7 +26,7 @@ from sqlglot import exp
 
 from sql.diagnostics import Severity
 from sql.rules import Context
-from sql.source_dialects import semantics
+from sql.source_dialects import JoinIndex, semantics
 from sql.tree import breadth_first
 from sql.udf import TempFunctions
 from sql.variables import ScriptVariables
@@ -289,6 +289,12 @@ def split_script(
     # Each holds its CREATE and why an INSERT into it has no exact form (None: it has one).
     kept: dict[str, tuple[exp.Table, exp.Create, str | None]] = {}
     empty: set[str] = set()  # declared tables no INSERT has filled yet
+    # Teradata's declared tables: each one's CREATE, and whether it made a SET table (which
+    # keeps one row of duplicates), decided at the first INSERT (the session mode assumed).
+    creates: dict[str, exp.Create] = {}
+    # Each declared table's columns with NOT NULL or a DEFAULT.
+    column_rules: dict[str, dict[str, _ColumnRule]] = {}
+    set_tables: dict[str, bool] = {}
     defined: dict[str, exp.Expr] = {}
     targets: set[str | None] = set()  # the definitions' table names
     definitions: list[Definition] = []
@@ -313,14 +319,39 @@ def split_script(
         if problem is not None:
             _report(ctx, "error", "TEMP-TABLE", statement, problem)
             return
-        rows = _typed_rows(helpers.bind(query), declared[name], statement, ctx)
+        if name in creates and name not in set_tables:
+            set_tables[name] = _teradata_set_table(creates[name], ctx)
+        distinct = set_tables.get(name, False)
+        if distinct:
+            is_empty = name in empty or name not in helpers
+            problem = _set_table_problem(name, statement, declared[name], is_empty, ctx)
+            if problem is not None:
+                _report(ctx, "error", "TD-SET-TABLE", statement, problem)
+                return
+        rules = column_rules.get(name, {})
+        target = statement.this
+        named = (
+            [c.name.lower() for c in target.expressions]
+            if isinstance(target, exp.Schema) and target.expressions
+            else [column for column, _ in declared[name]]
+        )
+        problem = _not_null_problem(statement, query, rules, named) if rules else None
+        if problem is not None:
+            _report(ctx, "error", "TEMP-TABLE", statement, problem)
+            return
+        defaults = {n: r.default for n, r in rules.items() if r.default is not None}
+        rows = _typed_rows(helpers.bind(query), declared[name], statement, ctx, defaults)
         if rows is None:
             return
         if name in helpers and name not in empty:
             # The rows so far, then the new ones: both already of the declared types.
             before = exp.to_table(helpers.current[name])
             before.meta["helper"] = helpers.current[name]
-            rows = exp.union(exp.select("*").from_(before), rows, distinct=False)
+            rows = exp.union(exp.select("*").from_(before), rows, distinct=distinct)
+        elif distinct:
+            rows = exp.select("*").from_(rows.subquery("inserted_rows")).distinct()
+        if distinct:
+            ctx.applied.add("TD-SET-TABLE")
         empty.discard(name)
         helper_uses[helpers.add(name, rows)] = uses
         ctx.applied.add("TEMP-TABLE")
@@ -336,7 +367,10 @@ def split_script(
             _report(ctx, "error", "SCRIPT-SHAPE", statement, f"table {key} is written twice")
             return
         declared[key] = columns
-        kept[key] = (table, statement, problem or _insert_problem(statement, ctx.dialect))
+        kept[key] = (table, statement, problem or _insert_problem(statement))
+        column_rules[key] = _column_rules(statement)
+        if semantics(ctx.dialect).SET_TABLES:
+            creates[key] = statement
         helpers.add(key, _no_rows(columns))
         empty.add(key)
         dropped.discard(key)
@@ -427,7 +461,8 @@ def split_script(
                     "error",
                     "PROC-STATEMENT",
                     statement,
-                    f"DROP of {names}, which this script does not create",
+                    f"DROP of {names}, which this script does not create: a translated "
+                    "script defines tables and removes none from the warehouse; drop it there",
                 )
             for table in drops:
                 key = _key(table)
@@ -493,6 +528,10 @@ def split_script(
                         )
                     declared[_key(table)] = columns
                     dropped.discard(_key(table))
+                    set_tables.pop(_key(table), None)
+                    column_rules[_key(table)] = _column_rules(statement)
+                    if semantics(ctx.dialect).SET_TABLES:
+                        creates[_key(table)] = statement
                 continue
             if (
                 query is None
@@ -537,7 +576,12 @@ def split_script(
             query = _query_of(statement.expression)
             table = _target(statement)
             if table is not None and _key(table) in declared:
-                query = query or _values_query(statement, declared[_key(table)])
+                defaults = {
+                    n: r.default
+                    for n, r in column_rules.get(_key(table), {}).items()
+                    if r.default is not None
+                }
+                query = query or _values_query(statement, declared[_key(table)], defaults)
             if query is None or table is None:
                 _report(ctx, "error", "PROC-STATEMENT", statement, "INSERT without a SELECT")
                 continue
@@ -559,6 +603,17 @@ def split_script(
                 )
                 continue
             define(query, table, statement, uses)
+        elif isinstance(statement, JoinIndex):
+            # No query can name a join index, and the optimizer reads one only where it holds
+            # the same rows as its query over the tables: it changes no result.
+            _report(
+                ctx,
+                "info",
+                "TD-JOIN-INDEX",
+                statement,
+                f"join index {statement.this.sql(ctx.dialect)} dropped: it changes how "
+                "Teradata reads the tables, never what a query returns",
+            )
         elif written is not None and (_key(written) in helpers or _key(written) in declared):
             _report(
                 ctx,
@@ -675,6 +730,103 @@ _LENGTH_TYPES = {
 }
 
 
+# DEFAULT values an omitted column takes that the translation writes out as they are: the
+# rules translate them like any other expression.
+_DEFAULT_VALUES = (exp.Literal, exp.Null, exp.CurrentDate, exp.CurrentTimestamp)
+
+
+def _known_value(value: exp.Expr) -> exp.Expr:
+    """The literal of ``-1``, ``(1)`` and ``DATE '2020-01-01'`` (a CAST of a string)."""
+    if isinstance(value, exp.Neg | exp.Paren) or (
+        isinstance(value, exp.Cast) and isinstance(value.this, exp.Literal)
+    ):
+        return value.this
+    return value
+
+
+def _other_constraint(column: exp.ColumnDef) -> exp.Expr | None:
+    """A constraint of ``column`` other than NOT NULL and a DEFAULT of _DEFAULT_VALUES."""
+    for constraint in column.args.get("constraints") or []:
+        kind = constraint.args.get("kind")
+        if isinstance(kind, exp.NotNullColumnConstraint) and not kind.args.get("allow_null"):
+            continue
+        if isinstance(kind, exp.DefaultColumnConstraint) and isinstance(
+            _known_value(kind.this), _DEFAULT_VALUES
+        ):
+            continue
+        return constraint
+    return None
+
+
+@dataclass(frozen=True)
+class _ColumnRule:
+    """What INSERT does with a column beyond converting its value: NOT NULL fails on a
+    NULL, a column the INSERT leaves out takes ``default`` (NULL without one)."""
+
+    not_null: bool
+    default: exp.Expr | None
+
+
+def _column_rules(statement: exp.Create) -> dict[str, _ColumnRule]:
+    """The NOT NULL and DEFAULT of each column of ``CREATE TABLE t (a INT NOT NULL, ...)``
+    that has either."""
+    rules: dict[str, _ColumnRule] = {}
+    schema = statement.this
+    for column in schema.expressions if isinstance(schema, exp.Schema) else []:
+        if not isinstance(column, exp.ColumnDef):
+            continue
+        kinds = [c.args.get("kind") for c in column.args.get("constraints") or []]
+        not_null = any(isinstance(k, exp.NotNullColumnConstraint) for k in kinds)
+        defaults = [k.this for k in kinds if isinstance(k, exp.DefaultColumnConstraint)]
+        if not_null or defaults:
+            rules[column.name.lower()] = _ColumnRule(not_null, defaults[0] if defaults else None)
+    return rules
+
+
+def _never_null(value: exp.Expr) -> bool:
+    """Whether ``value`` is known not to be NULL: a literal or the current date or time."""
+    value = _known_value(value)
+    return isinstance(value, _DEFAULT_VALUES) and not isinstance(value, exp.Null)
+
+
+def _not_null_problem(
+    statement: exp.Insert, query: exp.Query, rules: dict[str, _ColumnRule], named: list[str]
+) -> str | None:
+    """Why the INSERT may put a NULL into a NOT NULL column (where it fails), or None."""
+    for name, column_rule in rules.items():
+        if not column_rule.not_null:
+            continue
+        if name not in named:
+            if column_rule.default is None or not _never_null(column_rule.default):
+                return (
+                    f"INSERT leaves out NOT NULL column {name}, whose default is NULL: the "
+                    "INSERT fails"
+                )
+            continue
+        position = named.index(name)
+        values = statement.expression
+        if isinstance(values, exp.Values):
+            items = [
+                row.expressions[position] if isinstance(row, exp.Tuple) else row
+                for row in values.expressions
+            ]
+        elif isinstance(query, exp.Select) and len(query.selects) == len(named):
+            items = [query.selects[position].unalias()]
+        else:
+            items = []
+        items = [
+            (column_rule.default or exp.null()) if _is_default(item) else item for item in items
+        ]
+        if any(isinstance(_known_value(item), exp.Null) for item in items):
+            return f"INSERT puts NULL into NOT NULL column {name}: the INSERT fails"
+        if not items or not all(_never_null(item) for item in items):
+            return (
+                f"column {name} is NOT NULL: INSERT fails on a NULL value, which the "
+                "translation does not check (it does where the value is a literal)"
+            )
+    return None
+
+
 def _column_types(
     statement: exp.Create, ctx: Context
 ) -> tuple[tuple[tuple[str, exp.DataType], ...] | None, str | None]:
@@ -696,10 +848,12 @@ def _column_types(
         columns.append((column.name.lower(), kind))
         if problem is not None:
             continue
-        if column.args.get("constraints"):
+        other = _other_constraint(column)
+        if other is not None:
             problem = (
-                f"column {column.name} has a constraint (NOT NULL, DEFAULT, IDENTITY, ...), "
-                "which INSERT enforces and the translation does not"
+                f"column {column.name} has the constraint {other.sql(ctx.dialect)}, which "
+                "INSERT enforces and the translation does not (it writes out NOT NULL and a "
+                "DEFAULT of a literal, CURRENT_DATE or CURRENT_TIMESTAMP only)"
             )
         elif kind.this in _LENGTH_TYPES:
             problem = (
@@ -727,35 +881,98 @@ def _declared_columns(
     return columns
 
 
-def _insert_problem(statement: exp.Create, dialect: str) -> str | None:
-    """Why an INSERT into the table ``statement`` declares does more than append its rows:
-    it drops or rejects some (duplicates, unique keys), or None."""
+def _insert_problem(statement: exp.Create) -> str | None:
+    """Why an INSERT into the table ``statement`` declares does more than append its rows
+    (a SET table's aside): it rejects some (unique keys), or None."""
     indexes = statement.args.get("indexes") or []
     if any(index.args.get("unique") for index in indexes):
         return (
             "a UNIQUE index of the table rejects rows with a key already there, which the "
             "translation does not check"
         )
-    if not semantics(dialect).SET_TABLES:
-        return None
+    return None
+
+
+# Types whose values DISTINCT tells apart exactly as Teradata's duplicate row check does. Not
+# text (the check ignores trailing blanks, and case in a NOT CASESPECIFIC column) nor floats.
+_DISTINCT_TYPES = {
+    exp.DType.TINYINT,
+    exp.DType.SMALLINT,
+    exp.DType.INT,
+    exp.DType.BIGINT,
+    exp.DType.DECIMAL,
+    exp.DType.DATE,
+    exp.DType.TIMESTAMP,
+}
+
+
+def _teradata_set_table(statement: exp.Create, ctx: Context) -> bool:
+    """Whether Teradata's ``CREATE [SET | MULTISET] TABLE`` makes a SET table: the keyword,
+    else the session mode's default (TERA: SET, ANSI: MULTISET), an assumption reported."""
     properties = statement.args.get("properties")
     kinds = (
         [p for p in properties.expressions if isinstance(p, exp.SetProperty)] if properties else []
     )
-    if kinds and kinds[0].args.get("multi"):
-        return None
-    # A SET table drops a duplicate row an INSERT ... SELECT brings in Teradata session mode
-    # and fails on it in ANSI mode (and on INSERT ... VALUES); which tables are SET without
-    # the keyword is the session mode's choice too.
-    written = "a SET table" if kinds else "a table declared neither SET nor MULTISET"
-    return (
-        f"INSERT into {written}: what it does with a duplicate row (drops it or fails) "
-        "depends on the session mode; declare it MULTISET"
+    if kinds:
+        return not kinds[0].args.get("multi")
+    mode = ctx.assume("teradata_session_mode")
+    table = _target(statement)
+    name = table.sql(ctx.dialect) if table is not None else "the table"
+    _report(
+        ctx,
+        "warning",
+        "TD-SET-TABLE",
+        statement,
+        f"{name} is declared neither SET nor MULTISET: a "
+        f"{'SET' if mode == 'TERA' else 'MULTISET'} table in {mode} session mode "
+        "(teradata_session_mode in sql/assumptions.yaml)",
     )
+    return mode == "TERA"
+
+
+def _set_table_problem(
+    name: str,
+    statement: exp.Insert,
+    columns: tuple[tuple[str, exp.DataType], ...],
+    empty: bool,
+    ctx: Context,
+) -> str | None:
+    """Why ``statement``'s rows, added to SET table ``name``, are not its distinct rows (with
+    those it has), or None. INSERT ... VALUES fails on a row already there; INSERT ... SELECT
+    drops one in TERA session mode and fails on it in ANSI mode."""
+    values = statement.expression
+    if isinstance(values, exp.Values):
+        if empty and len(values.expressions) == 1:
+            return None  # one row into an empty table: nothing to be a duplicate of
+        return (
+            f"INSERT ... VALUES into SET table {name} fails (error 2802) when the row is there "
+            "already, which the translation does not check; declare the table MULTISET"
+        )
+    if ctx.assume("teradata_session_mode") != "TERA":
+        return (
+            f"INSERT ... SELECT into SET table {name} fails on a duplicate row in ANSI session "
+            "mode (teradata_session_mode), which the translation does not check; declare the "
+            "table MULTISET"
+        )
+    for column, kind in columns:
+        if kind.this not in _DISTINCT_TYPES:
+            return (
+                f"SET table {name} drops a duplicate row by Teradata's comparison of column "
+                f"{column} ({kind.sql(ctx.dialect)}), which ignores trailing blanks (and case "
+                "where NOT CASESPECIFIC) unlike DISTINCT; declare the table MULTISET"
+            )
+    return None
+
+
+def _is_default(item: exp.Expr) -> bool:
+    """``DEFAULT`` in a row of ``INSERT ... VALUES``: the column's default value."""
+    return isinstance(item, exp.Var) and item.name.upper() == "DEFAULT"
 
 
 def _values_query(
-    statement: exp.Insert, columns: tuple[tuple[str, exp.DataType], ...]
+    statement: exp.Insert,
+    columns: tuple[tuple[str, exp.DataType], ...],
+    defaults: dict[str, exp.Expr] | None = None,
 ) -> exp.Query | None:
     """``INSERT INTO t [(a, ...)] VALUES (...), ...`` as the query of its rows, each value
     CAST to its column's type already, so that the rows of the VALUES are of one type on every
@@ -778,7 +995,12 @@ def _values_query(
         rows.append(
             exp.Tuple(
                 expressions=[
-                    exp.cast(item.copy(), types[name].copy())
+                    exp.cast(
+                        (defaults or {}).get(name, exp.null()).copy()
+                        if _is_default(item)
+                        else item.copy(),
+                        types[name].copy(),
+                    )
                     for item, name in zip(items, named, strict=True)
                 ]
             )
@@ -815,6 +1037,7 @@ def _typed_rows(
     columns: tuple[tuple[str, exp.DataType], ...],
     statement: exp.Insert,
     ctx: Context,
+    defaults: dict[str, exp.Expr] | None = None,
 ) -> exp.Query | None:
     """The rows ``INSERT INTO #t [(a, ...)] query`` adds to a table of ``columns``: each value
     converted to its column's type (CAST, as INSERT converts), NULL in the columns not named."""
@@ -852,7 +1075,9 @@ def _typed_rows(
     projections = [
         exp.alias_(
             exp.cast(
-                exp.column(by_name[name], table="inserted") if name in by_name else exp.null(),
+                exp.column(by_name[name], table="inserted")
+                if name in by_name
+                else (defaults or {}).get(name, exp.null()).copy(),
                 kind.copy(),
             ),
             name,

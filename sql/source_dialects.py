@@ -243,6 +243,51 @@ class CaseSpecific(exp.Expression):
 _CASE_ATTRIBUTES = ("CASESPECIFIC", "CS")
 
 
+class ColumnPartitioning(exp.Property):
+    """Teradata's ``PARTITION BY COLUMN [(group, ...)]``: how a columnar table stores its
+    columns (each group in its own container, or in row format), never which rows it holds.
+    ``expressions``: the column groups, each a Tuple of its columns."""
+
+    arg_types = {"expressions": False}
+
+
+class JoinIndex(exp.Expression):
+    """Teradata's ``CREATE JOIN INDEX name [, option ...] AS SELECT ...``: a stored join the
+    optimizer may read instead of its tables, which no query can name (its rows are always
+    those of the query over the tables' current rows). ``this``: the index's name."""
+
+    arg_types = {"this": True}
+
+
+def _parse_column_group(parser: Teradata.Parser) -> exp.Expr | None:
+    parser._match_texts(("COLUMN", "ROW"))
+    if parser._match(TokenType.L_PAREN):
+        group = exp.Tuple(expressions=parser._parse_csv(parser._parse_column))
+        parser._match_r_paren()
+    else:
+        group = exp.Tuple(expressions=[parser._parse_column()])
+    parser._match_text_seq("NO")
+    parser._match_text_seq("AUTO", "COMPRESS")
+    return group
+
+
+def _parse_partition_by(parser: Teradata.Parser) -> exp.Property:
+    # Column partitioning (Teradata 14.10+) is storage only; sqlglot reads the row
+    # partitioning expressions (RANGE_N, CASE_N) but stops at COLUMN.
+    if not parser._match_text_seq("COLUMN"):
+        return parser._parse_partitioned_by()
+    parser._match_text_seq("NO")
+    parser._match_text_seq("AUTO", "COMPRESS")
+    parser._match_text_seq("ALL", "BUT")
+    groups: list[exp.Expr] = []
+    if parser._match(TokenType.L_PAREN):
+        groups = [g for g in parser._parse_csv(lambda: _parse_column_group(parser)) if g]
+        parser._match_r_paren()
+    if parser._match_text_seq("ADD"):
+        parser._parse_number()
+    return parser.expression(ColumnPartitioning(expressions=groups))
+
+
 class PlumblineTeradata(Teradata, Semantics):
     COUNT_IS_INTEGER = True
     FORMAT_NAME_CASE = "element"
@@ -254,6 +299,67 @@ class PlumblineTeradata(Teradata, Semantics):
     class Parser(Teradata.Parser):
         # CASE_N's NO CASE / UNKNOWN cases are not expressions: sqlglot stops at them.
         FUNCTION_PARSERS = {**Teradata.Parser.FUNCTION_PARSERS, "CASE_N": _parse_case_n}
+        PROPERTY_PARSERS = {**Teradata.Parser.PROPERTY_PARSERS, "PARTITION BY": _parse_partition_by}
+
+        def _parse_create(self) -> exp.Expr:
+            # CREATE JOIN INDEX: sqlglot keeps it as an opaque command. Its options (FALLBACK,
+            # CHECKSUM = ..., MAP = ...) are storage; its query is read, to fail on bad SQL.
+            texts = [token.text.upper() for token in self._tokens[self._index : self._index + 2]]
+            if texts != ["JOIN", "INDEX"]:
+                return super()._parse_create()
+            self._advance(2)
+            name = self._parse_table_parts()
+            while self._match(TokenType.COMMA):
+                while self._curr and self._curr.token_type not in (
+                    TokenType.COMMA,
+                    TokenType.ALIAS,
+                ):
+                    self._advance()
+            if not self._match(TokenType.ALIAS):
+                self.raise_error("CREATE JOIN INDEX ... AS SELECT: expected AS")
+            self._parse_select()
+            return self.expression(JoinIndex(this=name))
+
+        def _parse_types(self, *args, **kwargs) -> exp.Expr | None:
+            parsed = super()._parse_types(*args, **kwargs)
+            self._last_type = parsed
+            return parsed
+
+        def _parse_cast(self, strict: bool, safe: bool | None = None) -> exp.Expr:
+            # sqlglot reads CAST(s AS TIME FORMAT '...') and CAST(s AS TIMESTAMP FORMAT '...')
+            # both as StrToTime: keep the type the text is read as.
+            self._last_type = None
+            cast = super()._parse_cast(strict, safe)
+            target = self._last_type
+            if isinstance(cast, exp.StrToTime) and isinstance(target, exp.DataType):
+                cast.set("target_type", target)
+            return cast
+
+        def _parse_index(
+            self, index: exp.Expr | None = None, anonymous: bool = False
+        ) -> exp.Index | None:
+            # PRIMARY AMP [INDEX] (columns): INDEX may be left out (sqlglot requires it).
+            start = self._index
+            if not (index or anonymous) and self._match_text_seq("PRIMARY", "AMP"):
+                if self._curr and self._curr.token_type == TokenType.L_PAREN:
+                    params = self._parse_index_params()
+                    return self.expression(exp.Index(primary=True, amp=True, params=params))
+                self._retreat(start)
+            return super()._parse_index(index, anonymous)
+
+        def _parse_index_params(self) -> exp.IndexParameters:
+            # A Teradata index has no PARTITION BY of its own: one after PRIMARY INDEX (a) is
+            # the table's, which sqlglot's index parameters would take.
+            self._in_index_params = True
+            try:
+                return super()._parse_index_params()
+            finally:
+                self._in_index_params = False
+
+        def _parse_partition_by(self) -> list[exp.Expr]:
+            if getattr(self, "_in_index_params", False):
+                return []
+            return super()._parse_partition_by()
 
         def _parse_statement(self) -> exp.Expr | None:
             # A stored procedure's body (BEGIN ... ; ... END) is not one statement to sqlglot,
@@ -263,7 +369,29 @@ class PlumblineTeradata(Teradata, Semantics):
                 rest = texts[3:] if texts[1:3] == ["OR", "REPLACE"] else texts[1:]
                 if rest[:1] in (["PROCEDURE"], ["MACRO"]):
                     self.raise_error(f"{rest[0]}: stored procedures and macros are not translated")
+            self._refuse_substitution_variables()
             return super()._parse_statement()
+
+        def _refuse_substitution_variables(self) -> None:
+            # ${name} is a shell's or a scheduler's variable, replaced in the text before it
+            # reaches Teradata; sqlglot fails at the brace.
+            index = self._index
+            while index + 3 < len(self._tokens):
+                token = self._tokens[index]
+                if token.token_type == TokenType.SEMICOLON:
+                    return
+                following = self._tokens[index + 1 : index + 4]
+                if (
+                    token.text == "$"
+                    and following[0].token_type == TokenType.L_BRACE
+                    and following[2].token_type == TokenType.R_BRACE
+                ):
+                    self.raise_error(
+                        f"${{{following[1].text}}} is a variable that a tool substitutes into the "
+                        "text before Teradata reads it, not SQL; substitute its value first",
+                        token,
+                    )
+                index += 1
 
         def _parse_unary(self) -> exp.Expr | None:
             if (
@@ -276,6 +404,14 @@ class PlumblineTeradata(Teradata, Semantics):
             return super()._parse_unary()
 
         def _parse_function(self, *args, **kwargs) -> exp.Expr | None:
+            texts = [t.text.upper() for t in self._tokens[self._index : self._index + 3]]
+            if texts == ["JSON_TABLE", "(", "ON"]:
+                # Teradata's table operator, not SQL/JSON's JSON_TABLE: sqlglot fails at ON.
+                self.raise_error(
+                    "JSON_TABLE (ON query USING ROWEXPR(...) COLEXPR(...)): Teradata's table "
+                    "operator of rows at a JSON path is not translated; neither engine has "
+                    "JSON_TABLE, and its columns' paths and types are a JSON text"
+                )
             # `c (NOT CS)` is column c with an attribute, not a call of c: sqlglot's own
             # reading of `c (FORMAT '...')`. A known function's name is still a call.
             if self._curr and self._curr.text.upper() not in self.FUNCTIONS | self.FUNCTION_PARSERS:

@@ -69,6 +69,8 @@ def load_all() -> dict[str, Rule]:
         safe_casts,
         scripting,
         strings,
+        teradata_dates,
+        teradata_formats,
         text_casts,
         text_timestamps,
         types,

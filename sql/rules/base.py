@@ -156,9 +156,13 @@ def rule(
 @lru_cache(maxsize=32)
 def rules_for(dialect: str, phase: Phase) -> dict[type[exp.Expr], list[Rule]]:
     """Rules of ``dialect`` and ``phase`` by the node types they match; refusals come last
-    so that a specific rewrite (e.g. Teradata ZEROIFNULL) wins over a catch-all refusal."""
+    so that a specific rewrite (e.g. Teradata ZEROIFNULL) wins over a catch-all refusal, and
+    the refusals of every dialect after those of a few, which name what is missing."""
     by_type: dict[type[exp.Expr], list[Rule]] = {}
-    ordered = sorted(RULES.values(), key=lambda r: r.action == "refuse")
+    ordered = sorted(
+        RULES.values(),
+        key=lambda r: (r.action == "refuse", r.action == "refuse" and r.dialects == ALL_DIALECTS),
+    )
     for registered in ordered:
         if dialect in registered.dialects and registered.phase == phase:
             for node_type in registered.nodes:

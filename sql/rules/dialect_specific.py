@@ -572,11 +572,31 @@ for _rule_id, _dialects, _description, _example in (
     (
         "TEMP-TABLE",
         ALL_DIALECTS,
-        "A #temp (T-SQL), VOLATILE (Teradata) or TEMP/TEMPORARY table read later in the same script becomes a CTE of what reads it, as its rows are when read: made by one SELECT (INTO, CREATE ... AS), or declared with typed columns and filled by INSERTs (each value CAST to its column's type). A permanent table the script declares with typed columns (CREATE TABLE t (a INT, ...)) and keeps is one of its outputs too: the rows its INSERT ... SELECT / VALUES put in, none without any. Refused, located: INSERT into a table made by a query (its types are not declared), UPDATE/DELETE/MERGE of it, a read after DROP (or of a temporary table before any INSERT), a ##global table, a #table the script does not create, an INSERT into a declared column with a length or a constraint, into a table with a table constraint or UNIQUE index, or into a Teradata table not declared MULTISET (a SET table drops or rejects a duplicate row by session mode).",
+        "A #temp (T-SQL), VOLATILE (Teradata) or TEMP/TEMPORARY table read later in the same script becomes a CTE of what reads it, as its rows are when read: made by one SELECT (INTO, CREATE ... AS), or declared with typed columns and filled by INSERTs (each value CAST to its column's type). A permanent table the script declares with typed columns (CREATE TABLE t (a INT, ...)) and keeps is one of its outputs too: the rows its INSERT ... SELECT / VALUES put in, none without any. Refused, located: INSERT into a table made by a query (its types are not declared), UPDATE/DELETE/MERGE of it, a read after DROP (or of a temporary table before any INSERT), a ##global table, a #table the script does not create, an INSERT into a declared column with a length or a constraint other than NOT NULL (held where each value is a literal; a NULL or an omitted column without a DEFAULT fails) and a DEFAULT of a literal, CURRENT_DATE or CURRENT_TIMESTAMP (the value of a column the INSERT leaves out), or into a table with a table constraint or UNIQUE index (Teradata's SET tables: TD-SET-TABLE).",
         (
             "tsql",
             "SELECT o_custkey INTO #big FROM dbo.Orders WHERE o_totalprice > 1000; SELECT COUNT(*) AS n FROM #big",
             'WITH "big" AS (SELECT "orders"."o_custkey" AS "o_custkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_totalprice" > 1000) SELECT COUNT(*) AS "n" FROM "big" AS "big"',
+        ),
+    ),
+    (
+        "TD-SET-TABLE",
+        ("teradata",),
+        "A Teradata table the script declares SET (or neither SET nor MULTISET, which is SET in TERA session mode and MULTISET in ANSI mode: the teradata_session_mode assumption, a warning) keeps one row of duplicates: INSERT ... SELECT into it adds the new rows with UNION (SELECT DISTINCT into an empty one), as TERA mode drops a row already there or given twice, NULLs equal. Refused: INSERT ... SELECT into a SET table in ANSI mode (it fails on a duplicate), INSERT ... VALUES other than one row into an empty SET table (error 2802 on a row already there), and a SET table with a column of another type than integers, DECIMAL, DATE and TIMESTAMP (the duplicate row check ignores trailing blanks, and case in NOT CASESPECIFIC text, unlike DISTINCT).",
+        (
+            "teradata",
+            "CREATE VOLATILE SET TABLE t (a INTEGER) ON COMMIT PRESERVE ROWS; INSERT INTO t SELECT o_custkey FROM SALES_DB.ORDERS; SELECT a FROM t",
+            'WITH "t" AS (SELECT DISTINCT "inserted_rows"."a" AS "a" FROM (SELECT CAST("inserted"."inserted_1" AS INTEGER) AS "a" FROM (SELECT "orders"."o_custkey" AS "inserted_1" FROM "raw"."orders" AS "orders") AS "inserted") AS "inserted_rows") SELECT "t"."a" AS "a" FROM "t" AS "t"',
+        ),
+    ),
+    (
+        "TD-JOIN-INDEX",
+        ("teradata",),
+        "Teradata's CREATE JOIN INDEX is dropped (info): no query can name a join index, and the optimizer reads it only in place of the join it stores, whose rows it always holds; it changes no result.",
+        (
+            "teradata",
+            "CREATE JOIN INDEX ord_idx, FALLBACK AS SELECT o_orderkey, o_custkey FROM SALES_DB.ORDERS; SELECT o_orderkey FROM SALES_DB.ORDERS",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders"',
         ),
     ),
     (

@@ -69,6 +69,7 @@ def test_weekday_numbering_follows_the_assumed_setting(
             {"snowflake_timestamp_type_mapping": "timestamp"},
             "snowflake_timestamp_type_mapping must be one of TIMESTAMP_NTZ, TIMESTAMP_LTZ",
         ),
+        ({"teradata_session_mode": "btet"}, "teradata_session_mode must be one of TERA, ANSI"),
     ],
 )
 def test_impossible_assumptions_are_refused(overrides, message):

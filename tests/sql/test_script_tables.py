@@ -14,6 +14,7 @@ from decimal import Decimal
 import duckdb
 import pytest
 
+from sql.assumptions import Assumptions
 from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.translate import translate_script
@@ -89,6 +90,68 @@ SCRIPTS = [
             "dst": (("k", "v"), [(10, 2.5), (20, None)]),
         },
     ),
+    # Teradata: a table declared neither SET nor MULTISET is SET in TERA session mode (the
+    # assumption), and INSERT ... SELECT into a SET table drops each row already there or
+    # given twice; NULLs are equal in that check.
+    (
+        "teradata",
+        "CREATE TABLE t (a INTEGER, d DATE);\n"
+        "INSERT INTO t SELECT x, y FROM (SELECT 1 AS x, DATE '2020-01-01' AS y UNION ALL "
+        "SELECT 1, DATE '2020-01-01' UNION ALL SELECT NULL, NULL UNION ALL "
+        "SELECT NULL, NULL UNION ALL SELECT 2, NULL) AS s;\n"
+        "INSERT INTO t SELECT 2, NULL;\nINSERT INTO t SELECT 0, DATE '2020-01-01';",
+        {
+            "t": (
+                ("a", "d"),
+                [(1, date(2020, 1, 1)), (None, None), (2, None), (0, date(2020, 1, 1))],
+            )
+        },
+    ),
+    (
+        "teradata",
+        "CREATE VOLATILE TABLE v (a DECIMAL(5, 1)) ON COMMIT PRESERVE ROWS;\n"
+        "INSERT INTO v VALUES (-1.5);\nINSERT INTO v SELECT -1.50;\nINSERT INTO v SELECT 0;\n"
+        "SELECT COUNT(*) AS n FROM v;",
+        {"s": (("n",), [(2,)])},
+    ),
+    (
+        "teradata",
+        "CREATE MULTISET TABLE t (a INTEGER);\nINSERT INTO t SELECT 1;\nINSERT INTO t SELECT 1;",
+        {"t": (("a",), [(1,), (1,)])},
+    ),
+    # A column the INSERT leaves out takes its DEFAULT; NOT NULL holds for literal values.
+    (
+        "teradata",
+        "CREATE MULTISET TABLE t (x INTEGER NOT NULL, y INTEGER DEFAULT -1, "
+        "z DATE DEFAULT DATE '2020-01-02');\nINSERT INTO t (x) VALUES (17);\n"
+        "INSERT INTO t (x, y) SELECT 18, NULL;\nINSERT INTO t SELECT 0, 1, NULL;",
+        {
+            "t": (
+                ("x", "y", "z"),
+                [(17, -1, date(2020, 1, 2)), (18, None, date(2020, 1, 2)), (0, 1, None)],
+            )
+        },
+    ),
+    # DEFAULT in a row of VALUES: the column's default, NULL without one.
+    (
+        "teradata",
+        "CREATE MULTISET TABLE t (a INTEGER DEFAULT 5, b INTEGER);\n"
+        "INSERT INTO t VALUES (DEFAULT, 1);\nINSERT INTO t VALUES (2, DEFAULT);",
+        {"t": (("a", "b"), [(5, 1), (2, None)])},
+    ),
+    (
+        "teradata",
+        "CREATE VOLATILE TABLE v (x INTEGER, y TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP) "
+        "ON COMMIT PRESERVE ROWS;\nINSERT INTO v (x) VALUES (17);\n"
+        "SELECT x, CASE WHEN y IS NULL THEN 0 ELSE 1 END AS stamped FROM v;",
+        {"s": (("x", "stamped"), [(17, 1)])},
+    ),
+    (
+        "tsql",
+        "CREATE TABLE #t (a INT NOT NULL DEFAULT 0, b INT);\nINSERT INTO #t (b) VALUES (5);\n"
+        "INSERT INTO #t (a, b) VALUES (1, NULL);\nSELECT a, b FROM #t;",
+        {"s": (("a", "b"), [(0, 5), (1, None)])},
+    ),
 ]
 
 
@@ -106,20 +169,30 @@ def test_declared_tables_are_outputs_with_the_rows_their_inserts_put_in(
 
 REFUSED = [
     # (dialect, script, rule, line:col, words in the message)
-    # Teradata: whether a duplicate row is dropped or fails is the session mode's choice.
+    # Teradata SET tables: INSERT ... VALUES of a row already there fails (error 2802), and
+    # the duplicate row check compares text and floats by rules DISTINCT does not share.
     (
         "teradata",
-        "CREATE SET TABLE t (x INT);\nINSERT INTO t VALUES (1);\nSELECT x FROM t;",
-        "TEMP-TABLE",
-        "2:1",
-        "SET table",
+        "CREATE SET TABLE t (x INT);\nINSERT INTO t VALUES (1);\nINSERT INTO t VALUES (2);\n"
+        "SELECT x FROM t;",
+        "TD-SET-TABLE",
+        "3:1",
+        "error 2802",
     ),
     (
         "teradata",
-        "CREATE TABLE t (x INT);\nINSERT INTO t SELECT 1;\nSELECT x FROM t;",
-        "TEMP-TABLE",
+        "CREATE TABLE t (x INT);\nINSERT INTO t SELECT 1;\nINSERT INTO t VALUES (2);\n"
+        "SELECT x FROM t;",
+        "TD-SET-TABLE",
+        "3:1",
+        "fails (error 2802)",
+    ),
+    (
+        "teradata",
+        "CREATE SET TABLE t (x INT, f FLOAT);\nINSERT INTO t SELECT 1, 0.5;\nSELECT x FROM t;",
+        "TD-SET-TABLE",
         "2:1",
-        "neither SET nor MULTISET",
+        "column f",
     ),
     # INSERT enforces constraints, fails or cuts long text, rejects duplicate keys.
     (
@@ -127,7 +200,38 @@ REFUSED = [
         "CREATE TABLE t (x INT NOT NULL);\nINSERT INTO t VALUES (NULL);\nSELECT x FROM t;",
         "TEMP-TABLE",
         "2:1",
-        "constraint",
+        "NULL into NOT NULL column x",
+    ),
+    (
+        "tsql",
+        "CREATE TABLE t (x INT NOT NULL, y INT);\nINSERT INTO t (y) VALUES (1);\nSELECT x FROM t;",
+        "TEMP-TABLE",
+        "2:1",
+        "leaves out NOT NULL column x",
+    ),
+    (
+        "teradata",
+        "CREATE MULTISET TABLE t (x INT NOT NULL);\n"
+        "INSERT INTO t SELECT o_orderkey FROM SALES_DB.ORDERS;\nSELECT x FROM t;",
+        "TEMP-TABLE",
+        "2:1",
+        "column x is NOT NULL",
+    ),
+    (
+        "teradata",
+        "CREATE MULTISET TABLE t (x INT NOT NULL, y INT);\nINSERT INTO t VALUES (DEFAULT, 1);\n"
+        "SELECT x FROM t;",
+        "TEMP-TABLE",
+        "2:1",
+        "NULL into NOT NULL column x",
+    ),
+    (
+        "teradata",
+        "CREATE MULTISET TABLE t (x INT CHECK (x > 0));\nINSERT INTO t VALUES (1);\n"
+        "SELECT x FROM t;",
+        "TEMP-TABLE",
+        "2:1",
+        "CHECK (x > 0)",
     ),
     (
         "tsql",
@@ -187,3 +291,28 @@ def test_a_table_created_empty_is_an_empty_table_of_its_declared_types():
     assert 'CAST(NULL AS INTEGER) AS "a"' in table.ansi_sql
     assert 'CAST(NULL AS DATE) AS "b"' in table.ansi_sql
     assert "1 = 0" in table.ansi_sql
+
+
+@pytest.mark.parametrize(
+    ("keyword", "rows"),
+    [
+        ("", [(1,), (1,)]),  # MULTISET by default in ANSI session mode
+        ("MULTISET", [(1,), (1,)]),
+        ("SET", None),  # fails on the duplicate in ANSI mode: refused
+    ],
+)
+def test_teradata_tables_in_ansi_session_mode(engines, keyword, rows):
+    script = (
+        f"CREATE {keyword} TABLE t (a INTEGER);\nINSERT INTO t SELECT 1;\nINSERT INTO t SELECT 1;"
+    )
+    assumptions = Assumptions(teradata_session_mode="ANSI")
+    if rows is None:
+        with pytest.raises(TranslationError) as raised:
+            translate_script(script, "teradata", file="s.sql", assumptions=assumptions)
+        found = [(d.rule, d.line, d.message) for d in raised.value.diagnostics]
+        assert any(r == "TD-SET-TABLE" and line == 2 and "ANSI" in m for r, line, m in found)
+        return
+    [table] = translate_script(script, "teradata", file="s.sql", assumptions=assumptions).tables
+    for found in _rows(engines, table.ansi_sql):
+        assert found == rows
+    assert dict(table.assumed).get("teradata_session_mode") == ("ANSI" if not keyword else None)

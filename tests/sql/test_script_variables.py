@@ -513,8 +513,8 @@ REFUSED = [
         "CREATE TABLE #t (k INT NOT NULL);\nINSERT INTO #t SELECT o_orderkey FROM dbo.Orders;\n"
         "SELECT k FROM #t",
         "TEMP-TABLE",
-        "1:1",
-        "constraint",
+        "2:1",
+        "column k is NOT NULL",
     ),
     (
         "tsql",

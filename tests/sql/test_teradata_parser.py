@@ -60,6 +60,27 @@ def test_a_call_is_still_a_call():
             "2:11",
             "PERIOD values are not translated",
         ),
+        # A scheduler's variable, substituted before Teradata reads the text.
+        (
+            "SELECT a FROM t\nWHERE d = ${run_date};",
+            "PARSE",
+            "2:11",
+            "${run_date} is a variable that a tool substitutes",
+        ),
+        (
+            "SELECT * FROM JSON_Table(ON (SELECT id, j FROM t) USING rowexpr('$.a[*]') "
+            'colexpr(\'[{"jsonpath": "$.b", "type": "INTEGER"}]\')) AS jt (id, b);',
+            "PARSE",
+            "1:15",
+            "JSON_TABLE (ON query USING ROWEXPR",
+        ),
+        # sqlglot reads TIME and TIMESTAMP targets alike; the TIME one is refused by name.
+        (
+            "SELECT CAST('15h33m' AS TIME(0) FORMAT 'HHhMIm') AS t;",
+            "TD-TIME-FORMAT",
+            "1:13",
+            "Spark has no TIME type",
+        ),
     ],
 )
 def test_teradata_constructs_without_a_translation_are_refused_by_name(script, rule, where, words):
@@ -67,3 +88,52 @@ def test_teradata_constructs_without_a_translation_are_refused_by_name(script, r
         translate_script(script, "teradata", file="s.sql")
     found = [(d.rule, f"{d.line}:{d.col}", d.message) for d in raised.value.diagnostics]
     assert any(r == rule and w == where and words in m for r, w, m in found), found
+
+
+@pytest.mark.parametrize(
+    ("ddl", "columns"),
+    [
+        # PRIMARY AMP without the optional INDEX keyword.
+        ("CREATE MULTISET TABLE t (a INTEGER, b DATE) PRIMARY AMP (a)", ("a", "b")),
+        # Column partitioning, single columns and groups in row or column format.
+        (
+            "CREATE MULTISET TABLE t (a INTEGER, b DATE, c VARCHAR(9)) NO PRIMARY INDEX "
+            "PARTITION BY COLUMN (a, ROW (b, c) NO AUTO COMPRESS)",
+            ("a", "b", "c"),
+        ),
+        # The table's PARTITION BY after its primary index, then a secondary index.
+        (
+            "CREATE MULTISET TABLE t (a INTEGER NOT NULL, b DATE) PRIMARY AMP (a) "
+            "PARTITION BY COLUMN (a, ROW b NO AUTO COMPRESS), UNIQUE INDEX (a)",
+            ("a", "b"),
+        ),
+        ("CREATE MULTISET TABLE t (a INTEGER, b DATE) PARTITION BY COLUMN", ("a", "b")),
+        (
+            "CREATE MULTISET TABLE t (a INTEGER, b DATE) PRIMARY INDEX (a) "
+            "PARTITION BY CASE_N(a < 10, NO CASE)",
+            ("a", "b"),
+        ),
+    ],
+)
+def test_storage_clauses_of_a_table_are_read_and_change_no_rows(ddl, columns):
+    [table] = translate_script(ddl, "teradata", file="s.sql").tables
+    assert table.columns == columns
+    assert "1 = 0" in table.ansi_sql
+
+
+def test_a_join_index_is_dropped_with_a_note():
+    script = (
+        "CREATE MULTISET TABLE t (a INTEGER, b INTEGER);\n"
+        "CREATE JOIN INDEX ji, FALLBACK, CHECKSUM = DEFAULT AS SELECT (a), (b) FROM t;\n"
+        "INSERT INTO t VALUES (1, 2);"
+    )
+    result = translate_script(script, "teradata", file="s.sql")
+    [table] = result.tables
+    notes = [(d.rule, d.severity, d.line) for d in table.diagnostics]
+    assert ("TD-JOIN-INDEX", "info", 2) in notes
+
+
+def test_a_join_index_of_unreadable_sql_is_a_parse_error():
+    with pytest.raises(TranslationError) as raised:
+        translate_script("CREATE JOIN INDEX ji AS SELEC a FROM t;", "teradata", file="s.sql")
+    assert [d.rule for d in raised.value.diagnostics] == ["PARSE"]
