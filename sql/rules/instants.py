@@ -20,6 +20,7 @@ import re
 from sqlglot import exp
 
 from sql.rules.base import Context, rule
+from sql.rules.dates import _integral, epoch_timestamp
 
 # UNIX_* function -> microseconds per unit (each rounds down to its unit, as documented:
 # "Truncates higher levels of precision by rounding down to the beginning of the ...").
@@ -166,3 +167,47 @@ def unix_constant(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if count < 0:
         value = exp.Neg(this=value)
     return exp.cast(value, exp.DType.BIGINT)
+
+
+@rule(
+    "FN-TIMESTAMP-FROM-UNIX",
+    "rewrite",
+    ("bigquery",),
+    (exp.UnixToTime,),
+    "BigQuery TIMESTAMP_SECONDS / TIMESTAMP_MILLIS / TIMESTAMP_MICROS(n) of an integer is the "
+    "instant n units after 1970-01-01 00:00:00 UTC. Read through DATE(...), which takes its "
+    "UTC date, it is TIMESTAMP '1970-01-01 00:00:00' + n * INTERVAL '10^-k' SECOND, the UTC "
+    "wall clock (exact microsecond arithmetic on both engines; out of range an error, as in "
+    "BigQuery), whose CAST to DATE is the date (FN-DATE-OF). Used otherwise the instant would "
+    "leave the query as a TIMESTAMP without time zone, which BigQuery's TIMESTAMP is not: "
+    "refused, as is a count that is not an integer.",
+    (
+        (
+            "bigquery",
+            "SELECT DATE(TIMESTAMP_MICROS(id)) AS d FROM `acme-dw.web.sessions`",
+            'SELECT CAST(CAST(\'1970-01-01 00:00:00\' AS TIMESTAMP) + "sessions"."id" * '
+            'INTERVAL \'0.000001\' SECOND AS DATE) AS "d" FROM "raw"."sessions" AS "sessions"',
+        ),
+    ),
+)
+def timestamp_from_unix(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    scale = node.args.get("scale")
+    digits = int(scale.name) if isinstance(scale, exp.Literal) and scale.is_int else 0
+    if scale is not None and digits not in (3, 6):
+        return None
+    name = {0: "TIMESTAMP_SECONDS", 3: "TIMESTAMP_MILLIS", 6: "TIMESTAMP_MICROS"}[digits]
+    if not isinstance(node.parent, exp.Date) or node.parent.args.get("zone") is not None:
+        ctx.report(
+            "error",
+            "FN-TIMESTAMP-FROM-UNIX",
+            node,
+            f"{name} gives an instant (a BigQuery TIMESTAMP), which has no ANSI type here; it "
+            "is translated where DATE(...) takes its UTC date",
+        )
+        return node
+    if not _integral(node.this):
+        ctx.report(
+            "error", "FN-TIMESTAMP-FROM-UNIX", node, f"{name} of a value that is not an INT64"
+        )
+        return node
+    return epoch_timestamp(node.this, digits)

@@ -3,11 +3,14 @@ counts BigQuery documents (rounded down to the unit, before 1970 too), on DuckDB
 
 from __future__ import annotations
 
+import datetime as dt
+
 import duckdb
 import pytest
 
 from sql.diagnostics import TranslationError
 from sql.render import render
+from sql.rules import example_catalog
 from sql.translate import translate
 
 # (BigQuery expression, its value worked out by hand from the documented definitions)
@@ -54,3 +57,57 @@ def test_unix_counts_of_written_instants_on_both_engines(spark_engine, expressio
 def test_instants_not_read_at_translation_are_refused(expression):
     with pytest.raises(TranslationError):
         translate(f"SELECT {expression} AS n", "bigquery")
+
+
+# (id, DATE(TIMESTAMP_MICROS(id)), DATE(TIMESTAMP_MILLIS(id)), DATE(TIMESTAMP_SECONDS(id))):
+# the UTC dates of instants worked out by hand; a day is 86,400 s.
+COUNTS = [
+    (0, dt.date(1970, 1, 1), dt.date(1970, 1, 1), dt.date(1970, 1, 1)),
+    (-1, dt.date(1969, 12, 31), dt.date(1969, 12, 31), dt.date(1969, 12, 31)),
+    (86_399, dt.date(1970, 1, 1), dt.date(1970, 1, 1), dt.date(1970, 1, 1)),
+    (86_400, dt.date(1970, 1, 1), dt.date(1970, 1, 1), dt.date(1970, 1, 2)),
+    # 2018-10-01 00:00:00 UTC in microseconds, and one microsecond before it
+    (1_538_352_000_000_000, dt.date(2018, 10, 1), None, None),
+    (1_538_351_999_999_999, dt.date(2018, 9, 30), None, None),
+    (None, None, None, None),
+]
+
+
+@pytest.fixture(scope="module")
+def sessions(spark_engine):
+    values = ", ".join(f"(CAST({'NULL' if n is None else n} AS BIGINT))" for n, *_ in COUNTS)
+    rows = f"SELECT * FROM (VALUES {values}) AS t(id)"
+    spark = spark_engine.session().newSession()
+    spark.sql(rows).createOrReplaceTempView("sessions")
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE sessions AS {rows}")
+    yield con, spark
+    con.close()
+
+
+@pytest.mark.parametrize(("function", "column"), [("MICROS", 1), ("MILLIS", 2), ("SECONDS", 3)])
+def test_dates_of_unix_counts_on_both_engines(sessions, function, column):
+    con, spark = sessions
+    # Counts too large for the unit (seconds of 2018 in microseconds) stay out of its test.
+    wanted = [row for row in COUNTS if row[0] is None or column == 1 or abs(row[0]) < 10**12]
+    keys = ", ".join(str(row[0]) for row in wanted if row[0] is not None)
+    source = (
+        f"SELECT id, DATE(TIMESTAMP_{function}(id)) AS d FROM `acme-dw.web.sessions` "
+        f"WHERE id IN ({keys}) OR id IS NULL"
+    )
+    ansi_sql = translate(source, "bigquery", catalog=example_catalog()).ansi_sql
+    ansi_sql = ansi_sql.replace('"raw"."sessions"', '"sessions"')
+    expected = sorted(((row[0], row[column]) for row in wanted), key=str)
+    on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall(), key=str)
+    on_spark = sorted((tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect()), key=str)
+    assert on_duckdb == on_spark == expected
+
+
+def test_an_instant_from_a_unix_count_outside_date_is_refused():
+    with pytest.raises(TranslationError) as raised:
+        translate(
+            "SELECT TIMESTAMP_MICROS(id) AS t FROM `acme-dw.web.sessions`",
+            "bigquery",
+            catalog=example_catalog(),
+        )
+    assert {d.rule for d in raised.value.diagnostics} == {"FN-TIMESTAMP-FROM-UNIX"}
