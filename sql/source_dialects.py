@@ -78,6 +78,9 @@ class Semantics:
     # as PostgreSQL); the standard's LIKE has no escape character then.
     LIKE_BACKSLASH_ESCAPES = False
     LIKE_BRACKET_CLASSES = False  # LIKE reads [...] as a character class
+    # ...and so in a pattern known only at run time, a final one failing (checked in the
+    # dialect's source: ZetaSQL's like.cc), as the standard's ESCAPE '\' reads it
+    LIKE_BACKSLASH_ESCAPES_AT_RUN_TIME = False
     PAD_COUNTS_DISPLAY_COLUMNS = False  # LPAD / RPAD count display columns, not characters
     # REGEXP_EXTRACT returns its pattern's one capturing group, if any (more are an error),
     # where REGEXP_SUBSTR returns the whole match unless asked for a group
@@ -130,6 +133,7 @@ class Semantics:
     DATE_NUMBERS_ARE_INT = False  # DATEDIFF and DATEPART return INT, not BIGINT
     DATE_STRING_TYPE = "DATE"  # the type an ISO date string converts to as a date argument
     DATE_TEXT_READ_BY_INPUT_FORMAT = False  # TO_DATE(text) reads it by DATE_INPUT_FORMAT
+    PARSED_DATES_START_AT_EPOCH = False  # PARSE_DATE fills fields its format lacks: 1970-01-01
     DATETIME_FORMAT = "model"  # format patterns: "model" (YYYY-MM-DD), "dotnet", "percent"
     DAY_OF_WEEK_OF_SUNDAY: int | None = None  # DAYOFWEEK's fixed number for Sunday, if any
     # How a format model prints month and day names: "element", as the element is written
@@ -457,6 +461,8 @@ class PlumblineBigQuery(BigQuery, Semantics):
     TEXT_TO_INTEGER_IS_DOCUMENTED = True
     ISO_TIMESTAMP_STRINGS = True
     LIKE_BACKSLASH_ESCAPES = True
+    LIKE_BACKSLASH_ESCAPES_AT_RUN_TIME = True
+    PARSED_DATES_START_AT_EPOCH = True
     QUERY_PARAMETERS = True
     REGEX_EXTRACT_RETURNS_ITS_GROUP = True
     SCRIPT_VARIABLES = True

@@ -58,6 +58,7 @@ def load_all() -> dict[str, Rule]:
         formats,
         functions,
         generators,
+        instants,
         json_text,
         names,
         percentiles,

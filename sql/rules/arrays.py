@@ -70,9 +70,11 @@ def _plus(index: exp.Expr, amount: int) -> exp.Expr:
     "`UNNEST(a) AS x [WITH OFFSET AS o]` in FROM or a JOIN is the standard's collection "
     "derived table `UNNEST(a) [WITH ORDINALITY] AS r(x[, o])` (S091); the offset counts from 0 and the ordinality from 1, so each reference to "
     "`o` reads `o - 1`. A comma or CROSS JOIN drops rows whose array is empty or NULL, as "
-    "BigQuery does; `LEFT JOIN UNNEST(a)` keeps them (`ON TRUE` is written out). UNNEST of "
-    "an untyped value, of several arrays, outside FROM, or without a name for its values is "
-    "refused. `x IN UNNEST(a)` is `x IN (SELECT v FROM UNNEST(a) AS r(v))`: no match is "
+    "BigQuery does; `LEFT JOIN UNNEST(a)` keeps them (`ON TRUE` is written out). An UNNEST "
+    "of STRUCTs without a name makes each field a column of the field's name (BigQuery's "
+    "rule): the bare names read it become `r.v.f`; `*` over it, and a name another source "
+    "also has, are refused. UNNEST of an untyped value, of several arrays, outside FROM, or "
+    "of scalars without a name for its values is refused. `x IN UNNEST(a)` is `x IN (SELECT v FROM UNNEST(a) AS r(v))`: no match is "
     "FALSE, or NULL when x or an element is NULL, and an empty or NULL array is FALSE, in "
     "both.",
     (
@@ -107,6 +109,10 @@ def unnest(node: exp.Unnest, ctx: Context) -> exp.Expr | None:
             ctx, "ARRAY-UNNEST", node, "UNNEST is translated as a table in FROM or after IN"
         )
     alias = node.args.get("alias")
+    if isinstance(alias, exp.TableAlias) and alias.name and not alias.columns:
+        refusal = _name_struct_fields(node, alias, _element_type(kind))
+        if refusal:
+            return _refuse(ctx, "ARRAY-UNNEST", node, refusal)
     if not isinstance(alias, exp.TableAlias) or len(alias.columns) != 1 or not alias.name:
         return _refuse(ctx, "ARRAY-UNNEST", node, "UNNEST needs AS name for its values")
     if isinstance(parent, exp.Join):
@@ -152,6 +158,70 @@ def unnest(node: exp.Unnest, ctx: Context) -> exp.Expr | None:
                 "is not translated",
             )
     return node
+
+
+def _own_columns(select: exp.Select) -> list[exp.Column]:
+    """The columns of ``select``'s own clauses, not of the queries nested in it."""
+    found: list[exp.Column] = []
+    stack = [child for child in select.iter_expressions()]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, exp.Column):
+            found.append(node)
+        elif not isinstance(node, exp.Query | exp.Subquery):
+            stack.extend(node.iter_expressions())
+    return found
+
+
+def _name_struct_fields(node: exp.Unnest, alias: exp.TableAlias, element: exp.DataType) -> str:
+    """An UNNEST without a name (qualification gave it a range name only) of an array of
+    STRUCTs: BigQuery makes each field a column named as the field ("For input arrays of
+    structs, UNNEST returns a row for each struct, with a separate column for each field"),
+    so the bare names its query block reads become fields of a named value, ``r.v.f``, and
+    the UNNEST gets that value name. Returns why it cannot be named ('' when it was); an
+    UNNEST of anything but STRUCTs is left to the refusal."""
+    fields = _row_fields(element)
+    select = node.find_ancestor(exp.Select)
+    if not fields or select is None:
+        return "UNNEST needs AS name for its values"
+    by_name = {name.lower(): name for name in fields}
+    taken = {c.name.lower() for c in node.root().find_all(exp.Column)} | set(by_name)
+    value_name = "_value"
+    while value_name in taken:
+        value_name += "_"
+    own = _own_columns(select)
+    # Qualification expanded a `*` already, without the fields BigQuery's `*` has here.
+    if any(
+        isinstance(p, exp.Star) or isinstance(p.this, exp.Star) or not _written(p)
+        for p in select.expressions
+    ):
+        return "`*` over an UNNEST of STRUCTs without a name is not translated: name its fields"
+    for column in own:
+        if column.name.lower() in by_name and column.table and column.table != alias.name:
+            # BigQuery would find the bare name in two sources (an error there).
+            return (
+                f"{column.name} is both a field of the UNNEST's STRUCTs and a column of "
+                f"{column.table}: name the UNNEST (AS x) and read x.{column.name}"
+            )
+    for column in own:
+        name = by_name.get(column.name.lower())
+        if name is None or (column.table and column.table != alias.name) or column.args.get("db"):
+            continue
+        field = exp.Dot(
+            this=exp.column(value_name, table=alias.name, quoted=True),
+            expression=exp.to_identifier(column.name, quoted=True),
+        )
+        field.type = fields[name].copy()
+        column.replace(field)
+    # A bare field name left elsewhere (a query nested in this one) would resolve otherwise.
+    for column in select.find_all(exp.Column):
+        if not column.table and column.name.lower() in by_name:
+            return (
+                f"{column.name} reads a field of an UNNEST without a name from a nested "
+                f"query: name the UNNEST (AS x) and read x.{column.name}"
+            )
+    alias.set("columns", [exp.to_identifier(value_name, quoted=True)])
+    return ""
 
 
 def _written(column: exp.Column) -> bool:

@@ -559,7 +559,7 @@ def _truncate(
     (exp.DateTrunc, exp.TimestampTrunc, exp.Anonymous),
     "DATE_TRUNC / TRUNC(date[, fmt]) to DAY, MONTH, QUARTER or YEAR becomes interval arithmetic "
     "from the first of the month; WEEK truncates to Monday (Redshift, Oracle IW), to the day "
-    "Snowflake's assumed WEEK_START names (a warning; Monday for the default 0) or to the named day (BigQuery WEEK / WEEK(MONDAY)); T-SQL weeks "
+    "Snowflake's assumed WEEK_START names (a warning; Monday for the default 0) or to the named day (BigQuery WEEK, which is WEEK(SUNDAY), WEEK(<any weekday>), and ISOWEEK, Monday); T-SQL weeks "
     "depend on DATEFIRST and are refused.",
     (
         (
@@ -582,8 +582,10 @@ def date_trunc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return _truncate(node, node.expressions[0], "DAY", ctx, "DATE-TRUNC")
     unit = node.args.get("unit")
     name = unit.name.upper() if unit is not None else "DAY"
-    if isinstance(unit, exp.WeekStart) and name in ("MONDAY", "SUNDAY"):
+    if isinstance(unit, exp.WeekStart) and name in WEEK_UNITS:
         return _truncate(node, node.this, name, ctx, "DATE-TRUNC")  # BigQuery WEEK(<day>)
+    if semantics(ctx.dialect).WEEKDAY_WEEK_PARTS and name == "ISOWEEK":
+        return _truncate(node, node.this, "MONDAY", ctx, "DATE-TRUNC")  # ISO weeks: Monday
     if name in ("WEEK", "IW") and semantics(ctx.dialect).TRUNCATED_WEEKS_START_MONDAY:
         first = "MONDAY"
         if semantics(ctx.dialect).WEEKS_START_ON_WEEK_START:

@@ -473,10 +473,13 @@ TEXT_TYPES = (exp.DType.VARCHAR, exp.DType.TEXT, exp.DType.CHAR, exp.DType.NVARC
 MODEL_FIELDS = {"YYYY": "%Y", "Y4": "%Y", "MM": "%m", "DD": "%d"}
 
 
-def _date_layout(codes: str, models: bool) -> tuple[list[tuple[str, int]], dict[str, int]]:
+def _date_layout(
+    codes: str, models: bool, partial: bool = False
+) -> tuple[list[tuple[str, int]], dict[str, int]]:
     """The characters a text must have at each position, ("digit" or the separator), and the
     1-based position of each field, for a format of %Y, %m and %d once each (or, where
-    ``models``, YYYY, MM and DD in any case) and separators; raises FormatRefusal otherwise."""
+    ``models``, YYYY, MM and DD in any case; where ``partial``, any of them, at least one)
+    and separators; raises FormatRefusal otherwise."""
     layout: list[tuple[str, int]] = []
     fields: dict[str, int] = {}
     position = 0
@@ -502,18 +505,25 @@ def _date_layout(codes: str, models: bool) -> tuple[list[tuple[str, int]], dict[
                 _word(codes, position) if codes[position] != "%" else code,
                 "not a fixed-width year (YYYY), month (MM) or day (DD) element",
             )
-    if len(fields) != 3:
+    if len(fields) != 3 and not (partial and fields):
         raise FormatRefusal(codes, "a date format without each of year, month and day")
     return layout, fields
 
 
-def text_to_date(text: exp.Expr, codes: str, models: bool = True) -> exp.Expr:
+# BigQuery's PARSE_DATE: "Any unspecified field is initialized from 1970-01-01."
+BIGQUERY_UNSPECIFIED = {"year": "1970", "month": "01", "day": "01"}
+
+
+def text_to_date(
+    text: exp.Expr, codes: str, models: bool = True, unspecified: dict[str, str] | None = None
+) -> exp.Expr:
     """``text`` read as a DATE by the format ``codes`` (strftime codes): exactly its width,
     digits where the fields are, the separators where they are, a year other than 0000; then
-    the ISO text of the fields, cast to DATE (which checks the month and the day). Any other
-    text becomes a string no engine reads as a date, so that the CAST raises on it, as the
-    sources do on text their format does not read."""
-    layout, fields = _date_layout(codes, models)
+    the ISO text of the fields (a field the format lacks from ``unspecified``, where given),
+    cast to DATE (which checks the month and the day). Any other text becomes a string no
+    engine reads as a date, so that the CAST raises on it, as the sources do on text their
+    format does not read."""
+    layout, fields = _date_layout(codes, models, partial=unspecified is not None)
     checks: list[exp.Expr] = [
         exp.EQ(this=exp.Length(this=clone(text)), expression=lit(len(layout)))
     ]
@@ -525,9 +535,12 @@ def text_to_date(text: exp.Expr, codes: str, models: bool = True) -> exp.Expr:
             checks.append(exp.EQ(this=char, expression=lit(kind)))
 
     def piece(field: str, width: int) -> exp.Expr:
+        if field not in fields and unspecified is not None:
+            return lit(unspecified[field])
         return exp.Substring(this=clone(text), start=lit(fields[field]), length=lit(width))
 
-    checks.append(exp.NEQ(this=piece("year", 4), expression=lit("0000")))
+    if "year" in fields:
+        checks.append(exp.NEQ(this=piece("year", 4), expression=lit("0000")))
     iso = exp.DPipe(
         this=exp.DPipe(
             this=exp.DPipe(
@@ -558,8 +571,9 @@ def text_to_date(text: exp.Expr, codes: str, models: bool = True) -> exp.Expr:
     "That text reads as the same date in every source and engine; any other text (fewer "
     "digits, other separators, blanks, which some sources accept by rules of their own) "
     "raises, as an invalid month or day does. Snowflake's TRY_TO_DATE of a string column is "
-    "the same, and NULL for text without a digit (none of the fields). Other elements "
-    "(two-digit years, names, times) and other TRY_ / SAFE_ forms are refused.",
+    "the same, and NULL for text without a digit (none of the fields). BigQuery's PARSE_DATE "
+    "may leave fields out ('%Y', '%Y-%m'): each one it lacks is 1970-01-01's, as documented. "
+    "Other elements (two-digit years, names, times) and other TRY_ / SAFE_ forms are refused.",
     (
         (
             "snowflake",
@@ -599,7 +613,10 @@ def to_date(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None  # DATE-LITERAL
     try:
         value = text_to_date(
-            node.this, model.name, models=semantics(ctx.dialect).DATETIME_FORMAT != "percent"
+            node.this,
+            model.name,
+            semantics(ctx.dialect).DATETIME_FORMAT != "percent",
+            BIGQUERY_UNSPECIFIED if semantics(ctx.dialect).PARSED_DATES_START_AT_EPOCH else None,
         )
     except FormatRefusal as refusal:
         ctx.report("error", "FMT-TO-DATE", node, str(refusal))

@@ -704,6 +704,11 @@ def standard_pattern(pattern: exp.Expr, ctx: Context) -> tuple[exp.Expr, bool] |
         if not any(("\\" in p.name or "[" in p.name) for p in pieces):
             return pattern, False
         pieces = None
+    if pieces is None and semantics(ctx.dialect).LIKE_BACKSLASH_ESCAPES_AT_RUN_TIME:
+        # BigQuery reads a backslash in any pattern as making the next character literal and
+        # fails on a final one (ZetaSQL's like.cc), as ESCAPE '\' does for \%, \_ and \\;
+        # before another character the standard raises instead of matching it.
+        return pattern, True
     if pieces is None:
         ctx.report(
             "error",
@@ -745,7 +750,11 @@ def standard_pattern(pattern: exp.Expr, ctx: Context) -> tuple[exp.Expr, bool] |
     "unclosed or empty classes, ranges beyond ASCII and classes with an ESCAPE clause are "
     "refused. Snowflake's backslash handling is not the standard's, so those patterns are "
     "refused, as is a pattern that is not a literal in these dialects (its characters are only "
-    "known when the query runs). An explicit ESCAPE clause already has the standard meaning.",
+    "known when the query runs), except in BigQuery, where every pattern reads a backslash as "
+    "making the next character literal: one that is not a literal gets ESCAPE '\\', the same "
+    "matches, the same error on a final backslash, and an error (on Spark, and in the "
+    "standard) instead of a match for a backslash before a character other than %, _ or a "
+    "backslash. An explicit ESCAPE clause already has the standard meaning.",
     (
         (
             "bigquery",
@@ -778,7 +787,7 @@ def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if checked is None:
         return node
     pattern, needs_escape = checked
-    if pattern is node.expression:
+    if pattern is node.expression and not needs_escape:
         return None
     like = clone(node)
     like.set("expression", pattern)

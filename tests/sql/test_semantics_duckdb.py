@@ -207,6 +207,16 @@ CASES = [
         "SELECT DATE_TRUNC(o_orderdate, WEEK) AS s, DATE_TRUNC(o_orderdate, WEEK(MONDAY)) AS m FROM sales.orders WHERE o_orderkey = 1",
         [(D(2024, 1, 28), D(2024, 1, 29))],
     ),
+    # BigQuery WEEK(<weekday>) truncates to the latest such day on or before the date, ISOWEEK
+    # to Monday (a Wednesday truncates to itself under WEEK(WEDNESDAY)); NULL stays NULL.
+    (
+        "bigquery",
+        "SELECT DATE_TRUNC(o_orderdate, WEEK(TUESDAY)) AS tu, DATE_TRUNC(o_orderdate, WEEK(WEDNESDAY)) AS we, DATE_TRUNC(o_orderdate, WEEK(THURSDAY)) AS th, DATE_TRUNC(o_orderdate, WEEK(SATURDAY)) AS sa, DATE_TRUNC(o_orderdate, ISOWEEK) AS iso FROM sales.orders WHERE o_orderkey IN (1, 4) ORDER BY o_orderkey",
+        [
+            (D(2024, 1, 30), D(2024, 1, 31), D(2024, 1, 25), D(2024, 1, 27), D(2024, 1, 29)),
+            (None, None, None, None, None),
+        ],
+    ),
     (
         "tsql",
         "SELECT DATEPART(weekday, o_orderdate) AS wd FROM dbo.Orders WHERE o_orderkey = 1",

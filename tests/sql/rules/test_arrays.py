@@ -98,6 +98,23 @@ CASES = [
         "SELECT g.id, ac, symbol FROM p.g.genomes AS g, UNNEST(g.variants) AS v, UNNEST(vep) AS e",
         [(1, 3, "BRCA1")],
     ),
+    # an UNNEST of structs without a name: each field is a column named as the field
+    # ("For input arrays of structs, UNNEST returns a row for each struct, with a separate
+    # column for each field"), in its query block and in queries nested in it
+    (
+        "SELECT g.id, alt, AC FROM p.g.genomes AS g CROSS JOIN UNNEST(g.variants) WHERE ac > 3",
+        [(1, "C", 4)],
+    ),
+    (
+        "SELECT id, (SELECT SUM(ac) FROM UNNEST(variants)) AS s,"
+        " (SELECT alt FROM UNNEST(variants) WHERE ac = 3) AS a FROM p.g.genomes",
+        [(1, 7, "T"), (2, None, None), (3, None, None)],
+    ),
+    (
+        "SELECT g.id, alt FROM p.g.genomes AS g, UNNEST(g.variants)"
+        " WHERE EXISTS (SELECT 1 FROM UNNEST(vep) AS e WHERE e.symbol = 'BRCA1')",
+        [(1, "T")],
+    ),
     # an INNER JOIN UNNEST without ON is a cross join, as the comma is
     (
         "SELECT g.id, t FROM p.g.genomes AS g INNER JOIN UNNEST(g.tags) AS t",
@@ -244,8 +261,15 @@ def test_a_null_array_or_index_gives_null_not_an_error(spark_engine, genomes):
     [
         # BigQuery's SELECT * over an UNNEST of structs is not sqlglot's expansion
         ("SELECT * FROM p.g.genomes AS g, UNNEST(g.variants) AS v", "ARRAY-UNNEST", "1:40"),
-        # fields of an unnamed UNNEST
-        ("SELECT ac FROM p.g.genomes AS g, UNNEST(g.variants)", "ARRAY-UNNEST", "1:41"),
+        # `*` over an unnamed UNNEST of structs (BigQuery's has the fields), of scalars
+        ("SELECT * FROM p.g.genomes AS g, UNNEST(g.variants)", "ARRAY-UNNEST", "1:40"),
+        ("SELECT g.id FROM p.g.genomes AS g, UNNEST(g.tags)", "ARRAY-UNNEST", "1:43"),
+        # a field name that is also a column of another source (ambiguous in BigQuery)
+        (
+            "SELECT alt FROM p.g.genomes AS g, (SELECT 'a' AS alt) AS o, UNNEST(g.variants)",
+            "COLUMN-UNKNOWN",
+            "1:8",
+        ),
         # a subscript of a value that is not an array
         ("SELECT point[OFFSET(0)] AS a FROM p.g.genomes", "ARRAY-ELEMENT", "1:8"),
         # mixed element types: BigQuery's supertype is not the standard's
