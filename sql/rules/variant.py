@@ -214,15 +214,100 @@ def _in_filter(node: exp.Expr) -> bool:
     )
 
 
-def _string_equality(top: exp.Expr) -> bool:
-    """``path = 'text'`` (either side) as a filter conjunct: Snowflake compares a VARIANT
-    string with the text as strings. A JSON null or another type of item is not equal,
-    where the string form is NULL or raises: alike where NULL and FALSE drop the row."""
+def _other_operand(top: exp.Expr) -> exp.Expr | None:
+    """The other side of the ``=`` or ``<>`` ``top`` is one side of, or None."""
     parent = top.parent
-    if not isinstance(parent, exp.EQ):
-        return False
+    if not isinstance(parent, exp.EQ | exp.NEQ):
+        return None
     other = parent.expression if parent.this is top else parent.this
-    return isinstance(other, exp.Literal) and other.is_string and _in_filter(parent)
+    while isinstance(other, exp.Paren):
+        other = other.this
+    return other
+
+
+def _is_text(node: exp.Expr) -> bool:
+    """A string literal or an expression typed as a string (never a VARIANT null)."""
+    if isinstance(node, exp.Literal):
+        return node.is_string
+    return isinstance(node.type, exp.DataType) and node.type.this in STRING_TYPES
+
+
+def _string_equality(top: exp.Expr) -> bool:
+    """``path = 'text'`` or ``path = s`` of a string-typed ``s`` (either side) as a filter
+    conjunct: Snowflake compares a VARIANT string with the text as strings. A JSON null or
+    another type of item is not equal, where the string form is NULL or raises: alike
+    where NULL and FALSE drop the row."""
+    other = _other_operand(top)
+    return (
+        isinstance(top.parent, exp.EQ)
+        and other is not None
+        and _is_text(other)
+        and _in_filter(top.parent)
+    )
+
+
+def _boolean_equality(top: exp.Expr) -> bool:
+    """``path = TRUE`` / ``path = FALSE`` (either side) as a filter conjunct: a JSON true or
+    false compares as the BOOLEAN; a JSON null or no item is NULL here where Snowflake may
+    say FALSE (both drop the row); any other item raises (Snowflake would convert it)."""
+    other = _other_operand(top)
+    return (
+        isinstance(top.parent, exp.EQ)
+        and isinstance(other, exp.Boolean)
+        and _in_filter(top.parent)
+    )
+
+
+def _variant_operand(node: exp.Expr, depth: int = 0) -> bool:
+    """Whether ``node`` is a VARIANT access (a path, FLATTEN's value, a form the rules
+    wrote for one, or a CTE or derived column holding one in every branch)."""
+    if node.meta.get(FORM_SOURCE) is not None or isinstance(node, ACCESSES):
+        return True
+    if not isinstance(node, exp.Column) or depth > 8:
+        return False
+    if node.name == "value" and _flatten_range(node) is not None:
+        return True
+    projections = derived_projections(node)
+    return bool(projections) and all(_variant_operand(p, depth + 1) for p in projections)
+
+
+def _strict_position(top: exp.Expr) -> bool:
+    """Whether ``top`` stands where Snowflake compares the VARIANT as a value: a GROUP BY
+    key, a window's PARTITION BY key, an operand of ``=`` / ``<>`` with a string or another
+    VARIANT, or an ORDER BY key of a CTE or derived table without LIMIT (an order nobody
+    sees). Its strict string form is exact there: for VARIANT strings, equal values are
+    equal strings; a JSON null (a value of its own, unlike SQL NULL) or any other item
+    raises; no item is NULL, as in Snowflake."""
+    parent = top.parent
+    if isinstance(parent, exp.Group) or (
+        isinstance(parent, exp.Window) and top.arg_key == "partition_by"
+    ):
+        return True
+    other = _other_operand(top)
+    if other is not None:
+        return _is_text(other) or _variant_operand(other)
+    if isinstance(parent, exp.Ordered) and isinstance(parent.parent, exp.Order):
+        select = parent.parent.parent
+        return (
+            isinstance(select, exp.Select)
+            and parent.parent.arg_key == "order"
+            and not any(select.args.get(k) for k in ("limit", "offset", "fetch"))
+            and _holder(select) is not None
+        )
+    return False
+
+
+def _grouped_alike(top: exp.Expr) -> bool:
+    """Whether the SELECT ``top`` belongs to groups by the same access: then ``top`` must be
+    written as that GROUP BY key is (its strict form) for the engines to accept it."""
+    select = top.find_ancestor(exp.Select)
+    group = select.args.get("group") if select is not None else None
+    if group is None or isinstance(top.parent, exp.Group):
+        return False
+    written = top.sql("snowflake")
+    return any(
+        key.meta.get(FORM_SOURCE, key.sql("snowflake")) == written for key in group.expressions
+    )
 
 
 def _like_subject(top: exp.Expr) -> bool:
@@ -259,45 +344,69 @@ def _string_argument(top: exp.Expr) -> bool:
     return isinstance(parent, STRING_ARGUMENT_FUNCTIONS) and parent.this is top
 
 
+# How a VARIANT access is read where the rules translate it: its string form (a JSON null
+# or no item is NULL), or its strict string form (no item is NULL, a JSON null raises).
+LENIENT, STRICT = "string", "strict"
+# meta key of a form the rules wrote: the access it replaced, as Snowflake wrote it
+FORM_SOURCE = "variant_form_of"
+
+
 def _as_string(top: exp.Expr, depth: int = 0) -> bool:
-    """Whether the path ``top`` stands where its string form is what is compared or
+    return _reading(top, depth) is not None
+
+
+def _reading(top: exp.Expr, depth: int = 0) -> str | None:
+    """How the access ``top`` is read where its string form is what is compared or
     computed on: here, or, as an output column of a CTE or derived table, everywhere it
-    is read."""
-    return (
-        _string_equality(top)
-        or _like_subject(top)
-        or _string_argument(top)
-        or _read_as_string(top, depth)
-    )
+    is read. LENIENT where Snowflake's result for a JSON null is its result for NULL
+    (``::string``, LIKE, a string function, ``= 'text'`` in a filter), STRICT where it
+    compares the VARIANT as a value (_strict_position) or where its SELECT groups by the
+    same access; None elsewhere."""
+    if _string_equality(top) or _like_subject(top) or _string_argument(top):
+        return STRICT if _grouped_alike(top) else LENIENT
+    if _strict_position(top):
+        return STRICT
+    return _read_as_string(top, depth)
 
 
-def _read_as_string(top: exp.Expr, depth: int) -> bool:
-    """Whether ``top`` is an output column of a CTE or derived table (a plain SELECT, no
-    DISTINCT) that every query reading it reads as a string: cast to one, compared or
-    matched as one, passed to a string function, or passed on as the output column of
-    another such query. Its string form can then be what the column holds. A reader that
-    tests it for NULL, counts, groups, orders or compares it, or outputs it, sees a VARIANT
-    (a JSON null is not NULL), so the column stays refused."""
-    alias = top.parent
-    if depth > 8 or not isinstance(alias, exp.Alias) or alias.this is not top:
-        return False
-    select = alias.parent
-    if not isinstance(select, exp.Select) or select.args.get("distinct"):
-        return False
+def _holder(select: exp.Select) -> exp.Expr | None:
+    """The CTE or derived table (in FROM or a JOIN) whose query ``select`` is, or None."""
     holder = select.parent
-    if not isinstance(holder, exp.CTE) and not (
+    if isinstance(holder, exp.CTE) or (
         isinstance(holder, exp.Subquery) and isinstance(holder.parent, exp.From | exp.Join)
     ):
-        return False
+        return holder
+    return None
+
+
+def _read_as_string(top: exp.Expr, depth: int) -> str | None:
+    """How ``top`` is read when it is an output column of a CTE or derived table (a plain
+    SELECT, no DISTINCT) that every query reading it reads as a string: cast to one,
+    matched as one, passed to a string function, grouped, partitioned or compared with a
+    string, or passed on as the output column of another such query. Its string form can
+    then be what the column holds (STRICT when a reader needs it, or when the SELECT groups
+    by it). A reader that tests it for NULL, counts or outputs it sees a VARIANT (a JSON
+    null is not NULL), so the column stays refused (None)."""
+    alias = top.parent
+    if depth > 8 or not isinstance(alias, exp.Alias) or alias.this is not top:
+        return None
+    select = alias.parent
+    if not isinstance(select, exp.Select) or select.args.get("distinct"):
+        return None
+    if _holder(select) is None:
+        return None
     name = alias.alias
     if [p.alias_or_name for p in select.expressions].count(name) != 1:
-        return False
+        return None
     root = select.root()
     for join in root.find_all(exp.Join):
         if any(i.name == name for i in join.args.get("using") or ()):
-            return False  # USING compares the column as it is
+            return None  # USING compares the column as it is
     readers = [c for c in root.find_all(exp.Column) if c.name == name and _reads(c, select)]
-    return bool(readers) and all(_string_reader(c, depth) for c in readers)
+    kinds = {_string_reader(c, depth) for c in readers}
+    if not readers or None in kinds:
+        return None
+    return STRICT if STRICT in kinds or _grouped_alike(top) else LENIENT
 
 
 def _reads(column: exp.Column, select: exp.Select) -> bool:
@@ -307,11 +416,13 @@ def _reads(column: exp.Column, select: exp.Select) -> bool:
     return isinstance(source, exp.Table) and _cte_query(source, source.name) is select
 
 
-def _string_reader(column: exp.Column, depth: int) -> bool:
+def _string_reader(column: exp.Column, depth: int) -> str | None:
     top = column
     while isinstance(top.parent, exp.Paren):
         top = top.parent
-    return _cast_to(top.parent, STRING_TYPES) or _as_string(top, depth + 1)
+    if _cast_to(top.parent, STRING_TYPES):
+        return LENIENT
+    return _reading(top, depth + 1)
 
 
 def _consumed(node: exp.Expr) -> bool:
@@ -345,10 +456,11 @@ def _null_test(node: exp.Expr | None) -> bool:
     return isinstance(node, exp.Is) and isinstance(node.expression, exp.Null)
 
 
-def string_value(json_text: exp.Expr, steps: tuple[Step, ...]) -> exp.Expr:
+def string_value(json_text: exp.Expr, steps: tuple[Step, ...], strict: bool = False) -> exp.Expr:
     """The standard's exact form of Snowflake's ``::string`` of the item at ``steps``: its
-    string, NULL for a JSON null or no item, an error for any other item."""
-    return _scalar_value(json_text, steps, "string", None)
+    string, NULL for a JSON null or no item, an error for any other item. ``strict``: a JSON
+    null raises too (where Snowflake compares it as a value of its own)."""
+    return _scalar_value(json_text, steps, "string", None, strict)
 
 
 # Casts of a VARIANT translated: the cast's types -> the SQL/JSON item type read and the
@@ -363,10 +475,14 @@ SCALAR_CASTS: tuple[tuple[tuple[exp.DType, ...], str, str | None], ...] = (
 
 
 def _scalar_value(
-    json_text: exp.Expr, steps: tuple[Step, ...], item_type: str, returning: str | None
+    json_text: exp.Expr,
+    steps: tuple[Step, ...],
+    item_type: str,
+    returning: str | None,
+    strict: bool = False,
 ) -> exp.Expr:
     path = JsonPath(steps)
-    present = _exists(json_text, path.where("<>", "null"))
+    present = _exists(json_text, path if strict else path.where("<>", "null"))
     value = JsonValue(
         this=clone(json_text),
         path=exp.Literal.string(path.where("==", item_type).text()),
@@ -421,7 +537,8 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
                 return None
             for types, item_type, returning in SCALAR_CASTS:
                 if _cast_to(node, types):
-                    return _scalar_value(*access, item_type, returning)
+                    strict = item_type == "string" and _grouped_alike(node.this)
+                    return _form(node.this, _scalar_value(*access, item_type, returning, strict))
             if node.to.this in EXACT_TYPES and not node.args.get("format"):
                 return _scalar_value(*access, "number", node.to.sql("ansi"))
             ctx.report(
@@ -448,8 +565,11 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             )
             return node
         return None
-    if node is _top(node) and _as_string(node):
-        return string_value(*access)
+    if node is _top(node) and _boolean_equality(node):
+        return _form(node, _scalar_value(*access, "boolean", "BOOLEAN"))
+    reading = _reading(node) if node is _top(node) else None
+    if reading is not None:
+        return _form(node, string_value(*access, strict=reading == STRICT))
     if _consumed(node):
         return None
     ctx.report(
@@ -545,8 +665,9 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             column.replace(minus)
         elif column.name != "value":
             return _refuse(column, ctx, f"FLATTEN's {column.name.upper()} column is not translated")
-        elif _as_string(column):
-            column.replace(string_value(clone(column), (0,)))
+        elif reading := _reading(column):
+            form = _form(column, string_value(clone(column), (0,), strict=reading == STRICT))
+            column.replace(form)
         elif not _consumed(column):
             return _refuse(
                 _top(column),
@@ -578,6 +699,13 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
         join.set("on", None)
     ctx.scopes = None  # a table function was written
     return replacement
+
+
+def _form(access: exp.Expr, form: exp.Expr) -> exp.Expr:
+    """``form`` marked with the access it replaces (as Snowflake wrote it), so that a copy
+    of that access elsewhere (a GROUP BY key and its projection) is written alike."""
+    form.meta[FORM_SOURCE] = access.sql("snowflake")
+    return form
 
 
 def _refuse(node: exp.Expr, ctx: Context, message: str) -> exp.Expr:
