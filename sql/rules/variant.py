@@ -35,6 +35,7 @@ from sqlglot import exp
 from sql.ansi import JsonExists, JsonTable, JsonValue
 from sql.catalog import OPAQUE_PREFIX, is_opaque
 from sql.jsonpath import JsonPath, Step
+from sql.portable import PortableSplit
 from sql.rules.base import Context, rule
 from sql.rules.build import clone, lit
 from sql.rules.portable_types import branches
@@ -70,18 +71,36 @@ def _flatten_range(column: exp.Column) -> exp.Expr | None:
     """The FLATTEN (or the JSON_TABLE it became) that ``column`` reads, or None."""
     source = range_source(column)
     if isinstance(source, exp.Lateral) and isinstance(source.this, exp.Explode):
-        return source
+        argument = source.this.this
+        if isinstance(argument, exp.Kwarg):
+            argument = argument.expression
+        return None if isinstance(argument, exp.Split) else source  # elements: VARCHAR
     if isinstance(source, exp.Table) and isinstance(source.this, JsonTable):
         return source
     return None
 
 
+# Aggregate and window functions that return one of their input values unchanged: of a
+# VARIANT column, the same JSON text.
+VALUE_PICKERS = (exp.AnyValue, exp.FirstValue, exp.LastValue)
+
+
+def picked(node: exp.Expr) -> exp.Expr:
+    """The value ``node`` returns unchanged: the argument of ANY_VALUE, FIRST_VALUE or
+    LAST_VALUE (with or without its OVER clause), else ``node`` itself."""
+    while isinstance(node, (exp.Window, *VALUE_PICKERS)) and node.this is not None:
+        node = node.this
+    return node
+
+
 def _derived_json(column: exp.Column, depth: int = 0) -> bool:
     """Whether a column of a CTE or subquery is a VARIANT column in every branch of it
-    (type annotation keeps the opaque type through one SELECT, not through UNION ALL)."""
+    (type annotation keeps the opaque type through one SELECT, not through UNION ALL),
+    itself or picked by ANY_VALUE / FIRST_VALUE / LAST_VALUE."""
     projections = derived_projections(column) if depth <= 16 else None
     return bool(projections) and all(
-        isinstance(p, exp.Column) and (is_json_text(p.type) or _derived_json(p, depth + 1))
+        isinstance(v := picked(p), exp.Column)
+        and (is_json_text(v.type) or _derived_json(v, depth + 1))
         for p in projections
     )
 
@@ -634,11 +653,12 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
         access = json_access(source, ctx) if source is not None else None
     except Refusal as refusal:
         return _refuse(refusal.node, ctx, str(refusal))
-    if access is None:
+    split = isinstance(source, exp.Split)
+    if access is None and not split:
         return _refuse(
             source if source is not None else node,
             ctx,
-            "FLATTEN of a value that is not a VARIANT is not translated",
+            "FLATTEN of a value that is not a VARIANT (or SPLIT of a string) is not translated",
         )
     side = (join.side or "").upper()
     on = join.args.get("on")
@@ -652,6 +672,10 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
         return _refuse(
             alias, ctx, "FLATTEN's columns keep their names (SEQ, KEY, PATH, INDEX, VALUE, THIS)"
         )
+    if split:
+        refused = _split_refusal(source)
+        if refused is not None:
+            return _refuse(source, ctx, refused)
     for column in list(node.root().find_all(exp.Column)):
         if column.table != name or column.meta.get("generated"):
             continue
@@ -665,6 +689,18 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             column.replace(minus)
         elif column.name != "value":
             return _refuse(column, ctx, f"FLATTEN's {column.name.upper()} column is not translated")
+        elif split:
+            top = _top(column)
+            if top is not column or not (
+                _cast_to(column.parent, STRING_TYPES) or _reading(column) is not None
+            ):
+                return _refuse(
+                    top,
+                    ctx,
+                    "FLATTEN's VALUE of a SPLIT is translated where it is read as a string "
+                    "(cast, compared, grouped, matched, passed to a string function)",
+                )
+            column.type = exp.DataType.build("VARCHAR")
         elif reading := _reading(column):
             form = _form(column, string_value(clone(column), (0,), strict=reading == STRICT))
             column.replace(form)
@@ -674,6 +710,8 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
                 ctx,
                 "FLATTEN's VALUE is translated when cast to a string or read through a path",
             )
+    if split:
+        return _split_rows(node, join, side, source, name)
     json_text, steps = access
     path = JsonPath(steps)
     # Snowflake expands nothing for a missing item or one of the "wrong kind of compound"
@@ -699,6 +737,41 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
         join.set("on", None)
     ctx.scopes = None  # a table function was written
     return replacement
+
+
+def _split_refusal(split: exp.Split) -> str | None:
+    """Why FLATTEN of this SPLIT is not translated, or None."""
+    text, separator = split.this, split.expression
+    if not (isinstance(text.type, exp.DataType) and text.type.this in STRING_TYPES):
+        return "FLATTEN of SPLIT of a value not known to be a string is not translated"
+    if not (isinstance(separator, exp.Literal) and separator.is_string and separator.name):
+        # Snowflake's empty separator gives [s], the portable SPLIT's the characters of s
+        return "FLATTEN of SPLIT is translated with a literal, non-empty separator"
+    return None
+
+
+def _split_rows(
+    node: exp.Lateral, join: exp.Join, side: str, split: exp.Split, name: str
+) -> exp.Expr:
+    """``LATERAL FLATTEN(input => SPLIT(s, sep)) AS f`` as the standard's collection
+    derived table over the portable SPLIT: ``UNNEST(SPLIT(s, sep)) WITH ORDINALITY AS
+    f(value, index)``."""
+    call = PortableSplit(this=clone(split.this), delimiter=clone(split.expression))
+    call.type = exp.DataType.build("VARCHAR[]")
+    rows = exp.Unnest(
+        expressions=[call],
+        alias=exp.TableAlias(
+            this=exp.to_identifier(name, quoted=True),
+            columns=[exp.to_identifier("value", quoted=True)],
+        ),
+        offset=exp.to_identifier("index", quoted=True),
+    )
+    if side == "LEFT":
+        join.set("on", exp.true())
+    else:
+        join.set("kind", "CROSS")
+        join.set("on", None)
+    return rows
 
 
 def _form(access: exp.Expr, form: exp.Expr) -> exp.Expr:

@@ -271,6 +271,42 @@ CASES = [
         [(1, "x"), (1, "y")],
     ),
     (
+        # FIRST_VALUE of a VARIANT column is one of its values, read by paths after a CTE
+        "WITH a AS (SELECT id, FIRST_VALUE(payload) OVER (PARTITION BY id ORDER BY id) AS p"
+        " FROM APP.EVENTS) SELECT a.id, a.p:Q::string AS q FROM a",
+        [(1, "upper"), (2, None), (3, None), (4, None), (5, None)],
+    ),
+    (
+        # FLATTEN of SPLIT: a row per field, counted from 0; a NULL string gives none
+        "SELECT e.id, c.index AS i, c.value::string AS v, UPPER(c.value) AS u"
+        " FROM APP.EVENTS AS e, LATERAL FLATTEN(input => SPLIT(e.payload:Q::string, 'p')) AS c",
+        [(1, 0, "u", "U"), (1, 1, "", ""), (1, 2, "er", "ER")],
+    ),
+    (
+        # empty fields at both ends and between separators, a separator of two characters,
+        # an empty string (one empty field); LEFT JOIN keeps a row without fields
+        "SELECT e.id, c.index AS i, c.value::string AS v FROM APP.EVENTS AS e"
+        " LEFT JOIN LATERAL FLATTEN(input => SPLIT(CASE e.id WHEN 1 THEN '--a----' WHEN 2"
+        " THEN 'a--b-c' WHEN 3 THEN '' END, '--')) AS c ON TRUE WHERE e.id <> 5",
+        [
+            (1, 0, ""),
+            (1, 1, "a"),
+            (1, 2, ""),
+            (1, 3, ""),
+            (2, 0, "a"),
+            (2, 1, "b-c"),
+            (3, 0, ""),
+            (4, None, None),
+        ],
+    ),
+    (
+        # FLATTEN's value of a SPLIT grouped, compared and passed on by a CTE
+        "WITH w AS (SELECT e.id, c.value AS v FROM APP.EVENTS AS e,"
+        " LATERAL FLATTEN(input => SPLIT('x,y,x', ',')) AS c WHERE e.id IN (1, 2))"
+        " SELECT w.v::string AS v, COUNT(*) AS n FROM w WHERE w.v <> 'z' GROUP BY w.v",
+        [("x", 4), ("y", 2)],
+    ),
+    (
         # another query's range named like the FLATTEN keeps its own INDEX column
         "WITH t AS (SELECT id AS index FROM APP.EVENTS WHERE id = 1)"
         " SELECT f.index AS i FROM APP.EVENTS AS e,"
@@ -481,6 +517,32 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
             "SELECT f.index AS i FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.id) AS f",
             "VARIANT-FLATTEN",
             "1:68",
+        ),
+        # FLATTEN of SPLIT: by a literal, non-empty separator (Snowflake's empty one gives
+        # the whole string); its value read as a string, not output or read by a path
+        (
+            "SELECT c.value::string AS v FROM APP.EVENTS AS e,"
+            " LATERAL FLATTEN(input => SPLIT('ab', '')) AS c",
+            "VARIANT-FLATTEN",
+            "1:76",
+        ),
+        (
+            "SELECT c.value AS v FROM APP.EVENTS AS e,"
+            " LATERAL FLATTEN(input => SPLIT('a,b', ',')) AS c",
+            "VARIANT-FLATTEN",
+            "1:8",
+        ),
+        (
+            "SELECT c.value:k::string AS v FROM APP.EVENTS AS e,"
+            " LATERAL FLATTEN(input => SPLIT('a,b', ',')) AS c",
+            "VARIANT-FLATTEN",
+            "1:8",
+        ),
+        # a VARIANT picked by LAST_VALUE is still a VARIANT
+        (
+            "SELECT LAST_VALUE(payload) OVER (ORDER BY id) || 'x' AS p FROM APP.EVENTS",
+            "OPAQUE-TYPE",
+            "1:19",
         ),
         # ARRAY_SIZE of an array that is not a VARIANT: its elements are VARIANTs
         ("SELECT ARRAY_SIZE(SPLIT('a,b', ',')) AS n FROM APP.EVENTS", "ARRAY-AGG", "1:8"),
