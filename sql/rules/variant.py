@@ -53,6 +53,9 @@ BOOLEAN_TYPES = (exp.DType.BOOLEAN,)
 EXACT_TYPES = (exp.DType.DECIMAL, exp.DType.BIGINT, exp.DType.INT, exp.DType.SMALLINT)
 # FLATTEN's output columns; index and value are translated.
 FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
+# SPLIT_TO_TABLE's, as the FLATTEN of a SPLIT it is written as (meta key of that FLATTEN)
+SPLIT_TO_TABLE_COLUMNS = ("seq", "index", "value")
+SPLIT_TO_TABLE = "split_to_table"
 
 
 class Refusal(Exception):
@@ -667,10 +670,14 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             join, ctx, "FLATTEN is translated in a comma, CROSS or LEFT join without a condition"
         )
     name = alias.name
-    columns = [c.name for c in alias.columns] or list(FLATTEN_COLUMNS)
-    if columns != list(FLATTEN_COLUMNS):
+    rows_of_text = bool(explode.meta.get(SPLIT_TO_TABLE))
+    expected = SPLIT_TO_TABLE_COLUMNS if rows_of_text else FLATTEN_COLUMNS
+    columns = [c.name for c in alias.columns] or list(expected)
+    if columns != list(expected):
         return _refuse(
-            alias, ctx, "FLATTEN's columns keep their names (SEQ, KEY, PATH, INDEX, VALUE, THIS)"
+            alias,
+            ctx,
+            f"the columns keep their names ({', '.join(c.upper() for c in expected)})",
         )
     if split:
         refused = _split_refusal(source)
@@ -681,14 +688,18 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             continue
         if range_source(column) is not node:
             continue  # another query's range of the same name
-        if column.name == "index":
+        if column.name == "index" and rows_of_text:
+            column.type = exp.DataType.build("BIGINT")  # SPLIT_TO_TABLE counts from 1
+        elif column.name == "value" and rows_of_text:
+            column.type = exp.DataType.build("VARCHAR")  # SPLIT_TO_TABLE's VALUE is VARCHAR
+        elif column.name == "index":
             ordinal = clone(column)
             ordinal.type = exp.DataType.build("BIGINT")
             minus = exp.Paren(this=exp.Sub(this=ordinal, expression=lit(1)))
             minus.type = exp.DataType.build("BIGINT")
             column.replace(minus)
         elif column.name != "value":
-            return _refuse(column, ctx, f"FLATTEN's {column.name.upper()} column is not translated")
+            return _refuse(column, ctx, f"the {column.name.upper()} column is not translated")
         elif split:
             top = _top(column)
             if top is not column or not (
@@ -743,10 +754,10 @@ def _split_refusal(split: exp.Split) -> str | None:
     """Why FLATTEN of this SPLIT is not translated, or None."""
     text, separator = split.this, split.expression
     if not (isinstance(text.type, exp.DataType) and text.type.this in STRING_TYPES):
-        return "FLATTEN of SPLIT of a value not known to be a string is not translated"
+        return "SPLIT (SPLIT_TO_TABLE) into rows of a value not known to be a string is not translated"
     if not (isinstance(separator, exp.Literal) and separator.is_string and separator.name):
         # Snowflake's empty separator gives [s], the portable SPLIT's the characters of s
-        return "FLATTEN of SPLIT is translated with a literal, non-empty separator"
+        return "SPLIT (SPLIT_TO_TABLE) into rows is translated with a literal, non-empty separator"
     return None
 
 
@@ -783,6 +794,49 @@ def _form(access: exp.Expr, form: exp.Expr) -> exp.Expr:
 
 def _refuse(node: exp.Expr, ctx: Context, message: str) -> exp.Expr:
     ctx.report("error", "VARIANT-FLATTEN", node, message)
+    return node
+
+
+@rule(
+    "FN-SPLIT-TO-TABLE",
+    "rewrite",
+    ("snowflake",),
+    (exp.Lateral,),
+    "`LATERAL SPLIT_TO_TABLE(s, sep) AS t` is the FLATTEN of SPLIT(s, sep) (VARIANT-FLATTEN "
+    "writes it as `UNNEST(SPLIT(s, sep)) WITH ORDINALITY`), with SPLIT_TO_TABLE's own "
+    "columns: `t.index` counts from 1 (the ordinality as it is) and `t.value` is VARCHAR, "
+    "read as any string. The separator is a literal, non-empty string; SEQ is refused; a "
+    "call without a name (AS t) is refused.",
+    (
+        (
+            "snowflake",
+            "SELECT t.index AS i, TRIM(t.value) AS v FROM APP.EVENTS AS e,"
+            " LATERAL SPLIT_TO_TABLE(e.payload:Q::string, ',') AS t",
+            'SELECT "t"."index" AS "i", TRIM("t"."value") AS "v" FROM "raw"."events" AS "e" '
+            'CROSS JOIN UNNEST(SPLIT(CASE WHEN JSON_EXISTS("e"."payload", \'strict $."Q" ? '
+            '(@.type() <> "null")\') THEN JSON_VALUE("e"."payload", \'strict $."Q" ? (@.type() '
+            '== "string")\' RETURNING VARCHAR ERROR ON EMPTY ERROR ON ERROR) END, \',\')) WITH '
+            'ORDINALITY AS "t"("value", "index")',
+        ),
+    ),
+    phase="syntax",
+)
+def split_to_table(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
+    call = node.this
+    if not isinstance(call, exp.SplitToTable):
+        return None
+    alias = node.args.get("alias")
+    if not isinstance(alias, exp.TableAlias) or not alias.name:
+        ctx.report(
+            "error", "FN-SPLIT-TO-TABLE", node, "SPLIT_TO_TABLE is translated with a name (AS t)"
+        )
+        return node
+    split = exp.Split(this=call.this, expression=call.expression)
+    explode = exp.Explode(this=exp.Kwarg(this=exp.var("INPUT"), expression=split))
+    explode.meta[SPLIT_TO_TABLE] = True
+    if not alias.columns:
+        alias.set("columns", [exp.to_identifier(c.upper()) for c in SPLIT_TO_TABLE_COLUMNS])
+    node.set("this", explode)
     return node
 
 

@@ -300,6 +300,17 @@ CASES = [
         ],
     ),
     (
+        # SPLIT_TO_TABLE: INDEX counts from 1, VALUE is a VARCHAR (Snowflake's own example)
+        "SELECT e.id, t.index AS i, t.value AS v FROM APP.EVENTS AS e, LATERAL SPLIT_TO_TABLE("
+        "CASE e.id WHEN 1 THEN 'a.b.c' WHEN 2 THEN 'd' WHEN 3 THEN '' END, '.') AS t",
+        [(1, 1, "a"), (1, 2, "b"), (1, 3, "c"), (2, 1, "d"), (3, 1, "")],
+    ),
+    (
+        "SELECT e.id, index AS i, value AS v FROM APP.EVENTS AS e,"
+        " LATERAL SPLIT_TO_TABLE(e.payload:Q::string, 'p') AS t",
+        [(1, 1, "u"), (1, 2, ""), (1, 3, "er")],
+    ),
+    (
         # FLATTEN's value of a SPLIT grouped, compared and passed on by a CTE
         "WITH w AS (SELECT e.id, c.value AS v FROM APP.EVENTS AS e,"
         " LATERAL FLATTEN(input => SPLIT('x,y,x', ',')) AS c WHERE e.id IN (1, 2))"
@@ -537,6 +548,16 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
             " LATERAL FLATTEN(input => SPLIT('a,b', ',')) AS c",
             "VARIANT-FLATTEN",
             "1:8",
+        ),
+        (
+            "SELECT t.seq AS s FROM APP.EVENTS AS e, LATERAL SPLIT_TO_TABLE('a,b', ',') AS t",
+            "VARIANT-FLATTEN",
+            "1:8",
+        ),
+        (
+            "SELECT value AS v FROM APP.EVENTS AS e, LATERAL SPLIT_TO_TABLE('a,b', ',')",
+            "FN-SPLIT-TO-TABLE",
+            "1:49",
         ),
         # a VARIANT picked by LAST_VALUE is still a VARIANT
         (
