@@ -545,7 +545,8 @@ def _refuse_opaque_uses(tree: exp.Expr, ctx: Context) -> None:
                 "OPAQUE-TYPE",
                 column,
                 f"column {column.name} has type {declared}, which has no exact ANSI form; "
-                "it can be selected, counted or tested for NULL, but not used in an expression",
+                "it can be selected, counted, tested for NULL or picked by FIRST_VALUE / LAST_VALUE / "
+                "ANY_VALUE, but not used in an expression",
             )
     ctx.raise_errors()
 

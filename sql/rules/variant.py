@@ -23,9 +23,16 @@ structural too, a key of an array or an index of an object is simply missing.
   expansion) gives no rows in both; FLATTEN of an object (one row per key) is not
   translated: JSON_TABLE raises on it (ERROR ON ERROR).
 
+- Where Snowflake compares a VARIANT as a value (GROUP BY, PARTITION BY, ``=`` / ``<>`` with
+  a string or another VARIANT), a path is its *strict* string form: no item is NULL, a string
+  is itself, a JSON null (a value of its own there, not NULL) or any other item raises.
+- ``LATERAL FLATTEN(input => SPLIT(s, ','))`` and ``LATERAL SPLIT_TO_TABLE(s, ',')`` are the
+  standard's ``UNNEST(SPLIT(s, ',')) WITH ORDINALITY`` over the portable SPLIT.
+
 Refused, naming the construct: a path used other than cast to a string, a number or a
-BOOLEAN (compared, output as a VARIANT, cast to a date), FLATTEN's PATH/OUTER/RECURSIVE/MODE
-arguments and its SEQ/KEY/PATH/THIS columns, and a subscript of a value that is not a VARIANT.
+BOOLEAN or compared as above (compared with a number, output as a VARIANT, cast to a date),
+FLATTEN's PATH/OUTER/RECURSIVE/MODE arguments and its SEQ/KEY/PATH/THIS columns, and a
+subscript of a value that is not a VARIANT.
 """
 
 from __future__ import annotations
@@ -537,10 +544,30 @@ def _scalar_value(
     "Snowflake's LIKE casts a VARIANT to VARCHAR; so do ILIKE and the string functions LOWER, "
     "UPPER, SUBSTR, REPLACE, TRIM, STARTSWITH, CONTAINS and REGEXP_REPLACE of a path. A path "
     "output by a CTE or derived table holds its string form when every reader reads it as a "
-    "string (cast, compared or matched as above, passed on); `v::VARIANT` is `v`. Keys keep "
-    "their case. A path used otherwise (compared elsewhere, tested for NULL, grouped or "
-    "output as a VARIANT, cast to a date) is refused.",
+    "string (cast, compared or matched as above, grouped or compared as below, passed on); "
+    "`v::VARIANT` is `v`; a VARIANT column picked by FIRST_VALUE / LAST_VALUE / ANY_VALUE "
+    "stays one. Where Snowflake compares the VARIANT as a value (a GROUP BY or PARTITION BY "
+    "key, `=` / `<>` with a string or another VARIANT outside a filter's `= 'text'`, an "
+    "ORDER BY of a CTE or derived table without LIMIT, whose order nobody sees) it is its "
+    "strict string form, `CASE WHEN JSON_EXISTS(v, 'strict $.a') THEN JSON_VALUE(v, 'strict "
+    "$.a ? (@.type() == \"string\")' ...) END`: VARIANT strings are equal when their "
+    "strings are, no item is NULL, and a JSON null (a value of its own in Snowflake, equal "
+    "to itself) or any other item raises; a path in the same SELECT as that GROUP BY key is "
+    "written alike. `path = TRUE / FALSE` as a filter conjunct reads a JSON boolean. Keys "
+    "keep their case. A path used otherwise (compared with a number, tested for NULL, "
+    "ordered where the order is seen, output as a VARIANT, cast to a date) is refused.",
     (
+        (
+            "snowflake",
+            "SELECT e.payload:Q::string AS q, COUNT(*) AS n FROM APP.EVENTS AS e "
+            "GROUP BY e.payload:Q",
+            'SELECT CASE WHEN JSON_EXISTS("e"."payload", \'strict $."Q"\') THEN JSON_VALUE('
+            '"e"."payload", \'strict $."Q" ? (@.type() == "string")\' RETURNING VARCHAR ERROR '
+            'ON EMPTY ERROR ON ERROR) END AS "q", COUNT(*) AS "n" FROM "raw"."events" AS "e" '
+            'GROUP BY CASE WHEN JSON_EXISTS("e"."payload", \'strict $."Q"\') THEN JSON_VALUE('
+            '"e"."payload", \'strict $."Q" ? (@.type() == "string")\' RETURNING VARCHAR ERROR '
+            "ON EMPTY ERROR ON ERROR) END",
+        ),
         (
             "snowflake",
             "SELECT e.payload:user.name::string AS n FROM APP.EVENTS AS e",
@@ -560,7 +587,7 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             for types, item_type, returning in SCALAR_CASTS:
                 if _cast_to(node, types):
                     strict = item_type == "string" and _grouped_alike(node.this)
-                    return _form(node.this, _scalar_value(*access, item_type, returning, strict))
+                    return _form(node, _scalar_value(*access, item_type, returning, strict))
             if node.to.this in EXACT_TYPES and not node.args.get("format"):
                 return _scalar_value(*access, "number", node.to.sql("ansi"))
             ctx.report(
@@ -617,8 +644,24 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "wrapper). A NULL or missing input, a scalar and a JSON null give no rows, as in "
     "Snowflake (a zero-row expansion); `LEFT JOIN` keeps the row (`ON TRUE`). FLATTEN of "
     "an object raises at run time instead of giving Snowflake's row per key; PATH, OUTER, "
-    "RECURSIVE and MODE, and the SEQ, KEY, PATH and THIS columns, are refused.",
+    "RECURSIVE and MODE, and the SEQ, KEY, PATH and THIS columns, are refused. FLATTEN of "
+    "`SPLIT(s, sep)` (a string, a literal non-empty separator) is the standard's collection "
+    "derived table `UNNEST(SPLIT(s, sep)) WITH ORDINALITY AS f(value, index)` (S091) over "
+    "the portable SPLIT, whose fields are Snowflake's (empty ones kept, '' one empty field, "
+    "NULL none); its value, a VARIANT string in Snowflake, is translated where it is read as "
+    "a string (cast, matched, compared, grouped, passed to a string function), and an empty "
+    "separator (Snowflake's gives the whole string) is refused.",
     (
+        (
+            "snowflake",
+            "SELECT f.index AS i, f.value::string AS v FROM APP.EVENTS AS e, "
+            "LATERAL FLATTEN(input => SPLIT(e.payload:Q::string, ',')) AS f",
+            'SELECT ("f"."index" - 1) AS "i", CAST("f"."value" AS VARCHAR) AS "v" FROM '
+            '"raw"."events" AS "e" CROSS JOIN UNNEST(SPLIT(CASE WHEN JSON_EXISTS("e"."payload", '
+            '\'strict $."Q" ? (@.type() <> "null")\') THEN JSON_VALUE("e"."payload", \'strict '
+            '$."Q" ? (@.type() == "string")\' RETURNING VARCHAR ERROR ON EMPTY ERROR ON ERROR) '
+            'END, \',\')) WITH ORDINALITY AS "f"("value", "index")',
+        ),
         (
             "snowflake",
             "SELECT e.id, f.index AS i, f.value:sku::string AS sku FROM APP.EVENTS AS e, "

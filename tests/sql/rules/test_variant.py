@@ -271,6 +271,11 @@ CASES = [
         [(1, "x"), (1, "y")],
     ),
     (
+        # grouped by its cast to a string (the alias): the string, a JSON null is NULL there
+        "SELECT payload:Q::string AS q, COUNT(*) AS n FROM APP.EVENTS GROUP BY q",
+        [("upper", 1), (None, 4)],
+    ),
+    (
         # FIRST_VALUE of a VARIANT column is one of its values, read by paths after a CTE
         "WITH a AS (SELECT id, FIRST_VALUE(payload) OVER (PARTITION BY id ORDER BY id) AS p"
         " FROM APP.EVENTS) SELECT a.id, a.p:Q::string AS q FROM a",
