@@ -281,9 +281,7 @@ def _boolean_equality(top: exp.Expr) -> bool:
     say FALSE (both drop the row); any other item raises (Snowflake would convert it)."""
     other = _other_operand(top)
     return (
-        isinstance(top.parent, exp.EQ)
-        and isinstance(other, exp.Boolean)
-        and _in_filter(top.parent)
+        isinstance(top.parent, exp.EQ) and isinstance(other, exp.Boolean) and _in_filter(top.parent)
     )
 
 
@@ -550,9 +548,9 @@ def _scalar_value(
     "key, `=` / `<>` with a string or another VARIANT outside a filter's `= 'text'`, an "
     "ORDER BY of a CTE or derived table without LIMIT, whose order nobody sees) it is its "
     "strict string form, `CASE WHEN JSON_EXISTS(v, 'strict $.a') THEN JSON_VALUE(v, 'strict "
-    "$.a ? (@.type() == \"string\")' ...) END`: VARIANT strings are equal when their "
-    "strings are, no item is NULL, and a JSON null (a value of its own in Snowflake, equal "
-    "to itself) or any other item raises; a path in the same SELECT as that GROUP BY key is "
+    '$.a ? (@.type() == "string")\' ...) END`: VARIANT strings are equal when their '
+    "strings are, no item is NULL, and a JSON null (a VARIANT value in Snowflake, not SQL "
+    "NULL) or any other item raises; a path in the same SELECT as that GROUP BY key is "
     "written alike. `path = TRUE / FALSE` as a filter conjunct reads a JSON boolean. Keys "
     "keep their case. A path used otherwise (compared with a number, tested for NULL, "
     "ordered where the order is seen, output as a VARIANT, cast to a date) is refused.",
@@ -797,7 +795,9 @@ def _split_refusal(split: exp.Split) -> str | None:
     """Why FLATTEN of this SPLIT is not translated, or None."""
     text, separator = split.this, split.expression
     if not (isinstance(text.type, exp.DataType) and text.type.this in STRING_TYPES):
-        return "SPLIT (SPLIT_TO_TABLE) into rows of a value not known to be a string is not translated"
+        return (
+            "SPLIT (SPLIT_TO_TABLE) into rows of a value not known to be a string is not translated"
+        )
     if not (isinstance(separator, exp.Literal) and separator.is_string and separator.name):
         # Snowflake's empty separator gives [s], the portable SPLIT's the characters of s
         return "SPLIT (SPLIT_TO_TABLE) into rows is translated with a literal, non-empty separator"
@@ -858,7 +858,7 @@ def _refuse(node: exp.Expr, ctx: Context, message: str) -> exp.Expr:
             'SELECT "t"."index" AS "i", TRIM("t"."value") AS "v" FROM "raw"."events" AS "e" '
             'CROSS JOIN UNNEST(SPLIT(CASE WHEN JSON_EXISTS("e"."payload", \'strict $."Q" ? '
             '(@.type() <> "null")\') THEN JSON_VALUE("e"."payload", \'strict $."Q" ? (@.type() '
-            '== "string")\' RETURNING VARCHAR ERROR ON EMPTY ERROR ON ERROR) END, \',\')) WITH '
+            "== \"string\")' RETURNING VARCHAR ERROR ON EMPTY ERROR ON ERROR) END, ',')) WITH "
             'ORDINALITY AS "t"("value", "index")',
         ),
     ),
