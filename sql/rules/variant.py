@@ -290,6 +290,8 @@ def _variant_operand(node: exp.Expr, depth: int = 0) -> bool:
     wrote for one, or a CTE or derived column holding one in every branch)."""
     if node.meta.get(FORM_SOURCE) is not None or isinstance(node, ACCESSES):
         return True
+    if _variant_coalesce(node):
+        return True
     if not isinstance(node, exp.Column) or depth > 8:
         return False
     if node.name == "value" and _flatten_range(node) is not None:
@@ -389,11 +391,28 @@ def _reading(top: exp.Expr, depth: int = 0) -> str | None:
     (``::string``, LIKE, a string function, ``= 'text'`` in a filter), STRICT where it
     compares the VARIANT as a value (_strict_position) or where its SELECT groups by the
     same access; None elsewhere."""
+    if _variant_coalesce(top.parent):
+        # COALESCE passes on the first argument that is not SQL NULL, and a JSON null is
+        # not: each argument is its strict form, whatever reads the COALESCE (no item is
+        # NULL and falls through, as in Snowflake; a JSON null raises instead of stopping)
+        coalesce = top.parent
+        if _cast_to(coalesce.parent, STRING_TYPES) or _reading(coalesce, depth) is not None:
+            return STRICT
+        return None
     if _string_equality(top) or _like_subject(top) or _string_argument(top):
         return STRICT if _grouped_alike(top) else LENIENT
     if _strict_position(top):
         return STRICT
     return _read_as_string(top, depth)
+
+
+def _variant_coalesce(node: exp.Expr | None) -> bool:
+    """COALESCE of VARIANT accesses (at least one) and strings: a VARIANT in Snowflake."""
+    if not isinstance(node, exp.Coalesce):
+        return False
+    arguments = [node.this, *node.expressions]
+    accesses = [a for a in arguments if _variant_operand(a)]
+    return bool(accesses) and all(a in accesses or _is_text(a) for a in arguments)
 
 
 def _holder(select: exp.Select) -> exp.Expr | None:
@@ -551,7 +570,10 @@ def _scalar_value(
     '$.a ? (@.type() == "string")\' ...) END`: VARIANT strings are equal when their '
     "strings are, no item is NULL, and a JSON null (a VARIANT value in Snowflake, not SQL "
     "NULL) or any other item raises; a path in the same SELECT as that GROUP BY key is "
-    "written alike. `path = TRUE / FALSE` as a filter conjunct reads a JSON boolean. Keys "
+    "written alike. `COALESCE` of paths (and strings), read as a string or compared as "
+    "above, takes each path's strict form: no item falls through to the next argument, a "
+    "JSON null (where Snowflake's COALESCE stops) raises. `path = TRUE / FALSE` as a filter "
+    "conjunct reads a JSON boolean. Keys "
     "keep their case. A path used otherwise (compared with a number, tested for NULL, "
     "ordered where the order is seen, output as a VARIANT, cast to a date) is refused.",
     (

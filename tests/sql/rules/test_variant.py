@@ -376,6 +376,13 @@ STRICT_CASES = [
     ("SELECT id FROM APP.EVENTS WHERE FALSE = payload:ok", [(2,)]),
     ("SELECT e.id FROM APP.EVENTS AS e WHERE e.payload:name = TRIM(' Bob ')", [(2,)]),
     (
+        # COALESCE of VARIANTs passes on the first item found (no item falls through)
+        "WITH c AS (SELECT id, COALESCE(payload:nope, payload:name, 'none') AS n"
+        " FROM APP.EVENTS) SELECT c.id, UPPER(c.n) AS u FROM c",
+        [(1, "ANN"), (2, "BOB"), (3, "NONE"), (4, "ANN"), (5, "NONE")],
+    ),
+    ("SELECT id FROM APP.EVENTS WHERE COALESCE(payload:nope, payload:name) = 'Ann'", [(1,), (4,)]),
+    (
         # passed on by two CTEs, partitioned and ordered (an order nobody sees) on the way
         "WITH a AS (SELECT e.payload:name AS n, e.id FROM APP.EVENTS AS e),"
         " r AS (SELECT a.n, a.id, ROW_NUMBER() OVER (PARTITION BY a.n ORDER BY a.id) AS rn"
@@ -426,6 +433,8 @@ def test_variants_compared_as_values_read_the_same_rows_on_both_engines(
         # a JSON null compared as a value: a value of its own in Snowflake, not NULL
         ("SELECT COUNT(*) AS n FROM APP.EVENTS GROUP BY payload:z", "JSON_VALUE"),
         ("SELECT id FROM APP.EVENTS WHERE payload:z <> 'x'", "JSON_VALUE"),
+        # ... where COALESCE would stop at it (it is not SQL NULL)
+        ("SELECT id FROM APP.EVENTS WHERE COALESCE(payload:z, 'x') = 'x'", "JSON_VALUE"),
         # ... and a number or a string compared with another VARIANT or with TRUE
         ("SELECT id FROM APP.EVENTS WHERE payload:user.name = payload:c", "JSON_VALUE"),
         ("SELECT id FROM APP.EVENTS WHERE payload:s = TRUE", "JSON_VALUE"),
@@ -469,6 +478,8 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
         ("SELECT payload:n::date AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT payload:n AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT id FROM APP.EVENTS WHERE payload:n > 'x'", "VARIANT-PATH", "1:33"),
+        # COALESCE of VARIANTs output as a VARIANT
+        ("SELECT COALESCE(payload:Q, 'x') AS q FROM APP.EVENTS", "VARIANT-PATH", "1:17"),
         # compared with a number, ordered where the order is seen, tested as a VARIANT
         ("SELECT payload:n = 1 AS b FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT id FROM APP.EVENTS ORDER BY payload:Q", "VARIANT-PATH", "1:36"),
