@@ -184,8 +184,30 @@ class Catalog:
         message = (
             f"table {shown!r} is not in the catalog for dialect {dialect}{hint} "
             f"(searched: {searched}); add it, or import one with `plumbline catalog import`"
+            + self._case_hint(key, dialect)
         )
         raise TranslationError([Diagnostic("error", "NAME-UNKNOWN", message, file, line, col)])
+
+    def _case_hint(self, key: tuple[str, ...], dialect: str) -> str:
+        """What the catalog holds under ``key`` in another case, for a dialect where a
+        quoted name keeps its case: a name declared unquoted folded to upper case, so a
+        quoted mixed-case name does not name it (the error's likeliest cause)."""
+        if semantics(dialect).NORMALIZATION_STRATEGY is not NormalizationStrategy.UPPERCASE:
+            return ""  # names fold the other way, or compare exactly (BigQuery)
+        wanted = [part.upper() for part in key]
+        found = sorted(
+            ".".join(name)
+            for name in self.legacy.get(dialect, {})
+            if len(name) >= len(key) and [p.upper() for p in name[-len(key) :]] == wanted
+        )
+        if not found:
+            return ""
+        return (
+            f". The catalog has {', '.join(found[:3])}, named in another case: in {dialect} "
+            "a quoted name keeps its case and an unquoted one is upper case, so a table "
+            "declared unquoted is not named by a quoted mixed-case name (declare it quoted "
+            "as the database holds it, or write the name as declared)"
+        )
 
     def resolve_prefix(
         self,

@@ -50,7 +50,7 @@ from sql.rules import Context, apply_rules, load_all, rules_for
 from sql.rules.arrays import array_outputs
 from sql.rules.portable_types import portable_output_types
 from sql.rules.variant import ACCESSES as VARIANT_ACCESSES
-from sql.rules.variant import derived_projections, is_json_text
+from sql.rules.variant import VALUE_PICKERS, derived_projections, is_json_text, picked
 from sql.script import Definition, split_script
 from sql.source_dialects import DIALECTS, SOURCE_DIALECTS, semantics
 from sql.tree import parenthesize, preorder
@@ -491,6 +491,8 @@ def _passes_through(node: exp.Expr, dialect: str = "", kind: exp.DataType | None
         return True  # sql/rules/variant.py translates it or refuses it
     if isinstance(parent, exp.Alias | exp.Paren):
         return _passes_through(parent)
+    if isinstance(parent, (exp.Window, *VALUE_PICKERS)) and parent.this is node:
+        return _passes_through(parent)  # one of its values, unchanged
     if isinstance(parent, exp.Select):
         return node in parent.expressions and not _compares_rows(parent)
     if isinstance(parent, exp.Is):
@@ -533,6 +535,7 @@ def _opaque_type(column: exp.Column, depth: int = 0) -> exp.DataType | None:
     ):
         return None
     for projection in (derived_projections(column) if depth <= 16 else None) or ():
+        projection = picked(projection)
         if isinstance(projection, exp.Column):
             found = _opaque_type(projection, depth + 1)
             if found is not None:
@@ -550,7 +553,8 @@ def _refuse_opaque_uses(tree: exp.Expr, ctx: Context) -> None:
                 "OPAQUE-TYPE",
                 column,
                 f"column {column.name} has type {declared}, which has no exact ANSI form; "
-                "it can be selected, counted or tested for NULL, but not used in an expression",
+                "it can be selected, counted, tested for NULL or picked by FIRST_VALUE / LAST_VALUE / "
+                "ANY_VALUE, but not used in an expression",
             )
     ctx.raise_errors()
 

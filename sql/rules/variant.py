@@ -23,9 +23,16 @@ structural too, a key of an array or an index of an object is simply missing.
   expansion) gives no rows in both; FLATTEN of an object (one row per key) is not
   translated: JSON_TABLE raises on it (ERROR ON ERROR).
 
+- Where Snowflake compares a VARIANT as a value (GROUP BY, PARTITION BY, ``=`` / ``<>`` with
+  a string or another VARIANT), a path is its *strict* string form: no item is NULL, a string
+  is itself, a JSON null (a value of its own there, not NULL) or any other item raises.
+- ``LATERAL FLATTEN(input => SPLIT(s, ','))`` and ``LATERAL SPLIT_TO_TABLE(s, ',')`` are the
+  standard's ``UNNEST(SPLIT(s, ',')) WITH ORDINALITY`` over the portable SPLIT.
+
 Refused, naming the construct: a path used other than cast to a string, a number or a
-BOOLEAN (compared, output as a VARIANT, cast to a date), FLATTEN's PATH/OUTER/RECURSIVE/MODE
-arguments and its SEQ/KEY/PATH/THIS columns, and a subscript of a value that is not a VARIANT.
+BOOLEAN or compared as above (compared with a number, output as a VARIANT, cast to a date),
+FLATTEN's PATH/OUTER/RECURSIVE/MODE arguments and its SEQ/KEY/PATH/THIS columns, and a
+subscript of a value that is not a VARIANT.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ from sqlglot import exp
 from sql.ansi import JsonExists, JsonTable, JsonValue
 from sql.catalog import OPAQUE_PREFIX, is_opaque
 from sql.jsonpath import JsonPath, Step
+from sql.portable import PortableSplit
 from sql.rules.base import Context, rule
 from sql.rules.build import clone, lit
 from sql.rules.portable_types import branches
@@ -52,6 +60,9 @@ BOOLEAN_TYPES = (exp.DType.BOOLEAN,)
 EXACT_TYPES = (exp.DType.DECIMAL, exp.DType.BIGINT, exp.DType.INT, exp.DType.SMALLINT)
 # FLATTEN's output columns; index and value are translated.
 FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
+# SPLIT_TO_TABLE's, as the FLATTEN of a SPLIT it is written as (meta key of that FLATTEN)
+SPLIT_TO_TABLE_COLUMNS = ("seq", "index", "value")
+SPLIT_TO_TABLE = "split_to_table"
 
 
 class Refusal(Exception):
@@ -70,18 +81,36 @@ def _flatten_range(column: exp.Column) -> exp.Expr | None:
     """The FLATTEN (or the JSON_TABLE it became) that ``column`` reads, or None."""
     source = range_source(column)
     if isinstance(source, exp.Lateral) and isinstance(source.this, exp.Explode):
-        return source
+        argument = source.this.this
+        if isinstance(argument, exp.Kwarg):
+            argument = argument.expression
+        return None if isinstance(argument, exp.Split) else source  # elements: VARCHAR
     if isinstance(source, exp.Table) and isinstance(source.this, JsonTable):
         return source
     return None
 
 
+# Aggregate and window functions that return one of their input values unchanged: of a
+# VARIANT column, the same JSON text.
+VALUE_PICKERS = (exp.AnyValue, exp.FirstValue, exp.LastValue)
+
+
+def picked(node: exp.Expr) -> exp.Expr:
+    """The value ``node`` returns unchanged: the argument of ANY_VALUE, FIRST_VALUE or
+    LAST_VALUE (with or without its OVER clause), else ``node`` itself."""
+    while isinstance(node, (exp.Window, *VALUE_PICKERS)) and node.this is not None:
+        node = node.this
+    return node
+
+
 def _derived_json(column: exp.Column, depth: int = 0) -> bool:
     """Whether a column of a CTE or subquery is a VARIANT column in every branch of it
-    (type annotation keeps the opaque type through one SELECT, not through UNION ALL)."""
+    (type annotation keeps the opaque type through one SELECT, not through UNION ALL),
+    itself or picked by ANY_VALUE / FIRST_VALUE / LAST_VALUE."""
     projections = derived_projections(column) if depth <= 16 else None
     return bool(projections) and all(
-        isinstance(p, exp.Column) and (is_json_text(p.type) or _derived_json(p, depth + 1))
+        isinstance(v := picked(p), exp.Column)
+        and (is_json_text(v.type) or _derived_json(v, depth + 1))
         for p in projections
     )
 
@@ -214,15 +243,100 @@ def _in_filter(node: exp.Expr) -> bool:
     )
 
 
-def _string_equality(top: exp.Expr) -> bool:
-    """``path = 'text'`` (either side) as a filter conjunct: Snowflake compares a VARIANT
-    string with the text as strings. A JSON null or another type of item is not equal,
-    where the string form is NULL or raises: alike where NULL and FALSE drop the row."""
+def _other_operand(top: exp.Expr) -> exp.Expr | None:
+    """The other side of the ``=`` or ``<>`` ``top`` is one side of, or None."""
     parent = top.parent
-    if not isinstance(parent, exp.EQ):
-        return False
+    if not isinstance(parent, exp.EQ | exp.NEQ):
+        return None
     other = parent.expression if parent.this is top else parent.this
-    return isinstance(other, exp.Literal) and other.is_string and _in_filter(parent)
+    while isinstance(other, exp.Paren):
+        other = other.this
+    return other
+
+
+def _is_text(node: exp.Expr) -> bool:
+    """A string literal or an expression typed as a string (never a VARIANT null)."""
+    if isinstance(node, exp.Literal):
+        return node.is_string
+    return isinstance(node.type, exp.DataType) and node.type.this in STRING_TYPES
+
+
+def _string_equality(top: exp.Expr) -> bool:
+    """``path = 'text'`` or ``path = s`` of a string-typed ``s`` (either side) as a filter
+    conjunct: Snowflake compares a VARIANT string with the text as strings. A JSON null or
+    another type of item is not equal, where the string form is NULL or raises: alike
+    where NULL and FALSE drop the row."""
+    other = _other_operand(top)
+    return (
+        isinstance(top.parent, exp.EQ)
+        and other is not None
+        and _is_text(other)
+        and _in_filter(top.parent)
+    )
+
+
+def _boolean_equality(top: exp.Expr) -> bool:
+    """``path = TRUE`` / ``path = FALSE`` (either side) as a filter conjunct: a JSON true or
+    false compares as the BOOLEAN; a JSON null or no item is NULL here where Snowflake may
+    say FALSE (both drop the row); any other item raises (Snowflake would convert it)."""
+    other = _other_operand(top)
+    return (
+        isinstance(top.parent, exp.EQ) and isinstance(other, exp.Boolean) and _in_filter(top.parent)
+    )
+
+
+def _variant_operand(node: exp.Expr, depth: int = 0) -> bool:
+    """Whether ``node`` is a VARIANT access (a path, FLATTEN's value, a form the rules
+    wrote for one, or a CTE or derived column holding one in every branch)."""
+    if node.meta.get(FORM_SOURCE) is not None or isinstance(node, ACCESSES):
+        return True
+    if _variant_coalesce(node):
+        return True
+    if not isinstance(node, exp.Column) or depth > 8:
+        return False
+    if node.name == "value" and _flatten_range(node) is not None:
+        return True
+    projections = derived_projections(node)
+    return bool(projections) and all(_variant_operand(p, depth + 1) for p in projections)
+
+
+def _strict_position(top: exp.Expr) -> bool:
+    """Whether ``top`` stands where Snowflake compares the VARIANT as a value: a GROUP BY
+    key, a window's PARTITION BY key, an operand of ``=`` / ``<>`` with a string or another
+    VARIANT, or an ORDER BY key of a CTE or derived table without LIMIT (an order nobody
+    sees). Its strict string form is exact there: for VARIANT strings, equal values are
+    equal strings; a JSON null (a value of its own, unlike SQL NULL) or any other item
+    raises; no item is NULL, as in Snowflake."""
+    parent = top.parent
+    if isinstance(parent, exp.Group) or (
+        isinstance(parent, exp.Window) and top.arg_key == "partition_by"
+    ):
+        return True
+    other = _other_operand(top)
+    if other is not None:
+        return _is_text(other) or _variant_operand(other)
+    if isinstance(parent, exp.Ordered) and isinstance(parent.parent, exp.Order):
+        select = parent.parent.parent
+        return (
+            isinstance(select, exp.Select)
+            and parent.parent.arg_key == "order"
+            and not any(select.args.get(k) for k in ("limit", "offset", "fetch"))
+            and _holder(select) is not None
+        )
+    return False
+
+
+def _grouped_alike(top: exp.Expr) -> bool:
+    """Whether the SELECT ``top`` belongs to groups by the same access: then ``top`` must be
+    written as that GROUP BY key is (its strict form) for the engines to accept it."""
+    select = top.find_ancestor(exp.Select)
+    group = select.args.get("group") if select is not None else None
+    if group is None or isinstance(top.parent, exp.Group):
+        return False
+    written = top.sql("snowflake")
+    return any(
+        key.meta.get(FORM_SOURCE, key.sql("snowflake")) == written for key in group.expressions
+    )
 
 
 def _like_subject(top: exp.Expr) -> bool:
@@ -259,45 +373,86 @@ def _string_argument(top: exp.Expr) -> bool:
     return isinstance(parent, STRING_ARGUMENT_FUNCTIONS) and parent.this is top
 
 
+# How a VARIANT access is read where the rules translate it: its string form (a JSON null
+# or no item is NULL), or its strict string form (no item is NULL, a JSON null raises).
+LENIENT, STRICT = "string", "strict"
+# meta key of a form the rules wrote: the access it replaced, as Snowflake wrote it
+FORM_SOURCE = "variant_form_of"
+
+
 def _as_string(top: exp.Expr, depth: int = 0) -> bool:
-    """Whether the path ``top`` stands where its string form is what is compared or
+    return _reading(top, depth) is not None
+
+
+def _reading(top: exp.Expr, depth: int = 0) -> str | None:
+    """How the access ``top`` is read where its string form is what is compared or
     computed on: here, or, as an output column of a CTE or derived table, everywhere it
-    is read."""
-    return (
-        _string_equality(top)
-        or _like_subject(top)
-        or _string_argument(top)
-        or _read_as_string(top, depth)
-    )
+    is read. LENIENT where Snowflake's result for a JSON null is its result for NULL
+    (``::string``, LIKE, a string function, ``= 'text'`` in a filter), STRICT where it
+    compares the VARIANT as a value (_strict_position) or where its SELECT groups by the
+    same access; None elsewhere."""
+    if _variant_coalesce(top.parent):
+        # COALESCE passes on the first argument that is not SQL NULL, and a JSON null is
+        # not: each argument is its strict form, whatever reads the COALESCE (no item is
+        # NULL and falls through, as in Snowflake; a JSON null raises instead of stopping)
+        coalesce = top.parent
+        if _cast_to(coalesce.parent, STRING_TYPES) or _reading(coalesce, depth) is not None:
+            return STRICT
+        return None
+    if _string_equality(top) or _like_subject(top) or _string_argument(top):
+        return STRICT if _grouped_alike(top) else LENIENT
+    if _strict_position(top):
+        return STRICT
+    return _read_as_string(top, depth)
 
 
-def _read_as_string(top: exp.Expr, depth: int) -> bool:
-    """Whether ``top`` is an output column of a CTE or derived table (a plain SELECT, no
-    DISTINCT) that every query reading it reads as a string: cast to one, compared or
-    matched as one, passed to a string function, or passed on as the output column of
-    another such query. Its string form can then be what the column holds. A reader that
-    tests it for NULL, counts, groups, orders or compares it, or outputs it, sees a VARIANT
-    (a JSON null is not NULL), so the column stays refused."""
-    alias = top.parent
-    if depth > 8 or not isinstance(alias, exp.Alias) or alias.this is not top:
+def _variant_coalesce(node: exp.Expr | None) -> bool:
+    """COALESCE of VARIANT accesses (at least one) and strings: a VARIANT in Snowflake."""
+    if not isinstance(node, exp.Coalesce):
         return False
-    select = alias.parent
-    if not isinstance(select, exp.Select) or select.args.get("distinct"):
-        return False
+    arguments = [node.this, *node.expressions]
+    accesses = [a for a in arguments if _variant_operand(a)]
+    return bool(accesses) and all(a in accesses or _is_text(a) for a in arguments)
+
+
+def _holder(select: exp.Select) -> exp.Expr | None:
+    """The CTE or derived table (in FROM or a JOIN) whose query ``select`` is, or None."""
     holder = select.parent
-    if not isinstance(holder, exp.CTE) and not (
+    if isinstance(holder, exp.CTE) or (
         isinstance(holder, exp.Subquery) and isinstance(holder.parent, exp.From | exp.Join)
     ):
-        return False
+        return holder
+    return None
+
+
+def _read_as_string(top: exp.Expr, depth: int) -> str | None:
+    """How ``top`` is read when it is an output column of a CTE or derived table (a plain
+    SELECT, no DISTINCT) that every query reading it reads as a string: cast to one,
+    matched as one, passed to a string function, grouped, partitioned or compared with a
+    string, or passed on as the output column of another such query. Its string form can
+    then be what the column holds (STRICT when a reader needs it, or when the SELECT groups
+    by it). A reader that tests it for NULL, counts or outputs it sees a VARIANT (a JSON
+    null is not NULL), so the column stays refused (None)."""
+    alias = top.parent
+    if depth > 8 or not isinstance(alias, exp.Alias) or alias.this is not top:
+        return None
+    select = alias.parent
+    if not isinstance(select, exp.Select) or select.args.get("distinct"):
+        return None
+    if _holder(select) is None:
+        return None
     name = alias.alias
     if [p.alias_or_name for p in select.expressions].count(name) != 1:
-        return False
+        return None
     root = select.root()
     for join in root.find_all(exp.Join):
         if any(i.name == name for i in join.args.get("using") or ()):
-            return False  # USING compares the column as it is
+            return None  # USING compares the column as it is
     readers = [c for c in root.find_all(exp.Column) if c.name == name and _reads(c, select)]
-    return bool(readers) and all(_string_reader(c, depth) for c in readers)
+    kinds = {_string_reader(c, depth) for c in readers}
+    if not readers or None in kinds:
+        return None
+    return STRICT if STRICT in kinds or _grouped_alike(top) else LENIENT
 
 
 def _reads(column: exp.Column, select: exp.Select) -> bool:
@@ -307,11 +462,13 @@ def _reads(column: exp.Column, select: exp.Select) -> bool:
     return isinstance(source, exp.Table) and _cte_query(source, source.name) is select
 
 
-def _string_reader(column: exp.Column, depth: int) -> bool:
+def _string_reader(column: exp.Column, depth: int) -> str | None:
     top = column
     while isinstance(top.parent, exp.Paren):
         top = top.parent
-    return _cast_to(top.parent, STRING_TYPES) or _as_string(top, depth + 1)
+    if _cast_to(top.parent, STRING_TYPES):
+        return LENIENT
+    return _reading(top, depth + 1)
 
 
 def _consumed(node: exp.Expr) -> bool:
@@ -345,10 +502,11 @@ def _null_test(node: exp.Expr | None) -> bool:
     return isinstance(node, exp.Is) and isinstance(node.expression, exp.Null)
 
 
-def string_value(json_text: exp.Expr, steps: tuple[Step, ...]) -> exp.Expr:
+def string_value(json_text: exp.Expr, steps: tuple[Step, ...], strict: bool = False) -> exp.Expr:
     """The standard's exact form of Snowflake's ``::string`` of the item at ``steps``: its
-    string, NULL for a JSON null or no item, an error for any other item."""
-    return _scalar_value(json_text, steps, "string", None)
+    string, NULL for a JSON null or no item, an error for any other item. ``strict``: a JSON
+    null raises too (where Snowflake compares it as a value of its own)."""
+    return _scalar_value(json_text, steps, "string", None, strict)
 
 
 # Casts of a VARIANT translated: the cast's types -> the SQL/JSON item type read and the
@@ -363,10 +521,14 @@ SCALAR_CASTS: tuple[tuple[tuple[exp.DType, ...], str, str | None], ...] = (
 
 
 def _scalar_value(
-    json_text: exp.Expr, steps: tuple[Step, ...], item_type: str, returning: str | None
+    json_text: exp.Expr,
+    steps: tuple[Step, ...],
+    item_type: str,
+    returning: str | None,
+    strict: bool = False,
 ) -> exp.Expr:
     path = JsonPath(steps)
-    present = _exists(json_text, path.where("<>", "null"))
+    present = _exists(json_text, path if strict else path.where("<>", "null"))
     value = JsonValue(
         this=clone(json_text),
         path=exp.Literal.string(path.where("==", item_type).text()),
@@ -399,10 +561,33 @@ def _scalar_value(
     "Snowflake's LIKE casts a VARIANT to VARCHAR; so do ILIKE and the string functions LOWER, "
     "UPPER, SUBSTR, REPLACE, TRIM, STARTSWITH, CONTAINS and REGEXP_REPLACE of a path. A path "
     "output by a CTE or derived table holds its string form when every reader reads it as a "
-    "string (cast, compared or matched as above, passed on); `v::VARIANT` is `v`. Keys keep "
-    "their case. A path used otherwise (compared elsewhere, tested for NULL, grouped or "
-    "output as a VARIANT, cast to a date) is refused.",
+    "string (cast, compared or matched as above, grouped or compared as below, passed on); "
+    "`v::VARIANT` is `v`; a VARIANT column picked by FIRST_VALUE / LAST_VALUE / ANY_VALUE "
+    "stays one. Where Snowflake compares the VARIANT as a value (a GROUP BY or PARTITION BY "
+    "key, `=` / `<>` with a string or another VARIANT outside a filter's `= 'text'`, an "
+    "ORDER BY of a CTE or derived table without LIMIT, whose order nobody sees) it is its "
+    "strict string form, `CASE WHEN JSON_EXISTS(v, 'strict $.a') THEN JSON_VALUE(v, 'strict "
+    '$.a ? (@.type() == "string")\' ...) END`: VARIANT strings are equal when their '
+    "strings are, no item is NULL, and a JSON null (a VARIANT value in Snowflake, not SQL "
+    "NULL) or any other item raises; a path in the same SELECT as that GROUP BY key is "
+    "written alike. `COALESCE` of paths (and strings), read as a string or compared as "
+    "above, takes each path's strict form: no item falls through to the next argument, a "
+    "JSON null (where Snowflake's COALESCE stops) raises. `path = TRUE / FALSE` as a filter "
+    "conjunct reads a JSON boolean. Keys "
+    "keep their case. A path used otherwise (compared with a number, tested for NULL, "
+    "ordered where the order is seen, output as a VARIANT, cast to a date) is refused.",
     (
+        (
+            "snowflake",
+            "SELECT e.payload:Q::string AS q, COUNT(*) AS n FROM APP.EVENTS AS e "
+            "GROUP BY e.payload:Q",
+            'SELECT CASE WHEN JSON_EXISTS("e"."payload", \'strict $."Q"\') THEN JSON_VALUE('
+            '"e"."payload", \'strict $."Q" ? (@.type() == "string")\' RETURNING VARCHAR ERROR '
+            'ON EMPTY ERROR ON ERROR) END AS "q", COUNT(*) AS "n" FROM "raw"."events" AS "e" '
+            'GROUP BY CASE WHEN JSON_EXISTS("e"."payload", \'strict $."Q"\') THEN JSON_VALUE('
+            '"e"."payload", \'strict $."Q" ? (@.type() == "string")\' RETURNING VARCHAR ERROR '
+            "ON EMPTY ERROR ON ERROR) END",
+        ),
         (
             "snowflake",
             "SELECT e.payload:user.name::string AS n FROM APP.EVENTS AS e",
@@ -421,7 +606,8 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
                 return None
             for types, item_type, returning in SCALAR_CASTS:
                 if _cast_to(node, types):
-                    return _scalar_value(*access, item_type, returning)
+                    strict = item_type == "string" and _grouped_alike(node.this)
+                    return _form(node, _scalar_value(*access, item_type, returning, strict))
             if node.to.this in EXACT_TYPES and not node.args.get("format"):
                 return _scalar_value(*access, "number", node.to.sql("ansi"))
             ctx.report(
@@ -448,8 +634,11 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             )
             return node
         return None
-    if node is _top(node) and _as_string(node):
-        return string_value(*access)
+    if node is _top(node) and _boolean_equality(node):
+        return _form(node, _scalar_value(*access, "boolean", "BOOLEAN"))
+    reading = _reading(node) if node is _top(node) else None
+    if reading is not None:
+        return _form(node, string_value(*access, strict=reading == STRICT))
     if _consumed(node):
         return None
     ctx.report(
@@ -475,8 +664,24 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "wrapper). A NULL or missing input, a scalar and a JSON null give no rows, as in "
     "Snowflake (a zero-row expansion); `LEFT JOIN` keeps the row (`ON TRUE`). FLATTEN of "
     "an object raises at run time instead of giving Snowflake's row per key; PATH, OUTER, "
-    "RECURSIVE and MODE, and the SEQ, KEY, PATH and THIS columns, are refused.",
+    "RECURSIVE and MODE, and the SEQ, KEY, PATH and THIS columns, are refused. FLATTEN of "
+    "`SPLIT(s, sep)` (a string, a literal non-empty separator) is the standard's collection "
+    "derived table `UNNEST(SPLIT(s, sep)) WITH ORDINALITY AS f(value, index)` (S091) over "
+    "the portable SPLIT, whose fields are Snowflake's (empty ones kept, '' one empty field, "
+    "NULL none); its value, a VARIANT string in Snowflake, is translated where it is read as "
+    "a string (cast, matched, compared, grouped, passed to a string function), and an empty "
+    "separator (Snowflake's gives the whole string) is refused.",
     (
+        (
+            "snowflake",
+            "SELECT f.index AS i, f.value::string AS v FROM APP.EVENTS AS e, "
+            "LATERAL FLATTEN(input => SPLIT(e.payload:Q::string, ',')) AS f",
+            'SELECT ("f"."index" - 1) AS "i", CAST("f"."value" AS VARCHAR) AS "v" FROM '
+            '"raw"."events" AS "e" CROSS JOIN UNNEST(SPLIT(CASE WHEN JSON_EXISTS("e"."payload", '
+            '\'strict $."Q" ? (@.type() <> "null")\') THEN JSON_VALUE("e"."payload", \'strict '
+            '$."Q" ? (@.type() == "string")\' RETURNING VARCHAR ERROR ON EMPTY ERROR ON ERROR) '
+            'END, \',\')) WITH ORDINALITY AS "f"("value", "index")',
+        ),
         (
             "snowflake",
             "SELECT e.id, f.index AS i, f.value:sku::string AS sku FROM APP.EVENTS AS e, "
@@ -514,11 +719,12 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
         access = json_access(source, ctx) if source is not None else None
     except Refusal as refusal:
         return _refuse(refusal.node, ctx, str(refusal))
-    if access is None:
+    split = isinstance(source, exp.Split)
+    if access is None and not split:
         return _refuse(
             source if source is not None else node,
             ctx,
-            "FLATTEN of a value that is not a VARIANT is not translated",
+            "FLATTEN of a value that is not a VARIANT (or SPLIT of a string) is not translated",
         )
     side = (join.side or "").upper()
     on = join.args.get("on")
@@ -527,32 +733,59 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             join, ctx, "FLATTEN is translated in a comma, CROSS or LEFT join without a condition"
         )
     name = alias.name
-    columns = [c.name for c in alias.columns] or list(FLATTEN_COLUMNS)
-    if columns != list(FLATTEN_COLUMNS):
+    rows_of_text = bool(explode.meta.get(SPLIT_TO_TABLE))
+    expected = SPLIT_TO_TABLE_COLUMNS if rows_of_text else FLATTEN_COLUMNS
+    columns = [c.name for c in alias.columns] or list(expected)
+    if columns != list(expected):
         return _refuse(
-            alias, ctx, "FLATTEN's columns keep their names (SEQ, KEY, PATH, INDEX, VALUE, THIS)"
+            alias,
+            ctx,
+            f"the columns keep their names ({', '.join(c.upper() for c in expected)})",
         )
+    if split:
+        refused = _split_refusal(source)
+        if refused is not None:
+            return _refuse(source, ctx, refused)
     for column in list(node.root().find_all(exp.Column)):
         if column.table != name or column.meta.get("generated"):
             continue
         if range_source(column) is not node:
             continue  # another query's range of the same name
-        if column.name == "index":
+        if column.name == "index" and rows_of_text:
+            column.type = exp.DataType.build("BIGINT")  # SPLIT_TO_TABLE counts from 1
+        elif column.name == "value" and rows_of_text:
+            column.type = exp.DataType.build("VARCHAR")  # SPLIT_TO_TABLE's VALUE is VARCHAR
+        elif column.name == "index":
             ordinal = clone(column)
             ordinal.type = exp.DataType.build("BIGINT")
             minus = exp.Paren(this=exp.Sub(this=ordinal, expression=lit(1)))
             minus.type = exp.DataType.build("BIGINT")
             column.replace(minus)
         elif column.name != "value":
-            return _refuse(column, ctx, f"FLATTEN's {column.name.upper()} column is not translated")
-        elif _as_string(column):
-            column.replace(string_value(clone(column), (0,)))
+            return _refuse(column, ctx, f"the {column.name.upper()} column is not translated")
+        elif split:
+            top = _top(column)
+            if top is not column or not (
+                _cast_to(column.parent, STRING_TYPES) or _reading(column) is not None
+            ):
+                return _refuse(
+                    top,
+                    ctx,
+                    "FLATTEN's VALUE of a SPLIT is translated where it is read as a string "
+                    "(cast, compared, grouped, matched, passed to a string function)",
+                )
+            column.type = exp.DataType.build("VARCHAR")
+        elif reading := _reading(column):
+            form = _form(column, string_value(clone(column), (0,), strict=reading == STRICT))
+            column.replace(form)
         elif not _consumed(column):
             return _refuse(
                 _top(column),
                 ctx,
                 "FLATTEN's VALUE is translated when cast to a string or read through a path",
             )
+    if split:
+        return _split_rows(node, join, side, source, name)
     json_text, steps = access
     path = JsonPath(steps)
     # Snowflake expands nothing for a missing item or one of the "wrong kind of compound"
@@ -580,8 +813,95 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
     return replacement
 
 
+def _split_refusal(split: exp.Split) -> str | None:
+    """Why FLATTEN of this SPLIT is not translated, or None."""
+    text, separator = split.this, split.expression
+    if not (isinstance(text.type, exp.DataType) and text.type.this in STRING_TYPES):
+        return (
+            "SPLIT (SPLIT_TO_TABLE) into rows of a value not known to be a string is not translated"
+        )
+    if not (isinstance(separator, exp.Literal) and separator.is_string and separator.name):
+        # Snowflake's empty separator gives [s], the portable SPLIT's the characters of s
+        return "SPLIT (SPLIT_TO_TABLE) into rows is translated with a literal, non-empty separator"
+    return None
+
+
+def _split_rows(
+    node: exp.Lateral, join: exp.Join, side: str, split: exp.Split, name: str
+) -> exp.Expr:
+    """``LATERAL FLATTEN(input => SPLIT(s, sep)) AS f`` as the standard's collection
+    derived table over the portable SPLIT: ``UNNEST(SPLIT(s, sep)) WITH ORDINALITY AS
+    f(value, index)``."""
+    call = PortableSplit(this=clone(split.this), delimiter=clone(split.expression))
+    call.type = exp.DataType.build("VARCHAR[]")
+    rows = exp.Unnest(
+        expressions=[call],
+        alias=exp.TableAlias(
+            this=exp.to_identifier(name, quoted=True),
+            columns=[exp.to_identifier("value", quoted=True)],
+        ),
+        offset=exp.to_identifier("index", quoted=True),
+    )
+    if side == "LEFT":
+        join.set("on", exp.true())
+    else:
+        join.set("kind", "CROSS")
+        join.set("on", None)
+    return rows
+
+
+def _form(access: exp.Expr, form: exp.Expr) -> exp.Expr:
+    """``form`` marked with the access it replaces (as Snowflake wrote it), so that a copy
+    of that access elsewhere (a GROUP BY key and its projection) is written alike."""
+    form.meta[FORM_SOURCE] = access.sql("snowflake")
+    return form
+
+
 def _refuse(node: exp.Expr, ctx: Context, message: str) -> exp.Expr:
     ctx.report("error", "VARIANT-FLATTEN", node, message)
+    return node
+
+
+@rule(
+    "FN-SPLIT-TO-TABLE",
+    "rewrite",
+    ("snowflake",),
+    (exp.Lateral,),
+    "`LATERAL SPLIT_TO_TABLE(s, sep) AS t` is the FLATTEN of SPLIT(s, sep) (VARIANT-FLATTEN "
+    "writes it as `UNNEST(SPLIT(s, sep)) WITH ORDINALITY`), with SPLIT_TO_TABLE's own "
+    "columns: `t.index` counts from 1 (the ordinality as it is) and `t.value` is VARCHAR, "
+    "read as any string. The separator is a literal, non-empty string; SEQ is refused; a "
+    "call without a name (AS t) is refused.",
+    (
+        (
+            "snowflake",
+            "SELECT t.index AS i, TRIM(t.value) AS v FROM APP.EVENTS AS e,"
+            " LATERAL SPLIT_TO_TABLE(e.payload:Q::string, ',') AS t",
+            'SELECT "t"."index" AS "i", TRIM("t"."value") AS "v" FROM "raw"."events" AS "e" '
+            'CROSS JOIN UNNEST(SPLIT(CASE WHEN JSON_EXISTS("e"."payload", \'strict $."Q" ? '
+            '(@.type() <> "null")\') THEN JSON_VALUE("e"."payload", \'strict $."Q" ? (@.type() '
+            "== \"string\")' RETURNING VARCHAR ERROR ON EMPTY ERROR ON ERROR) END, ',')) WITH "
+            'ORDINALITY AS "t"("value", "index")',
+        ),
+    ),
+    phase="syntax",
+)
+def split_to_table(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
+    call = node.this
+    if not isinstance(call, exp.SplitToTable):
+        return None
+    alias = node.args.get("alias")
+    if not isinstance(alias, exp.TableAlias) or not alias.name:
+        ctx.report(
+            "error", "FN-SPLIT-TO-TABLE", node, "SPLIT_TO_TABLE is translated with a name (AS t)"
+        )
+        return node
+    split = exp.Split(this=call.this, expression=call.expression)
+    explode = exp.Explode(this=exp.Kwarg(this=exp.var("INPUT"), expression=split))
+    explode.meta[SPLIT_TO_TABLE] = True
+    if not alias.columns:
+        alias.set("columns", [exp.to_identifier(c.upper()) for c in SPLIT_TO_TABLE_COLUMNS])
+    node.set("this", explode)
     return node
 
 

@@ -91,6 +91,9 @@ REFUSED = [
     # BigQuery compares dataset and table names exactly.
     ("bigquery", "sales.orders", Assumptions(), "NAME-UNKNOWN", "sales.orders"),
     ("snowflake", "SHOP.SALES.NOWHERE", Assumptions(), "NAME-UNKNOWN", "sales.yaml"),
+    # A quoted name keeps its case in Snowflake: "Orders" is not ORDERS, and the message
+    # names the table the catalog has in another case.
+    ("snowflake", 'SHOP.SALES."Orders"', Assumptions(), "NAME-UNKNOWN", "has SHOP.SALES.ORDERS"),
 ]
 
 

@@ -37,7 +37,17 @@ GOOD = [
 ]  # fmt: skip
 # Rows whose items Snowflake would print or flatten its own way.
 BAD = [
-    (6, '{"user": {"name": 1.50}, "items": {"a": 1}, "n": true, "s": "1.5", "c": 1.5, "e": 1e2}'),
+    (6, '{"user": {"name": 1.50}, "items": {"a": 1}, "n": true, "s": "1.5", "c": 1.5, "e": 1e2,'
+     ' "z": null}'),
+]  # fmt: skip
+# Strings and missing items only (no JSON null, which a VARIANT compared as a value raises
+# on): grouped, partitioned and compared as strings.
+STRINGS = [
+    (1, '{"name": "Ann", "tags": ["x", "y", "x"], "ok": true}'),
+    (2, '{"name": "Bob", "tags": ["y"], "ok": false}'),
+    (3, None),
+    (4, '{"name": "Ann", "tags": [], "other": 1}'),
+    (5, '{"tags": ["x"]}'),
 ]
 
 
@@ -47,7 +57,7 @@ def lake(tmp_path_factory):
     root = tmp_path_factory.mktemp("variant")
     paths = {}
     with duckdb.connect() as con:
-        for name, rows in (("good", GOOD), ("bad", BAD)):
+        for name, rows in (("good", GOOD), ("bad", BAD), ("strings", STRINGS)):
             path = paths[name] = root / f"{name}.parquet"
             con.execute("CREATE TABLE events (id BIGINT, payload VARCHAR)")
             con.executemany("INSERT INTO events VALUES (?, ?)", rows)
@@ -261,6 +271,58 @@ CASES = [
         [(1, "x"), (1, "y")],
     ),
     (
+        # grouped by its cast to a string (the alias): the string, a JSON null is NULL there
+        "SELECT payload:Q::string AS q, COUNT(*) AS n FROM APP.EVENTS GROUP BY q",
+        [("upper", 1), (None, 4)],
+    ),
+    (
+        # FIRST_VALUE of a VARIANT column is one of its values, read by paths after a CTE
+        "WITH a AS (SELECT id, FIRST_VALUE(payload) OVER (PARTITION BY id ORDER BY id) AS p"
+        " FROM APP.EVENTS) SELECT a.id, a.p:Q::string AS q FROM a",
+        [(1, "upper"), (2, None), (3, None), (4, None), (5, None)],
+    ),
+    (
+        # FLATTEN of SPLIT: a row per field, counted from 0; a NULL string gives none
+        "SELECT e.id, c.index AS i, c.value::string AS v, UPPER(c.value) AS u"
+        " FROM APP.EVENTS AS e, LATERAL FLATTEN(input => SPLIT(e.payload:Q::string, 'p')) AS c",
+        [(1, 0, "u", "U"), (1, 1, "", ""), (1, 2, "er", "ER")],
+    ),
+    (
+        # empty fields at both ends and between separators, a separator of two characters,
+        # an empty string (one empty field); LEFT JOIN keeps a row without fields
+        "SELECT e.id, c.index AS i, c.value::string AS v FROM APP.EVENTS AS e"
+        " LEFT JOIN LATERAL FLATTEN(input => SPLIT(CASE e.id WHEN 1 THEN '--a----' WHEN 2"
+        " THEN 'a--b-c' WHEN 3 THEN '' END, '--')) AS c ON TRUE WHERE e.id <> 5",
+        [
+            (1, 0, ""),
+            (1, 1, "a"),
+            (1, 2, ""),
+            (1, 3, ""),
+            (2, 0, "a"),
+            (2, 1, "b-c"),
+            (3, 0, ""),
+            (4, None, None),
+        ],
+    ),
+    (
+        # SPLIT_TO_TABLE: INDEX counts from 1, VALUE is a VARCHAR (Snowflake's own example)
+        "SELECT e.id, t.index AS i, t.value AS v FROM APP.EVENTS AS e, LATERAL SPLIT_TO_TABLE("
+        "CASE e.id WHEN 1 THEN 'a.b.c' WHEN 2 THEN 'd' WHEN 3 THEN '' END, '.') AS t",
+        [(1, 1, "a"), (1, 2, "b"), (1, 3, "c"), (2, 1, "d"), (3, 1, "")],
+    ),
+    (
+        "SELECT e.id, index AS i, value AS v FROM APP.EVENTS AS e,"
+        " LATERAL SPLIT_TO_TABLE(e.payload:Q::string, 'p') AS t",
+        [(1, 1, "u"), (1, 2, ""), (1, 3, "er")],
+    ),
+    (
+        # FLATTEN's value of a SPLIT grouped, compared and passed on by a CTE
+        "WITH w AS (SELECT e.id, c.value AS v FROM APP.EVENTS AS e,"
+        " LATERAL FLATTEN(input => SPLIT('x,y,x', ',')) AS c WHERE e.id IN (1, 2))"
+        " SELECT w.v::string AS v, COUNT(*) AS n FROM w WHERE w.v <> 'z' GROUP BY w.v",
+        [("x", 4), ("y", 2)],
+    ),
+    (
         # another query's range named like the FLATTEN keeps its own INDEX column
         "WITH t AS (SELECT id AS index FROM APP.EVENTS WHERE id = 1)"
         " SELECT f.index AS i FROM APP.EVENTS AS e,"
@@ -276,6 +338,69 @@ def test_variants_read_the_same_rows_on_both_engines(spark_engine, lake, source,
     ansi_sql = _ansi(source)
     assert _sorted(_on_duckdb(ansi_sql, lake["good"])) == _sorted(expected), ansi_sql
     assert _sorted(_on_spark(spark_engine, ansi_sql, lake["good"])) == _sorted(expected), ansi_sql
+
+
+# A VARIANT compared as a value (grouped, partitioned, ``=`` / ``<>`` outside a filter or
+# with another VARIANT) is its strict string form: equal strings are equal VARIANT strings,
+# no item is NULL; a JSON null raises (below).
+STRICT_CASES = [
+    (
+        # grouped by the output column's alias, its string form read through a CTE
+        "WITH c AS (SELECT e.payload:name AS n, COUNT(*) AS k FROM APP.EVENTS AS e GROUP BY n)"
+        " SELECT REPLACE(c.n, 'n', 'N') AS n, c.k AS k FROM c",
+        [("ANN", 2), ("Bob", 1), (None, 2)],
+    ),
+    (
+        # FLATTEN's value grouped, and cast to a string in the same SELECT
+        "SELECT g.value::string AS t, COUNT(*) AS k FROM APP.EVENTS AS e,"
+        " LATERAL FLATTEN(input => e.payload:tags) AS g GROUP BY g.value",
+        [("x", 3), ("y", 2)],
+    ),
+    (
+        "SELECT e.id, COUNT(*) OVER (PARTITION BY e.payload:name) AS n FROM APP.EVENTS AS e",
+        [(1, 2), (2, 1), (3, 2), (4, 2), (5, 2)],
+    ),
+    (
+        # two VARIANTs compared; a missing item matches nothing
+        "SELECT a.id AS a, b.id AS b FROM APP.EVENTS AS a JOIN APP.EVENTS AS b"
+        " ON a.payload:name = b.payload:name AND a.id < b.id",
+        [(1, 4)],
+    ),
+    ("SELECT id FROM APP.EVENTS WHERE payload:name <> 'Ann'", [(2,)]),
+    (
+        "SELECT id, payload:name = 'Ann' AS ann FROM APP.EVENTS",
+        [(1, True), (2, False), (3, None), (4, True), (5, None)],
+    ),
+    # a JSON true or false compared with TRUE / FALSE in a filter; a string-typed operand
+    ("SELECT id FROM APP.EVENTS WHERE payload:ok = TRUE", [(1,)]),
+    ("SELECT id FROM APP.EVENTS WHERE FALSE = payload:ok", [(2,)]),
+    ("SELECT e.id FROM APP.EVENTS AS e WHERE e.payload:name = TRIM(' Bob ')", [(2,)]),
+    (
+        # COALESCE of VARIANTs passes on the first item found (no item falls through)
+        "WITH c AS (SELECT id, COALESCE(payload:nope, payload:name, 'none') AS n"
+        " FROM APP.EVENTS) SELECT c.id, UPPER(c.n) AS u FROM c",
+        [(1, "ANN"), (2, "BOB"), (3, "NONE"), (4, "ANN"), (5, "NONE")],
+    ),
+    ("SELECT id FROM APP.EVENTS WHERE COALESCE(payload:nope, payload:name) = 'Ann'", [(1,), (4,)]),
+    (
+        # passed on by two CTEs, partitioned and ordered (an order nobody sees) on the way
+        "WITH a AS (SELECT e.payload:name AS n, e.id FROM APP.EVENTS AS e),"
+        " r AS (SELECT a.n, a.id, ROW_NUMBER() OVER (PARTITION BY a.n ORDER BY a.id) AS rn"
+        " FROM a ORDER BY a.n)"
+        " SELECT UPPER(r.n) AS u, r.id FROM r WHERE r.rn = 1",
+        [("ANN", 1), ("BOB", 2), (None, 3)],
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), STRICT_CASES)
+def test_variants_compared_as_values_read_the_same_rows_on_both_engines(
+    spark_engine, lake, source, expected
+):
+    ansi_sql = _ansi(source)
+    assert _sorted(_on_duckdb(ansi_sql, lake["strings"])) == _sorted(expected), ansi_sql
+    rows = _on_spark(spark_engine, ansi_sql, lake["strings"])
+    assert _sorted(rows) == _sorted(expected), ansi_sql
 
 
 @pytest.mark.parametrize(
@@ -305,6 +430,14 @@ def test_variants_read_the_same_rows_on_both_engines(spark_engine, lake, source,
             " FROM c",
             "JSON_VALUE",
         ),
+        # a JSON null compared as a value: a value of its own in Snowflake, not NULL
+        ("SELECT COUNT(*) AS n FROM APP.EVENTS GROUP BY payload:z", "JSON_VALUE"),
+        ("SELECT id FROM APP.EVENTS WHERE payload:z <> 'x'", "JSON_VALUE"),
+        # ... where COALESCE would stop at it (it is not SQL NULL)
+        ("SELECT id FROM APP.EVENTS WHERE COALESCE(payload:z, 'x') = 'x'", "JSON_VALUE"),
+        # ... and a number or a string compared with another VARIANT or with TRUE
+        ("SELECT id FROM APP.EVENTS WHERE payload:user.name = payload:c", "JSON_VALUE"),
+        ("SELECT id FROM APP.EVENTS WHERE payload:s = TRUE", "JSON_VALUE"),
         # FLATTEN of an object gives a row per key in Snowflake: not translated, fails
         (
             "SELECT f.index AS i FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.payload:items) f",
@@ -344,10 +477,18 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
     [
         ("SELECT payload:n::date AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT payload:n AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
-        ("SELECT payload:n = 'x' AS b FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
-        ("SELECT id FROM APP.EVENTS WHERE NOT payload:n = 'x'", "VARIANT-PATH", "1:37"),
-        ("SELECT id FROM APP.EVENTS WHERE payload:n = 'x' OR id = 1", "VARIANT-PATH", "1:33"),
         ("SELECT id FROM APP.EVENTS WHERE payload:n > 'x'", "VARIANT-PATH", "1:33"),
+        # COALESCE of VARIANTs output as a VARIANT
+        ("SELECT COALESCE(payload:Q, 'x') AS q FROM APP.EVENTS", "VARIANT-PATH", "1:17"),
+        # compared with a number, ordered where the order is seen, tested as a VARIANT
+        ("SELECT payload:n = 1 AS b FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
+        ("SELECT id FROM APP.EVENTS ORDER BY payload:Q", "VARIANT-PATH", "1:36"),
+        (
+            "WITH c AS (SELECT e.payload:Q AS q FROM APP.EVENTS AS e)"
+            " SELECT c.q, COUNT(*) AS n FROM c GROUP BY c.q",
+            "VARIANT-PATH",
+            "1:19",
+        ),
         ("SELECT payload[id]::string AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT id[0] AS n FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
         ("SELECT payload:Q::variant AS q FROM APP.EVENTS", "VARIANT-PATH", "1:8"),
@@ -368,12 +509,6 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
         ),
         (
             "WITH c AS (SELECT e.payload:Q AS q FROM APP.EVENTS AS e)"
-            " SELECT c.q::string AS s, COUNT(*) AS n FROM c GROUP BY c.q",
-            "VARIANT-PATH",
-            "1:19",
-        ),
-        (
-            "WITH c AS (SELECT e.payload:Q AS q FROM APP.EVENTS AS e)"
             " SELECT COUNT(c.q) AS n FROM c WHERE c.q LIKE 'u%'",
             "VARIANT-PATH",
             "1:19",
@@ -382,12 +517,6 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
             "WITH c AS (SELECT e.payload:Q AS q FROM APP.EVENTS AS e) SELECT c.q FROM c",
             "VARIANT-PATH",
             "1:19",
-        ),
-        (
-            "WITH c AS (SELECT e.id, e.payload:Q AS q FROM APP.EVENTS AS e)"
-            " SELECT c.id FROM c JOIN c AS d USING (q) WHERE c.q LIKE 'u%'",
-            "VARIANT-PATH",
-            "1:25",
         ),
         (
             "WITH c AS (SELECT DISTINCT e.payload:Q AS q FROM APP.EVENTS AS e)"
@@ -415,6 +544,42 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
             "SELECT f.index AS i FROM APP.EVENTS AS e, LATERAL FLATTEN(input => e.id) AS f",
             "VARIANT-FLATTEN",
             "1:68",
+        ),
+        # FLATTEN of SPLIT: by a literal, non-empty separator (Snowflake's empty one gives
+        # the whole string); its value read as a string, not output or read by a path
+        (
+            "SELECT c.value::string AS v FROM APP.EVENTS AS e,"
+            " LATERAL FLATTEN(input => SPLIT('ab', '')) AS c",
+            "VARIANT-FLATTEN",
+            "1:76",
+        ),
+        (
+            "SELECT c.value AS v FROM APP.EVENTS AS e,"
+            " LATERAL FLATTEN(input => SPLIT('a,b', ',')) AS c",
+            "VARIANT-FLATTEN",
+            "1:8",
+        ),
+        (
+            "SELECT c.value:k::string AS v FROM APP.EVENTS AS e,"
+            " LATERAL FLATTEN(input => SPLIT('a,b', ',')) AS c",
+            "VARIANT-FLATTEN",
+            "1:8",
+        ),
+        (
+            "SELECT t.seq AS s FROM APP.EVENTS AS e, LATERAL SPLIT_TO_TABLE('a,b', ',') AS t",
+            "VARIANT-FLATTEN",
+            "1:8",
+        ),
+        (
+            "SELECT value AS v FROM APP.EVENTS AS e, LATERAL SPLIT_TO_TABLE('a,b', ',')",
+            "FN-SPLIT-TO-TABLE",
+            "1:49",
+        ),
+        # a VARIANT picked by LAST_VALUE is still a VARIANT
+        (
+            "SELECT LAST_VALUE(payload) OVER (ORDER BY id) || 'x' AS p FROM APP.EVENTS",
+            "OPAQUE-TYPE",
+            "1:19",
         ),
         # ARRAY_SIZE of an array that is not a VARIANT: its elements are VARIANTs
         ("SELECT ARRAY_SIZE(SPLIT('a,b', ',')) AS n FROM APP.EVENTS", "ARRAY-AGG", "1:8"),
