@@ -642,12 +642,16 @@ def _without_qualify(tree: exp.Expr) -> exp.Expr:
     qualified = [
         n for n in tree.walk(bfs=False) if isinstance(n, exp.Select) and n.args.get("qualify")
     ]
+    # Each rewritten in place, out of the tree as a copy of it would be (a deep copy cost
+    # more than the rewrite): eliminate_qualify reads the SELECT's parent.
     for select in reversed(qualified):
-        rewritten = transforms.eliminate_qualify(select.copy())
         if select is tree:
-            tree = rewritten
+            select.parent = None  # the CREATE ... AS that held the query, if any
+            tree = transforms.eliminate_qualify(select)
         else:
-            select.replace(rewritten)
+            hole = exp.Null()
+            select.replace(hole)
+            hole.replace(transforms.eliminate_qualify(select))
     return tree
 
 
@@ -701,11 +705,12 @@ def _needs_checking(kind: type) -> bool:
     )
 
 
-def _generate(tree: exp.Expr, ctx: Context) -> str:
+def _generate(tree: exp.Expr, ctx: Context, nodes: list[exp.Expr] | None = None) -> str:
+    """``nodes``: ``preorder(tree)``, when the caller walked it already."""
     # Locate what the generator would reject, so the refusal points at the construct.
     limits: list[exp.Limit] = []
     checked = _CHECKED_TYPES
-    nodes = preorder(tree)
+    nodes = preorder(tree) if nodes is None else nodes
     for node in nodes:
         kind = type(node)
         needs = checked.get(kind)
@@ -963,7 +968,14 @@ def _translate_definition(
         tree, source_tables = _rewrite(definition.query, catalog, ctx)
         if definition.variable_uses:
             _refuse_shadowed_variables(definition, catalog, source_tables, ctx)
-        calls = portable.uses(tree)
+        # One walk finds the portable calls and serves the checks before generation; the
+        # strict refusals are reported in portable.uses' (breadth-first) order.
+        nodes = preorder(tree)
+        calls = (
+            portable.uses(tree)
+            if strict
+            else [(portable.BY_NODE[type(n)].name, n) for n in nodes if type(n) in portable.BY_NODE]
+        )
         if strict:
             for name, node in calls:
                 ctx.report(
@@ -987,7 +999,7 @@ def _translate_definition(
             types = tuple(
                 s.type.copy() if s.type else exp.DataType.build("UNKNOWN") for s in typed.selects
             )
-        ansi_sql = _generate(tree, ctx)
+        ansi_sql = _generate(tree, ctx, nodes)
     except TranslationError:
         raise
     except (
