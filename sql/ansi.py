@@ -585,11 +585,13 @@ class Ansi(Dialect):
         def datatype_sql(self, expression: exp.DataType) -> str:
             if expression.this not in ALLOWED_TYPES:
                 self.unsupported(f"type {expression.this.value} has no exact ANSI SQL form")
-            if expression.is_type(exp.DType.ARRAY):
+            # ``this ==`` is is_type's answer for a type without parameters, without the
+            # DataType is_type builds to compare with.
+            if expression.this == exp.DType.ARRAY:
                 if len(expression.expressions) != 1 or expression.args.get("values"):
                     self.unsupported("an ARRAY type has one element type and no bound here")
                 return f"{self.sql(expression.expressions[0])} ARRAY"
-            if expression.is_type(exp.DType.STRUCT):
+            if expression.this == exp.DType.STRUCT:
                 fields = []
                 for field in expression.expressions:
                     if not isinstance(field, exp.ColumnDef) or not field.args.get("kind"):
