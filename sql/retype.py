@@ -182,10 +182,14 @@ def retype(
         return annotate_in_scopes(annotator, root, scopes or build_scopes(root))
     # Otherwise no scope is needed (they cost a walk to build): annotation descends from
     # the root through stale nodes only, and stops at the first node that is not.
-    annotator._visited.update(
-        (id(child), child)
-        for node in nodes
-        for child in node.iter_expressions()
-        if id(child) not in stale
-    )
+    visited = annotator._visited
+    expr = exp.Expr
+    for node in nodes:  # each child: node.iter_expressions() without a generator
+        for value in node.args.values():
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, expr) and id(item) not in stale:
+                        visited[id(item)] = item
+            elif isinstance(value, expr) and id(value) not in stale:
+                visited[id(value)] = value
     return annotator.annotate(root, annotate_scope=False)

@@ -341,9 +341,17 @@ def _fold_identifiers(identifiers: Iterable[exp.Identifier], dialect: str) -> No
         name = identifier.name
         # In Snowflake and Oracle an unquoted name folds to upper case, so "ORDERS" quoted
         # is the same name as ORDERS: only a quoted name with lower-case letters is distinct.
-        if not (identifier.quoted and dialect in QUOTED_IS_CASE_SENSITIVE and name != name.upper()):
-            identifier.set("this", name.lower())
-        identifier.set("quoted", True)
+        folded = (
+            name
+            if identifier.quoted and dialect in QUOTED_IS_CASE_SENSITIVE and name != name.upper()
+            else name.lower()
+        )
+        if identifier._hash is None:  # what set() does then: no cached hash to clear
+            identifier.args["this"] = folded
+            identifier.args["quoted"] = True
+        else:
+            identifier.set("this", folded)
+            identifier.set("quoted", True)
 
 
 def _resolve_tables(
