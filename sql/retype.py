@@ -86,6 +86,12 @@ def _written(node: exp.Expr) -> list[exp.Expr]:
     return list(written.values())
 
 
+# What may read a stale node from elsewhere in the tree, and whether each node type is one
+# (filled on first sight: one lookup per node rather than a test of four types).
+_LEAVES = (exp.Column, exp.TableColumn, exp.Null, exp.Table)
+_LEAF_KINDS: dict[type, bool] = {}
+
+
 def stale_nodes(
     root: exp.Expr, rewritten: Sequence[exp.Expr], order: Sequence[exp.Expr] | None = None
 ) -> list[exp.Expr]:
@@ -97,8 +103,13 @@ def stale_nodes(
     # column reads by.
     leaves: list[tuple[exp.Expr, tuple[str, str] | None]] = []
     references: dict[str, set[str]] = {}
+    leaf_kinds = _LEAF_KINDS
     for node in preorder(root) if order is None else order:
-        if not isinstance(node, exp.Column | exp.TableColumn | exp.Null | exp.Table):
+        kind = type(node)
+        leaf = leaf_kinds.get(kind)
+        if leaf is None:
+            leaf = leaf_kinds[kind] = issubclass(kind, _LEAVES)
+        if not leaf:
             continue
         if isinstance(node, exp.Table):
             references.setdefault(node.name, set()).add(node.alias_or_name)

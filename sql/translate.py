@@ -555,6 +555,12 @@ def _refuse_opaque_uses(tree: exp.Expr, ctx: Context) -> None:
     ctx.raise_errors()
 
 
+# The node types the checks before the syntax rules look at, and which of them each node
+# type is (None: none), filled on first sight: one lookup per node rather than four tests.
+_PRECHECKS = (exp.Select, exp.Column, exp.Star, exp.Qualify)
+_PRECHECKED: dict[type, type | None] = {}
+
+
 def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, tuple[str, ...]]:
     """The folded query rewritten into ANSI-only nodes, and the lake tables it reads."""
     dialect = ctx.dialect
@@ -562,14 +568,23 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
     # syntax rules share one, and name resolution and folding another.
     order = preorder(tree)
     join_marks = has_qualify = False
+    checked = _PRECHECKED
     for node in order:
-        if isinstance(node, exp.Select) and not node.expressions:
-            ctx.report("error", "PARSE", node, "SELECT without a select list")
-        elif isinstance(node, exp.Column) and node.args.get("join_mark"):
-            join_marks = True
-        elif isinstance(node, exp.Star) and node.args.get("except_"):
-            ctx.applied.add("STAR-EXCEPT")
-        elif isinstance(node, exp.Qualify):
+        kind = type(node)
+        base = checked.get(kind, False)
+        if base is False:
+            base = checked[kind] = next((b for b in _PRECHECKS if issubclass(kind, b)), None)
+        if base is None:
+            continue
+        if base is exp.Select:
+            if not node.expressions:
+                ctx.report("error", "PARSE", node, "SELECT without a select list")
+        elif base is exp.Column:
+            join_marks = join_marks or bool(node.args.get("join_mark"))
+        elif base is exp.Star:
+            if node.args.get("except_"):
+                ctx.applied.add("STAR-EXCEPT")
+        else:
             has_qualify = True
     ctx.raise_errors()
     if dialect == "oracle" and join_marks:
