@@ -67,19 +67,15 @@ def _readers(projection: exp.Expr, references: dict[str, set[str]]) -> set[tuple
     return {(table, name) for name in names for table in tables | {""}}
 
 
-def _copied_unchanged(node: exp.Expr) -> bool:
-    meta = node.meta
-    return bool(meta.get("source")) and not meta.get("generated") and not meta.get("changed")
-
-
 def _written(node: exp.Expr) -> list[exp.Expr]:
     """``node`` and what in it a rule wrote: not the subtrees it copied unchanged from the
     parsed source (no node in them built or changed by a rule), which keep the types they
     were copied with. A node is written when it, or a node under it, is."""
     written = {id(node): node}
     for inner in preorder(node):
-        if _copied_unchanged(inner):
-            continue
+        meta = inner._meta
+        if meta and meta.get("source") and not meta.get("generated") and not meta.get("changed"):
+            continue  # copied unchanged from the parsed source
         while id(inner) not in written:  # up to ``node``, which is in already
             written[id(inner)] = inner
             inner = inner.parent
@@ -182,7 +178,8 @@ def retype(
         return root
     stale = {id(node) for node in nodes}
     for node in nodes:
-        node.meta.pop("changed", None)
+        if node._meta:
+            node._meta.pop("changed", None)
     annotator = TypeAnnotator(schema=ensure_schema(schema, dialect=dialect))
     # ``_visited`` is the annotator's own record of what it has typed (sqlglot pinned <31);
     # tests/sql/test_retype.py fails if what this skips no longer matches a whole annotation.

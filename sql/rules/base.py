@@ -199,8 +199,11 @@ def apply_rules(
                 # (marked at parse time) still needs the later phases, e.g. a date
                 # subtraction repeated inside the CASE that replaces SIGN(...).
                 for written in preorder(result):
-                    if "start" not in written.meta and not written.meta.get("source"):
-                        written.meta["generated"] = True
+                    meta = written._meta
+                    if meta is None:
+                        written._meta = {"generated": True}
+                    elif "start" not in meta and not meta.get("source"):
+                        meta["generated"] = True
                     if isinstance(written, SCOPE_NODES):
                         ctx.scopes = None  # a query or table written or copied
                 if node is tree:
