@@ -48,6 +48,7 @@ from sql.parameters import ParameterError, QueryParameter, parameter_values
 from sql.retype import retype
 from sql.rules import Context, apply_rules, load_all, rules_for
 from sql.rules.arrays import array_outputs
+from sql.rules.base import candidates
 from sql.rules.portable_types import portable_output_types
 from sql.rules.variant import ACCESSES as VARIANT_ACCESSES
 from sql.rules.variant import derived_projections, is_json_text
@@ -628,14 +629,15 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
             continue
         if len(ctx.rewritten) != walked:
             order, walked = preorder(tree), len(ctx.rewritten)
-        if any(type(n) in by_type and not n.meta.get("generated") for n in order):
+        matched = candidates(order, dialect, phase)
+        if matched:
             if ctx.rewritten:
                 ctx.scopes = scopes.current(ctx.scopes, tree)
                 # Same nodes, new types.
                 tree = retype(tree, ctx.rewritten, schema, dialect, scopes=ctx.scopes, order=order)
                 ctx.rewritten.clear()
                 walked = 0
-            tree = apply_rules(tree, ctx, phase, order)
+            tree = apply_rules(tree, ctx, phase, order, matched)
     ctx.raise_errors()
     tree = portable_output_types(tree, ctx)
     if dialect == "bigquery":
@@ -662,9 +664,7 @@ def _mark_recursive(tree: exp.Expr) -> None:
 def _without_qualify(tree: exp.Expr) -> exp.Expr:
     """Every SELECT ... QUALIFY, in CTEs and subqueries too, as a filtered subquery; the
     innermost first, so that an outer one wraps the rewritten inner one."""
-    qualified = [
-        n for n in tree.walk(bfs=False) if isinstance(n, exp.Select) and n.args.get("qualify")
-    ]
+    qualified = [n for n in preorder(tree) if isinstance(n, exp.Select) and n.args.get("qualify")]
     # Each rewritten in place, out of the tree as a copy of it would be (a deep copy cost
     # more than the rewrite): eliminate_qualify reads the SELECT's parent.
     for select in reversed(qualified):
