@@ -67,23 +67,25 @@ def _readers(projection: exp.Expr, references: dict[str, set[str]]) -> set[tuple
     return {(table, name) for name in names for table in tables | {""}}
 
 
-def _copied_unchanged(node: exp.Expr) -> bool:
-    meta = node.meta
-    return bool(meta.get("source")) and not meta.get("generated") and not meta.get("changed")
-
-
 def _written(node: exp.Expr) -> list[exp.Expr]:
     """``node`` and what in it a rule wrote: not the subtrees it copied unchanged from the
     parsed source (no node in them built or changed by a rule), which keep the types they
     were copied with. A node is written when it, or a node under it, is."""
     written = {id(node): node}
     for inner in preorder(node):
-        if _copied_unchanged(inner):
-            continue
+        meta = inner._meta
+        if meta and meta.get("source") and not meta.get("generated") and not meta.get("changed"):
+            continue  # copied unchanged from the parsed source
         while id(inner) not in written:  # up to ``node``, which is in already
             written[id(inner)] = inner
             inner = inner.parent
     return list(written.values())
+
+
+# What may read a stale node from elsewhere in the tree, and whether each node type is one
+# (filled on first sight: one lookup per node rather than a test of four types).
+_LEAVES = (exp.Column, exp.TableColumn, exp.Null, exp.Table)
+_LEAF_KINDS: dict[type, bool] = {}
 
 
 def stale_nodes(
@@ -97,8 +99,13 @@ def stale_nodes(
     # column reads by.
     leaves: list[tuple[exp.Expr, tuple[str, str] | None]] = []
     references: dict[str, set[str]] = {}
+    leaf_kinds = _LEAF_KINDS
     for node in preorder(root) if order is None else order:
-        if not isinstance(node, exp.Column | exp.TableColumn | exp.Null | exp.Table):
+        kind = type(node)
+        leaf = leaf_kinds.get(kind)
+        if leaf is None:
+            leaf = leaf_kinds[kind] = issubclass(kind, _LEAVES)
+        if not leaf:
             continue
         if isinstance(node, exp.Table):
             references.setdefault(node.name, set()).add(node.alias_or_name)
@@ -171,7 +178,8 @@ def retype(
         return root
     stale = {id(node) for node in nodes}
     for node in nodes:
-        node.meta.pop("changed", None)
+        if node._meta:
+            node._meta.pop("changed", None)
     annotator = TypeAnnotator(schema=ensure_schema(schema, dialect=dialect))
     # ``_visited`` is the annotator's own record of what it has typed (sqlglot pinned <31);
     # tests/sql/test_retype.py fails if what this skips no longer matches a whole annotation.
@@ -182,10 +190,14 @@ def retype(
         return annotate_in_scopes(annotator, root, scopes or build_scopes(root))
     # Otherwise no scope is needed (they cost a walk to build): annotation descends from
     # the root through stale nodes only, and stops at the first node that is not.
-    annotator._visited.update(
-        (id(child), child)
-        for node in nodes
-        for child in node.iter_expressions()
-        if id(child) not in stale
-    )
+    visited = annotator._visited
+    expr = exp.Expr
+    for node in nodes:  # each child: node.iter_expressions() without a generator
+        for value in node.args.values():
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, expr) and id(item) not in stale:
+                        visited[id(item)] = item
+            elif isinstance(value, expr) and id(value) not in stale:
+                visited[id(value)] = value
     return annotator.annotate(root, annotate_scope=False)

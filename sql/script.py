@@ -27,7 +27,7 @@ from sqlglot import exp
 from sql.diagnostics import Severity
 from sql.rules import Context
 from sql.source_dialects import JoinIndex, semantics
-from sql.tree import breadth_first
+from sql.tree import breadth_first, preorder
 from sql.udf import TempFunctions
 from sql.variables import ScriptVariables
 
@@ -400,6 +400,16 @@ def split_script(
 
     def readable(query: exp.Expr, statement: exp.Expr) -> bool:
         """Whether every temporary table ``query`` reads has rows the script gave it."""
+
+        def unreadable(table: exp.Table) -> bool:
+            key = _key(table)
+            if key in helpers or "helper" in table.meta:
+                return False
+            return key in dropped or key in declared or _temporary_name(table)
+
+        # Most queries read none: found in any order first; reported in sqlglot's walk order.
+        if not any(isinstance(n, exp.Table) and unreadable(n) for n in preorder(query)):
+            return True
         fine = True
         for table in breadth_first(query):
             if not isinstance(table, exp.Table):

@@ -48,6 +48,7 @@ from sql.parameters import ParameterError, QueryParameter, parameter_values
 from sql.retype import retype
 from sql.rules import Context, apply_rules, load_all, rules_for
 from sql.rules.arrays import array_outputs
+from sql.rules.base import candidates
 from sql.rules.portable_types import portable_output_types
 from sql.rules.variant import ACCESSES as VARIANT_ACCESSES
 from sql.rules.variant import VALUE_PICKERS, derived_projections, is_json_text, picked
@@ -337,17 +338,20 @@ def _fold_identifiers(identifiers: Iterable[exp.Identifier], dialect: str) -> No
     After this, names are lower-case unless quoted in a case-sensitive dialect, and the
     rest of the pipeline can compare them exactly.
     """
+    upper_folding = semantics(dialect).NORMALIZATION_STRATEGY is NormalizationStrategy.UPPERCASE
     for identifier in identifiers:
         name = identifier.name
         # In Snowflake and Oracle an unquoted name folds to upper case, so "ORDERS" quoted
         # is the same name as ORDERS: only a quoted name with lower-case letters is distinct.
-        if not (
-            identifier.quoted
-            and semantics(dialect).NORMALIZATION_STRATEGY is NormalizationStrategy.UPPERCASE
-            and name != name.upper()
-        ):
-            identifier.set("this", name.lower())
-        identifier.set("quoted", True)
+        folded = (
+            name if identifier.quoted and upper_folding and name != name.upper() else name.lower()
+        )
+        if identifier._hash is None:  # what set() does then: no cached hash to clear
+            identifier.args["this"] = folded
+            identifier.args["quoted"] = True
+        else:
+            identifier.set("this", folded)
+            identifier.set("quoted", True)
 
 
 def _resolve_tables(
@@ -559,6 +563,12 @@ def _refuse_opaque_uses(tree: exp.Expr, ctx: Context) -> None:
     ctx.raise_errors()
 
 
+# The node types the checks before the syntax rules look at, and which of them each node
+# type is (None: none), filled on first sight: one lookup per node rather than four tests.
+_PRECHECKS = (exp.Select, exp.Column, exp.Star, exp.Qualify)
+_PRECHECKED: dict[type, type | None] = {}
+
+
 def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, tuple[str, ...]]:
     """The folded query rewritten into ANSI-only nodes, and the lake tables it reads."""
     dialect = ctx.dialect
@@ -566,14 +576,23 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
     # syntax rules share one, and name resolution and folding another.
     order = preorder(tree)
     join_marks = has_qualify = False
+    checked = _PRECHECKED
     for node in order:
-        if isinstance(node, exp.Select) and not node.expressions:
-            ctx.report("error", "PARSE", node, "SELECT without a select list")
-        elif isinstance(node, exp.Column) and node.args.get("join_mark"):
-            join_marks = True
-        elif isinstance(node, exp.Star) and node.args.get("except_"):
-            ctx.applied.add("STAR-EXCEPT")
-        elif isinstance(node, exp.Qualify):
+        kind = type(node)
+        base = checked.get(kind, False)
+        if base is False:
+            base = checked[kind] = next((b for b in _PRECHECKS if issubclass(kind, b)), None)
+        if base is None:
+            continue
+        if base is exp.Select:
+            if not node.expressions:
+                ctx.report("error", "PARSE", node, "SELECT without a select list")
+        elif base is exp.Column:
+            join_marks = join_marks or bool(node.args.get("join_mark"))
+        elif base is exp.Star:
+            if node.args.get("except_"):
+                ctx.applied.add("STAR-EXCEPT")
+        else:
             has_qualify = True
     ctx.raise_errors()
     if semantics(dialect).OUTER_JOIN_MARKS and join_marks:
@@ -617,14 +636,15 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
             continue
         if len(ctx.rewritten) != walked:
             order, walked = preorder(tree), len(ctx.rewritten)
-        if any(type(n) in by_type and not n.meta.get("generated") for n in order):
+        matched = candidates(order, dialect, phase)
+        if matched:
             if ctx.rewritten:
                 ctx.scopes = scopes.current(ctx.scopes, tree)
                 # Same nodes, new types.
                 tree = retype(tree, ctx.rewritten, schema, dialect, scopes=ctx.scopes, order=order)
                 ctx.rewritten.clear()
                 walked = 0
-            tree = apply_rules(tree, ctx, phase, order)
+            tree = apply_rules(tree, ctx, phase, order, matched)
     ctx.raise_errors()
     tree = portable_output_types(tree, ctx)
     if semantics(dialect).ARRAYS_ARE_TYPED:
@@ -651,15 +671,17 @@ def _mark_recursive(tree: exp.Expr) -> None:
 def _without_qualify(tree: exp.Expr) -> exp.Expr:
     """Every SELECT ... QUALIFY, in CTEs and subqueries too, as a filtered subquery; the
     innermost first, so that an outer one wraps the rewritten inner one."""
-    qualified = [
-        n for n in tree.walk(bfs=False) if isinstance(n, exp.Select) and n.args.get("qualify")
-    ]
+    qualified = [n for n in preorder(tree) if isinstance(n, exp.Select) and n.args.get("qualify")]
+    # Each rewritten in place, out of the tree as a copy of it would be (a deep copy cost
+    # more than the rewrite): eliminate_qualify reads the SELECT's parent.
     for select in reversed(qualified):
-        rewritten = transforms.eliminate_qualify(select.copy())
         if select is tree:
-            tree = rewritten
+            select.parent = None  # the CREATE ... AS that held the query, if any
+            tree = transforms.eliminate_qualify(select)
         else:
-            select.replace(rewritten)
+            hole = exp.Null()
+            select.replace(hole)
+            hole.replace(transforms.eliminate_qualify(select))
     return tree
 
 
@@ -713,11 +735,12 @@ def _needs_checking(kind: type) -> bool:
     )
 
 
-def _generate(tree: exp.Expr, ctx: Context) -> str:
+def _generate(tree: exp.Expr, ctx: Context, nodes: list[exp.Expr] | None = None) -> str:
+    """``nodes``: ``preorder(tree)``, when the caller walked it already."""
     # Locate what the generator would reject, so the refusal points at the construct.
     limits: list[exp.Limit] = []
     checked = _CHECKED_TYPES
-    nodes = preorder(tree)
+    nodes = preorder(tree) if nodes is None else nodes
     for node in nodes:
         kind = type(node)
         needs = checked.get(kind)
@@ -975,7 +998,14 @@ def _translate_definition(
         tree, source_tables = _rewrite(definition.query, catalog, ctx)
         if definition.variable_uses:
             _refuse_shadowed_variables(definition, catalog, source_tables, ctx)
-        calls = portable.uses(tree)
+        # One walk finds the portable calls and serves the checks before generation; the
+        # strict refusals are reported in portable.uses' (breadth-first) order.
+        nodes = preorder(tree)
+        calls = (
+            portable.uses(tree)
+            if strict
+            else [(portable.BY_NODE[type(n)].name, n) for n in nodes if type(n) in portable.BY_NODE]
+        )
         if strict:
             for name, node in calls:
                 ctx.report(
@@ -999,7 +1029,7 @@ def _translate_definition(
             types = tuple(
                 s.type.copy() if s.type else exp.DataType.build("UNKNOWN") for s in typed.selects
             )
-        ansi_sql = _generate(tree, ctx)
+        ansi_sql = _generate(tree, ctx, nodes)
     except TranslationError:
         raise
     except (

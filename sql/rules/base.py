@@ -171,14 +171,21 @@ def rules_for(dialect: str, phase: Phase) -> dict[type[exp.Expr], list[Rule]]:
 
 
 def apply_rules(
-    tree: exp.Expr, ctx: Context, phase: Phase, order: list[exp.Expr] | None = None
+    tree: exp.Expr,
+    ctx: Context,
+    phase: Phase,
+    order: list[exp.Expr] | None = None,
+    candidates: list[exp.Expr] | None = None,
 ) -> exp.Expr:
     """Run every matching rule of ``phase`` bottom-up; returns the (possibly replaced) root.
-    ``order`` is ``list(tree.walk(bfs=False))`` when the caller has it already."""
+    ``order`` is ``list(tree.walk(bfs=False))`` when the caller has it already;
+    ``candidates``: :func:`candidates` of it, when the caller has them."""
     by_type = rules_for(ctx.dialect, phase)
-    # Reversed pre-order visits every node after all of its descendants.
-    order = order if order is not None else preorder(tree)
-    for node in [n for n in reversed(order) if type(n) in by_type]:
+    if candidates is None:
+        # Reversed pre-order visits every node after all of its descendants.
+        order = order if order is not None else preorder(tree)
+        candidates = [n for n in reversed(order) if type(n) in by_type]
+    for node in candidates:
         if node.meta.get("generated"):
             continue  # already ANSI: written by a rule, not parsed from the source
         for candidate in by_type[type(node)]:
@@ -203,8 +210,11 @@ def apply_rules(
                 # (marked at parse time) still needs the later phases, e.g. a date
                 # subtraction repeated inside the CASE that replaces SIGN(...).
                 for written in preorder(result):
-                    if "start" not in written.meta and not written.meta.get("source"):
-                        written.meta["generated"] = True
+                    meta = written._meta
+                    if meta is None:
+                        written._meta = {"generated": True}
+                    elif "start" not in meta and not meta.get("source"):
+                        meta["generated"] = True
                     if isinstance(written, SCOPE_NODES):
                         ctx.scopes = None  # a query or table written or copied
                 if node is tree:
@@ -213,6 +223,17 @@ def apply_rules(
                     node.replace(result)
             break
     return tree
+
+
+def candidates(order: list[exp.Expr], dialect: str, phase: Phase) -> list[exp.Expr]:
+    """The nodes of ``order`` (a pre-order walk) that a rule of ``phase`` may match, in the
+    order apply_rules visits them: of a type its rules match, not written by a rule."""
+    by_type = rules_for(dialect, phase)
+    return [
+        n
+        for n in reversed(order)
+        if type(n) in by_type and not (n._meta and n._meta.get("generated"))
+    ]
 
 
 # Tables the rule examples read besides the repository's own lake (sql/catalog.yaml): a

@@ -152,7 +152,7 @@ def _data_type(dtype: str) -> exp.DataType:
 
 
 def data_type(dtype: str) -> exp.DataType:
-    return _data_type(dtype).copy()
+    return clone(_data_type(dtype))
 
 
 def typed(node: exp.Expr, dtype: str) -> exp.Expr:

@@ -871,7 +871,11 @@ def tsql_like_value(node: exp.Expr, ctx: Context) -> bool:
         _refuse_undecided_blanks(ctx, pattern)
         return False
     if treatment == BLANKS_TRIMMED:
-        node.set("this", exp.Trim(this=clone(node.this), position="TRAILING", expression=lit(" ")))
+        trimmed = exp.Trim(this=clone(node.this), position="TRAILING", expression=lit(" "))
+        node.set("this", trimmed)
+        # A change in place under a warning rule: retyped as the engine retypes a rewrite's.
+        ctx.rewritten.append(trimmed)
+        trimmed.meta["changed"] = True
         ctx.report(
             "warning",
             "TSQL-COLLATION",
