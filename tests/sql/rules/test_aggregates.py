@@ -15,6 +15,7 @@ import pytest
 from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.translate import translate
+from tests.sql.engine_tables import engine_tables
 
 # (o_orderkey, o_custkey, o_totalprice, o_shippriority, o_orderdate): even and odd groups, NULLs in each
 # column, a group of only NULL prices, one row, integers whose sum overflows INTEGER, and a
@@ -56,12 +57,8 @@ def engines(spark_engine):
         "CAST(p AS DECIMAL(15, 2)) AS o_totalprice, CAST(s AS INTEGER) AS o_shippriority, "
         f"CAST(d AS DATE) AS o_orderdate FROM (VALUES {values}) AS t(o, k, p, s, d)"
     )
-    spark = spark_engine.session().newSession()
-    spark.sql(rows).createOrReplaceTempView("orders")
-    con = duckdb.connect()
-    con.execute(f"CREATE TABLE orders AS {rows}")
-    yield con, spark
-    con.close()
+    with engine_tables(spark_engine, orders=rows) as engines:
+        yield engines
 
 
 def _run(engines, dialect: str, select: str) -> tuple[list[tuple], list[tuple], str]:

@@ -12,6 +12,7 @@ from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.rules import example_catalog
 from sql.translate import translate
+from tests.sql.engine_tables import engine_tables
 
 # (BigQuery expression, its value worked out by hand from the documented definitions)
 CASES = [
@@ -77,12 +78,8 @@ COUNTS = [
 def sessions(spark_engine):
     values = ", ".join(f"(CAST({'NULL' if n is None else n} AS BIGINT))" for n, *_ in COUNTS)
     rows = f"SELECT * FROM (VALUES {values}) AS t(id)"
-    spark = spark_engine.session().newSession()
-    spark.sql(rows).createOrReplaceTempView("sessions")
-    con = duckdb.connect()
-    con.execute(f"CREATE TABLE sessions AS {rows}")
-    yield con, spark
-    con.close()
+    with engine_tables(spark_engine, sessions=rows) as engines:
+        yield engines
 
 
 @pytest.mark.parametrize(("function", "column"), [("MICROS", 1), ("MILLIS", 2), ("SECONDS", 3)])

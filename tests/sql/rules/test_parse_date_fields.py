@@ -11,6 +11,7 @@ import pytest
 from sql.render import render
 from sql.rules import example_catalog
 from sql.translate import translate
+from tests.sql.engine_tables import engine_tables
 
 D = dt.date
 PAGES = [(1, "1985"), (2, "2024-02"), (3, "0229"), (4, None)]
@@ -32,12 +33,8 @@ def visits(spark_engine):
         for key, page in PAGES
     )
     rows = f"SELECT * FROM (VALUES {values}) AS t(id, page)"
-    spark = spark_engine.session().newSession()
-    spark.sql(rows).createOrReplaceTempView("visits_20240101")
-    con = duckdb.connect()
-    con.execute(f"CREATE TABLE visits_20240101 AS {rows}")
-    yield con, spark
-    con.close()
+    with engine_tables(spark_engine, visits_20240101=rows) as engines:
+        yield engines
 
 
 def _run(visits, source: str) -> tuple[list, list]:

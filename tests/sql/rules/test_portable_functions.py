@@ -4,12 +4,12 @@ documentation; the cases without an exact form refused; --strict refusing the po
 
 from __future__ import annotations
 
-import duckdb
 import pytest
 
 from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.translate import translate
+from tests.sql.engine_tables import engine_tables
 
 # c_custkey, c_name, c_phone
 ROWS = [
@@ -92,12 +92,8 @@ def tables(spark_engine):
         "(" + ", ".join("NULL" if v is None else repr(v) for v in row) + ")" for row in ROWS
     )
     rows = f"SELECT * FROM (VALUES {values}) AS t(c_custkey, c_name, c_phone)"
-    spark = spark_engine.session().newSession()
-    spark.sql(rows).createOrReplaceTempView("customer")
-    con = duckdb.connect()
-    con.execute(f"CREATE TABLE customer AS {rows}")
-    yield con, spark
-    con.close()
+    with engine_tables(spark_engine, customer=rows) as engines:
+        yield engines
 
 
 @pytest.mark.parametrize(("dialect", "expression", "expected"), CASES)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import duckdb
 import pytest
 
 from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.rules.regex import PatternError, translate_pattern
 from sql.translate import translate
+from tests.sql.engine_tables import engine_tables
 
 NAMES = [
     "Customer#01",
@@ -57,12 +57,8 @@ def tables(spark_engine):
         "(NULL)" if n is None else "('" + n.replace("\n", "' || CHR(10) || '") + "')" for n in NAMES
     )
     rows = f"SELECT * FROM (VALUES {values}) AS t(c_name)"
-    spark = spark_engine.session().newSession()
-    spark.sql(rows).createOrReplaceTempView("customer")
-    con = duckdb.connect()
-    con.execute(f"CREATE TABLE customer AS {rows}")
-    yield con, spark
-    con.close()
+    with engine_tables(spark_engine, customer=rows) as engines:
+        yield engines
 
 
 SCHEMAS = {

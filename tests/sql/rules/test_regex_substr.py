@@ -3,7 +3,6 @@ against values written out by hand from each source's documented behaviour."""
 
 from __future__ import annotations
 
-import duckdb
 import pytest
 
 from sql.diagnostics import TranslationError
@@ -11,6 +10,7 @@ from sql.render import render
 from sql.rules.regex import PatternError, translate_pattern
 from sql.rules.regex_substr import deterministic_atoms
 from sql.translate import translate
+from tests.sql.engine_tables import engine_tables
 
 TEXTS = ["a-b-c", "ab", "id=12;id=345", "x\nid=7", "Ab12\n", "", None]
 SCHEMAS = {"snowflake": "SALES.CUSTOMER", "bigquery": "sales.customer", "oracle": "SALES.CUSTOMER"}
@@ -58,12 +58,8 @@ def tables(spark_engine):
         "(NULL)" if t is None else "('" + t.replace("\n", "' || CHR(10) || '") + "')" for t in TEXTS
     )
     rows = f"SELECT * FROM (VALUES {values}) AS t(c_name)"
-    spark = spark_engine.session().newSession()
-    spark.sql(rows).createOrReplaceTempView("customer")
-    con = duckdb.connect()
-    con.execute(f"CREATE TABLE customer AS {rows}")
-    yield con, spark
-    con.close()
+    with engine_tables(spark_engine, customer=rows) as engines:
+        yield engines
 
 
 @pytest.mark.parametrize(("dialect", "expression", "expected"), CASES)
