@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from sql.render import render
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -28,3 +30,27 @@ def engine_tables(
         yield con, spark
     finally:
         con.close()
+
+
+def over_one_text(ansi_sql: str, text: str | None, column: str = "o_clerk") -> str:
+    """``ansi_sql`` with its table ``"raw"."orders"`` replaced by one row whose ``column``
+    is ``text`` (NULL for None)."""
+    value = "CAST(NULL AS VARCHAR)" if text is None else "'" + text + "'"
+    rows = f"(SELECT * FROM (VALUES ({value})) AS t({column})) AS orders"
+    return ansi_sql.replace('"raw"."orders" AS "orders"', rows)
+
+
+def first_values(ansi_sql: str, spark: SparkSession) -> tuple[object, object]:
+    """The first value ``ansi_sql`` gives on DuckDB and on Spark, or the exception each
+    raised (some cases expect the raise)."""
+    results: list[object] = []
+    for engine in ("duckdb", "spark"):
+        sql = render(ansi_sql, engine)
+        try:
+            if engine == "duckdb":
+                results.append(duckdb.connect().sql(sql).fetchall()[0][0])
+            else:
+                results.append(spark.sql(sql).collect()[0][0])
+        except Exception as error:
+            results.append(error)
+    return results[0], results[1]

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-import duckdb
 import pytest
 
 from sql.diagnostics import TranslationError
-from sql.render import render
 from sql.translate import translate
+from tests.sql.engine_tables import first_values, over_one_text
 
 D, T = dt.date, dt.datetime
 RAISES = "raises"
@@ -67,20 +66,7 @@ def spark(spark_engine):
 
 def _run(ansi_sql: str, text: str | None, spark) -> tuple[object, object]:
     """The value on DuckDB and on Spark, or the exception each raised."""
-    value = "CAST(NULL AS VARCHAR)" if text is None else "'" + text + "'"
-    rows = f"(SELECT * FROM (VALUES ({value})) AS t(o_clerk)) AS orders"
-    ansi_sql = ansi_sql.replace('"raw"."orders" AS "orders"', rows)
-    results: list[object] = []
-    for engine in ("duckdb", "spark"):
-        sql = render(ansi_sql, engine)
-        try:
-            if engine == "duckdb":
-                results.append(duckdb.connect().sql(sql).fetchall()[0][0])
-            else:
-                results.append(spark.sql(sql).collect()[0][0])
-        except Exception as error:  # the raise is the expected outcome of some cases
-            results.append(error)
-    return results[0], results[1]
+    return first_values(over_one_text(ansi_sql, text), spark)
 
 
 @pytest.mark.parametrize(("conversion", "text", "expected"), CASES)

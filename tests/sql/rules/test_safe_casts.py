@@ -13,6 +13,7 @@ from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.rules.safe_casts import read_int64
 from sql.translate import translate
+from tests.sql.engine_tables import first_values, over_one_text
 
 MAX = 9223372036854775807
 MIN = -9223372036854775808
@@ -151,19 +152,7 @@ def test_snowflake_plain_decimals_read_as_to_number_or_raise(
 ):
     spark = spark_engine.session()
     ansi_sql = translate(f"SELECT {conversion} AS n FROM SALES.ORDERS", "snowflake").ansi_sql
-    value = "CAST(NULL AS VARCHAR)" if text is None else "'" + text + "'"
-    rows = f"(SELECT * FROM (VALUES ({value})) AS t(o_clerk)) AS orders"
-    ansi_sql = ansi_sql.replace('"raw"."orders" AS "orders"', rows)
-    results: list[object] = []
-    for engine in ("duckdb", "spark"):
-        sql = render(ansi_sql, engine)
-        try:
-            if engine == "duckdb":
-                results.append(duckdb.connect().sql(sql).fetchall()[0][0])
-            else:
-                results.append(spark.sql(sql).collect()[0][0])
-        except Exception as error:  # the raise is the expected outcome of some cases
-            results.append(error)
+    results = list(first_values(over_one_text(ansi_sql, text), spark))
     if expected == RAISES:
         assert all(isinstance(r, Exception) for r in results)
     else:
