@@ -13,7 +13,6 @@ from collections import deque
 
 from sqlglot import exp
 
-
 # Node types whose arguments are never nodes (sqlglot's ``arg_types``: names, literal text,
 # flags): nearly half the nodes of a parsed query, most of them identifiers.
 _LEAVES = frozenset({exp.Identifier, exp.Literal, exp.Null, exp.Boolean})
