@@ -254,7 +254,7 @@ PLUMBLINE_PHASES: dict[str, tuple[object, str]] = {
     "resolve table names": (sql.translate, "_resolve_tables"),
     "fold identifiers": (sql.translate, "_fold_identifiers"),
     "build the typed schema": (sql.translate, "_typed_schema"),
-    "qualify": (sql.translate, "qualify"),
+    "qualify": (sql.translate, "_qualified"),
     # Once per statement, for validation, annotation and the portable-type rule.
     "build scopes": (sql.scopes, "build"),
     "validate qualified columns": (sql.scopes, "validate_columns"),

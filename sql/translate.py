@@ -23,7 +23,9 @@ from sqlglot import exp, transforms
 from sqlglot.dialects.dialect import NormalizationStrategy
 from sqlglot.errors import OptimizeError, ParseError, SqlglotError, UnsupportedError
 from sqlglot.optimizer.annotate_types import TypeAnnotator, annotate_types
-from sqlglot.optimizer.qualify import qualify
+from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
+from sqlglot.optimizer.qualify_columns import qualify_columns
+from sqlglot.optimizer.qualify_tables import qualify_tables
 from sqlglot.schema import MappingSchema, ensure_schema
 from sqlglot.tokens import Token, TokenType
 
@@ -456,18 +458,18 @@ def _locate_column(tree: exp.Expr, message: str) -> exp.Expr | None:
     return tree
 
 
-def _qualify(tree: exp.Expr, schema: MappingSchema, ctx: Context, opaque: bool) -> exp.Expr:
+def _qualify(
+    tree: exp.Expr,
+    schema: MappingSchema,
+    ctx: Context,
+    opaque: bool,
+    paths: Sequence[exp.Expr] | None = None,
+) -> exp.Expr:
     """``tree`` qualified and typed against ``schema``; ``opaque``: whether a table it reads
-    has a column of an opaque type."""
+    has a column of an opaque type; ``paths``: its columns and outermost dots, when its names
+    are folded already and nothing is marked case-sensitive (else None)."""
     try:
-        tree = qualify(
-            tree,
-            dialect=ctx.dialect,
-            schema=schema,
-            validate_qualify_columns=False,  # below, over the scopes built once
-            quote_identifiers=True,
-            identify=True,
-        )
+        tree = _qualified(tree, schema, ctx.dialect, paths)
         if "WILDCARD-TABLES" in ctx.applied:
             wildcards.resolve_suffixes(tree, ctx)
             wildcards.keep_read_columns(tree, ctx)
@@ -483,6 +485,41 @@ def _qualify(tree: exp.Expr, schema: MappingSchema, ctx: Context, opaque: bool) 
         raise  # unreachable: raise_errors raised
     if opaque:
         _refuse_opaque_uses(tree, ctx)
+    return tree
+
+
+def _qualified(
+    tree: exp.Expr, schema: MappingSchema, dialect: str, paths: Sequence[exp.Expr] | None
+) -> exp.Expr:
+    """sqlglot's ``qualify(tree, dialect, schema, validate_qualify_columns=False,
+    quote_identifiers=True, identify=True)`` (validated over the scopes built once), less
+    the work ``_fold_identifiers`` did already: every name is folded and quoted, so
+    ``normalize_identifiers`` would change no name; only the original names of column paths
+    it records (``dot_parts``, read by ``qualify_columns`` and ``annotate_types``) are
+    recorded here, from ``paths``. Quoting walks the tree in pre-order rather than sqlglot's
+    breadth-first generator: only the names qualification wrote are unquoted."""
+    if paths is None:
+        tree = normalize_identifiers(tree, dialect=dialect, store_original_column_identifiers=True)
+    else:
+        for node in paths:
+            if isinstance(node, exp.Column):
+                node.meta["dot_parts"] = [p.name for p in node.parts]
+            elif not node.is_star:
+                root, parts = node, []
+                while isinstance(root, exp.Dot):
+                    parts.append(root.expression.name)
+                    root = root.this
+                parts.reverse()
+                # The chain may start at a column (j.k) or at any expression (f().k).
+                if isinstance(root, exp.Column):
+                    parts = [p.name for p in root.parts] + parts
+                root.meta["dot_parts"] = parts
+    tree = qualify_tables(tree, dialect=dialect)
+    tree = qualify_columns(tree, schema)
+    for node in preorder(tree):
+        # Dialect.quote_identifier(node, identify=True): a name under a function stays as is.
+        if isinstance(node, exp.Identifier) and not node.quoted:
+            node.set("quoted", not isinstance(node.parent, exp.Func))
     return tree
 
 
@@ -607,21 +644,30 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
     tables: list[exp.Table] = []
     identifiers: list[exp.Identifier] = []
     ctes: set[str] = set()
+    paths: list[exp.Expr] | None = []  # columns and outermost dots, None: normalize again
     # The walk before the syntax rules serves again when they changed nothing (most queries).
     for node in preorder(tree) if ctx.rewritten else order:
         if isinstance(node, exp.Identifier):
             identifiers.append(node)
+        elif isinstance(node, exp.Column | exp.Dot):
+            if paths is not None and not isinstance(node.parent, exp.Dot):
+                paths.append(node)
         elif isinstance(node, exp.Table):
             tables.append(node)
         elif isinstance(node, exp.CTE):
             ctes.add(node.alias_or_name.lower())
+        if paths is not None and node._meta and node._meta.get("case_sensitive"):
+            paths = None
     source_tables, written = _resolve_tables(tables, ctes, catalog, ctx)
     ctx.raise_errors()
     _fold_identifiers(identifiers + written, dialect)
+    if "WILDCARD-TABLES" in ctx.applied:
+        paths = None  # the expanded tables are new nodes
     if semantics(dialect).CTES_RECURSE_WITHOUT_KEYWORD:
         _mark_recursive(tree)
     schema = _typed_schema(catalog, dialect, source_tables)
-    tree = _qualify(tree, schema, ctx, any(catalog.opaque.get(t) for t in source_tables))
+    opaque = any(catalog.opaque.get(t) for t in source_tables)
+    tree = _qualify(tree, schema, ctx, opaque, paths)
     ctx.rewritten.clear()
     # ``order`` is a walk of the tree as it was when ``ctx.rewritten`` held ``walked`` rewrites:
     # still the tree's while no rule has rewritten anything since.

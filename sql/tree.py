@@ -13,15 +13,22 @@ from collections import deque
 
 from sqlglot import exp
 
+# Node types whose arguments are never nodes (sqlglot's ``arg_types``: names, literal text,
+# flags): nearly half the nodes of a parsed query, most of them identifiers.
+_LEAVES = frozenset({exp.Identifier, exp.Literal, exp.Null, exp.Boolean})
+
 
 def preorder(node: exp.Expr) -> list[exp.Expr]:
     nodes: list[exp.Expr] = []
     stack = [node]
     pop, push, add = stack.pop, stack.append, nodes.append
     expr = exp.Expr
+    leaves = _LEAVES
     while stack:
         current = pop()
         add(current)
+        if type(current) in leaves:
+            continue
         for value in reversed(current.args.values()):
             if type(value) is list:
                 for item in reversed(value):
