@@ -9,6 +9,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
+from sql.rules.case_sensitivity import compare as case_compare
+from sql.rules.case_sensitivity import text_type
 from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, STRING_TYPES, clone, lit, type_of
 from sql.rules.strings import tsql_like_value
 from sql.source_dialects import semantics
@@ -307,18 +309,6 @@ def cast_rule(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return exp.Cast(this=whole, to=node.args["to"].copy())
 
 
-CASE_WARNINGS = {
-    "tsql": (
-        "TSQL-COLLATION",
-        "assuming a case-sensitive collation (T-SQL defaults are case-insensitive)",
-    ),
-    "teradata": (
-        "TD-CASESPECIFIC",
-        "assuming CASESPECIFIC columns (Teradata mode defaults to NOT CASESPECIFIC)",
-    ),
-}
-
-
 def _without_trailing_spaces(node: exp.Expr) -> exp.Expr:
     if isinstance(node, exp.Literal) and node.is_string:
         return exp.Literal.string(node.name.rstrip(" "))
@@ -345,24 +335,22 @@ def _without_trailing_spaces(node: exp.Expr) -> exp.Expr:
 def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if isinstance(node, exp.In):
         values = node.expressions
-        if node.args.get("query") or not values or type_of(node.this) not in STRING_TYPES:
+        if node.args.get("query") or not values or not text_type(node.this):
             return None
-        if not all(type_of(v) in STRING_TYPES for v in values):
+        if not all(text_type(v) for v in values):
             return None
         rewritten = exp.In(
             this=_without_trailing_spaces(node.this),
             expressions=[_without_trailing_spaces(v) for v in values],
         )
-    else:
-        if type_of(node.this) not in STRING_TYPES or type_of(node.expression) not in STRING_TYPES:
-            return None
-        rewritten = type(node)(
-            this=_without_trailing_spaces(node.this),
-            expression=_without_trailing_spaces(node.expression),
-        )
-    rule_id, assumption = CASE_WARNINGS[ctx.dialect]
-    ctx.report("warning", rule_id, node, f"string comparison translated {assumption}")
-    return rewritten
+        return case_compare(node, rewritten, ("this", "expressions"), ctx)
+    if not text_type(node.this) or not text_type(node.expression):
+        return None
+    rewritten = type(node)(
+        this=_without_trailing_spaces(node.this),
+        expression=_without_trailing_spaces(node.expression),
+    )
+    return case_compare(node, rewritten, ("this", "expression"), ctx)
 
 
 @rule(
@@ -381,13 +369,11 @@ def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if type_of(node.this) not in STRING_TYPES:
+    if not text_type(node.this):
         return None
     if not tsql_like_value(node, ctx):
         return node
-    rule_id, assumption = CASE_WARNINGS[ctx.dialect]
-    ctx.report("warning", rule_id, node, f"string comparison translated {assumption}")
-    return node
+    return case_compare(node, node, ("this", "expression"), ctx)
 
 
 @rule(
