@@ -105,7 +105,7 @@ def case_free(values: Sequence[exp.Expr], equality: bool) -> bool:
     if not equality:
         return False
     return all(_without(v, exp.Lower, LOWER.upper()) for v in values) or (
-        sum(not letterless(v) for v in values) <= 1
+        len(values) > 1 and sum(not letterless(v) for v in values) <= 1
     )
 
 
@@ -157,6 +157,15 @@ def decide(operands: Sequence[exp.Expr], ctx: Context) -> CaseDecision:
     return CaseDecision(True, attributes[0][1], False)
 
 
+def _rule_id(ctx: Context, node: exp.Expr) -> str:
+    """Explicit comparisons report under the dialect's rule, implicit ones under theirs."""
+    if isinstance(node, (exp.Predicate, exp.Between)) and not isinstance(node, exp.In):
+        return RULE_IDS[ctx.dialect]
+    if isinstance(node, exp.In) and not node.args.get("query"):
+        return RULE_IDS[ctx.dialect]
+    return "CASE-IMPLICIT" if isinstance(node, (exp.Ordered, exp.Window)) else "CASE-VARIANT"
+
+
 def decide_or_refuse(
     operands: Sequence[exp.Expr], node: exp.Expr, ctx: Context, what: str
 ) -> CaseDecision | None:
@@ -164,7 +173,7 @@ def decide_or_refuse(
     try:
         return decide(operands, ctx)
     except UndecidedCase as undecided:
-        ctx.report("error", RULE_IDS[ctx.dialect], node, f"{what}: {undecided}")
+        ctx.report("error", _rule_id(ctx, node), node, f"{what}: {undecided}")
         return None
 
 
@@ -173,7 +182,7 @@ def warn(decision: CaseDecision, node: exp.Expr, ctx: Context, what: str) -> Non
         how = "without case" if decision.blind else "case-sensitively"
         ctx.report(
             "warning",
-            RULE_IDS[ctx.dialect],
+            _rule_id(ctx, node),
             node,
             f"{what}: compared {how}, assuming {decision.why}",
         )
@@ -182,7 +191,7 @@ def warn(decision: CaseDecision, node: exp.Expr, ctx: Context, what: str) -> Non
 def refuse_blind(decision: CaseDecision, node: exp.Expr, ctx: Context, what: str) -> None:
     ctx.report(
         "error",
-        RULE_IDS[ctx.dialect],
+        _rule_id(ctx, node),
         node,
         f"{what} compares text without case ({decision.why}); {_no_exact_form(ctx, what)}",
     )
@@ -224,7 +233,7 @@ def compare(
     if isinstance(escape, exp.Literal) and escape.name.lower() in LOWER:
         ctx.report(
             "error",
-            RULE_IDS[ctx.dialect],
+            _rule_id(ctx, node),
             node,
             f"LIKE without case with a letter as ESCAPE character ({decision.why}) is not "
             "translated: folding the pattern would change its escape",
@@ -262,27 +271,14 @@ def _texts(expressions: Sequence[exp.Expr]) -> list[exp.Expr]:
     "CASE-IMPLICIT",
     "rewrite",
     ("teradata", "tsql"),
-    (
-        exp.Group,
-        exp.Distinct,
-        exp.Union,
-        exp.Intersect,
-        exp.Except,
-        exp.In,
-        exp.Min,
-        exp.Max,
-        exp.Ordered,
-        exp.Window,
-        exp.Between,
-    ),
-    "Text compared implicitly (GROUP BY, DISTINCT, UNION / INTERSECT / EXCEPT, IN (subquery), "
-    "MIN / MAX, ORDER BY, PARTITION BY) compares with or without case as an explicit "
-    "comparison does (see TD-CASESPECIFIC, TSQL-COLLATION): case-sensitively it translates "
-    "as written, with a warning where the teradata_session_mode or tsql_collation_case "
-    "assumption decided it; without case, ORDER BY, PARTITION BY and COUNT(DISTINCT) order "
-    "and group the Teradata value with a..z in upper case (the portable TRANSLATE), and what "
-    "keeps one of several case variants as a value (GROUP BY, DISTINCT, set operations, "
-    "MIN / MAX, IN (subquery)) is refused: which variant Teradata keeps is not determined.",
+    (exp.Ordered, exp.Window, exp.Between),
+    "Text ordered or partitioned (ORDER BY, window PARTITION BY) or compared with BETWEEN "
+    "compares with or without case as an explicit comparison does (TD-CASESPECIFIC, "
+    "TSQL-COLLATION): case-sensitively it translates as written, with a warning where the "
+    "teradata_session_mode or tsql_collation_case assumption decided it; without case "
+    "(Teradata), the key is the portable TRANSLATE(x, 'a..z', 'A..Z'), rows equal but for "
+    "case being ties in both. Refused without case: T-SQL (a case-insensitive collation), "
+    "ORDER BY of a set operation and WITHIN GROUP (the ordered value is the result).",
     (
         (
             "teradata",
@@ -292,14 +288,49 @@ def _texts(expressions: Sequence[exp.Expr]) -> list[exp.Expr]:
             "'ABCDEFGHIJKLMNOPQRSTUVWXYZ') ASC NULLS FIRST",
         ),
         (
+            "tsql",
+            "SELECT c_custkey FROM dbo.Customer ORDER BY c_name",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
+            'ORDER BY "customer"."c_name" ASC NULLS FIRST',
+        ),
+    ),
+)
+def implicit_order(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return implicit_comparison(node, ctx)
+
+
+@rule(
+    "CASE-VARIANT",
+    "refuse",
+    ("teradata", "tsql"),
+    (
+        exp.Group,
+        exp.Distinct,
+        exp.Union,
+        exp.Intersect,
+        exp.Except,
+        exp.In,
+        exp.Min,
+        exp.Max,
+    ),
+    "Text compared to find equal values (GROUP BY, SELECT DISTINCT, UNION / INTERSECT / "
+    "EXCEPT, IN (subquery), MIN / MAX, COUNT(DISTINCT)) compares with or without case as an "
+    "explicit comparison does (TD-CASESPECIFIC, TSQL-COLLATION). Case-sensitively it "
+    "translates as written, with a warning where the teradata_session_mode or "
+    "tsql_collation_case assumption decided it. Without case it keeps one of several case "
+    "variants ('foo', 'FOO') as the value, and which one is not determined: refused, naming "
+    "the column and what decided its attribute (COUNT(DISTINCT x) counts the Teradata "
+    "TRANSLATE(x, 'a..z', 'A..Z') instead). Keys that case cannot change (UPPER(x)) pass.",
+    (
+        (
             "teradata",
             "SELECT c_mktsegment, COUNT(*) AS n FROM SALES_DB.CUSTOMER GROUP BY c_mktsegment",
-            "1:70",
+            "1:59",
         ),
         (
-            "tsql",
-            "SELECT DISTINCT c_mktsegment FROM dbo.Customer",
-            'SELECT DISTINCT "customer"."c_mktsegment" AS "c_mktsegment" FROM "raw"."customer" AS "customer"',
+            "teradata",
+            "SELECT DISTINCT c_name FROM SALES_DB.CUSTOMER",
+            "1:17",
         ),
     ),
 )

@@ -321,9 +321,8 @@ def _without_trailing_spaces(node: exp.Expr) -> exp.Expr:
     ("tsql", "teradata"),
     (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In),
     "T-SQL and Teradata compare strings as if the shorter were padded with spaces ('a' = 'a  '), "
-    "so both sides lose trailing spaces: TRIM(TRAILING ' ' FROM x). Case sensitivity depends on "
-    "collation (TSQL-COLLATION) or CASESPECIFIC (TD-CASESPECIFIC): translated as case-sensitive "
-    "with a warning.",
+    "so both sides lose trailing spaces: TRIM(TRAILING ' ' FROM x). Whether case counts is "
+    "decided as TSQL-COLLATION and TD-CASESPECIFIC say.",
     (
         (
             "tsql",
@@ -358,8 +357,12 @@ def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "warn",
     ("tsql",),
     (exp.Like,),
-    "String comparisons (=, <, IN, LIKE, REPLACE, ...) are translated assuming a case-sensitive "
-    "collation; a case-insensitive server collation (the T-SQL default) would match more rows.",
+    "T-SQL compares text (=, <, IN, LIKE, BETWEEN, and implicitly: CASE-IMPLICIT) by a "
+    "collation the text does not show: the tsql_collation_case assumption. SENSITIVE (stated "
+    "default) translates as written, with a warning wherever case could change the result; "
+    "INSENSITIVE refuses those comparisons, since a case-insensitive collation compares by "
+    "culture rules no standard function reproduces ('ß' = 'ss'). A comparison case cannot "
+    "change (a side without letters, UPPER(x) = 'ABC') translates without either.",
     (
         (
             "tsql",
@@ -381,13 +384,27 @@ def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "warn",
     ("teradata",),
     (exp.Like,),
-    "Teradata-mode sessions compare NOT CASESPECIFIC columns case-insensitively; comparisons are "
-    "translated assuming CASESPECIFIC columns, with a warning.",
+    "Teradata compares text case specific when either operand is CASESPECIFIC, else case "
+    "blind, converting simple Latin letters to upper case first (SQL Functions, Expressions, "
+    "and Predicates: Equality Comparison). An operand's attribute: written `x (NOT CS)`, else "
+    "its column's declared one (catalog `casespecific`), else the session's default, NOT "
+    "CASESPECIFIC in TERA mode and CASESPECIFIC in ANSI mode (the teradata_session_mode "
+    "assumption, a warning where it decides). Case blind, both sides become the portable "
+    "TRANSLATE(x, 'a..z', 'A..Z') (=, <, IN, LIKE, BETWEEN); refused: an expression over a "
+    "declared column (its attribute is not documented) and LIKE with a letter as ESCAPE.",
     (
         (
             "teradata",
             "SELECT c_custkey FROM SALES_DB.CUSTOMER WHERE c_name LIKE 'Customer#0001%'",
-            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" WHERE "customer"."c_name" LIKE \'Customer#0001%\'',
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
+            "WHERE TRANSLATE(\"customer\".\"c_name\", 'abcdefghijklmnopqrstuvwxyz', "
+            "'ABCDEFGHIJKLMNOPQRSTUVWXYZ') LIKE 'CUSTOMER#0001%'",
+        ),
+        (
+            "teradata",
+            "SELECT c_custkey FROM SALES_DB.CUSTOMER WHERE c_name (CASESPECIFIC) LIKE 'Bob%'",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
+            "WHERE \"customer\".\"c_name\" LIKE 'Bob%'",
         ),
     ),
 )
