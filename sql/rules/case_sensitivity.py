@@ -210,9 +210,7 @@ def _no_exact_form(ctx: Context, what: str) -> str:
     )
 
 
-def compare(
-    node: exp.Expr, rewritten: exp.Expr, operands: Sequence[str], ctx: Context
-) -> exp.Expr:
+def compare(node: exp.Expr, rewritten: exp.Expr, operands: Sequence[str], ctx: Context) -> exp.Expr:
     """An explicit comparison ``node`` (=, <, IN (list), LIKE, BETWEEN) written as
     ``rewritten`` with case decided: its ``operands`` (argument names of ``rewritten``; a
     list argument's every item) folded where the comparison is case blind; refused where
@@ -284,7 +282,7 @@ def _texts(expressions: Sequence[exp.Expr]) -> list[exp.Expr]:
             "teradata",
             "SELECT c_custkey FROM SALES_DB.CUSTOMER ORDER BY c_name",
             'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
-            "ORDER BY TRANSLATE(\"customer\".\"c_name\", 'abcdefghijklmnopqrstuvwxyz', "
+            'ORDER BY TRANSLATE("customer"."c_name", \'abcdefghijklmnopqrstuvwxyz\', '
             "'ABCDEFGHIJKLMNOPQRSTUVWXYZ') ASC NULLS FIRST",
         ),
         (
@@ -381,7 +379,9 @@ def implicit_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def _flat(node: exp.Group, part: str) -> list[exp.Expr]:
     found: list[exp.Expr] = []
     for item in node.args.get(part) or []:
-        found.extend(item.expressions if isinstance(item, (exp.Tuple, exp.Cube, exp.Rollup)) else [item])
+        found.extend(
+            item.expressions if isinstance(item, (exp.Tuple, exp.Cube, exp.Rollup)) else [item]
+        )
     return found
 
 

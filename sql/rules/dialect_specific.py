@@ -9,9 +9,9 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
+from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, clone, lit, type_of
 from sql.rules.case_sensitivity import compare as case_compare
 from sql.rules.case_sensitivity import text_type
-from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, STRING_TYPES, clone, lit, type_of
 from sql.rules.strings import tsql_like_value
 from sql.source_dialects import semantics
 
@@ -397,14 +397,14 @@ def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "teradata",
             "SELECT c_custkey FROM SALES_DB.CUSTOMER WHERE c_name LIKE 'Customer#0001%'",
             'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
-            "WHERE TRANSLATE(\"customer\".\"c_name\", 'abcdefghijklmnopqrstuvwxyz', "
+            'WHERE TRANSLATE("customer"."c_name", \'abcdefghijklmnopqrstuvwxyz\', '
             "'ABCDEFGHIJKLMNOPQRSTUVWXYZ') LIKE 'CUSTOMER#0001%'",
         ),
         (
             "teradata",
             "SELECT c_custkey FROM SALES_DB.CUSTOMER WHERE c_name (CASESPECIFIC) LIKE 'Bob%'",
             'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
-            "WHERE \"customer\".\"c_name\" LIKE 'Bob%'",
+            'WHERE "customer"."c_name" LIKE \'Bob%\'',
         ),
     ),
 )

@@ -21,26 +21,57 @@ TABLE = {"teradata": "SALES_DB.CUSTOMER", "tsql": "dbo.Customer"}
 CASES = [
     # TERA mode: text is NOT CASESPECIFIC, literals too: a..z compare as A..Z
     ("teradata", {}, "SELECT c_name FROM T WHERE c_name = 'foo'", ["FOO", "Foo", "foo"]),
-    ("teradata", {}, "SELECT c_name FROM T WHERE c_name <> 'foo'", ["", "SS", "bar", "ß", "É", "é"]),
+    (
+        "teradata",
+        {},
+        "SELECT c_name FROM T WHERE c_name <> 'foo'",
+        ["", "SS", "bar", "ß", "É", "é"],
+    ),
     # only simple Latin letters fold: é is not É, ß is not SS
     ("teradata", {}, "SELECT c_name FROM T WHERE c_name = 'é'", ["é"]),
     ("teradata", {}, "SELECT c_name FROM T WHERE c_name = 'ss'", ["SS"]),
     ("teradata", {}, "SELECT c_name FROM T WHERE c_name LIKE 'f_O'", ["FOO", "Foo", "foo"]),
-    ("teradata", {}, "SELECT c_name FROM T WHERE c_name IN ('BAR', 'fOo')", ["FOO", "Foo", "bar", "foo"]),
+    (
+        "teradata",
+        {},
+        "SELECT c_name FROM T WHERE c_name IN ('BAR', 'fOo')",
+        ["FOO", "Foo", "bar", "foo"],
+    ),
     ("teradata", {}, "SELECT c_name FROM T WHERE c_name BETWEEN 'a' AND 'C'", ["bar"]),
-    ("teradata", {}, "SELECT c_name FROM T WHERE c_name > 'F'", ["FOO", "Foo", "SS", "foo", "ß", "É", "é"]),
+    (
+        "teradata",
+        {},
+        "SELECT c_name FROM T WHERE c_name > 'F'",
+        ["FOO", "Foo", "SS", "foo", "ß", "É", "é"],
+    ),
     ("teradata", {}, "SELECT COUNT(DISTINCT c_name) AS n FROM T", [7]),
     (
         "teradata",
         {},
         "SELECT c_name, COUNT(*) OVER (PARTITION BY c_name) AS n FROM T",
-        [("", 1), ("FOO", 3), ("Foo", 3), ("SS", 1), ("bar", 1), ("foo", 3), ("ß", 1), ("É", 1), ("é", 1), (None, 1)],
+        [
+            ("", 1),
+            ("FOO", 3),
+            ("Foo", 3),
+            ("SS", 1),
+            ("bar", 1),
+            ("foo", 3),
+            ("ß", 1),
+            ("É", 1),
+            ("é", 1),
+            (None, 1),
+        ],
     ),
     # an operand written CASESPECIFIC makes the comparison case specific
     ("teradata", {}, "SELECT c_name FROM T WHERE c_name (CASESPECIFIC) = 'foo'", ["foo"]),
     ("teradata", {}, "SELECT c_name FROM T WHERE UPPER(c_name) = 'FOO'", ["FOO", "Foo", "foo"]),
     # ANSI mode: CASESPECIFIC by default; grouping is then exact
-    ("teradata", {"teradata_session_mode": "ANSI"}, "SELECT c_name FROM T WHERE c_name = 'foo'", ["foo"]),
+    (
+        "teradata",
+        {"teradata_session_mode": "ANSI"},
+        "SELECT c_name FROM T WHERE c_name = 'foo'",
+        ["foo"],
+    ),
     (
         "teradata",
         {"teradata_session_mode": "ANSI"},
@@ -94,15 +125,63 @@ def test_comparisons_return_the_rows_the_source_returns_on_both_engines(
 @pytest.mark.parametrize(
     ("dialect", "assumed", "query", "rule", "named"),
     [
-        ("teradata", {}, "SELECT c_name, COUNT(*) AS n FROM T GROUP BY c_name", "CASE-VARIANT", "c_name"),
-        ("teradata", {}, "SELECT DISTINCT c_name FROM T", "CASE-VARIANT", "teradata_session_mode=TERA"),
-        ("teradata", {}, "SELECT c_name FROM T UNION SELECT c_mktsegment FROM T", "CASE-VARIANT", "UNION"),
-        ("teradata", {}, "SELECT c_name FROM T INTERSECT ALL SELECT c_name FROM T", "CASE-VARIANT", "INTERSECT"),
+        (
+            "teradata",
+            {},
+            "SELECT c_name, COUNT(*) AS n FROM T GROUP BY c_name",
+            "CASE-VARIANT",
+            "c_name",
+        ),
+        (
+            "teradata",
+            {},
+            "SELECT DISTINCT c_name FROM T",
+            "CASE-VARIANT",
+            "teradata_session_mode=TERA",
+        ),
+        (
+            "teradata",
+            {},
+            "SELECT c_name FROM T UNION SELECT c_mktsegment FROM T",
+            "CASE-VARIANT",
+            "UNION",
+        ),
+        (
+            "teradata",
+            {},
+            "SELECT c_name FROM T INTERSECT ALL SELECT c_name FROM T",
+            "CASE-VARIANT",
+            "INTERSECT",
+        ),
         ("teradata", {}, "SELECT MIN(c_name) AS m FROM T", "CASE-VARIANT", "MIN"),
-        ("teradata", {}, "SELECT c_custkey FROM T WHERE c_name IN (SELECT c_mktsegment FROM T)", "CASE-VARIANT", "IN (subquery)"),
-        ("teradata", {}, "SELECT c_name FROM T WHERE c_name LIKE 'fa_%' ESCAPE 'a'", "TD-CASESPECIFIC", "ESCAPE"),
-        ("tsql", {"tsql_collation_case": "INSENSITIVE"}, "SELECT c_name FROM T WHERE c_name = 'foo'", "TSQL-COLLATION", "tsql_collation_case=INSENSITIVE"),
-        ("tsql", {"tsql_collation_case": "INSENSITIVE"}, "SELECT c_name FROM T ORDER BY c_name", "CASE-IMPLICIT", "collation"),
+        (
+            "teradata",
+            {},
+            "SELECT c_custkey FROM T WHERE c_name IN (SELECT c_mktsegment FROM T)",
+            "CASE-VARIANT",
+            "IN (subquery)",
+        ),
+        (
+            "teradata",
+            {},
+            "SELECT c_name FROM T WHERE c_name LIKE 'fa_%' ESCAPE 'a'",
+            "TD-CASESPECIFIC",
+            "ESCAPE",
+        ),
+        (
+            "tsql",
+            {"tsql_collation_case": "INSENSITIVE"},
+            "SELECT c_name FROM T WHERE c_name = 'foo'",
+            "TSQL-COLLATION",
+            "tsql_collation_case=INSENSITIVE",
+        ),
+        (
+            "tsql",
+            {"tsql_collation_case": "INSENSITIVE"},
+            "SELECT c_name FROM T ORDER BY c_name",
+            "CASE-IMPLICIT",
+            "collation",
+        ),
     ],
 )
 def test_comparisons_without_an_exact_form_are_refused(dialect, assumed, query, rule, named):
@@ -120,7 +199,10 @@ def test_comparisons_without_an_exact_form_are_refused(dialect, assumed, query, 
         ("SELECT c_name FROM T UNION SELECT c_mktsegment FROM T", "CASE-VARIANT"),
         ("SELECT MAX(c_name) AS m FROM T", "CASE-VARIANT"),
         ("SELECT c_name FROM T ORDER BY c_name", "CASE-IMPLICIT"),
-        ("SELECT RANK() OVER (PARTITION BY c_name ORDER BY c_custkey) AS r FROM T", "CASE-IMPLICIT"),
+        (
+            "SELECT RANK() OVER (PARTITION BY c_name ORDER BY c_custkey) AS r FROM T",
+            "CASE-IMPLICIT",
+        ),
         ("SELECT c_name FROM T WHERE c_name < 'x'", "TSQL-COLLATION"),
     ],
 )
@@ -152,7 +234,9 @@ def declared(tmp_path_factory):
 
 def test_a_declared_attribute_decides_before_the_session_mode(declared):
     # CASESPECIFIC: grouping is exact in TERA mode, and nothing was assumed
-    result = translate("SELECT cs, COUNT(*) AS n FROM db1.people GROUP BY cs", "teradata", catalog=declared)
+    result = translate(
+        "SELECT cs, COUNT(*) AS n FROM db1.people GROUP BY cs", "teradata", catalog=declared
+    )
     assert not [d for d in result.diagnostics if "teradata_session_mode" in d.message]
     # NOT CASESPECIFIC: refused in ANSI mode too, naming the declaration
     with pytest.raises(TranslationError) as raised:
