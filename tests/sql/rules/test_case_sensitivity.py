@@ -12,7 +12,7 @@ from sql.catalog import load_catalog, merge_catalogs
 from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.rules.base import example_catalog
-from sql.translate import translate
+from sql.translate import translate, translate_script
 
 NAMES = ["foo", "FOO", "Foo", "bar", "é", "É", "", "ß", "SS", None]
 TABLE = {"teradata": "SALES_DB.CUSTOMER", "tsql": "dbo.Customer"}
@@ -250,3 +250,20 @@ def test_a_declared_attribute_decides_before_the_session_mode(declared):
     # either operand CASESPECIFIC: the comparison is case specific, unfolded
     result = translate("SELECT k FROM db1.people WHERE ncs = cs", "teradata", catalog=declared)
     assert "TRANSLATE" not in result.ansi_sql
+
+
+def test_a_script_table_keeps_its_declared_attribute_through_a_view():
+    script = (
+        "CREATE TABLE test.tfoo(x CHAR(30) CASESPECIFIC, y CHAR(30) NOT CASESPECIFIC);\n"
+        "CREATE VIEW v AS SELECT x, y FROM test.tfoo;\n"
+        "SELECT x, COUNT(*) AS n FROM v WHERE x = 'foo' AND y = 'bar' GROUP BY x;\n"
+    )
+    tables = translate_script(script, "teradata").tables
+    last = " ".join(next(t for t in tables if t.defines == "query").ansi_sql.split())
+    assert "TRIM(TRAILING ' ' FROM \"v\".\"x\") = 'foo'" in last
+    assert "TRANSLATE(" in last and "'BAR'" in last
+    with pytest.raises(TranslationError) as raised:
+        translate_script(
+            script.replace("SELECT x,", "SELECT y,").replace("BY x", "BY y"), "teradata"
+        )
+    assert "declared NOT CASESPECIFIC" in raised.value.diagnostics[0].message
