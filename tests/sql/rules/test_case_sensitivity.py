@@ -264,6 +264,6 @@ def test_a_script_table_keeps_its_declared_attribute_through_a_view():
     assert "TRANSLATE(" in last and "'BAR'" in last
     with pytest.raises(TranslationError) as raised:
         translate_script(
-            script.replace("SELECT x,", "SELECT y,").replace("BY x", "BY y"), "teradata"
+            script.replace("SELECT x, COUNT", "SELECT y, COUNT").replace("BY x", "BY y"), "teradata"
         )
     assert "declared NOT CASESPECIFIC" in raised.value.diagnostics[0].message
