@@ -850,8 +850,9 @@ class _Reader:
                 "(Snowflake's default TIMESTAMP_TYPE_MAPPING); declare the variant to be sure",
                 offset,
             )
-        casespecific = _casespecific(constraints) if self.dialect == "teradata" else None
-        if self.dialect != "teradata" and _case_insensitive(constraints):
+        has_attribute = semantics(self.dialect).TEXT_CASE_IS_AN_ATTRIBUTE
+        casespecific = _casespecific(constraints) if has_attribute else None
+        if not has_attribute and _case_insensitive(constraints):
             self.report(
                 "warning",
                 "CATALOG-CASE",

@@ -32,7 +32,7 @@ from sqlglot import exp
 from sql import portable
 from sql.rules.base import Context, rule
 from sql.rules.build import STRING_TYPES, clone, lit, type_of
-from sql.source_dialects import CaseSpecific
+from sql.source_dialects import CaseSpecific, semantics
 
 LOWER = "abcdefghijklmnopqrstuvwxyz"
 # The catalog's declared attribute travels on a column's type (``sql/catalog.py``).
@@ -139,7 +139,7 @@ def _teradata_attribute(node: exp.Expr) -> tuple[bool | None, str]:
 
 def decide(operands: Sequence[exp.Expr], ctx: Context) -> CaseDecision:
     """Whether ``operands`` compare case-blind; raises UndecidedCase."""
-    if ctx.dialect == "tsql":
+    if semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
         value = ctx.assume("tsql_collation_case")
         return CaseDecision(value == "INSENSITIVE", f"tsql_collation_case={value}", True)
     attributes = [_teradata_attribute(o) for o in operands]
@@ -198,7 +198,7 @@ def refuse_blind(decision: CaseDecision, node: exp.Expr, ctx: Context, what: str
 
 
 def _no_exact_form(ctx: Context, what: str) -> str:
-    if ctx.dialect == "tsql":
+    if semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
         return (
             "a case-insensitive collation compares by its culture's rules, which no standard "
             "function reproduces; set --assume tsql_collation_case=SENSITIVE if the column's "
@@ -224,7 +224,7 @@ def compare(node: exp.Expr, rewritten: exp.Expr, operands: Sequence[str], ctx: C
     if not decision.blind:
         warn(decision, node, ctx, "string comparison")
         return _strip(rewritten)
-    if ctx.dialect == "tsql":
+    if semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
         refuse_blind(decision, node, ctx, "string comparison")
         return node
     escape = node.parent.expression if isinstance(node.parent, exp.Escape) else None
@@ -426,7 +426,7 @@ def _distinct(node: exp.Distinct, ctx: Context) -> exp.Expr | None:
         warn(decision, node, ctx, f"COUNT(DISTINCT {_name(values[0])})")
         if not decision.blind:
             return None
-        if ctx.dialect == "tsql":
+        if semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
             refuse_blind(decision, node, ctx, "COUNT(DISTINCT ...)")
             return node
         return exp.Distinct(
@@ -448,7 +448,9 @@ def _order(node: exp.Ordered, ctx: Context) -> exp.Expr | None:
         return None
     order = node.parent
     owner = order.parent if order is not None else None
-    if ctx.dialect == "tsql" or isinstance(owner, (exp.SetOperation, exp.WithinGroup)):
+    if semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION or isinstance(
+        owner, (exp.SetOperation, exp.WithinGroup)
+    ):
         refuse_blind(decision, node, ctx, what)
         return node
     warn(decision, node, ctx, what)
@@ -467,7 +469,7 @@ def _partition(node: exp.Window, ctx: Context) -> exp.Expr | None:
         decision = decide_or_refuse([key], node, ctx, what)
         if decision is None:
             return node
-        if decision.blind and ctx.dialect == "tsql":
+        if decision.blind and semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
             refuse_blind(decision, node, ctx, what)
             return node
         warn(decision, node, ctx, what)
