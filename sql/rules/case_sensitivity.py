@@ -32,6 +32,8 @@ from sqlglot import exp
 from sql import portable
 from sql.rules.base import Context, rule
 from sql.rules.build import STRING_TYPES, clone, lit, type_of
+from sql.rules.portable_types import Projections
+from sql.scopes import current as current_scopes
 from sql.source_dialects import CaseSpecific, semantics
 
 LOWER = "abcdefghijklmnopqrstuvwxyz"
@@ -114,27 +116,51 @@ def _declared(node: exp.Expr) -> bool | None:
     return None if kind is None else kind.meta.get(CASESPECIFIC_META)
 
 
-def _teradata_attribute(node: exp.Expr) -> tuple[bool | None, str]:
-    """(CASESPECIFIC?, how it is known) of one operand; None for the session default."""
+def _teradata_attribute(node: exp.Expr, resolve: Projections | None) -> tuple[bool | None, str]:
+    """(CASESPECIFIC?, how it is known) of one operand; None for the session default.
+    ``resolve`` finds what a derived table's column is defined by (None: no operand of the
+    statement has an attribute other than the default, so none needs finding)."""
     if isinstance(node, (exp.Paren, exp.Trim)):  # TRIM keeps its argument's type
-        return _teradata_attribute(node.this)
+        return _teradata_attribute(node.this, resolve)
     if isinstance(node, CaseSpecific):
         written = "CASESPECIFIC" if not node.args.get("not_") else "NOT CASESPECIFIC"
         return not node.args.get("not_"), f"written ({written})"
     if isinstance(node, exp.Column):
-        declared = _declared(node)
-        if declared is not None:
+        defining = resolve.defining(node) if resolve is not None else None
+        if defining is None:  # a lake table's column: its declaration, if any
+            declared = _declared(node)
+            if declared is None:
+                return None, ""
             shown = "CASESPECIFIC" if declared else "NOT CASESPECIFIC"
             return declared, f"column {node.name} declared {shown}"
-        return None, ""
-    for column in node.find_all(exp.Column):
-        if _declared(column) is not None:
+        found = {_teradata_attribute(p, resolve) for p in defining}
+        if len(found) != 1:
             raise UndecidedCase(
-                f"the case attribute of an expression over column {column.name} (declared "
-                "in the catalog) is not documented; apply (CASESPECIFIC) or (NOT CASESPECIFIC) "
-                "to it"
+                f"column {node.name} is defined by set operation branches of different case "
+                "attributes, or ambiguously"
             )
+        return found.pop()
+    if resolve is not None:
+        for inner in node.find_all(exp.Column, CaseSpecific):
+            value, why = _teradata_attribute(inner, resolve)
+            if value is not None:
+                raise UndecidedCase(
+                    f"the case attribute of an expression over {why} is not documented; apply "
+                    "(CASESPECIFIC) or (NOT CASESPECIFIC) to it"
+                )
     return None, ""
+
+
+def _resolver(node: exp.Expr, ctx: Context) -> Projections | None:
+    """What resolves derived columns to their definitions, where some column or expression
+    of the statement has a case attribute of its own; None where all take the default."""
+    root = node.root()
+    if not any(
+        isinstance(n, CaseSpecific) or (isinstance(n, exp.Column) and _declared(n) is not None)
+        for n in root.find_all(exp.Column, CaseSpecific)
+    ):
+        return None
+    return Projections.of(root, current_scopes(ctx.scopes, root))
 
 
 def decide(operands: Sequence[exp.Expr], ctx: Context) -> CaseDecision:
@@ -142,7 +168,8 @@ def decide(operands: Sequence[exp.Expr], ctx: Context) -> CaseDecision:
     if semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
         value = ctx.assume("tsql_collation_case")
         return CaseDecision(value == "INSENSITIVE", f"tsql_collation_case={value}", True)
-    attributes = [_teradata_attribute(o) for o in operands]
+    resolve = _resolver(operands[0], ctx)
+    attributes = [_teradata_attribute(o, resolve) for o in operands]
     specific = [why for value, why in attributes if value]
     if specific:
         return CaseDecision(False, specific[0], False)

@@ -267,3 +267,30 @@ def test_a_script_table_keeps_its_declared_attribute_through_a_view():
             script.replace("SELECT x, COUNT", "SELECT y, COUNT").replace("BY x", "BY y"), "teradata"
         )
     assert "declared NOT CASESPECIFIC" in raised.value.diagnostics[0].message
+
+
+@pytest.mark.parametrize(
+    ("query", "outcome"),
+    [
+        # a derived table's column is what defines it
+        (
+            "WITH w AS (SELECT cs AS e FROM db1.people) SELECT e, COUNT(*) AS n FROM w GROUP BY e",
+            None,
+        ),
+        ("WITH w AS (SELECT ncs AS e FROM db1.people) SELECT e FROM w GROUP BY e", "declared NOT"),
+        # an expression over a declared column has no documented attribute, directly or not
+        ("SELECT k FROM db1.people WHERE SUBSTR(cs, 1, 2) = 'ab'", "not documented"),
+        (
+            "WITH w AS (SELECT SUBSTR(cs, 1, 3) AS s FROM db1.people) SELECT s FROM w WHERE s = 'ab'",
+            "not documented",
+        ),
+        ("SELECT cs FROM db1.people UNION SELECT ncs FROM db1.people", "not documented"),
+    ],
+)
+def test_derived_columns_take_the_attribute_of_their_definition(declared, query, outcome):
+    if outcome is None:
+        translate(query, "teradata", catalog=declared)
+        return
+    with pytest.raises(TranslationError) as raised:
+        translate(query, "teradata", catalog=declared)
+    assert outcome in raised.value.diagnostics[0].message
