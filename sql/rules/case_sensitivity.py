@@ -63,7 +63,7 @@ def unwrap(node: exp.Expr) -> exp.Expr:
 
 
 def text_type(node: exp.Expr) -> bool:
-    return type_of(unwrap(node)) in STRING_TYPES
+    return type_of(unwrap(node.this if isinstance(node, exp.Alias) else node)) in STRING_TYPES
 
 
 def fold(node: exp.Expr) -> exp.Expr:
@@ -116,11 +116,22 @@ def _declared(node: exp.Expr) -> bool | None:
     return None if kind is None else kind.meta.get(CASESPECIFIC_META)
 
 
-def _teradata_attribute(node: exp.Expr, resolve: Projections | None) -> tuple[bool | None, str]:
+@dataclass(frozen=True)
+class _Resolver:
+    """A statement's derived columns' definitions, and the session's default attribute."""
+
+    projections: Projections
+    default_specific: bool
+
+    def defining(self, column: exp.Column) -> list[exp.Expr] | None:
+        return self.projections.defining(column)
+
+
+def _teradata_attribute(node: exp.Expr, resolve: _Resolver | None) -> tuple[bool | None, str]:
     """(CASESPECIFIC?, how it is known) of one operand; None for the session default.
     ``resolve`` finds what a derived table's column is defined by (None: no operand of the
     statement has an attribute other than the default, so none needs finding)."""
-    if isinstance(node, (exp.Paren, exp.Trim)):  # TRIM keeps its argument's type
+    if isinstance(node, (exp.Alias, exp.Paren, exp.Trim)):  # TRIM keeps its argument's type
         return _teradata_attribute(node.this, resolve)
     if isinstance(node, CaseSpecific):
         written = "CASESPECIFIC" if not node.args.get("not_") else "NOT CASESPECIFIC"
@@ -141,17 +152,28 @@ def _teradata_attribute(node: exp.Expr, resolve: Projections | None) -> tuple[bo
             )
         return found.pop()
     if resolve is not None:
-        for inner in node.find_all(exp.Column, CaseSpecific):
-            value, why = _teradata_attribute(inner, resolve)
-            if value is not None:
+        # Whether an expression's result keeps its operands' attribute or takes the session
+        # default is not documented: known only where those agree.
+        inner = {
+            _teradata_attribute(n, resolve)
+            for n in node.find_all(exp.Column, CaseSpecific)
+            if not isinstance(n.parent, CaseSpecific)
+        }
+        declared = {(value, why) for value, why in inner if value is not None}
+        if declared:
+            values = {value for value, _ in declared}
+            default = resolve.default_specific
+            if len(values) > 1 or values != {default}:
+                why = sorted(why for _, why in declared)[0]
                 raise UndecidedCase(
-                    f"the case attribute of an expression over {why} is not documented; apply "
-                    "(CASESPECIFIC) or (NOT CASESPECIFIC) to it"
+                    f"the case attribute of an expression over {why} is not documented "
+                    "(its operands' or the session default's); apply (CASESPECIFIC) or "
+                    "(NOT CASESPECIFIC) to it"
                 )
     return None, ""
 
 
-def _resolver(node: exp.Expr, ctx: Context) -> Projections | None:
+def _resolver(node: exp.Expr, ctx: Context) -> _Resolver | None:
     """What resolves derived columns to their definitions, where some column or expression
     of the statement has a case attribute of its own; None where all take the default."""
     root = node.root()
@@ -160,7 +182,8 @@ def _resolver(node: exp.Expr, ctx: Context) -> Projections | None:
         for n in root.find_all(exp.Column, CaseSpecific)
     ):
         return None
-    return Projections.of(root, current_scopes(ctx.scopes, root))
+    default_specific = ctx.assume("teradata_session_mode") == "ANSI"
+    return _Resolver(Projections.of(root, current_scopes(ctx.scopes, root)), default_specific)
 
 
 def decide(operands: Sequence[exp.Expr], ctx: Context) -> CaseDecision:
@@ -307,7 +330,7 @@ def _texts(expressions: Sequence[exp.Expr]) -> list[exp.Expr]:
     (
         (
             "teradata",
-            "SELECT c_custkey FROM SALES_DB.CUSTOMER ORDER BY c_name",
+            "SELECT c_custkey FROM SALES_DB.CUSTOMER ORDER BY c_name (NOT CASESPECIFIC)",
             'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
             'ORDER BY TRANSLATE("customer"."c_name", \'abcdefghijklmnopqrstuvwxyz\', '
             "'ABCDEFGHIJKLMNOPQRSTUVWXYZ') ASC NULLS FIRST",
@@ -349,12 +372,12 @@ def implicit_order(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     (
         (
             "teradata",
-            "SELECT c_mktsegment, COUNT(*) AS n FROM SALES_DB.CUSTOMER GROUP BY c_mktsegment",
+            "SELECT c_mktsegment, COUNT(*) AS n FROM SALES_DB.CUSTOMER GROUP BY c_mktsegment (NOT CS)",
             "1:59",
         ),
         (
             "teradata",
-            "SELECT DISTINCT c_name FROM SALES_DB.CUSTOMER",
+            "SELECT DISTINCT c_name (NOT CASESPECIFIC) AS c_name FROM SALES_DB.CUSTOMER",
             "1:17",
         ),
     ),
@@ -510,3 +533,24 @@ def _partition(node: exp.Window, ctx: Context) -> exp.Expr | None:
         [fold(p) if id(p) in blind else clone(p) for p in node.args["partition_by"]],
     )
     return window
+
+
+@rule(
+    "TD-CASE-ATTRIBUTE",
+    "rewrite",
+    ("teradata",),
+    (CaseSpecific,),
+    "Teradata's `x (CASESPECIFIC)` / `x (NOT CS)` decides how x compares (TD-CASESPECIFIC, "
+    "CASE-IMPLICIT, CASE-VARIANT read it first) and leaves its value as it is: once those "
+    "have decided, it is x.",
+    (
+        (
+            "teradata",
+            "SELECT c_name (NOT CASESPECIFIC) AS n FROM SALES_DB.CUSTOMER",
+            'SELECT "customer"."c_name" AS "n" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+    phase="final",
+)
+def case_attribute(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    return clone(node.this)

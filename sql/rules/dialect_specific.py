@@ -376,7 +376,7 @@ def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None
     if not tsql_like_value(node, ctx):
         return node
-    return case_compare(node, node, ("this", "expression"), ctx)
+    return case_compare(node, clone(node), ("this", "expression"), ctx)
 
 
 @rule(
@@ -395,7 +395,7 @@ def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     (
         (
             "teradata",
-            "SELECT c_custkey FROM SALES_DB.CUSTOMER WHERE c_name LIKE 'Customer#0001%'",
+            "SELECT c_custkey FROM SALES_DB.CUSTOMER WHERE c_name (NOT CS) LIKE 'Customer#0001%'",
             'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
             'WHERE TRANSLATE("customer"."c_name", \'abcdefghijklmnopqrstuvwxyz\', '
             "'ABCDEFGHIJKLMNOPQRSTUVWXYZ') LIKE 'CUSTOMER#0001%'",

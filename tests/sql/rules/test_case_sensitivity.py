@@ -15,7 +15,29 @@ from sql.rules.base import example_catalog
 from sql.translate import translate, translate_script
 
 NAMES = ["foo", "FOO", "Foo", "bar", "é", "É", "", "ß", "SS", None]
-TABLE = {"teradata": "SALES_DB.CUSTOMER", "tsql": "dbo.Customer"}
+TABLE = {"teradata": "SALES_DB.NAMES", "tsql": "dbo.Names"}
+# A table whose text columns declare no case attribute (the demo catalog's Teradata columns
+# are declared CASESPECIFIC): the session mode's default decides.
+NAMES_CATALOG = """
+tables:
+  raw.names:
+    c_custkey: BIGINT
+    c_name: VARCHAR
+    c_mktsegment: VARCHAR
+legacy:
+  teradata:
+    SALES_DB.NAMES: raw.names
+  tsql:
+    dbo.Names: raw.names
+"""
+
+
+@pytest.fixture(scope="module")
+def names(tmp_path_factory):
+    path = tmp_path_factory.mktemp("names") / "catalog.yaml"
+    path.write_text(NAMES_CATALOG)
+    return load_catalog(path)
+
 
 # (dialect, assumptions, query over c_name, the rows the source returns)
 CASES = [
@@ -108,13 +130,13 @@ def tables(spark_engine):
 
 @pytest.mark.parametrize(("dialect", "assumed", "query", "expected"), CASES)
 def test_comparisons_return_the_rows_the_source_returns_on_both_engines(
-    tables, dialect, assumed, query, expected
+    tables, names, dialect, assumed, query, expected
 ):
     con, spark = tables
     source = query.replace(" T", " " + TABLE[dialect])
     assumptions = Assumptions().with_overrides(assumed)
-    ansi_sql = translate(source, dialect, assumptions=assumptions).ansi_sql
-    ansi_sql = ansi_sql.replace('"raw"."customer"', '"customer"')
+    ansi_sql = translate(source, dialect, catalog=names, assumptions=assumptions).ansi_sql
+    ansi_sql = ansi_sql.replace('"raw"."names"', '"customer"')
     on_duckdb = sorted((tuple(r) for r in con.sql(render(ansi_sql, "duckdb")).fetchall()), key=_key)
     on_spark = sorted((tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect()), key=_key)
     wanted = sorted((e if isinstance(e, tuple) else (e,) for e in expected), key=_key)
@@ -184,10 +206,10 @@ def test_comparisons_return_the_rows_the_source_returns_on_both_engines(
         ),
     ],
 )
-def test_comparisons_without_an_exact_form_are_refused(dialect, assumed, query, rule, named):
+def test_comparisons_without_an_exact_form_are_refused(names, dialect, assumed, query, rule, named):
     source = query.replace(" T", " " + TABLE[dialect])
     with pytest.raises(TranslationError) as raised:
-        translate(source, dialect, assumptions=Assumptions().with_overrides(assumed))
+        translate(source, dialect, catalog=names, assumptions=Assumptions().with_overrides(assumed))
     assert any(d.rule == rule and named in d.message for d in raised.value.diagnostics)
 
 
@@ -278,13 +300,15 @@ def test_a_script_table_keeps_its_declared_attribute_through_a_view():
             None,
         ),
         ("WITH w AS (SELECT ncs AS e FROM db1.people) SELECT e FROM w GROUP BY e", "declared NOT"),
-        # an expression over a declared column has no documented attribute, directly or not
+        # an expression over a declared column has no documented attribute, directly or not,
+        # unless it agrees with the session default (ANSI mode: CASESPECIFIC)
         ("SELECT k FROM db1.people WHERE SUBSTR(cs, 1, 2) = 'ab'", "not documented"),
         (
             "WITH w AS (SELECT SUBSTR(cs, 1, 3) AS s FROM db1.people) SELECT s FROM w WHERE s = 'ab'",
             "not documented",
         ),
-        ("SELECT cs FROM db1.people UNION SELECT ncs FROM db1.people", "not documented"),
+        # either operand CASESPECIFIC: the union compares with case
+        ("SELECT cs FROM db1.people UNION SELECT ncs FROM db1.people", None),
     ],
 )
 def test_derived_columns_take_the_attribute_of_their_definition(declared, query, outcome):
@@ -294,3 +318,13 @@ def test_derived_columns_take_the_attribute_of_their_definition(declared, query,
     with pytest.raises(TranslationError) as raised:
         translate(query, "teradata", catalog=declared)
     assert outcome in raised.value.diagnostics[0].message
+
+
+def test_an_expression_agreeing_with_the_session_default_is_decided(declared):
+    query = "SELECT SUBSTRING(cs FROM 1 FOR 2) AS s, COUNT(*) AS n FROM db1.people GROUP BY 1"
+    with pytest.raises(TranslationError):
+        translate(query, "teradata", catalog=declared)
+    ansi = Assumptions(teradata_session_mode="ANSI")
+    translate(query, "teradata", catalog=declared, assumptions=ansi)
+    written = query.replace("AS s,", "(CASESPECIFIC) AS s,")
+    assert "TRANSLATE" not in translate(written, "teradata", catalog=declared).ansi_sql
