@@ -39,6 +39,8 @@ from sql.source_dialects import CaseSpecific, semantics
 LOWER = "abcdefghijklmnopqrstuvwxyz"
 # The catalog's declared attribute travels on a column's type (``sql/catalog.py``).
 CASESPECIFIC_META = "casespecific"
+# An attribute written on an expression (``x (NOT CS)``) travels on it as this meta flag.
+WRITTEN_META = "casespecific_written"
 RULE_IDS = {"teradata": "TD-CASESPECIFIC", "tsql": "TSQL-COLLATION"}
 
 
@@ -131,6 +133,9 @@ def _teradata_attribute(node: exp.Expr, resolve: _Resolver | None) -> tuple[bool
     """(CASESPECIFIC?, how it is known) of one operand; None for the session default.
     ``resolve`` finds what a derived table's column is defined by (None: no operand of the
     statement has an attribute other than the default, so none needs finding)."""
+    written = node.meta.get(WRITTEN_META) if node._meta else None
+    if written is not None:
+        return written, f"written ({'CASESPECIFIC' if written else 'NOT CASESPECIFIC'})"
     if isinstance(node, (exp.Alias, exp.Paren, exp.Trim)):  # TRIM keeps its argument's type
         return _teradata_attribute(node.this, resolve)
     if isinstance(node, CaseSpecific):
@@ -156,8 +161,10 @@ def _teradata_attribute(node: exp.Expr, resolve: _Resolver | None) -> tuple[bool
         # default is not documented: known only where those agree.
         inner = {
             _teradata_attribute(n, resolve)
-            for n in node.find_all(exp.Column, CaseSpecific)
-            if not isinstance(n.parent, CaseSpecific)
+            for n in node.walk()
+            if n is not node
+            and (isinstance(n, (exp.Column, CaseSpecific)) or (n._meta and WRITTEN_META in n._meta))
+            and not isinstance(n.parent, CaseSpecific)
         }
         declared = {(value, why) for value, why in inner if value is not None}
         if declared:
@@ -178,8 +185,10 @@ def _resolver(node: exp.Expr, ctx: Context) -> _Resolver | None:
     of the statement has a case attribute of its own; None where all take the default."""
     root = node.root()
     if not any(
-        isinstance(n, CaseSpecific) or (isinstance(n, exp.Column) and _declared(n) is not None)
-        for n in root.find_all(exp.Column, CaseSpecific)
+        (n._meta and WRITTEN_META in n._meta)
+        or isinstance(n, CaseSpecific)
+        or (isinstance(n, exp.Column) and _declared(n) is not None)
+        for n in root.walk()
     ):
         return None
     default_specific = ctx.assume("teradata_session_mode") == "ANSI"
@@ -540,9 +549,9 @@ def _partition(node: exp.Window, ctx: Context) -> exp.Expr | None:
     "rewrite",
     ("teradata",),
     (CaseSpecific,),
-    "Teradata's `x (CASESPECIFIC)` / `x (NOT CS)` decides how x compares (TD-CASESPECIFIC, "
-    "CASE-IMPLICIT, CASE-VARIANT read it first) and leaves its value as it is: once those "
-    "have decided, it is x.",
+    "Teradata's `x (CASESPECIFIC)` / `x (NOT CS)` decides how x compares wherever it is "
+    "compared (TD-CASESPECIFIC, CASE-IMPLICIT, CASE-VARIANT read it, through derived tables "
+    "too) and leaves its value as it is: it becomes x, carrying the attribute.",
     (
         (
             "teradata",
@@ -550,7 +559,10 @@ def _partition(node: exp.Window, ctx: Context) -> exp.Expr | None:
             'SELECT "customer"."c_name" AS "n" FROM "raw"."customer" AS "customer"',
         ),
     ),
-    phase="final",
+    phase="syntax",
 )
 def case_attribute(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    return clone(node.this)
+    inner = node.this.copy()
+    inner.meta[WRITTEN_META] = not node.args.get("not_")
+    inner.meta["source"] = True  # still the source's expression: later phases translate it
+    return inner

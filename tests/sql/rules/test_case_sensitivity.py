@@ -87,6 +87,19 @@ CASES = [
     # an operand written CASESPECIFIC makes the comparison case specific
     ("teradata", {}, "SELECT c_name FROM T WHERE c_name (CASESPECIFIC) = 'foo'", ["foo"]),
     ("teradata", {}, "SELECT c_name FROM T WHERE UPPER(c_name) = 'FOO'", ["FOO", "Foo", "foo"]),
+    # ... and through a derived table
+    (
+        "teradata",
+        {},
+        "WITH f (x) AS (SELECT c_name (CASESPECIFIC) FROM T) SELECT x FROM f WHERE x = 'foo'",
+        ["foo"],
+    ),
+    (
+        "teradata",
+        {},
+        "WITH f (x) AS (SELECT c_name (CASESPECIFIC) FROM T) SELECT x FROM f GROUP BY x",
+        NAMES,
+    ),
     # ANSI mode: CASESPECIFIC by default; grouping is then exact
     (
         "teradata",
