@@ -33,6 +33,7 @@ NAMESPACE_FIELDS = frozenset(name for levels in NAMESPACE_LEVELS.values() for na
 CHOICES: dict[str, tuple[str, ...]] = {
     "snowflake_timestamp_type_mapping": ("TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP_TZ"),
     "teradata_session_mode": ("TERA", "ANSI"),
+    "tsql_collation_case": ("SENSITIVE", "INSENSITIVE"),
 }
 _NAME = re.compile(r"[\w$ -]*")
 # Settings that are a free word (a language name).
@@ -45,6 +46,7 @@ SETTING_DIALECTS: dict[str, tuple[str, ...]] = {
     "snowflake_timestamp_type_mapping": ("snowflake",),
     "snowflake_week_start": ("snowflake",),
     "teradata_session_mode": ("teradata",),
+    "tsql_collation_case": ("tsql",),
     "tsql_datefirst": ("tsql",),
     **{name: (dialect,) for dialect, levels in NAMESPACE_LEVELS.items() for name in levels},
 }
@@ -71,8 +73,16 @@ class Assumptions:
     # Teradata's session mode (the DBS Control SessionMode default, or BTEQ's .SET SESSION
     # TRANSACTION): TERA or ANSI. It decides what a CREATE TABLE without SET or MULTISET
     # makes (TERA: SET, ANSI: MULTISET) and what INSERT ... SELECT does with a duplicate row
-    # in a SET table (TERA: drops it, ANSI: fails).
+    # in a SET table (TERA: drops it, ANSI: fails), and the case attribute of character data
+    # not declared otherwise (TERA: NOT CASESPECIFIC, compared without case, as DBS Control's
+    # DefaultCaseSpec FALSE, its default, leaves it; ANSI: CASESPECIFIC).
     teradata_session_mode: str = "TERA"
+    # Whether the T-SQL collation of compared text is case-sensitive (a _CS or _BIN
+    # collation) or not (_CI, as SQL Server's default install collations are). SENSITIVE
+    # translates as the engines compare (by code point), with a warning at every comparison
+    # it decides; under INSENSITIVE a comparison where case matters is refused, since a
+    # case-insensitive collation compares by culture rules no standard function reproduces.
+    tsql_collation_case: str = "SENSITIVE"
     # The default namespace an unqualified table name resolves in: the session's current
     # database/schema (project/dataset in BigQuery), which the SQL text cannot show. Empty
     # means unknown: a name then resolves only if exactly one catalog table matches it.

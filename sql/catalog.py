@@ -110,6 +110,10 @@ class Catalog:
     # lake table -> its columns declared NOT NULL (``required: true``), tables without any
     # left out. What the legacy DDL promised; translation does not rely on it.
     required: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # lake table -> {column: CASESPECIFIC?} for Teradata text columns declared CASESPECIFIC
+    # (True) or NOT CASESPECIFIC (False): which decides how they compare
+    # (``sql/rules/case_sensitivity.py``, which reads it on the column's type).
+    casespecific: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)
     # dialect -> (how many legacy names are indexed, {last name part: legacy names}): the
     # only names a name that needs completing can match. Kept up to date as names are
     # added (a script's own tables are, one by one); scanning every name per lookup made a
@@ -271,6 +275,10 @@ class Catalog:
         }
         if self.required:  # absent otherwise: a catalog without it keeps its digest
             content["required"] = {t: sorted(c) for t, c in sorted(self.required.items())}
+        if self.casespecific:
+            content["casespecific"] = {
+                t: sorted(c.items()) for t, c in sorted(self.casespecific.items())
+            }
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
     def schema(
@@ -286,13 +294,24 @@ class Catalog:
             columns = self.tables[qualified]
             zone, table = qualified.split(".")
             opaque = self.opaque.get(qualified, {})
+            declared = self.casespecific.get(qualified, {})
             nested.setdefault(zone, {})[table] = {
                 column: exp.DataType.build(opaque_type_name(opaque[column]), udt=True)
                 if column in opaque
+                else _with_case(kind, declared[column])
+                if column in declared
                 else kind
                 for column, kind in columns.items()
             }
         return nested
+
+
+def _with_case(kind: str, casespecific: bool) -> exp.DataType:
+    """The type of a column declared [NOT] CASESPECIFIC: its own object, carrying the
+    attribute to every expression annotation types with it."""
+    typed = parse_type(kind).copy()
+    typed.meta["casespecific"] = casespecific
+    return typed
 
 
 def opaque_type_name(declared: str) -> str:
@@ -337,22 +356,36 @@ def _name_parts(name: str, dialect: str) -> list[NamePart]:
 
 
 # A column's type: ``T``, ``{type: T}`` or ``{opaque: TYPE}``, the last two with an optional
-# ``required: true`` (declared NOT NULL).
-_COLUMN_KEYS = ({"type"}, {"opaque"}, {"type", "required"}, {"opaque", "required"})
+# ``required: true`` (declared NOT NULL), and a text column's ``casespecific: true|false``.
+_COLUMN_KEYS = (
+    {"type"},
+    {"opaque"},
+    {"type", "required"},
+    {"opaque", "required"},
+    {"type", "casespecific"},
+    {"type", "required", "casespecific"},
+)
 
 
 def _columns(
     path: Path, table: str, spec: object
-) -> tuple[dict[str, str], dict[str, str], frozenset[str]]:
+) -> tuple[dict[str, str], dict[str, str], frozenset[str], dict[str, bool]]:
     if not isinstance(spec, dict) or not spec:
         raise CatalogError(f"{path}: tables.{table}: expected a mapping of column: type")
     columns: dict[str, str] = {}
     opaque: dict[str, str] = {}
     required: set[str] = set()
+    casespecific: dict[str, bool] = {}
     for column, kind in spec.items():
         if isinstance(kind, dict) and set(kind) in _COLUMN_KEYS:
             if not isinstance(kind.get("required", False), bool):
                 raise CatalogError(f"{path}: tables.{table}.{column}: required is true or false")
+            if "casespecific" in kind:
+                if not isinstance(kind["casespecific"], bool):
+                    raise CatalogError(
+                        f"{path}: tables.{table}.{column}: casespecific is true or false"
+                    )
+                casespecific[str(column)] = kind["casespecific"]
             if kind.get("required"):
                 required.add(str(column))
             if "type" in kind:
@@ -377,7 +410,7 @@ def _columns(
                 f"{path}: tables.{table}.{column}: expected an ANSI type, {{type: T}} or "
                 "{opaque: TYPE} (each with an optional required: true)"
             )
-    return columns, opaque, frozenset(required)
+    return columns, opaque, frozenset(required), casespecific
 
 
 def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
@@ -398,11 +431,14 @@ def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
     tables: dict[str, dict[str, str]] = {}
     opaque: dict[str, dict[str, str]] = {}
     required: dict[str, frozenset[str]] = {}
+    casespecific: dict[str, dict[str, bool]] = {}
     for name, spec in data["tables"].items():
         name = str(name)
         if len(name.split(".")) != 2 or not all(name.split(".")):
             raise CatalogError(f"{path}: tables.{name}: a lake table is named zone.table")
-        tables[name], opaque_columns, required_columns = _columns(path, name, spec)
+        tables[name], opaque_columns, required_columns, declared = _columns(path, name, spec)
+        if declared:
+            casespecific[name] = declared
         if opaque_columns:
             opaque[name] = opaque_columns
         if required_columns:
@@ -434,6 +470,7 @@ def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
         opaque=opaque,
         sources=(repository_relative(path),),
         required=required,
+        casespecific=casespecific,
     )
 
 
@@ -443,6 +480,7 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
     tables: dict[str, Mapping[str, str]] = {}
     opaque: dict[str, Mapping[str, str]] = {}
     required: dict[str, frozenset[str]] = {}
+    casespecific: dict[str, Mapping[str, bool]] = {}
     legacy: dict[str, dict[tuple[str, ...], str]] = {}
     table_origin: dict[str, str] = {}
     name_origin: dict[tuple[str, tuple[str, ...]], str] = {}
@@ -455,10 +493,11 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
                 list(tables[name].items()) != list(columns.items())
                 or opaque.get(name, {}) != catalog.opaque.get(name, {})
                 or required.get(name, frozenset()) != catalog.required.get(name, frozenset())
+                or casespecific.get(name, {}) != catalog.casespecific.get(name, {})
             ):
                 raise CatalogError(
                     f"{origin}: table {name} differs from its definition in "
-                    f"{table_origin[name]} (columns, order, types or NOT NULL)"
+                    f"{table_origin[name]} (columns, order, types, NOT NULL or CASESPECIFIC)"
                 )
             tables.setdefault(name, columns)
             table_origin.setdefault(name, origin)
@@ -466,6 +505,8 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
                 opaque.setdefault(name, catalog.opaque[name])
             if name in catalog.required:
                 required.setdefault(name, catalog.required[name])
+            if name in catalog.casespecific:
+                casespecific.setdefault(name, catalog.casespecific[name])
         for dialect, names in catalog.legacy.items():
             merged = legacy.setdefault(dialect, {})
             for key, lake in names.items():
@@ -482,6 +523,7 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
         opaque=opaque,
         sources=tuple(sources),
         required=required,
+        casespecific=casespecific,
     )
 
 

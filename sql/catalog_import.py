@@ -594,6 +594,9 @@ class ImportedColumn:
     # Declared NOT NULL. Only the constraint itself counts: a PRIMARY KEY is not enforced
     # as NOT NULL in every dialect (BigQuery's and Snowflake's are declarations).
     required: bool = False
+    # Teradata's declared CASESPECIFIC (True) or NOT CASESPECIFIC (False); None: not declared
+    # (the session mode's default applies).
+    casespecific: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -637,6 +640,15 @@ class DdlImport:
         }
         return {lake: columns for lake, columns in found.items() if columns}
 
+    def catalog_casespecific(self) -> dict[str, dict[str, bool]]:
+        """Per lake table, its text columns' declared case attribute (tables without any left
+        out)."""
+        found = {
+            lake: {c.name: c.casespecific for c in table.columns if c.casespecific is not None}
+            for lake, table in sorted(self.tables.items())
+        }
+        return {lake: columns for lake, columns in found.items() if columns}
+
     def catalog_legacy(self) -> dict[str, dict[str, str]]:
         return {self.dialect: {t.written: lake for lake, t in sorted(self.tables.items())}}
 
@@ -646,6 +658,7 @@ class DdlImport:
             opaque=self.catalog_opaque(),
             legacy=self.catalog_legacy(),
             required=self.catalog_required(),
+            casespecific=self.catalog_casespecific(),
             source=f"the {self.dialect} DDL",
         )
 
@@ -837,15 +850,18 @@ class _Reader:
                 "(Snowflake's default TIMESTAMP_TYPE_MAPPING); declare the variant to be sure",
                 offset,
             )
-        if _case_insensitive(constraints):
+        has_attribute = semantics(self.dialect).TEXT_CASE_IS_AN_ATTRIBUTE
+        casespecific = _casespecific(constraints) if has_attribute else None
+        if not has_attribute and _case_insensitive(constraints):
             self.report(
                 "warning",
                 "CATALOG-CASE",
                 f"column {table}.{name} compares case-insensitively in {self.dialect}; "
-                "translation assumes case-sensitive comparisons",
+                "translation compares it as the tsql_collation_case assumption says "
+                "(SENSITIVE unless set), not as the column's collation",
                 offset,
             )
-        return ImportedColumn(name, kind_type, line, col, required)
+        return ImportedColumn(name, kind_type, line, col, required, casespecific)
 
 
 def _split_statements(tokens: list[Token]) -> list[list[Token]]:
@@ -863,6 +879,15 @@ def _statement_name(statement: exp.Expr) -> str:
     if isinstance(statement, exp.Command):
         return str(statement.this).upper()
     return statement.key.upper()
+
+
+def _casespecific(constraints: Sequence[exp.Expr | None]) -> bool | None:
+    """Teradata's declared [NOT] CASESPECIFIC (the last one written), None if none."""
+    found = None
+    for constraint in constraints:
+        if isinstance(constraint, exp.CaseSpecificColumnConstraint):
+            found = not constraint.args.get("not_")
+    return found
 
 
 def _case_insensitive(constraints: Sequence[exp.Expr | None]) -> bool:
@@ -1022,19 +1047,23 @@ def catalog_yaml(
     opaque: Mapping[str, Mapping[str, str]] | None = None,
     legacy: Mapping[str, Mapping[str, str]] | None = None,
     required: Mapping[str, Iterable[str]] | None = None,
+    casespecific: Mapping[str, Mapping[str, bool]] | None = None,
     source: str,
 ) -> str:
     """A catalog file in ``sql/catalog.yaml``'s format, the same bytes for the same input:
     tables sorted by name, columns in the table's order, legacy names sorted, and a header
     naming ``source`` (no timestamp). ``required``: per table, the columns declared NOT
-    NULL, written ``{type: T, required: true}``."""
+    NULL, written ``{type: T, required: true}``; ``casespecific``: per table, Teradata text
+    columns' declared case attribute, written ``{type: T, casespecific: false}``."""
     opaque = opaque or {}
+    casespecific = casespecific or {}
     required = {table: frozenset(columns) for table, columns in (required or {}).items()}
     lines = [
         f"# Catalog imported by `plumbline catalog import` from {source}.",
         "# Types are exact ANSI types; {opaque: TYPE} is a declared type with no exact ANSI",
         "# form, and translation refuses expressions over such a column. required: true",
-        "# marks a column declared NOT NULL.",
+        "# marks a column declared NOT NULL; casespecific: true|false a Teradata column declared",
+        "# CASESPECIFIC or NOT CASESPECIFIC.",
         "tables:" if tables else "tables: {}",
     ]
     for table in sorted(tables):
@@ -1044,8 +1073,13 @@ def catalog_yaml(
             if column in opaque.get(table, {}):
                 value = f"opaque: {_scalar(opaque[table][column], flow=True)}"
                 value = f"{{{value}, required: true}}" if not_null else f"{{{value}}}"
-            elif not_null:
-                value = f"{{type: {_scalar(kind, flow=True)}, required: true}}"
+            elif not_null or column in casespecific.get(table, {}):
+                parts = [f"type: {_scalar(kind, flow=True)}"]
+                if not_null:
+                    parts.append("required: true")
+                if column in casespecific.get(table, {}):
+                    parts.append(f"casespecific: {str(casespecific[table][column]).lower()}")
+                value = "{" + ", ".join(parts) + "}"
             else:
                 value = _scalar(kind)
             lines.append(f"    {_scalar(column)}: {value}")

@@ -83,9 +83,10 @@ REFUSAL_CLASSES = (
 OTHER_DIAGNOSTICS: dict[str, str] = {
     "CATALOG-ASSUMED": "`plumbline catalog import`: a Snowflake column declared TIMESTAMP is "
     "read as TIMESTAMP_NTZ (the default TIMESTAMP_TYPE_MAPPING), with a warning.",
-    "CATALOG-CASE": "`plumbline catalog import`: a column that compares case-insensitively "
-    "(NOT CASESPECIFIC, a case-insensitive collation) is imported with a warning: translation "
-    "assumes case-sensitive comparisons.",
+    "CATALOG-CASE": "`plumbline catalog import`: a T-SQL column with a case-insensitive "
+    "collation is imported with a warning: translation compares it as the tsql_collation_case "
+    "assumption says. (A Teradata column's [NOT] CASESPECIFIC is kept in the catalog as "
+    "`casespecific: true|false` and decides its comparisons: TD-CASESPECIFIC.)",
     "CATALOG-COLLISION": "`plumbline catalog import`: two legacy tables map to the same lake "
     "table; the import is refused naming both.",
     "CATALOG-DIALECT": "`plumbline catalog import`: a DDL dialect the importer does not read.",

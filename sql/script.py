@@ -760,6 +760,8 @@ def _other_constraint(column: exp.ColumnDef) -> exp.Expr | None:
         kind = constraint.args.get("kind")
         if isinstance(kind, exp.NotNullColumnConstraint) and not kind.args.get("allow_null"):
             continue
+        if isinstance(kind, exp.CaseSpecificColumnConstraint):
+            continue  # how the column compares (on its type), not a check of rows
         if isinstance(kind, exp.DefaultColumnConstraint) and isinstance(
             _known_value(kind.this), _DEFAULT_VALUES
         ):
@@ -855,6 +857,12 @@ def _column_types(
                 "the translation does not check"
             )
             continue
+        declared = _casespecific(column)
+        if (
+            declared is not None
+        ):  # the attribute travels on the type (sql/rules/case_sensitivity.py)
+            kind = kind.copy()
+            kind.meta["casespecific"] = declared
         columns.append((column.name.lower(), kind))
         if problem is not None:
             continue
@@ -877,6 +885,16 @@ def _column_types(
     if not columns:
         return None, "CREATE TABLE without columns or AS SELECT"
     return tuple(columns), problem
+
+
+def _casespecific(column: exp.ColumnDef) -> bool | None:
+    """Teradata's declared CASESPECIFIC (True) or NOT CASESPECIFIC (False) of ``column``."""
+    found = None
+    for constraint in column.args.get("constraints") or []:
+        kind = constraint.args.get("kind")
+        if isinstance(kind, exp.CaseSpecificColumnConstraint):
+            found = not kind.args.get("not_")
+    return found
 
 
 def _declared_columns(

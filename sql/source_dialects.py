@@ -89,6 +89,9 @@ class Semantics:
     REPEAT_OF_NEGATIVE_IS_NULL = False  # REPLICATE(s, n) with n < 0 is NULL
     REVERSE_REVERSES_BYTES = False  # REVERSE reverses bytes (undocumented), not characters
     SPLIT_PART_NEEDS_POSITIVE_PART = False  # SPLIT_PART's part must be 1 or more
+    # text is CASESPECIFIC or NOT CASESPECIFIC (declared, else the session mode's default),
+    # which decides whether it compares with case (sql/rules/case_sensitivity.py)
+    TEXT_CASE_IS_AN_ATTRIBUTE = False
     TEXT_COMPARES_BY_COLLATION = False  # text compares by a collation, by default ignoring case
     TRANSLATE_LENGTHS_MUST_MATCH = False  # TRANSLATE raises when `from` and `to` differ in length
 
@@ -299,6 +302,7 @@ class PlumblineTeradata(Teradata, Semantics):
     LOG_DEFAULTS_TO_BASE_10 = True
     SET_TABLES = True
     STATISTICS_KEEP_DECIMAL = True
+    TEXT_CASE_IS_AN_ATTRIBUTE = True
 
     class Parser(Teradata.Parser):
         # CASE_N's NO CASE / UNKNOWN cases are not expressions: sqlglot stops at them.

@@ -1154,20 +1154,27 @@ class _ScriptCatalog:
     tables: dict[str, Mapping[str, str]]
     legacy: dict[str, dict[tuple[str, ...], str]]
     opaque: dict[str, Mapping[str, str]]
+    casespecific: dict[str, Mapping[str, bool]]
 
     @classmethod
     def of(cls, catalog: Catalog) -> _ScriptCatalog:
         tables = dict(catalog.tables)
         legacy = {d: dict(names) for d, names in catalog.legacy.items()}
         opaque = dict(catalog.opaque)
-        own = replace(catalog, tables=tables, legacy=legacy, opaque=opaque)
-        return cls(own, tables, legacy, opaque)
+        casespecific = dict(catalog.casespecific)
+        own = replace(
+            catalog, tables=tables, legacy=legacy, opaque=opaque, casespecific=casespecific
+        )
+        return cls(own, tables, legacy, opaque, casespecific)
 
     def add(self, dialect: str, definition: Definition, translation: Translation) -> None:
         lake = f"{translation.zone}.{translation.name}"
         columns: dict[str, str] = {}
         opaque: dict[str, str] = {}
+        declared: dict[str, bool] = {}
         for column, kind in zip(translation.columns, translation.column_types, strict=True):
+            if "casespecific" in kind.meta:  # a Teradata column's declared case attribute
+                declared[column] = kind.meta["casespecific"]
             if is_opaque(kind):
                 columns[column] = opaque[column] = kind.sql().removeprefix(OPAQUE_PREFIX).upper()
                 continue
@@ -1184,6 +1191,8 @@ class _ScriptCatalog:
         self.tables[lake] = columns
         if opaque:
             self.opaque[lake] = opaque
+        if declared:
+            self.casespecific[lake] = declared
         key = legacy_key(definition.name_parts, dialect)
         self.legacy.setdefault(dialect, {})[key] = lake
 

@@ -50,6 +50,7 @@ def load_all() -> dict[str, Rule]:
         arrays,
         auto_dates,
         calendar,
+        case_sensitivity,
         conditionals,
         conversions,
         dates,

@@ -9,7 +9,9 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, STRING_TYPES, clone, lit, type_of
+from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, clone, lit, type_of
+from sql.rules.case_sensitivity import compare as case_compare
+from sql.rules.case_sensitivity import text_type
 from sql.rules.strings import tsql_like_value
 from sql.source_dialects import semantics
 
@@ -307,18 +309,6 @@ def cast_rule(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return exp.Cast(this=whole, to=node.args["to"].copy())
 
 
-CASE_WARNINGS = {
-    "tsql": (
-        "TSQL-COLLATION",
-        "assuming a case-sensitive collation (T-SQL defaults are case-insensitive)",
-    ),
-    "teradata": (
-        "TD-CASESPECIFIC",
-        "assuming CASESPECIFIC columns (Teradata mode defaults to NOT CASESPECIFIC)",
-    ),
-}
-
-
 def _without_trailing_spaces(node: exp.Expr) -> exp.Expr:
     if isinstance(node, exp.Literal) and node.is_string:
         return exp.Literal.string(node.name.rstrip(" "))
@@ -331,9 +321,8 @@ def _without_trailing_spaces(node: exp.Expr) -> exp.Expr:
     ("tsql", "teradata"),
     (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In),
     "T-SQL and Teradata compare strings as if the shorter were padded with spaces ('a' = 'a  '), "
-    "so both sides lose trailing spaces: TRIM(TRAILING ' ' FROM x). Case sensitivity depends on "
-    "collation (TSQL-COLLATION) or CASESPECIFIC (TD-CASESPECIFIC): translated as case-sensitive "
-    "with a warning.",
+    "so both sides lose trailing spaces: TRIM(TRAILING ' ' FROM x). Whether case counts is "
+    "decided as TSQL-COLLATION and TD-CASESPECIFIC say.",
     (
         (
             "tsql",
@@ -345,24 +334,22 @@ def _without_trailing_spaces(node: exp.Expr) -> exp.Expr:
 def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if isinstance(node, exp.In):
         values = node.expressions
-        if node.args.get("query") or not values or type_of(node.this) not in STRING_TYPES:
+        if node.args.get("query") or not values or not text_type(node.this):
             return None
-        if not all(type_of(v) in STRING_TYPES for v in values):
+        if not all(text_type(v) for v in values):
             return None
         rewritten = exp.In(
             this=_without_trailing_spaces(node.this),
             expressions=[_without_trailing_spaces(v) for v in values],
         )
-    else:
-        if type_of(node.this) not in STRING_TYPES or type_of(node.expression) not in STRING_TYPES:
-            return None
-        rewritten = type(node)(
-            this=_without_trailing_spaces(node.this),
-            expression=_without_trailing_spaces(node.expression),
-        )
-    rule_id, assumption = CASE_WARNINGS[ctx.dialect]
-    ctx.report("warning", rule_id, node, f"string comparison translated {assumption}")
-    return rewritten
+        return case_compare(node, rewritten, ("this", "expressions"), ctx)
+    if not text_type(node.this) or not text_type(node.expression):
+        return None
+    rewritten = type(node)(
+        this=_without_trailing_spaces(node.this),
+        expression=_without_trailing_spaces(node.expression),
+    )
+    return case_compare(node, rewritten, ("this", "expression"), ctx)
 
 
 @rule(
@@ -370,8 +357,12 @@ def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "warn",
     ("tsql",),
     (exp.Like,),
-    "String comparisons (=, <, IN, LIKE, REPLACE, ...) are translated assuming a case-sensitive "
-    "collation; a case-insensitive server collation (the T-SQL default) would match more rows.",
+    "T-SQL compares text (=, <, IN, LIKE, BETWEEN, and implicitly: CASE-IMPLICIT) by a "
+    "collation the text does not show: the tsql_collation_case assumption. SENSITIVE (stated "
+    "default) translates as written, with a warning wherever case could change the result; "
+    "INSENSITIVE refuses those comparisons, since a case-insensitive collation compares by "
+    "culture rules no standard function reproduces ('ß' = 'ss'). A comparison case cannot "
+    "change (a side without letters, UPPER(x) = 'ABC') translates without either.",
     (
         (
             "tsql",
@@ -381,13 +372,11 @@ def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if type_of(node.this) not in STRING_TYPES:
+    if not text_type(node.this):
         return None
     if not tsql_like_value(node, ctx):
         return node
-    rule_id, assumption = CASE_WARNINGS[ctx.dialect]
-    ctx.report("warning", rule_id, node, f"string comparison translated {assumption}")
-    return node
+    return case_compare(node, clone(node), ("this", "expression"), ctx)
 
 
 @rule(
@@ -395,13 +384,27 @@ def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "warn",
     ("teradata",),
     (exp.Like,),
-    "Teradata-mode sessions compare NOT CASESPECIFIC columns case-insensitively; comparisons are "
-    "translated assuming CASESPECIFIC columns, with a warning.",
+    "Teradata compares text case specific when either operand is CASESPECIFIC, else case "
+    "blind, converting simple Latin letters to upper case first (SQL Functions, Expressions, "
+    "and Predicates: Equality Comparison). An operand's attribute: written `x (NOT CS)`, else "
+    "its column's declared one (catalog `casespecific`), else the session's default, NOT "
+    "CASESPECIFIC in TERA mode and CASESPECIFIC in ANSI mode (the teradata_session_mode "
+    "assumption, a warning where it decides). Case blind, both sides become the portable "
+    "TRANSLATE(x, 'a..z', 'A..Z') (=, <, IN, LIKE, BETWEEN); refused: an expression over a "
+    "declared column (its attribute is not documented) and LIKE with a letter as ESCAPE.",
     (
         (
             "teradata",
-            "SELECT c_custkey FROM SALES_DB.CUSTOMER WHERE c_name LIKE 'Customer#0001%'",
-            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" WHERE "customer"."c_name" LIKE \'Customer#0001%\'',
+            "SELECT c_custkey FROM SALES_DB.CUSTOMER WHERE c_name (NOT CS) LIKE 'Customer#0001%'",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
+            'WHERE TRANSLATE("customer"."c_name", \'abcdefghijklmnopqrstuvwxyz\', '
+            "'ABCDEFGHIJKLMNOPQRSTUVWXYZ') LIKE 'CUSTOMER#0001%'",
+        ),
+        (
+            "teradata",
+            "SELECT c_custkey FROM SALES_DB.CUSTOMER WHERE c_name (CASESPECIFIC) LIKE 'Bob%'",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
+            'WHERE "customer"."c_name" LIKE \'Bob%\'',
         ),
     ),
 )

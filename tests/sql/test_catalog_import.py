@@ -334,10 +334,19 @@ def test_a_computed_column_without_a_type_is_opaque():
     assert [(d.rule, d.col) for d in imported.diagnostics] == [("CATALOG-OPAQUE", 24)]
 
 
-def test_case_insensitive_columns_are_flagged():
-    ddl = "CREATE TABLE d.t (a VARCHAR(10) NOT CASESPECIFIC, b VARCHAR(10) CASESPECIFIC)"
+def test_declared_case_attributes_are_kept():
+    ddl = "CREATE TABLE d.t (a VARCHAR(10) NOT CASESPECIFIC, b VARCHAR(10) CASESPECIFIC, c CHAR)"
     imported = import_ddl([("t.sql", ddl)], "teradata")
-    assert [(d.rule, d.col) for d in imported.diagnostics] == [("CATALOG-CASE", 19)]
+    assert imported.diagnostics == ()
+    assert imported.catalog_casespecific() == {"raw.t": {"a": False, "b": True}}
+    assert "a: {type: VARCHAR(10), casespecific: false}" in imported.yaml()
+
+
+def test_case_insensitive_collations_are_flagged():
+    ddl = "CREATE TABLE dbo.t (a VARCHAR(10) COLLATE Latin1_General_CI_AS)"
+    imported = import_ddl([("t.sql", ddl)], "tsql")
+    assert [d.rule for d in imported.diagnostics] == ["CATALOG-CASE"]
+    assert "tsql_collation_case" in imported.diagnostics[0].message
 
 
 def test_legacy_names_keep_the_ddl_spelling_and_quote_only_case_sensitive_parts():
