@@ -353,7 +353,7 @@ class _Drift:
                 f"{where}; the wildcard's are those of the most recently created table, which "
                 "the catalog does not say: read the fields that every matching table has"
             )
-        return f"{self.shown}: field {shown} has one type in {where}"
+        return f"{self.shown}: field {shown} has one type in {self.prefix}{first_suffix} and another in {self.prefix}{other}"
 
     def mixed(self, name: str) -> str | None:
         """Why the pruned union cannot hold the column: the tables it reads have several
