@@ -686,10 +686,19 @@ def keep_read_columns(tree: exp.Expr, ctx: Context) -> None:
         for _, source in scope.selected_sources.values():
             if isinstance(source, Scope) and source.expression.meta.get(WILDCARD_META):
                 unions.setdefault(id(source.expression), source.expression)
-    for (_, name), (drift, node) in drifted.items():
+    mixed: dict[int, dict[str, str]] = {}
+    for (key, name), (drift, _) in drifted.items():
         reason = drift.mixed(name)
         if reason is not None:
-            _refuse(ctx, node, reason)
+            mixed.setdefault(key, {})[name] = reason
+    for key, names in mixed.items():
+        union = unions[key]
+        projected = _move_unnests(union, set(names), tree)
+        if projected is None:
+            for name, reason in names.items():
+                _refuse(ctx, drifted[key, name][1], reason)
+        else:
+            read[key] = (read.get(key, set()) - set(names)) | projected
     for key, union in unions.items():
         kept = read.get(key, set()) | {SUFFIX_NAME}
         for branch in union.find_all(exp.Select):
@@ -697,6 +706,119 @@ def keep_read_columns(tree: exp.Expr, ctx: Context) -> None:
                 branch.set(
                     "expressions", [p for p in branch.expressions if p.alias_or_name in kept]
                 )
+
+
+def _move_unnests(union: exp.Expr, names: set[str], tree: exp.Expr) -> set[str] | None:
+    """Each ``CROSS JOIN UNNEST`` of the drifted columns ``names`` of ``union`` (and of the
+    elements they yield) moved into every branch of the union, and each value the query reads
+    of those elements projected by the branches as a column of its own: a union of tables
+    whose records differ in shape then holds only values of one type. The names of the
+    columns projected; None (nothing changed) where the query has no such form: the union
+    is not a table of a query block whose joins are all inner, or a drifted value is read
+    other than through a moved UNNEST or as a value of one type in every table.
+
+    Exact: a cross join with an UNNEST of a row's own array distributes over UNION ALL and
+    commutes with inner joins, and a value projected by a branch is the value the query read
+    of that branch's rows."""
+    subquery = union.parent
+    joined = subquery.parent if isinstance(subquery, exp.Subquery) else None
+    select = joined.parent if isinstance(joined, exp.From | exp.Join) else None
+    if not isinstance(select, exp.Select) or any(
+        join.side or join.kind not in {"", "CROSS", "INNER"}
+        for join in select.args.get("joins") or ()
+    ):
+        return None
+    alias = subquery.alias
+    moved: list[exp.Join] = []
+    for join in select.args.get("joins") or ():
+        unnest = join.this
+        if not isinstance(unnest, exp.Unnest) or len(unnest.expressions) != 1:
+            continue
+        root = unnest.expressions[0]
+        while isinstance(root, exp.Dot):
+            root = root.this
+        if not isinstance(root, exp.Column):
+            continue
+        into = next((m for m in moved if m.this.alias == root.table), None)
+        if (root.table == alias and root.name in names) or into is not None:
+            if join.args.get("on") or join.args.get("using"):
+                return None
+            moved.append(join)
+    if not moved:
+        return None
+    moved_aliases = {join.this.alias for join in moved}
+    ends: dict[str, tuple[str, exp.Expr, list[exp.Expr]]] = {}
+    for scope in traverse_scope(tree):
+        for node in scope.walk():
+            if not isinstance(node, exp.Column) or not node.table:
+                continue
+            found = _selected(node.table, scope)
+            source = found[0] if found is not None else None
+            if not isinstance(source, Scope):
+                continue
+            if source.expression is union:
+                if node.name not in names:
+                    continue
+            elif not (
+                isinstance(source.expression, exp.Unnest)
+                and source.expression.alias in moved_aliases
+            ):
+                continue
+            end = node
+            while isinstance(end.parent, exp.Dot) and end.parent.this is end:
+                end = end.parent
+            if isinstance(end.parent, exp.Unnest) and any(
+                end.parent is join.this for join in moved
+            ):
+                continue
+            origin = _origin(node, scope)
+            if origin is not None and origin[0] is union and origin[1][0] in names:
+                path = list(origin[1])
+                step = node
+                while step is not end:
+                    step = step.parent
+                    path.append(step.expression.name)
+                drift = union.meta[DRIFT_META][path[0]]
+                if drift.refusal(path, False) is not None:
+                    return None
+            elif source.expression is union:
+                return None  # a drifted column read otherwise than by a moved UNNEST
+            key = end.sql()
+            if key not in ends:
+                ends[key] = (f"_wildcard_value_{len(ends) + 1}", end, [])
+            ends[key][2].append(end)
+    branches = [b for b in union.find_all(exp.Select, bfs=False) if b.meta.get(WILDCARD_META)]
+    for number, branch in enumerate(branches, start=1):
+        # Each branch's UNNESTs named apart: rules that follow find an UNNEST by its name.
+        renamed = {name: f"{name}_{number}" for name in moved_aliases}
+        renamed[alias] = branch.args["from_"].this.alias_or_name
+        joins = [join.copy() for join in moved]
+        values = [
+            exp.alias_(end.copy(), exp.to_identifier(name, quoted=True))
+            for name, end, _ in ends.values()
+        ]
+        for copied in [*joins, *values]:
+            for column in copied.find_all(exp.Column):
+                if column.table in renamed:
+                    column.set("table", exp.to_identifier(renamed[column.table], quoted=True))
+        for join in joins:
+            join.this.args["alias"].set(
+                "this", exp.to_identifier(renamed[join.this.alias], quoted=True)
+            )
+        for join in joins:
+            branch.append("joins", join)
+        branch.set("expressions", [*branch.expressions[:-1], *values, branch.expressions[-1]])
+    for join in moved:
+        join.pop()
+    for name, _, uses in ends.values():
+        for use in uses:
+            use.replace(
+                exp.column(
+                    exp.to_identifier(name, quoted=True),
+                    table=exp.to_identifier(alias, quoted=True),
+                )
+            )
+    return {name for name, _, _ in ends.values()}
 
 
 def _origin(column: exp.Column, scope: Scope) -> tuple[exp.Expr, list[str]] | None:

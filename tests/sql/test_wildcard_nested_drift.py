@@ -110,6 +110,30 @@ CASES = [
         [(1, 2), (2, 0), (3, 1)],
         2,
     ),
+    # Tables of both shapes: each UNNEST moves into every branch of the union, which
+    # projects the values read of the elements (one type in every table).
+    (
+        f"SELECT s.id, h.page.path, p.sku, p.rev FROM {PRODUCTS}",
+        [(1, "/a", "s1", 10), (1, "/a", "s2", None), (3, "/b", "s1", 5), (4, "/a", "s3", 7)],
+        3,
+    ),
+    (
+        f"SELECT h.n, COUNT(*) AS c FROM {HITS} WITH OFFSET AS o WHERE o >= 1 GROUP BY h.n",
+        [(2, 1)],
+        3,
+    ),
+    (
+        f"SELECT _TABLE_SUFFIX AS d, COUNT(*) AS n FROM {PRODUCTS} "
+        "WHERE p.rev IS NOT NULL GROUP BY _TABLE_SUFFIX",
+        [("1", 1), ("2", 1), ("3", 1)],
+        3,
+    ),
+    (
+        f"SELECT s.id, h.n FROM {HITS} JOIN `shop.web.ev_2` AS e ON e.id = s.id + 2 "
+        "WHERE h.page.title = 'A'",
+        [(1, 1)],
+        3,
+    ),
     # Tables of other shapes are matched but not read: the column itself is not read.
     (f"SELECT id FROM {EV}", [(1,), (2,), (3,), (4,)], 3),
 ]
@@ -159,9 +183,15 @@ REFUSED = [
         "an element of hits.product is read as a whole",
     ),
     (f"SELECT id, hits FROM {EV} WHERE _TABLE_SUFFIX = '1'", "hits is read as a whole"),
-    # The tables it reads hold two shapes of the column: no union of them.
+    # The tables it reads hold two shapes of the column, and it is read otherwise than by
+    # an UNNEST joined to the wildcard with inner joins only: no union of them.
     (
-        f"SELECT p.sku FROM {PRODUCTS}",
+        f"SELECT s.id FROM {HITS} WHERE EXISTS (SELECT 1 FROM UNNEST(h.product) AS q "
+        "WHERE q.rev > 6)",
+        "the tables it reads hold column hits with other fields in ev_1 than in ev_3",
+    ),
+    (
+        f"SELECT s.id, h.n FROM {EV} AS s LEFT JOIN UNNEST(s.hits) AS h",
         "the tables it reads hold column hits with other fields in ev_1 than in ev_3",
     ),
     (
