@@ -713,9 +713,10 @@ def _move_unnests(union: exp.Expr, names: set[str], tree: exp.Expr) -> set[str] 
     elements they yield) moved into every branch of the union, and each value the query reads
     of those elements projected by the branches as a column of its own: a union of tables
     whose records differ in shape then holds only values of one type. The names of the
-    columns projected; None (nothing changed) where the query has no such form: the union
-    is not a table of a query block whose joins are all inner, or a drifted value is read
-    other than through a moved UNNEST or as a value of one type in every table.
+    columns projected; None (nothing changed) where the query has no such form: an UNNEST
+    to move is joined to the union by a query block with an outer join, or a drifted value
+    is read other than through a moved UNNEST or as a value of one type in every table (a
+    field of a drifted record, which a branch projects as well).
 
     Exact: a cross join with an UNNEST of a row's own array distributes over UNION ALL and
     commutes with inner joins, and a value projected by a branch is the value the query read
@@ -723,14 +724,10 @@ def _move_unnests(union: exp.Expr, names: set[str], tree: exp.Expr) -> set[str] 
     subquery = union.parent
     joined = subquery.parent if isinstance(subquery, exp.Subquery) else None
     select = joined.parent if isinstance(joined, exp.From | exp.Join) else None
-    if not isinstance(select, exp.Select) or any(
-        join.side or join.kind not in {"", "CROSS", "INNER"}
-        for join in select.args.get("joins") or ()
-    ):
-        return None
+    joins = (select.args.get("joins") or ()) if isinstance(select, exp.Select) else ()
     alias = subquery.alias
     moved: list[exp.Join] = []
-    for join in select.args.get("joins") or ():
+    for join in joins:
         unnest = join.this
         if not isinstance(unnest, exp.Unnest) or len(unnest.expressions) != 1:
             continue
@@ -744,7 +741,7 @@ def _move_unnests(union: exp.Expr, names: set[str], tree: exp.Expr) -> set[str] 
             if join.args.get("on") or join.args.get("using"):
                 return None
             moved.append(join)
-    if not moved:
+    if moved and any(join.side or join.kind not in {"", "CROSS", "INNER"} for join in joins):
         return None
     moved_aliases = {join.this.alias for join in moved}
     ends: dict[str, tuple[str, exp.Expr, list[exp.Expr]]] = {}
@@ -787,6 +784,8 @@ def _move_unnests(union: exp.Expr, names: set[str], tree: exp.Expr) -> set[str] 
             if key not in ends:
                 ends[key] = (f"_wildcard_value_{len(ends) + 1}", end, [])
             ends[key][2].append(end)
+    if not moved and not ends:
+        return None
     branches = [b for b in union.find_all(exp.Select, bfs=False) if b.meta.get(WILDCARD_META)]
     for number, branch in enumerate(branches, start=1):
         # Each branch's UNNESTs named apart: rules that follow find an UNNEST by its name.

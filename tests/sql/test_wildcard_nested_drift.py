@@ -25,6 +25,7 @@ DUCKDB_NEW = (
 # Sessions of three days: two of the old shape, the last with the coupon field added.
 ROWS = {
     "ev_1": (
+        "hits",
         OLD,
         DUCKDB_OLD,
         "(1, [{'n': 1, 'page': {'path': '/a', 'title': 'A'}, "
@@ -32,20 +33,30 @@ ROWS = {
         "{'n': 2, 'page': {'path': NULL, 'title': 'B'}, 'product': []}]), (2, [])",
     ),
     "ev_2": (
+        "hits",
         OLD,
         DUCKDB_OLD,
         "(3, [{'n': 1, 'page': {'path': '/b', 'title': NULL}, "
         "'product': [{'sku': 's1', 'rev': 5}]}])",
     ),
     "ev_3": (
+        "hits",
         NEW,
         DUCKDB_NEW,
         "(4, [{'n': 1, 'page': {'path': '/a', 'title': 'A'}, "
         "'product': [{'sku': 's3', 'rev': 7, 'coupon': 'X'}]}])",
     ),
+    # A record (no array) that gained a field.
+    "rec_1": ("page", 'ROW("path" VARCHAR)', "STRUCT(path VARCHAR)", "(1, {'path': '/a'})"),
+    "rec_2": (
+        "page",
+        'ROW("path" VARCHAR, "title" VARCHAR)',
+        "STRUCT(path VARCHAR, title VARCHAR)",
+        "(2, {'path': '/b', 'title': 'B'}), (3, NULL)",
+    ),
 }
 TABLES = {
-    **{name: {"id": "BIGINT", "hits": ansi} for name, (ansi, _, _) in ROWS.items()},
+    **{name: {"id": "BIGINT", column: ansi} for name, (column, ansi, _, _) in ROWS.items()},
     # A leaf field typed otherwise.
     "mix_1": {"id": "BIGINT", "hits": 'ROW("n" BIGINT, "v" BIGINT) ARRAY'},
     "mix_2": {"id": "BIGINT", "hits": 'ROW("n" BIGINT, "v" VARCHAR) ARRAY'},
@@ -66,9 +77,9 @@ def engines(spark_engine, tmp_path_factory):
     con = duckdb.connect()
     con.execute(f"CREATE SCHEMA {ZONE}")
     spark = spark_engine.session().newSession()
-    for name, (_, duckdb_type, values) in ROWS.items():
+    for name, (column, _, duckdb_type, values) in ROWS.items():
         path = folder / f"{name}.parquet"
-        con.execute(f"CREATE TABLE {ZONE}.{name} (id BIGINT, hits {duckdb_type})")
+        con.execute(f"CREATE TABLE {ZONE}.{name} (id BIGINT, {column} {duckdb_type})")
         con.execute(f"INSERT INTO {ZONE}.{name} VALUES {values}")
         con.execute(f"COPY {ZONE}.{name} TO '{path}' (FORMAT parquet)")
         spark.read.parquet(str(path)).createOrReplaceGlobalTempView(name)
@@ -134,6 +145,13 @@ CASES = [
         [(1, 1)],
         3,
     ),
+    (f"SELECT COUNT(*) AS n FROM {PRODUCTS}", [(4,)], 3),
+    # A drifted record's field that every table has: each branch projects it.
+    (
+        "SELECT id, page.path FROM `shop.web.rec_*` WHERE page.path IS NOT NULL OR id = 3",
+        [(1, "/a"), (2, "/b"), (3, None)],
+        2,
+    ),
     # Tables of other shapes are matched but not read: the column itself is not read.
     (f"SELECT id FROM {EV}", [(1,), (2,), (3,), (4,)], 3),
 ]
@@ -173,6 +191,7 @@ REFUSED = [
         f"SELECT p.coupon FROM {PRODUCTS} WHERE _TABLE_SUFFIX = '3'",
         "field hits.product.coupon is in ev_3 but not in ev_1",
     ),
+    ("SELECT page.title FROM `shop.web.rec_*`", "field page.title is in rec_2 but not in rec_1"),
     # Read whole, a drifted record's value would be the most recent table's shape.
     (
         f"SELECT ARRAY_LENGTH(h.product) AS n FROM {HITS} WHERE _TABLE_SUFFIX = '1'",
