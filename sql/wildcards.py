@@ -12,6 +12,14 @@ column some matching table lacks or types otherwise is refused at that column; a
 the wildcard, whose columns and their order are the most recent table's, translates only when
 every matching table has the same columns and types, in the same order.
 
+A nested column whose records gained fields in later tables (Google Analytics'
+``hits.product`` gained ``productCouponCode``) has several types, but each field of it that
+every table has with one type is that field of the wildcard's column, as a column is: the
+query may read such fields (through UNNEST too), never a drifted record whole, and never a
+field some table lacks (BigQuery documents NULL for a column a table lacks, not for a
+nested field). Where the pruned union reads tables of several shapes of the column, the
+UNNESTs of it move into the union's branches, which project the values read.
+
 The set of tables is the catalog's: the translation assumes the warehouse holds exactly the
 tables the catalog lists (and that none of them is a view, which BigQuery refuses), and says
 so in a WILDCARD-TABLES warning naming how many tables it reads.
