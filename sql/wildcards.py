@@ -799,9 +799,9 @@ def _move_unnests(union: exp.Expr, names: set[str], tree: exp.Expr) -> set[str] 
         # Each branch's UNNESTs named apart: rules that follow find an UNNEST by its name.
         renamed = {name: f"{name}_{number}" for name in moved_aliases}
         renamed[alias] = branch.args["from_"].this.alias_or_name
-        joins = [join.copy() for join in moved]
+        joins = [_bare_copy(join) for join in moved]
         values = [
-            exp.alias_(end.copy(), exp.to_identifier(name, quoted=True))
+            exp.alias_(_bare_copy(end), exp.to_identifier(name, quoted=True))
             for name, end, _ in ends.values()
         ]
         for copied in [*joins, *values]:
@@ -826,6 +826,20 @@ def _move_unnests(union: exp.Expr, names: set[str], tree: exp.Expr) -> set[str] 
                 )
             )
     return {name for name, _, _ in ends.values()}
+
+
+def _bare_copy(node: exp.Expr) -> exp.Expr:
+    """``node`` copied without the types annotated on it: a drifted record's type can have
+    hundreds of fields, and copying it into each of hundreds of branches dominated the
+    translation (the branches are annotated again)."""
+    args = {}
+    for key, value in node.args.items():
+        if isinstance(value, exp.Expr):
+            value = _bare_copy(value)
+        elif isinstance(value, list):
+            value = [_bare_copy(v) if isinstance(v, exp.Expr) else v for v in value]
+        args[key] = value
+    return type(node)(**args)
 
 
 def _origin(column: exp.Column, scope: Scope) -> tuple[exp.Expr, list[str]] | None:
