@@ -749,8 +749,10 @@ def _move_unnests(union: exp.Expr, names: set[str], tree: exp.Expr) -> set[str] 
             if join.args.get("on") or join.args.get("using"):
                 return None
             moved.append(join)
-    if moved and any(join.side or join.kind not in {"", "CROSS", "INNER"} for join in joins):
-        return None
+    if moved and any(
+        join.side or join.method or join.kind not in {"", "CROSS", "INNER"} for join in joins
+    ):
+        return None  # an outer join keeps rows the UNNEST drops; NATURAL reads new columns
     moved_aliases = {join.this.alias for join in moved}
     ends: dict[str, tuple[str, exp.Expr, list[exp.Expr]]] = {}
     for scope in traverse_scope(tree):
