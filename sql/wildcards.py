@@ -857,13 +857,15 @@ def _origin(column: exp.Column, scope: Scope) -> tuple[exp.Expr, list[str]] | No
             return source.expression, [column.name]
         source = source.expression  # an UNNEST is a scope of its own
     alias = source.args.get("alias") if isinstance(source, exp.Unnest) else None
-    if (
-        alias is None
-        or not alias.columns
-        or alias.columns[0].name != column.name
-        or len(source.expressions) != 1
-    ):
+    if alias is None or not alias.columns or len(source.expressions) != 1:
         return None
+    offset = source.args.get("offset")
+    if column.name in {c.name for c in alias.columns[1:]} or (
+        isinstance(offset, exp.Identifier) and offset.name == column.name
+    ):
+        return None  # the position
+    # Any other name is a field of the element, as BigQuery reads a value table's fields.
+    bare = [] if alias.columns[0].name == column.name else [column.name]
     array, fields = source.expressions[0], []
     while isinstance(array, exp.Dot):
         fields.insert(0, array.expression.name)
@@ -874,7 +876,7 @@ def _origin(column: exp.Column, scope: Scope) -> tuple[exp.Expr, list[str]] | No
     if origin is None:
         return None
     union, path = origin
-    return union, [*path, *fields, ELEMENTS]
+    return union, [*path, *fields, ELEMENTS, *bare]
 
 
 def _selected(name: str, scope: Scope) -> tuple[exp.Expr | Scope, Scope] | None:

@@ -108,6 +108,11 @@ CASES = [
         [(1, 1, "A"), (1, 2, "B"), (3, 1, None)],
         2,
     ),
+    (
+        f"SELECT sku, rev FROM {PRODUCTS} WHERE _TABLE_SUFFIX = '2'",
+        [("s1", 5)],
+        1,
+    ),
     # A record that did not drift is read whole; positions; a count of the elements.
     (
         f"SELECT s.id, o FROM {HITS} WITH OFFSET AS o "
@@ -192,6 +197,11 @@ REFUSED = [
         "field hits.product.coupon is in ev_3 but not in ev_1",
     ),
     ("SELECT page.title FROM `shop.web.rec_*`", "field page.title is in rec_2 but not in rec_1"),
+    # A bare name is a field of the UNNEST's element, as BigQuery reads a value table.
+    (
+        f"SELECT coupon FROM {PRODUCTS} WHERE _TABLE_SUFFIX = '3'",
+        "field hits.product.coupon is in ev_3 but not in ev_1",
+    ),
     # Read whole, a drifted record's value would be the most recent table's shape.
     (
         f"SELECT ARRAY_LENGTH(h.product) AS n FROM {HITS} WHERE _TABLE_SUFFIX = '1'",
