@@ -12,6 +12,14 @@ column some matching table lacks or types otherwise is refused at that column; a
 the wildcard, whose columns and their order are the most recent table's, translates only when
 every matching table has the same columns and types, in the same order.
 
+A nested column whose records gained fields in later tables (Google Analytics'
+``hits.product`` gained ``productCouponCode``) has several types, but each field of it that
+every table has with one type is that field of the wildcard's column, as a column is: the
+query may read such fields (through UNNEST too), never a drifted record whole, and never a
+field some table lacks (BigQuery documents NULL for a column a table lacks, not for a
+nested field). Where the pruned union reads tables of several shapes of the column, the
+UNNESTs of it move into the union's branches, which project the values read.
+
 The set of tables is the catalog's: the translation assumes the warehouse holds exactly the
 tables the catalog lists (and that none of them is a view, which BigQuery refuses), and says
 so in a WILDCARD-TABLES warning naming how many tables it reads.
@@ -29,6 +37,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
+from sql.ansi import parse_type
 from sql.catalog import Catalog, NamePart, PrefixMatch
 from sql.rules.base import Context
 from sql.source_dialects import semantics
@@ -48,6 +57,11 @@ LEGACY_FUNCTIONS = frozenset({"TABLE_DATE_RANGE", "TABLE_DATE_RANGE_STRICT", "TA
 WILDCARD_META = "wildcard_table"
 # On that union: {column: why it differs between the matching tables} (refused where read).
 DIFFERING_META = "wildcard_differing"
+# On that union: {column: _Drift} for each nested column every matching table has, with
+# nested types that differ (fields added to a record): read field by field, not refused.
+DRIFT_META = "wildcard_drift"
+# A step into an array's elements in a path of fields (``_Drift.reads``).
+ELEMENTS = "[]"
 
 
 def is_wildcard(table: exp.Table, dialect: str) -> bool:
@@ -168,6 +182,16 @@ def expand(
         "has with the same type"
         for name, reason in differing.items()
     }
+    union.meta[DRIFT_META] = {
+        name: _Drift(
+            shown,
+            prefix,
+            {suffix: catalog.tables[lake][name] for suffix, lake in tables.items()},
+            frozenset(kept),
+        )
+        for name in differing
+        if all(_nested(catalog, lake, name) for lake in tables.values())
+    }
     table.replace(
         exp.Subquery(
             this=union,
@@ -285,6 +309,92 @@ def _schema(tables: Mapping[str, str], prefix: str, catalog: Catalog) -> _Schema
                 differing[name] = _types(name, (prefix + seen[0], seen[1]), (prefix + suffix, kind))
             break
     return _Schema(list(columns), differing, layout, fails)
+
+
+def _nested(catalog: Catalog, lake: str, name: str) -> bool:
+    """Whether ``lake`` has column ``name`` with a declared (not opaque) nested type."""
+    kind = catalog.tables[lake].get(name)
+    return (
+        kind is not None
+        and name not in catalog.opaque.get(lake, {})
+        and parse_type(kind).this in {exp.DType.ARRAY, exp.DType.STRUCT}
+    )
+
+
+@dataclass(frozen=True)
+class _Drift:
+    """A nested column that every matching table has, typed otherwise in some (a field
+    added to a record, as schemas grow). A field of it that every table has with one type
+    is that field of the wildcard's column whichever table is the most recent: BigQuery reads
+    each table's own value of it. So the query may read such fields, and the union stays
+    exact as long as the tables it reads after pruning share one type of the column."""
+
+    shown: str  # the wildcard as written
+    prefix: str
+    types: Mapping[str, str]  # suffix -> the column's type text, every matching table
+    kept: frozenset[str]  # the suffixes the pruned union reads
+
+    def refusal(self, path: Sequence[str], unnested: bool) -> str | None:
+        """Why reading ``path`` (the column, then field names and ELEMENTS steps) has no
+        exact translation; None when it has one. ``unnested``: the value at ``path`` is
+        UNNEST's array, whose elements' reads are judged each on its own."""
+        found = {suffix: _field(parse_type(kind), path[1:]) for suffix, kind in self.types.items()}
+        shown = ".".join(step for step in path if step != ELEMENTS)
+        whole = f"an element of {shown}" if path[-1] == ELEMENTS else shown
+        lacking = [suffix for suffix, kind in found.items() if kind is None]
+        having = [suffix for suffix, kind in found.items() if kind is not None]
+        if lacking:
+            return (
+                f"{self.shown}: field {shown} is in {self.prefix}{having[0]} but not in "
+                f"{self.prefix}{lacking[0]}; BigQuery reads a column that a matching table "
+                "lacks as NULL, but its documentation says nothing of a nested field a "
+                "table lacks: read only fields that every matching table has"
+            )
+        first_suffix, first = next(iter(found.items()))
+        other = next((s for s, kind in found.items() if kind != first), None)
+        if other is None or unnested:
+            return None
+        where = f"{self.prefix}{first_suffix} and {self.prefix}{other}"
+        if first is not None and first.this in {exp.DType.ARRAY, exp.DType.STRUCT}:
+            return (
+                f"{self.shown}: {whole} is read as a whole, and its fields differ between "
+                f"{where}; the wildcard's are those of the most recently created table, which "
+                "the catalog does not say: read the fields that every matching table has"
+            )
+        return f"{self.shown}: field {shown} has one type in {self.prefix}{first_suffix} and another in {self.prefix}{other}"
+
+    def mixed(self, name: str) -> str | None:
+        """Why the pruned union cannot hold the column: the tables it reads have several
+        types of it (a UNION ALL of rows of different shapes has no standard form)."""
+        kinds = {suffix: self.types[suffix] for suffix in sorted(self.kept)}
+        first_suffix, first = next(iter(kinds.items()))
+        other = next((s for s, kind in kinds.items() if kind != first), None)
+        if other is None:
+            return None
+        return (
+            f"{self.shown}: the tables it reads hold column {name} with other fields in "
+            f"{self.prefix}{first_suffix} than in {self.prefix}{other}, and a union of rows "
+            f"of different shapes has no standard form here: bound {SUFFIX} with literals "
+            "to tables of one schema"
+        )
+
+
+def _field(kind: exp.DataType | None, path: Sequence[str]) -> exp.DataType | None:
+    """The type at ``path`` (field names, case-insensitive as BigQuery's, and ELEMENTS
+    steps) inside ``kind``; None where a step names no field of it."""
+    for step in path:
+        if kind is None:
+            return None
+        if step == ELEMENTS:
+            kind = kind.expressions[0] if kind.this == exp.DType.ARRAY else None
+        elif kind.this == exp.DType.STRUCT:
+            kind = next(
+                (f.args["kind"] for f in kind.expressions if f.name.lower() == step.lower()),
+                None,
+            )
+        else:
+            return None
+    return kind
 
 
 def _types(
@@ -424,6 +534,7 @@ _COMPARISONS: dict[type[exp.Expr], Callable[[str, str], bool]] = {
     exp.GT: lambda s, v: s > v,
     exp.GTE: lambda s, v: s >= v,
 }
+_STRING_TYPES = frozenset({exp.DType.TEXT, exp.DType.VARCHAR, exp.DType.NVARCHAR})
 _MIRRORED: dict[type[exp.Expr], type[exp.Expr]] = {
     exp.EQ: exp.EQ,
     exp.NEQ: exp.NEQ,
@@ -454,6 +565,10 @@ def _suffix_tests(table: exp.Table, alias_name: str) -> list[Callable[[str], boo
         return node.table.lower() == alias_name.lower() if node.table else wildcards == 1
 
     def literal(node: exp.Expr) -> str | None:
+        while isinstance(node, exp.Paren):
+            node = node.this
+        if isinstance(node, exp.Cast) and node.to.this in _STRING_TYPES and not node.to.expressions:
+            node = node.this  # a script variable's value: CAST('...' AS STRING) is the text
         return node.this if isinstance(node, exp.Literal) and node.is_string else None
 
     tests: list[Callable[[str], bool]] = []
@@ -548,21 +663,50 @@ def keep_read_columns(tree: exp.Expr, ctx: Context) -> None:
     do not all have with one type is refused where it is read."""
     read: dict[int, set[str]] = {}
     unions: dict[int, exp.Expr] = {}
+    # (union, drifted column) -> the first node that reads it, for mixed unions.
+    drifted: dict[tuple[int, str], tuple[_Drift, exp.Expr]] = {}
     for scope in traverse_scope(tree):
         for node in scope.walk():
             if not isinstance(node, exp.Column) or not node.table:
                 continue
-            union = _wildcard_union(node.table, scope)
-            if union is None:
+            origin = _origin(node, scope)
+            if origin is None:
                 continue
-            unions[id(union)] = union
-            read.setdefault(id(union), set()).add(node.name)
+            union, path = origin
+            drift = union.meta.get(DRIFT_META, {}).get(path[0])
+            if len(path) == 1:
+                unions[id(union)] = union
+                read.setdefault(id(union), set()).add(node.name)
+            if drift is not None:
+                end = node
+                while isinstance(end.parent, exp.Dot) and end.parent.this is end:
+                    end = end.parent
+                    path = [*path, end.expression.name]
+                unnested = isinstance(end.parent, exp.Unnest) and end in end.parent.expressions
+                reason = drift.refusal(path, unnested)
+                if reason is not None:
+                    _refuse(ctx, node, reason)
+                drifted.setdefault((id(union), path[0]), (drift, node))
+                continue
             reason = union.meta.get(DIFFERING_META, {}).get(node.name)
-            if reason is not None:
+            if reason is not None and len(path) == 1:
                 _refuse(ctx, node, reason)
         for _, source in scope.selected_sources.values():
             if isinstance(source, Scope) and source.expression.meta.get(WILDCARD_META):
                 unions.setdefault(id(source.expression), source.expression)
+    mixed: dict[int, dict[str, str]] = {}
+    for (key, name), (drift, _) in drifted.items():
+        reason = drift.mixed(name)
+        if reason is not None:
+            mixed.setdefault(key, {})[name] = reason
+    for key, names in mixed.items():
+        union = unions[key]
+        projected = _move_unnests(union, set(names), tree)
+        if projected is None:
+            for name, reason in names.items():
+                _refuse(ctx, drifted[key, name][1], reason)
+        else:
+            read[key] = (read.get(key, set()) - set(names)) | projected
     for key, union in unions.items():
         kept = read.get(key, set()) | {SUFFIX_NAME}
         for branch in union.find_all(exp.Select):
@@ -570,6 +714,180 @@ def keep_read_columns(tree: exp.Expr, ctx: Context) -> None:
                 branch.set(
                     "expressions", [p for p in branch.expressions if p.alias_or_name in kept]
                 )
+
+
+def _move_unnests(union: exp.Expr, names: set[str], tree: exp.Expr) -> set[str] | None:
+    """Each ``CROSS JOIN UNNEST`` of the drifted columns ``names`` of ``union`` (and of the
+    elements they yield) moved into every branch of the union, and each value the query reads
+    of those elements projected by the branches as a column of its own: a union of tables
+    whose records differ in shape then holds only values of one type. The names of the
+    columns projected; None (nothing changed) where the query has no such form: an UNNEST
+    to move is joined to the union by a query block with an outer join, or a drifted value
+    is read other than through a moved UNNEST or as a value of one type in every table (a
+    field of a drifted record, which a branch projects as well).
+
+    Exact: a cross join with an UNNEST of a row's own array distributes over UNION ALL and
+    commutes with inner joins, and a value projected by a branch is the value the query read
+    of that branch's rows."""
+    subquery = union.parent
+    joined = subquery.parent if isinstance(subquery, exp.Subquery) else None
+    select = joined.parent if isinstance(joined, exp.From | exp.Join) else None
+    joins = (select.args.get("joins") or ()) if isinstance(select, exp.Select) else ()
+    alias = subquery.alias
+    moved: list[exp.Join] = []
+    for join in joins:
+        unnest = join.this
+        if not isinstance(unnest, exp.Unnest) or len(unnest.expressions) != 1:
+            continue
+        root = unnest.expressions[0]
+        while isinstance(root, exp.Dot):
+            root = root.this
+        if not isinstance(root, exp.Column):
+            continue
+        into = next((m for m in moved if m.this.alias == root.table), None)
+        if (root.table == alias and root.name in names) or into is not None:
+            if join.args.get("on") or join.args.get("using"):
+                return None
+            moved.append(join)
+    if moved and any(
+        join.side or join.method or join.kind not in {"", "CROSS", "INNER"} for join in joins
+    ):
+        return None  # an outer join keeps rows the UNNEST drops; NATURAL reads new columns
+    moved_aliases = {join.this.alias for join in moved}
+    ends: dict[str, tuple[str, exp.Expr, list[exp.Expr]]] = {}
+    for scope in traverse_scope(tree):
+        for node in scope.walk():
+            if not isinstance(node, exp.Column) or not node.table:
+                continue
+            found = _selected(node.table, scope)
+            source = found[0] if found is not None else None
+            if not isinstance(source, Scope):
+                continue
+            if source.expression is union:
+                if node.name not in names:
+                    continue
+            elif not (
+                isinstance(source.expression, exp.Unnest)
+                and source.expression.alias in moved_aliases
+            ):
+                continue
+            end = node
+            while isinstance(end.parent, exp.Dot) and end.parent.this is end:
+                end = end.parent
+            if isinstance(end.parent, exp.Unnest) and any(
+                end.parent is join.this for join in moved
+            ):
+                continue
+            origin = _origin(node, scope)
+            if origin is not None and origin[0] is union and origin[1][0] in names:
+                path = list(origin[1])
+                step = node
+                while step is not end:
+                    step = step.parent
+                    path.append(step.expression.name)
+                drift = union.meta[DRIFT_META][path[0]]
+                if drift.refusal(path, False) is not None:
+                    return None
+            elif source.expression is union:
+                return None  # a drifted column read otherwise than by a moved UNNEST
+            key = end.sql()
+            if key not in ends:
+                ends[key] = (f"_wildcard_value_{len(ends) + 1}", end, [])
+            ends[key][2].append(end)
+    if not moved and not ends:
+        return None
+    branches = [b for b in union.find_all(exp.Select, bfs=False) if b.meta.get(WILDCARD_META)]
+    for number, branch in enumerate(branches, start=1):
+        # Each branch's UNNESTs named apart: rules that follow find an UNNEST by its name.
+        renamed = {name: f"{name}_{number}" for name in moved_aliases}
+        renamed[alias] = branch.args["from_"].this.alias_or_name
+        joins = [_bare_copy(join) for join in moved]
+        values = [
+            exp.alias_(_bare_copy(end), exp.to_identifier(name, quoted=True))
+            for name, end, _ in ends.values()
+        ]
+        for copied in [*joins, *values]:
+            for column in copied.find_all(exp.Column):
+                if column.table in renamed:
+                    column.set("table", exp.to_identifier(renamed[column.table], quoted=True))
+        for join in joins:
+            join.this.args["alias"].set(
+                "this", exp.to_identifier(renamed[join.this.alias], quoted=True)
+            )
+        for join in joins:
+            branch.append("joins", join)
+        branch.set("expressions", [*branch.expressions[:-1], *values, branch.expressions[-1]])
+    for join in moved:
+        join.pop()
+    for name, _, uses in ends.values():
+        for use in uses:
+            use.replace(
+                exp.column(
+                    exp.to_identifier(name, quoted=True),
+                    table=exp.to_identifier(alias, quoted=True),
+                )
+            )
+    return {name for name, _, _ in ends.values()}
+
+
+def _bare_copy(node: exp.Expr) -> exp.Expr:
+    """``node`` copied without the types annotated on it: a drifted record's type can have
+    hundreds of fields, and copying it into each of hundreds of branches dominated the
+    translation (the branches are annotated again)."""
+    args = {}
+    for key, value in node.args.items():
+        if isinstance(value, exp.Expr):
+            value = _bare_copy(value)
+        elif isinstance(value, list):
+            value = [_bare_copy(v) if isinstance(v, exp.Expr) else v for v in value]
+        args[key] = value
+    return type(node)(**args)
+
+
+def _origin(column: exp.Column, scope: Scope) -> tuple[exp.Expr, list[str]] | None:
+    """The wildcard union that ``column`` reads and the path it reads there (a column of
+    the union, then the field names and ELEMENTS steps of the UNNESTs that lead to
+    ``column``'s element); None when it reads something else."""
+    found = _selected(column.table, scope)
+    if found is None:
+        return None
+    source, owner = found
+    if isinstance(source, Scope):
+        if source.expression.meta.get(WILDCARD_META):
+            return source.expression, [column.name]
+        source = source.expression  # an UNNEST is a scope of its own
+    alias = source.args.get("alias") if isinstance(source, exp.Unnest) else None
+    if alias is None or not alias.columns or len(source.expressions) != 1:
+        return None
+    offset = source.args.get("offset")
+    if column.name in {c.name for c in alias.columns[1:]} or (
+        isinstance(offset, exp.Identifier) and offset.name == column.name
+    ):
+        return None  # the position
+    # Any other name is a field of the element, as BigQuery reads a value table's fields.
+    bare = [] if alias.columns[0].name == column.name else [column.name]
+    array, fields = source.expressions[0], []
+    while isinstance(array, exp.Dot):
+        fields.insert(0, array.expression.name)
+        array = array.this
+    if not isinstance(array, exp.Column) or not array.table:
+        return None
+    origin = _origin(array, owner)
+    if origin is None:
+        return None
+    union, path = origin
+    return union, [*path, *fields, ELEMENTS, *bare]
+
+
+def _selected(name: str, scope: Scope) -> tuple[exp.Expr | Scope, Scope] | None:
+    """The source that ``name`` (a column's table) names in ``scope`` or an enclosing one,
+    and the scope that selects it."""
+    current: Scope | None = scope
+    while current is not None:
+        if name in current.selected_sources:
+            return current.selected_sources[name][1], current
+        current = current.parent
+    return None
 
 
 def _wildcard_union(name: str, scope: Scope) -> exp.Expr | None:

@@ -131,7 +131,10 @@ def unnest(node: exp.Unnest, ctx: Context) -> exp.Expr | None:
     range_name, value_name = alias.name, alias.columns[0].name
     offset_name = offset.name if isinstance(offset, exp.Identifier) else None
     fields = _row_fields(_element_type(kind))
-    for column in list(node.root().find_all(exp.Column)):
+    # Only the query block that joins the UNNEST (and its subqueries) can name its range: a
+    # search of the whole statement per UNNEST grew with the square of a wide union's size.
+    block = parent.parent if isinstance(parent.parent, exp.Select) else node.root()
+    for column in list(block.find_all(exp.Column)):
         if column.table != range_name:
             continue
         if column.name == offset_name:

@@ -248,6 +248,11 @@ EXAMPLE_TABLES.update(
 EXAMPLE_LEGACY["bigquery"] = {
     ("acme-dw", "web", f"visits_2024010{day}"): f"raw.visits_2024010{day}" for day in (1, 2, 3)
 }
+# Daily tables whose records gained a field (hits.product.coupon), for the same examples.
+_HITS = 'ROW("page" VARCHAR, "product" ROW("sku" VARCHAR{}) ARRAY) ARRAY'
+for _day, _added in ((1, ""), (2, ', "coupon" VARCHAR')):
+    EXAMPLE_TABLES[f"raw.hits_{_day}"] = {"id": "BIGINT", "hits": _HITS.format(_added)}
+    EXAMPLE_LEGACY["bigquery"][("acme-dw", "web", f"hits_{_day}")] = f"raw.hits_{_day}"
 # Instants (a BigQuery TIMESTAMP), read by the examples of functions of a TIMESTAMP.
 EXAMPLE_TABLES["raw.sessions"] = {"id": "BIGINT", "started_at": "TIMESTAMP WITH TIME ZONE"}
 EXAMPLE_LEGACY["bigquery"][("acme-dw", "web", "sessions")] = "raw.sessions"

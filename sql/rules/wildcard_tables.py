@@ -12,6 +12,12 @@ _VISITS = (
     "CAST('{d}' AS VARCHAR) AS \"_table_suffix\" "
     'FROM "raw"."visits_{d}" AS "visits_{d}"'
 )
+_PRODUCTS = (
+    'SELECT "_0_{d}"."h"."page" AS "_wildcard_value_1", "_1_{d}"."p"."sku" AS '
+    '"_wildcard_value_2", CAST(\'{d}\' AS VARCHAR) AS "_table_suffix" FROM "raw"."hits_{d}" AS '
+    '"hits_{d}" CROSS JOIN UNNEST("hits_{d}"."hits") AS "_0_{d}"("h") CROSS JOIN '
+    'UNNEST("_0_{d}"."h"."product") AS "_1_{d}"("p")'
+)
 _PAGES = (
     'SELECT "visits_{d}"."page" AS "page", CAST(\'{d}\' AS VARCHAR) AS "_table_suffix" '
     'FROM "raw"."visits_{d}" AS "visits_{d}"'
@@ -38,7 +44,17 @@ rule(
     "holds no view): a warning names how many tables it reads. `*` leaves _TABLE_SUFFIX out, "
     "as BigQuery does. _TABLE_SUFFIX compared with string literals in the WHERE clause "
     "(=, <>, <, <=, >, >=, BETWEEN, IN; conjuncts only) prunes the union to the tables that "
-    "can satisfy it; the comparison stays in the query.",
+    "can satisfy it (a script variable's literal value too); the comparison stays in the "
+    "query. "
+    "A nested column whose records gained fields in later tables (a type that differs "
+    "between the tables, each a ROW or an ARRAY of them) is read field by field: each field "
+    "read through it must be in every matching table with one type (then it is the "
+    "wildcard's whichever table is the most recent), and a record whose fields differ is "
+    "never read whole. When the pruned union still reads tables of several shapes of it, "
+    "each CROSS JOIN UNNEST of it (and of its elements' arrays) moves into every branch of "
+    "the union, which projects the values the query reads of the elements: exact, as a "
+    "cross join with a row's own array distributes over UNION ALL and commutes with inner "
+    "joins.",
     (
         (
             "bigquery",
@@ -50,6 +66,14 @@ rule(
             + _PAGES.format(d="20240103")
             + ') AS "visits_*" WHERE "visits_*"."_table_suffix" BETWEEN \'20240102\' AND '
             "'20240109'",
+        ),
+        (
+            "bigquery",
+            "SELECT h.page, p.sku FROM `acme-dw.web.hits_*` AS s, UNNEST(s.hits) AS h, "
+            "UNNEST(h.product) AS p",
+            'SELECT "s"."_wildcard_value_1" AS "page", "s"."_wildcard_value_2" AS "sku" FROM ('
+            + " UNION ALL ".join(_PRODUCTS.format(d=day) for day in (1, 2))
+            + ') AS "s"',
         ),
         (
             "bigquery",
@@ -72,11 +96,22 @@ rule(
     "whose tables lack a column another declares NOT NULL (BigQuery fails the query), that "
     "matches a table named the prefix itself, or whose statement's wildcards read more than "
     "5,000 columns in all after pruning; "
+    "a field of a nested column that some matching table lacks or types otherwise "
+    "(BigQuery documents NULL for a missing column, not for a missing nested field), a "
+    "nested record whose fields differ between the tables read whole, and one read by a "
+    "union of tables of several of its shapes otherwise than through CROSS JOIN UNNESTs "
+    "joined to the wildcard with inner joins only; "
     "an unqualified _TABLE_SUFFIX with two wildcard tables in reach, or with none; legacy "
     "SQL's TABLE_DATE_RANGE and TABLE_QUERY. A wildcard that matches no table is NAME-UNKNOWN.",
     (
         ("bigquery", "SELECT * FROM `acme-dw.sales.*`", "1:8"),
         ("bigquery", "SELECT o_orderkey FROM `acme-dw.sales.*`", "1:8"),
+        (
+            "bigquery",
+            "SELECT p.coupon FROM `acme-dw.web.hits_*` AS s, UNNEST(s.hits) AS h, "
+            "UNNEST(h.product) AS p",
+            "1:8",
+        ),
         (
             "bigquery",
             "SELECT a.id FROM `acme-dw.web.visits_*` AS a JOIN `acme-dw.web.visits_*` AS b "
