@@ -11,6 +11,7 @@ from sqlglot.schema import MappingSchema
 
 from sql.ansi import Ansi, JsonTable
 from sql.catalog import Catalog
+from sql.source_dialects import SOURCE_DIALECTS
 from sql.translate import Translation
 from sql.tree import range_source
 
@@ -106,8 +107,10 @@ def projection_lines(
 @functools.lru_cache(maxsize=16)
 def _parsed(sql_text: str, dialect: str | None) -> tuple[exp.Expression | None, ...]:
     # Parsed once for all the columns of a file (a view asks for each); callers only read
-    # the trees.
-    return tuple(sqlglot.parse(sql_text, read=dialect))
+    # the trees. A source dialect is read by the parser translation used (it reads syntax
+    # sqlglot's does not, such as Teradata's `x (CASESPECIFIC)`).
+    read = SOURCE_DIALECTS.get(dialect, dialect) if dialect else dialect
+    return tuple(sqlglot.parse(sql_text, read=read))
 
 
 def _defining_select(sql_text: str, dialect: str | None, table: str | None) -> exp.Query | None:
