@@ -98,9 +98,11 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="session")
 def prepared_home(tmp_path_factory: pytest.TempPathFactory) -> PreparedHome:
-    """One full `plumbline run` at the suite's scale into a fresh home, as a user runs it,
-    with the MLflow UI's address (PLUMBLINE_MLFLOW_UI_URL) on a free port that ``mlflow_ui``
-    serves later. The command runs this checkout's code (`python -m`), as `make run` does."""
+    """A `plumbline run` at the suite's scale into a fresh home, as a user runs it, of the
+    assets the pages show and all they read (the model's path, from the raw tables through
+    warehouse/delay_features to the audit bundle), with the MLflow UI's address
+    (PLUMBLINE_MLFLOW_UI_URL) on a free port that ``mlflow_ui`` serves later. The command
+    runs this checkout's code (`python -m`), as `make run` does."""
     home = tmp_path_factory.mktemp("browser") / "home"
     mlflow_ui_url = f"http://127.0.0.1:{_free_port()}"
     environment = _environment_without_plumbline_settings() | {
@@ -111,7 +113,10 @@ def prepared_home(tmp_path_factory: pytest.TempPathFactory) -> PreparedHome:
     # a pipe open (see tests/pipelines/cli/test_main.py's plumbline()).
     with tempfile.TemporaryFile("w+") as output:
         done = subprocess.run(
-            [sys.executable, "-m", "pipelines.cli.main", "run", "--scale", RUN_SCALE],
+            [
+                *(sys.executable, "-m", "pipelines.cli.main", "run", "--scale", RUN_SCALE),
+                *("--select", "+key:models/audit_bundle"),
+            ],
             cwd=REPOSITORY_ROOT,
             stdout=output,
             stderr=subprocess.STDOUT,
