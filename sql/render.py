@@ -380,10 +380,11 @@ def _literal_backslashes_for_spark(tree: exp.Expr) -> exp.Expr:
 
 
 def _end_anchors_for_spark(tree: exp.Expr) -> exp.Expr:
-    """LIKE_REGEX on Spark is RLIKE (Java); Java's ``$`` also matches before a final line
-    terminator, the standard's only at the end: it becomes ``\\z``. The pattern is one
-    sql/rules/regex.py wrote, so escapes and classes are all it needs to skip."""
-    for node in tree.find_all(exp.RegexpLike):
+    """LIKE_REGEX on Spark is RLIKE (Java), SUBSTRING_REGEX its regexp_extract_all; Java's
+    ``$`` also matches before a final line terminator, the standard's only at the end: it
+    becomes ``\\z``. The pattern is one sql/rules/regex.py wrote, so escapes and classes
+    are all it needs to skip."""
+    for node in tree.find_all(exp.RegexpLike, exp.RegexpExtract):
         pattern = node.expression
         if not (isinstance(pattern, exp.Literal) and pattern.is_string and "$" in pattern.name):
             continue
@@ -407,13 +408,10 @@ def _end_anchors_for_spark(tree: exp.Expr) -> exp.Expr:
 def _regex_substrings(tree: exp.Expr, engine: Engine) -> exp.Expr:
     """SUBSTRING_REGEX(p IN s FROM n OCCURRENCE m GROUP g) as the engine's list of every
     match's group g in s from its n-th character, and its m-th element (NULL when there are
-    fewer matches: DuckDB's list_extract, Spark's try_element_at). sql/rules/regex_substr.py
-    wrote p, with ``$`` only at its end: Java's ``$`` also matches before a final newline,
-    so on Spark it is ``\\z``."""
+    fewer matches: DuckDB's list_extract, Spark's try_element_at). Spark's ``$`` was made
+    ``\\z`` before (``_end_anchors_for_spark``)."""
     for node in list(tree.find_all(exp.RegexpExtract)):
         pattern = node.expression
-        if engine == "spark" and pattern.name.endswith("$") and not pattern.name.endswith("\\$"):
-            pattern = exp.Literal.string(pattern.name[:-1] + "\\z")
         text = node.this
         if not (
             isinstance(node.args["position"], exp.Literal) and node.args["position"].name == "1"

@@ -843,7 +843,7 @@ EPOCH = "1970-01-01 00:00:00"
 MAX_EPOCH_SCALE = 6
 
 
-def _integral(node: exp.Expr) -> bool:
+def is_integral(node: exp.Expr) -> bool:
     """Whether ``node`` is typed as a whole number (an integer, or a decimal of scale 0)."""
     kind = type_of(node)
     if kind in INTEGER_TYPES:
@@ -868,13 +868,13 @@ def _power_of_ten(node: exp.Expr) -> int | None:
 def _epoch_units(value: exp.Expr, scale: int) -> tuple[exp.Expr, int] | None:
     """(count, k) such that ``value`` (with the scale argument ``scale``) is ``count``
     units of 10^-k seconds, exactly; None when it is not a whole count of such units."""
-    if scale == 0 and isinstance(value, exp.Div) and _integral(value.this):
+    if scale == 0 and isinstance(value, exp.Div) and is_integral(value.this):
         # n / 10^k: Snowflake's quotient of a whole number keeps 6 decimals, so it is
         # exactly n units of 10^-k seconds for k <= 6.
         k = _power_of_ten(value.expression)
         if k is not None:
             return value.this, k
-    if _integral(value):
+    if is_integral(value):
         return value, scale
     return None
 

@@ -20,7 +20,7 @@ import re
 from sqlglot import exp
 
 from sql.rules.base import Context, rule
-from sql.rules.dates import _integral, epoch_timestamp
+from sql.rules.dates import epoch_timestamp, is_integral
 
 # UNIX_* function -> microseconds per unit (each rounds down to its unit, as documented:
 # "Truncates higher levels of precision by rounding down to the beginning of the ...").
@@ -205,7 +205,7 @@ def timestamp_from_unix(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "is translated where DATE(...) takes its UTC date",
         )
         return node
-    if not _integral(node.this):
+    if not is_integral(node.this):
         ctx.report(
             "error", "FN-TIMESTAMP-FROM-UNIX", node, f"{name} of a value that is not an INT64"
         )
