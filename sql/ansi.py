@@ -725,7 +725,11 @@ class Ansi(Dialect):
             this = expression.this
             order = this if isinstance(this, exp.Order) else None
             value = order.this if order else this
-            separator = expression.args.get("separator") or exp.Literal.string(",")
+            separator = expression.args.get("separator")
+            if separator is None:
+                # The sources' defaults differ (none, '', ','): STRING-AGG writes one.
+                self.unsupported("LISTAGG without a separator")
+                separator = exp.Literal.string("")
             distinct = isinstance(value, exp.Distinct)
             if distinct:
                 value = value.expressions[0]

@@ -73,6 +73,13 @@ class PortableTranslate(exp.Expression, PortableFunction):
     _sql_names = ["TRANSLATE"]
 
 
+class PortableRaiseError(exp.Expression, PortableFunction):
+    """A run-time guard's failure (``sql/rules/build.py guarded``): never a value."""
+
+    arg_types = {"this": True}
+    _sql_names = ["RAISE_ERROR"]
+
+
 @dataclass(frozen=True)
 class Portable:
     """One function of the set: how the artifact writes it and what it means."""
@@ -125,6 +132,18 @@ PORTABLE_FUNCTIONS: tuple[Portable, ...] = (
             "ELSE LPAD(__a, CAST(__b AS INTEGER), __c) END",
             "spark": "LPAD(__a, CAST(__b AS INT), __c)",
         },
+    ),
+    Portable(
+        "RAISE_ERROR",
+        PortableRaiseError,
+        "RAISE_ERROR(message VARCHAR) -> any type",
+        "Stops the statement with an error whose text is message; never returns. The "
+        "translation writes it only as the branch of a run-time guard, CASE WHEN <the exact "
+        "condition under which the source's result differs> THEN RAISE_ERROR('RULE-ID: why') "
+        "ELSE <the exact expression> END, so that data without such rows runs exact and data "
+        "with one stops loudly, naming the rule. Its type is the other branch's.",
+        {"duckdb": "ERROR(__a)", "spark": "RAISE_ERROR(__a)"},
+        result="the type of the guarded expression",
     ),
     Portable(
         "REPEAT",
@@ -265,6 +284,7 @@ __all__ = [
     "PortableFunction",
     "PortableInitcap",
     "PortableLpad",
+    "PortableRaiseError",
     "PortableRepeat",
     "PortableReverse",
     "PortableRpad",

@@ -78,6 +78,14 @@ class Semantics:
     # as PostgreSQL); the standard's LIKE has no escape character then.
     LIKE_BACKSLASH_ESCAPES = False
     LIKE_BRACKET_CLASSES = False  # LIKE reads [...] as a character class
+    # What LISTAGG / STRING_AGG put between values when the call names no separator (Oracle
+    # and Redshift document NULL, which puts nothing; Snowflake ''; BigQuery ','); None: the
+    # call must name one (T-SQL), or the dialect documents no default (Teradata).
+    LISTAGG_DEFAULT_SEPARATOR: str | None = None
+    LISTAGG_NULL_SEPARATOR_IS_NONE = False  # a NULL separator puts nothing between values
+    # LISTAGG leaves out '' values as it does NULLs, and DISTINCT takes values that differ
+    # only in trailing blanks for one (Redshift's comparisons ignore them)
+    LISTAGG_SKIPS_EMPTY_STRINGS = False
     # ...and so in a pattern known only at run time, a final one failing (checked in the
     # dialect's source: ZetaSQL's like.cc), as the standard's ESCAPE '\' reads it
     LIKE_BACKSLASH_ESCAPES_AT_RUN_TIME = False
@@ -167,6 +175,9 @@ def _redshift_add_months(args: list[exp.Expr]) -> exp.Expr:
 
 class PlumblineRedshift(Redshift, Semantics):
     DATE_DIFF_COUNTS_TIME_BOUNDARIES = True
+    LISTAGG_DEFAULT_SEPARATOR = ""
+    LISTAGG_NULL_SEPARATOR_IS_NONE = True
+    LISTAGG_SKIPS_EMPTY_STRINGS = True
     DAY_OF_WEEK_OF_SUNDAY = 0
     FLOAT_PRECISION_PICKS_WIDTH = True
     GREATEST_IGNORES_NULLS = True
@@ -195,6 +206,7 @@ class PlumblineSnowflake(Snowflake, Semantics):
     INTEGER_DIVISION_IS_DECIMAL = True
     ISO_TIMESTAMP_STRINGS = True
     LAST_DAY_TAKES_WEEK = True
+    LISTAGG_DEFAULT_SEPARATOR = ""
     PERCENTILE_ADDS_SCALE = True
     PERCENTILE_OF_DECIMAL_IS_DECIMAL = True
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
@@ -466,6 +478,7 @@ class PlumblineBigQuery(BigQuery, Semantics):
     ISO_TIMESTAMP_STRINGS = True
     LIKE_BACKSLASH_ESCAPES = True
     LIKE_BACKSLASH_ESCAPES_AT_RUN_TIME = True
+    LISTAGG_DEFAULT_SEPARATOR = ","
     PARSED_DATES_START_AT_EPOCH = True
     QUERY_PARAMETERS = True
     REGEX_EXTRACT_RETURNS_ITS_GROUP = True
@@ -512,6 +525,8 @@ class PlumblineOracle(Oracle, Semantics):
     EMPTY_STRING_IS_NULL = True
     FLOAT_IS_DECIMAL = True
     FORMAT_NAME_CASE = "element"
+    LISTAGG_DEFAULT_SEPARATOR = ""
+    LISTAGG_NULL_SEPARATOR_IS_NONE = True
     OUTER_JOIN_MARKS = True
     PAD_COUNTS_DISPLAY_COLUMNS = True
     PERCENTILE_OF_DECIMAL_IS_DECIMAL = True

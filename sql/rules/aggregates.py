@@ -7,6 +7,7 @@ from sqlglot import exp
 from sql.ansi import PAIR_AGGREGATES
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, cast, clone, lit, type_of, typed
+from sql.rules.dialect_specific import trailing_blanks_guard
 from sql.source_dialects import semantics
 
 
@@ -46,12 +47,19 @@ def avg_integer(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "rewrite",
     ("redshift", "snowflake", "oracle", "teradata"),
     (exp.WithinGroup,),
-    "LISTAGG([DISTINCT] x, sep) WITHIN GROUP (ORDER BY ...) keeps its order in the ANSI LISTAGG.",
+    "LISTAGG([DISTINCT] x, sep) WITHIN GROUP (ORDER BY ...) keeps its order in the ANSI LISTAGG "
+    "(with STRING-AGG's separator, and Redshift's guard for DISTINCT values that differ only in "
+    "trailing blanks).",
     (
         (
             "redshift",
+            "SELECT LISTAGG(p_brand, '|') WITHIN GROUP (ORDER BY p_size) AS b FROM sales.part",
+            'SELECT LISTAGG(NULLIF("part"."p_brand", \'\'), \'|\') WITHIN GROUP (ORDER BY "part"."p_size" ASC NULLS LAST) AS "b" FROM "raw"."part" AS "part"',
+        ),
+        (
+            "redshift",
             "SELECT LISTAGG(DISTINCT p_brand, '|') WITHIN GROUP (ORDER BY p_brand) AS b FROM sales.part",
-            'SELECT LISTAGG(DISTINCT "part"."p_brand", \'|\') WITHIN GROUP (ORDER BY "part"."p_brand" ASC NULLS LAST) AS "b" FROM "raw"."part" AS "part"',
+            'SELECT CASE WHEN COUNT(DISTINCT NULLIF("part"."p_brand", \'\')) <> COUNT(DISTINCT TRIM(TRAILING \' \' FROM NULLIF("part"."p_brand", \'\'))) THEN RAISE_ERROR(\'STRING-AGG: Redshift\'\'s LISTAGG(DISTINCT ...) keeps one of the values that differ only in trailing blanks, whichever it meets first, and this group holds such values\') ELSE LISTAGG(DISTINCT NULLIF("part"."p_brand", \'\'), \'|\') WITHIN GROUP (ORDER BY NULLIF("part"."p_brand", \'\') ASC NULLS LAST) END AS "b" FROM "raw"."part" AS "part"',
         ),
     ),
 )
@@ -59,16 +67,24 @@ def listagg_within_group(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     aggregate = node.this
     if not isinstance(aggregate, exp.GroupConcat):
         return None
+    # STRING-AGG has written the separator (the source's default where none is named) and
+    # split Redshift's DISTINCT over (x, sep).
     value = aggregate.this
     separator = aggregate.args.get("separator")
-    if isinstance(value, exp.Distinct) and len(value.expressions) == 2 and separator is None:
-        # Redshift parses LISTAGG(DISTINCT x, sep) as DISTINCT over (x, sep).
-        value, separator = exp.Distinct(expressions=[value.expressions[0]]), value.expressions[1]
+    if separator is None:
+        return node  # refused by STRING-AGG
     order = clone(node.expression)
     order.set("this", clone(value))
-    return exp.GroupConcat(
-        this=order, separator=clone(separator) if separator else exp.Literal.string("")
-    )
+    kept = value.expressions[0] if isinstance(value, exp.Distinct) else value
+    if isinstance(kept, exp.Nullif) and semantics(ctx.dialect).LISTAGG_SKIPS_EMPTY_STRINGS:
+        # STRING-AGG left out '' values; DISTINCT needs its ordering key to be the value.
+        for key in order.expressions:
+            if key.this == kept.this:
+                key.set("this", clone(kept))
+    written = exp.GroupConcat(this=order, separator=clone(separator))
+    if isinstance(value, exp.Distinct) and semantics(ctx.dialect).LISTAGG_SKIPS_EMPTY_STRINGS:
+        return trailing_blanks_guard(node, written, value.expressions[0], ctx)
+    return written
 
 
 # The integer type each source gives GROUPING (T-SQL's tinyint has no ANSI type; INTEGER holds

@@ -300,6 +300,17 @@ def case_when(condition: exp.Expr, then: exp.Expr, default: exp.Expr | None = No
     return exp.Case(ifs=[exp.If(this=condition, true=then)], default=default)
 
 
+def guarded(value: exp.Expr, differs: exp.Expr, rule_id: str, why: str) -> exp.Case:
+    """``value``, the exact translation for every row except those where ``differs`` holds
+    (the exact condition under which the source's result would be another): there the
+    statement stops with ``RULE-ID: why`` (``sql/portable.py`` RAISE_ERROR). A NULL
+    ``differs`` keeps ``value``. The guard is data-dependent exactness, never a heuristic."""
+    from sql.portable import PortableRaiseError
+
+    failure = PortableRaiseError(this=lit(f"{rule_id}: {why}"))
+    return exp.Case(ifs=[exp.If(this=differs, true=failure)], default=value)
+
+
 def is_null(node: exp.Expr) -> exp.Expr:
     return exp.Is(this=node.copy(), expression=exp.Null())
 

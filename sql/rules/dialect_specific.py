@@ -9,7 +9,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, clone, lit, type_of
+from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, clone, guarded, lit, type_of
 from sql.rules.case_sensitivity import compare as case_compare
 from sql.rules.case_sensitivity import text_type
 from sql.rules.strings import tsql_like_value
@@ -222,17 +222,109 @@ def mod(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ALL_DIALECTS,
     (exp.GroupConcat,),
     "LISTAGG / STRING_AGG / GROUP_CONCAT becomes LISTAGG(x, sep) WITHIN GROUP (ORDER BY ...); "
-    "without an order the value itself orders the list.",
+    "without an order the value itself orders the list. The separator is always written: "
+    "where the call names none, the source's default (Oracle and Redshift: none, their NULL; "
+    "Snowflake: ''; BigQuery: ','), refused where the source documents none (Teradata); "
+    "Oracle's and Redshift's NULL separator (Oracle's '' is NULL) puts nothing between "
+    "values. Redshift leaves out '' values (NULLIF(x, '')), and its DISTINCT takes values "
+    "that differ only in trailing blanks for one, keeping whichever it meets first: such a "
+    "group stops the query at run time (a guard), any other runs exact.",
     (
         (
             "bigquery",
             "SELECT o_custkey, STRING_AGG(o_orderstatus, ',') AS s FROM sales.orders GROUP BY o_custkey",
             'SELECT "orders"."o_custkey" AS "o_custkey", LISTAGG("orders"."o_orderstatus", \',\') WITHIN GROUP (ORDER BY "orders"."o_orderstatus" ASC NULLS LAST) AS "s" FROM "raw"."orders" AS "orders" GROUP BY "orders"."o_custkey"',
         ),
+        (
+            "oracle",
+            "SELECT LISTAGG(o_orderstatus) WITHIN GROUP (ORDER BY o_orderkey) AS s FROM SALES.ORDERS",
+            'SELECT LISTAGG("orders"."o_orderstatus", \'\') WITHIN GROUP (ORDER BY "orders"."o_orderkey" ASC NULLS LAST) AS "s" FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "redshift",
+            "SELECT LISTAGG(o_orderstatus) AS s FROM sales.orders",
+            'SELECT LISTAGG(NULLIF("orders"."o_orderstatus", \'\'), \'\') WITHIN GROUP (ORDER BY NULLIF("orders"."o_orderstatus", \'\') ASC NULLS LAST) AS "s" FROM "raw"."orders" AS "orders"',
+        ),
     ),
 )
 def string_agg(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    flags = semantics(ctx.dialect)
+    value = node.this
+    order = value if isinstance(value, exp.Order) else None
+    value = order.this if order is not None else value
+    separator = node.args.get("separator")
+    if isinstance(value, exp.Distinct) and len(value.expressions) == 2 and separator is None:
+        # Redshift parses LISTAGG(DISTINCT x, sep) as DISTINCT over (x, sep).
+        value, separator = exp.Distinct(expressions=[value.expressions[0]]), value.expressions[1]
+    if separator is None:
+        if flags.LISTAGG_DEFAULT_SEPARATOR is None:
+            ctx.report(
+                "error",
+                "STRING-AGG",
+                node,
+                f"{ctx.dialect} documents no separator for a string aggregate that names none; "
+                "name one",
+            )
+            return node
+        separator = lit(flags.LISTAGG_DEFAULT_SEPARATOR)
+    elif flags.LISTAGG_NULL_SEPARATOR_IS_NONE:
+        if isinstance(separator, exp.Null):
+            separator = lit("")
+        elif not (isinstance(separator, exp.Literal) and separator.is_string):
+            separator = exp.Coalesce(this=clone(separator), expressions=[lit("")])
+    distinct = isinstance(value, exp.Distinct)
+    if flags.LISTAGG_SKIPS_EMPTY_STRINGS:
+        inner = value.expressions[0] if distinct else value
+        kept = exp.Nullif(this=clone(inner), expression=lit(""))
+        if order is not None:
+            # DISTINCT needs its ordering key to be the value itself.
+            for key in order.expressions:
+                if key.this == inner:
+                    key.set("this", clone(kept))
+        value = exp.Distinct(expressions=[kept]) if distinct else kept
+    if order is not None:
+        order.set("this", value)
+        node.set("this", order)
+    else:
+        node.set("this", value)
+    node.set("separator", separator)
+    if (
+        distinct
+        and flags.LISTAGG_SKIPS_EMPTY_STRINGS
+        and not isinstance(node.parent, exp.WithinGroup)
+    ):
+        return trailing_blanks_guard(node, clone(node), value.expressions[0], ctx)
     return node
+
+
+def trailing_blanks_guard(
+    node: exp.Expr, aggregate: exp.Expr, value: exp.Expr, ctx: Context
+) -> exp.Expr:
+    """Redshift's LISTAGG(DISTINCT value) (``aggregate``, written in place of ``node``): one
+    of the values of a group that differ only in trailing blanks, the first met. Exact for
+    groups without such values; a group with them stops the query (the two counts differ)."""
+    if isinstance(node.parent, exp.Window):
+        ctx.report(
+            "error",
+            "STRING-AGG",
+            node,
+            "LISTAGG(DISTINCT ...) OVER keeps whichever of the values that differ only in "
+            "trailing blanks Redshift meets first: no exact form",
+        )
+        return node
+    as_written = exp.Count(this=exp.Distinct(expressions=[clone(value)]))
+    compared = exp.Count(
+        this=exp.Distinct(
+            expressions=[exp.Trim(this=clone(value), position="TRAILING", expression=lit(" "))]
+        )
+    )
+    return guarded(
+        aggregate,
+        exp.NEQ(this=as_written, expression=compared),
+        "STRING-AGG",
+        "Redshift's LISTAGG(DISTINCT ...) keeps one of the values that differ only in "
+        "trailing blanks, whichever it meets first, and this group holds such values",
+    )
 
 
 @rule(

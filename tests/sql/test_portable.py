@@ -131,7 +131,22 @@ def test_split_part_zero_is_an_error_on_both_engines(engines, expression):
         spark.sql(render(ansi_sql, "spark")).collect()
 
 
+def test_raise_error_stops_the_statement_on_both_engines_only_where_it_is_reached(engines):
+    """The guard's failure (sql/rules/build.py guarded): a branch not taken returns the
+    other branch's value and type; the branch taken stops the statement with the text."""
+    con, spark = engines
+    guard = "CASE WHEN {} THEN RAISE_ERROR('RULE-X: why') ELSE 'kept' END"
+    kept = f'SELECT {guard.format("1 = 2")} AS "v"'
+    assert con.execute(render(kept, "duckdb")).fetchone()[0] == "kept"
+    assert spark.sql(render(kept, "spark")).collect()[0][0] == "kept"
+    stopped = f'SELECT {guard.format("1 = 1")} AS "v"'
+    with pytest.raises(duckdb.Error, match="RULE-X: why"):
+        con.execute(render(stopped, "duckdb")).fetchone()
+    with pytest.raises(Exception, match="RULE-X: why"):
+        spark.sql(render(stopped, "spark")).collect()
+
+
 def test_every_function_is_covered():
-    tested = {expression.split("(")[0] for expression, _ in CASES}
+    tested = {expression.split("(")[0] for expression, _ in CASES} | {"RAISE_ERROR"}
     tested |= {e.split("(", 2)[1] for e, _ in CASES if e.startswith("CAST(CARDINALITY")}
     assert {f.name for f in portable.PORTABLE_FUNCTIONS} - {"ROUND"} <= tested
