@@ -114,6 +114,16 @@ class Catalog:
     # (True) or NOT CASESPECIFIC (False): which decides how they compare
     # (``sql/rules/case_sensitivity.py``, which reads it on the column's type).
     casespecific: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)
+    # lake table -> {column: (dialect, declared type)}: the column's type in the legacy DDL it
+    # was imported from (``legacy: oracle DATE``), which decides the semantics its dialect
+    # gives it where the ANSI type alone does not (an Oracle DATE is TIMESTAMP(0) and
+    # subtracts to a number of days; an Oracle TIMESTAMP(0) subtracts to an interval).
+    declared: Mapping[str, Mapping[str, tuple[str, str]]] = field(default_factory=dict)
+    # lake table -> {column: ANSI type the lake stores} where it is not the column's type
+    # (``lake: INTEGER`` for a NUMBER(10) exported as a 32-bit integer): translation reasons
+    # with ``tables``' type and reads the lake's through a CAST (``plumbline catalog import
+    # --from-sources`` checks on the data that the CAST loses no value).
+    physical: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     # dialect -> (how many legacy names are indexed, {last name part: legacy names}): the
     # only names a name that needs completing can match. Kept up to date as names are
     # added (a script's own tables are, one by one); scanning every name per lookup made a
@@ -279,6 +289,13 @@ class Catalog:
             content["casespecific"] = {
                 t: sorted(c.items()) for t, c in sorted(self.casespecific.items())
             }
+        if self.declared:
+            content["declared"] = {
+                t: sorted([k, list(v)] for k, v in c.items())
+                for t, c in sorted(self.declared.items())
+            }
+        if self.physical:
+            content["physical"] = {t: sorted(c.items()) for t, c in sorted(self.physical.items())}
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
     def schema(
@@ -294,24 +311,63 @@ class Catalog:
             columns = self.tables[qualified]
             zone, table = qualified.split(".")
             opaque = self.opaque.get(qualified, {})
-            declared = self.casespecific.get(qualified, {})
+            case = self.casespecific.get(qualified, {})
+            declared = self.declared.get(qualified, {})
+            physical = self.physical.get(qualified, {})
             nested.setdefault(zone, {})[table] = {
                 column: exp.DataType.build(opaque_type_name(opaque[column]), udt=True)
                 if column in opaque
-                else _with_case(kind, declared[column])
-                if column in declared
+                else _with_meta(kind, case.get(column), declared.get(column), physical.get(column))
+                if column in case or column in declared or column in physical
                 else kind
                 for column, kind in columns.items()
             }
         return nested
 
+    def lake_columns(self, table: str) -> dict[str, str]:
+        """The columns of ``table`` as the lake stores them: each column's physical type
+        where the catalog names one (``lake:``), else its type."""
+        physical = self.physical.get(table, {})
+        return {column: physical.get(column, kind) for column, kind in self.tables[table].items()}
 
-def _with_case(kind: str, casespecific: bool) -> exp.DataType:
-    """The type of a column declared [NOT] CASESPECIFIC: its own object, carrying the
-    attribute to every expression annotation types with it."""
+
+# Where a column's declared legacy type travels on its type: (dialect, declared type); and
+# the type the lake stores, where it is another.
+DECLARED_META = "declared"
+PHYSICAL_META = "physical"
+
+
+def _with_meta(
+    kind: str,
+    casespecific: bool | None,
+    declared: tuple[str, str] | None,
+    physical: str | None = None,
+) -> exp.DataType:
+    """The type of a column declared [NOT] CASESPECIFIC, of a declared legacy type or stored
+    as another type: its own object, carrying these to every expression annotation types
+    with it."""
     typed = parse_type(kind).copy()
-    typed.meta["casespecific"] = casespecific
+    if casespecific is not None:
+        typed.meta["casespecific"] = casespecific
+    if declared is not None:
+        typed.meta[DECLARED_META] = declared
+    if physical is not None:
+        typed.meta[PHYSICAL_META] = physical
     return typed
+
+
+def declared_type(kind: exp.DataType | None) -> tuple[str, str] | None:
+    """(dialect, declared type) of a catalog column's type, where the catalog records one."""
+    if kind is None or not kind._meta:
+        return None
+    return kind.meta.get(DECLARED_META)
+
+
+def physical_type(kind: exp.DataType | None) -> str | None:
+    """The type the lake stores a catalog column as, where it is not the column's type."""
+    if kind is None or not kind._meta:
+        return None
+    return kind.meta.get(PHYSICAL_META)
 
 
 def opaque_type_name(declared: str) -> str:
@@ -356,61 +412,95 @@ def _name_parts(name: str, dialect: str) -> list[NamePart]:
 
 
 # A column's type: ``T``, ``{type: T}`` or ``{opaque: TYPE}``, the last two with an optional
-# ``required: true`` (declared NOT NULL), and a text column's ``casespecific: true|false``.
-_COLUMN_KEYS = (
-    {"type"},
-    {"opaque"},
-    {"type", "required"},
-    {"opaque", "required"},
-    {"type", "casespecific"},
-    {"type", "required", "casespecific"},
-)
+# ``required: true`` (declared NOT NULL), a text column's ``casespecific: true|false``, the
+# declared type of the legacy DDL it came from (``legacy: oracle NUMBER(10)``) and, where the
+# lake stores another type than T, that type (``lake: INTEGER``).
+_COLUMN_KEYS = {"type", "opaque", "required", "casespecific", "legacy", "lake"}
 
 
-def _columns(
-    path: Path, table: str, spec: object
-) -> tuple[dict[str, str], dict[str, str], frozenset[str], dict[str, bool]]:
+@dataclass
+class _Columns:
+    types: dict[str, str] = field(default_factory=dict)
+    opaque: dict[str, str] = field(default_factory=dict)
+    required: set[str] = field(default_factory=set)
+    casespecific: dict[str, bool] = field(default_factory=dict)
+    declared: dict[str, tuple[str, str]] = field(default_factory=dict)
+    physical: dict[str, str] = field(default_factory=dict)
+
+
+def parse_declared(text: object) -> tuple[str, str] | None:
+    """``oracle NUMBER(10)`` as ("oracle", "NUMBER(10)"); None unless it starts with a
+    source dialect and a space."""
+    from sql.source_dialects import DIALECTS
+
+    if not isinstance(text, str):
+        return None
+    dialect, _, declared = text.strip().partition(" ")
+    if dialect.lower() not in DIALECTS or not declared.strip():
+        return None
+    return dialect.lower(), " ".join(declared.split())
+
+
+def _ansi_type(path: Path, where: str, kind: object) -> str:
+    if not isinstance(kind, str) or not kind.strip():
+        raise CatalogError(f"{path}: {where}: expected an ANSI type")
+    try:
+        parse_type(kind)
+    except Exception:  # sqlglot raises ParseError or ValueError on bad type text
+        raise CatalogError(
+            f"{path}: {where}: {kind!r} is not an ANSI type; write a type with no exact ANSI "
+            "form as {opaque: TYPE}"
+        ) from None
+    return kind
+
+
+def _columns(path: Path, table: str, spec: object) -> _Columns:
     if not isinstance(spec, dict) or not spec:
         raise CatalogError(f"{path}: tables.{table}: expected a mapping of column: type")
-    columns: dict[str, str] = {}
-    opaque: dict[str, str] = {}
-    required: set[str] = set()
-    casespecific: dict[str, bool] = {}
+    parsed = _Columns()
     for column, kind in spec.items():
-        if isinstance(kind, dict) and set(kind) in _COLUMN_KEYS:
-            if not isinstance(kind.get("required", False), bool):
-                raise CatalogError(f"{path}: tables.{table}.{column}: required is true or false")
-            if "casespecific" in kind:
-                if not isinstance(kind["casespecific"], bool):
-                    raise CatalogError(
-                        f"{path}: tables.{table}.{column}: casespecific is true or false"
-                    )
-                casespecific[str(column)] = kind["casespecific"]
-            if kind.get("required"):
-                required.add(str(column))
-            if "type" in kind:
-                kind = kind["type"]
+        column = str(column)
+        where = f"tables.{table}.{column}"
+        if isinstance(kind, str):
+            parsed.types[column] = _ansi_type(path, where, kind)
+            continue
         if (
-            isinstance(kind, dict)
-            and set(kind) - {"required"} == {"opaque"}
-            and isinstance(kind["opaque"], str)
+            not isinstance(kind, dict)
+            or not set(kind) <= _COLUMN_KEYS
+            or len({"type", "opaque"} & set(kind)) != 1
         ):
-            columns[str(column)] = opaque[str(column)] = kind["opaque"]
-        elif isinstance(kind, str) and kind.strip():
-            try:
-                parse_type(kind)
-            except Exception:  # sqlglot raises ParseError or ValueError on bad type text
-                raise CatalogError(
-                    f"{path}: tables.{table}.{column}: {kind!r} is not an ANSI type; write a "
-                    "type with no exact ANSI form as {opaque: TYPE}"
-                ) from None
-            columns[str(column)] = kind
-        else:
             raise CatalogError(
-                f"{path}: tables.{table}.{column}: expected an ANSI type, {{type: T}} or "
-                "{opaque: TYPE} (each with an optional required: true)"
+                f"{path}: {where}: expected an ANSI type, {{type: T}} or {{opaque: TYPE}} "
+                "(with optional required: true, casespecific: true|false, legacy: DIALECT "
+                "TYPE and lake: T)"
             )
-    return columns, opaque, frozenset(required), casespecific
+        if not isinstance(kind.get("required", False), bool):
+            raise CatalogError(f"{path}: {where}: required is true or false")
+        if kind.get("required"):
+            parsed.required.add(column)
+        if "casespecific" in kind:
+            if not isinstance(kind["casespecific"], bool):
+                raise CatalogError(f"{path}: {where}: casespecific is true or false")
+            parsed.casespecific[column] = kind["casespecific"]
+        if "legacy" in kind:
+            declared = parse_declared(kind["legacy"])
+            if declared is None:
+                raise CatalogError(
+                    f"{path}: {where}: legacy is a dialect and the type its DDL declares "
+                    f"(legacy: oracle DATE); got {kind['legacy']!r}"
+                )
+            parsed.declared[column] = declared
+        if "opaque" in kind:
+            if not isinstance(kind["opaque"], str) or "lake" in kind:
+                raise CatalogError(
+                    f"{path}: {where}: opaque is the declared type's text, without lake:"
+                )
+            parsed.types[column] = parsed.opaque[column] = kind["opaque"]
+            continue
+        parsed.types[column] = _ansi_type(path, where, kind["type"])
+        if "lake" in kind:
+            parsed.physical[column] = _ansi_type(path, f"{where}.lake", kind["lake"])
+    return parsed
 
 
 def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
@@ -432,17 +522,24 @@ def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
     opaque: dict[str, dict[str, str]] = {}
     required: dict[str, frozenset[str]] = {}
     casespecific: dict[str, dict[str, bool]] = {}
+    declared: dict[str, dict[str, tuple[str, str]]] = {}
+    physical: dict[str, dict[str, str]] = {}
     for name, spec in data["tables"].items():
         name = str(name)
         if len(name.split(".")) != 2 or not all(name.split(".")):
             raise CatalogError(f"{path}: tables.{name}: a lake table is named zone.table")
-        tables[name], opaque_columns, required_columns, declared = _columns(path, name, spec)
-        if declared:
-            casespecific[name] = declared
-        if opaque_columns:
-            opaque[name] = opaque_columns
-        if required_columns:
-            required[name] = required_columns
+        parsed = _columns(path, name, spec)
+        tables[name] = parsed.types
+        if parsed.casespecific:
+            casespecific[name] = parsed.casespecific
+        if parsed.opaque:
+            opaque[name] = parsed.opaque
+        if parsed.required:
+            required[name] = frozenset(parsed.required)
+        if parsed.declared:
+            declared[name] = parsed.declared
+        if parsed.physical:
+            physical[name] = parsed.physical
     legacy: dict[str, dict[tuple[str, ...], str]] = {}
     legacy_data = data.get("legacy") or {}
     if not isinstance(legacy_data, dict):
@@ -471,6 +568,8 @@ def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
         sources=(repository_relative(path),),
         required=required,
         casespecific=casespecific,
+        declared=declared,
+        physical=physical,
     )
 
 
@@ -481,6 +580,8 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
     opaque: dict[str, Mapping[str, str]] = {}
     required: dict[str, frozenset[str]] = {}
     casespecific: dict[str, Mapping[str, bool]] = {}
+    declared: dict[str, Mapping[str, tuple[str, str]]] = {}
+    physical: dict[str, Mapping[str, str]] = {}
     legacy: dict[str, dict[tuple[str, ...], str]] = {}
     table_origin: dict[str, str] = {}
     name_origin: dict[tuple[str, tuple[str, ...]], str] = {}
@@ -494,10 +595,13 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
                 or opaque.get(name, {}) != catalog.opaque.get(name, {})
                 or required.get(name, frozenset()) != catalog.required.get(name, frozenset())
                 or casespecific.get(name, {}) != catalog.casespecific.get(name, {})
+                or declared.get(name, {}) != catalog.declared.get(name, {})
+                or physical.get(name, {}) != catalog.physical.get(name, {})
             ):
                 raise CatalogError(
                     f"{origin}: table {name} differs from its definition in "
-                    f"{table_origin[name]} (columns, order, types, NOT NULL or CASESPECIFIC)"
+                    f"{table_origin[name]} (columns, order, types, NOT NULL, CASESPECIFIC, "
+                    "legacy or lake types)"
                 )
             tables.setdefault(name, columns)
             table_origin.setdefault(name, origin)
@@ -507,6 +611,10 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
                 required.setdefault(name, catalog.required[name])
             if name in catalog.casespecific:
                 casespecific.setdefault(name, catalog.casespecific[name])
+            if name in catalog.declared:
+                declared.setdefault(name, catalog.declared[name])
+            if name in catalog.physical:
+                physical.setdefault(name, catalog.physical[name])
         for dialect, names in catalog.legacy.items():
             merged = legacy.setdefault(dialect, {})
             for key, lake in names.items():
@@ -524,6 +632,8 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
         sources=tuple(sources),
         required=required,
         casespecific=casespecific,
+        declared=declared,
+        physical=physical,
     )
 
 

@@ -597,6 +597,8 @@ class ImportedColumn:
     # Teradata's declared CASESPECIFIC (True) or NOT CASESPECIFIC (False); None: not declared
     # (the session mode's default applies).
     casespecific: bool | None = None
+    # The type as the DDL writes it (``NUMBER(10)``, ``DATE``), for the catalog's ``legacy:``.
+    declared: str = ""
 
 
 @dataclass(frozen=True)
@@ -652,6 +654,19 @@ class DdlImport:
     def catalog_legacy(self) -> dict[str, dict[str, str]]:
         return {self.dialect: {t.written: lake for lake, t in sorted(self.tables.items())}}
 
+    def catalog_declared(self) -> dict[str, dict[str, tuple[str, str]]]:
+        """Per lake table, each typed column's type as the DDL declares it, with the dialect
+        (opaque columns keep their declared type as their type)."""
+        found = {
+            lake: {
+                c.name: (self.dialect, c.declared)
+                for c in table.columns
+                if c.declared and not c.type.opaque
+            }
+            for lake, table in sorted(self.tables.items())
+        }
+        return {lake: columns for lake, columns in found.items() if columns}
+
     def yaml(self) -> str:
         return catalog_yaml(
             self.catalog_tables(),
@@ -659,6 +674,7 @@ class DdlImport:
             legacy=self.catalog_legacy(),
             required=self.catalog_required(),
             casespecific=self.catalog_casespecific(),
+            declared=self.catalog_declared(),
             source=f"the {self.dialect} DDL",
         )
 
@@ -861,7 +877,9 @@ class _Reader:
                 "(SENSITIVE unless set), not as the column's collation",
                 offset,
             )
-        return ImportedColumn(name, kind_type, line, col, required, casespecific)
+        return ImportedColumn(
+            name, kind_type, line, col, required, casespecific, " ".join(declared.split())
+        )
 
 
 def _split_statements(tokens: list[Token]) -> list[list[Token]]:
@@ -1048,22 +1066,34 @@ def catalog_yaml(
     legacy: Mapping[str, Mapping[str, str]] | None = None,
     required: Mapping[str, Iterable[str]] | None = None,
     casespecific: Mapping[str, Mapping[str, bool]] | None = None,
+    declared: Mapping[str, Mapping[str, tuple[str, str]]] | None = None,
+    physical: Mapping[str, Mapping[str, str]] | None = None,
+    notes: Mapping[str, Mapping[str, str]] | None = None,
     source: str,
 ) -> str:
     """A catalog file in ``sql/catalog.yaml``'s format, the same bytes for the same input:
     tables sorted by name, columns in the table's order, legacy names sorted, and a header
     naming ``source`` (no timestamp). ``required``: per table, the columns declared NOT
     NULL, written ``{type: T, required: true}``; ``casespecific``: per table, Teradata text
-    columns' declared case attribute, written ``{type: T, casespecific: false}``."""
+    columns' declared case attribute, written ``{type: T, casespecific: false}``;
+    ``declared``: per table, each column's (dialect, type as its DDL declares it), written
+    ``legacy: oracle NUMBER(10)``; ``physical``: per table, the type the lake stores where it
+    is not the column's, written ``lake: INTEGER``, with the one-line ``notes`` (per table
+    and column) that say why that is lossless as comments."""
     opaque = opaque or {}
     casespecific = casespecific or {}
+    declared = declared or {}
+    physical = physical or {}
+    notes = notes or {}
     required = {table: frozenset(columns) for table, columns in (required or {}).items()}
     lines = [
         f"# Catalog imported by `plumbline catalog import` from {source}.",
         "# Types are exact ANSI types; {opaque: TYPE} is a declared type with no exact ANSI",
         "# form, and translation refuses expressions over such a column. required: true",
         "# marks a column declared NOT NULL; casespecific: true|false a Teradata column declared",
-        "# CASESPECIFIC or NOT CASESPECIFIC.",
+        "# CASESPECIFIC or NOT CASESPECIFIC; legacy: the type the legacy DDL declares (its",
+        "# dialect's semantics apply); lake: the type the lake stores where it is another,",
+        "# read through a CAST that was checked on the data to lose no value.",
         "tables:" if tables else "tables: {}",
     ]
     for table in sorted(tables):
@@ -1073,15 +1103,28 @@ def catalog_yaml(
             if column in opaque.get(table, {}):
                 value = f"opaque: {_scalar(opaque[table][column], flow=True)}"
                 value = f"{{{value}, required: true}}" if not_null else f"{{{value}}}"
-            elif not_null or column in casespecific.get(table, {}):
+            elif (
+                not_null
+                or column in casespecific.get(table, {})
+                or column in declared.get(table, {})
+                or column in physical.get(table, {})
+            ):
                 parts = [f"type: {_scalar(kind, flow=True)}"]
                 if not_null:
                     parts.append("required: true")
                 if column in casespecific.get(table, {}):
                     parts.append(f"casespecific: {str(casespecific[table][column]).lower()}")
+                if column in declared.get(table, {}):
+                    dialect, written = declared[table][column]
+                    parts.append(f"legacy: {_scalar(f'{dialect} {written}', flow=True)}")
+                if column in physical.get(table, {}):
+                    parts.append(f"lake: {_scalar(physical[table][column], flow=True)}")
                 value = "{" + ", ".join(parts) + "}"
             else:
                 value = _scalar(kind)
+            note = notes.get(table, {}).get(column)
+            if note:
+                lines.append(f"    # {column}: {' '.join(note.split())}")
             lines.append(f"    {_scalar(column)}: {value}")
     names = {d: n for d, n in (legacy or {}).items() if n}
     if names:

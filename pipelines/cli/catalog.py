@@ -44,7 +44,7 @@ def run_import(
     if sources is not None:
         if from_lake is not None:
             raise CatalogUsageError("give either --from-sources or --from-lake DIR, not both")
-        if (dialect is None) != (not files):
+        if dialect is not None and not files:
             raise CatalogUsageError("with --from-sources, DDL to check is --from DIALECT FILE...")
     elif from_lake is not None and (files or dialect is not None):
         raise CatalogUsageError("give either --from DIALECT FILE... or --from-lake DIR, not both")
@@ -61,7 +61,7 @@ def run_import(
     if out is not None and not out.parent.is_dir():
         raise CatalogUsageError(f"-o: no such folder {out.parent}")
     if sources is not None:
-        text = _from_sources(sources, dialect, files, zone)
+        text = _from_sources(sources, _ddl_groups(dialect, files), zone)
     elif from_lake is not None:
         text = _from_lake(from_lake)
     else:
@@ -135,10 +135,31 @@ def _from_lake(root: Path) -> str | None:
     return catalog_yaml(imported.tables, opaque=imported.opaque, source="a lake's Parquet schemas")
 
 
+def _ddl_groups(dialect: str | None, files: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """The DDL files by dialect: all of ``dialect``, or without it each file of the dialect
+    its folder is named for (``ddl/oracle/*.sql``), as legacy SQL is laid out."""
+    if dialect is not None:
+        return [(dialect, list(files))] if files else []
+    groups: dict[str, list[str]] = {}
+    for file in files:
+        folder = Path(file).parent.name.lower()
+        if folder not in TYPES:
+            raise CatalogUsageError(
+                f"{file}: give --from DIALECT, or put each DDL file in a folder named for its "
+                f"dialect ({', '.join(sorted(TYPES))})"
+            )
+        groups.setdefault(folder, []).append(file)
+    return sorted(groups.items())
+
+
 def _from_sources(
-    sources: Sequence[Source], dialect: str | None, files: Sequence[str], zone: str
+    sources: Sequence[Source], ddl_groups: Sequence[tuple[str, Sequence[str]]], zone: str
 ) -> str | None:
-    from pipelines.lake.ingest import catalog_differences, source_catalog
+    """The catalog of the declared sources. With legacy DDL, each column takes the DDL's
+    type (the legacy semantics translation reasons with) and its declared text, and the
+    source's type where it is another (``lake:``) once the source's data shows the reading
+    loses nothing; a lossy one is refused, naming both types, the column and a count."""
+    from pipelines.lake.ingest import catalog_agreement, count_values, source_catalog
 
     if not sources:
         raise CatalogUsageError("--from-sources: the project declares no sources")
@@ -149,34 +170,143 @@ def _from_sources(
         return None
     for warning in derived.warnings:
         click.echo(warning, err=True)
-    legacy = None
-    if dialect is not None:
-        ddl = _import_ddl(dialect, files, zone)
-        if ddl is None:
-            return None
-        differences = catalog_differences(
-            ddl.catalog_tables(),
-            derived,
-            ddl_source=f"the {dialect} DDL ({', '.join(files)})",
-            derived_source={s.lake_table: describe(s) for s in sources},
+    if not ddl_groups:
+        columns = sum(len(c) for c in derived.tables.values())
+        click.echo(
+            f"catalog import: {len(derived.tables)} tables, {columns} columns from "
+            f"{len(sources)} declared source(s)",
+            err=True,
         )
-        for line in differences:
-            click.echo(f"error[CATALOG-DIFFERS]: {line}", err=True)
-        if differences:
-            click.echo(
-                f"catalog import: the sources and the DDL differ in {len(differences)} "
-                "place(s); nothing written",
-                err=True,
-            )
+        return catalog_yaml(derived.tables, opaque=derived.opaque, source="the declared sources")
+    imports: list[DdlImport] = []
+    for dialect, files in ddl_groups:
+        imported = _import_ddl(dialect, files, zone)
+        if imported is None:
             return None
-        legacy = ddl.catalog_legacy()
-    columns = sum(len(c) for c in derived.tables.values())
+        imports.append(imported)
+    ddl_tables: dict[str, dict[str, str]] = {}
+    ddl_opaque: dict[str, dict[str, str]] = {}
+    declared_by: dict[str, DdlImport] = {}
+    for imported in imports:
+        for table, columns in imported.catalog_tables().items():
+            if table in declared_by:
+                raise CatalogUsageError(
+                    f"{table} is declared by the {declared_by[table].dialect} and the "
+                    f"{imported.dialect} DDL; give each table's DDL once"
+                )
+            declared_by[table] = imported
+            ddl_tables[table] = columns
+        ddl_opaque.update(imported.catalog_opaque())
+    shown = "; ".join(f"the {d} DDL ({', '.join(f)})" for d, f in ddl_groups)
+    described = {s.lake_table: describe(s) for s in sources}
+    agreement = catalog_agreement(
+        ddl_tables, derived, ddl_opaque=ddl_opaque, ddl_source=shown, derived_source=described
+    )
+    problems = list(agreement.problems)
+    if not problems:
+        problems = _data_problems(sources, agreement, ddl_tables, declared_by, count_values)
+    for line in problems:
+        click.echo(f"error[CATALOG-DIFFERS]: {line}", err=True)
+    if problems:
+        click.echo(
+            f"catalog import: the sources and the DDL differ in {len(problems)} place(s); "
+            "nothing written",
+            err=True,
+        )
+        return None
+    return _agreed_catalog(sources, derived, agreement, imports, ddl_opaque, shown)
+
+
+def _data_problems(sources, agreement, ddl_tables, declared_by, count_values) -> list[str]:
+    """One line per column whose source values its legacy type cannot all hold."""
+    problems = []
+    checks = agreement.data_checks()
+    for source in sources:
+        table = source.lake_table
+        if table not in checks:
+            continue
+        try:
+            counts = count_values(source, checks[table])
+        except SourceError as exc:
+            problems.append(str(exc))
+            continue
+        for column, count in counts.items():
+            if not count:
+                continue
+            name, read = agreement.columns[table][column]
+            dialect = declared_by[table].dialect
+            written = _declared_text(declared_by[table], table, name)
+            problems.append(
+                f"{table}.{column}: {written} in the {dialect} DDL ({read.legacy}) but "
+                f"{read.lake} in {describe(source)}: {count:,} value(s) the legacy type "
+                f"cannot hold (it needs: {read.note or 'the same type'})"
+            )
+    return problems
+
+
+def _declared_text(imported: DdlImport, table: str, column: str) -> str:
+    declared = imported.catalog_declared().get(table, {}).get(column)
+    return declared[1] if declared else imported.catalog_tables()[table][column]
+
+
+def _agreed_catalog(sources, derived, agreement, imports, ddl_opaque, shown) -> str:
+    tables: dict[str, dict[str, str]] = {}
+    opaque: dict[str, dict[str, str]] = {}
+    physical: dict[str, dict[str, str]] = {}
+    declared: dict[str, dict[str, tuple[str, str]]] = {}
+    notes: dict[str, dict[str, str]] = {}
+    required: dict[str, set[str]] = {}
+    casespecific: dict[str, dict[str, bool]] = {}
+    legacy: dict[str, dict[str, str]] = {}
+    by_table = {t: i for i in imports for t in i.tables}
+    for imported in imports:
+        for dialect, names in imported.catalog_legacy().items():
+            legacy.setdefault(dialect, {}).update(names)
+    for table, columns in agreement.columns.items():
+        imported = by_table[table]
+        ddl = imported.catalog_tables()[table]
+        ddl_declared = imported.catalog_declared().get(table, {})
+        ddl_required = imported.catalog_required().get(table, frozenset())
+        ddl_case = imported.catalog_casespecific().get(table, {})
+        tables[table] = {}
+        for column, (name, read) in columns.items():
+            if read is None:  # opaque in the DDL
+                tables[table][column] = ddl_opaque[table][name]
+                opaque.setdefault(table, {})[column] = ddl_opaque[table][name]
+            else:
+                tables[table][column] = ddl[name]
+                if read.cast:
+                    physical.setdefault(table, {})[column] = read.lake
+                if read.cast or read.offending is not None:
+                    dialect, written = ddl_declared.get(name, (imported.dialect, ddl[name]))
+                    stored = f"stored as {read.lake}"
+                    checked = " (checked on the data)" if read.offending is not None else ""
+                    notes.setdefault(table, {})[column] = (
+                        f"{dialect} {written} ({ddl[name]}) {stored}: {read.note}{checked}"
+                    )
+            if name in ddl_declared:
+                declared.setdefault(table, {})[column] = ddl_declared[name]
+            if name in ddl_required:
+                required.setdefault(table, set()).add(column)
+            if name in ddl_case:
+                casespecific.setdefault(table, {})[column] = ddl_case[name]
+    for table, columns in sorted(notes.items()):
+        for column, note in columns.items():
+            click.echo(f"catalog import: {table}.{column}: {note}", err=True)
+    count = sum(len(c) for c in tables.values())
     click.echo(
-        f"catalog import: {len(derived.tables)} tables, {columns} columns from "
-        f"{len(sources)} declared source(s)"
-        + (f", checked against the {dialect} DDL" if dialect else ""),
+        f"catalog import: {len(tables)} tables, {count} columns from {len(sources)} declared "
+        f"source(s), checked against {shown}",
         err=True,
     )
     return catalog_yaml(
-        derived.tables, opaque=derived.opaque, legacy=legacy, source="the declared sources"
+        tables,
+        opaque=opaque,
+        legacy=legacy,
+        required=required,
+        casespecific=casespecific,
+        declared=declared,
+        physical=physical,
+        notes=notes,
+        source="the declared sources and " + ", ".join(f"the {i.dialect} DDL" for i in imports),
     )

@@ -299,3 +299,154 @@ def schema_differences(
             f"{len(declared)} columns ({catalog_source})"
         )
     return differences
+
+
+# Integer types by the largest magnitude they hold, and their decimal digits.
+_INTEGER_DIGITS = {"SMALLINT": 5, "INTEGER": 10, "BIGINT": 19}
+_INTEGER_BOUNDS = {"SMALLINT": 2**15, "INTEGER": 2**31, "BIGINT": 2**63}
+_FLOATS = {"REAL", "DOUBLE PRECISION"}
+
+
+@dataclass(frozen=True)
+class Correspondence:
+    """How a lake column of type ``lake`` holds the values of a legacy column whose declared
+    type is ``legacy`` (ANSI): read through a CAST (``cast``) or as it is, and, where some
+    values of the lake type are no values of the legacy one, the condition over the column
+    (an expression over ``exp.column(VALUE)``) that finds them in the data."""
+
+    legacy: str
+    lake: str
+    cast: bool
+    offending: exp.Expr | None
+    note: str
+
+
+VALUE = "__value"
+
+
+def _value() -> exp.Expr:
+    return exp.column(VALUE, quoted=True)
+
+
+def _abs_at_least(limit: int) -> exp.Expr:
+    return exp.GTE(this=exp.Abs(this=_value()), expression=exp.Literal.number(limit))
+
+
+def _decimal_digits(kind: _Type) -> tuple[int, int]:
+    """(precision, scale) of a DECIMAL type: DECIMAL is DECIMAL(38,0), DECIMAL(p) DECIMAL(p,0)."""
+    if not kind.params:
+        return 38, 0
+    return kind.params[0], kind.params[1] if len(kind.params) > 1 else 0
+
+
+def correspondence(legacy: str, lake: str) -> Correspondence | None:
+    """How the lake's ``lake`` column reads a legacy ``legacy`` column losslessly, or None
+    when it cannot (another kind of value: text for a number, a date for a time...). The
+    data decides the rest: ``offending`` finds the values that break it, if any can."""
+    declared, stored = _parse_type(legacy), _parse_type(lake)
+    if declared is None or stored is None or _NESTED.search(legacy) or _NESTED.search(lake):
+        return Correspondence(legacy, lake, False, None, "") if types_match(legacy, lake) else None
+    base, have = declared.base, stored.base
+    if base in _STRINGS and have == "VARCHAR" and declared.params:
+        limit = declared.params[0]
+        too_long = exp.GT(this=exp.Length(this=_value()), expression=exp.Literal.number(limit))
+        return Correspondence(
+            legacy, lake, False, too_long, f"no value is longer than {limit} characters"
+        )
+    if types_match(legacy, lake) and base != "TIMESTAMP":
+        return Correspondence(legacy, lake, False, None, "")
+    if base == "DECIMAL":
+        precision, scale = _decimal_digits(declared)
+        whole = 10 ** (precision - scale)
+        if have in _INTEGER_DIGITS:
+            fits = _INTEGER_DIGITS[have] <= precision - scale
+            return Correspondence(
+                legacy,
+                lake,
+                True,
+                None if fits else _abs_at_least(whole),
+                f"no value has more than {precision - scale} digits",
+            )
+        if have == "DECIMAL":
+            lake_precision, lake_scale = _decimal_digits(stored)
+            widening = lake_scale <= scale and lake_precision - lake_scale <= precision - scale
+            extra = exp.NEQ(
+                this=_value(),
+                expression=exp.Round(this=_value(), decimals=exp.Literal.number(scale)),
+            )
+            return Correspondence(
+                legacy,
+                lake,
+                True,
+                None if widening else exp.or_(_abs_at_least(whole), extra),
+                f"no value has more than {precision - scale} digits before the point or {scale} after it",
+            )
+        if have in _FLOATS:
+            exact = exp.TryCast(this=_value(), to=parse_type(legacy).copy())
+            lost = exp.or_(
+                exp.Is(this=exact.copy(), expression=exp.Null()),
+                exp.NEQ(
+                    this=exp.Cast(this=exact, to=exp.DataType.build("DOUBLE")),
+                    expression=_value(),
+                ),
+            )
+            return Correspondence(
+                legacy,
+                lake,
+                True,
+                lost,
+                f"every value is a number of at most {precision - scale} digits and {scale} decimals",
+            )
+        return None
+    if base in _INTEGER_DIGITS:
+        if have in _INTEGER_DIGITS:
+            wider = _INTEGER_BOUNDS[have] > _INTEGER_BOUNDS[base]
+            outside = exp.or_(
+                exp.GTE(this=_value(), expression=exp.Literal.number(_INTEGER_BOUNDS[base])),
+                exp.LT(this=_value(), expression=exp.Literal.number(-_INTEGER_BOUNDS[base])),
+            )
+            return Correspondence(
+                legacy,
+                lake,
+                True,
+                outside if wider else None,
+                f"every value is in the range of {legacy}",
+            )
+        return None
+    if base == "TIMESTAMP" and not declared.zone and not stored.zone:
+        digits = declared.params[0] if declared.params else 6
+        if have == "DATE":
+            return Correspondence(legacy, lake, True, None, "a DATE is a midnight")
+        if have == "TIMESTAMP":
+            kept = stored.params[0] if stored.params else 6
+            if kept <= digits:
+                return Correspondence(legacy, lake, False, None, "")
+            # More fractional digits than the legacy type keeps: each value must have none.
+            micros = 10 ** (6 - min(digits, 6))
+            finer = exp.NEQ(
+                this=exp.Mod(
+                    this=exp.Anonymous(this="epoch_us", expressions=[_value()]),
+                    expression=exp.Literal.number(micros),
+                ),
+                expression=exp.Literal.number(0),
+            )
+            return Correspondence(
+                legacy,
+                lake,
+                False,
+                finer,
+                "no value has fractional seconds"
+                if digits == 0
+                else f"no value has more than {digits} fractional digits",
+            )
+        return None
+    if base == "DATE" and have == "TIMESTAMP" and not stored.zone:
+        time_of_day = exp.NEQ(
+            this=_value(),
+            expression=exp.Cast(
+                this=exp.Cast(this=_value(), to=exp.DataType.build("DATE")),
+                to=exp.DataType.build("TIMESTAMP"),
+            ),
+        )
+        return Correspondence(legacy, lake, True, time_of_day, "every value is a midnight")
+    return None

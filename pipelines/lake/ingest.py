@@ -24,6 +24,7 @@ import os
 import re
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -32,7 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from sqlglot import exp
 
-from pipelines.lake.catalog import LakeImport, schema_columns, types_match
+from pipelines.lake.catalog import Correspondence, LakeImport, correspondence, schema_columns
 from pipelines.lake.raw import RAW_ZONE, RawTable
 from pipelines.lake.sources import (
     EXTENSIONS,
@@ -501,18 +502,95 @@ def source_catalog(
     return LakeImport(tables=tables, opaque=opaque, warnings=tuple(warnings))
 
 
-def catalog_differences(
+def count_values(
+    source: Source, conditions: Mapping[str, exp.Expr], environ: Mapping[str, str] | None = None
+) -> dict[str, int]:
+    """For each column of ``source``, how many of its non-NULL values meet its condition (an
+    expression over ``pipelines.lake.catalog.VALUE``), in one scan of what the source holds:
+    the files through DuckDB, a database table as Arrow record batches streamed into it."""
+    from pipelines.lake.catalog import VALUE
+
+    if not conditions:
+        return {}
+
+    def over(condition: exp.Expr, column: exp.Expr) -> exp.Expr:
+        return condition.transform(
+            lambda node: (
+                column.copy() if isinstance(node, exp.Column) and node.name == VALUE else node
+            )
+        )
+
+    counts = []
+    for name, condition in conditions.items():
+        column = exp.column(name, quoted=True)
+        present = exp.not_(exp.Is(this=column.copy(), expression=exp.Null()))
+        met = exp.and_(present, over(condition, column))
+        counts.append(exp.alias_(exp.func("count_if", met), name, quoted=True))
+    query = exp.select(*counts).from_(exp.to_identifier("source_rows", quoted=True))
+
+    def counted(connection: duckdb.DuckDBPyConnection, rows: duckdb.DuckDBPyRelation) -> dict:
+        connection.register("source_rows", rows)
+        try:
+            values = connection.sql(query.sql("duckdb")).fetchall()[0]
+        except duckdb.Error as error:
+            raise SourceError(source, f"cannot check its values: {one_line(str(error))}") from None
+        return {name: int(n or 0) for name, n in zip(conditions, values, strict=True)}
+
+    connection = duckdb.connect()
+    try:
+        if isinstance(source, FileSource):
+            return counted(connection, _relation(source, matching_files(source), connection))
+
+        def scan(cursor) -> dict[str, int]:
+            cursor.execute(select_all(source))
+            batches = cursor.fetch_record_batch()
+            schema = _lake_schema(source, batches.schema)
+            reader = pa.RecordBatchReader.from_batches(
+                schema, _lake_batches(source, batches, schema)
+            )
+            return counted(connection, connection.from_arrow(reader))
+
+        return _with_cursor(source, os.environ if environ is None else environ, scan)
+    finally:
+        connection.close()
+
+
+@dataclass(frozen=True)
+class CatalogAgreement:
+    """How the legacy DDL's tables and the sources agree (``plumbline catalog import
+    --from-sources --from DIALECT``): ``problems``, one line each, or per lake table and
+    source column the DDL column it is and how the source's type reads its values."""
+
+    problems: list[str]
+    columns: dict[str, dict[str, tuple[str, Correspondence | None]]]
+
+    def data_checks(self) -> dict[str, dict[str, exp.Expr]]:
+        """Per lake table, per column, the condition that finds values its legacy type cannot
+        hold (only where some can exist)."""
+        found: dict[str, dict[str, exp.Expr]] = {}
+        for table, columns in self.columns.items():
+            for column, (_, read) in columns.items():
+                if read is not None and read.offending is not None:
+                    found.setdefault(table, {})[column] = read.offending
+        return found
+
+
+def catalog_agreement(
     ddl: Mapping[str, Mapping[str, str]],
     derived: LakeImport,
     *,
+    ddl_opaque: Mapping[str, Mapping[str, str]],
     ddl_source: str,
     derived_source: str | Mapping[str, str],
-) -> list[str]:
-    """How the catalog derived from the sources differs from the legacy DDL's (``tables`` of
-    ``plumbline catalog import``): one line per table or column on one side only, per type
-    that differs, and per table whose shared columns are in another order. Each line names
+) -> CatalogAgreement:
+    """How the catalog derived from the sources agrees with the legacy DDL's (``tables`` of
+    ``plumbline catalog import``): a problem per table or column on one side only, per
+    column whose source type cannot hold the legacy type's values whatever the data (text
+    for a number), and per table whose shared columns are in another order, each naming
     both sides: ``ddl_source``, and ``derived_source`` (one text, or one per table such as
-    ``{"raw.orders": "source raw.orders (exports/orders/*.parquet)"}``)."""
+    ``{"raw.orders": "source raw.orders (exports/orders/*.parquet)"}``). A source type that
+    holds them where the data allows (NUMBER(10) exported as INTEGER, an Oracle DATE as a
+    DATE) is a correspondence the caller checks on the data (``data_checks``)."""
 
     def derived_side(table: str) -> str:
         if isinstance(derived_source, str):
@@ -520,6 +598,7 @@ def catalog_differences(
         return derived_source.get(table, "the sources")
 
     lines: list[str] = []
+    columns: dict[str, dict[str, tuple[str, Correspondence | None]]] = {}
     for table in sorted(set(ddl) | set(derived.tables)):
         if table not in derived.tables:
             lines.append(f"{table}: a table in {ddl_source}, missing from {derived_side(table)}")
@@ -527,43 +606,54 @@ def catalog_differences(
         if table not in ddl:
             lines.append(f"{table}: a table in {derived_side(table)}, missing from {ddl_source}")
             continue
-        lines.extend(
-            _column_differences(
-                table,
-                ddl[table],
-                derived.tables[table],
-                derived.opaque.get(table, {}),
-                ddl_source,
-                derived_side(table),
-            )
+        table_lines, columns[table] = _column_agreement(
+            table,
+            ddl[table],
+            derived.tables[table],
+            derived.opaque.get(table, {}),
+            ddl_opaque.get(table, {}),
+            ddl_source,
+            derived_side(table),
         )
-    return lines
+        lines.extend(table_lines)
+    return CatalogAgreement(lines, columns)
 
 
-def _column_differences(
+def _column_agreement(
     table: str,
     declared: Mapping[str, str],
     stored: Mapping[str, str],
     opaque: Mapping[str, str],
+    declared_opaque: Mapping[str, str],
     ddl_source: str,
     derived_source: str,
-) -> list[str]:
+) -> tuple[list[str], dict[str, tuple[str, Correspondence | None]]]:
     matched = {name: _match_column(name, stored) for name in declared}
     lines = []
+    columns: dict[str, tuple[str, Correspondence | None]] = {}
     for name, kind in declared.items():
         found = matched[name]
         if found is None:
             lines.append(f"{table}.{name}: {kind} in {ddl_source}, missing from {derived_source}")
+            continue
+        if name in declared_opaque:
+            # A type with no ANSI form: read as the lake holds it, and only passed through.
+            columns[found] = (name, None)
             continue
         if found in opaque:
             lines.append(
                 f"{table}.{name}: {kind} in {ddl_source}, {stored[found]} (no exact ANSI form) "
                 f"in {derived_source}"
             )
-        elif not types_match(kind, stored[found]):
+            continue
+        read = correspondence(kind, stored[found])
+        if read is None:
             lines.append(
-                f"{table}.{name}: {kind} in {ddl_source}, {stored[found]} in {derived_source}"
+                f"{table}.{name}: {kind} in {ddl_source}, {stored[found]} in {derived_source}: "
+                "no lossless reading of one as the other"
             )
+            continue
+        columns[found] = (name, read)
     taken = {found for found in matched.values() if found is not None}
     for name, kind in stored.items():
         if name not in taken:
@@ -576,7 +666,7 @@ def _column_differences(
             f"{table}: columns in another order: {', '.join(ddl_order)} in {ddl_source}, "
             f"{', '.join(by_stored[n] for n in derived_order)} in {derived_source}"
         )
-    return lines
+    return lines, columns
 
 
 def _match_column(name: str, stored: Mapping[str, str]) -> str | None:

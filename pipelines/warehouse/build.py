@@ -330,7 +330,7 @@ def check_inputs(table: WarehouseTable, inputs: Mapping[str, Path], catalog: Cat
     for key, folder in inputs.items():
         if key in catalog.tables:
             differences = schema_differences(
-                catalog.tables[key],
+                catalog.lake_columns(key),
                 folder,
                 opaque=catalog.opaque.get(key, {}),
                 catalog_source=shown,

@@ -74,8 +74,9 @@ def output_types(
     types: dict[str, dict[str, str]] = {}
     errors: list[LintError] = []
     with connect_duckdb() as con:
-        for qualified, columns in catalog.tables.items():
+        for qualified in catalog.tables:
             zone, name = qualified.split(".", 1)
+            columns = catalog.lake_columns(qualified)  # as the lake stores them
             body = ", ".join(f'"{column}" {dtype}' for column, dtype in columns.items())
             con.execute(f'CREATE TABLE "{table_name(zone, name)}" ({body})')
         available = set(catalog.tables)

@@ -339,7 +339,9 @@ def test_declared_case_attributes_are_kept():
     imported = import_ddl([("t.sql", ddl)], "teradata")
     assert imported.diagnostics == ()
     assert imported.catalog_casespecific() == {"raw.t": {"a": False, "b": True}}
-    assert "a: {type: VARCHAR(10), casespecific: false}" in imported.yaml()
+    assert "a: {type: VARCHAR(10), casespecific: false, legacy: teradata VARCHAR(10)}" in (
+        imported.yaml()
+    )
 
 
 def test_case_insensitive_collations_are_flagged():
@@ -413,13 +415,17 @@ def test_not_null_is_kept_in_the_catalog(tmp_path):
     assert imported.catalog_required() == {"raw.events": frozenset({"id", "amount", "payload"})}
     path = tmp_path / "c.yaml"
     path.write_text(imported.yaml())
-    assert '    id: {type: "DECIMAL(38,0)", required: true}\n' in path.read_text()
+    assert '    id: {type: "DECIMAL(38,0)", required: true, legacy: snowflake NUMBER}\n' in (
+        path.read_text()
+    )
     catalog = load_catalog(path)
     assert catalog.required == imported.catalog_required()
     assert catalog.tables == imported.catalog_tables()
     assert catalog.opaque == {"raw.events": {"payload": "VARIANT"}}
+    assert catalog.declared["raw.events"]["amount"] == ("snowflake", "NUMBER(15,2)")
     # Nullability is what the DDL promised: the typed schema, and so translation, ignore it.
-    assert catalog.schema(["raw.events"])["raw"]["events"]["amount"] == "DECIMAL(15,2)"
+    amount = catalog.schema(["raw.events"])["raw"]["events"]["amount"]
+    assert amount.sql() == "DECIMAL(15, 2)" and "required" not in amount.meta
 
 
 def test_a_table_declared_with_different_not_null_columns_is_a_conflict(tmp_path):

@@ -157,6 +157,11 @@ def test_catalogs_merge_and_a_conflict_names_both_files(tmp_path):
         ("tables:\n  a.b:\n    id: NOT A TYPE(\n", "is not an ANSI type"),
         ("tables:\n  a.b:\n    id: BIGINT\nlegacy:\n  oracle:\n    X.Y: a.c\n", "unknown 'a.c'"),
         ("tables:\n  a.b: {id: [\n", "bad.yaml:"),
+        ("tables:\n  a.b:\n    id: {type: BIGINT, legacy: NUMBER(10)}\n", "tables.a.b.id: legacy"),
+        ("tables:\n  a.b:\n    id: {type: BIGINT, legacy: cobol PIC9}\n", "tables.a.b.id: legacy"),
+        ("tables:\n  a.b:\n    id: {type: BIGINT, lake: NOT A TYPE(}\n", "tables.a.b.id.lake"),
+        ("tables:\n  a.b:\n    id: {opaque: X, lake: BIGINT}\n", "without lake"),
+        ("tables:\n  a.b:\n    id: {type: BIGINT, size: 3}\n", "tables.a.b.id: expected"),
     ],
 )
 def test_a_malformed_catalog_names_the_file_and_field(tmp_path, text, message):
@@ -220,3 +225,58 @@ def test_a_catalog_that_is_not_utf8_is_refused_by_name(tmp_path):
     path.write_bytes(b"\x80tables: {}")
     with pytest.raises(CatalogError, match=f"{path}: byte 0: not UTF-8 text"):
         load_catalog(path)
+
+
+def test_legacy_and_lake_types_are_read_merged_and_digested(tmp_path):
+    """``legacy:`` keeps the type the DDL declares, ``lake:`` the type the lake stores; both
+    change what a translation means, so they take part in merging and in the digest."""
+    text = (
+        "tables:\n  raw.events:\n"
+        '    id: {type: "DECIMAL(10,0)", legacy: oracle NUMBER(10), lake: INTEGER}\n'
+        '    d: {type: TIMESTAMP(0), legacy: "Oracle  DATE"}\n'
+        "legacy:\n  oracle:\n    SALES.EVENTS: raw.events\n"
+    )
+    catalog = load_catalog(write(tmp_path, "a.yaml", text))
+    assert catalog.declared == {
+        "raw.events": {"id": ("oracle", "NUMBER(10)"), "d": ("oracle", "DATE")}
+    }
+    assert catalog.physical == {"raw.events": {"id": "INTEGER"}}
+    assert catalog.lake_columns("raw.events") == {"id": "INTEGER", "d": "TIMESTAMP(0)"}
+    column = catalog.schema()["raw"]["events"]["d"]
+    assert column.meta == {"declared": ("oracle", "DATE")}
+    without = load_catalog(write(tmp_path, "b.yaml", text.replace(", lake: INTEGER", "")))
+    assert without.digest() != catalog.digest()
+    with pytest.raises(CatalogError, match="legacy or lake types"):
+        load_catalogs([tmp_path / "a.yaml", tmp_path / "b.yaml"])
+
+
+def test_a_lake_type_is_read_through_a_cast_to_the_catalog_type(tmp_path):
+    text = (
+        "tables:\n  raw.events:\n"
+        '    id: {type: "DECIMAL(10,0)", lake: INTEGER}\n'
+        "    d: {type: TIMESTAMP(0), legacy: oracle DATE, lake: DATE}\n"
+        "    note: VARCHAR\n"
+        "legacy:\n  oracle:\n    SALES.EVENTS: raw.events\n"
+    )
+    catalog = load_catalog(write(tmp_path, "c.yaml", text))
+    translated = translate(
+        "SELECT e.id / 4 AS q, e.d + 1 AS next_day FROM SALES.EVENTS e WHERE e.note = 'x'",
+        "oracle",
+        catalog=catalog,
+    )
+    flat = " ".join(translated.ansi_sql.split())
+    assert (
+        'FROM ( SELECT CAST("id" AS DECIMAL(10, 0)) AS "id", CAST("d" AS TIMESTAMP) AS "d", '
+        '"note" FROM "raw"."events" ) AS "e"'
+    ) in flat
+    import duckdb
+
+    from sql.render import render
+
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA raw")
+    con.execute(
+        "CREATE TABLE raw.events AS SELECT 6::INTEGER AS id, DATE '2024-02-28' AS d, 'x' AS note"
+    )
+    row = con.sql(render(translated.ansi_sql, "duckdb")).fetchall()[0]
+    assert str(row[0]) == "1.5" and str(row[1]) == "2024-02-29 00:00:00"

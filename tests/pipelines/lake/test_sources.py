@@ -19,7 +19,13 @@ import pytest
 from psycopg import sql
 
 from pipelines.lake.catalog import LakeImport, import_lake
-from pipelines.lake.ingest import catalog_differences, publish_source, source_catalog, source_schema
+from pipelines.lake.ingest import (
+    catalog_agreement,
+    count_values,
+    publish_source,
+    source_catalog,
+    source_schema,
+)
 from pipelines.lake.sources import (
     DatabaseSource,
     FileSource,
@@ -796,7 +802,17 @@ CREATE TABLE dbo.lineitem (l_orderkey BIGINT);
 """
 
 
-def test_catalog_differences_names_both_sides() -> None:
+def catalog_differences(ddl, derived, *, ddl_source, derived_source, ddl_opaque=None):
+    return catalog_agreement(
+        ddl,
+        derived,
+        ddl_opaque=ddl_opaque or {},
+        ddl_source=ddl_source,
+        derived_source=derived_source,
+    ).problems
+
+
+def test_catalog_agreement_names_both_sides() -> None:
     ddl = import_ddl([("ddl/orders.sql", ORDERS_DDL)], "tsql").catalog_tables()
     assert ddl["raw.orders"] == {
         "o_orderkey": "BIGINT",
@@ -808,8 +824,8 @@ def test_catalog_differences_names_both_sides() -> None:
         {
             "raw.orders": {
                 "O_ORDERKEY": "BIGINT",  # a CSV header's case: DDL names fold
-                "o_date": "TIMESTAMP",
-                "o_total": "DOUBLE PRECISION",
+                "o_date": "TIME",
+                "o_total": "VARCHAR",
                 "o_note": "VARCHAR",
             },
             "raw.stores": {"store_id": "INTEGER"},
@@ -821,10 +837,10 @@ def test_catalog_differences_names_both_sides() -> None:
 
     assert lines == [
         "raw.lineitem: a table in ddl/orders.sql, missing from the sources",
-        "raw.orders.o_total: DECIMAL(15,2) in ddl/orders.sql, DOUBLE PRECISION in source "
-        "raw.orders (exports/orders/*.parquet)",
-        "raw.orders.o_date: DATE in ddl/orders.sql, TIMESTAMP in source raw.orders "
-        "(exports/orders/*.parquet)",
+        "raw.orders.o_total: DECIMAL(15,2) in ddl/orders.sql, VARCHAR in source "
+        "raw.orders (exports/orders/*.parquet): no lossless reading of one as the other",
+        "raw.orders.o_date: DATE in ddl/orders.sql, TIME in source raw.orders "
+        "(exports/orders/*.parquet): no lossless reading of one as the other",
         "raw.orders.o_clerk: VARCHAR(15) in ddl/orders.sql, missing from source raw.orders "
         "(exports/orders/*.parquet)",
         "raw.orders.o_note: VARCHAR in source raw.orders (exports/orders/*.parquet), missing "
@@ -836,31 +852,49 @@ def test_catalog_differences_names_both_sides() -> None:
 
 
 @pytest.mark.parametrize(
-    ("ddl_type", "derived_type", "differs"),
+    ("ddl_type", "derived_type", "reading"),
     [
-        ("VARCHAR(15)", "VARCHAR", False),  # Parquet strings keep no length
-        ("CHAR(1)", "VARCHAR", False),
-        ("DECIMAL(12,2)", "DECIMAL(12,2)", False),
-        ("NUMERIC(12,2)", "DECIMAL(12,2)", False),
-        ("DECIMAL(12,2)", "DECIMAL(12,3)", True),
-        ("INTEGER", "BIGINT", True),
-        ("TIMESTAMP(3)", "TIMESTAMP", False),  # the source keeps more digits
-        ("TIMESTAMP", "TIMESTAMP(3)", True),
-        ("TIMESTAMP WITH TIME ZONE", "TIMESTAMP", True),
+        # (cast?, checked on the data?), or None: no lossless reading whatever the data
+        ("VARCHAR(15)", "VARCHAR", (False, True)),  # Parquet strings keep no length
+        ("CHAR(1)", "VARCHAR", (False, True)),
+        ("DECIMAL(12,2)", "DECIMAL(12,2)", (False, False)),
+        ("NUMERIC(12,2)", "DECIMAL(12,2)", (False, False)),
+        ("DECIMAL(12,2)", "DECIMAL(12,3)", (True, True)),  # extra decimals must be zeros
+        ("DECIMAL(12,2)", "DECIMAL(9,1)", (True, False)),  # every value fits
+        ("DECIMAL(10,0)", "INTEGER", (True, False)),  # NUMBER(10) exported as INTEGER
+        ("DECIMAL(10,0)", "BIGINT", (True, True)),
+        ("DECIMAL(10,2)", "DOUBLE PRECISION", (True, True)),
+        ("BIGINT", "INTEGER", (True, False)),  # BigQuery INT64 exported as INTEGER
+        ("INTEGER", "BIGINT", (True, True)),
+        ("TIMESTAMP(0)", "DATE", (True, False)),  # an Oracle DATE exported as DATE
+        ("TIMESTAMP(0)", "TIMESTAMP", (False, True)),  # ... as TIMESTAMP: no fractions
+        ("TIMESTAMP(3)", "TIMESTAMP", (False, True)),
+        ("TIMESTAMP", "TIMESTAMP(3)", (False, False)),
+        ("DATE", "TIMESTAMP", (True, True)),  # midnights only
+        ("TIMESTAMP WITH TIME ZONE", "TIMESTAMP", None),
+        ("DATE", "VARCHAR", None),
+        ("INTEGER", "DOUBLE PRECISION", None),
     ],
 )
-def test_catalog_differences_compares_types_as_the_lake_check_does(
-    ddl_type: str, derived_type: str, differs: bool
+def test_each_source_type_reads_the_legacy_type_losslessly_or_not_at_all(
+    ddl_type: str, derived_type: str, reading: tuple[bool, bool] | None
 ) -> None:
-    lines = catalog_differences(
+    agreement = catalog_agreement(
         {"raw.t": {"c": ddl_type}},
         source_catalog_of({"raw.t": {"c": derived_type}}),
+        ddl_opaque={},
         ddl_source="ddl.sql",
         derived_source="the sources",
     )
-    assert lines == (
-        [f"raw.t.c: {ddl_type} in ddl.sql, {derived_type} in the sources"] if differs else []
-    )
+    if reading is None:
+        assert agreement.problems == [
+            f"raw.t.c: {ddl_type} in ddl.sql, {derived_type} in the sources: no lossless "
+            "reading of one as the other"
+        ]
+        return
+    assert agreement.problems == []
+    _, read = agreement.columns["raw.t"]["c"]
+    assert (read.cast, read.offending is not None) == reading
 
 
 def test_an_opaque_source_column_never_matches_and_says_why() -> None:
@@ -878,6 +912,41 @@ def test_a_case_sensitive_ddl_name_matches_only_itself() -> None:
         "raw.t.MixedCase: INTEGER in ddl.sql, missing from src",
         "raw.t.mixedcase: INTEGER in src, missing from ddl.sql",
     ]
+
+
+def test_the_data_decides_each_checked_reading(tmp_path: Path) -> None:
+    """The values a legacy type cannot hold are counted in the source's own data: a NUMBER(10)
+    exported as BIGINT with one 11-digit value, an Oracle DATE exported as TIMESTAMP with one
+    fractional second, a NUMBER(10,2) exported as DOUBLE with one value of three decimals."""
+    (tmp_path / "t.csv").write_text(
+        "id,at,amount\n1,2024-01-01 10:00:00,10.5\n12345678901,2024-01-02 00:00:00.5,1.234\n3,,\n"
+    )
+    source = parse_sources({"t": {"files": "t.csv"}}, tmp_path)[0]
+    agreement = catalog_agreement(
+        {"raw.t": {"id": "DECIMAL(10,0)", "at": "TIMESTAMP(0)", "amount": "DECIMAL(10,2)"}},
+        source_catalog([source]),
+        ddl_opaque={},
+        ddl_source="ddl.sql",
+        derived_source="the sources",
+    )
+    assert agreement.problems == []
+    assert count_values(source, agreement.data_checks()["raw.t"]) == {
+        "id": 1,
+        "at": 1,
+        "amount": 1,
+    }
+
+
+def test_a_database_source_is_checked_on_its_rows(postgres: PostgresServer, environ) -> None:
+    """BigQuery's INT64 exported as a PostgreSQL bigint, declared INTEGER elsewhere: the one
+    visitor count beyond INTEGER's range is counted by streaming the table's rows."""
+    from pipelines.lake.catalog import correspondence
+
+    create_stores(postgres, "checked_stores")
+    reading = correspondence("INTEGER", "BIGINT")
+    assert reading is not None and reading.offending is not None
+    source = DatabaseSource("stores", URL_ENV, "public.checked_stores")
+    assert count_values(source, {"visitors": reading.offending}, environ) == {"visitors": 1}
 
 
 def source_catalog_of(tables: dict, opaque: dict | None = None) -> LakeImport:
