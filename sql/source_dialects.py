@@ -140,6 +140,14 @@ class Semantics:
     DATE_DIFF_COUNTS_TIME_BOUNDARIES = False
     DATE_DIFF_WEEKS_START_SUNDAY = False  # DATEDIFF(WEEK) counts Sundays crossed
     DATE_FROM_PARTS_NORMALISES = False  # DATE_FROM_PARTS carries month 13, day 0, ... over
+    # DATE holds a time of day to the second (ANSI TIMESTAMP(0)): date +/- n adds n days, a
+    # fraction too, to a DATE or a TIMESTAMP (which loses its fractional seconds), giving a
+    # DATE; date - date is a NUMBER of days, fractional where the times differ; CURRENT_DATE
+    # and SYSDATE are DATEs with the time of day
+    DATE_HOLDS_TIME = False
+    # datetime +/- n adds n days (a date + n is an error; datetime - datetime is the
+    # datetime as far from 1900-01-01 as the two are apart)
+    DATETIME_PLUS_NUMBER_ADDS_DAYS = False
     DATE_NAMES_ARE_ENGLISH = False  # month and day names are English, whatever the session
     DATE_NUMBERS_ARE_INT = False  # DATEDIFF and DATEPART return INT, not BIGINT
     DATE_STRING_TYPE = "DATE"  # the type an ISO date string converts to as a date argument
@@ -499,6 +507,7 @@ class PlumblineTSQL(TSQL, Semantics):
     DATE_NUMBERS_ARE_INT = True
     DATE_STRING_TYPE = "TIMESTAMP"
     DATETIME_FORMAT = "dotnet"
+    DATETIME_PLUS_NUMBER_ADDS_DAYS = True
     FLOAT_PRECISION_PICKS_WIDTH = True
     GREATEST_IGNORES_NULLS = True
     INTEGER_CAST_TRUNCATES = True
@@ -521,6 +530,7 @@ class PlumblineTSQL(TSQL, Semantics):
 
 class PlumblineOracle(Oracle, Semantics):
     CONCAT_SKIPS_NULLS = True
+    DATE_HOLDS_TIME = True
     DUAL_IS_NO_TABLE = True
     EMPTY_STRING_IS_NULL = True
     FLOAT_IS_DECIMAL = True

@@ -54,6 +54,7 @@ def load_all() -> dict[str, Rule]:
         conditionals,
         conversions,
         dates,
+        day_arithmetic,
         dialect_specific,
         division,
         formats,

@@ -258,12 +258,32 @@ EXAMPLE_TABLES["raw.sessions"] = {"id": "BIGINT", "started_at": "TIMESTAMP WITH 
 EXAMPLE_LEGACY["bigquery"][("acme-dw", "web", "sessions")] = "raw.sessions"
 
 
+# Oracle DATEs (TIMESTAMP(0) with their declared type) and a T-SQL datetime, read by the
+# examples of date arithmetic (sql/rules/day_arithmetic.py).
+EXAMPLE_TABLES["raw.shipments"] = {
+    "id": "BIGINT",
+    "shipped_at": "TIMESTAMP(0)",
+    "delivered_at": "TIMESTAMP(0)",
+}
+EXAMPLE_TABLES["raw.scans"] = {"id": "BIGINT", "scanned_at": "TIMESTAMP(3)"}
+EXAMPLE_LEGACY["oracle"] = {("LOGISTICS", "SHIPMENTS"): "raw.shipments"}
+EXAMPLE_LEGACY["tsql"] = {("dbo", "scans"): "raw.scans"}
+EXAMPLE_DECLARED = {
+    "raw.shipments": {"shipped_at": ("oracle", "DATE"), "delivered_at": ("oracle", "DATE")},
+    "raw.scans": {"scanned_at": ("tsql", "DATETIME")},
+}
+
+
 def example_catalog():
     """The catalog rule examples are translated against: sql/catalog.yaml and
     :data:`EXAMPLE_TABLES`."""
     from sql.catalog import Catalog, load_catalog, merge_catalogs
 
     examples = Catalog(
-        tables=EXAMPLE_TABLES, legacy=EXAMPLE_LEGACY, opaque=EXAMPLE_OPAQUE, sources=(__file__,)
+        tables=EXAMPLE_TABLES,
+        legacy=EXAMPLE_LEGACY,
+        opaque=EXAMPLE_OPAQUE,
+        sources=(__file__,),
+        declared=EXAMPLE_DECLARED,
     )
     return merge_catalogs([load_catalog(), examples])

@@ -130,44 +130,6 @@ def date_literal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return None
 
 
-@rule(
-    "DATE-NUMBER-ARITHMETIC",
-    "rewrite",
-    ("oracle", "teradata", "snowflake", "redshift"),
-    (exp.Add, exp.Sub),
-    "date - date is a number of days and date +/- n adds days: EXTRACT(DAY FROM (ts1 - ts2)) "
-    "and CAST(d + INTERVAL 'n' DAY AS DATE).",
-    (
-        (
-            "oracle",
-            "SELECT l_receiptdate - l_commitdate AS late_days, l_shipdate + 7 AS due FROM SALES.LINEITEM",
-            'SELECT CAST(EXTRACT(DAY FROM (CAST("lineitem"."l_receiptdate" AS TIMESTAMP) - CAST("lineitem"."l_commitdate" AS TIMESTAMP))) AS BIGINT) AS "late_days", CAST("lineitem"."l_shipdate" + INTERVAL \'7\' DAY AS DATE) AS "due" FROM "raw"."lineitem" AS "lineitem"',
-        ),
-    ),
-    phase="arithmetic",
-)
-def date_number_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if node.find(exp.Interval):
-        return None  # interval arithmetic written by another rule
-    left, right = type_of(node.this), type_of(node.expression)
-    if left != exp.DType.DATE:
-        if isinstance(node, exp.Add) and right == exp.DType.DATE and left in INTEGER_TYPES:
-            return cast(
-                exp.Add(this=clone(node.expression), expression=interval(node.this, "DAY")), "DATE"
-            )
-        return None
-    if right == exp.DType.DATE and isinstance(node, exp.Sub):
-        start = cast(node.expression, "TIMESTAMP")
-        end = cast(node.this, "TIMESTAMP")
-        return extract("DAY", exp.Paren(this=exp.Sub(this=end, expression=start)))
-    if right in INTEGER_TYPES:
-        days = (
-            node.expression if isinstance(node, exp.Add) else exp.Neg(this=clone(node.expression))
-        )
-        return cast(exp.Add(this=clone(node.this), expression=interval(days, "DAY")), "DATE")
-    return None
-
-
 MONDAY, SUNDAY = 0, 6
 
 

@@ -12,6 +12,7 @@ from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, clone, guarded, lit, type_of
 from sql.rules.case_sensitivity import compare as case_compare
 from sql.rules.case_sensitivity import text_type
+from sql.rules.day_arithmetic import ORACLE_DATE_META
 from sql.rules.strings import tsql_like_value
 from sql.source_dialects import semantics
 
@@ -510,7 +511,8 @@ def casespecific(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ALL_DIALECTS,
     (exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentDatetime),
     "CURRENT_DATE / GETDATE() / SYSDATE read the clock in the session time zone; translated "
-    "assuming the engine session uses the same time zone as the legacy server.",
+    "assuming the engine session uses the same time zone as the legacy server. Oracle's "
+    "CURRENT_DATE and SYSDATE are DATEs with the time of day: CURRENT_TIMESTAMP.",
     (
         (
             "tsql",
@@ -523,6 +525,14 @@ def session_time(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ctx.report(
         "warning", "SESSION-TIME", node, "current date/time depends on the session time zone"
     )
+    oracle_date = semantics(ctx.dialect).DATE_HOLDS_TIME and (
+        isinstance(node, exp.CurrentDate) or node.args.get("sysdate")
+    )
+    if oracle_date:
+        # Oracle's CURRENT_DATE and SYSDATE are DATEs: the date and the time of day.
+        now = exp.CurrentTimestamp()
+        now.meta[ORACLE_DATE_META] = "time"
+        return now
     if isinstance(node, exp.CurrentDate):
         return exp.CurrentDate()
     return exp.CurrentTimestamp()
