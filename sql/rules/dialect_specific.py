@@ -411,11 +411,13 @@ def _without_trailing_spaces(node: exp.Expr) -> exp.Expr:
 @rule(
     "PAD-COMPARISON",
     "rewrite",
-    ("tsql", "teradata"),
-    (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In),
+    ("tsql", "teradata", "redshift"),
+    (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between),
     "T-SQL and Teradata compare strings as if the shorter were padded with spaces ('a' = 'a  '), "
-    "so both sides lose trailing spaces: TRIM(TRAILING ' ' FROM x). Whether case counts is "
-    "decided as TSQL-COLLATION and TD-CASESPECIFIC say.",
+    'and Redshift ignores trailing spaces when it compares ("Trailing spaces in VARCHAR and '
+    'CHAR values are treated as semantically insignificant when values are compared"), so '
+    "both sides lose trailing spaces: TRIM(TRAILING ' ' FROM x). Whether case counts is "
+    "decided as TSQL-COLLATION and TD-CASESPECIFIC say (BETWEEN there: CASE-IMPLICIT).",
     (
         (
             "tsql",
@@ -425,6 +427,21 @@ def _without_trailing_spaces(node: exp.Expr) -> exp.Expr:
     ),
 )
 def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    flags = semantics(ctx.dialect)
+    decides_case = flags.TEXT_CASE_IS_AN_ATTRIBUTE or flags.TEXT_COMPARES_BY_COLLATION
+    if isinstance(node, exp.Between):
+        bounds = (node.args.get("low"), node.args.get("high"))
+        if (
+            decides_case
+            or not text_type(node.this)
+            or not all(b is not None and text_type(b) for b in bounds)
+        ):
+            return None
+        return exp.Between(
+            this=_without_trailing_spaces(node.this),
+            low=_without_trailing_spaces(bounds[0]),
+            high=_without_trailing_spaces(bounds[1]),
+        )
     if isinstance(node, exp.In):
         values = node.expressions
         if node.args.get("query") or not values or not text_type(node.this):
@@ -435,6 +452,8 @@ def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             this=_without_trailing_spaces(node.this),
             expressions=[_without_trailing_spaces(v) for v in values],
         )
+        if not decides_case:
+            return rewritten
         return case_compare(node, rewritten, ("this", "expressions"), ctx)
     if not text_type(node.this) or not text_type(node.expression):
         return None
@@ -442,6 +461,8 @@ def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         this=_without_trailing_spaces(node.this),
         expression=_without_trailing_spaces(node.expression),
     )
+    if not decides_case:
+        return rewritten
     return case_compare(node, rewritten, ("this", "expression"), ctx)
 
 
