@@ -5,7 +5,7 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.metadata import lineage_metadata, records_table, rounded
+from assets.metadata import code_references, lineage_metadata, records_table, rounded
 from pipelines.contracts import Contract, load_contract
 from pipelines.contracts.describe import describe_columns
 from pipelines.resources import (
@@ -233,9 +233,12 @@ def _description(table: WarehouseTable, contract: Contract | None) -> str:
 
 
 def _definition_metadata(table: WarehouseTable, contract: Contract | None) -> dict[str, object]:
+    # "Source code": the SQL the table is built from, the legacy file (or portable SQL).
+    source = code_references(table.source_file)
     if contract is None:
-        return {"contract": dg.MetadataValue.text("none")}
+        return {"contract": dg.MetadataValue.text("none"), **source}
     return {
+        **source,
         "contract": dg.MetadataValue.path(repository_relative(table.contract_path)),
         "contract_version": contract.version,
         # On the definition: the UI's Columns section shows it before any run.

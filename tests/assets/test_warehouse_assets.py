@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from assets.ansi import build_ansi_assets
+from assets.metadata import CODE_REFERENCES
 from assets.raw import raw_assets
 from assets.warehouse import build_warehouse_definitions
 from pipelines.contracts import compile_contract, load_contract
@@ -20,7 +21,7 @@ from pipelines.settings import Settings
 from pipelines.translation.store import sha256_text
 from pipelines.warehouse.build import WAREHOUSE_ZONE, tables_read
 from pipelines.warehouse.contract_lint import BrokenContracts
-from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT
+from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT, LEGACY_ROOT
 from tests.legacy import demo_legacy
 
 TABLE = "customer_profile"  # snowflake/customer_profile.sql, with a reference query
@@ -428,6 +429,16 @@ def test_each_materialization_carries_the_contract_column_schema(first_build):
         assert shown.constraints.nullable is (not column.required)
         assert f"classification: {column.classification or 'public'}" in shown.constraints.other
     assert built["customer_key"].type == "int64"  # the type the engine wrote
+
+
+def test_source_code_is_the_sql_the_table_is_built_from(warehouse_defs):
+    specs = {
+        key.path[-1]: spec for a in warehouse_defs.assets for key, spec in a.specs_by_key.items()
+    }
+    [legacy] = LEGACY_ROOT.glob(f"*/{TABLE}.sql")
+    for name, file in ((TABLE, legacy), ("training_set", ANSI_SQL_ROOT / "training_set.sql")):
+        references = specs[name].metadata[CODE_REFERENCES].code_references
+        assert [(r.file_path, r.line_number) for r in references] == [(str(file), 1)]
 
 
 def test_a_table_from_portable_ansi_has_column_lineage_and_a_lineage_view(first_build):
