@@ -63,6 +63,19 @@ def materialize_one(home, warehouse_assets, name, **kwargs):
     return dg.materialize(selected, resources=resources(home), **kwargs)
 
 
+def _failure_metadata(result) -> dict:
+    """The metadata of the run's one step failure (what the UI shows under the error)."""
+    [failure] = result.get_step_failure_events()
+    return failure.event_specific_data.user_failure_data.metadata
+
+
+def _assert_names_the_live_version(result, live):
+    """A failed build says which version stays live, and since when."""
+    metadata = _failure_metadata(result)
+    assert metadata["live_version"].value == live.path.name
+    assert metadata["live_since"].value == Lake.published_at(live.path.name).timestamp()
+
+
 def test_dependencies_are_the_tables_the_sql_reads(first_build, home, warehouse_assets):
     for assets_def in warehouse_assets:
         name = assets_def.key.path[-1]
@@ -147,6 +160,7 @@ def test_a_wrong_translation_fails_reconciliation_naming_the_column(
     after = Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE)
     assert after.path == before.path, "a failed blocking check must not publish"
     assert not result.get_asset_materialization_events()
+    _assert_names_the_live_version(result, before)
 
 
 def test_a_runtime_error_names_the_file_and_keeps_the_last_good_table(
@@ -164,6 +178,7 @@ def test_a_runtime_error_names_the_file_and_keeps_the_last_good_table(
     message = str(result.get_step_failure_events()[0].event_specific_data.error)
     assert f"{TABLE}.sql: duckdb: Conversion Error" in message
     assert lake.current(WAREHOUSE_ZONE, TABLE).path == before.path
+    _assert_names_the_live_version(result, before)
     assert pq.read_table(lake.table_path(WAREHOUSE_ZONE, TABLE)).num_rows == rows_before
     assert not list((home / "lake" / WAREHOUSE_ZONE / ".versions" / TABLE).glob(".staging-*"))
 
@@ -179,6 +194,7 @@ def test_a_missing_upstream_table_is_named(home, warehouse_assets, tmp_path):
     result = materialize_one(empty, warehouse_assets, TABLE, raise_on_error=False)
     message = str(result.get_step_failure_events()[0].event_specific_data.error)
     assert "which has no published table" in message and "materialize raw/" in message
+    assert _failure_metadata(result)["live_version"].value == "none: never published"
 
 
 def test_every_table_is_portable_to_spark(first_build, home, warehouse_defs, spark_engine):
@@ -429,6 +445,17 @@ def test_each_materialization_carries_the_contract_column_schema(first_build):
         assert shown.constraints.nullable is (not column.required)
         assert f"classification: {column.classification or 'public'}" in shown.constraints.other
     assert built["customer_key"].type == "int64"  # the type the engine wrote
+
+
+def test_each_materialization_names_the_version_it_published_and_when(first_build, home):
+    """A failed build publishes nothing, so the latest materialization's entries are the
+    live version: the asset page shows them beside a later attempt's "Failed"."""
+    lake = Lake(home / "lake")
+    metadata = _materialized(first_build, TABLE)
+    version = metadata["published_version"].value
+    manifest = lake.manifest(WAREHOUSE_ZONE, TABLE, version)
+    assert f"sha256:{manifest['digest']}" == metadata["file_digest"].value
+    assert metadata["published_at"].value == Lake.published_at(version).timestamp()
 
 
 def test_source_code_is_the_sql_the_table_is_built_from(warehouse_defs):
