@@ -10,7 +10,8 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.metadata import lineage_metadata
+from assets.legacy import legacy_key
+from assets.metadata import code_references, lineage_metadata
 from pipelines.resources import AnsiStoreResource, LakeResource
 from pipelines.settings import shown_path
 from pipelines.translation.store import (
@@ -116,6 +117,7 @@ def ansi_asset(
     specs = [
         dg.AssetSpec(
             key=[ANSI_ZONE, name],
+            deps=[legacy_key(source)],
             group_name=ANSI_ZONE,
             kinds={"sql", source.dialect},
             description=(
@@ -127,7 +129,11 @@ def ansi_asset(
             ),
             code_version=TRANSLATOR_VERSION,
             tags={"plumbline/dialect": source.dialect},
-            metadata={"source_path": dg.MetadataValue.path(shown_path(source.path))},
+            metadata={
+                "source_path": dg.MetadataValue.path(shown_path(source.path)),
+                # "Source code" opens the legacy file (the component's defs.yaml is not it).
+                **code_references(source.path),
+            },
         )
         for name in legacy.names
     ]

@@ -5,8 +5,11 @@ raw zone like the generated TPC-H tables: staged, digested and swapped in atomic
 source that fails leaves its last good version in place.
 """
 
+from pathlib import Path
+
 import dagster as dg
 
+from assets.metadata import code_references
 from assets.raw import raw_table_result
 from pipelines.lake.raw import RAW_ZONE
 from pipelines.lake.sources import DatabaseSource, FileSource, Source
@@ -24,7 +27,9 @@ def _described(source: Source) -> tuple[str, set[str]]:
     )
 
 
-def source_asset(source: Source) -> dg.AssetsDefinition:
+def source_asset(source: Source, declared_in: Path | None = None) -> dg.AssetsDefinition:
+    """``raw/<name>`` read from ``source``; its "Source code" is the file that declares it
+    (``declared_in``, the component's defs.yaml), when known."""
     read_from, kinds = _described(source)
 
     @dg.asset(
@@ -37,6 +42,7 @@ def source_asset(source: Source) -> dg.AssetsDefinition:
             "and a source that cannot be read leaves the last good version in place."
         ),
         tags={"plumbline/zone": RAW_ZONE},
+        metadata=code_references(declared_in) if declared_in is not None else None,
     )
     def _source(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
         # DuckDB and the database driver: imported when a source is read, not at load.

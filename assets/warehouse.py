@@ -5,9 +5,10 @@ from pathlib import Path
 
 import dagster as dg
 
-from assets.metadata import lineage_metadata, records_table, rounded
+from assets.metadata import code_references, lineage_metadata, records_table, rounded
 from pipelines.contracts import Contract, load_contract
 from pipelines.contracts.describe import describe_columns
+from pipelines.lake.store import Lake, LakeError, TableVersion
 from pipelines.resources import (
     AnsiStoreResource,
     ContractsResource,
@@ -233,14 +234,45 @@ def _description(table: WarehouseTable, contract: Contract | None) -> str:
 
 
 def _definition_metadata(table: WarehouseTable, contract: Contract | None) -> dict[str, object]:
+    # "Source code": the SQL the table is built from, the legacy file (or portable SQL).
+    source = code_references(table.source_file)
     if contract is None:
-        return {"contract": dg.MetadataValue.text("none")}
+        return {"contract": dg.MetadataValue.text("none"), **source}
     return {
+        **source,
         "contract": dg.MetadataValue.path(repository_relative(table.contract_path)),
         "contract_version": contract.version,
         # On the definition: the UI's Columns section shows it before any run.
         "dagster/column_schema": contract_column_schema(contract),
     }
+
+
+def published_metadata(version: TableVersion) -> dict[str, dg.MetadataValue]:
+    """Which version of the table a build published, and when. A failed build publishes
+    nothing, so the latest materialization of ``warehouse/<name>`` names the version that
+    is live: the asset page shows these entries, with their time, beside a later attempt's
+    "Failed"."""
+    metadata = {"published_version": dg.MetadataValue.text(version.path.name)}
+    published_at = Lake.published_at(version.path.name)
+    if published_at is not None:
+        metadata["published_at"] = dg.MetadataValue.timestamp(published_at)
+    return metadata
+
+
+def live_metadata(lake: Lake, table: str) -> dict[str, dg.MetadataValue]:
+    """What readers of ``warehouse/<table>`` get now, for a failed build to say that it
+    changed nothing: the live version and since when, or that there is none."""
+    try:
+        live = lake.current(WAREHOUSE_ZONE, table)
+    except LakeError as exc:  # the failure being reported matters more than this one
+        return {"live_version": dg.MetadataValue.text(f"unknown: {exc}")}
+    if live is None:
+        return {"live_version": dg.MetadataValue.text("none: never published")}
+    metadata = {"live_version": dg.MetadataValue.text(live.path.name)}
+    published_at = Lake.published_at(live.path.name)
+    if published_at is not None:
+        metadata["live_since"] = dg.MetadataValue.timestamp(published_at)
+    return metadata
 
 
 INPUT_COLUMNS = [
@@ -267,6 +299,7 @@ def _materialization_metadata(
         "build_seconds": dg.MetadataValue.float(rounded(built.build.seconds)),
         "content_digest": dg.MetadataValue.text(f"sha256:{built.content_digest}"),
         "file_digest": dg.MetadataValue.text(f"sha256:{built.version.digest}"),
+        **published_metadata(built.version),
         "inputs": records_table(
             [
                 {"table": i.table, "version": i.version, "path": shown_path(i.path, home)}
@@ -331,10 +364,14 @@ def warehouse_asset(
         except BlockingCheckFailed as exc:
             for outcome in exc.outcomes:
                 yield _check_result(outcome)
-            raise dg.Failure(description=str(exc)) from exc
+            raise dg.Failure(
+                description=str(exc), metadata=live_metadata(lake.lake(), table.name)
+            ) from exc
         except (EngineError, StoreError) as exc:
             # The message names the file; an engine's quotes the offending SQL line.
-            raise dg.Failure(description=str(exc)) from exc
+            raise dg.Failure(
+                description=str(exc), metadata=live_metadata(lake.lake(), table.name)
+            ) from exc
         context.log.info(
             f"warehouse/{table.name}: {checked.built.stats.row_count:,} rows on "
             f"{checked.engine} in {checked.built.build.seconds:.2f}s"

@@ -15,6 +15,8 @@ import dagster as dg
 
 from assets.ansi import build_ansi_assets
 from assets.audit import audit_bundle
+from assets.legacy import legacy_files_asset
+from assets.metadata import with_python_source
 from assets.raw import raw_assets
 from assets.registry import registered_model
 from assets.scoring import batch_scores
@@ -64,15 +66,23 @@ def build_definitions(settings: Settings, project: Project | None = None) -> dg.
     resources = dg.Definitions(
         resources={k: r for k, r in resources_for(settings).items() if k not in unused}
     )
+    # Every asset names its own "Source code" (MigrationComponent adds no defs.yaml to
+    # them): the generated and the model assets their Python, a declared source its
+    # declaration, and what is drawn from SQL its SQL file.
     raw = dg.Definitions(
-        assets=raw_assets if project.tpch else [source_asset(s) for s in project.sources]
+        assets=with_python_source(raw_assets)
+        if project.tpch
+        else [source_asset(s, project.declared_in) for s in project.sources]
     )
     catalog = load_catalogs(settings.catalog)
     # Cached only in a home that exists: a load creates nothing, so that a command refused
     # for bad input (`plumbline run --select` of no asset) leaves nothing behind.
     cache = settings.dependency_cache if settings.home.is_dir() else None
     legacy = project.legacy_sql(catalog, cache=cache)
-    ansi = dg.Definitions(assets=build_ansi_assets(legacy))
+    # Each legacy file, observed (its sha256 its data version), upstream of its translation.
+    legacy_files = legacy_files_asset(legacy)
+    observed = [legacy_files] if legacy_files is not None else []
+    ansi = dg.Definitions(assets=[*observed, *build_ansi_assets(legacy)])
     warehouse = build_warehouse_definitions(
         settings.engine,
         legacy,
@@ -87,7 +97,7 @@ def build_definitions(settings: Settings, project: Project | None = None) -> dg.
         raise ProjectError("sources", "; ".join(unread))
     models = (
         dg.Definitions(
-            assets=[delay_model, registered_model, audit_bundle, batch_scores],
+            assets=with_python_source([delay_model, registered_model, audit_bundle, batch_scores]),
             jobs=[retrain_job, register_model_job],
             schedules=[retrain_schedule(settings.retrain_cron)],
             sensors=[raw_data_sensor, new_model_sensor, model_automation_sensor],
@@ -105,7 +115,10 @@ def build_definitions(settings: Settings, project: Project | None = None) -> dg.
         jobs=[
             dg.define_asset_job(
                 MATERIALIZE_ALL_JOB,
-                selection=dg.AssetSelection.all() - portability,
+                # The legacy files are observed first: each translation then records the
+                # version (sha256) of the file it read. all() alone leaves observable assets out.
+                selection=(dg.AssetSelection.all() | dg.AssetSelection.assets(*observed))
+                - portability,
             ),
             dg.define_asset_job(
                 CHECK_PORTABILITY_JOB,

@@ -99,6 +99,10 @@ class Project:
     # The variables Jinja-templated legacy files render with (sql.templating); recorded in
     # each stored translation's manifest, so never a secret.
     template_vars: Mapping[str, TemplateValue] = field(default_factory=dict)
+    # The file that declares the project (a component's defs.yaml): where the UI's "Source
+    # code" of what it declares (its sources) opens. None: declared in code (the demo's
+    # defaults, tests).
+    declared_in: Path | None = None
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.models) - set(MODELS))

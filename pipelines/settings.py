@@ -86,8 +86,13 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
     SettingDoc(
         "PLUMBLINE_MLFLOW_UI_URL",
         "the tracking server when PLUMBLINE_MLFLOW_URI is one, else http://127.0.0.1:5000",
-        "Where people open the MLflow UI (`make mlflow-ui` serves the local store there): "
-        "the Dagster UI links each training run, model version and audit report to it.",
+        "Where people open the MLflow UI: the one address both the Dagster UI's links to "
+        "each training run, model version and audit report (written into a run's metadata "
+        "as it runs) and `plumbline mlflow-ui` (`make mlflow-ui`) follow. A local "
+        "`http://127.0.0.1:PORT` (or `localhost`) is where `plumbline mlflow-ui` serves the "
+        "store by default; its `--port`/`--host` elsewhere warns that the links do not open "
+        "it. To serve on another port, set this (`http://127.0.0.1:5300`) before "
+        "`plumbline run` and `plumbline ui`.",
     ),
     SettingDoc(
         "PLUMBLINE_MASKING_KEY",

@@ -49,7 +49,9 @@ def defs_listing(defs: dg.Definitions, width: int = 80) -> list[str]:
             described = key.to_user_string()
             if node.kinds:
                 described += f"  [{', '.join(sorted(node.kinds))}]"
-            if not node.is_materializable:
+            if node.is_observable:
+                described += "  (observed)"
+            elif not node.is_materializable:
                 described += "  (external)"
             lines.extend(_wrapped(described, width, "    "))
             if checks[key]:

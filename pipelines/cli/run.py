@@ -57,8 +57,9 @@ REUSED_FLAGS = (
 # same inputs could be reused (`plumbline run --force`).
 TRAINING_ASSET = "models/delay_model"
 RETRAIN_RUN_CONFIG = {"ops": {"models__delay_model": {"config": {"retrain": True}}}}
-# The statuses of an asset whose step produced its materialization.
-DONE = {"materialized", "unchanged", "reused"}
+# The statuses of an asset whose step produced its materialization (or, for a legacy
+# file, its observation).
+DONE = {"materialized", "unchanged", "reused", "observed"}
 HOME_PREFIX = "$PLUMBLINE_HOME/"
 # The tag a materialization's data version is stored under (Dagster does not export its name).
 DATA_VERSION_TAG = "dagster/data_version"
@@ -99,8 +100,11 @@ def resolve_selection(defs: dg.Definitions, selection: str | None) -> list[dg.As
         raise SelectionError(
             f"--select {selection!r} is empty; leave --select out to materialize every asset"
         )
+    # What a run executes: materializations, and the observations of the legacy files
+    # (assets/legacy.py) that the translations record as their inputs' versions.
+    executable = graph.materializable_asset_keys | graph.observable_asset_keys
     if selection is None:
-        keys = set(graph.materializable_asset_keys)
+        keys = set(executable)
     else:
         try:
             # Dagster's own parser calls a beta parameter internally; that is not ours to warn about.
@@ -111,7 +115,7 @@ def resolve_selection(defs: dg.Definitions, selection: str | None) -> list[dg.As
             raise SelectionError(
                 f"--select {selection!r} is not a valid asset selection: {exc}"
             ) from exc
-    keys = {k for k in keys if k in graph.materializable_asset_keys}
+    keys = {k for k in keys if k in executable}
     if not keys:
         raise SelectionError(f"--select {selection!r} matches no asset")
     return sorted(keys, key=lambda k: k.to_user_string())
@@ -205,7 +209,10 @@ class _Tracker:
         self.warnings: dict[str, str] = {}
         self.audit_report: str | None = None
         self.audit_root: str | None = None
-        for assets_def in defs.resolve_asset_graph().assets_defs:
+        graph = defs.resolve_asset_graph()
+        # Observed, not built: no "started" line each (one step reads every legacy file).
+        self.observed = {k.to_user_string() for k in graph.observable_asset_keys}
+        for assets_def in graph.assets_defs:
             names = [
                 k.to_user_string() for k in assets_def.keys if k.to_user_string() in self.assets
             ]
@@ -232,7 +239,8 @@ class _Tracker:
             for name in self.step_keys.get(event.step_key or "", []):
                 self.assets[name].status = "running"
                 self.assets[name].started = entry.timestamp
-                self.echo(f"  started       {name}")
+                if name not in self.observed:
+                    self.echo(f"  started       {name}")
         elif kind == dg.DagsterEventType.ASSET_MATERIALIZATION:
             name = event.asset_key.to_user_string()
             progress = self.assets.setdefault(name, AssetProgress(name))
@@ -257,6 +265,13 @@ class _Tracker:
                     f"{metadata['test_auc'].value:.4f}, MLflow run "
                     f"{metadata['mlflow_run_id'].value}"
                 )
+        elif kind == dg.DagsterEventType.ASSET_OBSERVATION:
+            name = event.asset_key.to_user_string()
+            progress = self.assets.setdefault(name, AssetProgress(name))
+            progress.status = "observed"
+            if progress.started is not None:
+                progress.seconds = entry.timestamp - progress.started
+            self.echo(f"  observed      {name}")
         elif kind == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
             evaluation = event.event_specific_data
             warning = evaluation.severity == dg.AssetCheckSeverity.WARN

@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from assets.ansi import build_ansi_assets
+from assets.metadata import CODE_REFERENCES
 from assets.raw import raw_assets
 from assets.warehouse import build_warehouse_definitions
 from pipelines.contracts import compile_contract, load_contract
@@ -20,7 +21,7 @@ from pipelines.settings import Settings
 from pipelines.translation.store import sha256_text
 from pipelines.warehouse.build import WAREHOUSE_ZONE, tables_read
 from pipelines.warehouse.contract_lint import BrokenContracts
-from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT
+from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT, LEGACY_ROOT
 from tests.legacy import demo_legacy
 
 TABLE = "customer_profile"  # snowflake/customer_profile.sql, with a reference query
@@ -60,6 +61,19 @@ def first_build(home, warehouse_assets):
 def materialize_one(home, warehouse_assets, name, **kwargs):
     selected = [a for a in warehouse_assets if a.key.path[-1] == name]
     return dg.materialize(selected, resources=resources(home), **kwargs)
+
+
+def _failure_metadata(result) -> dict:
+    """The metadata of the run's one step failure (what the UI shows under the error)."""
+    [failure] = result.get_step_failure_events()
+    return failure.event_specific_data.user_failure_data.metadata
+
+
+def _assert_names_the_live_version(result, live):
+    """A failed build says which version stays live, and since when."""
+    metadata = _failure_metadata(result)
+    assert metadata["live_version"].value == live.path.name
+    assert metadata["live_since"].value == Lake.published_at(live.path.name).timestamp()
 
 
 def test_dependencies_are_the_tables_the_sql_reads(first_build, home, warehouse_assets):
@@ -146,6 +160,7 @@ def test_a_wrong_translation_fails_reconciliation_naming_the_column(
     after = Lake(home / "lake").current(WAREHOUSE_ZONE, TABLE)
     assert after.path == before.path, "a failed blocking check must not publish"
     assert not result.get_asset_materialization_events()
+    _assert_names_the_live_version(result, before)
 
 
 def test_a_runtime_error_names_the_file_and_keeps_the_last_good_table(
@@ -163,6 +178,7 @@ def test_a_runtime_error_names_the_file_and_keeps_the_last_good_table(
     message = str(result.get_step_failure_events()[0].event_specific_data.error)
     assert f"{TABLE}.sql: duckdb: Conversion Error" in message
     assert lake.current(WAREHOUSE_ZONE, TABLE).path == before.path
+    _assert_names_the_live_version(result, before)
     assert pq.read_table(lake.table_path(WAREHOUSE_ZONE, TABLE)).num_rows == rows_before
     assert not list((home / "lake" / WAREHOUSE_ZONE / ".versions" / TABLE).glob(".staging-*"))
 
@@ -178,6 +194,7 @@ def test_a_missing_upstream_table_is_named(home, warehouse_assets, tmp_path):
     result = materialize_one(empty, warehouse_assets, TABLE, raise_on_error=False)
     message = str(result.get_step_failure_events()[0].event_specific_data.error)
     assert "which has no published table" in message and "materialize raw/" in message
+    assert _failure_metadata(result)["live_version"].value == "none: never published"
 
 
 def test_every_table_is_portable_to_spark(first_build, home, warehouse_defs, spark_engine):
@@ -428,6 +445,27 @@ def test_each_materialization_carries_the_contract_column_schema(first_build):
         assert shown.constraints.nullable is (not column.required)
         assert f"classification: {column.classification or 'public'}" in shown.constraints.other
     assert built["customer_key"].type == "int64"  # the type the engine wrote
+
+
+def test_each_materialization_names_the_version_it_published_and_when(first_build, home):
+    """A failed build publishes nothing, so the latest materialization's entries are the
+    live version: the asset page shows them beside a later attempt's "Failed"."""
+    lake = Lake(home / "lake")
+    metadata = _materialized(first_build, TABLE)
+    version = metadata["published_version"].value
+    manifest = lake.manifest(WAREHOUSE_ZONE, TABLE, version)
+    assert f"sha256:{manifest['digest']}" == metadata["file_digest"].value
+    assert metadata["published_at"].value == Lake.published_at(version).timestamp()
+
+
+def test_source_code_is_the_sql_the_table_is_built_from(warehouse_defs):
+    specs = {
+        key.path[-1]: spec for a in warehouse_defs.assets for key, spec in a.specs_by_key.items()
+    }
+    [legacy] = LEGACY_ROOT.glob(f"*/{TABLE}.sql")
+    for name, file in ((TABLE, legacy), ("training_set", ANSI_SQL_ROOT / "training_set.sql")):
+        references = specs[name].metadata[CODE_REFERENCES].code_references
+        assert [(r.file_path, r.line_number) for r in references] == [(str(file), 1)]
 
 
 def test_a_table_from_portable_ansi_has_column_lineage_and_a_lineage_view(first_build):

@@ -175,10 +175,10 @@ def dagster_ui(
 def mlflow_ui(
     chromium: str, prepared_home: PreparedHome, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[MlflowUi]:
-    """`plumbline mlflow-ui` over the prepared home, on the port its links name, in its own
-    process group (the MLflow server it starts goes with it)."""
+    """`plumbline mlflow-ui` over the prepared home, in its own process group (the MLflow
+    server it starts goes with it). No --port: it serves where the links point, the one
+    setting (PLUMBLINE_MLFLOW_UI_URL) both read."""
     url = prepared_home.settings.mlflow_ui_url
-    port = url.rsplit(":", 1)[1]
     log = tmp_path_factory.mktemp("mlflow-ui") / "mlflow-ui.log"
     environment = _environment_without_plumbline_settings() | {
         "PLUMBLINE_HOME": str(prepared_home.settings.home),
@@ -186,7 +186,7 @@ def mlflow_ui(
     }
     with log.open("w") as output:
         server = subprocess.Popen(
-            [sys.executable, "-m", "pipelines.cli.main", "mlflow-ui", "--port", port],
+            [sys.executable, "-m", "pipelines.cli.main", "mlflow-ui"],
             cwd=REPOSITORY_ROOT,
             env=environment,
             stdout=output,

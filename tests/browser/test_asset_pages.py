@@ -123,6 +123,16 @@ def test_overview_shows_where_each_column_came_from_in_the_legacy_sql(
     located = re.compile(rf"{re.escape(source)}:(\d+)")
     open_page(page, dagster_ui, OVERVIEW, "Column name", screenshots, f"{TABLE}-overview")
 
+    # "Source code" (the Definition section) opens the legacy file, in the UI's default
+    # editor link, and nothing else (not the component's defs.yaml).
+    editor_links = page.locator("a[href^='vscode://file/']").evaluate_all(
+        "links => links.map(a => a.getAttribute('href'))"
+    )
+    assert editor_links == [f"vscode://file/{legacy}:1"], editor_links
+    # The version readers get, and since when (shown beside any later failed attempt).
+    for label in ("published_version", "published_at"):
+        assert metadata_row(page, label).count() == 1, f"no `{label}` in the Overview's metadata"
+
     row = metadata_row(page, "lineage")
     assert row.count() == 1, "no `lineage` entry in the Overview's metadata"
     view = row

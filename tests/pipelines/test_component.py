@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -147,8 +148,18 @@ def test_dg_lists_a_user_projects_assets_and_checks(shop):
     done = dg_command(shop, "list", "defs", "--json")
     assert done.returncode == 0, done.stdout + done.stderr
     listed = json.loads(done.stdout)
-    assets = {a["asset_key"] for a in listed["assets"]}
-    assert assets == {"raw/orders", "ansi/daily_revenue", "warehouse/daily_revenue"}
+    assets = {a["asset_key"]: a for a in listed["assets"]}
+    assert set(assets) == {
+        "legacy/snowflake/daily_revenue",
+        "raw/orders",
+        "ansi/daily_revenue",
+        "warehouse/daily_revenue",
+    }
+    # "Source code": a declared source opens the defs.yaml that declares it; the legacy
+    # file, its translation and its table open the legacy SQL, not defs.yaml.
+    assert assets["raw/orders"]["source"] == "shop/defs/warehouse/defs.yaml:1"
+    for key in ("legacy/snowflake/daily_revenue", "ansi/daily_revenue", "warehouse/daily_revenue"):
+        assert assets[key]["source"] == "legacy/snowflake/daily_revenue.sql:1", key
     checks = {c["key"] for c in listed["asset_checks"]}
     assert {
         "warehouse/daily_revenue:daily_revenue_contract",
@@ -159,7 +170,12 @@ def test_dg_lists_a_user_projects_assets_and_checks(shop):
 def test_a_project_without_a_model_has_only_data_assets(shop, tmp_path):
     defs = project_defs(shop, tmp_path / "home")
     keys = {k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()}
-    assert keys == {"raw/orders", "ansi/daily_revenue", "warehouse/daily_revenue"}
+    assert keys == {
+        "legacy/snowflake/daily_revenue",
+        "raw/orders",
+        "ansi/daily_revenue",
+        "warehouse/daily_revenue",
+    }
     assert not MODEL_RESOURCES & set(defs.resources or {})
     assert "tpch" not in (defs.resources or {})
     assert not list(defs.sensors or []) and not list(defs.schedules or [])
@@ -262,6 +278,11 @@ def test_plumbline_run_in_a_user_project_materializes_its_graph(shop):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "warehouse/daily_revenue" in done.stdout
+    # The legacy file is observed (its sha256 recorded) before it is translated.
+    lines = done.stdout.splitlines()
+    observed = lines.index("  observed      legacy/snowflake/daily_revenue")
+    assert observed < lines.index("  started       ansi/daily_revenue")
+    assert re.search(r"SUCCESS in [\d.]+s \(.*1 observed", done.stdout), done.stdout
     assert "checks: 0 passed, 0 failed, 2 warnings" in done.stdout
     assert "WARNING daily_revenue_contract" in done.stdout
     # No MLflow store for a project without a model.

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import sysconfig
 import time
+import urllib.parse
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
@@ -129,11 +131,82 @@ def mlflow_ui_command(settings: Settings, host: str, port: int) -> list[str]:
     ]
 
 
+# Where `plumbline mlflow-ui` listens when PLUMBLINE_MLFLOW_UI_URL names no local address.
+MLFLOW_UI_HOST = "127.0.0.1"
+MLFLOW_UI_PORT = 5000
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+# A server listening here is reached through every loopback name.
+EVERY_INTERFACE = frozenset({"0.0.0.0", "::"})
+
+
+def _loopback(host: str) -> str:
+    return MLFLOW_UI_HOST if host == "localhost" else host
+
+
+@dataclass(frozen=True)
+class MlflowUiAddress:
+    """Where `plumbline mlflow-ui` listens, and why the Dagster UI's links would not open
+    it (None when they do)."""
+
+    host: str
+    port: int
+    mismatch: str | None = None
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+
+def mlflow_ui_address(linked: str, host: str | None, port: int | None) -> MlflowUiAddress:
+    """Where to serve the MLflow UI: by default at ``linked`` (PLUMBLINE_MLFLOW_UI_URL, the
+    address every link from the Dagster UI names) when that is a local http address, else
+    at 127.0.0.1:5000; ``host`` and ``port`` (the flags) override. The links are written
+    into each run's metadata from the setting, so a server elsewhere is one they do not
+    open: ``mismatch`` says so, naming the setting that would."""
+    parts = urllib.parse.urlsplit(linked)
+    local = parts.scheme == "http" and parts.hostname in LOOPBACK and parts.path in ("", "/")
+    if local:
+        default_host = "::1" if parts.hostname == "::1" else MLFLOW_UI_HOST
+        default_port = parts.port or 80
+    else:
+        default_host, default_port = MLFLOW_UI_HOST, MLFLOW_UI_PORT
+    served = MlflowUiAddress(host or default_host, port or default_port)
+    reached = (
+        local
+        and served.port == default_port
+        and (served.host in EVERY_INTERFACE or _loopback(served.host) == default_host)
+    )
+    if reached:
+        return served
+    return MlflowUiAddress(
+        served.host,
+        served.port,
+        f"the Dagster UI links MLflow pages to {linked} (PLUMBLINE_MLFLOW_UI_URL), which this "
+        f"server at {served.url} is not; set PLUMBLINE_MLFLOW_UI_URL={served.url} for the runs "
+        "and `plumbline ui` that follow to link here"
+        + (", or leave out --host and --port" if local else ""),
+    )
+
+
 @click.command("mlflow-ui")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", "-p", default=5000, show_default=True, help="Port to listen on.")
-def mlflow_ui(host: str, port: int) -> None:
-    """Open the MLflow UI over the tracking store and artifacts training writes to."""
+@click.option(
+    "--host",
+    default=None,
+    help="Address to listen on. Default: that of PLUMBLINE_MLFLOW_UI_URL when it is a local "
+    "one, else 127.0.0.1.",
+)
+@click.option(
+    "--port",
+    "-p",
+    type=int,
+    default=None,
+    help="Port to listen on. Default: that of PLUMBLINE_MLFLOW_UI_URL when it is a local "
+    "address (http://127.0.0.1:5000 unless set), else 5000.",
+)
+def mlflow_ui(host: str | None, port: int | None) -> None:
+    """Open the MLflow UI over the tracking store and artifacts training writes to, at the
+    address the Dagster UI's links name (PLUMBLINE_MLFLOW_UI_URL)."""
     settings = load_settings()
     settings.mlflow_artifacts.mkdir(parents=True, exist_ok=True)
     from pipelines.registry.tracking_store import TrackingStoreError, ensure_tracking_store
@@ -143,11 +216,14 @@ def mlflow_ui(host: str, port: int) -> None:
     except TrackingStoreError as exc:
         click.echo(f"plumbline: error: {exc}", err=True)
         sys.exit(1)
-    command = mlflow_ui_command(settings, host, port)
+    address = mlflow_ui_address(settings.mlflow_ui_url, host, port)
+    command = mlflow_ui_command(settings, address.host, address.port)
     from pipelines.registry.ui_links import experiment_page
 
+    if address.mismatch is not None:
+        click.echo(f"plumbline: warning: {address.mismatch}", err=True)
     click.echo(
-        f"MLflow UI on {experiment_page(f'http://{host}:{port}')} "
+        f"MLflow UI on {experiment_page(address.url)} "
         f"({redact(settings.mlflow_uri)}); stop it with Ctrl-C, or `kill` its process id"
     )
     serve(command, "the MLflow UI")

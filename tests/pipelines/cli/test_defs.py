@@ -1,6 +1,8 @@
 """`plumbline defs`: the code location as a list that reads in an 80-column terminal, where
 `dg list defs` squeezes each column of its table to a letter."""
 
+import warnings
+
 import dagster as dg
 from click.testing import CliRunner
 
@@ -12,6 +14,15 @@ LONG = "a_warehouse_table_whose_name_alone_takes_most_of_the_line"
 
 @dg.asset(key=["raw", "orders"], group_name="raw", kinds={"parquet"})
 def orders() -> None: ...
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", dg.BetaWarning)
+
+    @dg.multi_observable_source_asset(
+        specs=[dg.AssetSpec(["legacy", "oracle", "orders"], group_name="legacy", kinds={"sql"})]
+    )
+    def legacy_files(): ...
 
 
 @dg.asset(
@@ -36,7 +47,7 @@ def raw_data_sensor() -> None: ...
 
 
 DEFS = dg.Definitions(
-    assets=[orders, table],
+    assets=[legacy_files, orders, table],
     jobs=[retrain],
     schedules=[dg.ScheduleDefinition(name="weekly", cron_schedule="0 3 * * 1", job=retrain)],
     sensors=[raw_data_sensor],
@@ -50,6 +61,7 @@ def test_every_name_is_whole_and_no_line_is_wider_than_the_terminal():
     text = "\n".join(lines)
     for name in (
         "raw/orders  [parquet]",
+        "legacy/oracle/orders  [sql]  (observed)",
         f"warehouse/{LONG}",
         f"{LONG}_contract",
         f"{LONG}_reconciled",
@@ -60,10 +72,16 @@ def test_every_name_is_whole_and_no_line_is_wider_than_the_terminal():
     ):
         assert name in text, name
     # Assets under their group's heading, each group's count given.
-    assert lines[:3] == ["assets (2), by group", "  raw (1)", "    raw/orders  [parquet]"]
+    assert lines[:5] == [
+        "assets (3), by group",
+        "  legacy (1)",
+        "    legacy/oracle/orders  [sql]  (observed)",
+        "  raw (1)",
+        "    raw/orders  [parquet]",
+    ]
     assert "  warehouse (1)" in lines
     assert [line for line in lines if not line.startswith(" ")] == [
-        "assets (2), by group",
+        "assets (3), by group",
         "jobs (1)",
         "schedules (1)",
         "sensors (1)",

@@ -271,8 +271,16 @@ def test_dg_lists_the_definitions_of_the_project(tmp_path):
         timeout=300,
     )
     assert listed.returncode == 0, listed.stderr
-    keys = {asset["asset_key"] for asset in json.loads(listed.stdout)["assets"]}
-    assert {"raw/orders", "warehouse/training_set", "models/delay_model"} <= keys
+    assets = {asset["asset_key"]: asset for asset in json.loads(listed.stdout)["assets"]}
+    assert {"raw/orders", "warehouse/training_set", "models/delay_model"} <= set(assets)
+    # Each asset's "Source code" (its first code reference) is its own file, not defs.yaml:
+    # the legacy SQL for the legacy file, its translation and its table.
+    legacy = "sql/legacy/snowflake/delay_features.sql:1"
+    for key in ("legacy/snowflake/delay_features", "ansi/delay_features"):
+        assert assets[key]["source"] == legacy, key
+    assert assets["warehouse/delay_features"]["source"] == legacy
+    assert assets["warehouse/training_set"]["source"] == "sql/ansi/training_set.sql:1"
+    assert assets["models/delay_model"]["source"].startswith("assets/training.py:")
     # `dg check defs` runs in `make lint`, which CI runs before the tests.
 
 

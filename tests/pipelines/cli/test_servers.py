@@ -11,6 +11,7 @@ import urllib.request
 import psutil
 import pytest
 
+from pipelines.cli.commands.servers import mlflow_ui_address
 from tests.pipelines.cli.test_main import PLUMBLINE
 
 STOPPED_WITHIN = 20.0
@@ -90,3 +91,40 @@ def test_a_server_stops_with_its_children_on_a_signal(tmp_path, command, path, s
         if server.poll() is None:
             server.kill()
             server.wait()
+
+
+@pytest.mark.parametrize(
+    ("linked", "host", "port", "served", "links_here"),
+    [
+        # By default the server is where PLUMBLINE_MLFLOW_UI_URL (the links) says.
+        ("http://127.0.0.1:5000", None, None, "http://127.0.0.1:5000", True),
+        ("http://127.0.0.1:5300", None, None, "http://127.0.0.1:5300", True),
+        ("http://localhost:5300/", None, None, "http://127.0.0.1:5300", True),
+        ("http://[::1]:5400", None, None, "http://[::1]:5400", True),
+        ("http://127.0.0.1", None, None, "http://127.0.0.1:80", True),
+        # Every interface includes the loopback the links name.
+        ("http://127.0.0.1:5300", "0.0.0.0", None, "http://0.0.0.0:5300", True),
+        ("http://127.0.0.1:5300", None, 5300, "http://127.0.0.1:5300", True),
+        ("http://localhost:5300", "localhost", None, "http://localhost:5300", True),
+        # A port or host the links do not name: served, with a warning.
+        ("http://127.0.0.1:5000", None, 5300, "http://127.0.0.1:5300", False),
+        ("http://127.0.0.1:5000", "192.0.2.7", None, "http://192.0.2.7:5000", False),
+        ("http://[::1]:5000", "127.0.0.1", None, "http://127.0.0.1:5000", False),
+        # Links to a tracking server's own UI, or behind a proxy: not this server's.
+        ("https://mlflow.example.com", None, None, "http://127.0.0.1:5000", False),
+        ("http://127.0.0.1:8080/mlflow", None, None, "http://127.0.0.1:5000", False),
+    ],
+)
+def test_mlflow_ui_serves_where_the_links_point_unless_told_otherwise(
+    linked, host, port, served, links_here
+):
+    address = mlflow_ui_address(linked, host, port)
+    assert address.url == served
+    if links_here:
+        assert address.mismatch is None
+    else:
+        assert f"links MLflow pages to {linked} (PLUMBLINE_MLFLOW_UI_URL)" in address.mismatch
+        assert f"set PLUMBLINE_MLFLOW_UI_URL={served} " in address.mismatch
+        # Leaving the flags out helps only where the links name a local address.
+        flags = host is not None or port is not None
+        assert ("leave out --host and --port" in address.mismatch) == flags
