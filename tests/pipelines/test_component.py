@@ -318,32 +318,32 @@ def test_the_catalog_comes_from_the_sources_and_is_checked_against_the_ddl(shop)
             "amount": "DOUBLE PRECISION",
         }
     }
-    # The CSV's detected types are not the legacy DDL's: one line per column, naming both.
-    checked = catalog_import("--from", "snowflake", "orders.sql", "-o", "checked.yaml")
-    assert checked.returncode == 1
-    lines = [line for line in checked.stderr.splitlines() if "CATALOG-DIFFERS" in line]
-    assert [line.split(":")[1].strip() for line in lines] == [
-        "raw.orders.order_id",
-        "raw.orders.amount",
-    ]
-    assert "DECIMAL(12,2) in the snowflake DDL (orders.sql)" in lines[1]
-    assert "DOUBLE PRECISION in source raw.orders (csv files" in lines[1]
-    assert not (shop / "checked.yaml").exists()
-    # Declared CSV types make them agree; the DDL's legacy names come along.
-    write_attributes(
-        shop,
-        sources={
-            "orders": {
-                "files": "sources/orders/*.csv",
-                "columns": {"order_id": "DECIMAL(38,0)", "amount": "DECIMAL(12,2)"},
-            }
-        },
-    )
+    # The CSV's detected types are not the legacy DDL's, but hold its values: NUMBER(38,0)
+    # as BIGINT always, NUMBER(12,2) as DOUBLE where every value has two decimals at most
+    # (checked on the data). Both types are written, with the DDL's declared one.
     checked = catalog_import("--from", "snowflake", "orders.sql", "-o", "checked.yaml")
     assert checked.returncode == 0, checked.stderr
     written = yaml.safe_load((shop / "checked.yaml").read_text())
     assert written["legacy"] == {"snowflake": {"SHOP.PUBLIC.ORDERS": "raw.orders"}}
-    assert written["tables"]["raw.orders"]["amount"] == "DECIMAL(12,2)"
+    assert written["tables"]["raw.orders"]["amount"] == {
+        "type": "DECIMAL(12,2)",
+        "legacy": "snowflake NUMBER(12,2)",
+        "lake": "DOUBLE PRECISION",
+    }
+    assert "raw.orders.amount: snowflake NUMBER(12,2) (DECIMAL(12,2)) stored as DOUBLE" in (
+        checked.stderr
+    )
+    # A DDL whose type cannot hold a value of the data: one line naming both and the count.
+    (shop / "orders.sql").write_text(
+        (shop / "orders.sql").read_text().replace("AMOUNT NUMBER(12,2)", "AMOUNT NUMBER(12,1)")
+    )
+    refused = catalog_import("--from", "snowflake", "orders.sql", "-o", "refused.yaml")
+    assert refused.returncode == 1
+    lines = [line for line in refused.stderr.splitlines() if "CATALOG-DIFFERS" in line]
+    assert len(lines) == 1 and "raw.orders.amount: NUMBER(12,1) in the snowflake DDL" in lines[0]
+    assert "DOUBLE PRECISION in source raw.orders (csv files" in lines[0]
+    assert ": 1 value(s) the legacy type cannot hold" in lines[0]  # 4.25 has two decimals
+    assert not (shop / "refused.yaml").exists()
 
 
 def test_a_command_loads_a_project_once_per_settings(shop, tmp_path, monkeypatch):
