@@ -40,14 +40,16 @@ def load_catalog_files(paths: Sequence[Path]) -> Catalog:
 
 def _located(text: str, paths: Sequence[Path]) -> Problem:
     """A catalog error's text (``PATH: message`` or ``PATH:LINE:COL: message``) as a
-    problem of that file."""
+    problem of that file, the text kept as it is."""
     for path in paths:
         rest = text.removeprefix(str(path))
-        if rest != text and rest.startswith(":"):
-            where, _, message = rest[1:].partition(": ")
-            if not message:
-                return Problem("", rest[1:].strip(), str(path))
-            return Problem(where.strip(), message, str(path))
+        if rest == text:
+            continue
+        if rest.startswith(": "):
+            return Problem("", rest[2:], str(path))
+        where, colon, message = rest[1:].partition(": ")
+        if rest.startswith(":") and colon:
+            return Problem(where, message, str(path))
     return Problem("", text, "")
 
 
