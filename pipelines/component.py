@@ -11,15 +11,23 @@ Paths in the YAML are relative to the project root (the folder of its ``pyprojec
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
 import dagster as dg
-from pydantic import Field
+from pydantic import Field, ValidationError
 
-from pipelines.project import SCAFFOLD_ATTRIBUTES, Project, ProjectError, TableReconciliation
+from pipelines.project import (
+    SCAFFOLD_ATTRIBUTES,
+    Problem,
+    Project,
+    ProjectError,
+    ProjectProblems,
+    TableReconciliation,
+    composition_problems,
+)
 from pipelines.settings import Engine, Settings, SettingsError, parse_folder
 
 
@@ -137,8 +145,22 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
     def project(self, root: Path, settings: Settings, *, check_catalogs: bool = True) -> Project:
         """The project this configuration describes, paths taken from ``root``. Without
         ``check_catalogs``, catalog files need not exist yet (``plumbline catalog import
-        --from-sources`` is what writes them)."""
+        --from-sources`` is what writes them). Raises ``ProjectProblems`` naming every
+        attribute at fault, not only the first."""
+        project, problems = self._project(root, settings, check_catalogs=check_catalogs)
+        if problems or project is None:
+            raise ProjectProblems(problems)
+        return project
+
+    def _project(
+        self, root: Path, settings: Settings, *, check_catalogs: bool = True
+    ) -> tuple[Project | None, list[Problem]]:
+        """The project, and every attribute at fault. A refused source or reconciliation
+        entry is left out of the project (so that the load can still find the mistakes
+        elsewhere); any other problem leaves no project to load (None)."""
         from pipelines.lake.sources import SourcesError, parse_sources
+
+        problems: list[Problem] = []
 
         def path(value: str) -> Path:
             return (root / value).absolute()
@@ -148,47 +170,60 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
                 return None
             try:
                 return parse_folder(path(value), name)
-            except SettingsError as exc:
-                raise ProjectError(name, f"an existing folder; got {path(value)}") from exc
+            except SettingsError:
+                problems.append(Problem(name, f"an existing folder; got {path(value)}"))
+                return None
 
         catalogs = settings.catalog
         if self.catalogs is not None:
             catalogs = tuple(path(c) for c in self.catalogs)
-            if not catalogs:
-                raise ProjectError("catalogs", "name at least one catalog file")
             missing = [str(c) for c in catalogs if not c.is_file()]
-            if missing and check_catalogs:
-                raise ProjectError("catalogs", f"no such file: {', '.join(missing)}")
-        declared = {
-            name: (
-                {
-                    "files": s.files,
-                    **({"format": s.format} if s.format else {}),
-                    **({"columns": s.columns} if s.columns else {}),
-                }
-                if isinstance(s, FilesSourceModel)
-                else {"database": s.database.model_dump()}
+            if not catalogs:
+                problems.append(Problem("catalogs", "name at least one catalog file"))
+            elif missing and check_catalogs:
+                problems.append(Problem("catalogs", f"no such file: {', '.join(missing)}"))
+        legacy_root = folder(self.legacy, "legacy")
+        roots = {
+            name: folder(value, name)
+            for name, value in (
+                ("portable_sql", self.portable_sql),
+                ("references", self.references),
+                ("snapshots", self.snapshots),
             )
-            for name, s in self.sources.items()
         }
-        try:
-            sources = parse_sources(declared, root) if declared else ()
-        except SourcesError as exc:
-            raise ProjectError(exc.field, exc.problem) from None
-        return Project(
-            legacy_root=folder(self.legacy, "legacy") or settings.legacy_root,
+        sources = []
+        names = list(self.sources)
+        problems += composition_problems(self.models, names, self.tpch)
+        unusable = bool(problems)
+        # Each source on its own, so that every refused one is reported.
+        for name, declared in self.sources.items():
+            try:
+                sources.extend(parse_sources({name: _declared(declared)}, root))
+            except SourcesError as exc:
+                problems.append(Problem(exc.field, exc.problem))
+        reconciliation = {}
+        for table, entry in self.reconciliation.tables.items():
+            try:
+                reconciliation[table] = _reconciliation(entry, root)
+            except ProjectError as exc:
+                problems.append(Problem(f"reconciliation.tables.{table}.{exc.field}", exc.problem))
+        if unusable:
+            return None, problems
+        project = Project(
+            legacy_root=legacy_root or settings.legacy_root,
             catalogs=catalogs,
             contracts_root=path(self.contracts),
-            portable_root=folder(self.portable_sql, "portable_sql"),
-            reference_root=folder(self.references, "references"),
-            snapshots_root=folder(self.snapshots, "snapshots"),
-            reconciliation=_reconciliation(self.reconciliation.tables, root),
-            sources=sources,
+            portable_root=roots["portable_sql"],
+            reference_root=roots["references"],
+            snapshots_root=roots["snapshots"],
+            reconciliation=reconciliation,
+            sources=tuple(sources),
             tpch=self.tpch,
             models=tuple(self.models),
             engine=self.engine,
             template_vars=dict(self.template_vars),
         )
+        return project, problems
 
     def build_defs(self, context: dg.ComponentLoadContext) -> dg.Definitions:
         from pipelines.definitions import build_definitions
@@ -197,11 +232,20 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
         # `dg dev`'s code server and run workers start here, not through the CLI: the MLflow
         # credentials move from the URI to the environment in this process too.
         settings.export_credentials()
-        project = self.project(context.project_root, settings)
-        declared_in = context.path / "defs.yaml"
-        if declared_in.is_file():
-            project = replace(project, declared_in=declared_in)
-        return build_definitions(settings, project)
+        root = context.project_root
+        try:
+            project, problems = self._project(root, settings)
+            if project is None:
+                raise ProjectProblems(problems)
+            declared_in = context.path / "defs.yaml"
+            if declared_in.is_file():
+                project = replace(project, declared_in=declared_in)
+            return build_definitions(settings, project, problems=problems)
+        except ProjectError as exc:
+            # Every mistake, each as FILE:FIELD: message, for `dg check defs` and the UI;
+            # `plumbline run` finds this error under Dagster's and shows the same lines.
+            defs_file = context.path / "defs.yaml" if context.path.is_dir() else context.path
+            raise ProjectProblems.of(exc).located(defs_file, root) from None
 
     @classmethod
     def get_code_references_for_yaml(
@@ -213,15 +257,66 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
         lists every reference: a translated table would offer defs.yaml beside its SQL."""
         return []
 
+    @classmethod
+    def from_attributes(cls, attributes: object) -> MigrationComponent:
+        """The component a ``defs.yaml``'s ``attributes`` describe; raises ``ProjectProblems``
+        with one problem per field the model refuses."""
+        try:
+            return cls.model_validate(attributes)
+        except ValidationError as exc:
+            raise ProjectProblems(validation_problems(exc)) from None
 
-def _reconciliation(
-    tables: Mapping[str, TableReconciliationModel], root: Path
-) -> dict[str, TableReconciliation]:
+
+def _declared(source: FilesSourceModel | DatabaseSourceModel) -> dict[str, object]:
+    """A source as ``pipelines.lake.sources.parse_sources`` reads it."""
+    if isinstance(source, DatabaseSourceModel):
+        return {"database": source.database.model_dump()}
     return {
-        name: TableReconciliation(
-            snapshot=(root / table.snapshot).absolute() if table.snapshot else None,
-            key=tuple(table.key),
-            tolerance=dict(table.tolerance),
-        )
-        for name, table in tables.items()
+        "files": source.files,
+        **({"format": source.format} if source.format else {}),
+        **({"columns": source.columns} if source.columns else {}),
     }
+
+
+# The members of the one union among the attributes (a source is files or a database):
+# pydantic names the member in each error's location.
+_UNION_MEMBERS = (FilesSourceModel.__name__, DatabaseSourceModel.__name__)
+
+
+def validation_problems(error: ValidationError) -> list[Problem]:
+    """One problem per error pydantic found in the attributes, at its field. Where a source
+    matches neither member of its union, only the errors of the member it comes closer to
+    (fewer errors) are shown: a files source missing ``database`` is no news."""
+    errors = error.errors(include_url=False)
+    by_member: dict[tuple[object, ...], dict[str, int]] = {}
+    for err in errors:
+        loc = err["loc"]
+        for i, part in enumerate(loc):
+            if part in _UNION_MEMBERS:
+                counts = by_member.setdefault(loc[:i], {})
+                counts[str(part)] = counts.get(str(part), 0) + 1
+    chosen = {
+        prefix: min(counts, key=lambda m: (counts[m], _UNION_MEMBERS.index(m)))
+        for prefix, counts in by_member.items()
+    }
+    problems = []
+    for err in errors:
+        loc = err["loc"]
+        member = next((i for i, part in enumerate(loc) if part in _UNION_MEMBERS), None)
+        if member is not None and loc[member] != chosen[loc[:member]]:
+            continue
+        field = ".".join(str(part) for part in loc if part not in _UNION_MEMBERS)
+        message = err["msg"]
+        if "columns" in loc and err["input"] is None:
+            # YAML's flow mapping splits `{amount: DECIMAL(12,2)}` at the comma.
+            message += "; quote a type that holds a comma: {amount: 'DECIMAL(12,2)'}"
+        problems.append(Problem(field, message))
+    return problems
+
+
+def _reconciliation(table: TableReconciliationModel, root: Path) -> TableReconciliation:
+    return TableReconciliation(
+        snapshot=(root / table.snapshot).absolute() if table.snapshot else None,
+        key=tuple(table.key),
+        tolerance=dict(table.tolerance),
+    )

@@ -9,6 +9,7 @@ Spark, MLflow or torch; all of that happens when an asset or check runs.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import dagster as dg
@@ -31,10 +32,18 @@ from pipelines.automation import (
     retrain_job,
     retrain_schedule,
 )
-from pipelines.project import Project, ProjectError, demo_project
+from pipelines.project import Problem, Project, ProjectError, ProjectProblems, demo_project
+from pipelines.project_check import (
+    load_catalog_files,
+    reconciliation_problems,
+    unproduced_reads,
+    unresolved_names,
+)
 from pipelines.resources import resources_for
 from pipelines.settings import Settings
-from sql.catalog import load_catalogs
+from pipelines.translation.store import DuplicateNameError
+from pipelines.warehouse.build import warehouse_tables
+from pipelines.warehouse.snapshot import Snapshot
 from sql.paths import REPOSITORY_ROOT
 
 # Loading a component stamps its definitions with where they came from; Dagster 1.13 then
@@ -53,10 +62,17 @@ CHECK_PORTABILITY_JOB = "check_portability_job"
 MODEL_RESOURCES = {"mlflow_tracking", "training_launcher", "audit"}
 
 
-def build_definitions(settings: Settings, project: Project | None = None) -> dg.Definitions:
+def build_definitions(
+    settings: Settings, project: Project | None = None, *, problems: Sequence[Problem] = ()
+) -> dg.Definitions:
     """The definitions of one migration ``project`` (default: the TPC-H demo over
     ``settings``' legacy root and catalog): its raw sources, ``ansi/`` and ``warehouse/``
-    assets with their checks, and its models' assets and automation, if it has any."""
+    assets with their checks, and its models' assets and automation, if it has any.
+
+    Raises ``ProjectProblems`` with every mistake the load can see (``pipelines.project_check``):
+    a catalog that does not load, a legacy name no catalog table answers to, a
+    reconciliation entry for no table, a raw table no source declares, a broken contract;
+    after ``problems``, those its configuration was found with (``MigrationComponent``)."""
     project = project or demo_project(settings)
     if project.engine is not None and project.engine != settings.engine:
         settings = replace(settings, engine=project.engine)
@@ -74,27 +90,57 @@ def build_definitions(settings: Settings, project: Project | None = None) -> dg.
         if project.tpch
         else [source_asset(s, project.declared_in) for s in project.sources]
     )
-    catalog = load_catalogs(settings.catalog)
+    try:
+        catalog = load_catalog_files(settings.catalog)
+    except ProjectProblems as exc:
+        raise ProjectProblems([*problems, *exc.problems]) from None
+    # A raw table of a refused source is read but not produced: that source's problem says it.
+    refused_sources = any(p.field.startswith("sources.") for p in problems)
+    problems = list(problems)
     # Cached only in a home that exists: a load creates nothing, so that a command refused
     # for bad input (`plumbline run --select` of no asset) leaves nothing behind.
     cache = settings.dependency_cache if settings.home.is_dir() else None
-    legacy = project.legacy_sql(catalog, cache=cache)
+    try:
+        legacy = project.legacy_sql(catalog, cache=cache)
+    except DuplicateNameError as exc:  # two legacy files define one table: it names both
+        raise ProjectProblems([*problems, Problem("", str(exc), "")]) from None
+    try:
+        tables = warehouse_tables(
+            legacy.files,
+            ansi_root=project.portable_root,
+            reference_root=None,
+            contracts_root=project.contracts_root,
+        )
+    except ValueError as exc:  # a portable file defines a legacy file's table: it names both
+        raise ProjectProblems([*problems, Problem("", str(exc), "")]) from None
+    problems += reconciliation_problems(project, [t.name for t in tables])
+    problems += unresolved_names(legacy)
     # Each legacy file, observed (its sha256 its data version), upstream of its translation.
     legacy_files = legacy_files_asset(legacy)
     observed = [legacy_files] if legacy_files is not None else []
     ansi = dg.Definitions(assets=[*observed, *build_ansi_assets(legacy)])
-    warehouse = build_warehouse_definitions(
-        settings.engine,
-        legacy,
-        snapshot_of=project.snapshot,
-        ansi_root=project.portable_root,
-        reference_root=project.reference_root,
-        contracts_root=project.contracts_root,
-    )
+    try:
+        warehouse = build_warehouse_definitions(
+            settings.engine,
+            legacy,
+            snapshot_of=_snapshot_of(project),
+            ansi_root=project.portable_root,
+            reference_root=project.reference_root,
+            contracts_root=project.contracts_root,
+        )
+    except Exception as exc:
+        # Imported only to report: the module plans SQL on DuckDB, which a load must not.
+        from pipelines.warehouse.contract_lint import BrokenContracts
+
+        if not isinstance(exc, BrokenContracts):
+            raise
+        problems += [Problem(e.field, e.message, e.file) for e in exc.errors]
+        raise ProjectProblems(problems) from None
     produced = {key for a in [*raw.assets, *warehouse.assets] for key in a.keys}  # type: ignore[union-attr]
-    unread = _unproduced_reads(warehouse, produced)
-    if unread:
-        raise ProjectError("sources", "; ".join(unread))
+    if not refused_sources:
+        problems += unproduced_reads(warehouse, produced)
+    if problems:
+        raise ProjectProblems(problems)
     models = (
         dg.Definitions(
             assets=with_python_source([delay_model, registered_model, audit_bundle, batch_scores]),
@@ -131,20 +177,18 @@ def build_definitions(settings: Settings, project: Project | None = None) -> dg.
     return dg.Definitions.merge(resources, raw, ansi, warehouse, models, everything)
 
 
-def _unproduced_reads(warehouse: dg.Definitions, produced: set[dg.AssetKey]) -> list[str]:
-    """One line per lake table a warehouse table reads that no asset of the project makes
-    (a raw table no source declares): Dagster would show it as an external asset nothing
-    can materialize, and the build would fail later; say so at load, naming the file."""
-    lines = []
-    for assets_def in warehouse.assets:  # type: ignore[union-attr]
-        for key in assets_def.keys:
-            for dep in sorted(assets_def.asset_deps[key], key=lambda k: k.to_user_string()):
-                if dep not in produced and dep.path[0] == "raw":
-                    lines.append(
-                        f"{key.to_user_string()} reads {'.'.join(dep.path)}, which no source "
-                        "declares (add it under sources:)"
-                    )
-    return lines
+def _snapshot_of(project: Project) -> Callable[[str], Snapshot | None]:
+    """``project.snapshot``, with a declared snapshot that is missing taken as none: it is
+    one of the project's problems (``pipelines.project_check.reconciliation_problems``),
+    reported with every other one once the graph is drawn."""
+
+    def snapshot_of(table: str) -> Snapshot | None:
+        try:
+            return project.snapshot(table)
+        except ProjectError:
+            return None
+
+    return snapshot_of
 
 
 @dg.definitions

@@ -8,7 +8,8 @@ TPC-H demo is one such project (:func:`demo_project`), the one this repository s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,7 +52,75 @@ class ProjectError(ValueError):
 
     def __init__(self, field_name: str, message: str) -> None:
         self.field = field_name
+        self.problem = message
         super().__init__(f"{field_name}: {message}")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One mistake in a project's configuration, shown as one line ``FILE:FIELD: message``:
+    the file at fault (a ``defs.yaml``, a catalog, a contract, a legacy file) and its field,
+    or ``LINE:COL`` in SQL; an empty ``field`` when the message says where. ``file`` None:
+    ``field`` is an attribute of the component's ``defs.yaml``, which the component names
+    (:meth:`in_file`)."""
+
+    field: str
+    message: str
+    file: str | None = None
+
+    def in_file(self, defs_file: Path) -> Problem:
+        """The problem located: an attribute's in ``defs_file``, under ``attributes``."""
+        if self.file is not None:
+            return self
+        return Problem(self._attribute, self.message, str(defs_file))
+
+    @property
+    def _attribute(self) -> str:
+        return f"attributes.{self.field}" if self.field else "attributes"
+
+    def line(self, root: Path | None = None) -> str:
+        """The problem as one line, its file shown relative to ``root`` when inside it."""
+        if self.file is None:
+            file, field = "", self._attribute
+        else:
+            file, field = self.file, self.field
+        if root is not None and os.path.isabs(file) and Path(file).is_relative_to(root):
+            file = os.path.relpath(file, root)
+        where = ":".join(part for part in (file, field) if part)
+        return f"{where}: {self.message}" if where else self.message
+
+
+class ProjectProblems(ProjectError):
+    """Every mistake found in a project's configuration, reported together: one
+    :class:`Problem` per line after a count (files shown relative to ``root``). Nothing of
+    the project is loaded."""
+
+    def __init__(self, problems: Sequence[Problem], *, root: Path | None = None) -> None:
+        self.problems = tuple(problems)
+        self.root = root
+        self.field = self.problems[0].field if self.problems else ""
+        self.problem = "; ".join(p.message for p in self.problems)
+        count = len(self.problems)
+        ValueError.__init__(
+            self,
+            f"{count} problem{'s' if count != 1 else ''} in the project's configuration:\n"
+            + "\n".join(self.lines(root)),
+        )
+
+    def lines(self, root: Path | None = None) -> list[str]:
+        """One ``FILE:FIELD: message`` line per problem, files relative to ``root``."""
+        return [p.line(root) for p in self.problems]
+
+    def located(self, defs_file: Path, root: Path | None = None) -> ProjectProblems:
+        """These problems with the component's ``defs_file`` named, shown from ``root``."""
+        return ProjectProblems([p.in_file(defs_file) for p in self.problems], root=root)
+
+    @classmethod
+    def of(cls, error: ProjectError) -> ProjectProblems:
+        """``error`` as problems: itself when it is, else its one field."""
+        if isinstance(error, ProjectProblems):
+            return error
+        return cls([Problem(error.field, error.problem)])
 
 
 @dataclass(frozen=True)
@@ -70,9 +139,7 @@ class TableReconciliation:
     def __post_init__(self) -> None:
         for column, tolerance in self.tolerance.items():
             if not tolerance >= 0:
-                raise ProjectError(
-                    f"reconciliation.tables.*.tolerance.{column}", "must be a number >= 0"
-                )
+                raise ProjectError(f"tolerance.{column}", "must be a number >= 0")
 
 
 @dataclass(frozen=True)
@@ -105,21 +172,9 @@ class Project:
     declared_in: Path | None = None
 
     def __post_init__(self) -> None:
-        unknown = sorted(set(self.models) - set(MODELS))
-        if unknown:
-            raise ProjectError(
-                "models", f"unknown model {', '.join(unknown)}; known: {', '.join(MODELS)}"
-            )
-        names = [s.name for s in self.sources]
-        repeated = sorted({n for n in names if names.count(n) > 1})
-        if repeated:
-            raise ProjectError("sources", f"{', '.join(repeated)} declared more than once")
-        if self.tpch and self.sources:
-            raise ProjectError(
-                "sources",
-                "the generated TPC-H raw zone (tpch: true) and declared sources "
-                "would both write raw/; choose one",
-            )
+        problems = composition_problems(self.models, [s.name for s in self.sources], self.tpch)
+        if problems:
+            raise ProjectProblems(problems)
 
     def legacy_sql(self, catalog: Catalog, *, cache: Path | None = None) -> LegacySql:
         """The project's legacy files, parsed with ``catalog`` and its ``template_vars``:
@@ -143,6 +198,31 @@ class Project:
                 f"reconciliation.tables.{table}.snapshot", f"no such file or folder: {path}"
             )
         return Snapshot(path, declared.key, dict(declared.tolerance))
+
+
+def composition_problems(
+    models: Sequence[str], source_names: Sequence[str], tpch: bool
+) -> list[Problem]:
+    """What a project may not combine: an unknown model, a source declared twice, the
+    generated TPC-H raw zone besides declared sources."""
+    problems = []
+    unknown = sorted(set(models) - set(MODELS))
+    if unknown:
+        problems.append(
+            Problem("models", f"unknown model {', '.join(unknown)}; known: {', '.join(MODELS)}")
+        )
+    repeated = sorted({n for n in source_names if list(source_names).count(n) > 1})
+    if repeated:
+        problems.append(Problem("sources", f"{', '.join(repeated)} declared more than once"))
+    if tpch and source_names:
+        problems.append(
+            Problem(
+                "sources",
+                "the generated TPC-H raw zone (tpch: true) and declared sources "
+                "would both write raw/; choose one",
+            )
+        )
+    return problems
 
 
 def demo_project(settings: Settings) -> Project:

@@ -32,13 +32,14 @@ the comparison stays in the query, so pruning only drops branches whose rows it 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from sql.ansi import parse_type
 from sql.catalog import Catalog, NamePart, PrefixMatch
+from sql.diagnostics import Diagnostic
 from sql.rules.base import Context
 from sql.source_dialects import semantics
 
@@ -103,7 +104,7 @@ def expand(
     the wildcard has no exact translation (nothing replaced, nothing read)."""
     name = table.this.name
     prefix = name[:-1]
-    shown = ".".join(p.name if isinstance(p, exp.Identifier) else p for p in parts)
+    shown = _shown(parts)
     if "*" in prefix:
         return _refuse(ctx, table, f"{shown}: a wildcard table's name has one `*`, at its end")
     extra = sorted(
@@ -199,6 +200,25 @@ def expand(
         )
     )
     return tuple(tables[suffix] for suffix in kept)
+
+
+def wildcard_reads(
+    table: exp.Table, parts: Sequence[NamePart], catalog: Catalog, ctx: Context
+) -> tuple[tuple[str, ...], tuple[Diagnostic, ...]]:
+    """Every lake table the wildcard ``table`` matches, before its ``_TABLE_SUFFIX`` bounds
+    prune any (what a graph of dependencies draws), and the errors :func:`expand` reports
+    for it when it matches none; ``table`` and ``ctx`` are left as they are."""
+    prefix = table.this.name[:-1]
+    if "*" in prefix:
+        return (), ()  # refused by the translation for its shape, not for its tables
+    scratch = replace(ctx, diagnostics=[], applied=set(), assumed={})
+    match = catalog.resolve_prefix([*parts[:-1], prefix], ctx.dialect, ctx.assumptions)
+    tables = _matched_tables(match, table, _shown(parts), prefix, catalog, scratch)
+    return tuple(sorted(set(tables.values()))), tuple(scratch.diagnostics)
+
+
+def _shown(parts: Sequence[NamePart]) -> str:
+    return ".".join(p.name if isinstance(p, exp.Identifier) else p for p in parts)
 
 
 def _matched_tables(

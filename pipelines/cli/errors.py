@@ -16,11 +16,16 @@ import time
 import traceback
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
 from pipelines.settings import Settings, redact
+
+if TYPE_CHECKING:
+    from pipelines.project import ProjectError
+
+Cause = TypeVar("Cause", bound=BaseException)
 
 INTERNAL_ERROR = 70  # EX_SOFTWARE in sysexits.h
 INTERRUPTED = 130
@@ -84,6 +89,9 @@ class OneLineErrors(click.Group):
             click.echo("plumbline: interrupted", err=True)
             sys.exit(INTERRUPTED)
         except Exception as exc:
+            mistake = configuration_mistake(exc)
+            if mistake is not None:
+                fail_problems(mistake)
             full = disk_full_line(exc)
             if full is not None:
                 click.echo(f"plumbline: error: {one_line(full)}", err=True)
@@ -101,4 +109,41 @@ class OneLineErrors(click.Group):
 def fail_usage(message: str) -> None:
     """Bad input: one line naming the setting and what it accepts, exit code 2."""
     click.echo(f"plumbline: error: {one_line(message)}", err=True)
+    sys.exit(2)
+
+
+def find_cause(error: BaseException, kind: type[Cause]) -> Cause | None:
+    """``error`` itself or the first exception of ``kind`` it was raised from or while
+    handling (Dagster wraps what a component raises in errors of its own)."""
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, kind):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
+def configuration_mistake(error: BaseException) -> ProjectError | None:
+    """The project configuration mistake ``error`` comes from, if it does: never a bug."""
+    from pipelines.project import ProjectError
+
+    return find_cause(error, ProjectError)
+
+
+def fail_problems(error: ProjectError, outcome: str = "nothing was done") -> NoReturn:
+    """Bad input in the project's configuration: each problem as ``FILE:FIELD: message``
+    (files relative to the working directory), then a count, exit code 2."""
+    from pipelines.project import ProjectProblems
+
+    problems = ProjectProblems.of(error)
+    for line in problems.lines(Path.cwd()):
+        click.echo(one_line(line), err=True)
+    count = len(problems.problems)
+    click.echo(
+        f"plumbline: error: {count} problem{'s' if count != 1 else ''} in the project's "
+        f"configuration; {outcome}",
+        err=True,
+    )
     sys.exit(2)

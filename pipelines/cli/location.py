@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING
 
 import dagster as dg
 
-from pipelines.cli.errors import one_line
+from pipelines.cli.errors import configuration_mistake, one_line
 from pipelines.project import COMPONENT_TYPE
 from sql.paths import REPOSITORY_ROOT
 
 if TYPE_CHECKING:
-    from pipelines.project import Project
+    from pipelines.project import Project, ProjectProblems
 
 DEMO_MODULE = "pipelines.definitions"
 # (project root, module, the PLUMBLINE_* settings) -> its Definitions, loaded in this process
@@ -54,8 +54,32 @@ class CodeLocation:
         )
         key = (str(self.root), self.module, settings)
         if key not in _LOADED:
-            _LOADED[key] = self._load()
+            try:
+                _LOADED[key] = self._load()
+            except Exception as exc:
+                problems = self._configuration_problems(exc)
+                if problems is None:
+                    raise
+                raise problems from None
         return _LOADED[key]
+
+    def _configuration_problems(self, error: BaseException) -> ProjectProblems | None:
+        """What a failed load says about the project's configuration: the problems our
+        component reported (under Dagster's own error), else those our reading of each
+        ``defs.yaml`` finds (one that is not YAML, a field the model refuses: Dagster
+        refused it before the component saw it). None: the failure is no configuration
+        mistake."""
+        from pipelines.project import ProjectProblems
+
+        mistake = configuration_mistake(error)
+        if mistake is not None:
+            return ProjectProblems.of(mistake)
+        try:
+            for path, attributes in self._instances():
+                self._project(path, attributes, check_catalogs=True)
+        except ProjectProblems as problems:
+            return problems
+        return None
 
     def _load(self) -> dg.Definitions:
         # Imported here, not first while Dagster loads the project's component: its warning
@@ -81,38 +105,61 @@ class CodeLocation:
         """The project's ``plumbline.MigrationComponent`` instance (its defs.yaml, and the
         project it describes), read without loading the code location: what ``plumbline
         catalog import --from-sources`` and ``contracts init`` work from. The demo's
-        instance here; exactly one in a user's project."""
-        from pipelines.project import ProjectError, demo_project
+        instance here; exactly one in a user's project. Raises ``ProjectProblems`` naming
+        each field of its defs.yaml at fault."""
+        from pipelines.project import demo_project
         from pipelines.settings import Settings
 
-        settings = Settings.from_env()
         if self.is_demo:
-            return REPOSITORY_ROOT / "pipelines" / "defs", demo_project(settings)
-        import yaml
-
-        from pipelines.component import MigrationComponent
-
-        found = []
-        for path in sorted(self.root.rglob("defs.yaml")):
-            if ".venv" in path.parts or ".plumbline" in path.parts:
-                continue
-            for document in yaml.safe_load_all(path.read_text()):
-                if isinstance(document, dict) and document.get("type") == COMPONENT_TYPE:
-                    found.append((path, document.get("attributes") or {}))
+            return REPOSITORY_ROOT / "pipelines" / "defs", demo_project(Settings.from_env())
+        found = self._instances()
         if len(found) != 1:
             where = ", ".join(str(p) for p, _ in found) or "none"
             raise LocationError(
                 f"{self.root}: expected one {COMPONENT_TYPE} defs.yaml, found {where}"
             )
         path, attributes = found[0]
+        return path, self._project(path, attributes, check_catalogs=check_catalogs)
+
+    def _instances(self) -> list[tuple[Path, object]]:
+        """Each ``plumbline.MigrationComponent`` defs.yaml of the project, with its
+        attributes; raises ``ProjectProblems`` for a defs.yaml that is not YAML."""
+        import yaml
+
+        from pipelines.project import Problem, ProjectProblems
+
+        root = REPOSITORY_ROOT / "pipelines" / "defs" if self.is_demo else self.root
+        found, problems = [], []
+        for path in sorted(root.rglob("defs.yaml")):
+            if ".venv" in path.parts or ".plumbline" in path.parts:
+                continue
+            try:
+                documents = list(yaml.safe_load_all(path.read_text()))
+            except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+                mark = getattr(exc, "problem_mark", None)
+                where = f"{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
+                message = getattr(exc, "problem", None) or one_line(str(exc))
+                problems.append(Problem(where, f"not valid YAML: {message}", str(path)))
+                continue
+            for document in documents:
+                if isinstance(document, dict) and document.get("type") == COMPONENT_TYPE:
+                    found.append((path, document.get("attributes") or {}))
+        if problems:
+            raise ProjectProblems(problems, root=self.root)
+        return found
+
+    def _project(self, path: Path, attributes: object, *, check_catalogs: bool) -> Project:
+        """The project one defs.yaml's ``attributes`` describe; raises ``ProjectProblems``
+        naming that file and each field at fault."""
+        from pipelines.component import MigrationComponent
+        from pipelines.project import ProjectProblems
+        from pipelines.settings import Settings
+
         try:
-            component = MigrationComponent.model_validate(attributes)
-        except ValueError as exc:
-            raise LocationError(f"{path}: {one_line(str(exc))}") from None
-        try:
-            return path, component.project(self.root, settings, check_catalogs=check_catalogs)
-        except ProjectError as exc:
-            raise LocationError(f"{path}: attributes.{exc}") from None
+            component = MigrationComponent.from_attributes(attributes)
+            return component.project(self.root, Settings.from_env(), check_catalogs=check_catalogs)
+        except ProjectProblems as exc:
+            raise exc.located(path, self.root) from None
 
     def job(self, name: str) -> dg.JobDefinition:
         return self.definitions().resolve_job_def(name)

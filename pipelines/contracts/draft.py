@@ -8,7 +8,12 @@ what the table promises, so the document says ``status: draft`` and every descri
 for a person; ``plumbline contracts lint`` fails until someone has reviewed it.
 
 Everything drafted holds on the data it was drafted from (the draft validates against it),
-and the same data gives the same bytes: no timestamps, no paths, values sorted.
+and on a rebuild of the same inputs: the range of an approximate number (REAL, DOUBLE) is
+drafted at ``APPROXIMATE_DIGITS`` significant digits, rounded outward and one step further,
+because such a column may differ in its last bits between two builds of the same rows
+(DuckDB's AVG over DOUBLE depends on the order it reads them in); integers, decimals, dates
+and timestamps keep their exact bounds. The same data gives the same bytes: no timestamps,
+no paths, values sorted.
 """
 
 from __future__ import annotations
@@ -45,6 +50,12 @@ MAX_ENUM_VALUES = 20
 KEY_TYPES = frozenset({"integer", "string", "date", "timestamp"})
 # Logical types whose observed minimum and maximum become logicalTypeOptions bounds.
 RANGED_TYPES = frozenset({"integer", "number", "date", "timestamp"})
+# Physical types of approximate numbers, whose bounds are drafted at a precision.
+APPROXIMATE_TYPES = frozenset({"REAL", "FLOAT", "FLOAT4", "DOUBLE", "FLOAT8"})
+# Significant digits of the column's largest magnitude that an approximate bound keeps
+# (rounded outward, then one step further out): a DOUBLE's rounding differences between
+# builds are some 1e-16 of it, a step is 1e-5 of it.
+APPROXIMATE_DIGITS = 6
 # Pairs are looked for among the first this many candidate columns (45 pairs), in one
 # query of exact distinct counts: keys come first in the warehouse's tables, and all pairs
 # of a wide table would cost a distinct count of the whole table each.
@@ -245,10 +256,37 @@ def _number(value: Any) -> int | float | None:
     return value
 
 
+def _approximate(column: ColumnProfile) -> bool:
+    return column.physical_type.upper() in APPROXIMATE_TYPES
+
+
+def _magnitude(column: ColumnProfile) -> float:
+    """The largest finite magnitude among the column's observed bounds (0: none)."""
+    return max(
+        (abs(v) for v in (column.minimum, column.maximum) if v is not None and math.isfinite(v)),
+        default=0.0,
+    )
+
+
+def approximate_bound(value: float, magnitude: float, upper: bool) -> int | float | None:
+    """``value`` rounded outward at ``APPROXIMATE_DIGITS`` significant digits of
+    ``magnitude``, then one step further out: a bound that still holds when a rebuild
+    computes ``value`` with other rounding. A column of zeros keeps 0."""
+    if not math.isfinite(value) or magnitude == 0:
+        return _number(value)
+    exponent = math.floor(math.log10(magnitude)) - (APPROXIMATE_DIGITS - 1)
+    steps = decimal.Decimal(value).scaleb(-exponent)
+    rounding = decimal.ROUND_CEILING if upper else decimal.ROUND_FLOOR
+    outward = steps.to_integral_value(rounding=rounding) + (1 if upper else -1)
+    return _number(outward.scaleb(exponent))
+
+
 def _bound(column: ColumnProfile, value: Any, upper: bool) -> Any:
     if value is None:
         return None
     if column.logical_type in ("integer", "number"):
+        if _approximate(column):
+            return approximate_bound(float(value), _magnitude(column), upper)
         return _number(value)
     if isinstance(value, dt.datetime):
         if upper and column.physical_type.upper() == "TIMESTAMP_NS":
@@ -272,6 +310,13 @@ def _description(profile: TableProfile, column: ColumnProfile) -> str:
         and column.name not in profile.primary_key
     ):
         hint = " Its values were unique; a key, or unique by chance?"
+    if _approximate(column) and _magnitude(column) > 0:
+        hint += (
+            f" Its range is the observed one ({column.minimum!r} to {column.maximum!r}) at "
+            f"{APPROXIMATE_DIGITS} significant digits, "
+            f"widened by one more: a {column.physical_type} may differ in its last digits "
+            "between builds of the same inputs."
+        )
     return (
         "DRAFT, needs a human description of what the column means. Drafted from data "
         f"({seen} in {profile.rows} rows).{hint}"

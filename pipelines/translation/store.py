@@ -436,7 +436,8 @@ def translate_to_store(
 
 # --- what each legacy file defines and reads, for the code location ---------------------
 
-DEPENDENCY_CACHE_FORMAT = 1
+# 2: each table's unresolved names are kept too.
+DEPENDENCY_CACHE_FORMAT = 2
 # A pool worker's start (~0.6 s: a fresh interpreter importing sqlglot) costs about what
 # parsing this many legacy files does (~2 ms each, a 2-vCPU VM): parsing goes to the pool
 # from ~600 files on 2 cores, ~320 on 16.
@@ -487,6 +488,10 @@ def source_dependencies(
         )
     except TranslationError:
         return SourceDependencies(source, ())
+    if rendered is not None:
+        tables = tuple(
+            replace(t, unresolved=tuple(rendered.relocate(d) for d in t.unresolved)) for t in tables
+        )
     return SourceDependencies(source, _named_after_file(tables, source))
 
 
@@ -573,8 +578,18 @@ def _entry(dependencies: SourceDependencies, source_sha: str, context: str) -> d
         "source_sha256": source_sha,
         "translator_version": TRANSLATOR_VERSION,
         "context": context,  # the assumptions and the catalog the names resolved in
-        "tables": [{"name": t.name, "reads": list(t.reads)} for t in dependencies.tables],
+        "tables": [_table_entry(t) for t in dependencies.tables],
     }
+
+
+def _table_entry(table: TableDependencies) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": table.name, "reads": list(table.reads)}
+    if table.unresolved:  # kept out when there are none: the common case stays small
+        entry["unresolved"] = [
+            {"rule": d.rule, "message": d.message, "line": d.line, "col": d.col}
+            for d in table.unresolved
+        ]
+    return entry
 
 
 def _from_entry(
@@ -589,7 +604,19 @@ def _from_entry(
     ):
         return None
     try:
-        tables = tuple(TableDependencies(t["name"], tuple(t["reads"])) for t in entry["tables"])
+        tables = tuple(
+            TableDependencies(
+                t["name"],
+                tuple(t["reads"]),
+                tuple(
+                    Diagnostic(
+                        "error", d["rule"], d["message"], str(source.path), d["line"], d["col"]
+                    )
+                    for d in t.get("unresolved", ())
+                ),
+            )
+            for t in entry["tables"]
+        )
     except (KeyError, TypeError):
         return None
     return SourceDependencies(source, tables)

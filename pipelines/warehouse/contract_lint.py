@@ -7,6 +7,7 @@ the lake schema, in dependency order: the exact types a build writes, without an
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,12 +56,13 @@ class BrokenContracts(Exception):
         )
 
 
-def warehouse_sql(table: WarehouseTable) -> str:
-    """The ANSI SQL that builds ``table``, translated afresh for a legacy file."""
+def warehouse_sql(table: WarehouseTable, catalog: Catalog | None = None) -> str:
+    """The ANSI SQL that builds ``table``, translated afresh for a legacy file (its names
+    resolved in ``catalog``; default: ``PLUMBLINE_CATALOG``'s)."""
     if table.ansi_sql is not None:
         return table.ansi_sql
     if table.legacy is not None:
-        return translate_file(table.legacy.path, table.legacy.dialect).ansi_sql
+        return translate_file(table.legacy.path, table.legacy.dialect, catalog=catalog).ansi_sql
     assert table.sql_path is not None
     return portable_sql(table.sql_path)
 
@@ -68,9 +70,13 @@ def warehouse_sql(table: WarehouseTable) -> str:
 def output_types(
     tables: Sequence[WarehouseTable],
     catalog: Catalog,
-    sql_for: Callable[[WarehouseTable], str] = warehouse_sql,
+    sql_for: Callable[[WarehouseTable], str] | None = None,
 ) -> tuple[dict[str, dict[str, str]], list[LintError]]:
-    """Each table's output columns and DuckDB types, as the engine would write them."""
+    """Each table's output columns and DuckDB types, as the engine would write them
+    (``sql_for``: each table's SQL; default: :func:`warehouse_sql` in ``catalog``, so that a
+    refusal names the catalog searched)."""
+    if sql_for is None:
+        sql_for = functools.partial(warehouse_sql, catalog=catalog)
     types: dict[str, dict[str, str]] = {}
     errors: list[LintError] = []
     with connect_duckdb() as con:

@@ -225,3 +225,28 @@ def test_the_legacy_tree_is_a_setting(tmp_path, legacy_tree):
         Settings.from_env({**env, "PLUMBLINE_LEGACY_ROOT": str(missing)})
     settings = Settings(home=tmp_path, legacy_root=legacy_tree)
     assert Settings.from_env(settings.to_env()) == settings
+
+
+def test_an_unresolved_name_is_located_in_its_template_and_kept_in_the_cache(
+    legacy_tree, tmp_path, monkeypatch
+):
+    # Rendered, the unknown name moves up a line; it is reported where the template has it.
+    (legacy_tree / "snowflake" / "late.sql").write_text(
+        "{# two lines\nof comment #}\nSELECT o_orderkey\nFROM {{ schema }}.LATE_ORDERS\n"
+    )
+    catalog = load_catalog()
+    cache = tmp_path / "cache.json"
+    variables = {"schema": "PROD_DW.SALES"}
+
+    def unresolved() -> list[str]:
+        files = legacy_dependencies(legacy_tree, catalog, cache=cache, variables=variables)
+        return [d.format() for f in files for t in f.tables for d in t.unresolved]
+
+    [line] = unresolved()
+    assert line.startswith(
+        f"{legacy_tree / 'snowflake' / 'late.sql'}:4:6: error[NAME-UNKNOWN]: table "
+        "'PROD_DW.SALES.LATE_ORDERS' is not in the catalog for dialect snowflake"
+    )
+    parsed = _parses(monkeypatch)
+    assert unresolved() == [line]
+    assert parsed == []  # from the cache

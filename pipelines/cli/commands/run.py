@@ -10,8 +10,8 @@ from pathlib import Path
 
 import click
 
-from pipelines.cli.environment import load_settings, prepare_environment, relative_to_cwd
-from pipelines.cli.errors import fail_usage
+from pipelines.cli.environment import load_settings, prepare_environment
+from pipelines.cli.errors import fail_problems, fail_usage
 
 
 @click.command()
@@ -55,7 +55,6 @@ def run(
     from pipelines.cli.location import LocationError, find_location
     from pipelines.cli.run import TRAINING_ASSET, SelectionError, resolve_selection, run_assets
     from pipelines.project import ProjectError
-    from pipelines.warehouse.contract_lint import BrokenContracts
 
     # The project's definitions read the settings from the environment, as its step
     # processes and `dg dev` do: the flags reach them there.
@@ -68,16 +67,11 @@ def run(
             raise SelectionError(
                 f"--force retrains {TRAINING_ASSET}, which this run does not include"
             )
-    except (SelectionError, LocationError, ProjectError) as exc:
+    except (SelectionError, LocationError) as exc:
         fail_usage(str(exc))
-    except BrokenContracts as exc:
-        # The pipeline does not start with a broken contract.
-        for error in exc.errors:
-            click.echo(relative_to_cwd(error.format()), err=True)
-        click.echo(
-            f"plumbline: {len(exc.errors)} broken data contract(s); nothing was run", err=True
-        )
-        sys.exit(1)
+    except ProjectError as exc:
+        # Every mistake the load found (a broken contract among them), before anything runs.
+        fail_problems(exc, "nothing was run")
     from pipelines.cli.preflight import PreflightError, check_footprint, check_mlflow
     from pipelines.registry.tracking_store import TrackingStoreError, ensure_tracking_store
 

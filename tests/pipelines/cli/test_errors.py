@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from pipelines.cli.errors import INTERNAL_ERROR, OneLineErrors, one_line
 from pipelines.cli.main import main
+from pipelines.project import Problem, ProjectProblems
 
 
 @pytest.mark.parametrize(
@@ -56,3 +57,27 @@ def test_an_unexpected_error_is_one_line_naming_a_private_redacted_report():
 
 def test_spaces_of_a_quoted_input_are_kept():
     assert one_line("--select '  ' is empty") == "--select '  ' is empty"
+
+
+def test_a_configuration_mistake_under_another_error_is_bad_input_not_a_bug(tmp_path):
+    # Dagster raises its own error from the one a component raised while loading.
+    @click.group(cls=OneLineErrors)
+    def loading():
+        pass
+
+    @loading.command()
+    def load():
+        try:
+            raise ProjectProblems(
+                [Problem("sources.Orders", "a table name must be a lower-case identifier")]
+            ).located(tmp_path / "defs.yaml")
+        except ProjectProblems as exc:
+            raise RuntimeError("Error while building definitions") from exc
+
+    result = CliRunner().invoke(loading, ["load"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"{tmp_path / 'defs.yaml'}:attributes.sources.Orders: a table name must be a lower-case "
+        "identifier",
+        "plumbline: error: 1 problem in the project's configuration; nothing was done",
+    ]

@@ -12,7 +12,12 @@ from click.testing import CliRunner
 
 from pipelines.cli.main import main
 from pipelines.contracts import compile_contract, load_contract, validate_parquet
-from pipelines.contracts.draft import DraftError, draft_contract, profile_table
+from pipelines.contracts.draft import (
+    DraftError,
+    approximate_bound,
+    draft_contract,
+    profile_table,
+)
 from pipelines.lake.store import Lake
 
 # Twelve orders in two files: a unique key, text with few values (one with a NULL) and with
@@ -190,12 +195,14 @@ def test_each_column_is_drafted_from_what_the_data_shows(orders_draft):
             "required": True,
             "logicalTypeOptions": {"minimum": 10.5, "maximum": 999.99},
         },
+        # An approximate number: its range at 6 significant digits of its largest
+        # magnitude (3), one step wider than what was seen.
         "ratio": {
             "logicalType": "number",
             "physicalType": "DOUBLE",
             **internal,
             "required": True,
-            "logicalTypeOptions": {"minimum": 0.25, "maximum": 3},
+            "logicalTypeOptions": {"minimum": 0.24999, "maximum": 3.00001},
         },
         "order_date": {
             "logicalType": "date",
@@ -231,6 +238,12 @@ def test_each_column_is_drafted_from_what_the_data_shows(orders_draft):
     assert "(9 distinct values, 3 nulls in 12 rows)." in columns["discount"]["description"]
     # Unique text besides the key is pointed out to the reviewer, not promised.
     assert columns["comment"]["description"].endswith("a key, or unique by chance?")
+    # The reviewer reads why the range of a DOUBLE is not the one observed.
+    assert columns["ratio"]["description"].endswith(
+        "Its range is the observed one (0.25 to 3.0) at 6 significant digits, widened by one "
+        "more: a DOUBLE may differ in its last digits between builds of the same inputs."
+    )
+    assert "significant digits" not in columns["total"]["description"]
 
 
 def test_a_pair_of_leading_columns_is_the_key_before_a_later_unique_one(tmp_path):
@@ -258,7 +271,7 @@ def test_no_key_nulls_only_and_nan(tmp_path):
     assert "required" not in nothing and "enum" not in nothing
     assert "logicalTypeOptions" not in nothing
     # NaN sorts above every number in DuckDB: no maximum holds, the minimum does.
-    assert columns["measure"]["logicalTypeOptions"] == {"minimum": 1}
+    assert columns["measure"]["logicalTypeOptions"] == {"minimum": 0.99999}
 
 
 @pytest.mark.parametrize(
@@ -359,6 +372,47 @@ def test_bounds_hold_beyond_what_a_float_or_a_datetime_holds(tmp_path):
     }
     result = validate_parquet(compile_contract(load_contract(write(tmp_path, "p", text))), data)
     assert result.passed, [outcome for outcome in result.outcomes if not outcome.passed]
+
+
+@pytest.mark.parametrize(
+    ("value", "magnitude", "upper", "bound"),
+    [
+        # The average: one build gave ...314, the rebuild ...312.
+        (0.5679071297458314, 0.9, False, 0.567906),
+        (0.5679071297458312, 0.9, False, 0.567906),
+        (0.9123456789, 0.9123456789, True, 0.912347),
+        # On the grid already: still one step out, so that a rebuild just below holds.
+        (0.25, 3.0, False, 0.24999),
+        (3.0, 3.0, True, 3.00001),
+        (0.0, 5.0, False, -0.00001),  # a zero of cancelling terms may come out negative
+        (-2.5, 1e9, False, -20000),  # the column's precision, not the value's
+        (123456789.0, 123456789.0, True, 123458000),
+        (0.0, 0.0, True, 0),  # a column of zeros
+    ],
+)
+def test_approximate_bounds_are_drafted_at_a_stated_precision(value, magnitude, upper, bound):
+    assert approximate_bound(value, magnitude, upper) == bound
+
+
+def average_of(values: list[float]) -> str:
+    rows = ", ".join(f"({value!r}::DOUBLE)" for value in values)
+    return f"SELECT AVG(x) AS mean FROM (VALUES {rows}) AS t(x)"
+
+
+def test_a_draft_of_an_average_holds_on_a_rebuild_in_another_row_order(tmp_path):
+    # DuckDB sums doubles in the order it reads them: the same rows in another order give
+    # an average that differs in its last bits, as a rebuild of the same inputs can.
+    values = [0.1 * (i % 7) + 1e-3 * i for i in range(1, 200)]
+    built = write_parts(tmp_path / "built", [average_of(values)])
+    rebuilt = write_parts(tmp_path / "rebuilt", [average_of(values[::-1])])
+    [(seen,)], [(again,)] = (
+        duckdb.sql(f"SELECT mean FROM '{d}/*.parquet'").fetchall() for d in (built, rebuilt)
+    )
+    assert seen != again  # the rebuild differs in the last bits: an exact bound blocks it
+    text = draft_contract("means", built)
+    assert drafted(text)["mean"]["logicalTypeOptions"] == {"minimum": 0.398491, "maximum": 0.398494}
+    result = validate_parquet(compile_contract(load_contract(write(tmp_path, "m", text))), rebuilt)
+    assert result.passed, [o for o in result.outcomes if not o.passed]
 
 
 def test_same_data_same_bytes(orders, orders_draft, tmp_path):

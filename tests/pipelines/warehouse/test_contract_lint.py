@@ -219,3 +219,20 @@ def test_a_missing_contract_drafted_by_init_lints_once_reviewed(
     assert draft.startswith(f"{table}.yaml:status: the contract is a draft to review")
     edit(contracts / f"{table}.yaml", "status: draft", "status: active")
     assert lint(contracts, tables, catalog, types) == []
+
+
+def test_a_refused_file_names_the_catalog_the_lint_searched(tmp_path):
+    # A project's own catalog, not this repository's sql/catalog.yaml.
+    (tmp_path / "catalog.yaml").write_text("tables:\n  raw.orders:\n    id: INTEGER\n")
+    legacy = tmp_path / "legacy" / "oracle"
+    legacy.mkdir(parents=True)
+    (legacy / "top_items.sql").write_text("SELECT item_id\nFROM sales.items\n")
+    catalog = load_catalog(tmp_path / "catalog.yaml")
+    tables = warehouse_tables(translate_sources(tmp_path / "legacy", catalog), ansi_root=None)
+    _, errors = output_types(tables, catalog)
+    [error] = errors
+    assert error.message.endswith(
+        "top_items.sql:2:6: error[NAME-UNKNOWN]: table 'sales.items' is not in the catalog for "
+        f"dialect oracle (searched: {tmp_path / 'catalog.yaml'}); add it, or import one with "
+        "`plumbline catalog import`"
+    )
