@@ -10,26 +10,54 @@ A table's reads are the names its query reads, resolved in the catalog as the tr
 resolves them (a helper table folded in as a CTE, Oracle's ``DUAL``, a table function and a
 CTE read nothing), so they equal the translation's ``source_tables`` whenever it succeeds
 (``tests/pipelines/test_definitions.py`` holds the two equal over the legacy corpus).
+
+A project's files read each other's tables (a chain of migrated queries): each table keeps
+the names it reads as written, so that they can be resolved again once every file's tables
+are known (``project_catalog``, ``resolve_reads``), and a cycle among them is found
+(``find_cycle``) before anything runs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
 from sql.assumptions import Assumptions
-from sql.catalog import Catalog, legacy_key
+from sql.catalog import Catalog, CatalogError, ProjectTable, fold, legacy_key
 from sql.diagnostics import TranslationError
 from sql.rules import Context
 from sql.source_dialects import semantics
 from sql.translate import parse_script
+
+# A name as written: each part's text and whether it was quoted.
+WrittenName = tuple[tuple[str, bool], ...]
+# The zone a legacy file's tables are built in (its translations' ``zone``).
+TABLE_ZONE = "warehouse"
 
 
 @dataclass(frozen=True)
 class TableDependencies:
     name: str
     reads: tuple[str, ...]  # lake tables, "zone.table", sorted
+    # What ``reads`` was resolved from, to resolve again among a project's tables: the
+    # tables of the same script it reads (resolved once and for all) and every other name,
+    # as written.
+    own: tuple[str, ...] = ()
+    names: tuple[WrittenName, ...] = ()
+    # The name its script's CREATE TABLE (or INSERT INTO) wrote for it; () for a query.
+    written: WrittenName = ()
+
+
+@dataclass(frozen=True)
+class DefinedTables:
+    """One legacy file and the tables it defines, as ``project_catalog`` and
+    ``find_cycle`` see it."""
+
+    file: str  # as messages show it
+    dialect: str
+    tables: tuple[TableDependencies, ...]
 
 
 def script_dependencies(
@@ -40,7 +68,7 @@ def script_dependencies(
     file: str = "<stdin>",
     name: str | None = None,
     assumptions: Assumptions | None = None,
-    zone: str = "warehouse",
+    zone: str = TABLE_ZONE,
 ) -> tuple[TableDependencies, ...]:
     """Every table the script ``sql`` defines, in order, with the lake tables it reads; a
     table defined earlier in the script is read as ``<zone>.<name>``.
@@ -55,17 +83,59 @@ def script_dependencies(
     # a long script's scan quadratic.
     legacy = {d: dict(names) for d, names in catalog.legacy.items()}
     catalog = replace(catalog, legacy=legacy)
+    own: set[str] = set()
     for definition, table_name in zip(script.definitions, script.names, strict=True):
-        tables.append(TableDependencies(table_name, _reads(definition.query, catalog, script.ctx)))
+        names = _names(definition.query, script.ctx)
+        found: set[str] = set()
+        ours: set[str] = set()
+        others: list[WrittenName] = []
+        for parts in names:
+            lake = _resolved(parts, catalog, script.ctx)
+            if lake is not None:
+                found.add(lake)
+            if lake in own:
+                ours.add(lake)
+            else:
+                others.append(_written(parts))
+        tables.append(
+            TableDependencies(
+                table_name,
+                tuple(sorted(found)),
+                own=tuple(sorted(ours)),
+                names=tuple(dict.fromkeys(others)),
+                written=_written(definition.name_parts),
+            )
+        )
         if definition.name_parts:
             key = legacy_key(definition.name_parts, dialect)
             legacy.setdefault(dialect, {})[key] = f"{zone}.{table_name}"
+            own.add(f"{zone}.{table_name}")
     return tuple(tables)
 
 
-def _reads(query: exp.Query, catalog: Catalog, ctx: Context) -> tuple[str, ...]:
+def _written(parts: Sequence[exp.Identifier]) -> WrittenName:
+    return tuple((p.name, bool(p.quoted)) for p in parts)
+
+
+def _identifiers(name: WrittenName) -> list[exp.Identifier]:
+    return [exp.Identifier(this=text, quoted=quoted) for text, quoted in name]
+
+
+def _resolved(parts: Sequence[exp.Identifier], catalog: Catalog, ctx: Context) -> str | None:
+    try:
+        resolution = catalog.resolve_name(
+            parts, ctx.dialect, ctx.file, 1, 1, assumptions=ctx.assumptions
+        )
+    except TranslationError:
+        return None  # unknown or ambiguous: the translation refuses it, located
+    return resolution.lake_table
+
+
+def _names(query: exp.Query, ctx: Context) -> list[list[exp.Identifier]]:
+    """The table names ``query`` reads, as written: not its CTEs, Oracle's DUAL or a table
+    function."""
     ctes = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
-    found: set[str] = set()
+    found: list[list[exp.Identifier]] = []
     for table in query.find_all(exp.Table):
         if not isinstance(table.this, exp.Identifier):
             continue  # IDENTIFIER(...), a table function, UNNEST: no catalog name
@@ -78,11 +148,110 @@ def _reads(query: exp.Query, catalog: Catalog, ctx: Context) -> tuple[str, ...]:
             and table.name.upper() == "DUAL"
         ):
             continue
+        found.append(parts)
+    return found
+
+
+def resolve_reads(
+    table: TableDependencies,
+    catalog: Catalog,
+    dialect: str,
+    assumptions: Assumptions | None = None,
+    file: str = "<stdin>",
+) -> tuple[str, ...]:
+    """The lake tables ``table`` (of a ``dialect`` file) reads, its names resolved in
+    ``catalog`` (which holds the project's tables: ``project_catalog``); a name that does
+    not resolve is no dependency, and translating the file refuses it, located."""
+    found = set(table.own)
+    for name in table.names:
         try:
-            resolution = catalog.resolve_name(
-                parts, ctx.dialect, ctx.file, 1, 1, assumptions=ctx.assumptions
+            found.add(
+                catalog.resolve_name(
+                    _identifiers(name), dialect, file, 1, 1, assumptions
+                ).lake_table
             )
         except TranslationError:
-            continue  # unknown or ambiguous: the translation refuses it, located
-        found.add(resolution.lake_table)
+            continue
     return tuple(sorted(found))
+
+
+def project_catalog(files: Iterable[DefinedTables], zone: str = TABLE_ZONE) -> Catalog:
+    """The names of the tables ``files`` define, as a catalog (no columns: each table's
+    come from its translation): every table is a ``ProjectTable``, and a table a script's
+    CREATE TABLE named is also a legacy name of its dialect. Raises ``CatalogError`` when
+    two files write the same legacy name for different tables."""
+    project: dict[str, ProjectTable] = {}
+    legacy: dict[str, dict[tuple[str, ...], str]] = {}
+    origin: dict[tuple[str, tuple[str, ...]], str] = {}
+    for defined in files:
+        for table in defined.tables:
+            lake = f"{zone}.{table.name}"
+            if not table.written:
+                project[lake] = ProjectTable(table.name, defined.file)
+                continue
+            text, quoted = table.written[-1]
+            project[lake] = ProjectTable(text, defined.file, defined.dialect, quoted)
+            key = legacy_key(_identifiers(table.written), defined.dialect)
+            known = legacy.setdefault(defined.dialect, {})
+            if known.get(key, lake) != lake:
+                raise CatalogError(
+                    f"{defined.file}: creates {'.'.join(key)}, which "
+                    f"{origin[(defined.dialect, key)]} creates too ({known[key]})"
+                )
+            known[key] = lake
+            origin[(defined.dialect, key)] = defined.file
+    return Catalog(tables={}, legacy=legacy, project=project)
+
+
+def names_for(project: Catalog, tables: Iterable[TableDependencies], dialect: str) -> Catalog:
+    """Of ``project`` (``project_catalog``), the tables the names ``tables`` read (in a
+    ``dialect`` file) can mean: those whose table name is the last part of one of them."""
+    last = {
+        fold(exp.Identifier(this=text, quoted=quoted), dialect)
+        for table in tables
+        for name in table.names
+        for text, quoted in name[-1:]
+    }
+    kept = {
+        lake: table
+        for lake, table in project.project.items()
+        if fold(exp.Identifier(this=table.name, quoted=table.quoted), dialect) in last
+    }
+    legacy = {
+        d: {key: lake for key, lake in names.items() if lake in kept}
+        for d, names in project.legacy.items()
+    }
+    return Catalog(tables={}, legacy={d: n for d, n in legacy.items() if n}, project=kept)
+
+
+def find_cycle(files: Sequence[DefinedTables], zone: str = TABLE_ZONE) -> list[str] | None:
+    """The files of a cycle among ``files`` (each reading a table the next one defines, the
+    first again at the end), or None. Files, not tables: a file is translated in one piece,
+    after every file whose tables any of its tables read, so a script whose first table
+    reads a file that reads its second is a cycle too; a table reading an earlier table of
+    its own script (``own``) is not."""
+    defined_by = {f"{zone}.{t.name}": f.file for f in files for t in f.tables}
+    reads: dict[str, list[str]] = {
+        f.file: sorted(
+            {defined_by[r] for t in f.tables for r in t.reads if r in defined_by and r not in t.own}
+        )
+        for f in files
+    }
+    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
+    for start in reads:
+        if state.get(start):
+            continue
+        path, stack = [start], [iter(reads[start])]
+        state[start] = 1
+        while stack:
+            step = next(stack[-1], None)
+            if step is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(step) == 1:
+                return [*path[path.index(step) :], step]
+            elif not state.get(step):
+                state[step] = 1
+                path.append(step)
+                stack.append(iter(reads[step]))
+    return None
