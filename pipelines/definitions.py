@@ -74,7 +74,8 @@ def build_definitions(settings: Settings, project: Project | None = None) -> dg.
         if project.tpch
         else [source_asset(s, project.declared_in) for s in project.sources]
     )
-    catalog = load_catalogs(settings.catalog)
+    # A legacy name may map to a table the project's legacy SQL builds (checked by legacy_sql).
+    catalog = load_catalogs(settings.catalog, project_tables=True)
     # Cached only in a home that exists: a load creates nothing, so that a command refused
     # for bad input (`plumbline run --select` of no asset) leaves nothing behind.
     cache = settings.dependency_cache if settings.home.is_dir() else None
