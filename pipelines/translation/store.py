@@ -7,6 +7,11 @@ atomic rename, is the commit marker. A template's manifest records the variables
 the sha256 of the SQL it rendered to (``sql.templating``). The
 graph needs no translation: ``legacy_dependencies`` parses each file (once per content,
 kept in a JSON cache) to find the tables it defines and reads.
+
+A file may read another file's table (a chain of migrated queries): what it reads resolves
+among the catalog's tables and the project's at every load (``with_project_tables``), and
+it is translated after that file, against the columns its stored translation records
+(``LegacySql.catalog_for``; ``translate_sources`` goes in rounds).
 """
 
 from __future__ import annotations
