@@ -19,7 +19,7 @@ are known (``project_catalog``, ``resolve_reads``), and a cycle among them is fo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from sqlglot import exp
@@ -203,9 +203,15 @@ def project_catalog(files: Iterable[DefinedTables], zone: str = TABLE_ZONE) -> C
     return Catalog(tables={}, legacy=legacy, project=project)
 
 
-def names_for(project: Catalog, tables: Iterable[TableDependencies], dialect: str) -> Catalog:
+def names_for(
+    project: Catalog,
+    tables: Iterable[TableDependencies],
+    dialect: str,
+    exclude: Collection[str] = (),
+) -> Catalog:
     """Of ``project`` (``project_catalog``), the tables the names ``tables`` read (in a
-    ``dialect`` file) can mean: those whose table name is the last part of one of them."""
+    ``dialect`` file) can mean: those whose table name is the last part of one of them,
+    but not those of ``exclude`` (the file's own: ``without_tables``)."""
     last = {
         fold(exp.Identifier(this=text, quoted=quoted), dialect)
         for table in tables
@@ -215,13 +221,29 @@ def names_for(project: Catalog, tables: Iterable[TableDependencies], dialect: st
     kept = {
         lake: table
         for lake, table in project.project.items()
-        if fold(exp.Identifier(this=table.name, quoted=table.quoted), dialect) in last
+        if lake not in exclude
+        and fold(exp.Identifier(this=table.name, quoted=table.quoted), dialect) in last
     }
     legacy = {
         d: {key: lake for key, lake in names.items() if lake in kept}
         for d, names in project.legacy.items()
     }
     return Catalog(tables={}, legacy={d: n for d, n in legacy.items() if n}, project=kept)
+
+
+def without_tables(catalog: Catalog, lakes: Collection[str]) -> Catalog:
+    """``catalog`` without the project tables ``lakes``, by any name: what a file that
+    builds them resolves its own names in. A file never reads a table it builds itself (a
+    query named after the source it cleans reads the source), so that its name means
+    whatever else it can."""
+    return replace(
+        catalog,
+        project={t: p for t, p in catalog.project.items() if t not in lakes},
+        legacy={
+            d: {key: lake for key, lake in names.items() if lake not in lakes}
+            for d, names in catalog.legacy.items()
+        },
+    )
 
 
 def find_cycle(files: Sequence[DefinedTables], zone: str = TABLE_ZONE) -> list[str] | None:

@@ -39,6 +39,7 @@ from sql.dependencies import (
     project_catalog,
     resolve_reads,
     script_dependencies,
+    without_tables,
 )
 from sql.diagnostics import Diagnostic, TranslationError, source_text
 from sql.lineage import column_lineage
@@ -653,7 +654,7 @@ class LegacySql:
 
     def upstream(self, file: SourceDependencies) -> set[str]:
         """The lake tables of other files that ``file`` reads: translated before it."""
-        own = {f"{TABLE_ZONE}.{name}" for name in file.names}
+        own = _own_tables(file)
         return {
             read
             for table in file.tables
@@ -663,9 +664,9 @@ class LegacySql:
 
     def names_read(self, file: SourceDependencies) -> Catalog:
         """The project's tables that the names ``file`` reads can mean (by their table
-        name): what its translation resolves among, and only that, so that a new file
-        elsewhere in the project does not change its translation's cache key."""
-        return names_for(self.project, file.tables, file.source.dialect)
+        name), not its own: what its translation resolves among, and only that, so that a
+        new file elsewhere in the project does not change its translation's cache key."""
+        return names_for(self.project, file.tables, file.source.dialect, _own_tables(file))
 
     def upstream_schemas(
         self, file: SourceDependencies, built: Mapping[str, OutputSchema]
@@ -794,26 +795,32 @@ def with_project_tables(catalog: Catalog, files: Sequence[SourceDependencies]) -
     return merged
 
 
+def _own_tables(file: SourceDependencies) -> set[str]:
+    return {f"{TABLE_ZONE}.{name}" for name in file.names}
+
+
 def _linked(
     files: Sequence[SourceDependencies], catalog: Catalog, assumptions: Assumptions
 ) -> list[SourceDependencies]:
-    """``files`` with each table's reads resolved in ``catalog`` (``with_project_tables``);
-    ``CycleError`` naming the files of a cycle."""
-    linked = [
-        replace(
-            file,
-            tables=tuple(
-                replace(
-                    table,
-                    reads=resolve_reads(
-                        table, catalog, file.source.dialect, assumptions, str(file.source.path)
-                    ),
-                )
-                for table in file.tables
-            ),
+    """``files`` with each table's reads resolved in ``catalog`` (``with_project_tables``),
+    a file's own tables left out (``sql.dependencies.without_tables``); ``CycleError``
+    naming the files of a cycle."""
+    linked = []
+    for file in files:
+        own = _own_tables(file)
+        resolving = catalog
+        if own & set(names_for(catalog, file.tables, file.source.dialect).project):
+            resolving = without_tables(catalog, own)  # rare: a copy of the names
+        tables = tuple(
+            replace(
+                table,
+                reads=resolve_reads(
+                    table, resolving, file.source.dialect, assumptions, str(file.source.path)
+                ),
+            )
+            for table in file.tables
         )
-        for file in files
-    ]
+        linked.append(replace(file, tables=tables))
     cycle = find_cycle(_defined(linked))
     if cycle is not None:
         raise CycleError(

@@ -181,11 +181,6 @@ def test_a_catalog_that_declares_a_built_table_must_agree_with_its_translation(c
             "{root}/snowflake/a.sql: legacy files that read each other's tables in a cycle",
         ),
         (
-            {"snowflake/a.sql": "SELECT store FROM A"},
-            CycleError,
-            "a.sql reads {root}/snowflake/a.sql",
-        ),
-        (
             {"snowflake/a.sql": "CREATE TABLE SHOP.PUBLIC.ORDERS AS SELECT 1 AS x;"},
             CatalogError,
             "a.sql: creates the snowflake table SHOP.PUBLIC.ORDERS, which {catalog} maps to "
@@ -205,6 +200,26 @@ def test_a_cycle_or_a_clash_is_one_line_naming_the_files(tmp_path, catalog, file
         project = Project(legacy_root=root, catalogs=(), contracts_root=tmp_path)
         with pytest.raises(ProjectError, match=r"^legacy: "):
             project.legacy_sql(catalog)
+
+
+def test_a_file_never_reads_the_table_it_builds(tmp_path, catalog):
+    """A query named after the source it cleans reads the source by its bare name: its own
+    output is no table its names can mean (it would be a cycle), so the name is not
+    ambiguous; another file's same bare name is."""
+    root = write_tree(
+        tmp_path / "legacy",
+        {
+            "snowflake/orders.sql": "SELECT order_id, store FROM ORDERS WHERE amount > 0",
+            "snowflake/report.sql": "SELECT store FROM ORDERS",
+        },
+    )
+    assert reads(legacy_dependencies(root, catalog)) == {"orders": ("raw.orders",), "report": ()}
+    translated = {t.source.name: t for t in translate_sources(root, catalog)}
+    assert translated["orders"].tables[0].source_tables == ("raw.orders",)
+    [ambiguous] = translated["report"].diagnostics
+    assert ambiguous.rule == "NAME-AMBIGUOUS"
+    assert "raw.orders (catalog: " in ambiguous.message
+    assert "warehouse.orders (built by " in ambiguous.message
 
 
 def test_a_legacy_name_only_the_project_can_mean_must_be_built(tmp_path, catalog, chain):
