@@ -330,6 +330,8 @@ def translate_sources(
     pending = list(legacy.files)
     while pending:
         ready = [f for f in pending if legacy.upstream(f) <= set(built) | _refused(translated)]
+        if not ready:  # a cycle, which parsing refused already
+            raise CycleError(f"cannot order {', '.join(str(f.source.path) for f in pending)}")
         pending = [f for f in pending if f not in ready]
         translate_one = functools.partial(
             _translated_in_chain, catalog=catalog, assumptions=assumptions, variables=variables
@@ -344,7 +346,7 @@ def translate_sources(
 
 def _refused(translated: Mapping[Path, TranslatedSource]) -> set[str]:
     """The lake tables of the files ``translated`` refused: their readers go on without
-    their columns (and are refused naming what they read)."""
+    their columns (a column they name is refused; the lint plans no table over them)."""
     return {f"{TABLE_ZONE}.{name}" for t in translated.values() if not t.tables for name in t.names}
 
 
