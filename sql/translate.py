@@ -34,6 +34,7 @@ from sql.assumptions import Assumptions, load_assumptions
 from sql.catalog import (
     OPAQUE_PREFIX,
     Catalog,
+    declared_type,
     is_opaque,
     legacy_key,
     load_catalog,
@@ -1194,6 +1195,9 @@ class OutputSchema:
     columns: dict[str, str]  # column -> ANSI type, in order (an opaque column's: below)
     opaque: dict[str, str] = field(default_factory=dict)  # column -> type with no ANSI form
     casespecific: dict[str, bool] = field(default_factory=dict)  # Teradata's case attribute
+    # column -> (dialect, declared type) of a column that carries a legacy declared type
+    # through (an Oracle DATE column selected as it is stays an Oracle DATE to a reader).
+    declared: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def output_schema(translation: Translation) -> OutputSchema:
@@ -1203,10 +1207,13 @@ def output_schema(translation: Translation) -> OutputSchema:
         raise ValueError(f"{translation.name}: translated without its column types")
     columns: dict[str, str] = {}
     opaque: dict[str, str] = {}
-    declared: dict[str, bool] = {}
+    case: dict[str, bool] = {}
+    legacy: dict[str, tuple[str, str]] = {}
     for column, kind in zip(translation.columns, translation.column_types, strict=True):
         if "casespecific" in kind.meta:  # a Teradata column's declared case attribute
-            declared[column] = kind.meta["casespecific"]
+            case[column] = kind.meta["casespecific"]
+        if (found := declared_type(kind)) is not None:
+            legacy[column] = found
         if is_opaque(kind):
             columns[column] = opaque[column] = kind.sql().removeprefix(OPAQUE_PREFIX).upper()
             continue
@@ -1220,7 +1227,7 @@ def output_schema(translation: Translation) -> OutputSchema:
             columns[column] = opaque[column] = (
                 kind.sql() if kind.this != exp.DType.UNKNOWN else "UNKNOWN"
             )
-    return OutputSchema(columns, opaque, declared)
+    return OutputSchema(columns, opaque, case, legacy)
 
 
 @dataclass(frozen=True)
@@ -1236,6 +1243,7 @@ class _ScriptCatalog:
     legacy: dict[str, dict[tuple[str, ...], str]]
     opaque: dict[str, Mapping[str, str]]
     casespecific: dict[str, Mapping[str, bool]]
+    declared: dict[str, Mapping[str, tuple[str, str]]]
 
     @classmethod
     def of(cls, catalog: Catalog) -> _ScriptCatalog:
@@ -1243,10 +1251,16 @@ class _ScriptCatalog:
         legacy = {d: dict(names) for d, names in catalog.legacy.items()}
         opaque = dict(catalog.opaque)
         casespecific = dict(catalog.casespecific)
+        declared = dict(catalog.declared)
         own = replace(
-            catalog, tables=tables, legacy=legacy, opaque=opaque, casespecific=casespecific
+            catalog,
+            tables=tables,
+            legacy=legacy,
+            opaque=opaque,
+            casespecific=casespecific,
+            declared=declared,
         )
-        return cls(own, tables, legacy, opaque, casespecific)
+        return cls(own, tables, legacy, opaque, casespecific, declared)
 
     def add(self, dialect: str, definition: Definition, translation: Translation) -> None:
         lake = f"{translation.zone}.{translation.name}"
@@ -1256,6 +1270,8 @@ class _ScriptCatalog:
             self.opaque[lake] = schema.opaque
         if schema.casespecific:
             self.casespecific[lake] = schema.casespecific
+        if schema.declared:
+            self.declared[lake] = schema.declared
         key = legacy_key(definition.name_parts, dialect)
         self.legacy.setdefault(dialect, {})[key] = lake
 

@@ -845,6 +845,7 @@ def stored_output_schema(store: Path, name: str) -> OutputSchema:
         {str(name): str(kind) for name, kind in record["columns"]},
         dict(record.get("opaque", {})),
         dict(record.get("casespecific", {})),
+        {column: (dialect, kind) for column, (dialect, kind) in record.get("declared", {}).items()},
     )
 
 
@@ -855,6 +856,7 @@ def _schema_record(schema: OutputSchema) -> dict[str, Any]:
         "columns": [[name, kind] for name, kind in schema.columns.items()],
         "opaque": schema.opaque,
         "casespecific": schema.casespecific,
+        "declared": {column: list(kind) for column, kind in schema.declared.items()},
     }
 
 
@@ -878,20 +880,23 @@ def chain_catalog(
                 f"builds it as ({_shown_columns(schema.columns)}); a table the project "
                 "builds takes its columns from its translation: drop the declaration"
             )
-    declared = set(upstream)
+    built = set(upstream)
     base = replace(
         catalog,
-        tables={t: c for t, c in catalog.tables.items() if t not in declared},
-        opaque={t: c for t, c in catalog.opaque.items() if t not in declared},
-        required={t: c for t, c in catalog.required.items() if t not in declared},
-        casespecific={t: c for t, c in catalog.casespecific.items() if t not in declared},
+        tables={t: c for t, c in catalog.tables.items() if t not in built},
+        opaque={t: c for t, c in catalog.opaque.items() if t not in built},
+        required={t: c for t, c in catalog.required.items() if t not in built},
+        casespecific={t: c for t, c in catalog.casespecific.items() if t not in built},
+        declared={t: c for t, c in catalog.declared.items() if t not in built},
+        physical={t: c for t, c in catalog.physical.items() if t not in built},
     )
-    built = Catalog(
+    translated = Catalog(
         tables={lake: s.columns for lake, s in upstream.items()},
         opaque={lake: s.opaque for lake, s in upstream.items() if s.opaque},
         casespecific={lake: s.casespecific for lake, s in upstream.items() if s.casespecific},
+        declared={lake: s.declared for lake, s in upstream.items() if s.declared},
     )
-    return merge_catalogs([base, project, built])
+    return merge_catalogs([base, project, translated])
 
 
 def _same_columns(declared: Mapping[str, str], schema: OutputSchema) -> bool:

@@ -275,3 +275,31 @@ def test_every_table_of_a_script_is_typed_for_another_file_to_read():
     untyped = translate_script("SELECT id FROM ORDERS", "snowflake", catalog=catalog)
     with pytest.raises(ValueError, match="without its column types"):
         output_schema(untyped.tables[0])
+
+
+def test_a_declared_legacy_type_passes_through_a_scripts_own_table():
+    """A later statement of a script reads an earlier table's Oracle DATE column as an
+    Oracle DATE, as the file that reads it from another file does."""
+    columns = {"emp_id": "BIGINT", "hire_date": "TIMESTAMP(0)", "end_date": "TIMESTAMP(0)"}
+    catalog = Catalog(
+        tables={"raw.emp": columns},
+        legacy={"oracle": {("HR", "EMP"): "raw.emp"}},
+        declared={"raw.emp": {c: ("oracle", "DATE") for c in ("hire_date", "end_date")}},
+    )
+    days = "SELECT emp_id, end_date - hire_date AS days FROM {}"
+    direct = translate_script(days.format("HR.EMP"), "oracle", catalog=catalog)
+    script = translate_script(
+        "CREATE TABLE T AS SELECT emp_id, hire_date, end_date FROM HR.EMP;\n" + days.format("T"),
+        "oracle",
+        catalog=catalog,
+        typed=True,
+    )
+    first, last = script.tables
+    assert output_schema(first).declared == {
+        "hire_date": ("oracle", "DATE"),
+        "end_date": ("oracle", "DATE"),
+    }
+    assert "DATE-NUMBER-ARITHMETIC" in direct.tables[0].ansi_sql
+    assert last.ansi_sql.replace('"t"', '"emp"').replace('"warehouse"', '"raw"') == (
+        direct.tables[0].ansi_sql
+    )

@@ -28,7 +28,7 @@ from pipelines.warehouse.build import WarehouseTable, warehouse_tables
 from pipelines.warehouse.contract_lint import output_types
 from sql.catalog import Catalog, CatalogError, load_catalog, merge_catalogs
 from sql.dependencies import DefinedTables, TableDependencies, project_catalog
-from sql.translate import OutputSchema
+from sql.translate import OutputSchema, output_schema
 
 CATALOG = """\
 tables:
@@ -267,3 +267,40 @@ def test_a_hand_written_warehouse_entry_does_not_break_the_lint(catalog):
     types, errors = output_types([table], declared, sql_for=lambda t: t.ansi_sql)
     assert errors == []
     assert list(types["daily_revenue"]) == ["store", "revenue"]
+
+
+def test_a_legacy_declared_type_reaches_the_reader_of_a_column_passed_on(tmp_path):
+    """An Oracle DATE column selected as it is stays an Oracle DATE to the file that reads
+    it: DATE - DATE is a number of days there too, as if it read the source itself."""
+    path = tmp_path / "catalog.yaml"
+    path.write_text(
+        "tables:\n  raw.emp:\n    emp_id: BIGINT\n"
+        "    hire_date: {type: TIMESTAMP(0), legacy: oracle DATE}\n"
+        "    end_date: {type: TIMESTAMP(0), legacy: oracle DATE}\n"
+        "legacy:\n  oracle:\n    HR.EMP: raw.emp\n"
+    )
+    days = "SELECT emp_id, end_date - hire_date AS days FROM {}"
+    root = write_tree(
+        tmp_path / "legacy",
+        {
+            "oracle/tenure_base.sql": "SELECT emp_id, hire_date, end_date FROM HR.EMP",
+            "oracle/tenure.sql": days.format("TENURE_BASE"),
+            "oracle/direct.sql": days.format("HR.EMP"),
+        },
+    )
+    translated = {
+        t.source.name: t.tables[0]
+        for t in translate_sources(root, load_catalog(path, project_tables=True))
+    }
+    assert output_schema(translated["tenure_base"]).declared == {
+        "hire_date": ("oracle", "DATE"),
+        "end_date": ("oracle", "DATE"),
+    }
+    direct = translated["direct"].ansi_sql.replace('"raw"."emp" AS "emp"', "").replace('"emp"', "")
+    chained = (
+        translated["tenure"]
+        .ansi_sql.replace('"warehouse"."tenure_base" AS "tenure_base"', "")
+        .replace('"tenure_base"', "")
+    )
+    assert "a number of days" not in direct or "DATE-NUMBER-ARITHMETIC" in direct
+    assert chained == direct
