@@ -26,7 +26,7 @@ from sqlglot import exp
 
 from sql.assumptions import Assumptions
 from sql.catalog import Catalog, CatalogError, ProjectTable, fold, legacy_key
-from sql.diagnostics import TranslationError
+from sql.diagnostics import Diagnostic, TranslationError
 from sql.rules import Context
 from sql.source_dialects import semantics
 from sql.translate import parse_script
@@ -38,16 +38,29 @@ TABLE_ZONE = "warehouse"
 
 
 @dataclass(frozen=True)
+class NameRead:
+    """A table name a query reads, as written, and where (in the file: a template's own
+    line and column once relocated)."""
+
+    parts: WrittenName
+    line: int = 1
+    col: int = 1
+
+
+@dataclass(frozen=True)
 class TableDependencies:
     name: str
     reads: tuple[str, ...]  # lake tables, "zone.table", sorted
     # What ``reads`` was resolved from, to resolve again among a project's tables: the
     # tables of the same script it reads (resolved once and for all) and every other name,
-    # as written.
+    # as written, where it is written.
     own: tuple[str, ...] = ()
-    names: tuple[WrittenName, ...] = ()
+    names: tuple[NameRead, ...] = ()
     # The name its script's CREATE TABLE (or INSERT INTO) wrote for it; () for a query.
     written: WrittenName = ()
+    # Each name of ``names`` that no table answers to (NAME-UNKNOWN) or more than one does
+    # (NAME-AMBIGUOUS), located: what translating it would refuse (``resolve_reads``).
+    unresolved: tuple[Diagnostic, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -88,15 +101,15 @@ def script_dependencies(
         names = _names(definition.query, script.ctx)
         found: set[str] = set()
         ours: set[str] = set()
-        others: list[WrittenName] = []
-        for parts in names:
+        others: list[NameRead] = []
+        for parts, (line, col) in names:
             lake = _resolved(parts, catalog, script.ctx)
             if lake is not None:
                 found.add(lake)
             if lake in own:
                 ours.add(lake)
             else:
-                others.append(_written(parts))
+                others.append(NameRead(_written(parts), line, col))
         tables.append(
             TableDependencies(
                 table_name,
@@ -131,11 +144,11 @@ def _resolved(parts: Sequence[exp.Identifier], catalog: Catalog, ctx: Context) -
     return resolution.lake_table
 
 
-def _names(query: exp.Query, ctx: Context) -> list[list[exp.Identifier]]:
-    """The table names ``query`` reads, as written: not its CTEs, Oracle's DUAL or a table
-    function."""
+def _names(query: exp.Query, ctx: Context) -> list[tuple[list[exp.Identifier], tuple[int, int]]]:
+    """The table names ``query`` reads, as written, and where: not its CTEs, Oracle's DUAL
+    or a table function."""
     ctes = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
-    found: list[list[exp.Identifier]] = []
+    found: list[tuple[list[exp.Identifier], tuple[int, int]]] = []
     for table in query.find_all(exp.Table):
         if not isinstance(table.this, exp.Identifier):
             continue  # IDENTIFIER(...), a table function, UNNEST: no catalog name
@@ -148,7 +161,7 @@ def _names(query: exp.Query, ctx: Context) -> list[list[exp.Identifier]]:
             and table.name.upper() == "DUAL"
         ):
             continue
-        found.append(parts)
+        found.append((parts, ctx.locate(table)))
     return found
 
 
@@ -158,21 +171,23 @@ def resolve_reads(
     dialect: str,
     assumptions: Assumptions | None = None,
     file: str = "<stdin>",
-) -> tuple[str, ...]:
-    """The lake tables ``table`` (of a ``dialect`` file) reads, its names resolved in
-    ``catalog`` (which holds the project's tables: ``project_catalog``); a name that does
-    not resolve is no dependency, and translating the file refuses it, located."""
+) -> TableDependencies:
+    """``table`` (of a ``dialect`` file) with its names resolved in ``catalog`` (which holds
+    the project's tables: ``project_catalog``): ``reads``, and ``unresolved``, each name
+    that is no dependency, as the located refusal its translation gives."""
     found = set(table.own)
+    unresolved: dict[Diagnostic, None] = {}
     for name in table.names:
         try:
-            found.add(
-                catalog.resolve_name(
-                    _identifiers(name), dialect, file, 1, 1, assumptions
-                ).lake_table
+            resolution = catalog.resolve_name(
+                _identifiers(name.parts), dialect, file, name.line, name.col, assumptions
             )
-        except TranslationError:
+        except TranslationError as error:
+            unresolved.update(dict.fromkeys(error.diagnostics))
             continue
-    return tuple(sorted(found))
+        found.add(resolution.lake_table)
+    located = sorted(unresolved, key=lambda d: (d.line, d.col))
+    return replace(table, reads=tuple(sorted(found)), unresolved=tuple(located))
 
 
 def project_catalog(files: Iterable[DefinedTables], zone: str = TABLE_ZONE) -> Catalog:
@@ -216,7 +231,7 @@ def names_for(
         fold(exp.Identifier(this=text, quoted=quoted), dialect)
         for table in tables
         for name in table.names
-        for text, quoted in name[-1:]
+        for text, quoted in name.parts[-1:]
     }
     kept = {
         lake: table

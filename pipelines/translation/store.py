@@ -33,6 +33,7 @@ from sql.catalog import Catalog, CatalogError, merge_catalogs, undeclared_names
 from sql.dependencies import (
     TABLE_ZONE,
     DefinedTables,
+    NameRead,
     TableDependencies,
     find_cycle,
     names_for,
@@ -507,8 +508,9 @@ def translate_to_store(
 
 # --- what each legacy file defines and reads, for the code location ---------------------
 
-# 2: each table's names as written, resolved at every load among the project's tables.
-DEPENDENCY_CACHE_FORMAT = 2
+# 3: each table's names as written and where, resolved at every load among the project's
+# tables (``_linked``).
+DEPENDENCY_CACHE_FORMAT = 3
 # A pool worker's start (~0.6 s: a fresh interpreter importing sqlglot) costs about what
 # parsing this many legacy files does (~2 ms each, a 2-vCPU VM): parsing goes to the pool
 # from ~600 files on 2 cores, ~320 on 16.
@@ -559,6 +561,19 @@ def source_dependencies(
         )
     except TranslationError:
         return SourceDependencies(source, ())
+    if rendered is not None:
+        # Where each name is written in the template itself, as its diagnostics say.
+        tables = tuple(
+            replace(
+                t,
+                names=tuple(
+                    replace(n, line=at[0], col=at[1])
+                    for n in t.names
+                    for at in [rendered.locate(n.line, n.col)]
+                ),
+            )
+            for t in tables
+        )
     return SourceDependencies(source, _named_after_file(tables, source))
 
 
@@ -699,7 +714,9 @@ def _entry(dependencies: SourceDependencies, source_sha: str, context: str) -> d
             {
                 "name": t.name,
                 "own": list(t.own),
-                "names": [[list(part) for part in name] for name in t.names],
+                "names": [
+                    [[list(part) for part in name.parts], name.line, name.col] for name in t.names
+                ],
                 "written": [list(part) for part in t.written],
             }
             for t in dependencies.tables
@@ -724,7 +741,10 @@ def _from_entry(
                 t["name"],
                 (),  # resolved among the project's tables (``_linked``)
                 own=tuple(t["own"]),
-                names=tuple(tuple((str(p), bool(q)) for p, q in name) for name in t["names"]),
+                names=tuple(
+                    NameRead(tuple((str(p), bool(q)) for p, q in parts), int(line), int(col))
+                    for parts, line, col in t["names"]
+                ),
                 written=tuple((str(p), bool(q)) for p, q in t["written"]),
             )
             for t in entry["tables"]
@@ -814,12 +834,7 @@ def _linked(
         if own & set(names_for(catalog, file.tables, file.source.dialect).project):
             resolving = without_tables(catalog, own)  # rare: a copy of the names
         tables = tuple(
-            replace(
-                table,
-                reads=resolve_reads(
-                    table, resolving, file.source.dialect, assumptions, str(file.source.path)
-                ),
-            )
+            resolve_reads(table, resolving, file.source.dialect, assumptions, str(file.source.path))
             for table in file.tables
         )
         linked.append(replace(file, tables=tables))

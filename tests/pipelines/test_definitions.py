@@ -163,7 +163,7 @@ def test_the_dependency_cache_is_reused_and_invalidated_by_a_change(
     assert entries["tsql/totals_script.sql"]["tables"][1] == {
         "name": "named_totals",
         "own": ["warehouse.customer_totals"],
-        "names": [[["dbo", False], ["Customer", False]]],
+        "names": [[[["dbo", False], ["Customer", False]], 4, 29]],
         "written": [["mart", False], ["named_totals", False]],
     }
     assert first[1].tables[1].reads == ("raw.customer", "warehouse.customer_totals")

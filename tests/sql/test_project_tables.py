@@ -21,6 +21,7 @@ from sql.catalog import (
 )
 from sql.dependencies import (
     DefinedTables,
+    NameRead,
     TableDependencies,
     find_cycle,
     names_for,
@@ -181,11 +182,15 @@ def test_two_files_that_build_one_table_or_create_one_name_are_an_error():
 
 def test_a_file_is_translated_among_the_project_tables_its_names_can_mean():
     reader = TableDependencies(
-        "report", (), names=((("DW", False), ("ORDER_SUMMARY", False)), (("X", False),))
+        "report",
+        (),
+        names=(NameRead((("DW", False), ("ORDER_SUMMARY", False))), NameRead((("X", False),))),
     )
     kept = names_for(PROJECT, [reader], "snowflake")
     assert set(kept.project) == {"warehouse.order_summary"}
-    writer = TableDependencies("r2", (), names=((("DW", False), ("STORE_TOTALS", False)),))
+    writer = TableDependencies(
+        "r2", (), names=(NameRead((("DW", False), ("STORE_TOTALS", False))),)
+    )
     kept = names_for(PROJECT, [writer], "snowflake")
     assert set(kept.project) == {"warehouse.store_totals"}
     assert kept.legacy == {"snowflake": {("DW", "STORE_TOTALS"): "warehouse.store_totals"}}
@@ -194,15 +199,28 @@ def test_a_file_is_translated_among_the_project_tables_its_names_can_mean():
 def test_reads_resolve_again_among_the_project_tables():
     script = (
         "CREATE TABLE DW.STAGE AS SELECT id FROM DW.ORDER_SUMMARY;\n"
-        "SELECT s.id FROM DW.STAGE s JOIN SHOP.PUBLIC.STORES t ON s.id = t.id"
+        "SELECT s.id FROM DW.STAGE s JOIN SHOP.PUBLIC.STORES t ON s.id = t.id\n"
+        "  JOIN ORDERS o ON o.id = s.id"
     )
     first, last = script_dependencies(script, "snowflake", catalog=CATALOG, name="report")
     # Parsed with the catalog alone: the project's table is not known yet.
     assert first.reads == () and first.written == (("DW", False), ("STAGE", False))
     assert last.own == ("warehouse.stage",)
-    assert last.names == ((("SHOP", False), ("PUBLIC", False), ("STORES", False)),)
-    assert resolve_reads(first, RESOLVING, "snowflake") == ("warehouse.order_summary",)
-    assert resolve_reads(last, RESOLVING, "snowflake") == ("raw.stores", "warehouse.stage")
+    assert last.names == (
+        NameRead((("SHOP", False), ("PUBLIC", False), ("STORES", False)), 2, 34),
+        NameRead((("ORDERS", False),), 3, 8),
+    )
+    linked = resolve_reads(first, RESOLVING, "snowflake", file="report.sql")
+    assert (linked.reads, linked.unresolved) == (("warehouse.order_summary",), ())
+    linked = resolve_reads(last, RESOLVING, "snowflake", file="report.sql")
+    assert linked.reads == ("raw.stores", "warehouse.stage")
+    # What no table (or more than one) answers to among the catalog's and the project's,
+    # located as its translation refuses it: the raw and the project's ORDERS.
+    [ambiguous] = linked.unresolved
+    assert (ambiguous.rule, ambiguous.line, ambiguous.col) == ("NAME-AMBIGUOUS", 3, 8)
+    with pytest.raises(TranslationError) as raised:
+        translate_script(script, "snowflake", file="report.sql", catalog=RESOLVING)
+    assert ambiguous in raised.value.diagnostics  # where and what its translation refuses
 
 
 def _file(path: str, *tables: tuple[str, tuple[str, ...], tuple[str, ...]]) -> DefinedTables:

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from pipelines.project import Project, ProjectError
-from pipelines.translation import store
 from pipelines.translation.store import (
     CycleError,
     LegacySql,
@@ -94,7 +93,7 @@ def test_the_graph_reads_each_file_after_the_file_it_reads(chain, catalog, tmp_p
     # Loaded again from the cache (nothing parsed), the chain resolves the same.
     entries = json.loads(cache.read_text())["files"]
     assert entries["snowflake/store_rank.sql"]["tables"][0]["names"] == [
-        [["DW", False], ["STORE_SUMMARY", False]]
+        [[["DW", False], ["STORE_SUMMARY", False]], 2, 6]
     ]
     assert legacy_dependencies(chain, catalog, cache=cache) == found
     legacy = LegacySql(tuple(found))
@@ -252,7 +251,6 @@ def test_unrelated_files_keep_their_translation_when_a_file_is_added(chain, cata
         expected=["daily_revenue"],
     )
     assert again.reused and again.assumptions == first.assumptions
-    assert store.DEPENDENCY_CACHE_FORMAT == 2
 
 
 def test_a_hand_written_warehouse_entry_does_not_break_the_lint(catalog):
@@ -304,3 +302,20 @@ def test_a_legacy_declared_type_reaches_the_reader_of_a_column_passed_on(tmp_pat
     )
     assert "a number of days" not in direct or "DATE-NUMBER-ARITHMETIC" in direct
     assert chained == direct
+
+
+def test_a_name_nothing_answers_to_is_located_where_the_file_writes_it(tmp_path, catalog, chain):
+    """Kept for the load to report: each name no table of the catalog or of the project
+    answers to, located as the translation refuses it (in a template, in the template)."""
+    (chain / "snowflake" / "templated.sql").write_text(
+        "{% set since = '2024-01-01' %}\n"
+        "SELECT store FROM DAILY_REVENUE\n"
+        "WHERE order_date >= '{{ since }}' AND store IN (SELECT store FROM NOWHERE)\n"
+    )
+    found = {t.name: t for f in legacy_dependencies(chain, catalog) for t in f.tables}
+    templated = found["templated"]
+    assert templated.reads == ("warehouse.daily_revenue",)
+    [unknown] = templated.unresolved
+    assert (unknown.rule, unknown.line, unknown.col) == ("NAME-UNKNOWN", 3, 67)
+    assert unknown.file == str(chain / "snowflake" / "templated.sql")
+    assert all(not t.unresolved for name, t in found.items() if name != "templated")
