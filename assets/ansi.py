@@ -26,6 +26,7 @@ from pipelines.warehouse.lineage_view import (
     lineage_rows,
     markdown_text,
 )
+from sql.catalog import CatalogError
 from sql.diagnostics import TranslationError
 from sql.paths import REPOSITORY_ROOT
 from sql.rules import load_all
@@ -108,16 +109,22 @@ def _template_metadata(stored: StoredTranslation) -> dict[str, object]:
 
 
 def ansi_asset(
-    legacy: SourceDependencies, variables: Mapping[str, TemplateValue] | None = None
+    legacy: SourceDependencies,
+    variables: Mapping[str, TemplateValue] | None = None,
+    project: LegacySql | None = None,
 ) -> dg.AssetsDefinition:
     """One asset per table the legacy file defines (a multi-asset when a script defines
     several), all from one translation of the file (a Jinja template rendered with the
-    project's ``variables`` first)."""
+    project's ``variables`` first). In a ``project`` whose other files' tables it reads,
+    it depends on those tables and is translated against their translations' columns."""
     source = legacy.source
+    upstream = sorted(project.upstream(legacy)) if project is not None else []
     specs = [
         dg.AssetSpec(
             key=[ANSI_ZONE, name],
-            deps=[legacy_key(source)],
+            # The legacy file it translates, and the tables of other legacy files it reads:
+            # their columns type its translation.
+            deps=[legacy_key(source), *(dg.AssetKey(lake.split(".", 1)) for lake in upstream)],
             group_name=ANSI_ZONE,
             kinds={"sql", source.dialect},
             description=(
@@ -145,13 +152,18 @@ def ansi_asset(
     )
     def _ansi(context: dg.AssetExecutionContext, ansi_store: AnsiStoreResource, lake: LakeResource):
         try:
+            catalog = ansi_store.catalog()
+            if project is not None:
+                catalog = project.catalog_for(legacy.names[0], catalog, ansi_store.path())
             stored = translate_to_store(
                 source,
                 ansi_store.path(),
-                ansi_store.catalog(),
+                catalog,
                 expected=legacy.names,
                 variables=variables,
             )
+        except CatalogError as exc:
+            raise dg.Failure(description=str(exc)) from exc
         except TranslationError as exc:
             # Fails this file's assets only; the last good translations stay where they were.
             raise dg.Failure(
@@ -178,4 +190,4 @@ def ansi_asset(
 def build_ansi_assets(legacy: LegacySql) -> list[dg.AssetsDefinition]:
     """The assets of every legacy file (``<legacy root>/<dialect>/<name>.sql``), each
     translated with the variables its template was parsed with."""
-    return [ansi_asset(file, legacy.variables) for file in legacy.files]
+    return [ansi_asset(file, legacy.variables, legacy) for file in legacy.files]

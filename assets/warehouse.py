@@ -32,6 +32,7 @@ from pipelines.warehouse.build import (
 from pipelines.warehouse.engines.base import OTHER_ENGINE, EngineError
 from pipelines.warehouse.lineage_view import markdown_text
 from pipelines.warehouse.snapshot import Snapshot
+from sql.catalog import CatalogError
 from sql.paths import repository_relative
 
 
@@ -314,10 +315,15 @@ def _materialization_metadata(
 
 
 def warehouse_asset(
-    table: WarehouseTable, engine_name: str, contract: Contract | None = None
+    table: WarehouseTable,
+    engine_name: str,
+    contract: Contract | None = None,
+    project: LegacySql | None = None,
 ) -> dg.AssetsDefinition:
     """``warehouse/<name>``: :func:`~pipelines.warehouse.build.build_with_checks`, its
-    verdicts as check results and its build as metadata."""
+    verdicts as check results and its build as metadata. A table translated from a file of
+    ``project`` checks the inputs it reads against the catalog it was translated with (the
+    columns of another file's table as that file's translation gives them)."""
     key = warehouse_key(table.name)
     deps = [dg.AssetKey(read.split(".")) for read in table.reads]
     if table.legacy is not None:
@@ -347,12 +353,15 @@ def warehouse_asset(
 
         home = lake.home or None
         try:
+            catalog = ansi_store.catalog()
+            if project is not None and table.legacy is not None:
+                catalog = project.catalog_for(table.name, catalog, ansi_store.path())
             checked = build_with_checks(
                 lake.lake(),
                 warehouse_engine.build_engine(),
                 table,
                 ansi_root=ansi_store.path(),
-                catalog=ansi_store.catalog(),
+                catalog=catalog,
                 published=contracts.published(),
                 masker=contracts.masker(),
                 thresholds=Thresholds(
@@ -367,7 +376,7 @@ def warehouse_asset(
             raise dg.Failure(
                 description=str(exc), metadata=live_metadata(lake.lake(), table.name)
             ) from exc
-        except (EngineError, StoreError) as exc:
+        except (EngineError, StoreError, CatalogError) as exc:
             # The message names the file; an engine's quotes the offending SQL line.
             raise dg.Failure(
                 description=str(exc), metadata=live_metadata(lake.lake(), table.name)
@@ -491,6 +500,9 @@ def build_warehouse_definitions(
 
         raise BrokenContracts(problems)
     return dg.Definitions(
-        assets=[warehouse_asset(table, engine_name, contracts.get(table.name)) for table in tables],
+        assets=[
+            warehouse_asset(table, engine_name, contracts.get(table.name), legacy)
+            for table in tables
+        ],
         asset_checks=[portability_checks(tables, engine_name)] if tables else [],
     )

@@ -91,7 +91,9 @@ def build_definitions(
         else [source_asset(s, project.declared_in) for s in project.sources]
     )
     try:
-        catalog = load_catalog_files(settings.catalog)
+        # A legacy name may map to a table the project's legacy SQL builds (checked by
+        # legacy_sql).
+        catalog = load_catalog_files(settings.catalog, project_tables=True)
     except ProjectProblems as exc:
         raise ProjectProblems([*problems, *exc.problems]) from None
     # A raw table of a refused source is read but not produced: that source's problem says it.

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pipelines.translation.store import LegacySql
+from pipelines.translation.store import CycleError, LegacySql
 from pipelines.warehouse.snapshot import Snapshot
-from sql.catalog import Catalog
+from sql.catalog import Catalog, CatalogError
 from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT, REFERENCE_ROOT
 from sql.templating import TemplateValue
 
@@ -179,8 +179,17 @@ class Project:
     def legacy_sql(self, catalog: Catalog, *, cache: Path | None = None) -> LegacySql:
         """The project's legacy files, parsed with ``catalog`` and its ``template_vars``:
         the one form the ``ansi/`` and ``warehouse/`` assets are drawn from (``cache``: see
-        ``pipelines.translation.store.legacy_dependencies``)."""
-        return LegacySql.parse(self.legacy_root, catalog, cache=cache, variables=self.template_vars)
+        ``pipelines.translation.store.legacy_dependencies``). A cycle among the files' tables
+        is a ``ProjectError`` of ``legacy``; a catalog's legacy name that names nothing, or
+        that a script creates for another table, one of ``catalogs``."""
+        try:
+            return LegacySql.parse(
+                self.legacy_root, catalog, cache=cache, variables=self.template_vars
+            )
+        except CycleError as exc:
+            raise ProjectError("legacy", str(exc)) from None
+        except CatalogError as exc:
+            raise ProjectProblems([catalog_problem(str(exc), self.catalogs)]) from None
 
     def snapshot(self, table: str) -> Snapshot | None:
         """The legacy output ``table`` is reconciled against: declared in ``reconciliation``,
@@ -238,3 +247,18 @@ def demo_project(settings: Settings) -> Project:
         tpch=True,
         models=MODELS,
     )
+
+
+def catalog_problem(text: str, paths: Sequence[Path]) -> Problem:
+    """A catalog error's text (``PATH: message`` or ``PATH:LINE:COL: message``) as a
+    problem of that file, the text kept as it is."""
+    for path in paths:
+        rest = text.removeprefix(str(path))
+        if rest == text:
+            continue
+        if rest.startswith(": "):
+            return Problem("", rest[2:], str(path))
+        where, colon, message = rest[1:].partition(": ")
+        if rest.startswith(":") and colon:
+            return Problem(where, message, str(path))
+    return Problem("", text, "")

@@ -15,42 +15,28 @@ from pathlib import Path
 
 import dagster as dg
 
-from pipelines.project import Problem, Project, ProjectProblems
+from pipelines.project import Problem, Project, ProjectProblems, catalog_problem
 from pipelines.translation.store import LegacySql
 from sql.catalog import Catalog, CatalogError, load_catalog, merge_catalogs
 from sql.diagnostics import Diagnostic
 
 
-def load_catalog_files(paths: Sequence[Path]) -> Catalog:
+def load_catalog_files(paths: Sequence[Path], *, project_tables: bool = False) -> Catalog:
     """The merged catalog of ``paths``; raises ``ProjectProblems`` with one problem per file
-    that does not load (or two that contradict each other)."""
+    that does not load (or two that contradict each other). ``project_tables``: a legacy
+    name may map to a table the project builds (``sql.catalog.load_catalog``)."""
     catalogs, problems = [], []
     for path in paths:
         try:
-            catalogs.append(load_catalog(Path(path)))
+            catalogs.append(load_catalog(Path(path), project_tables=project_tables))
         except CatalogError as exc:
-            problems.append(_located(str(exc), paths))
+            problems.append(catalog_problem(str(exc), paths))
     if not problems:
         try:
             return merge_catalogs(catalogs)
         except CatalogError as exc:
-            problems.append(_located(str(exc), paths))
+            problems.append(catalog_problem(str(exc), paths))
     raise ProjectProblems(problems)
-
-
-def _located(text: str, paths: Sequence[Path]) -> Problem:
-    """A catalog error's text (``PATH: message`` or ``PATH:LINE:COL: message``) as a
-    problem of that file, the text kept as it is."""
-    for path in paths:
-        rest = text.removeprefix(str(path))
-        if rest == text:
-            continue
-        if rest.startswith(": "):
-            return Problem("", rest[2:], str(path))
-        where, colon, message = rest[1:].partition(": ")
-        if rest.startswith(":") and colon:
-            return Problem(where, message, str(path))
-    return Problem("", text, "")
 
 
 def diagnostic_problem(diagnostic: Diagnostic) -> Problem:

@@ -70,7 +70,9 @@ class AnsiStoreResource(dg.ConfigurableResource):
         return Path(self.root)
 
     def catalog(self) -> Catalog:
-        return load_catalogs([Path(f) for f in self.catalog_files])
+        # A legacy name may name a table the project's legacy SQL builds (checked when the
+        # code location loads: pipelines.translation.store.with_project_tables).
+        return load_catalogs([Path(f) for f in self.catalog_files], project_tables=True)
 
 
 class EngineResource(dg.ConfigurableResource):

@@ -11,6 +11,10 @@ dataset and table names are case-sensitive. A name written with fewer parts than
 dialect's full name (``ORDERS`` for ``DB.SCHEMA.ORDERS``) is completed with the session's
 default namespace, a stated assumption (``sql/assumptions.py``); where that default is
 unknown, the name resolves only if exactly one catalog table matches it.
+
+A project's own tables (``ProjectTable``: each table one of its legacy files builds) are
+known by name too, without a catalog entry, so that one migrated query can read another's
+output; ``Catalog.resolve_name`` says how they and the catalog's tables share names.
 """
 
 from __future__ import annotations
@@ -96,6 +100,25 @@ class PrefixMatch:
 
 
 @dataclass(frozen=True)
+class ProjectTable:
+    """A table the project's own legacy SQL builds (``warehouse.<name>``), readable by every
+    other file of the project without a catalog entry.
+
+    Where the legacy warehouse kept it is not known for a query's output (a file's stem
+    names it): it is known by its name alone, however a reader qualifies it. A table a
+    script's CREATE TABLE named (``DW.ORDER_SUMMARY``) is known, in that script's
+    ``dialect``, by that name as written (a legacy name of ``Catalog.legacy``, completed with
+    the default namespace like any other); in another dialect's files, by its name alone:
+    another warehouse's schemas mean nothing there."""
+
+    name: str  # its table name as written (the last part), or the file's stem
+    file: str  # the legacy file that builds it, for messages
+    # Set when ``Catalog.legacy`` holds the name a script wrote for it in this dialect.
+    dialect: str | None = None
+    quoted: bool = False  # the name was written quoted (it keeps its case where quoting does)
+
+
+@dataclass(frozen=True)
 class Catalog:
     # lake table "zone.table" -> {column: ANSI type}, columns in the table's order; an opaque
     # column holds its declared type (see ``opaque``).
@@ -124,11 +147,18 @@ class Catalog:
     # with ``tables``' type and reads the lake's through a CAST (``plumbline catalog import
     # --from-sources`` checks on the data that the CAST loses no value).
     physical: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # lake table -> how the project's own legacy SQL that builds it names it (``ProjectTable``;
+    # its columns, once translated, are in ``tables``); empty for a catalog read from files.
+    project: Mapping[str, ProjectTable] = field(default_factory=dict)
     # dialect -> (how many legacy names are indexed, {last name part: legacy names}): the
     # only names a name that needs completing can match. Kept up to date as names are
     # added (a script's own tables are, one by one); scanning every name per lookup made a
     # long script's translation quadratic.
     _by_last_part: dict[str, tuple[int, dict[str, list[tuple[str, ...]]]]] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
+    # dialect -> {folded table name: the project's tables known by it there}, built once.
+    _project_index: dict[str, dict[str, list[str]]] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
 
@@ -154,7 +184,13 @@ class Catalog:
         assumptions: Assumptions | None = None,
     ) -> Resolution:
         """Resolve a legacy name as ``dialect`` does: as written, else completed with the
-        default namespace. NAME-UNKNOWN or NAME-AMBIGUOUS (a located error) otherwise."""
+        default namespace. NAME-UNKNOWN or NAME-AMBIGUOUS (a located error) otherwise.
+
+        The project's own tables (``project``) are tables such a name can mean too, by their
+        name alone: a name the catalog holds as written is the catalog's table, and so is one
+        that is complete (written in full, or completed with stated defaults only) and names
+        exactly one catalog table; otherwise each catalog table it matches and each project
+        table of its name is a candidate, and more than one is ambiguous."""
         names = self.legacy.get(dialect, {})
         key = legacy_key(name_parts, dialect)
         found = names.get(key)
@@ -172,6 +208,28 @@ class Catalog:
         used = [f"{n}={v}" for n, v in filled if v]
         unknown = [n for n, v in filled if v is None]
         shown = _shown(name_parts)
+        own = set(self._project_named(dialect, key[-1])) - matches
+        if own and not (len(matches) == 1 and not unknown):
+            if not matches and len(own) == 1:
+                lake = own.pop()
+                return Resolution(
+                    lake,
+                    f"{shown} resolved to {lake}, the table {self.project[lake].file} builds "
+                    "(a table of the project is known by its name alone, however qualified)",
+                )
+            searched = ", ".join(self.sources) or "the catalog"
+            named = [f"{t} (catalog: {searched})" for t in sorted(matches)] + [
+                f"{t} (built by {self.project[t].file})" for t in sorted(own)
+            ]
+            message = (
+                f"table {shown!r} is ambiguous for dialect {dialect}: it can name "
+                f"{' and '.join(named)}; a table of the project is known by its name alone, so "
+                "write the catalog's name in full to read the catalog's table, or map this "
+                "name to the one it means in a catalog"
+            )
+            raise TranslationError(
+                [Diagnostic("error", "NAME-AMBIGUOUS", message, file, line, col)]
+            )
         if len(matches) == 1:
             lake = matches.pop()
             notes = []
@@ -181,6 +239,11 @@ class Catalog:
                 notes.append(
                     f"the only catalog table it can name with {', '.join(unknown)} unknown "
                     f"(set --assume {unknown[-1]}=NAME to pin it)"
+                )
+            if own:
+                notes.append(
+                    f"not {', '.join(sorted(own))}, the project's table of that name, which the "
+                    "catalog does not name so"
                 )
             settings = tuple((n, v) for n, v in namespace[: len(filled)] if v)
             return Resolution(lake, f"{shown} resolved to {lake}, " + "; ".join(notes), settings)
@@ -272,6 +335,18 @@ class Catalog:
             self._by_last_part[dialect] = (len(names), index)
         return index.get(last, [])
 
+    def _project_named(self, dialect: str, name: str) -> list[str]:
+        """The project's tables known in ``dialect`` by the table name ``name`` (folded)."""
+        if dialect not in self._project_index:
+            index: dict[str, list[str]] = {}
+            for lake, table in self.project.items():
+                if table.dialect == dialect:
+                    continue  # known there by the name its script wrote (``legacy``)
+                written = exp.Identifier(this=table.name, quoted=table.quoted)
+                index.setdefault(fold(written, dialect), []).append(lake)
+            self._project_index[dialect] = index
+        return self._project_index[dialect].get(name, [])
+
     def digest(self) -> str:
         """sha256 of what the catalog says (not of where it came from): part of a stored
         translation's cache key, since names and types change what a translation is."""
@@ -296,6 +371,10 @@ class Catalog:
             }
         if self.physical:
             content["physical"] = {t: sorted(c.items()) for t, c in sorted(self.physical.items())}
+        if self.project:
+            content["project"] = {
+                t: [p.name, p.quoted, p.dialect, p.file] for t, p in sorted(self.project.items())
+            }
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
     def schema(
@@ -503,7 +582,10 @@ def _columns(path: Path, table: str, spec: object) -> _Columns:
     return parsed
 
 
-def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
+def load_catalog(path: Path = DEFAULT_CATALOG_PATH, *, project_tables: bool = False) -> Catalog:
+    """The catalog file ``path``. With ``project_tables``, a legacy name may map to a lake
+    table the file does not declare: one the project's own legacy SQL builds, whose columns
+    come from its translation (the caller checks that one does: ``undeclared_names``)."""
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -549,7 +631,7 @@ def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
             raise CatalogError(f"{path}: legacy.{dialect}: expected a mapping of name: table")
         folded: dict[tuple[str, ...], str] = {}
         for legacy_name, lake_table in names.items():
-            if lake_table not in tables:
+            if lake_table not in tables and not (project_tables and _is_lake_name(lake_table)):
                 raise CatalogError(
                     f"{path}: {dialect} name {legacy_name!r} maps to unknown {lake_table!r}"
                 )
@@ -573,6 +655,22 @@ def load_catalog(path: Path = DEFAULT_CATALOG_PATH) -> Catalog:
     )
 
 
+def _is_lake_name(name: object) -> bool:
+    return isinstance(name, str) and len(name.split(".")) == 2 and all(name.split("."))
+
+
+def undeclared_names(catalog: Catalog) -> list[tuple[str, str, str]]:
+    """(dialect, legacy name, lake table) of each legacy name that maps to a table the
+    catalog neither declares nor knows as one of the project's (``load_catalog``'s
+    ``project_tables``)."""
+    return [
+        (dialect, ".".join(key), lake)
+        for dialect, names in sorted(catalog.legacy.items())
+        for key, lake in names.items()
+        if lake not in catalog.tables and lake not in catalog.project
+    ]
+
+
 def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
     """One catalog from several; a table or legacy name defined differently is an error
     naming both files."""
@@ -583,6 +681,7 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
     declared: dict[str, Mapping[str, tuple[str, str]]] = {}
     physical: dict[str, Mapping[str, str]] = {}
     legacy: dict[str, dict[tuple[str, ...], str]] = {}
+    project: dict[str, ProjectTable] = {}
     table_origin: dict[str, str] = {}
     name_origin: dict[tuple[str, tuple[str, ...]], str] = {}
     sources: list[str] = []
@@ -625,6 +724,12 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
                     )
                 merged[key] = lake
                 name_origin.setdefault((dialect, key), origin)
+        for lake, table in catalog.project.items():
+            if project.get(lake, table) != table:
+                raise CatalogError(
+                    f"{table.file}: builds {lake}, which {project[lake].file} builds too"
+                )
+            project[lake] = table
     return Catalog(
         tables=tables,
         legacy=legacy,
@@ -634,11 +739,13 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
         casespecific=casespecific,
         declared=declared,
         physical=physical,
+        project=project,
     )
 
 
-def load_catalogs(paths: Sequence[Path]) -> Catalog:
-    """The merged catalog of ``paths`` (at least one file)."""
+def load_catalogs(paths: Sequence[Path], *, project_tables: bool = False) -> Catalog:
+    """The merged catalog of ``paths`` (at least one file; ``project_tables``: see
+    ``load_catalog``)."""
     if not paths:
         raise CatalogError("no catalog file given")
-    return merge_catalogs(load_catalog(Path(p)) for p in paths)
+    return merge_catalogs(load_catalog(Path(p), project_tables=project_tables) for p in paths)

@@ -627,6 +627,7 @@ def translate_rendered(
     assumptions: Assumptions | None = None,
     strict: bool = False,
     parameters: Mapping[str, QueryParameter] | None = None,
+    typed: bool = False,
 ) -> ScriptTranslation:
     """Translate the rendered SQL of a template; every diagnostic and statement position is
     the template's. Raises ``TranslationError`` located in the template."""
@@ -640,6 +641,7 @@ def translate_rendered(
             assumptions=assumptions,
             strict=strict,
             parameters=parameters,
+            typed=typed,
         )
     except TranslationError as error:
         located = dict.fromkeys(rendered.relocate(d) for d in error.diagnostics)
@@ -663,6 +665,7 @@ def translate_source_text(
     variables: Mapping[str, TemplateValue] | None = None,
     strict: bool = False,
     parameters: Mapping[str, QueryParameter] | None = None,
+    typed: bool = False,
 ) -> tuple[ScriptTranslation, RenderedTemplate | None]:
     """A legacy file's text translated: rendered first when it is a template (``is_template``),
     with what it rendered to (None for plain SQL). ``parameters``: BigQuery query parameters'
@@ -677,6 +680,7 @@ def translate_source_text(
             assumptions=assumptions,
             strict=strict,
             parameters=parameters,
+            typed=typed,
         )
         return script, None
     rendered = render_template(
@@ -695,4 +699,5 @@ def translate_source_text(
         assumptions=assumptions,
         strict=strict,
         parameters=parameters,
+        typed=typed,
     ), rendered

@@ -34,6 +34,7 @@ from sql.assumptions import Assumptions, load_assumptions
 from sql.catalog import (
     OPAQUE_PREFIX,
     Catalog,
+    declared_type,
     is_opaque,
     legacy_key,
     load_catalog,
@@ -971,9 +972,13 @@ def translate_script(
     zone: str = "warehouse",
     strict: bool = False,
     parameters: Mapping[str, QueryParameter] | None = None,
+    typed: bool = False,
 ) -> ScriptTranslation:
     """Translate every table the script ``sql`` (in ``dialect``) defines; raises
     ``TranslationError`` listing every refusal in the script.
+
+    ``typed``: every table's ``column_types`` (``output_schema``), the last one's too, which
+    only another file can read (a chain of migrated queries).
 
     ``parameters``: typed values of BigQuery query parameters (``@submission_date``), as
     ``bq query --parameter`` gives them (sql/parameters.py).
@@ -996,7 +1001,7 @@ def translate_script(
     # translation makes is collected as usual. https://docs.python.org/3/library/gc.html#gc.freeze
     gc.freeze()
     try:
-        return _translate_definitions(script, sql, dialect, file, catalog, zone, strict)
+        return _translate_definitions(script, sql, dialect, file, catalog, zone, strict, typed)
     finally:
         gc.unfreeze()
 
@@ -1009,6 +1014,7 @@ def _translate_definitions(
     catalog: Catalog | None,
     zone: str,
     strict: bool = False,
+    typed: bool = False,
 ) -> ScriptTranslation:
     ctx = script.ctx
     # Each definition's rewritten, typed tree (the bulk of what a statement takes) is let go
@@ -1046,7 +1052,13 @@ def _translate_definitions(
         )
         try:
             translation = _translate_definition(
-                definition, table_name, catalog, table_ctx, zone, with_types=not last, strict=strict
+                definition,
+                table_name,
+                catalog,
+                table_ctx,
+                zone,
+                with_types=typed or not last,
+                strict=strict,
             )
         except TranslationError as error:
             errors.update(dict.fromkeys(error.diagnostics))
@@ -1176,6 +1188,49 @@ def _defines(definition: Definition) -> str:
 
 
 @dataclass(frozen=True)
+class OutputSchema:
+    """A translated table's columns as a catalog holds them (``Catalog``'s ``tables``,
+    ``opaque`` and ``casespecific`` of one table): what a reader of the table is typed by."""
+
+    columns: dict[str, str]  # column -> ANSI type, in order (an opaque column's: below)
+    opaque: dict[str, str] = field(default_factory=dict)  # column -> type with no ANSI form
+    casespecific: dict[str, bool] = field(default_factory=dict)  # Teradata's case attribute
+    # column -> (dialect, declared type) of a column that carries a legacy declared type
+    # through (an Oracle DATE column selected as it is stays an Oracle DATE to a reader).
+    declared: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+def output_schema(translation: Translation) -> OutputSchema:
+    """The columns of ``translation`` (translated with their types: ``typed``) with the
+    types its final SQL gives them."""
+    if len(translation.column_types) != len(translation.columns):
+        raise ValueError(f"{translation.name}: translated without its column types")
+    columns: dict[str, str] = {}
+    opaque: dict[str, str] = {}
+    case: dict[str, bool] = {}
+    legacy: dict[str, tuple[str, str]] = {}
+    for column, kind in zip(translation.columns, translation.column_types, strict=True):
+        if "casespecific" in kind.meta:  # a Teradata column's declared case attribute
+            case[column] = kind.meta["casespecific"]
+        if (found := declared_type(kind)) is not None:
+            legacy[column] = found
+        if is_opaque(kind):
+            columns[column] = opaque[column] = kind.sql().removeprefix(OPAQUE_PREFIX).upper()
+            continue
+        try:
+            if kind.this == exp.DType.UNKNOWN:
+                raise UnsupportedError("unknown type")
+            columns[column] = ansi.generate(kind)
+        except UnsupportedError:
+            # A type annotation could not name exactly: later readers may pass the column
+            # on, but an expression that depends on its type is refused (OPAQUE-TYPE).
+            columns[column] = opaque[column] = (
+                kind.sql() if kind.this != exp.DType.UNKNOWN else "UNKNOWN"
+            )
+    return OutputSchema(columns, opaque, case, legacy)
+
+
+@dataclass(frozen=True)
 class _ScriptCatalog:
     """A catalog that learns each table a script defines, under the name the script wrote,
     so that later statements of the same script can read it.
@@ -1188,6 +1243,7 @@ class _ScriptCatalog:
     legacy: dict[str, dict[tuple[str, ...], str]]
     opaque: dict[str, Mapping[str, str]]
     casespecific: dict[str, Mapping[str, bool]]
+    declared: dict[str, Mapping[str, tuple[str, str]]]
 
     @classmethod
     def of(cls, catalog: Catalog) -> _ScriptCatalog:
@@ -1195,37 +1251,27 @@ class _ScriptCatalog:
         legacy = {d: dict(names) for d, names in catalog.legacy.items()}
         opaque = dict(catalog.opaque)
         casespecific = dict(catalog.casespecific)
+        declared = dict(catalog.declared)
         own = replace(
-            catalog, tables=tables, legacy=legacy, opaque=opaque, casespecific=casespecific
+            catalog,
+            tables=tables,
+            legacy=legacy,
+            opaque=opaque,
+            casespecific=casespecific,
+            declared=declared,
         )
-        return cls(own, tables, legacy, opaque, casespecific)
+        return cls(own, tables, legacy, opaque, casespecific, declared)
 
     def add(self, dialect: str, definition: Definition, translation: Translation) -> None:
         lake = f"{translation.zone}.{translation.name}"
-        columns: dict[str, str] = {}
-        opaque: dict[str, str] = {}
-        declared: dict[str, bool] = {}
-        for column, kind in zip(translation.columns, translation.column_types, strict=True):
-            if "casespecific" in kind.meta:  # a Teradata column's declared case attribute
-                declared[column] = kind.meta["casespecific"]
-            if is_opaque(kind):
-                columns[column] = opaque[column] = kind.sql().removeprefix(OPAQUE_PREFIX).upper()
-                continue
-            try:
-                if kind.this == exp.DType.UNKNOWN:
-                    raise UnsupportedError("unknown type")
-                columns[column] = ansi.generate(kind)
-            except UnsupportedError:
-                # A type annotation could not name exactly: later readers may pass the column
-                # on, but an expression that depends on its type is refused (OPAQUE-TYPE).
-                columns[column] = opaque[column] = (
-                    kind.sql() if kind.this != exp.DType.UNKNOWN else "UNKNOWN"
-                )
-        self.tables[lake] = columns
-        if opaque:
-            self.opaque[lake] = opaque
-        if declared:
-            self.casespecific[lake] = declared
+        schema = output_schema(translation)
+        self.tables[lake] = schema.columns
+        if schema.opaque:
+            self.opaque[lake] = schema.opaque
+        if schema.casespecific:
+            self.casespecific[lake] = schema.casespecific
+        if schema.declared:
+            self.declared[lake] = schema.declared
         key = legacy_key(definition.name_parts, dialect)
         self.legacy.setdefault(dialect, {})[key] = lake
 

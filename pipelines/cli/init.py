@@ -77,7 +77,7 @@ component instance, `{package}/defs/{instance}/defs.yaml`.
 
 | folder | what goes there |
 |---|---|
-| `legacy/<dialect>/*.sql` | the proprietary SQL, one folder per dialect ({dialects}) |
+| `legacy/<dialect>/*.sql` | the proprietary SQL, one folder per dialect ({dialects}); a file may read another file's output by the name the legacy warehouse gave it, with no catalog entry |
 | `sources/` | the raw tables as the legacy warehouse exported them (Parquet or CSV), declared under `sources:` in defs.yaml; a database table is declared there too, its URL in an environment variable |
 | `catalog.yaml` | the raw tables' columns and types, and the legacy names that mean them |
 | `contracts/<table>.yaml` | one ODCS data contract per warehouse table |

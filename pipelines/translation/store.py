@@ -7,6 +7,11 @@ atomic rename, is the commit marker. A template's manifest records the variables
 the sha256 of the SQL it rendered to (``sql.templating``). The
 graph needs no translation: ``legacy_dependencies`` parses each file (once per content,
 kept in a JSON cache) to find the tables it defines and reads.
+
+A file may read another file's table (a chain of migrated queries): what it reads resolves
+among the catalog's tables and the project's at every load (``with_project_tables``), and
+it is translated after that file, against the columns its stored translation records
+(``LegacySql.catalog_for``; ``translate_sources`` goes in rounds).
 """
 
 from __future__ import annotations
@@ -22,9 +27,21 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pipelines.lake.files import write_atomic
+from sql.ansi import parse_type
 from sql.assumptions import Assumptions, load_assumptions
-from sql.catalog import Catalog
-from sql.dependencies import TableDependencies, script_dependencies
+from sql.catalog import Catalog, CatalogError, merge_catalogs, undeclared_names
+from sql.dependencies import (
+    TABLE_ZONE,
+    DefinedTables,
+    NameRead,
+    TableDependencies,
+    find_cycle,
+    names_for,
+    project_catalog,
+    resolve_reads,
+    script_dependencies,
+    without_tables,
+)
 from sql.diagnostics import Diagnostic, TranslationError, source_text
 from sql.lineage import column_lineage
 from sql.parallel import ordered_map
@@ -38,7 +55,13 @@ from sql.templating import (
     translate_rendered,
     translate_source_text,
 )
-from sql.translate import TRANSLATOR_VERSION, ScriptTranslation, Translation
+from sql.translate import (
+    TRANSLATOR_VERSION,
+    OutputSchema,
+    ScriptTranslation,
+    Translation,
+    output_schema,
+)
 
 
 class DuplicateNameError(ValueError):
@@ -89,6 +112,11 @@ class StoredTranslation:
     # BigQuery query parameters' values it was translated with ("DATE:2024-01-01" by name,
     # sql/parameters.py); None when none were given.
     query_parameters: dict[str, str] | None = None
+    # Its columns as a catalog holds them (``sql.translate.OutputSchema``: "columns" as
+    # [name, type] pairs, in order; "opaque", "casespecific"): what a file that reads the
+    # table is translated against. None in a manifest written before they were recorded
+    # (translated again).
+    output_schema: dict[str, Any] | None = None
     reused: bool = False
 
     @property
@@ -249,9 +277,12 @@ def translate_source(
     assumptions: Assumptions | None = None,
     variables: Mapping[str, TemplateValue] | None = None,
     parameters: Mapping[str, QueryParameter] | None = None,
+    *,
+    typed: bool = False,
 ) -> ScriptTranslation:
     """Every table ``source`` defines (a Jinja template rendered with ``variables`` first,
-    BigQuery query parameters given ``parameters``); raises ``TranslationError``."""
+    BigQuery query parameters given ``parameters``; ``typed``: with every table's column
+    types); raises ``TranslationError``."""
     script, _ = translate_source_text(
         source_text(source.path.read_bytes(), str(source.path)),
         source.dialect,
@@ -261,6 +292,7 @@ def translate_source(
         assumptions=assumptions or load_assumptions(),
         variables=variables,
         parameters=parameters,
+        typed=typed,
     )
     return _table_names(script, source)
 
@@ -272,7 +304,7 @@ def _translated_source(
     variables: Mapping[str, TemplateValue] | None = None,
 ) -> TranslatedSource:
     try:
-        script = translate_source(source, catalog, assumptions, variables)
+        script = translate_source(source, catalog, assumptions, variables, typed=True)
     except TranslationError as exc:
         return TranslatedSource(source, (), exc.diagnostics)
     return TranslatedSource(source, script.tables)
@@ -286,12 +318,49 @@ def translate_sources(
 ) -> list[TranslatedSource]:
     """Every legacy file under ``root`` with the tables it defines, translated on every core
     (in file order), templates rendered with ``variables``; a table name defined by two files
-    is an error naming both."""
+    is an error naming both.
+
+    A file that reads another's tables is translated after it, against the columns its
+    translation gives them (``LegacySql.catalog_for``): the files go in rounds, each round
+    the files whose upstream files are all done. Raises ``CycleError`` and ``CatalogError``
+    as ``legacy_dependencies`` does."""
     assumptions = assumptions or load_assumptions()
-    translate_one = functools.partial(
-        _translated_source, catalog=catalog, assumptions=assumptions, variables=variables
+    legacy = LegacySql.parse(root, catalog, variables=variables, assumptions=assumptions)
+    built: dict[str, OutputSchema] = {}  # lake table -> its columns, once translated
+    translated: dict[Path, TranslatedSource] = {}
+    pending = list(legacy.files)
+    while pending:
+        ready = [f for f in pending if legacy.upstream(f) <= set(built) | _refused(translated)]
+        if not ready:  # a cycle, which parsing refused already
+            raise CycleError(f"cannot order {', '.join(str(f.source.path) for f in pending)}")
+        pending = [f for f in pending if f not in ready]
+        translate_one = functools.partial(
+            _translated_in_chain, catalog=catalog, assumptions=assumptions, variables=variables
+        )
+        items = [(f.source, legacy.names_read(f), legacy.upstream_schemas(f, built)) for f in ready]
+        for file, result in zip(ready, ordered_map(translate_one, items), strict=True):
+            translated[file.source.path] = result
+            for table in result.tables:
+                built[f"{table.zone}.{table.name}"] = output_schema(table)
+    return _defined_once(translated[f.source.path] for f in legacy.files)
+
+
+def _refused(translated: Mapping[Path, TranslatedSource]) -> set[str]:
+    """The lake tables of the files ``translated`` refused: their readers go on without
+    their columns (a column they name is refused; the lint plans no table over them)."""
+    return {f"{TABLE_ZONE}.{name}" for t in translated.values() if not t.tables for name in t.names}
+
+
+def _translated_in_chain(
+    item: tuple[LegacySource, Catalog, Mapping[str, OutputSchema]],
+    catalog: Catalog,
+    assumptions: Assumptions,
+    variables: Mapping[str, TemplateValue] | None = None,
+) -> TranslatedSource:
+    source, names, upstream = item
+    return _translated_source(
+        source, chain_catalog(catalog, names, upstream), assumptions, variables
     )
-    return _defined_once(ordered_map(translate_one, legacy_sources(root)))
 
 
 Defines = TypeVar("Defines", TranslatedSource, SourceDependencies)
@@ -338,6 +407,7 @@ def _reusable(
             or manifest.assumptions != assumptions_key
             or manifest.rendered_sha256 != rendered_sha
             or sha256_bytes(sql_path.read_bytes()) != manifest.ansi_sha256
+            or manifest.output_schema is None
         ):
             return None
         stored.append(StoredTranslation(**{**asdict(manifest), "reused": True}))
@@ -387,10 +457,11 @@ def translate_to_store(
             catalog=catalog,
             assumptions=assumptions,
             parameters=parameters,
+            typed=True,
         )
         script = _table_names(script, source)
     else:
-        script = translate_source(source, catalog, assumptions, parameters=parameters)
+        script = translate_source(source, catalog, assumptions, parameters=parameters, typed=True)
     names = [t.name for t in script.tables]
     if expected is not None and list(expected) != names:
         raise StoreError(
@@ -424,6 +495,7 @@ def translate_to_store(
                 template_vars=dict(rendered.variables) if rendered is not None else None,
                 rendered_sha256=rendered_sha,
                 query_parameters=recorded,
+                output_schema=_schema_record(output_schema(translation)),
             )
         )
     store.mkdir(parents=True, exist_ok=True)
@@ -436,8 +508,9 @@ def translate_to_store(
 
 # --- what each legacy file defines and reads, for the code location ---------------------
 
-# 2: each table's unresolved names are kept too.
-DEPENDENCY_CACHE_FORMAT = 2
+# 3: each table's names as written and where, resolved at every load among the project's
+# tables (``_linked``); 4: and a wildcard's refusals, resolved once.
+DEPENDENCY_CACHE_FORMAT = 4
 # A pool worker's start (~0.6 s: a fresh interpreter importing sqlglot) costs about what
 # parsing this many legacy files does (~2 ms each, a 2-vCPU VM): parsing goes to the pool
 # from ~600 files on 2 cores, ~320 on 16.
@@ -489,8 +562,18 @@ def source_dependencies(
     except TranslationError:
         return SourceDependencies(source, ())
     if rendered is not None:
+        # Where each name is written in the template itself, as its diagnostics say.
         tables = tuple(
-            replace(t, unresolved=tuple(rendered.relocate(d) for d in t.unresolved)) for t in tables
+            replace(
+                t,
+                names=tuple(
+                    replace(n, line=at[0], col=at[1])
+                    for n in t.names
+                    for at in [rendered.locate(n.line, n.col)]
+                ),
+                fixed_unresolved=tuple(rendered.relocate(d) for d in t.fixed_unresolved),
+            )
+            for t in tables
         )
     return SourceDependencies(source, _named_after_file(tables, source))
 
@@ -505,6 +588,11 @@ def legacy_dependencies(
 ) -> list[SourceDependencies]:
     """Every legacy file under ``root`` with the tables it defines and reads, in file order;
     a table name defined by two files is an error naming both. Nothing is translated.
+
+    A file reads the tables other files define by any name the catalog leaves to them
+    (``sql.catalog.Catalog.resolve_name``); ``CycleError`` names files that read each
+    other's tables in a cycle, ``CatalogError`` a legacy name that names nothing
+    (``with_project_tables``).
 
     With ``cache`` (a JSON file), a file is parsed only when it is not there under the same
     bytes (sha256), translator version, catalog and assumptions; the cache is rewritten
@@ -545,7 +633,7 @@ def legacy_dependencies(
     results = _defined_once(found[source.path] for source in sources)
     if cache is not None and entries != cached:
         _write_dependency_cache(cache, entries)
-    return results
+    return _linked(results, with_project_tables(catalog, results), assumptions)
 
 
 @dataclass(frozen=True)
@@ -566,11 +654,56 @@ class LegacySql:
         *,
         cache: Path | None = None,
         variables: Mapping[str, TemplateValue] | None = None,
+        assumptions: Assumptions | None = None,
     ) -> LegacySql:
         """Every legacy file under ``root``, parsed with ``catalog`` and, for a template,
         rendered with ``variables`` (``cache``: see :func:`legacy_dependencies`)."""
-        files = legacy_dependencies(root, catalog, cache=cache, variables=variables)
+        files = legacy_dependencies(root, catalog, assumptions, cache=cache, variables=variables)
         return cls(tuple(files), dict(variables or {}))
+
+    @functools.cached_property
+    def project(self) -> Catalog:
+        """The tables the files define, known by name (``sql.dependencies.project_catalog``)."""
+        return project_catalog(_defined(self.files))
+
+    def defining(self, table: str) -> SourceDependencies:
+        """The file that defines ``table``."""
+        return next(f for f in self.files if table in f.names)
+
+    def upstream(self, file: SourceDependencies) -> set[str]:
+        """The lake tables of other files that ``file`` reads: translated before it."""
+        own = _own_tables(file)
+        return {
+            read
+            for table in file.tables
+            for read in table.reads
+            if read in self.project.project and read not in own
+        }
+
+    def names_read(self, file: SourceDependencies) -> Catalog:
+        """The project's tables that the names ``file`` reads can mean (by their table
+        name), not its own: what its translation resolves among, and only that, so that a
+        new file elsewhere in the project does not change its translation's cache key."""
+        return names_for(self.project, file.tables, file.source.dialect, _own_tables(file))
+
+    def upstream_schemas(
+        self, file: SourceDependencies, built: Mapping[str, OutputSchema]
+    ) -> dict[str, OutputSchema]:
+        """The columns of the tables ``file`` reads upstream, of those in ``built``."""
+        return {lake: built[lake] for lake in sorted(self.upstream(file)) if lake in built}
+
+    def catalog_for(self, table: str, catalog: Catalog, store: Path) -> Catalog:
+        """The catalog the file that defines ``table`` is translated with (and its tables
+        checked against when built): ``catalog``, the project's tables its names can mean,
+        and the columns of those it reads from their stored translations; ``StoreError``
+        when one is not stored (materialize its ``ansi/`` asset first), ``CatalogError``
+        when ``catalog`` declares one of them with other columns."""
+        file = self.defining(table)
+        upstream = {
+            lake: stored_output_schema(store, lake.split(".", 1)[1])
+            for lake in sorted(self.upstream(file))
+        }
+        return chain_catalog(catalog, self.names_read(file), upstream)
 
 
 def _entry(dependencies: SourceDependencies, source_sha: str, context: str) -> dict[str, Any]:
@@ -578,18 +711,22 @@ def _entry(dependencies: SourceDependencies, source_sha: str, context: str) -> d
         "source_sha256": source_sha,
         "translator_version": TRANSLATOR_VERSION,
         "context": context,  # the assumptions and the catalog the names resolved in
-        "tables": [_table_entry(t) for t in dependencies.tables],
+        "tables": [
+            {
+                "name": t.name,
+                "own": list(t.own),
+                "names": [
+                    [[list(part) for part in name.parts], name.line, name.col] for name in t.names
+                ],
+                "written": [list(part) for part in t.written],
+                "fixed_unresolved": [
+                    {"rule": d.rule, "message": d.message, "line": d.line, "col": d.col}
+                    for d in t.fixed_unresolved
+                ],
+            }
+            for t in dependencies.tables
+        ],
     }
-
-
-def _table_entry(table: TableDependencies) -> dict[str, Any]:
-    entry: dict[str, Any] = {"name": table.name, "reads": list(table.reads)}
-    if table.unresolved:  # kept out when there are none: the common case stays small
-        entry["unresolved"] = [
-            {"rule": d.rule, "message": d.message, "line": d.line, "col": d.col}
-            for d in table.unresolved
-        ]
-    return entry
 
 
 def _from_entry(
@@ -607,17 +744,23 @@ def _from_entry(
         tables = tuple(
             TableDependencies(
                 t["name"],
-                tuple(t["reads"]),
-                tuple(
+                (),  # resolved among the project's tables (``_linked``)
+                own=tuple(t["own"]),
+                names=tuple(
+                    NameRead(tuple((str(p), bool(q)) for p, q in parts), int(line), int(col))
+                    for parts, line, col in t["names"]
+                ),
+                written=tuple((str(p), bool(q)) for p, q in t["written"]),
+                fixed_unresolved=tuple(
                     Diagnostic(
                         "error", d["rule"], d["message"], str(source.path), d["line"], d["col"]
                     )
-                    for d in t.get("unresolved", ())
+                    for d in t["fixed_unresolved"]
                 ),
             )
             for t in entry["tables"]
         )
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, ValueError):
         return None
     return SourceDependencies(source, tables)
 
@@ -643,3 +786,161 @@ def _write_dependency_cache(path: Path, entries: dict[str, dict[str, Any]]) -> N
         # A read-only home must not stop the code location from loading; it only parses
         # every file again next time.
         warnings.warn(f"{path}: cannot write the legacy dependency cache: {exc}", stacklevel=2)
+
+
+# --- chains of migrated queries: a file that reads another file's tables ----------------
+
+
+class CycleError(ValueError):
+    """Legacy files that read each other's tables in a cycle: none can be translated or
+    built first. The message is one line naming the files."""
+
+
+def _defined(files: Iterable[SourceDependencies]) -> list[DefinedTables]:
+    return [
+        DefinedTables(repository_relative(f.source.path), f.source.dialect, f.tables) for f in files
+    ]
+
+
+def with_project_tables(catalog: Catalog, files: Sequence[SourceDependencies]) -> Catalog:
+    """``catalog`` with the tables ``files`` define known by name (a catalog's own table
+    keeps every name it holds: ``sql.catalog.Catalog.resolve_name``). Raises
+    ``CatalogError`` when a script creates a legacy name the catalog maps to another table,
+    or a catalog's legacy name maps to a table that it does not declare and no file builds
+    (``sql.catalog.load_catalog``'s ``project_tables``)."""
+    project = project_catalog(_defined(files))
+    searched = ", ".join(catalog.sources) or "the catalog"
+    for dialect, names in project.legacy.items():
+        for key, lake in names.items():
+            other = catalog.legacy.get(dialect, {}).get(key)
+            if other is not None and other != lake:
+                raise CatalogError(
+                    f"{project.project[lake].file}: creates the {dialect} table "
+                    f"{'.'.join(key)}, which {searched} maps to {other}; a name is one table "
+                    "(map it to the table the file builds, or drop it from the catalog)"
+                )
+    merged = merge_catalogs([catalog, project])
+    for dialect, name, lake in undeclared_names(merged):
+        raise CatalogError(
+            f"{searched}: {dialect} name {name!r} maps to {lake!r}, which no catalog file "
+            "declares and no legacy file builds"
+        )
+    return merged
+
+
+def _own_tables(file: SourceDependencies) -> set[str]:
+    return {f"{TABLE_ZONE}.{name}" for name in file.names}
+
+
+def _linked(
+    files: Sequence[SourceDependencies], catalog: Catalog, assumptions: Assumptions
+) -> list[SourceDependencies]:
+    """``files`` with each table's reads resolved in ``catalog`` (``with_project_tables``),
+    a file's own tables left out (``sql.dependencies.without_tables``); ``CycleError``
+    naming the files of a cycle."""
+    linked = []
+    for file in files:
+        own = _own_tables(file)
+        resolving = catalog
+        if own & set(names_for(catalog, file.tables, file.source.dialect).project):
+            resolving = without_tables(catalog, own)  # rare: a copy of the names
+        tables = tuple(
+            resolve_reads(table, resolving, file.source.dialect, assumptions, str(file.source.path))
+            for table in file.tables
+        )
+        linked.append(replace(file, tables=tables))
+    cycle = find_cycle(_defined(linked))
+    if cycle is not None:
+        raise CycleError(
+            " reads ".join(cycle) + ": legacy files that read each other's tables in a cycle, "
+            "so none can be built first"
+        )
+    return linked
+
+
+def stored_output_schema(store: Path, name: str) -> OutputSchema:
+    """The columns of the table ``ansi/<name>`` stored, as a reader is translated against."""
+    stored = read_stored_manifest(store, name)
+    if stored.output_schema is None:
+        raise StoreError(
+            f"{store / f'{name}.json'}: translated before its columns were recorded; "
+            f"materialize ansi/{name} again"
+        )
+    record = stored.output_schema
+    return OutputSchema(
+        {str(name): str(kind) for name, kind in record["columns"]},
+        dict(record.get("opaque", {})),
+        dict(record.get("casespecific", {})),
+        {column: (dialect, kind) for column, (dialect, kind) in record.get("declared", {}).items()},
+    )
+
+
+def _schema_record(schema: OutputSchema) -> dict[str, Any]:
+    """``schema`` as a manifest keeps it: the columns as pairs, since the manifest's keys
+    are sorted and a table's column order is part of it."""
+    return {
+        "columns": [[name, kind] for name, kind in schema.columns.items()],
+        "opaque": schema.opaque,
+        "casespecific": schema.casespecific,
+        "declared": {column: list(kind) for column, kind in schema.declared.items()},
+    }
+
+
+def chain_catalog(
+    catalog: Catalog, project: Catalog, upstream: Mapping[str, OutputSchema]
+) -> Catalog:
+    """``catalog`` with the ``project`` tables a file's names can mean
+    (``LegacySql.names_read``) and the columns of those it reads (``upstream``: lake table
+    -> the columns its translation gives). A table the project builds takes its columns
+    from its translation; a catalog that declares it too must agree, column for column
+    (``CatalogError`` naming both otherwise)."""
+    if not project.project and not upstream:
+        return catalog
+    searched = ", ".join(catalog.sources) or "the catalog"
+    for lake, schema in upstream.items():
+        declared = catalog.tables.get(lake)
+        if declared is not None and not _same_columns(declared, schema):
+            file = project.project[lake].file if lake in project.project else lake
+            raise CatalogError(
+                f"{searched}: declares {lake} as ({_shown_columns(declared)}), but {file} "
+                f"builds it as ({_shown_columns(schema.columns)}); a table the project "
+                "builds takes its columns from its translation: drop the declaration"
+            )
+    built = set(upstream)
+    base = replace(
+        catalog,
+        tables={t: c for t, c in catalog.tables.items() if t not in built},
+        opaque={t: c for t, c in catalog.opaque.items() if t not in built},
+        required={t: c for t, c in catalog.required.items() if t not in built},
+        casespecific={t: c for t, c in catalog.casespecific.items() if t not in built},
+        declared={t: c for t, c in catalog.declared.items() if t not in built},
+        physical={t: c for t, c in catalog.physical.items() if t not in built},
+    )
+    translated = Catalog(
+        tables={lake: s.columns for lake, s in upstream.items()},
+        opaque={lake: s.opaque for lake, s in upstream.items() if s.opaque},
+        casespecific={lake: s.casespecific for lake, s in upstream.items() if s.casespecific},
+        declared={lake: s.declared for lake, s in upstream.items() if s.declared},
+    )
+    return merge_catalogs([base, project, translated])
+
+
+def _same_columns(declared: Mapping[str, str], schema: OutputSchema) -> bool:
+    if list(declared) != list(schema.columns):
+        return False
+    for column, kind in declared.items():
+        built = schema.columns[column]
+        if column in schema.opaque:
+            if kind != built:
+                return False
+            continue
+        try:
+            if parse_type(kind) != parse_type(built):
+                return False
+        except Exception:  # sqlglot raises ParseError or ValueError on a type it cannot read
+            return False
+    return True
+
+
+def _shown_columns(columns: Mapping[str, str]) -> str:
+    return ", ".join(f"{name} {kind}" for name, kind in columns.items())

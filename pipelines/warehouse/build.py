@@ -329,11 +329,13 @@ def check_inputs(table: WarehouseTable, inputs: Mapping[str, Path], catalog: Cat
     problems = []
     for key, folder in inputs.items():
         if key in catalog.tables:
+            # A table of the project: typed by its own translation, which the build must match.
+            built_by = catalog.project.get(key)
             differences = schema_differences(
                 catalog.lake_columns(key),
                 folder,
                 opaque=catalog.opaque.get(key, {}),
-                catalog_source=shown,
+                catalog_source=shown if built_by is None else f"translation of {built_by.file}",
             )
             problems.extend(f"warehouse/{table.name} reads {key}: {d}" for d in differences)
     if problems:

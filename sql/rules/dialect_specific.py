@@ -656,7 +656,11 @@ for _rule_id, _dialects, _description, _example in (
         "A table name with fewer parts than the dialect's full name resolves through the "
         "session's default database/schema (an assumption: tsql_schema, snowflake_schema, "
         "...), or, where that default is unknown, to the only catalog table it can name; "
-        "more than one is refused as NAME-AMBIGUOUS.",
+        "more than one is refused as NAME-AMBIGUOUS. A table another legacy file of the "
+        "project builds is known by its name alone, however qualified, and resolves so "
+        "(noted) unless the catalog holds the name as written, or names exactly one table "
+        "by it once complete; a catalog table and a project table it can both name are "
+        "NAME-AMBIGUOUS, naming both.",
         (
             "tsql",
             "SELECT r_name FROM Region",

@@ -158,10 +158,16 @@ def test_the_dependency_cache_is_reused_and_invalidated_by_a_change(
     for relative, entry in entries.items():
         assert entry["source_sha256"] == sha256_bytes((legacy_tree / relative).read_bytes())
         assert entry["translator_version"] == TRANSLATOR_VERSION
+    # What a table reads is kept as written, and resolved at each load among the catalog's
+    # and the project's tables; the tables of the same script it reads, once and for all.
     assert entries["tsql/totals_script.sql"]["tables"][1] == {
         "name": "named_totals",
-        "reads": ["raw.customer", "warehouse.customer_totals"],
+        "own": ["warehouse.customer_totals"],
+        "names": [[[["dbo", False], ["Customer", False]], 4, 29]],
+        "written": [["mart", False], ["named_totals", False]],
+        "fixed_unresolved": [],
     }
+    assert first[1].tables[1].reads == ("raw.customer", "warehouse.customer_totals")
 
     parsed = _parses(monkeypatch)
     assert legacy_dependencies(legacy_tree, catalog, cache=cache) == first

@@ -178,15 +178,15 @@ def test_plumbline_run_prints_them_and_exits_2_before_anything_runs(project, mon
                             "legacy": {
                                 "snowflake": {
                                     "SHOP.PUBLIC.ORDERS": "raw.orders",
-                                    "SHOP.PUBLIC.DAILY": "warehouse.daily_revenue",
+                                    "SHOP.PUBLIC.DAILY": "warehouse.nowhere",
                                 }
                             },
                         }
                     )
                 }
             },
-            "catalog.yaml: snowflake name 'SHOP.PUBLIC.DAILY' maps to unknown "
-            "'warehouse.daily_revenue'",
+            "catalog.yaml: snowflake name 'SHOP.PUBLIC.DAILY' maps to 'warehouse.nowhere', "
+            "which no catalog file declares and no legacy file builds",
         ),
         (
             {"files": {"legacy/tsql/daily_revenue.sql": "SELECT 1 AS one\n"}},

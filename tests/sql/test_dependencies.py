@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from sql.catalog import Catalog
-from sql.dependencies import NAME_RULES, script_dependencies
+from sql.dependencies import NAME_RULES, resolve_reads, script_dependencies
 from sql.diagnostics import TranslationError
 from sql.translate import translate_script
 
@@ -80,7 +80,9 @@ CATALOG = Catalog(
     ],
 )
 def test_unresolved_names_are_the_translations_refusals(dialect, sql, reads, unresolved):
-    tables = script_dependencies(sql, dialect, catalog=CATALOG, file="q.sql", name="q")
+    parsed = script_dependencies(sql, dialect, catalog=CATALOG, file="q.sql", name="q")
+    # Resolved again as a load does, once the project's tables are known (none here).
+    tables = [resolve_reads(t, CATALOG, dialect, file="q.sql") for t in parsed]
     assert sorted({r for t in tables for r in t.reads}) == sorted(reads)
     found = [d for t in tables for d in t.unresolved]
     assert [(d.rule, d.line, d.col) for d in found] == unresolved

@@ -38,10 +38,10 @@ def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
     Prints FILE:FIELD: message per problem and exits 1 if there is any; 0 otherwise.
     """
     from pipelines.contracts.registry import PublishedContracts
-    from pipelines.translation.store import translate_sources
+    from pipelines.translation.store import CycleError, translate_sources
     from pipelines.warehouse.build import warehouse_tables
     from pipelines.warehouse.contract_lint import lint_contracts
-    from sql.catalog import load_catalogs
+    from sql.catalog import CatalogError, load_catalogs
 
     try:
         settings = Settings.from_env()
@@ -51,9 +51,17 @@ def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
     root = contracts_root or project.contracts_root
     if not root.is_dir():
         fail_usage(f"--contracts: no such folder {root}")
-    catalog = load_catalogs(project.catalogs)
+    try:
+        # A legacy name may map to a table the project's legacy SQL builds (its translation
+        # types it); translated in order, each file after the files whose tables it reads.
+        catalog = load_catalogs(project.catalogs, project_tables=True)
+        translated = translate_sources(
+            project.legacy_root, catalog, variables=project.template_vars
+        )
+    except (CatalogError, CycleError) as exc:
+        fail_usage(str(exc))
     tables = warehouse_tables(
-        translate_sources(project.legacy_root, catalog, variables=project.template_vars),
+        translated,
         ansi_root=project.portable_root,
         reference_root=project.reference_root,
         contracts_root=root,

@@ -48,6 +48,21 @@ FROM SHOP.PUBLIC.ORDERS
 GROUP BY store
 """
 REFUSED_SNAPSHOT = "store,orders\nlima,2\noslo,3\n"
+# A chain of three migrated queries (raw -> daily_revenue -> store_summary -> store_ticket):
+# each file reads the one before by a name of the legacy warehouse, with no catalog entry
+# (bare), or with only its legacy name mapped (no columns: they come from the translation).
+CHAIN = {
+    "store_summary": """\
+SELECT store, SUM(revenue) AS revenue, SUM(orders) AS orders
+FROM DAILY_REVENUE
+GROUP BY store
+""",
+    "store_ticket": """\
+SELECT store, revenue / orders AS ticket
+FROM REPORTING.STORE_SUMMARY
+""",
+}
+CHAIN_CATALOG = CATALOG + "    REPORTING.STORE_SUMMARY: warehouse.store_summary\n"
 # Written in ANSI SQL from the start, over the translated daily_revenue: two warehouse levels.
 STORE_TOTALS = """\
 SELECT "d"."store" AS "store", SUM("d"."revenue") AS "revenue", SUM("d"."orders") AS "orders"
@@ -66,9 +81,11 @@ def shop(tmp_path_factory) -> Path:
     legacy.mkdir()
     (legacy / "daily_revenue.sql").write_text(SNOWFLAKE)
     (legacy / f"{REFUSED}.sql").write_text(STORE_ORDERS)
+    for name, text in CHAIN.items():
+        (legacy / f"{name}.sql").write_text(text)
     (root / "portable").mkdir()
     (root / "portable" / f"{TABLE}.sql").write_text(STORE_TOTALS)
-    (root / "catalog.yaml").write_text(CATALOG)
+    (root / "catalog.yaml").write_text(CHAIN_CATALOG)
     (root / "sources" / "orders").mkdir()
     (root / "sources" / "orders" / "orders.csv").write_text(ORDERS_CSV)
     (root / "snapshots" / f"{REFUSED}.csv").write_text(REFUSED_SNAPSHOT)
@@ -181,6 +198,43 @@ def test_the_command_line_prints_where_the_bundle_is_and_its_root(shop, issued):
         f"OK: all {len(bundle.nodes)} links of warehouse/{TABLE}@{bundle.subject['version']}'s "
         f"audit chain hold (root {bundle.root_digest})\n"
     )
+
+
+def test_a_chain_of_migrated_queries_is_built_audited_and_linted(shop, tmp_path):
+    """Three legacy files, each reading the one before: the graph draws it (the translation
+    too waits for the table it reads), each level was built in the fixture's one run, the
+    bundle of the last reaches the raw data through every level and verifies, and the
+    contract lint plans every level."""
+    graph = project_defs(shop, tmp_path / "home").resolve_asset_graph()
+    for name, upstream in (("store_summary", "daily_revenue"), ("store_ticket", "store_summary")):
+        for zone in ("ansi", "warehouse"):
+            parents = graph.get(dg.AssetKey([zone, name])).parent_keys
+            assert dg.AssetKey(["warehouse", upstream]) in parents
+    made = audit(shop, "warehouse/store_ticket")
+    assert made.exit_code == 0, made.output
+    path = Path(made.stdout.splitlines()[0].rpartition(": ")[2])
+    bundle = read_bundle(path)
+    assert bundle.gaps == []
+    tables = {n.content["table"]: n for n in by_kind(bundle, "table")}
+    assert set(tables) == {"store_ticket", "store_summary", "daily_revenue"}
+    summary = lake(shop).current("warehouse", "store_summary").path.name
+    assert tables["store_ticket"].content["manifest"]["inputs"] == {
+        "warehouse.store_summary": summary
+    }
+    [raw] = by_kind(bundle, "raw_table")
+    assert raw.content["table"] == "orders"
+    legacy = {Path(n.content["path"]).name for n in by_kind(bundle, "legacy_sql")}
+    assert legacy == {"daily_revenue.sql", "store_summary.sql", "store_ticket.sql"}
+    verified = audit(shop, "--verify", str(path))
+    assert verified.exit_code == 0, verified.output
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(shop)
+        linted = plumbline_in_process("contracts", "lint", env={"PLUMBLINE_HOME": str(shop / HOME)})
+    # No contract is written in this project: one problem per table, and nothing else.
+    assert linted.exit_code == 1
+    problems = linted.stdout.splitlines()
+    assert len(problems) == 5 and all("has no contract" in line for line in problems), problems
 
 
 @contextlib.contextmanager
@@ -398,7 +452,10 @@ def test_a_subject_that_names_no_published_table_is_one_line(shop, subject, code
 
 def test_the_refusals_say_what_the_lake_holds(shop):
     [line] = audit(shop, "warehouse/nope").stderr.splitlines()
-    assert "published warehouse tables: daily_revenue, store_totals" in line
+    assert (
+        "published warehouse tables: daily_revenue, store_summary, store_ticket, store_totals"
+        in line
+    )
     version = lake(shop).current("warehouse", "daily_revenue").path.name
     [line] = audit(shop, "warehouse/daily_revenue@20200101T000000.000000000-0").stderr.splitlines()
     assert line.endswith(f"the published version is {version}")
