@@ -193,7 +193,11 @@ def _relation(
             column: exp.DataType.build(kind, dialect=Ansi).sql("duckdb")
             for column, kind in source.columns
         }
-        return connection.read_csv(names, header=True, dtype=declared or None)
+        # A quoted empty field ("") is an empty string, as every CSV writer that quotes means
+        # it; only an unquoted empty field is NULL (DuckDB reads both as NULL by default).
+        return connection.read_csv(
+            names, header=True, dtype=declared or None, allow_quoted_nulls=False
+        )
     return connection.read_parquet(names)
 
 

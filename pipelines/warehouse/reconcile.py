@@ -160,7 +160,8 @@ def read_snapshot(path: Path) -> pa.Table:
     detected by DuckDB), or a Parquet file or folder of Parquet files."""
     with connect_duckdb() as con:
         if path.suffix.lower() == ".csv":
-            relation = con.read_csv(str(path), header=True)
+            # "" is an empty string, an unquoted empty field NULL (as sources read them).
+            relation = con.read_csv(str(path), header=True, allow_quoted_nulls=False)
         else:
             relation = con.read_parquet(parquet_source(path))
         return relation.to_arrow_table()

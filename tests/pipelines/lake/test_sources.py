@@ -984,3 +984,21 @@ def test_csv_columns_declared_with_ansi_types_are_read_as_those_types(
 def test_declared_csv_columns_are_checked(tmp_path: Path, spec: dict, message: str) -> None:
     with pytest.raises(SourcesError, match=re.escape(message)):
         parse_sources({"orders": spec}, tmp_path)
+
+
+def test_a_quoted_empty_csv_field_is_an_empty_string_and_an_unquoted_one_null(
+    tmp_path: Path, lake: Lake
+) -> None:
+    """What a CSV writer that quotes means: "" is a value, nothing between commas is none
+    (DuckDB reads both as NULL by default, which lost every '' of an export)."""
+    (tmp_path / "kinds.csv").write_text('meter_id,meter_kind\n1,ELEC\n2,""\n3,\n')
+    [source] = parse_sources({"kinds": {"files": "kinds.csv"}}, tmp_path)
+    table = pq.read_table(publish_source(lake, source).version.files)
+    assert table.column("meter_kind").to_pylist() == ["ELEC", "", None]
+
+
+def test_a_csv_snapshot_reads_empty_strings_as_sources_do(tmp_path: Path) -> None:
+    from pipelines.warehouse.reconcile import read_snapshot
+
+    (tmp_path / "out.csv").write_text('k,v\n1,""\n2,\n')
+    assert read_snapshot(tmp_path / "out.csv").column("v").to_pylist() == ["", None]
