@@ -332,27 +332,35 @@ def date_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         or _date_kind(node, start, ctx, "DATE-DIFF") is None
     ):
         return None
+    # A whole count of the source's integer type whatever the unit (Redshift documents
+    # BIGINT for every datepart; T-SQL's DATEDIFF is an INT), not the type the arithmetic
+    # of the parts happens to annotate.
+    counted = "INTEGER" if semantics(ctx.dialect).DATE_NUMBERS_ARE_INT else "BIGINT"
     years = exp.Sub(this=extract("YEAR", end), expression=extract("YEAR", start))
     if unit == "YEAR":
-        return years
+        return cast(years, counted)
     if unit == "QUARTER":
         quarters = exp.Sub(this=quarter_of(end), expression=quarter_of(start))
-        return exp.Add(
-            this=exp.Mul(this=exp.Paren(this=years), expression=lit(4)), expression=quarters
+        return cast(
+            exp.Add(
+                this=exp.Mul(this=exp.Paren(this=years), expression=lit(4)), expression=quarters
+            ),
+            counted,
         )
     if unit == "WEEK":
-        return exp.Sub(this=sunday_week(end), expression=sunday_week(start))
+        return cast(exp.Sub(this=sunday_week(end), expression=sunday_week(start)), counted)
     if unit == "MONTH":
         # (years) * 12 + end month - start month, left to right
         plus_end = exp.Add(
             this=exp.Mul(this=exp.Paren(this=years), expression=lit(12)),
             expression=extract("MONTH", end),
         )
-        return exp.Sub(this=plus_end, expression=extract("MONTH", start))
+        return cast(exp.Sub(this=plus_end, expression=extract("MONTH", start)), counted)
     # Day boundaries: the day count between the two dates at midnight.
     start_day = cast(cast(start, "DATE"), "TIMESTAMP")
     end_day = cast(cast(end, "DATE"), "TIMESTAMP")
-    return extract("DAY", exp.Paren(this=exp.Sub(this=end_day, expression=start_day)))
+    days = extract("DAY", exp.Paren(this=exp.Sub(this=end_day, expression=start_day)))
+    return cast(days, counted) if counted != "BIGINT" else days
 
 
 # Seconds in each unit TIMESTAMP_DIFF counts whole of (a DAY is 24 hours there).
@@ -684,7 +692,33 @@ def last_day(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         first = exp.Add(this=first, expression=interval(left, "MONTH"))
     end = cast(last_of_month(first), "DATE")
     end.meta[MONTH_END] = True
+    if semantics(ctx.dialect).DATE_HOLDS_TIME and type_of(date) in TIMESTAMP_TYPES:
+        return _keeping_time_of_day(node, end, date, ctx)
     return end
+
+
+def _keeping_time_of_day(node: exp.Expr, day: exp.Expr, moment: exp.Expr, ctx: Context) -> exp.Expr:
+    """Oracle's LAST_DAY of a DATE with a time of day: that day at the same time ("The
+    return type is always DATE", and a DATE keeps its time): the day as a TIMESTAMP plus the
+    time ``moment`` is past its own midnight. A TIMESTAMP with fractional seconds, which
+    Oracle makes a DATE in a way it does not document, is refused."""
+    from sql.rules.day_arithmetic import ORACLE_DATE_META, fraction_digits, oracle_moment
+
+    kind = oracle_moment(moment, None)
+    if fraction_digits(moment) != 0 and not (kind is not None and kind.date):
+        ctx.report(
+            "error",
+            "LAST-DAY",
+            node,
+            "LAST_DAY of a TIMESTAMP with fractional seconds makes it an Oracle DATE, dropping "
+            "them in a way Oracle does not document: no exact form",
+        )
+        return node
+    midnight = cast(cast(moment, "DATE"), "TIMESTAMP")
+    time_of_day = exp.Paren(this=exp.Sub(this=clone(moment), expression=midnight))
+    kept = exp.Add(this=cast(day, "TIMESTAMP"), expression=time_of_day)
+    kept.meta[ORACLE_DATE_META] = "time"
+    return kept
 
 
 def _is_last_day(date: exp.Expr) -> exp.Expr:

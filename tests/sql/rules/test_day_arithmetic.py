@@ -111,8 +111,11 @@ ORACLE_CASES = [
     ("due_on - TRUNC(shipped_at)", [2, 5]),
     # ... and where the times of day agree
     ("delivered_at - shipped_at", None),  # filled below: row 1 is 3 days, row 2 raises
-    # CAST(d AS DATE) keeps the time of day (an Oracle DATE has one)
+    # CAST(d AS DATE) keeps the time of day (an Oracle DATE has one), and so does LAST_DAY
+    # ("The return type is always DATE")
     ("CAST(shipped_at AS DATE)", [T(2024, 1, 30, 10), T(2024, 2, 28, 23, 30)]),
+    ("LAST_DAY(shipped_at)", [T(2024, 1, 31, 10), T(2024, 2, 29, 23, 30)]),
+    ("LAST_DAY(TRUNC(shipped_at))", [T(2024, 1, 31), T(2024, 2, 29)]),
 ]
 
 
