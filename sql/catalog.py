@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from pathlib import Path
 
@@ -147,6 +147,14 @@ class Catalog:
     # with ``tables``' type and reads the lake's through a CAST (``plumbline catalog import
     # --from-sources`` checks on the data that the CAST loses no value).
     physical: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # dialect -> lake table -> {column: (ANSI type, declared type)}: a table the DDL of
+    # several dialects declares (one legacy warehouse's tables copied to another, each file
+    # of ``plumbline catalog import`` declaring it in its own dialect). A translation from
+    # that dialect reads it with those types (``for_dialect``); ``tables`` then holds what
+    # the lake stores, which every other dialect reads.
+    dialect_types: Mapping[str, Mapping[str, Mapping[str, tuple[str, str]]]] = field(
+        default_factory=dict
+    )
     # lake table -> how the project's own legacy SQL that builds it names it (``ProjectTable``;
     # its columns, once translated, are in ``tables``); empty for a catalog read from files.
     project: Mapping[str, ProjectTable] = field(default_factory=dict)
@@ -371,6 +379,11 @@ class Catalog:
             }
         if self.physical:
             content["physical"] = {t: sorted(c.items()) for t, c in sorted(self.physical.items())}
+        if self.dialect_types:
+            content["dialect_types"] = {
+                d: {t: [[c, list(v)] for c, v in cs.items()] for t, cs in sorted(ts.items())}
+                for d, ts in sorted(self.dialect_types.items())
+            }
         if self.project:
             content["project"] = {
                 t: [p.name, p.quoted, p.dialect, p.file] for t, p in sorted(self.project.items())
@@ -408,6 +421,39 @@ class Catalog:
         where the catalog names one (``lake:``), else its type."""
         physical = self.physical.get(table, {})
         return {column: physical.get(column, kind) for column, kind in self.tables[table].items()}
+
+    def for_dialect(self, dialect: str) -> Catalog:
+        """This catalog as a ``dialect`` file reads it: each table whose DDL that dialect
+        declared among several (``dialect_types``) with that dialect's types and declared
+        types, read from what the lake stores."""
+        own = self.dialect_types.get(dialect)
+        if not own:
+            return self
+        tables = dict(self.tables)
+        declared = dict(self.declared)
+        physical = dict(self.physical)
+        for table, columns in own.items():
+            stored = self.lake_columns(table)
+            tables[table] = {c: kind for c, (kind, _) in columns.items()}
+            declared[table] = {c: (dialect, text) for c, (_, text) in columns.items() if text}
+            differs = {
+                c: stored[c] for c, (kind, _) in columns.items() if not _reads_as(stored[c], kind)
+            }
+            if differs:
+                physical[table] = differs
+            else:
+                physical.pop(table, None)
+        return replace(self, tables=tables, declared=declared, physical=physical)
+
+
+def _reads_as(stored: str, kind: str) -> bool:
+    """Whether the lake's ``stored`` type reads as ``kind`` without a CAST: the same type, or
+    timestamps of any precision (the engines have one TIMESTAMP; catalog import checked the
+    values' fractional digits)."""
+    a, b = parse_type(stored), parse_type(kind)
+    if a.this == b.this == exp.DType.TIMESTAMP:
+        return True
+    return a == b
 
 
 # Where a column's declared legacy type travels on its type: (dialect, declared type); and
@@ -673,47 +719,19 @@ def undeclared_names(catalog: Catalog) -> list[tuple[str, str, str]]:
 
 def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
     """One catalog from several; a table or legacy name defined differently is an error
-    naming both files."""
-    tables: dict[str, Mapping[str, str]] = {}
-    opaque: dict[str, Mapping[str, str]] = {}
-    required: dict[str, frozenset[str]] = {}
-    casespecific: dict[str, Mapping[str, bool]] = {}
-    declared: dict[str, Mapping[str, tuple[str, str]]] = {}
-    physical: dict[str, Mapping[str, str]] = {}
+    naming both files, except a table whose files declare it in different dialects over the
+    same lake columns (the DDL of each warehouse that held a copy): each dialect keeps its
+    own types (``Catalog.dialect_types``)."""
+    definitions: dict[str, list[tuple[str, Catalog]]] = {}
     legacy: dict[str, dict[tuple[str, ...], str]] = {}
     project: dict[str, ProjectTable] = {}
-    table_origin: dict[str, str] = {}
     name_origin: dict[tuple[str, tuple[str, ...]], str] = {}
     sources: list[str] = []
     for catalog in catalogs:
         origin = ", ".join(catalog.sources) or "<catalog>"
         sources.extend(catalog.sources)
-        for name, columns in catalog.tables.items():
-            if name in tables and (
-                list(tables[name].items()) != list(columns.items())
-                or opaque.get(name, {}) != catalog.opaque.get(name, {})
-                or required.get(name, frozenset()) != catalog.required.get(name, frozenset())
-                or casespecific.get(name, {}) != catalog.casespecific.get(name, {})
-                or declared.get(name, {}) != catalog.declared.get(name, {})
-                or physical.get(name, {}) != catalog.physical.get(name, {})
-            ):
-                raise CatalogError(
-                    f"{origin}: table {name} differs from its definition in "
-                    f"{table_origin[name]} (columns, order, types, NOT NULL, CASESPECIFIC, "
-                    "legacy or lake types)"
-                )
-            tables.setdefault(name, columns)
-            table_origin.setdefault(name, origin)
-            if name in catalog.opaque:
-                opaque.setdefault(name, catalog.opaque[name])
-            if name in catalog.required:
-                required.setdefault(name, catalog.required[name])
-            if name in catalog.casespecific:
-                casespecific.setdefault(name, catalog.casespecific[name])
-            if name in catalog.declared:
-                declared.setdefault(name, catalog.declared[name])
-            if name in catalog.physical:
-                physical.setdefault(name, catalog.physical[name])
+        for name in catalog.tables:
+            definitions.setdefault(name, []).append((origin, catalog))
         for dialect, names in catalog.legacy.items():
             merged = legacy.setdefault(dialect, {})
             for key, lake in names.items():
@@ -730,17 +748,141 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
                     f"{table.file}: builds {lake}, which {project[lake].file} builds too"
                 )
             project[lake] = table
+    merged_tables = _MergedTables()
+    for name, found in definitions.items():
+        merged_tables.add(name, found)
     return Catalog(
-        tables=tables,
+        tables=merged_tables.tables,
         legacy=legacy,
-        opaque=opaque,
+        opaque=merged_tables.opaque,
         sources=tuple(sources),
-        required=required,
-        casespecific=casespecific,
-        declared=declared,
-        physical=physical,
+        required=merged_tables.required,
+        casespecific=merged_tables.casespecific,
+        declared=merged_tables.declared,
+        physical=merged_tables.physical,
         project=project,
+        dialect_types=merged_tables.dialect_types,
     )
+
+
+@dataclass(frozen=True)
+class _Definition:
+    """One file's definition of a table, as merging compares it."""
+
+    types: tuple[tuple[str, str], ...]
+    opaque: tuple[tuple[str, str], ...]
+    required: frozenset[str]
+    casespecific: tuple[tuple[str, bool], ...]
+    declared: tuple[tuple[str, tuple[str, str]], ...]
+    physical: tuple[tuple[str, str], ...]
+    lake: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, catalog: Catalog, name: str) -> _Definition:
+        return cls(
+            types=tuple(catalog.tables[name].items()),
+            opaque=tuple(sorted(catalog.opaque.get(name, {}).items())),
+            required=catalog.required.get(name, frozenset()),
+            casespecific=tuple(sorted(catalog.casespecific.get(name, {}).items())),
+            declared=tuple(catalog.declared.get(name, {}).items()),
+            physical=tuple(sorted(catalog.physical.get(name, {}).items())),
+            lake=tuple(catalog.lake_columns(name).items()),
+        )
+
+    @property
+    def dialects(self) -> set[str]:
+        return {dialect for _, (dialect, _) in self.declared}
+
+
+@dataclass
+class _MergedTables:
+    tables: dict[str, Mapping[str, str]] = field(default_factory=dict)
+    opaque: dict[str, Mapping[str, str]] = field(default_factory=dict)
+    required: dict[str, frozenset[str]] = field(default_factory=dict)
+    casespecific: dict[str, Mapping[str, bool]] = field(default_factory=dict)
+    declared: dict[str, Mapping[str, tuple[str, str]]] = field(default_factory=dict)
+    physical: dict[str, Mapping[str, str]] = field(default_factory=dict)
+    dialect_types: dict[str, dict[str, Mapping[str, tuple[str, str]]]] = field(default_factory=dict)
+
+    def add(self, name: str, found: list[tuple[str, Catalog]]) -> None:
+        origin, first = found[0]
+        one = _Definition.of(first, name)
+        variants: dict[str, tuple[str, Mapping[str, tuple[str, str]]]] = {}
+        for other_origin, catalog in found:
+            for dialect, tables in catalog.dialect_types.items():
+                if name in tables:
+                    self._variant(variants, name, dialect, tables[name], other_origin)
+        kinds = [_Definition.of(c, name) for _, c in found]
+        if len(set(kinds)) == 1 and not variants:
+            self._plain(name, first)
+            return
+        if not variants and not any(k.dialects for k in kinds):
+            other_origin = next(o for (o, _), k in zip(found, kinds, strict=True) if k != one)
+            raise CatalogError(
+                f"{other_origin}: table {name} differs from its definition in {origin} "
+                "(columns, order, types, NOT NULL, CASESPECIFIC or lake types)"
+            )
+        for other_origin, catalog in found:
+            other = _Definition.of(catalog, name)
+            if (other.lake, other.opaque, other.casespecific) != (
+                one.lake,
+                one.opaque,
+                one.casespecific,
+            ) or len(other.dialects) > 1:
+                raise CatalogError(
+                    f"{other_origin}: table {name} differs from its definition in {origin} "
+                    "(columns, order, types the lake stores, CASESPECIFIC, or a legacy type "
+                    "of another dialect than the file's)"
+                )
+            if not other.dialects:
+                if other.types != one.lake:
+                    raise CatalogError(
+                        f"{other_origin}: table {name} differs from its definition in "
+                        f"{origin}: it declares no legacy type, so its types must be those "
+                        "the lake stores"
+                    )
+                continue
+            (dialect,) = other.dialects
+            texts = dict(other.declared)
+            columns = {c: (kind, texts.get(c, ("", ""))[1]) for c, kind in other.types}
+            self._variant(variants, name, dialect, columns, other_origin)
+        self.tables[name] = dict(one.lake)
+        if one.opaque:
+            self.opaque[name] = dict(one.opaque)
+        if one.casespecific:
+            self.casespecific[name] = dict(one.casespecific)
+        required = frozenset().union(*(_Definition.of(c, name).required for _, c in found))
+        if required:
+            self.required[name] = required
+        for dialect, (_, columns) in variants.items():
+            self.dialect_types.setdefault(dialect, {})[name] = columns
+
+    def _variant(
+        self,
+        variants: dict[str, tuple[str, Mapping[str, tuple[str, str]]]],
+        name: str,
+        dialect: str,
+        columns: Mapping[str, tuple[str, str]],
+        origin: str,
+    ) -> None:
+        known = variants.get(dialect)
+        if known is not None and dict(known[1]) != dict(columns):
+            raise CatalogError(
+                f"{origin}: table {name} has other {dialect} types than in {known[0]}"
+            )
+        variants.setdefault(dialect, (origin, columns))
+
+    def _plain(self, name: str, catalog: Catalog) -> None:
+        self.tables[name] = catalog.tables[name]
+        for mine, theirs in (
+            (self.opaque, catalog.opaque),
+            (self.required, catalog.required),
+            (self.casespecific, catalog.casespecific),
+            (self.declared, catalog.declared),
+            (self.physical, catalog.physical),
+        ):
+            if name in theirs:
+                mine[name] = theirs[name]
 
 
 def load_catalogs(paths: Sequence[Path], *, project_tables: bool = False) -> Catalog:

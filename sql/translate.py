@@ -1025,7 +1025,8 @@ def _translate_definitions(
     defining = {id(definition.statement) for definition, _ in pending}
     for statement_id in [i for i in ctx.statement_offsets if i not in defining]:
         del ctx.statement_offsets[statement_id]
-    catalog = catalog or _default_catalog()
+    # A table several dialects' DDL declared is read with this dialect's types.
+    catalog = (catalog or _default_catalog()).for_dialect(dialect)
     assumptions = ctx.assumptions
     # One set of line starts for every table's context: locating a statement is then a
     # binary search, not a count of the lines before it.

@@ -192,7 +192,9 @@ def _from_sources(
             if table in declared_by:
                 raise CatalogUsageError(
                     f"{table} is declared by the {declared_by[table].dialect} and the "
-                    f"{imported.dialect} DDL; give each table's DDL once"
+                    f"{imported.dialect} DDL: import each dialect into its own catalog "
+                    f"(--from {imported.dialect} ... -o catalog_{imported.dialect}.yaml) and "
+                    "list them all under catalogs, where each dialect reads it with its types"
                 )
             declared_by[table] = imported
             ddl_tables[table] = columns
@@ -290,6 +292,16 @@ def _agreed_catalog(sources, derived, agreement, imports, ddl_opaque, shown) -> 
                 required.setdefault(table, set()).add(column)
             if name in ddl_case:
                 casespecific.setdefault(table, {})[column] = ddl_case[name]
+    for table in agreement.undeclared:
+        tables[table] = dict(derived.tables[table])
+        if table in derived.opaque:
+            opaque[table] = dict(derived.opaque[table])
+        click.echo(
+            f"catalog import: {table}: not in {shown}: typed as its source holds it, with no "
+            "legacy name (another dialect's DDL may declare it: import that into its own "
+            "catalog)",
+            err=True,
+        )
     for table, columns in sorted(notes.items()):
         for column, note in columns.items():
             click.echo(f"catalog import: {table}.{column}: {note}", err=True)

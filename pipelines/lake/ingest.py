@@ -567,6 +567,9 @@ class CatalogAgreement:
 
     problems: list[str]
     columns: dict[str, dict[str, tuple[str, Correspondence | None]]]
+    # Source tables the DDL does not declare (another dialect's, or never in the legacy
+    # warehouse): typed as the source holds them.
+    undeclared: list[str]
 
     def data_checks(self) -> dict[str, dict[str, exp.Expr]]:
         """Per lake table, per column, the condition that finds values its legacy type cannot
@@ -603,12 +606,13 @@ def catalog_agreement(
 
     lines: list[str] = []
     columns: dict[str, dict[str, tuple[str, Correspondence | None]]] = {}
+    undeclared: list[str] = []
     for table in sorted(set(ddl) | set(derived.tables)):
         if table not in derived.tables:
             lines.append(f"{table}: a table in {ddl_source}, missing from {derived_side(table)}")
             continue
         if table not in ddl:
-            lines.append(f"{table}: a table in {derived_side(table)}, missing from {ddl_source}")
+            undeclared.append(table)
             continue
         table_lines, columns[table] = _column_agreement(
             table,
@@ -620,7 +624,7 @@ def catalog_agreement(
             derived_side(table),
         )
         lines.extend(table_lines)
-    return CatalogAgreement(lines, columns)
+    return CatalogAgreement(lines, columns, undeclared)
 
 
 def _column_agreement(

@@ -246,7 +246,7 @@ def test_legacy_and_lake_types_are_read_merged_and_digested(tmp_path):
     assert column.meta == {"declared": ("oracle", "DATE")}
     without = load_catalog(write(tmp_path, "b.yaml", text.replace(", lake: INTEGER", "")))
     assert without.digest() != catalog.digest()
-    with pytest.raises(CatalogError, match="legacy or lake types"):
+    with pytest.raises(CatalogError, match="types the lake stores"):
         load_catalogs([tmp_path / "a.yaml", tmp_path / "b.yaml"])
 
 
@@ -280,3 +280,53 @@ def test_a_lake_type_is_read_through_a_cast_to_the_catalog_type(tmp_path):
     )
     row = con.sql(render(translated.ansi_sql, "duckdb")).fetchall()[0]
     assert str(row[0]) == "1.5" and str(row[1]) == "2024-02-29 00:00:00"
+
+
+def test_a_table_each_dialect_declares_is_read_with_that_dialects_types(tmp_path):
+    """The same lake table, declared by an Oracle and a BigQuery warehouse (one catalog file
+    each, as `catalog import --from-sources --from DIALECT` writes them): each dialect's
+    files read it with their own legacy types; any other dialect as the lake stores it."""
+    oracle = write(
+        tmp_path,
+        "oracle.yaml",
+        "tables:\n  raw.readings:\n"
+        '    reading_id: {type: "DECIMAL(10,0)", legacy: oracle NUMBER(10), lake: INTEGER}\n'
+        "    read_at: {type: TIMESTAMP(0), legacy: oracle DATE, lake: TIMESTAMP}\n"
+        "legacy:\n  oracle:\n    UTIL.READINGS: raw.readings\n",
+    )
+    bigquery = write(
+        tmp_path,
+        "bigquery.yaml",
+        "tables:\n  raw.readings:\n"
+        "    reading_id: {type: BIGINT, legacy: bigquery INT64, lake: INTEGER}\n"
+        "    read_at: {type: TIMESTAMP, legacy: bigquery DATETIME}\n"
+        "legacy:\n  bigquery:\n    utility.readings: raw.readings\n",
+    )
+    catalog = load_catalogs([oracle, bigquery])
+    assert catalog.tables == {"raw.readings": {"reading_id": "INTEGER", "read_at": "TIMESTAMP"}}
+    on_oracle = catalog.for_dialect("oracle")
+    assert on_oracle.tables["raw.readings"]["read_at"] == "TIMESTAMP(0)"
+    assert on_oracle.declared["raw.readings"]["read_at"] == ("oracle", "DATE")
+    assert on_oracle.physical == {"raw.readings": {"reading_id": "INTEGER"}}
+    assert catalog.for_dialect("bigquery").tables["raw.readings"]["reading_id"] == "BIGINT"
+    assert catalog.for_dialect("snowflake") is catalog
+    # Oracle's DATE - DATE is days; the same subtraction read by BigQuery is its own matter.
+    oracle_sql = translate(
+        "SELECT TRUNC(read_at) - TRUNC(read_at) AS d FROM UTIL.READINGS", "oracle", catalog=catalog
+    ).ansi_sql
+    assert 'CAST("reading_id" AS DECIMAL(10, 0)) AS "reading_id"' in oracle_sql
+    bigquery_sql = translate(
+        "SELECT reading_id FROM utility.readings", "bigquery", catalog=catalog
+    ).ansi_sql
+    assert 'CAST("reading_id" AS BIGINT) AS "reading_id"' in bigquery_sql
+    assert catalog.digest() != load_catalogs([oracle]).digest()
+    # Two files that disagree on what the lake stores are still a conflict.
+    other = write(
+        tmp_path,
+        "other.yaml",
+        "tables:\n  raw.readings:\n"
+        "    reading_id: {type: BIGINT, legacy: redshift BIGINT}\n"
+        "    read_at: {type: TIMESTAMP, legacy: redshift TIMESTAMP}\n",
+    )
+    with pytest.raises(CatalogError, match=r"other\.yaml: table raw\.readings differs"):
+        load_catalogs([oracle, other])
