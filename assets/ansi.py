@@ -4,6 +4,7 @@ The assets are drawn from what each file defines (``LegacySql``: parsed, never t
 when the code location loads); a file is translated when its asset runs.
 """
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -12,6 +13,7 @@ import dagster as dg
 
 from assets.legacy import legacy_key
 from assets.metadata import code_references, lineage_metadata
+from pipelines.lake.catalog import published_columns
 from pipelines.resources import AnsiStoreResource, LakeResource
 from pipelines.settings import shown_path
 from pipelines.translation.store import (
@@ -154,7 +156,12 @@ def ansi_asset(
         try:
             catalog = ansi_store.catalog()
             if project is not None:
-                catalog = project.catalog_for(legacy.names[0], catalog, ansi_store.path())
+                catalog = project.catalog_for(
+                    legacy.names[0],
+                    catalog,
+                    ansi_store.path(),
+                    published=functools.partial(published_columns, lake.lake()),
+                )
             stored = translate_to_store(
                 source,
                 ansi_store.path(),

@@ -1,5 +1,6 @@
 """``warehouse/<name>``: tables built from ANSI SQL on the configured engine, write-audit-publish."""
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -8,6 +9,7 @@ import dagster as dg
 from assets.metadata import code_references, lineage_metadata, records_table, rounded
 from pipelines.contracts import Contract, load_contract
 from pipelines.contracts.describe import describe_columns
+from pipelines.lake.catalog import published_columns
 from pipelines.lake.store import Lake, LakeError, TableVersion
 from pipelines.resources import (
     AnsiStoreResource,
@@ -355,7 +357,12 @@ def warehouse_asset(
         try:
             catalog = ansi_store.catalog()
             if project is not None and table.legacy is not None:
-                catalog = project.catalog_for(table.name, catalog, ansi_store.path())
+                catalog = project.catalog_for(
+                    table.name,
+                    catalog,
+                    ansi_store.path(),
+                    published=functools.partial(published_columns, lake.lake()),
+                )
             checked = build_with_checks(
                 lake.lake(),
                 warehouse_engine.build_engine(),

@@ -437,7 +437,7 @@ class Catalog:
             tables[table] = {c: kind for c, (kind, _) in columns.items()}
             declared[table] = {c: (dialect, text) for c, (_, text) in columns.items() if text}
             differs = {
-                c: stored[c] for c, (kind, _) in columns.items() if not _reads_as(stored[c], kind)
+                c: stored[c] for c, (kind, _) in columns.items() if not reads_as(stored[c], kind)
             }
             if differs:
                 physical[table] = differs
@@ -446,14 +446,27 @@ class Catalog:
         return replace(self, tables=tables, declared=declared, physical=physical)
 
 
-def _reads_as(stored: str, kind: str) -> bool:
+def reads_as(stored: str, kind: str) -> bool:
     """Whether the lake's ``stored`` type reads as ``kind`` without a CAST: the same type, or
     timestamps of any precision (the engines have one TIMESTAMP; catalog import checked the
     values' fractional digits)."""
     a, b = parse_type(stored), parse_type(kind)
-    if a.this == b.this == exp.DType.TIMESTAMP:
+    if a.this == b.this and a.this in _UNSIZED_IN_THE_LAKE:
         return True
     return a == b
+
+
+# Types whose size the lake does not keep (Parquet strings have no length) or the engines
+# read as one (TIMESTAMP): a catalog's VARCHAR(30) or TIMESTAMP(0) is what the lake stores
+# as VARCHAR or TIMESTAMP.
+_UNSIZED_IN_THE_LAKE = {
+    exp.DType.VARCHAR,
+    exp.DType.CHAR,
+    exp.DType.TEXT,
+    exp.DType.NVARCHAR,
+    exp.DType.NCHAR,
+    exp.DType.TIMESTAMP,
+}
 
 
 # Where a column's declared legacy type travels on its type: (dialect, declared type); and
@@ -765,6 +778,14 @@ def merge_catalogs(catalogs: Iterable[Catalog]) -> Catalog:
     )
 
 
+def _same_storage(one: tuple[tuple[str, str], ...], other: tuple[tuple[str, str], ...]) -> bool:
+    """Whether two tables' columns (name, type) are what the lake stores alike: the same
+    names in the same order, and types that read as each other."""
+    return len(one) == len(other) and all(
+        a == b and reads_as(x, y) for (a, x), (b, y) in zip(one, other, strict=True)
+    )
+
+
 @dataclass(frozen=True)
 class _Definition:
     """One file's definition of a table, as merging compares it."""
@@ -824,18 +845,18 @@ class _MergedTables:
             )
         for other_origin, catalog in found:
             other = _Definition.of(catalog, name)
-            if (other.lake, other.opaque, other.casespecific) != (
-                one.lake,
-                one.opaque,
-                one.casespecific,
-            ) or len(other.dialects) > 1:
+            if (
+                not _same_storage(other.lake, one.lake)
+                or (other.opaque, other.casespecific) != (one.opaque, one.casespecific)
+                or len(other.dialects) > 1
+            ):
                 raise CatalogError(
                     f"{other_origin}: table {name} differs from its definition in {origin} "
                     "(columns, order, types the lake stores, CASESPECIFIC, or a legacy type "
                     "of another dialect than the file's)"
                 )
             if not other.dialects:
-                if other.types != one.lake:
+                if not _same_storage(other.types, one.lake):
                     raise CatalogError(
                         f"{other_origin}: table {name} differs from its definition in "
                         f"{origin}: it declares no legacy type, so its types must be those "

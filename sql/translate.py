@@ -709,26 +709,29 @@ def _read_lake_types(tree: exp.Expr, catalog: Catalog) -> exp.Expr:
     catalog's (``lake:``, e.g. a NUMBER(10) exported as INTEGER), read through a derived
     table of the same name that CASTs those columns to their catalog type: the translation
     reasoned with that type, and ``catalog import --from-sources`` checked on the data that
-    the CAST loses no value."""
+    the CAST loses no value. Qualified like the rest of the output, so that annotation types
+    the derived table's columns (a script's later table, a chain's reader)."""
     for table in list(tree.find_all(exp.Table)):
         key = f"{table.db}.{table.name}"
         physical = catalog.physical.get(key)
         if not physical or not isinstance(table.parent, (exp.From, exp.Join)):
             continue
+        inner = table.name
         columns = []
         for name, kind in catalog.tables[key].items():
-            column = exp.column(name, quoted=True)
+            column: exp.Expr = exp.column(name, table=inner, quoted=True)
             if name in physical:
                 # Values were checked to fit the declared type, fractional digits included:
                 # a TIMESTAMP(p) reads as the engines' one TIMESTAMP type.
                 to = ansi.parse_type(kind).copy()
                 if to.this in (exp.DType.TIMESTAMP, exp.DType.TIME):
                     to.set("expressions", [])
-                column = exp.alias_(exp.Cast(this=column, to=to), name, quoted=True)
-            columns.append(column)
+                column = exp.Cast(this=column, to=to)
+            columns.append(exp.alias_(column, name, quoted=True))
         stored = exp.Table(
             this=exp.to_identifier(table.name, quoted=True),
             db=exp.to_identifier(table.db, quoted=True),
+            alias=exp.TableAlias(this=exp.to_identifier(inner, quoted=True)),
         )
         alias = exp.TableAlias(this=exp.to_identifier(table.alias_or_name, quoted=True))
         table.replace(exp.Subquery(this=exp.select(*columns).from_(stored), alias=alias))

@@ -135,6 +135,16 @@ def table_schema(folder: Path) -> pa.Schema:
     return schema
 
 
+def published_columns(lake: Lake, table: str) -> dict[str, str | None] | None:
+    """The columns of the lake table ``table`` ("zone.table") as published now, with their
+    ANSI types (None for a type with no ANSI form); None when it is not published."""
+    zone, name = table.split(".", 1)
+    current = lake.current(zone, name)
+    if current is None:
+        return None
+    return {f.name: ansi_type(f.type) for f in table_schema(current.path)}
+
+
 def import_lake(root: Path) -> LakeImport:
     """A catalog's tables from the Parquet footers of every table under ``root``."""
     tables: dict[str, dict[str, str]] = {}

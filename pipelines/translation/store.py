@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from pipelines.lake.files import write_atomic
 from sql.ansi import parse_type
 from sql.assumptions import Assumptions, load_assumptions
-from sql.catalog import Catalog, CatalogError, merge_catalogs, undeclared_names
+from sql.catalog import Catalog, CatalogError, merge_catalogs, reads_as, undeclared_names
 from sql.dependencies import (
     TABLE_ZONE,
     DefinedTables,
@@ -692,17 +692,38 @@ class LegacySql:
         """The columns of the tables ``file`` reads upstream, of those in ``built``."""
         return {lake: built[lake] for lake in sorted(self.upstream(file)) if lake in built}
 
-    def catalog_for(self, table: str, catalog: Catalog, store: Path) -> Catalog:
+    def catalog_for(
+        self,
+        table: str,
+        catalog: Catalog,
+        store: Path,
+        published: Callable[[str], Mapping[str, str] | None] | None = None,
+    ) -> Catalog:
         """The catalog the file that defines ``table`` is translated with (and its tables
         checked against when built): ``catalog``, the project's tables its names can mean,
         and the columns of those it reads from their stored translations; ``StoreError``
         when one is not stored (materialize its ``ansi/`` asset first), ``CatalogError``
-        when ``catalog`` declares one of them with other columns."""
+        when ``catalog`` declares one of them with other columns.
+
+        ``published``: the column types of a table as the lake holds it now, or None when
+        it is not published. Those are the types a reader reads and the engine wrote, where
+        annotation may have guessed another (DECIMAL(12,3) - DECIMAL(12,3) is DECIMAL(13,3)
+        on both engines); the translation's types stay where the lake has none of its own,
+        and so do its legacy declared types (an Oracle DATE stays one)."""
         file = self.defining(table)
-        upstream = {
-            lake: stored_output_schema(store, lake.split(".", 1)[1])
-            for lake in sorted(self.upstream(file))
-        }
+        upstream = {}
+        for lake in sorted(self.upstream(file)):
+            schema = stored_output_schema(store, lake.split(".", 1)[1])
+            stored = published(lake) if published is not None else None
+            if stored is not None and list(stored) == list(schema.columns):
+                columns = {
+                    c: kind
+                    if c in schema.opaque or not stored[c] or reads_as(stored[c], kind)
+                    else stored[c]
+                    for c, kind in schema.columns.items()
+                }
+                schema = replace(schema, columns=columns)
+            upstream[lake] = schema
         return chain_catalog(catalog, self.names_read(file), upstream)
 
 

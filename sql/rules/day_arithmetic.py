@@ -108,10 +108,48 @@ def oracle_moment(node: exp.Expr, projections: Projections | None) -> Moment | N
                 return Moment(date=True, midnight=stored == "DATE")
             if written_type.startswith("TIMESTAMP"):
                 return Moment(date=False)
+    values = _values_of(node)
+    if values:
+        found = {oracle_moment(v, projections) for v in values}
+        kinds = {m.date for m in found if m is not None}
+        if None not in found and len(kinds) == 1:
+            return Moment(date=kinds.pop(), midnight=all(m.midnight for m in found if m))
+        return None
     digits = fraction_digits(node)
     if digits:  # fractional seconds: no Oracle DATE holds them
         return Moment(date=False)
     return None
+
+
+# Functions whose value is one of their arguments' values, unchanged (a window's, LAG's,
+# MIN's, a CASE branch's): it is a DATE where those are.
+_PICKING = (
+    exp.Lag,
+    exp.Lead,
+    exp.FirstValue,
+    exp.LastValue,
+    exp.NthValue,
+    exp.Min,
+    exp.Max,
+    exp.AnyValue,
+    exp.Nullif,
+)
+
+
+def _values_of(node: exp.Expr) -> list[exp.Expr]:
+    """The arguments whose value ``node`` takes as it is, or [] for any other node."""
+    if isinstance(node, exp.Window):
+        return [node.this]
+    if isinstance(node, _PICKING):
+        default = node.args.get("default") if isinstance(node, (exp.Lag, exp.Lead)) else None
+        return [node.this, *([default] if default is not None else [])]
+    if isinstance(node, (exp.Coalesce, exp.Greatest, exp.Least)):
+        return [node.this, *node.expressions]
+    if isinstance(node, exp.Case):
+        branches = [i.args["true"] for i in node.args.get("ifs", [])]
+        default = node.args.get("default")
+        return [b for b in [*branches, default] if b is not None and not isinstance(b, exp.Null)]
+    return []
 
 
 def _rational(node: exp.Expr) -> Fraction | None:

@@ -266,8 +266,8 @@ def test_a_lake_type_is_read_through_a_cast_to_the_catalog_type(tmp_path):
     )
     flat = " ".join(translated.ansi_sql.split())
     assert (
-        'FROM ( SELECT CAST("id" AS DECIMAL(10, 0)) AS "id", CAST("d" AS TIMESTAMP) AS "d", '
-        '"note" FROM "raw"."events" ) AS "e"'
+        'FROM ( SELECT CAST("events"."id" AS DECIMAL(10, 0)) AS "id", CAST("events"."d" AS '
+        'TIMESTAMP) AS "d", "events"."note" AS "note" FROM "raw"."events" AS "events" ) AS "e"'
     ) in flat
     import duckdb
 
@@ -314,11 +314,11 @@ def test_a_table_each_dialect_declares_is_read_with_that_dialects_types(tmp_path
     oracle_sql = translate(
         "SELECT TRUNC(read_at) - TRUNC(read_at) AS d FROM UTIL.READINGS", "oracle", catalog=catalog
     ).ansi_sql
-    assert 'CAST("reading_id" AS DECIMAL(10, 0)) AS "reading_id"' in oracle_sql
+    assert 'CAST("readings"."reading_id" AS DECIMAL(10, 0)) AS "reading_id"' in oracle_sql
     bigquery_sql = translate(
         "SELECT reading_id FROM utility.readings", "bigquery", catalog=catalog
     ).ansi_sql
-    assert 'CAST("reading_id" AS BIGINT) AS "reading_id"' in bigquery_sql
+    assert 'CAST("readings"."reading_id" AS BIGINT) AS "reading_id"' in bigquery_sql
     assert catalog.digest() != load_catalogs([oracle]).digest()
     # Two files that disagree on what the lake stores are still a conflict.
     other = write(

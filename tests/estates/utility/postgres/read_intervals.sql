@@ -1,5 +1,5 @@
--- Oracle's read_intervals in PostgreSQL. An Oracle DATE is a timestamp to the second; DATE
--- minus DATE is a number of days, so (a - b) * 24 is the hours between them.
+-- Oracle's read_intervals in PostgreSQL. An Oracle DATE is a timestamp to the second; the
+-- whole hours between two are the interval's days * 24 plus its hours.
 WITH reads AS (
     SELECT r.reading_id, r.meter_id, r.read_at, r.register_kwh,
            UPPER(COALESCE(r.read_type, 'E')) AS read_type,
@@ -15,7 +15,8 @@ SELECT reads.reading_id,
        date_trunc('day', reads.read_at)::timestamp(0) AS read_day,
        reads.read_at,
        reads.register_kwh - reads.previous_kwh AS kwh_used,
-       ROUND(EXTRACT(EPOCH FROM reads.read_at - reads.previous_read_at) / 3600, 2) AS hours_elapsed,
+       EXTRACT(DAY FROM reads.read_at - reads.previous_read_at) * 24
+         + EXTRACT(HOUR FROM reads.read_at - reads.previous_read_at) AS hours_elapsed,
        CASE reads.read_type WHEN 'A' THEN 'actual' ELSE 'estimated' END AS read_kind
 FROM reads
 JOIN utility.meters m ON m.meter_id = reads.meter_id

@@ -19,7 +19,11 @@ SELECT reads.reading_id,
        TRUNC(reads.read_at) AS read_day,
        reads.read_at,
        reads.register_kwh - reads.previous_kwh AS kwh_used,
-       ROUND((reads.read_at - reads.previous_read_at) * 24, 2) AS hours_elapsed,
+       -- Whole hours between the reads, through Oracle's interval (a DATE minus a DATE is a
+       -- fraction of a day, which plumbline translates only where it is whole).
+       EXTRACT(DAY FROM (CAST(reads.read_at AS TIMESTAMP) - CAST(reads.previous_read_at AS TIMESTAMP))) * 24
+         + EXTRACT(HOUR FROM (CAST(reads.read_at AS TIMESTAMP) - CAST(reads.previous_read_at AS TIMESTAMP)))
+         AS hours_elapsed,
        CASE reads.read_type WHEN 'A' THEN 'actual' ELSE 'estimated' END AS read_kind
 FROM reads
 JOIN util.meters m ON m.meter_id = reads.meter_id
