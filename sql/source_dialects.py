@@ -93,6 +93,7 @@ class Semantics:
     # REGEXP_EXTRACT returns its pattern's one capturing group, if any (more are an error),
     # where REGEXP_SUBSTR returns the whole match unless asked for a group
     REGEX_EXTRACT_RETURNS_ITS_GROUP = False
+    REGEX_SUBSTR_OF_NO_MATCH_IS_EMPTY = False  # REGEXP_SUBSTR is '' (not NULL) without a match
     REPEAT_CUTS_AT_8000_BYTES = False  # REPLICATE's result is cut at 8,000 bytes
     REPEAT_OF_NEGATIVE_IS_NULL = False  # REPLICATE(s, n) with n < 0 is NULL
     REVERSE_REVERSES_BYTES = False  # REVERSE reverses bytes (undocumented), not characters
@@ -102,6 +103,9 @@ class Semantics:
     TEXT_CASE_IS_AN_ATTRIBUTE = False
     TEXT_COMPARES_BY_COLLATION = False  # text compares by a collation, by default ignoring case
     TRANSLATE_LENGTHS_MUST_MATCH = False  # TRANSLATE raises when `from` and `to` differ in length
+    # TRIM / LTRIM / RTRIM without characters remove Unicode's whitespace (the standard's TRIM:
+    # spaces only)
+    TRIM_REMOVES_WHITESPACE = False
 
     # Numbers and types
     CORR_OF_CONSTANT_IS_NAN = False  # CORR over a constant column is NaN, not NULL
@@ -135,6 +139,13 @@ class Semantics:
 
     # Dates and times
     ADD_MONTHS_KEEPS_MONTH_END = False  # ADD_MONTHS maps a month's last day to the last day
+    DATE_DIFFERENCE_IS_DAY_COUNT = False  # DATE - DATE is a number of days
+    DATE_HOLDS_TIME_OF_DAY = False  # a DATE holds a time of day (DATE + INTERVAL '1' HOUR)
+    DATE_PLUS_INTERVAL_IS_TIMESTAMP = False  # DATE +/- INTERVAL is a TIMESTAMP, whatever unit
+    # month steps with INTERVAL clamp to the target month's end (else: an error there, as in
+    # the standard, or undocumented)
+    INTERVAL_MONTHS_CLAMP = False
+    TIMESTAMP_DIFFERENCE_IS_INTERVAL = False  # TIMESTAMP - TIMESTAMP: INTERVAL DAY TO SECOND
     # DATEDIFF in hours, minutes and seconds counts the unit boundaries crossed (the
     # difference of the two values truncated to the unit), as for days.
     DATE_DIFF_COUNTS_TIME_BOUNDARIES = False
@@ -183,17 +194,22 @@ def _redshift_add_months(args: list[exp.Expr]) -> exp.Expr:
 
 class PlumblineRedshift(Redshift, Semantics):
     DATE_DIFF_COUNTS_TIME_BOUNDARIES = True
-    LISTAGG_DEFAULT_SEPARATOR = ""
-    LISTAGG_NULL_SEPARATOR_IS_NONE = True
-    LISTAGG_SKIPS_EMPTY_STRINGS = True
+    DATE_DIFFERENCE_IS_DAY_COUNT = True
+    DATE_PLUS_INTERVAL_IS_TIMESTAMP = True
     DAY_OF_WEEK_OF_SUNDAY = 0
     FLOAT_PRECISION_PICKS_WIDTH = True
     GREATEST_IGNORES_NULLS = True
+    INTERVAL_MONTHS_CLAMP = True
     ISO_TIMESTAMP_STRINGS = True
     LIKE_BACKSLASH_ESCAPES = True
+    LISTAGG_DEFAULT_SEPARATOR = ""
+    LISTAGG_NULL_SEPARATOR_IS_NONE = True
+    LISTAGG_SKIPS_EMPTY_STRINGS = True
+    TIMESTAMP_DIFFERENCE_IS_INTERVAL = True
     LOG_DEFAULTS_TO_BASE_10 = True
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
     RATIO_TO_REPORT_IS_DOUBLE = True
+    REGEX_SUBSTR_OF_NO_MATCH_IS_EMPTY = True
     SPLIT_PART_NEEDS_POSITIVE_PART = True
     TRUNCATED_WEEKS_START_MONDAY = True
     VARCHAR_MAX_IS_UNBOUNDED = True
@@ -206,6 +222,7 @@ class PlumblineSnowflake(Snowflake, Semantics):
     ADD_MONTHS_KEEPS_MONTH_END = True
     CTES_RECURSE_WITHOUT_KEYWORD = True
     DATE_DIFF_COUNTS_TIME_BOUNDARIES = True
+    DATE_DIFFERENCE_IS_DAY_COUNT = True
     DATE_FROM_PARTS_NORMALISES = True
     DATE_TEXT_READ_BY_INPUT_FORMAT = True
     FORMAT_NAME_CASE = "title"
@@ -317,6 +334,7 @@ def _parse_partition_by(parser: Teradata.Parser) -> exp.Property:
 
 class PlumblineTeradata(Teradata, Semantics):
     COUNT_IS_INTEGER = True
+    DATE_DIFFERENCE_IS_DAY_COUNT = True
     FORMAT_NAME_CASE = "element"
     INTEGER_CAST_TRUNCATES = True
     LOG_DEFAULTS_TO_BASE_10 = True
@@ -478,11 +496,12 @@ class PlumblineBigQuery(BigQuery, Semantics):
     CORR_OF_CONSTANT_IS_NAN = True
     DATE_DIFF_WEEKS_START_SUNDAY = True
     DATE_NAMES_ARE_ENGLISH = True
+    DATE_PLUS_INTERVAL_IS_TIMESTAMP = True
     DATETIME_FORMAT = "percent"
     DAY_OF_WEEK_OF_SUNDAY = 1
     FORMATTED_TIMESTAMPS_IN_UTC = True
     INITCAP_WORDS_DOCUMENTED = True
-    TEXT_TO_INTEGER_IS_DOCUMENTED = True
+    INTERVAL_MONTHS_CLAMP = True
     ISO_TIMESTAMP_STRINGS = True
     LIKE_BACKSLASH_ESCAPES = True
     LIKE_BACKSLASH_ESCAPES_AT_RUN_TIME = True
@@ -492,6 +511,8 @@ class PlumblineBigQuery(BigQuery, Semantics):
     REGEX_EXTRACT_RETURNS_ITS_GROUP = True
     SCRIPT_VARIABLES = True
     TEMP_FUNCTIONS = True
+    TEXT_TO_INTEGER_IS_DOCUMENTED = True
+    TRIM_REMOVES_WHITESPACE = True
     VARIABLES_ARE_BARE_NAMES = True
     WEEKDAY_WEEK_PARTS = True
     WILDCARD_TABLES = True
@@ -530,7 +551,9 @@ class PlumblineTSQL(TSQL, Semantics):
 
 class PlumblineOracle(Oracle, Semantics):
     CONCAT_SKIPS_NULLS = True
+    DATE_DIFFERENCE_IS_DAY_COUNT = True
     DATE_HOLDS_TIME = True
+    DATE_HOLDS_TIME_OF_DAY = True
     DUAL_IS_NO_TABLE = True
     EMPTY_STRING_IS_NULL = True
     FLOAT_IS_DECIMAL = True
@@ -543,6 +566,7 @@ class PlumblineOracle(Oracle, Semantics):
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
     REVERSE_REVERSES_BYTES = True
     STATISTICS_KEEP_DECIMAL = True
+    TIMESTAMP_DIFFERENCE_IS_INTERVAL = True
     TRUNCATED_WEEKS_START_MONDAY = True
     UNSIZED_DECIMAL_IS_FLOATING = True
 

@@ -54,9 +54,13 @@ def greatest_least(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if len(values) > MAX_GREATEST_ARGS:
         ctx.report("error", "FN-GREATEST-LEAST", node, f"more than {MAX_GREATEST_ARGS} arguments")
         return None
-    ignore_nulls = (
-        bool(node.args.get("ignore_nulls")) or semantics(ctx.dialect).GREATEST_IGNORES_NULLS
-    )
+    # sqlglot's parser marks every GREATEST as ignoring NULLs where its dialect flag
+    # LEAST_GREATEST_IGNORES_NULLS is set, which Oracle and Teradata keep from sqlglot's
+    # default though their GREATEST is NULL when any argument is; the mark names an explicit
+    # variant (Snowflake's GREATEST_IGNORE_NULLS) only where that flag is off.
+    parser_marks_all = getattr(semantics(ctx.dialect), "LEAST_GREATEST_IGNORES_NULLS", True)
+    explicit = bool(node.args.get("ignore_nulls")) and not parser_marks_all
+    ignore_nulls = explicit or semantics(ctx.dialect).GREATEST_IGNORES_NULLS
     compare = exp.GTE if isinstance(node, exp.Greatest) else exp.LTE
     result = values[0]
     for value in values[1:]:
@@ -201,7 +205,9 @@ def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ALL_DIALECTS,
     (exp.Replace,),
     "REPLACE(s, from, to) is kept (an extension every target engine has with the same meaning); "
-    "T-SQL matches `from` by collation and is translated assuming a case-sensitive one.",
+    "T-SQL matches `from` by collation and is translated assuming a case-sensitive one. "
+    "Oracle's REPLACE removes `from` where `to` is omitted or NULL, returns s where `from` is "
+    "NULL (or ''), and its empty result is NULL.",
     (
         (
             "oracle",
@@ -219,13 +225,24 @@ def replace(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "REPLACE translated assuming a case-sensitive collation",
         )
     if semantics(ctx.dialect).EMPTY_STRING_IS_NULL:
-        # Oracle REPLACE with a NULL or '' replacement removes the search string.
+        # Oracle's REPLACE: "If replacement_string is omitted or null, then all occurrences of
+        # search_string are removed. If search_string is null, then char is returned", and an
+        # empty result is NULL (https://docs.oracle.com/en/database/oracle/oracle-database/
+        # 19/sqlrf/REPLACE.html).
+        text, search = node.this, node.expression
         replacement = node.args.get("replacement")
+        fixed = clone(node)
         if replacement is None or isinstance(replacement, exp.Null):
-            fixed = clone(node)
             fixed.set("replacement", lit(""))
-            return exp.Nullif(this=fixed, expression=lit(""))
-        return exp.Nullif(this=clone(node), expression=lit(""))
+        elif not (isinstance(replacement, exp.Literal) and replacement.is_string):
+            fixed.set("replacement", exp.Coalesce(this=clone(replacement), expressions=[lit("")]))
+        if isinstance(search, exp.Null):
+            return clone(text)
+        result: exp.Expr = exp.Nullif(this=fixed, expression=lit(""))
+        if not (isinstance(search, exp.Literal) and search.is_string):
+            unsearched = exp.Is(this=clone(search), expression=exp.Null())
+            result = exp.Case(ifs=[exp.If(this=unsearched, true=clone(text))], default=result)
+        return result
     return node
 
 

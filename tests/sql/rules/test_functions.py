@@ -1,0 +1,79 @@
+"""GREATEST / LEAST with a NULL argument and Oracle's REPLACE with NULL arguments, on DuckDB and
+Spark over imported catalogs, against each dialect's documentation:
+
+- NULL when any argument is NULL: Oracle ("If any expr is null, GREATEST returns null" — its
+  SQL reference), Teradata, Snowflake (GREATEST_IGNORE_NULLS skips them), BigQuery ("If any of
+  the arguments is NULL, returns NULL");
+- NULLs ignored: T-SQL ("GREATEST ignores NULL values",
+  https://learn.microsoft.com/sql/t-sql/functions/logical-functions-greatest-transact-sql) and
+  Redshift (https://docs.aws.amazon.com/redshift/latest/dg/r_GREATEST_LEAST.html);
+- Oracle REPLACE: "If replacement_string is omitted or null, then all occurrences of
+  search_string are removed. If search_string is null, then char is returned", and an empty
+  result is NULL (https://docs.oracle.com/en/database/oracle/oracle-database/19/sqlrf/REPLACE.html).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sql.translate import translate
+from tests.sql.engine_tables import imported_catalog, rows_on_engines
+
+DDL = {
+    "oracle": "CREATE TABLE sales.t (id NUMBER(10), a NUMBER(10), b NUMBER(10), "
+    "s VARCHAR2(20), s2 VARCHAR2(20))",
+    "teradata": "CREATE TABLE sales.t (id INTEGER, a INTEGER, b INTEGER, s VARCHAR(20), "
+    "s2 VARCHAR(20))",
+    "snowflake": "CREATE TABLE sales.t (id INTEGER, a INTEGER, b INTEGER, s VARCHAR, s2 VARCHAR)",
+    "bigquery": "CREATE TABLE sales.t (id INT64, a INT64, b INT64, s STRING, s2 STRING)",
+    "tsql": "CREATE TABLE dbo.t (id INT, a INT, b INT, s VARCHAR(20), s2 VARCHAR(20))",
+    "redshift": "CREATE TABLE sales.t (id INTEGER, a INTEGER, b INTEGER, s VARCHAR(20), "
+    "s2 VARCHAR(20))",
+}
+ROWS = (
+    "SELECT * FROM (VALUES (1, 1, CAST(NULL AS INTEGER), 'abcb', 'b'), (2, 3, 2, 'abc', "
+    "CAST(NULL AS VARCHAR)), (3, CAST(NULL AS INTEGER), CAST(NULL AS INTEGER), 'b', 'b'), "
+    "(4, 5, 7, CAST(NULL AS VARCHAR), 'b')) AS v(id, a, b, s, s2)"
+)
+NULL_IF_ANY = {"GREATEST(a, b)": {2: 3, 4: 7}, "LEAST(a, b)": {2: 2, 4: 5}}
+IGNORING = {"GREATEST(a, b)": {1: 1, 2: 3, 4: 7}, "LEAST(a, b)": {1: 1, 2: 2, 4: 5}}
+CASES = {
+    "oracle": {
+        **NULL_IF_ANY,
+        "REPLACE(s, s2)": {1: "ac", 2: "abc"},
+        "REPLACE(s, 'b', s2)": {1: "abcb", 2: "ac", 3: "b"},
+        "REPLACE(s, '')": {1: "abcb", 2: "abc", 3: "b"},
+        "REPLACE(s, 'b', '')": {1: "ac", 2: "ac"},
+    },
+    "teradata": NULL_IF_ANY,
+    "bigquery": NULL_IF_ANY,
+    "snowflake": {**NULL_IF_ANY, "GREATEST_IGNORE_NULLS(a, b)": IGNORING["GREATEST(a, b)"]},
+    "tsql": IGNORING,
+    "redshift": IGNORING,
+}
+
+
+@pytest.fixture(scope="module")
+def spark(spark_engine):
+    return spark_engine.session().newSession()
+
+
+@pytest.fixture(scope="module")
+def catalogs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("catalogs")
+    return {dialect: imported_catalog(folder, dialect, ddl) for dialect, ddl in DDL.items()}
+
+
+@pytest.mark.parametrize("dialect", sorted(CASES))
+def test_null_arguments_give_the_documented_values(spark, catalogs, dialect):
+    cases = list(CASES[dialect].items())
+    columns = ", ".join(f"{expression} AS v{i}" for i, (expression, _) in enumerate(cases))
+    table = "dbo.t" if dialect == "tsql" else "sales.t"
+    ansi_sql = translate(
+        f"SELECT id, {columns} FROM {table}", dialect, catalog=catalogs[dialect]
+    ).ansi_sql
+    on_duckdb, on_spark = rows_on_engines(spark, ansi_sql, t=ROWS)
+    for engine, got in (("duckdb", on_duckdb), ("spark", on_spark)):
+        for column, (expression, want) in enumerate(cases, start=1):
+            values = {row[0]: row[column] for row in got}
+            assert values == {i: want.get(i) for i in (1, 2, 3, 4)}, (engine, expression)
