@@ -14,6 +14,7 @@ from sql.rules.build import (
     lit,
     type_of,
 )
+from sql.rules.case_sensitivity import collated_search
 from sql.source_dialects import semantics
 
 MAX_GREATEST_ARGS = 4
@@ -205,7 +206,8 @@ def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ALL_DIALECTS,
     (exp.Replace,),
     "REPLACE(s, from, to) is kept (an extension every target engine has with the same meaning); "
-    "T-SQL matches `from` by collation and is translated assuming a case-sensitive one. "
+    "T-SQL matches `from` by collation: translated as tsql_collation_case says (SENSITIVE, "
+    "the stated default, with a warning; INSENSITIVE refused). "
     "Oracle's REPLACE removes `from` where `to` is omitted or NULL, returns s where `from` is "
     "NULL (or ''), and its empty result is NULL.",
     (
@@ -217,13 +219,8 @@ def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def replace(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
-        ctx.report(
-            "warning",
-            "TSQL-COLLATION",
-            node,
-            "REPLACE translated assuming a case-sensitive collation",
-        )
+    if not collated_search("REPLACE", [node.expression], node, ctx):
+        return None
     if semantics(ctx.dialect).EMPTY_STRING_IS_NULL:
         # Oracle's REPLACE: "If replacement_string is omitted or null, then all occurrences of
         # search_string are removed. If search_string is null, then char is returned", and an

@@ -8,6 +8,7 @@ from sql import portable
 from sql.diagnostics import node_offset
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, STRING_TYPES, clone, integer_literal, lit, type_of
+from sql.rules.case_sensitivity import collated_search
 from sql.rules.regex import PatternError, like_class_pattern
 from sql.source_dialects import semantics
 
@@ -242,7 +243,9 @@ def trim(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ALL_DIALECTS,
     (exp.StrPosition,),
     "CHARINDEX(sub, s) / INSTR(s, sub) / STRPOS becomes POSITION(sub IN s); "
-    "a start position or occurrence argument is refused.",
+    "a start position or occurrence argument is refused. T-SQL's CHARINDEX matches by the "
+    "collation: translated as tsql_collation_case says (SENSITIVE with a warning, "
+    "INSENSITIVE refused).",
     (
         (
             "tsql",
@@ -256,6 +259,8 @@ def position(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         ctx.report(
             "error", "FN-POSITION", node, "a start position or occurrence argument has no ANSI form"
         )
+        return None
+    if not collated_search("CHARINDEX", [node.args["substr"]], node, ctx):
         return None
     return exp.StrPosition(this=clone(node.this), substr=node.args["substr"].copy())
 

@@ -160,3 +160,31 @@ def test_an_invisible_character_is_written_as_a_unicode_escape():
 def test_defaults_without_an_exact_form_stay_refused(dialect, sql, message):
     with pytest.raises(TranslationError, match=message):
         translate(sql, dialect)
+
+
+@pytest.mark.parametrize(
+    ("call", "needle_has_letters"),
+    [
+        ("CHARINDEX('a', c_name)", True),
+        ("CHARINDEX('#', c_name)", False),
+        ("REPLACE(c_name, 'Customer', 'C')", True),
+        ("TRANSLATE(c_name, 'ab', 'cd')", True),
+    ],
+)
+def test_tsql_searches_follow_the_collation_assumption(call, needle_has_letters):
+    """CHARINDEX, REPLACE and TRANSLATE match by the column's collation (case-insensitive by
+    SQL Server's default): a stated assumption, as for the comparisons (TSQL-COLLATION)."""
+    from dataclasses import replace
+
+    from sql.assumptions import Assumptions
+
+    sql = f"SELECT {call} AS v FROM dbo.Customer"
+    sensitive = translate(sql, "tsql")
+    warned = [d for d in sensitive.diagnostics if d.rule == "TSQL-COLLATION"]
+    assert bool(warned) == needle_has_letters
+    insensitive = replace(Assumptions(), tsql_collation_case="INSENSITIVE")
+    if not needle_has_letters:
+        translate(sql, "tsql", assumptions=insensitive)  # case cannot matter
+        return
+    with pytest.raises(TranslationError, match="without case"):
+        translate(sql, "tsql", assumptions=insensitive)
