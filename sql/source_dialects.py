@@ -126,6 +126,9 @@ class Semantics:
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = False  # ... of floating-point numbers is a DOUBLE
     RATIO_TO_REPORT_IS_DOUBLE = False  # RATIO_TO_REPORT divides in DOUBLE
     RATIO_TO_REPORT_OF_ZERO_IS_NULL = False  # RATIO_TO_REPORT over a zero sum is NULL
+    # a DECIMAL halfway value rounds (ROUND included) as a server setting says: Teradata's
+    # RoundHalfwayMagUp (the teradata_round_halfway_mag_up assumption)
+    ROUND_HALFWAY_IS_A_SETTING = False
     ROUND_MODE_TRUNCATES = False  # ROUND(x, d, f) with f <> 0 truncates
     STATISTICS_KEEP_DECIMAL = False  # regression statistics of decimals are decimals
     STRING_CASTS_TRUNCATE = False  # a string converted to a shorter type is cut, not refused
@@ -338,6 +341,7 @@ class PlumblineTeradata(Teradata, Semantics):
     FORMAT_NAME_CASE = "element"
     INTEGER_CAST_TRUNCATES = True
     LOG_DEFAULTS_TO_BASE_10 = True
+    ROUND_HALFWAY_IS_A_SETTING = True
     SET_TABLES = True
     STATISTICS_KEEP_DECIMAL = True
     TEXT_CASE_IS_AN_ATTRIBUTE = True

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
@@ -147,7 +149,11 @@ def _truncated(node: exp.Round, ctx: Context) -> exp.Expr | None:
     "source and engine); on floating-point values ties may round differently (warning); on "
     "dates (Oracle ROUND(date, fmt)) it is refused. T-SQL's ROUND(x, n, f) with f not 0 "
     "truncates: x - MOD(x, 10^-n) cast back to x's type, for an integer or decimal x and an "
-    "integer literal n (a float, or a computed n or f, is refused); f = 0 is ROUND(x, n).",
+    "integer literal n (a float, or a computed n or f, is refused); f = 0 is ROUND(x, n). "
+    "Teradata rounds a DECIMAL halfway value as DBS Control's RoundHalfwayMagUp says, by "
+    "default to the even digit (2.5 -> 2): a halfway value with an even kept digit is "
+    "rounded as its truncation (CASE over MOD), under the "
+    "teradata_round_halfway_mag_up assumption (a warning).",
     (
         (
             "tsql",
@@ -197,7 +203,61 @@ def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "ROUND of a floating-point value: ties may round differently",
         )
         return node
+    if semantics(ctx.dialect).ROUND_HALFWAY_IS_A_SETTING:
+        return _halfway_by_setting(node, ctx)
     return None
+
+
+def _step(places: int, tenths: int = 10) -> exp.Expr:
+    """``tenths`` / 10 times 10^-places as an exact literal: 0.01 for 2, 10 for -1, with
+    tenths 5 half of that (0.005), with 20 twice it."""
+    value = Decimal(tenths).scaleb(-places - 1).normalize()
+    return exp.Literal.number(format(value, "f"))
+
+
+def _halfway_by_setting(node: exp.Round, ctx: Context) -> exp.Expr | None:
+    """Teradata's ROUND of an exact number, whose halfway values round as DBS Control's
+    RoundHalfwayMagUp says (https://docs.teradata.com/r/Teradata-VantageTM-Database-Utilities/
+    July-2021/DBS-Control-dbscontrol/DBS-Control-Fields/RoundHalfwayMagUp): TRUE away from
+    zero, as ROUND does everywhere else; FALSE, the default, to the even digit (2.5 -> 2).
+    Exactly halfway means the digits removed are MOD(x, step) = +/- step / 2, and the digit
+    kept is even when x truncated (x - MOD(x, step)) is a multiple of 2 * step: then the
+    truncated value, else ROUND."""
+    value = node.this
+    places = integer_literal(node.args.get("decimals") or lit(0))
+    if places is None:
+        ctx.report("error", "FN-ROUND", node, "ROUND's places must be an integer literal here")
+        return None
+    scale = 0
+    kind = value.type
+    if type_of(value) == exp.DType.DECIMAL and kind is not None and len(kind.expressions) == 2:
+        scale = int(kind.expressions[1].this.name)
+    if places >= scale:
+        return None  # no digits to remove: no halfway value
+    setting = ctx.assume("teradata_round_halfway_mag_up")
+    ctx.report(
+        "warning",
+        "FN-ROUND",
+        node,
+        f"a halfway value rounds {'away from zero' if setting == 'TRUE' else 'to the even digit'}, "
+        f"assuming RoundHalfwayMagUp {setting} (teradata_round_halfway_mag_up)",
+    )
+    if setting == "TRUE":
+        return None
+    removed = exp.Mod(this=clone(value), expression=_step(places))
+    halfway = exp.EQ(this=exp.Abs(this=removed.copy()), expression=_step(places, 5))
+    truncated = exp.Sub(this=clone(value), expression=removed.copy())
+    kept = exp.Mod(this=exp.Paren(this=truncated.copy()), expression=_step(places, 20))
+    even = exp.EQ(this=kept, expression=lit(0))
+    # A halfway value whose kept digit is even is rounded as its truncation, which ROUND
+    # leaves as it is; inside ROUND, cast back to x's type, the result keeps ROUND's type.
+    chosen = exp.Case(
+        ifs=[exp.If(this=exp.And(this=halfway, expression=even), true=truncated)],
+        default=clone(value),
+    )
+    rounded = clone(node)
+    rounded.set("this", exp.Cast(this=chosen, to=kind.copy()) if kind is not None else chosen)
+    return rounded
 
 
 @rule(

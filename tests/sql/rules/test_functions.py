@@ -9,13 +9,19 @@ Spark over imported catalogs, against each dialect's documentation:
   Redshift (https://docs.aws.amazon.com/redshift/latest/dg/r_GREATEST_LEAST.html);
 - Oracle REPLACE: "If replacement_string is omitted or null, then all occurrences of
   search_string are removed. If search_string is null, then char is returned", and an empty
-  result is NULL (https://docs.oracle.com/en/database/oracle/oracle-database/19/sqlrf/REPLACE.html).
+  result is NULL (https://docs.oracle.com/en/database/oracle/oracle-database/19/sqlrf/REPLACE.html);
+- Teradata's ROUND of a DECIMAL halfway value, by DBS Control's RoundHalfwayMagUp
+  (https://docs.teradata.com/r/Teradata-VantageTM-Database-Utilities/July-2021/DBS-Control-dbscontrol/DBS-Control-Fields/RoundHalfwayMagUp).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from decimal import Decimal
+
 import pytest
 
+from sql.assumptions import Assumptions
 from sql.translate import translate
 from tests.sql.engine_tables import imported_catalog, rows_on_engines
 
@@ -77,3 +83,60 @@ def test_null_arguments_give_the_documented_values(spark, catalogs, dialect):
         for column, (expression, want) in enumerate(cases, start=1):
             values = {row[0]: row[column] for row in got}
             assert values == {i: want.get(i) for i in (1, 2, 3, 4)}, (engine, expression)
+
+
+# Teradata rounds a DECIMAL halfway value as DBS Control's RoundHalfwayMagUp says: FALSE (the
+# default) "so that the least significant digit is even. For example, a value of 2.5 is
+# rounded to 2" (its Data Types reference: .015 -> .02, .025 -> .02, .0251 -> .03 into a
+# DECIMAL(3, 2)); TRUE away from zero.
+ROUNDING_DDL = "CREATE TABLE sales.r (id INTEGER, x DECIMAL(6, 4), n INTEGER)"
+ROUNDING_ROWS = (
+    "SELECT id, CAST(x AS DECIMAL(6, 4)) AS x, n FROM (VALUES (1, 0.0150, 15), (2, 0.0250, 25), "
+    "(3, 0.0251, -25), (4, -0.0250, 35), (5, 2.5000, -15), (6, 3.5000, 14), (7, -2.5000, 0), "
+    "(8, NULL, NULL)) AS v(id, x, n)"
+)
+D = Decimal
+ROUNDING = {
+    "FALSE": {
+        "ROUND(x, 2)": [
+            D("0.02"),
+            D("0.02"),
+            D("0.03"),
+            D("-0.02"),
+            D("2.50"),
+            D("3.50"),
+            D("-2.50"),
+        ],
+        "ROUND(x)": [D("0"), D("0"), D("0"), D("0"), D("2"), D("4"), D("-2")],
+        "ROUND(n, -1)": [20, 20, -20, 40, -20, 10, 0],
+    },
+    "TRUE": {
+        "ROUND(x, 2)": [
+            D("0.02"),
+            D("0.03"),
+            D("0.03"),
+            D("-0.03"),
+            D("2.50"),
+            D("3.50"),
+            D("-2.50"),
+        ],
+        "ROUND(x)": [D("0"), D("0"), D("0"), D("0"), D("3"), D("4"), D("-3")],
+        "ROUND(n, -1)": [20, 30, -30, 40, -20, 10, 0],
+    },
+}
+
+
+@pytest.mark.parametrize("setting", sorted(ROUNDING))
+def test_teradata_rounds_halfway_values_as_its_setting_says(spark, tmp_path, setting):
+    catalog = imported_catalog(tmp_path, "teradata", ROUNDING_DDL)
+    cases = list(ROUNDING[setting].items())
+    columns = ", ".join(f"{expression} AS v{i}" for i, (expression, _) in enumerate(cases))
+    assumptions = replace(Assumptions(), teradata_round_halfway_mag_up=setting)
+    translation = translate(
+        f"SELECT id, {columns} FROM sales.r", "teradata", catalog=catalog, assumptions=assumptions
+    )
+    assert ("teradata_round_halfway_mag_up", setting) in translation.assumed
+    on_duckdb, on_spark = rows_on_engines(spark, translation.ansi_sql, r=ROUNDING_ROWS)
+    for engine, got in (("duckdb", on_duckdb), ("spark", on_spark)):
+        for column, (expression, want) in enumerate(cases, start=1):
+            assert [row[column] for row in sorted(got)] == [*want, None], (engine, expression)
