@@ -111,6 +111,9 @@ class Semantics:
     CORR_OF_CONSTANT_IS_NAN = False  # CORR over a constant column is NaN, not NULL
     COUNT_IS_INTEGER = False  # counts (REGR_COUNT) are INTEGER, not BIGINT
     FLOAT_IS_DECIMAL = False  # FLOAT / REAL are decimal NUMBER subtypes, not IEEE floats
+    # ROUND(x) of a binary floating-point x breaks a tie: "away" from zero (as both engines
+    # do), "even" (Oracle's BINARY_DOUBLE), or None where the documentation does not say
+    FLOAT_ROUND_TIES: str | None = "away"
     FLOAT_PRECISION_PICKS_WIDTH = False  # FLOAT(n) is 32-bit for n <= 24, 64-bit above
     INTEGER_CAST_TRUNCATES = False  # CAST of a decimal to an integer truncates (else: rounds)
     INTEGER_DIVISION_IS_DECIMAL = False  # integer / integer is a DECIMAL(38, 6)
@@ -201,6 +204,7 @@ class PlumblineRedshift(Redshift, Semantics):
     DATE_PLUS_INTERVAL_IS_TIMESTAMP = True
     DAY_OF_WEEK_OF_SUNDAY = 0
     FLOAT_PRECISION_PICKS_WIDTH = True
+    FLOAT_ROUND_TIES = None
     GREATEST_IGNORES_NULLS = True
     INTERVAL_MONTHS_CLAMP = True
     ISO_TIMESTAMP_STRINGS = True
@@ -214,6 +218,7 @@ class PlumblineRedshift(Redshift, Semantics):
     RATIO_TO_REPORT_IS_DOUBLE = True
     REGEX_SUBSTR_OF_NO_MATCH_IS_EMPTY = True
     SPLIT_PART_NEEDS_POSITIVE_PART = True
+    TIMESTAMP_DIFFERENCE_IS_INTERVAL = True
     TRUNCATED_WEEKS_START_MONDAY = True
     VARCHAR_MAX_IS_UNBOUNDED = True
 
@@ -338,6 +343,7 @@ def _parse_partition_by(parser: Teradata.Parser) -> exp.Property:
 class PlumblineTeradata(Teradata, Semantics):
     COUNT_IS_INTEGER = True
     DATE_DIFFERENCE_IS_DAY_COUNT = True
+    FLOAT_ROUND_TIES = None
     FORMAT_NAME_CASE = "element"
     INTEGER_CAST_TRUNCATES = True
     LOG_DEFAULTS_TO_BASE_10 = True
@@ -561,6 +567,7 @@ class PlumblineOracle(Oracle, Semantics):
     DUAL_IS_NO_TABLE = True
     EMPTY_STRING_IS_NULL = True
     FLOAT_IS_DECIMAL = True
+    FLOAT_ROUND_TIES = "even"
     FORMAT_NAME_CASE = "element"
     LISTAGG_DEFAULT_SEPARATOR = ""
     LISTAGG_NULL_SEPARATOR_IS_NONE = True

@@ -146,7 +146,9 @@ def _truncated(node: exp.Round, ctx: Context) -> exp.Expr | None:
     ALL_DIALECTS,
     (exp.Round,),
     "ROUND(x[, n]) is kept for exact numerics with an integer n (half away from zero in every "
-    "source and engine); on floating-point values ties may round differently (warning); on "
+    "source and engine); a floating-point x is rounded to an integer only (to decimal places "
+    "DuckDB rounds the binary value, Spark its decimal text), its ties as the dialect "
+    "documents (Oracle's BINARY_DOUBLE to even; refused where undocumented); on "
     "dates (Oracle ROUND(date, fmt)) it is refused. T-SQL's ROUND(x, n, f) with f not 0 "
     "truncates: x - MOD(x, 10^-n) cast back to x's type, for an integer or decimal x and an "
     "integer literal n (a float, or a computed n or f, is refused); f = 0 is ROUND(x, n). "
@@ -156,9 +158,13 @@ def _truncated(node: exp.Round, ctx: Context) -> exp.Expr | None:
     "teradata_round_halfway_mag_up assumption (a warning).",
     (
         (
-            "tsql",
-            "SELECT ROUND(CAST(o_totalprice AS FLOAT), 1) AS p FROM dbo.Orders",
-            'SELECT ROUND(CAST("orders"."o_totalprice" AS DOUBLE PRECISION), 1) AS "p" FROM "raw"."orders" AS "orders"',
+            "oracle",
+            "SELECT ROUND(CAST(o_totalprice AS BINARY_DOUBLE)) AS p FROM SALES.ORDERS",
+            'SELECT CASE WHEN CAST("orders"."o_totalprice" AS DOUBLE PRECISION) - '
+            'FLOOR(CAST("orders"."o_totalprice" AS DOUBLE PRECISION)) = 0.5 THEN 2 * '
+            'ROUND(CAST("orders"."o_totalprice" AS DOUBLE PRECISION) / 2) ELSE '
+            'ROUND(CAST("orders"."o_totalprice" AS DOUBLE PRECISION)) END AS "p" FROM '
+            '"raw"."orders" AS "orders"',
         ),
         (
             "tsql",
@@ -196,16 +202,51 @@ def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         )
         return None
     if value_type in (exp.DType.DOUBLE, exp.DType.FLOAT):
-        ctx.report(
-            "warning",
-            "FN-ROUND",
-            node,
-            "ROUND of a floating-point value: ties may round differently",
-        )
-        return node
+        return _rounded_float(node, ctx)
     if semantics(ctx.dialect).ROUND_HALFWAY_IS_A_SETTING:
         return _halfway_by_setting(node, ctx)
     return None
+
+
+def _rounded_float(node: exp.Round, ctx: Context) -> exp.Expr | None:
+    """ROUND of a binary floating-point x. To decimal places the engines differ: DuckDB
+    rounds the binary value (2.675 is 2.67499..., so 2.67), Spark its shortest decimal text
+    (2.68): refused. To an integer they agree, halves away from zero, as BigQuery, Snowflake
+    and T-SQL document; Oracle's BINARY_DOUBLE halves go to the even integer (x - FLOOR(x) =
+    0.5 exactly: 2 * ROUND(x / 2), exact in binary); elsewhere (Redshift's "platform
+    dependent" ties, Teradata) refused."""
+    places = integer_literal(node.args.get("decimals") or lit(0))
+    if places != 0:
+        ctx.report(
+            "error",
+            "FN-ROUND",
+            node,
+            "ROUND of a floating-point value to decimal places: DuckDB rounds its binary value "
+            "(2.675 to 2.67), Spark its decimal text (2.68); CAST it to a DECIMAL first",
+        )
+        return None
+    ties = semantics(ctx.dialect).FLOAT_ROUND_TIES
+    if ties is None:
+        ctx.report(
+            "error",
+            "FN-ROUND",
+            node,
+            "ROUND of a floating-point value: how this dialect breaks a tie (2.5) is not "
+            "documented; CAST it to a DECIMAL first",
+        )
+        return None
+    if ties == "away":
+        return None  # both engines' ROUND
+    value = node.this
+    half = exp.EQ(
+        this=exp.Sub(this=clone(value), expression=exp.Floor(this=clone(value))),
+        expression=exp.Literal.number("0.5"),
+    )
+    twice = exp.Mul(
+        this=lit(2),
+        expression=exp.Round(this=exp.Div(this=clone(value), expression=lit(2))),
+    )
+    return exp.Case(ifs=[exp.If(this=half, true=twice)], default=exp.Round(this=clone(value)))
 
 
 def _step(places: int, tenths: int = 10) -> exp.Expr:

@@ -22,6 +22,7 @@ from decimal import Decimal
 import pytest
 
 from sql.assumptions import Assumptions
+from sql.diagnostics import TranslationError
 from sql.translate import translate
 from tests.sql.engine_tables import imported_catalog, rows_on_engines
 
@@ -140,3 +141,60 @@ def test_teradata_rounds_halfway_values_as_its_setting_says(spark, tmp_path, set
     for engine, got in (("duckdb", on_duckdb), ("spark", on_spark)):
         for column, (expression, want) in enumerate(cases, start=1):
             assert [row[column] for row in sorted(got)] == [*want, None], (engine, expression)
+
+
+# ROUND of a binary float to an integer: BigQuery, Snowflake and T-SQL round halves away from
+# zero ("Halfway cases are rounded away from zero", BigQuery's ROUND), as both engines do;
+# Oracle's BINARY_DOUBLE "rounds to the nearest even value" (its ROUND (number) reference).
+FLOAT_DDL = {
+    "oracle": "CREATE TABLE sales.f (id NUMBER(10), f BINARY_DOUBLE)",
+    "bigquery": "CREATE TABLE sales.f (id INT64, f FLOAT64)",
+}
+FLOAT_ROWS = (
+    "SELECT id, CAST(f AS DOUBLE PRECISION) AS f FROM (VALUES (1, 2.5), (2, -2.5), (3, 3.5), "
+    "(4, 0.5), (5, 2.675), (6, NULL)) AS v(id, f)"
+)
+FLOAT_ROUNDED = {
+    "oracle": [2.0, -2.0, 4.0, 0.0, 3.0, None],
+    "bigquery": [3.0, -3.0, 4.0, 1.0, 3.0, None],
+}
+
+
+@pytest.mark.parametrize("dialect", sorted(FLOAT_DDL))
+def test_round_of_a_float_breaks_ties_as_the_dialect_documents(spark, tmp_path, dialect):
+    catalog = imported_catalog(tmp_path, dialect, FLOAT_DDL[dialect])
+    ansi_sql = translate("SELECT id, ROUND(f) AS v FROM sales.f", dialect, catalog=catalog).ansi_sql
+    on_duckdb, on_spark = rows_on_engines(spark, ansi_sql, f=FLOAT_ROWS)
+    assert [v for _, v in sorted(on_duckdb)] == FLOAT_ROUNDED[dialect]
+    assert [v for _, v in sorted(on_spark)] == FLOAT_ROUNDED[dialect]
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql", "message"),
+    [
+        # DuckDB gives 2.67 for ROUND(2.675, 2), Spark 2.68
+        (
+            "bigquery",
+            "SELECT ROUND(CAST(o_totalprice AS FLOAT64), 2) AS v FROM sales.orders",
+            "decimal places",
+        ),
+        (
+            "snowflake",
+            "SELECT ROUND(CAST(o_totalprice AS FLOAT), 1) AS v FROM SALES.ORDERS",
+            "decimal places",
+        ),
+        (
+            "redshift",
+            "SELECT ROUND(CAST(o_totalprice AS FLOAT8)) AS v FROM sales.orders",
+            "not documented",
+        ),
+        (
+            "teradata",
+            "SELECT ROUND(CAST(o_totalprice AS FLOAT)) AS v FROM SALES_DB.ORDERS",
+            "not documented",
+        ),
+    ],
+)
+def test_round_of_a_float_without_an_exact_form_is_refused(dialect, sql, message):
+    with pytest.raises(TranslationError, match=message):
+        translate(sql, dialect)
