@@ -276,3 +276,28 @@ def moment_number_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None
     days = number if isinstance(node, exp.Add) else exp.Neg(this=clone(number))
     return cast(exp.Add(this=clone(date), expression=interval(days, "DAY")), "DATE")
+
+
+@rule(
+    "MOMENT-SUM",
+    "refuse",
+    ALL_DIALECTS,
+    (exp.Add,),
+    "A date or timestamp plus another: T-SQL adds DATETIME values as days counted from "
+    "1900-01-01 (CAST(d AS DATETIME) + CAST(t AS DATETIME), whose CAST of a TIME is 1900-01-01 "
+    "at that time; the standard's is today at that time), no other dialect adds them, and "
+    "neither engine does: refused, naming the parts to build the timestamp from.",
+    (("tsql", "SELECT o_orderdate + o_orderdate AS d FROM dbo.Orders", "1:8"),),
+    phase="arithmetic",
+)
+def moment_sum(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not (_moment(node.this) and _moment(node.expression)):
+        return None
+    ctx.report(
+        "error",
+        "MOMENT-SUM",
+        node,
+        "a date or time added to another has no standard meaning; add an INTERVAL, or build "
+        "the timestamp from its date and its time of day",
+    )
+    return node

@@ -241,6 +241,9 @@ def test_interval_arithmetic_gives_the_documented_values_and_types(
         ("teradata", "ts - ts", "MOMENT-SUBTRACTION", "DATE_DIFF"),
         ("tsql", "dt - dt2", "MOMENT-SUBTRACTION", "DATEDIFF"),
         ("tsql", "d - dd", "MOMENT-SUBTRACTION", "DATEDIFF"),
+        # T-SQL's DATETIME + DATETIME (days from 1900-01-01), which nothing else has
+        ("tsql", "dt + dt2", "MOMENT-SUM", "no standard meaning"),
+        ("redshift", "d + ts", "MOMENT-SUM", "no standard meaning"),
         # a number added to a timestamp, a TIME added to a DATE
         ("bigquery", "ts + 1", "MOMENT-NUMBER-ARITHMETIC", "add an INTERVAL"),
         ("redshift", "ts - 1", "MOMENT-NUMBER-ARITHMETIC", "add an INTERVAL"),
