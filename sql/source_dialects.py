@@ -146,7 +146,6 @@ class Semantics:
     # Dates and times
     ADD_MONTHS_KEEPS_MONTH_END = False  # ADD_MONTHS maps a month's last day to the last day
     DATE_DIFFERENCE_IS_DAY_COUNT = False  # DATE - DATE is a number of days
-    DATE_HOLDS_TIME_OF_DAY = False  # a DATE holds a time of day (DATE + INTERVAL '1' HOUR)
     DATE_PLUS_INTERVAL_IS_TIMESTAMP = False  # DATE +/- INTERVAL is a TIMESTAMP, whatever unit
     # month steps with INTERVAL clamp to the target month's end (else: an error there, as in
     # the standard, or undocumented)
@@ -562,7 +561,6 @@ class PlumblineOracle(Oracle, Semantics):
     CONCAT_SKIPS_NULLS = True
     DATE_DIFFERENCE_IS_DAY_COUNT = True
     DATE_HOLDS_TIME = True
-    DATE_HOLDS_TIME_OF_DAY = True
     DUAL_IS_NO_TABLE = True
     EMPTY_STRING_IS_NULL = True
     FLOAT_IS_DECIMAL = True

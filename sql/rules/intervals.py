@@ -2,7 +2,7 @@
 INTERVAL, one moment minus another, a DATE plus a TIME, a TIMESTAMP plus a number.
 
 The day counts of Oracle, Teradata, Snowflake and Redshift (``d + 1``, ``d1 - d2``) are
-DATE-NUMBER-ARITHMETIC's (sql/rules/calendar.py). What is left differs from one dialect to
+DATE-NUMBER-ARITHMETIC's (sql/rules/day_arithmetic.py). What is left differs from one dialect to
 the next in the result's type (BigQuery's and Redshift's DATE + INTERVAL is a timestamp), at
 a month's end (``DATE '2024-01-31' + INTERVAL '1' MONTH`` is 2024-02-29 in BigQuery and
 Redshift, an error in Oracle and Teradata as in the standard, and in both engines
@@ -32,6 +32,7 @@ from sql.rules.build import (
     lit,
     type_of,
 )
+from sql.rules.day_arithmetic import ORACLE_DATE_META, oracle_moment
 from sql.source_dialects import semantics
 
 # The single-field intervals translated, by the names the sources write (sqlglot keeps
@@ -166,8 +167,11 @@ def interval_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     result = "DATE" if kind == exp.DType.DATE else "TIMESTAMP"
     if kind == exp.DType.DATE and flags.DATE_PLUS_INTERVAL_IS_TIMESTAMP:
         result = "TIMESTAMP"
+    # An Oracle DATE (a DATE, or a TIMESTAMP(0) the catalog declares DATE) stays a DATE with a
+    # time of day: marked so that DATE-NUMBER-ARITHMETIC counts days in a later subtraction.
+    oracle = oracle_moment(moment, None) if flags.DATE_HOLDS_TIME else None
     if kind == exp.DType.DATE and unit in TIME_OF_DAY_UNITS:
-        if result == "DATE" and not flags.DATE_HOLDS_TIME_OF_DAY:
+        if result == "DATE" and not flags.DATE_HOLDS_TIME:
             return refuse(f"{unit} steps on a DATE: CAST it to a TIMESTAMP first")
         result, moment = "TIMESTAMP", cast(moment, "TIMESTAMP")
     if unit in ("YEAR", "MONTH"):
@@ -182,11 +186,20 @@ def interval_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             )
         if day is not None and day <= 28:
             # every month has the day: the standard's own month step
-            return cast(
-                exp.Add(this=clone(moment), expression=interval(lit(months), "MONTH")), result
-            )
-        return cast(add_months(moment, lit(months), keep_end_of_month=False), result)
-    return cast(exp.Add(this=clone(moment), expression=interval(lit(count), unit)), result)
+            moved = exp.Add(this=clone(moment), expression=interval(lit(months), "MONTH"))
+        else:
+            moved = add_months(moment, lit(months), keep_end_of_month=False)
+    else:
+        moved = exp.Add(this=clone(moment), expression=interval(lit(count), unit))
+    if type_of(moment) in TIMESTAMP_TYPES and result == "TIMESTAMP":
+        # a TIMESTAMP plus an interval is one of the same precision on both engines
+        moved.type = moment.type.copy() if moment.type is not None else None
+    else:
+        moved = cast(moved, result)  # DuckDB's DATE + INTERVAL is a TIMESTAMP
+    if oracle is not None and oracle.date:
+        midnight = oracle.midnight and unit not in TIME_OF_DAY_UNITS
+        moved.meta[ORACLE_DATE_META] = "midnight" if midnight else "time"
+    return moved
 
 
 def _moment(node: exp.Expr) -> bool:
@@ -198,18 +211,38 @@ def _moment(node: exp.Expr) -> bool:
     "refuse",
     ALL_DIALECTS,
     (exp.Sub,),
-    "One date or timestamp minus another, where DATE-NUMBER-ARITHMETIC does not count days: "
-    "Oracle and Redshift TIMESTAMP - TIMESTAMP is the standard's INTERVAL DAY TO SECOND and "
-    "stays; T-SQL's DATETIME difference is a DATETIME counted from 1900-01-01 (DATE and "
-    "DATETIME2 cannot be subtracted), BigQuery's is its own INTERVAL type (a TIMESTAMP "
-    "difference keeps every day in its hours), Snowflake and Teradata (without an interval "
-    "qualifier) refuse it: refused, naming DATEDIFF / DATE_DIFF / TIMESTAMP_DIFF.",
-    (("tsql", "SELECT o_orderdate - o_orderdate AS d FROM dbo.Orders", "1:8"),),
+    "One date or timestamp minus another, where DATE-NUMBER-ARITHMETIC does not count days "
+    "(nor write T-SQL's DATETIME difference): Oracle and Redshift TIMESTAMP - TIMESTAMP is "
+    "the standard's INTERVAL DAY TO SECOND and stays; BigQuery's is its own INTERVAL type (a "
+    "TIMESTAMP difference keeps every day in its hours), Snowflake and Teradata (without an "
+    "interval qualifier) refuse it, and an Oracle DATE minus a DATE that rule left (an "
+    "INTERVAL added below it) is a number of days: refused, naming DATEDIFF / DATE_DIFF / "
+    "TIMESTAMP_DIFF.",
+    (
+        (
+            "snowflake",
+            "SELECT CAST(o_orderdate AS TIMESTAMP) - CAST(o_orderdate AS TIMESTAMP) AS d FROM SALES.ORDERS",
+            "1:13",
+        ),
+    ),
     phase="arithmetic",
 )
 def moment_subtraction(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not (_moment(node.this) and _moment(node.expression)):
         return None
+    if semantics(ctx.dialect).DATE_HOLDS_TIME:
+        kinds = [oracle_moment(operand, None) for operand in (node.this, node.expression)]
+        if all(kind is not None and kind.date for kind in kinds):
+            # left by DATE-NUMBER-ARITHMETIC (an INTERVAL below it): a number of days in
+            # Oracle, which would pass as an interval
+            ctx.report(
+                "error",
+                "MOMENT-SUBTRACTION",
+                node,
+                "an Oracle DATE minus a DATE is a number of days, not counted here; subtract "
+                "the dates before adding the interval",
+            )
+            return node
     if semantics(ctx.dialect).TIMESTAMP_DIFFERENCE_IS_INTERVAL and not (
         type_of(node.this) == exp.DType.DATE and type_of(node.expression) == exp.DType.DATE
     ):
