@@ -10,6 +10,7 @@ from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import (
     INTEGER_TYPES,
     NUMERIC_TYPES,
+    cast,
     clone,
     integer_literal,
     is_null,
@@ -146,9 +147,10 @@ def _truncated(node: exp.Round, ctx: Context) -> exp.Expr | None:
     ALL_DIALECTS,
     (exp.Round,),
     "ROUND(x[, n]) is kept for exact numerics with an integer n (half away from zero in every "
-    "source and engine); a floating-point x is rounded to an integer only (to decimal places "
-    "DuckDB rounds the binary value, Spark its decimal text), its ties as the dialect "
-    "documents (Oracle's BINARY_DOUBLE to even; refused where undocumented); on "
+    "source and engine); a floating-point x to n places is ROUND(x * 10^n) / 10^n, which "
+    "both engines compute alike (their ROUND(x, n) differ: DuckDB rounds the binary value, "
+    "Spark the decimal text), with a warning for n <> 0, its ties as the dialect documents "
+    "(Oracle's BINARY_DOUBLE to even; refused where undocumented); on "
     "dates (Oracle ROUND(date, fmt)) it is refused. T-SQL's ROUND(x, n, f) with f not 0 "
     "truncates: x - MOD(x, 10^-n) cast back to x's type, for an integer or decimal x and an "
     "integer literal n (a float, or a computed n or f, is refused); f = 0 is ROUND(x, n). "
@@ -209,44 +211,60 @@ def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 
 
 def _rounded_float(node: exp.Round, ctx: Context) -> exp.Expr | None:
-    """ROUND of a binary floating-point x. To decimal places the engines differ: DuckDB
-    rounds the binary value (2.675 is 2.67499..., so 2.67), Spark its shortest decimal text
-    (2.68): refused. To an integer they agree, halves away from zero, as BigQuery, Snowflake
-    and T-SQL document; Oracle's BINARY_DOUBLE halves go to the even integer (x - FLOOR(x) =
-    0.5 exactly: 2 * ROUND(x / 2), exact in binary); elsewhere (Redshift's "platform
-    dependent" ties, Teradata) refused."""
+    """ROUND of a binary floating-point x. The engines' ROUND(x, n) differ for n <> 0: DuckDB
+    rounds the double's exact value (2.675 is 2.67499...: 2.67), Spark its shortest decimal
+    text (2.68). Both round a double to an integer alike, halves away from zero (a double
+    whose shortest text ends in .5 is that half exactly), so x * 10^n, computed in binary,
+    is rounded to an integer and divided back (x / 10^-n and multiplied for n < 0): one value
+    on both engines (2.675 * 100 is 267.5: 2.68), as BigQuery, Snowflake and T-SQL document
+    ROUND for an integer; for decimal places, where a source may round the exact value
+    instead, with a warning. Oracle's
+    BINARY_DOUBLE halves go to the even integer (y - FLOOR(y) = 0.5 exactly: 2 * ROUND(y /
+    2), exact in binary); Redshift ("platform dependent") and Teradata document no tie:
+    refused, as is a computed n."""
     places = integer_literal(node.args.get("decimals") or lit(0))
-    if places != 0:
-        ctx.report(
-            "error",
-            "FN-ROUND",
-            node,
-            "ROUND of a floating-point value to decimal places: DuckDB rounds its binary value "
-            "(2.675 to 2.67), Spark its decimal text (2.68); CAST it to a DECIMAL first",
-        )
-        return None
     ties = semantics(ctx.dialect).FLOAT_ROUND_TIES
-    if ties is None:
+    if places is None or ties is None:
         ctx.report(
             "error",
             "FN-ROUND",
             node,
-            "ROUND of a floating-point value: how this dialect breaks a tie (2.5) is not "
+            "ROUND of a floating-point value to a computed number of places"
+            if places is None
+            else "ROUND of a floating-point value: how this dialect breaks a tie (2.5) is not "
             "documented; CAST it to a DECIMAL first",
         )
         return None
-    if ties == "away":
-        return None  # both engines' ROUND
     value = node.this
-    half = exp.EQ(
-        this=exp.Sub(this=clone(value), expression=exp.Floor(this=clone(value))),
-        expression=exp.Literal.number("0.5"),
+    power = cast(exp.Literal.number(10 ** abs(places)), "DOUBLE")
+    if places > 0:
+        scaled: exp.Expr = exp.Mul(this=clone(value), expression=power)
+    elif places < 0:
+        scaled = exp.Div(this=clone(value), expression=power)
+    else:
+        scaled = clone(value)
+    if ties == "away":
+        whole: exp.Expr = exp.Round(this=scaled)
+    else:
+        half = exp.EQ(
+            this=exp.Sub(this=clone(scaled), expression=exp.Floor(this=clone(scaled))),
+            expression=exp.Literal.number("0.5"),
+        )
+        halved = exp.Round(this=exp.Div(this=clone(scaled), expression=lit(2)))
+        twice = exp.Mul(this=lit(2), expression=halved)
+        whole = exp.Case(ifs=[exp.If(this=half, true=twice)], default=exp.Round(this=scaled))
+    if places == 0:
+        return None if ties == "away" else whole
+    ctx.report(
+        "warning",
+        "FN-ROUND",
+        node,
+        f"ROUND of a floating-point value to {places} places rounds x scaled by a power of "
+        "10 in binary, to an integer (2.675 * 100 is 267.5: 2.68); a source rounding the "
+        "double's exact value (2.67499...) gives 2.67 there",
     )
-    twice = exp.Mul(
-        this=lit(2),
-        expression=exp.Round(this=exp.Div(this=clone(value), expression=lit(2))),
-    )
-    return exp.Case(ifs=[exp.If(this=half, true=twice)], default=exp.Round(this=clone(value)))
+    back = exp.Div if places > 0 else exp.Mul
+    return back(this=exp.Paren(this=whole), expression=power.copy())
 
 
 def _step(places: int, tenths: int = 10) -> exp.Expr:

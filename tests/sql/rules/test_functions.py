@@ -143,46 +143,52 @@ def test_teradata_rounds_halfway_values_as_its_setting_says(spark, tmp_path, set
             assert [row[column] for row in sorted(got)] == [*want, None], (engine, expression)
 
 
-# ROUND of a binary float to an integer: BigQuery, Snowflake and T-SQL round halves away from
-# zero ("Halfway cases are rounded away from zero", BigQuery's ROUND), as both engines do;
-# Oracle's BINARY_DOUBLE "rounds to the nearest even value" (its ROUND (number) reference).
+# ROUND of a binary float: BigQuery, Snowflake and T-SQL round halves away from zero
+# ("Halfway cases are rounded away from zero", BigQuery's ROUND), as both engines do for an
+# integer; Oracle's BINARY_DOUBLE "rounds to the nearest even value" (its ROUND (number)
+# reference). To n places both engines get ROUND(x * 10^n) / 10^n, x scaled in binary
+# (2.675 * 100 is 267.5: 2.68; their own ROUND(x, 2) differ: DuckDB 2.67, Spark 2.68), with
+# a warning.
 FLOAT_DDL = {
     "oracle": "CREATE TABLE sales.f (id NUMBER(10), f BINARY_DOUBLE)",
     "bigquery": "CREATE TABLE sales.f (id INT64, f FLOAT64)",
 }
 FLOAT_ROWS = (
     "SELECT id, CAST(f AS DOUBLE PRECISION) AS f FROM (VALUES (1, 2.5), (2, -2.5), (3, 3.5), "
-    "(4, 0.5), (5, 2.675), (6, NULL)) AS v(id, f)"
+    "(4, 0.5), (5, 2.675), (6, 0.25), (7, NULL)) AS v(id, f)"
 )
 FLOAT_ROUNDED = {
-    "oracle": [2.0, -2.0, 4.0, 0.0, 3.0, None],
-    "bigquery": [3.0, -3.0, 4.0, 1.0, 3.0, None],
+    "oracle": {
+        "ROUND(f)": [2.0, -2.0, 4.0, 0.0, 3.0, 0.0, None],
+        "ROUND(f, 1)": [2.5, -2.5, 3.5, 0.5, 2.7, 0.2, None],
+    },
+    "bigquery": {
+        "ROUND(f)": [3.0, -3.0, 4.0, 1.0, 3.0, 0.0, None],
+        "ROUND(f, 1)": [2.5, -2.5, 3.5, 0.5, 2.7, 0.3, None],
+        "ROUND(f, 2)": [2.5, -2.5, 3.5, 0.5, 2.68, 0.25, None],
+        "ROUND(f, -1)": [0.0, -0.0, 0.0, 0.0, 0.0, 0.0, None],
+    },
 }
 
 
 @pytest.mark.parametrize("dialect", sorted(FLOAT_DDL))
-def test_round_of_a_float_breaks_ties_as_the_dialect_documents(spark, tmp_path, dialect):
+def test_round_of_a_float_is_the_same_on_both_engines_with_the_dialects_ties(
+    spark, tmp_path, dialect
+):
     catalog = imported_catalog(tmp_path, dialect, FLOAT_DDL[dialect])
-    ansi_sql = translate("SELECT id, ROUND(f) AS v FROM sales.f", dialect, catalog=catalog).ansi_sql
-    on_duckdb, on_spark = rows_on_engines(spark, ansi_sql, f=FLOAT_ROWS)
-    assert [v for _, v in sorted(on_duckdb)] == FLOAT_ROUNDED[dialect]
-    assert [v for _, v in sorted(on_spark)] == FLOAT_ROUNDED[dialect]
+    cases = list(FLOAT_ROUNDED[dialect].items())
+    columns = ", ".join(f"{expression} AS v{i}" for i, (expression, _) in enumerate(cases))
+    translation = translate(f"SELECT id, {columns} FROM sales.f", dialect, catalog=catalog)
+    assert any("power of 10" in d.message for d in translation.diagnostics)
+    on_duckdb, on_spark = rows_on_engines(spark, translation.ansi_sql, f=FLOAT_ROWS)
+    for engine, got in (("duckdb", on_duckdb), ("spark", on_spark)):
+        for column, (expression, want) in enumerate(cases, start=1):
+            assert [row[column] for row in sorted(got)] == want, (engine, expression)
 
 
 @pytest.mark.parametrize(
     ("dialect", "sql", "message"),
     [
-        # DuckDB gives 2.67 for ROUND(2.675, 2), Spark 2.68
-        (
-            "bigquery",
-            "SELECT ROUND(CAST(o_totalprice AS FLOAT64), 2) AS v FROM sales.orders",
-            "decimal places",
-        ),
-        (
-            "snowflake",
-            "SELECT ROUND(CAST(o_totalprice AS FLOAT), 1) AS v FROM SALES.ORDERS",
-            "decimal places",
-        ),
         (
             "redshift",
             "SELECT ROUND(CAST(o_totalprice AS FLOAT8)) AS v FROM sales.orders",
@@ -192,6 +198,11 @@ def test_round_of_a_float_breaks_ties_as_the_dialect_documents(spark, tmp_path, 
             "teradata",
             "SELECT ROUND(CAST(o_totalprice AS FLOAT)) AS v FROM SALES_DB.ORDERS",
             "not documented",
+        ),
+        (
+            "bigquery",
+            "SELECT ROUND(CAST(o_totalprice AS FLOAT64), o_shippriority) AS v FROM sales.orders",
+            "computed number of places",
         ),
     ],
 )
