@@ -12,6 +12,8 @@ exactly for every engine, and ``SELECT`` without ``FROM``.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import Any
@@ -355,6 +357,47 @@ def _checked_dispatch(
     return checked
 
 
+# Characters a reader cannot see or a text tool may change (controls such as tab or carriage
+# return, line and paragraph separators, format characters, spaces other than U+0020): a
+# string holding one is written as the standard's Unicode literal (U&'...', feature F393) with
+# those characters as escapes, so the stored SQL keeps them byte for byte and shows them.
+INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Zs"})
+
+
+def invisible(char: str) -> bool:
+    return char != " " and unicodedata.category(char) in INVISIBLE_CATEGORIES
+
+
+UNICODE_ESCAPE = re.compile(r"\\(\\|\+[0-9A-Fa-f]{6}|[0-9A-Fa-f]{4})")
+
+
+def unicode_literal(text: str) -> str:
+    """``text`` as U&'...': each invisible character as \\XXXX (\\+XXXXXX beyond U+FFFF), a
+    backslash doubled, a quote doubled."""
+
+    def escape(char: str) -> str:
+        if char == "\\":
+            return "\\\\"
+        if char == "'":
+            return "''"
+        if not invisible(char):
+            return char
+        code = ord(char)
+        return f"\\{code:04X}" if code <= 0xFFFF else f"\\+{code:06X}"
+
+    return "U&'" + "".join(escape(char) for char in text) + "'"
+
+
+def unicode_literal_text(body: str) -> str:
+    """The string a U&'...' literal's body (its quotes already undoubled) denotes."""
+
+    def decode(match: re.Match[str]) -> str:
+        code = match.group(1)
+        return "\\" if code == "\\" else chr(int(code.lstrip("+"), 16))
+
+    return UNICODE_ESCAPE.sub(decode, body)
+
+
 class Ansi(Dialect):
     # The generator always writes NULLS FIRST/LAST explicitly, so this only decides how a
     # re-parsed ORDER BY without them is read: the standard leaves it implementation-defined.
@@ -370,9 +413,19 @@ class Ansi(Dialect):
     class Tokenizer(tokens.Tokenizer):
         IDENTIFIERS = ['"']
         QUOTES = ["'"]
+        UNICODE_STRINGS = [("U&'", "'")]
         KEYWORDS = {**tokens.Tokenizer.KEYWORDS, "LIKE_REGEX": tokens.TokenType.RLIKE}
 
     class Parser(parser.Parser):
+        # A Unicode literal (U&'...', written for text with invisible characters) is read
+        # back as the plain string it denotes.
+        STRING_PARSERS = {
+            **parser.Parser.STRING_PARSERS,
+            TokenType.UNICODE_STRING: lambda self, token: self.expression(
+                exp.Literal.string(unicode_literal_text(token.text)), token
+            ),
+        }
+        PRIMARY_PARSERS = {**parser.Parser.PRIMARY_PARSERS, **STRING_PARSERS}
         # The portable functions' names read as the portable set's calls, not as sqlglot's
         # functions of the same names (which the source dialects parse to).
         FUNCTIONS = {**parser.Parser.FUNCTIONS, **portable.PARSERS}
@@ -539,6 +592,11 @@ class Ansi(Dialect):
             exp.DType.DATETIME: "TIMESTAMP",
             exp.DType.DATETIME2: "TIMESTAMP",
         }
+
+        def literal_sql(self, expression: exp.Literal) -> str:
+            if expression.is_string and any(map(invisible, expression.this or "")):
+                return unicode_literal(expression.this)
+            return super().literal_sql(expression)
 
         TRANSFORMS = {
             **generator.Generator.TRANSFORMS,
@@ -708,6 +766,10 @@ class Ansi(Dialect):
             return self.binary(expression, "LIKE_REGEX")
 
         def regexpextract_sql(self, expression: exp.RegexpExtract) -> str:
+            # Only FN-REGEXP-SUBSTR writes one, with every part; a source's extraction that no
+            # rule read has no standard form (its parts default per dialect).
+            if any(expression.args.get(k) is None for k in ("position", "occurrence", "group")):
+                self.unsupported("regular-expression extraction has no exact ANSI SQL form")
             pattern = self.sql(expression, "expression")
             parts = [f"SUBSTRING_REGEX({pattern} IN {self.sql(expression, 'this')}"]
             for word, arg in (

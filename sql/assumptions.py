@@ -32,6 +32,7 @@ NAMESPACE_FIELDS = frozenset(name for levels in NAMESPACE_LEVELS.values() for na
 # Settings whose value is one of a few names.
 CHOICES: dict[str, tuple[str, ...]] = {
     "snowflake_timestamp_type_mapping": ("TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP_TZ"),
+    "teradata_round_halfway_mag_up": ("FALSE", "TRUE"),
     "teradata_session_mode": ("TERA", "ANSI"),
     "tsql_collation_case": ("SENSITIVE", "INSENSITIVE"),
 }
@@ -45,6 +46,7 @@ SETTING_DIALECTS: dict[str, tuple[str, ...]] = {
     "date_language": ("oracle", "redshift", "snowflake", "teradata", "tsql"),
     "snowflake_timestamp_type_mapping": ("snowflake",),
     "snowflake_week_start": ("snowflake",),
+    "teradata_round_halfway_mag_up": ("teradata",),
     "teradata_session_mode": ("teradata",),
     "tsql_collation_case": ("tsql",),
     "tsql_datefirst": ("tsql",),
@@ -77,6 +79,10 @@ class Assumptions:
     # not declared otherwise (TERA: NOT CASESPECIFIC, compared without case, as DBS Control's
     # DefaultCaseSpec FALSE, its default, leaves it; ANSI: CASESPECIFIC).
     teradata_session_mode: str = "TERA"
+    # Teradata's DBS Control field RoundHalfwayMagUp: how a DECIMAL value exactly halfway
+    # between two results rounds (ROUND included). FALSE, its default: to the even last digit
+    # (2.5 -> 2); TRUE: away from zero (2.5 -> 3).
+    teradata_round_halfway_mag_up: str = "FALSE"
     # Whether the T-SQL collation of compared text is case-sensitive (a _CS or _BIN
     # collation) or not (_CI, as SQL Server's default install collations are). SENSITIVE
     # translates as the engines compare (by code point), with a warning at every comparison

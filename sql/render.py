@@ -37,6 +37,86 @@ def _engine_error(engine: Engine, message: str) -> exp.Expr:
     return _call("error" if engine == "duckdb" else "raise_error", message)
 
 
+SUBSTRING_ERROR = "substring error: negative length"
+
+
+def _integer(node: exp.Expr | None) -> int | None:
+    """The value of an integer literal (negative ones parse as a minus sign), else None."""
+    if isinstance(node, exp.Neg):
+        value = _integer(node.this)
+        return None if value is None else -value
+    if isinstance(node, exp.Paren):
+        return _integer(node.this)
+    if isinstance(node, exp.Literal) and not node.is_string and node.is_int:
+        return int(node.name)
+    return None
+
+
+def _positive_literal(node: exp.Expr | None, least: int) -> bool:
+    value = _integer(node)
+    return value is not None and value >= least
+
+
+def _standard_substrings(tree: exp.Expr, engine: Engine) -> exp.Expr:
+    """SUBSTRING(s FROM p FOR n) takes the characters at positions p to p + n - 1 that exist
+    (positions below 1 take none, so SUBSTRING('abc' FROM 0 FOR 2) is 'a') and raises for
+    n < 0; both engines count a p below 1 from the end of s instead (DuckDB reads a negative
+    n to the left of p, Spark gives ''). So the engines get a start of at least 1, the
+    length shortened by the positions before 1, and the error, unless p is a literal 1 or
+    more and n absent or a literal 0 or more (what nearly every rule writes)."""
+    for node in list(tree.find_all(exp.Substring)):
+        start, length = node.args.get("start"), node.args.get("length")
+        if _positive_literal(start, 1) and (length is None or _positive_literal(length, 0)):
+            continue
+        start = start if start is not None else exp.Literal.number(1)
+        first, count = _integer(start), _integer(length)
+        if first is not None and count is not None and count >= 0:
+            # both known: the positions from 1 on, as literals
+            node.set("start", exp.Literal.number(max(first, 1)))
+            node.set("length", exp.Literal.number(max(first + count - max(first, 1), 0)))
+            continue
+
+        def below_one(value: exp.Expr) -> exp.Expr:
+            return exp.LT(this=value.copy(), expression=exp.Literal.number(1))
+
+        if first is not None and first < 1:
+            node.set("start", exp.Literal.number(1))
+        elif first is None:
+            node.set(
+                "start",
+                exp.Case(
+                    ifs=[exp.If(this=below_one(start), true=exp.Literal.number(1))],
+                    default=start.copy(),
+                ),
+            )
+        if length is None:
+            continue
+        ifs = []
+        if not _positive_literal(length, 0):
+            negative = exp.LT(this=length.copy(), expression=exp.Literal.number(0))
+            ifs.append(exp.If(this=negative, true=_engine_error(engine, SUBSTRING_ERROR)))
+        if not _positive_literal(start, 1):
+            # positions start .. start + length - 1, of which those from 1 on exist
+            through = exp.Sub(
+                this=exp.Add(
+                    this=exp.Paren(this=start.copy()), expression=exp.Paren(this=length.copy())
+                ),
+                expression=exp.Literal.number(1),
+            )
+            kept = exp.Case(
+                ifs=[
+                    exp.If(
+                        this=exp.LT(this=through.copy(), expression=exp.Literal.number(0)),
+                        true=exp.Literal.number(0),
+                    )
+                ],
+                default=through,
+            )
+            ifs.append(exp.If(this=below_one(start), true=kept))
+        node.set("length", exp.Case(ifs=ifs, default=length.copy()))
+    return tree
+
+
 # Columns a FETCH FIRST ... PERCENT / WITH TIES query gains for its window form.
 FETCH_RANK, FETCH_ROWS, FETCH_QUERY = "_fetch_rank", "_fetch_rows", "_fetch"
 
@@ -310,6 +390,16 @@ def _checked_division_for_duckdb(tree: exp.Expr) -> exp.Expr:
             ifs=[exp.If(this=zero, true=_call("error", DIVISION_ERROR))], default=divisor.copy()
         )
         node.set("expression", exp.Paren(this=guarded))
+    return tree
+
+
+def _trimmed_spaces_for_duckdb(tree: exp.Expr) -> exp.Expr:
+    """TRIM without characters removes spaces (U+0020) in the standard; DuckDB's TRIM, LTRIM
+    and RTRIM without characters remove every Unicode space separator too (no-break space,
+    ideographic space, ...): give DuckDB the space."""
+    for node in tree.find_all(exp.Trim):
+        if node.args.get("expression") is None:
+            node.set("expression", exp.Literal.string(" "))
     return tree
 
 
@@ -1098,6 +1188,7 @@ def render(
         raise TranslationError(
             [Diagnostic("error", "RENDER", f"not ANSI SQL: {error}", file, 1, 1)]
         ) from None
+    tree = _standard_substrings(tree, engine)
     tree = _fetch_as_window(tree, engine, ansi_sql, file)
     tree = _distinct_listagg_for_duckdb(tree, engine, ansi_sql, file)
     tree = _json_operators(tree, engine, ansi_sql, file)
@@ -1116,6 +1207,7 @@ def render(
     if engine == "duckdb":
         tree = _second_steps_for_duckdb(tree)
         tree = _checked_division_for_duckdb(tree)
+        tree = _trimmed_spaces_for_duckdb(tree)
         tree = _zero_variance_for_duckdb(tree)
     if transform is not None:
         tree = transform(tree)

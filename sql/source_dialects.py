@@ -93,6 +93,7 @@ class Semantics:
     # REGEXP_EXTRACT returns its pattern's one capturing group, if any (more are an error),
     # where REGEXP_SUBSTR returns the whole match unless asked for a group
     REGEX_EXTRACT_RETURNS_ITS_GROUP = False
+    REGEX_SUBSTR_OF_NO_MATCH_IS_EMPTY = False  # REGEXP_SUBSTR is '' (not NULL) without a match
     REPEAT_CUTS_AT_8000_BYTES = False  # REPLICATE's result is cut at 8,000 bytes
     REPEAT_OF_NEGATIVE_IS_NULL = False  # REPLICATE(s, n) with n < 0 is NULL
     REVERSE_REVERSES_BYTES = False  # REVERSE reverses bytes (undocumented), not characters
@@ -102,11 +103,17 @@ class Semantics:
     TEXT_CASE_IS_AN_ATTRIBUTE = False
     TEXT_COMPARES_BY_COLLATION = False  # text compares by a collation, by default ignoring case
     TRANSLATE_LENGTHS_MUST_MATCH = False  # TRANSLATE raises when `from` and `to` differ in length
+    # TRIM / LTRIM / RTRIM without characters remove Unicode's whitespace (the standard's TRIM:
+    # spaces only)
+    TRIM_REMOVES_WHITESPACE = False
 
     # Numbers and types
     CORR_OF_CONSTANT_IS_NAN = False  # CORR over a constant column is NaN, not NULL
     COUNT_IS_INTEGER = False  # counts (REGR_COUNT) are INTEGER, not BIGINT
     FLOAT_IS_DECIMAL = False  # FLOAT / REAL are decimal NUMBER subtypes, not IEEE floats
+    # ROUND(x) of a binary floating-point x breaks a tie: "away" from zero (as both engines
+    # do), "even" (Oracle's BINARY_DOUBLE), or None where the documentation does not say
+    FLOAT_ROUND_TIES: str | None = "away"
     FLOAT_PRECISION_PICKS_WIDTH = False  # FLOAT(n) is 32-bit for n <= 24, 64-bit above
     INTEGER_CAST_TRUNCATES = False  # CAST of a decimal to an integer truncates (else: rounds)
     INTEGER_DIVISION_IS_DECIMAL = False  # integer / integer is a DECIMAL(38, 6)
@@ -122,6 +129,9 @@ class Semantics:
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = False  # ... of floating-point numbers is a DOUBLE
     RATIO_TO_REPORT_IS_DOUBLE = False  # RATIO_TO_REPORT divides in DOUBLE
     RATIO_TO_REPORT_OF_ZERO_IS_NULL = False  # RATIO_TO_REPORT over a zero sum is NULL
+    # a DECIMAL halfway value rounds (ROUND included) as a server setting says: Teradata's
+    # RoundHalfwayMagUp (the teradata_round_halfway_mag_up assumption)
+    ROUND_HALFWAY_IS_A_SETTING = False
     ROUND_MODE_TRUNCATES = False  # ROUND(x, d, f) with f <> 0 truncates
     STATISTICS_KEEP_DECIMAL = False  # regression statistics of decimals are decimals
     STRING_CASTS_TRUNCATE = False  # a string converted to a shorter type is cut, not refused
@@ -135,6 +145,12 @@ class Semantics:
 
     # Dates and times
     ADD_MONTHS_KEEPS_MONTH_END = False  # ADD_MONTHS maps a month's last day to the last day
+    DATE_DIFFERENCE_IS_DAY_COUNT = False  # DATE - DATE is a number of days
+    DATE_PLUS_INTERVAL_IS_TIMESTAMP = False  # DATE +/- INTERVAL is a TIMESTAMP, whatever unit
+    # month steps with INTERVAL clamp to the target month's end (else: an error there, as in
+    # the standard, or undocumented)
+    INTERVAL_MONTHS_CLAMP = False
+    TIMESTAMP_DIFFERENCE_IS_INTERVAL = False  # TIMESTAMP - TIMESTAMP: INTERVAL DAY TO SECOND
     # DATEDIFF in hours, minutes and seconds counts the unit boundaries crossed (the
     # difference of the two values truncated to the unit), as for days.
     DATE_DIFF_COUNTS_TIME_BOUNDARIES = False
@@ -183,18 +199,24 @@ def _redshift_add_months(args: list[exp.Expr]) -> exp.Expr:
 
 class PlumblineRedshift(Redshift, Semantics):
     DATE_DIFF_COUNTS_TIME_BOUNDARIES = True
+    DATE_DIFFERENCE_IS_DAY_COUNT = True
+    DATE_PLUS_INTERVAL_IS_TIMESTAMP = True
+    DAY_OF_WEEK_OF_SUNDAY = 0
+    FLOAT_PRECISION_PICKS_WIDTH = True
+    FLOAT_ROUND_TIES = None
+    GREATEST_IGNORES_NULLS = True
+    INTERVAL_MONTHS_CLAMP = True
+    ISO_TIMESTAMP_STRINGS = True
+    LIKE_BACKSLASH_ESCAPES = True
     LISTAGG_DEFAULT_SEPARATOR = ""
     LISTAGG_NULL_SEPARATOR_IS_NONE = True
     LISTAGG_SKIPS_EMPTY_STRINGS = True
-    DAY_OF_WEEK_OF_SUNDAY = 0
-    FLOAT_PRECISION_PICKS_WIDTH = True
-    GREATEST_IGNORES_NULLS = True
-    ISO_TIMESTAMP_STRINGS = True
-    LIKE_BACKSLASH_ESCAPES = True
     LOG_DEFAULTS_TO_BASE_10 = True
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
     RATIO_TO_REPORT_IS_DOUBLE = True
+    REGEX_SUBSTR_OF_NO_MATCH_IS_EMPTY = True
     SPLIT_PART_NEEDS_POSITIVE_PART = True
+    TIMESTAMP_DIFFERENCE_IS_INTERVAL = True
     TRUNCATED_WEEKS_START_MONDAY = True
     VARCHAR_MAX_IS_UNBOUNDED = True
 
@@ -206,6 +228,7 @@ class PlumblineSnowflake(Snowflake, Semantics):
     ADD_MONTHS_KEEPS_MONTH_END = True
     CTES_RECURSE_WITHOUT_KEYWORD = True
     DATE_DIFF_COUNTS_TIME_BOUNDARIES = True
+    DATE_DIFFERENCE_IS_DAY_COUNT = True
     DATE_FROM_PARTS_NORMALISES = True
     DATE_TEXT_READ_BY_INPUT_FORMAT = True
     FORMAT_NAME_CASE = "title"
@@ -317,9 +340,12 @@ def _parse_partition_by(parser: Teradata.Parser) -> exp.Property:
 
 class PlumblineTeradata(Teradata, Semantics):
     COUNT_IS_INTEGER = True
+    DATE_DIFFERENCE_IS_DAY_COUNT = True
+    FLOAT_ROUND_TIES = None
     FORMAT_NAME_CASE = "element"
     INTEGER_CAST_TRUNCATES = True
     LOG_DEFAULTS_TO_BASE_10 = True
+    ROUND_HALFWAY_IS_A_SETTING = True
     SET_TABLES = True
     STATISTICS_KEEP_DECIMAL = True
     TEXT_CASE_IS_AN_ATTRIBUTE = True
@@ -478,11 +504,12 @@ class PlumblineBigQuery(BigQuery, Semantics):
     CORR_OF_CONSTANT_IS_NAN = True
     DATE_DIFF_WEEKS_START_SUNDAY = True
     DATE_NAMES_ARE_ENGLISH = True
+    DATE_PLUS_INTERVAL_IS_TIMESTAMP = True
     DATETIME_FORMAT = "percent"
     DAY_OF_WEEK_OF_SUNDAY = 1
     FORMATTED_TIMESTAMPS_IN_UTC = True
     INITCAP_WORDS_DOCUMENTED = True
-    TEXT_TO_INTEGER_IS_DOCUMENTED = True
+    INTERVAL_MONTHS_CLAMP = True
     ISO_TIMESTAMP_STRINGS = True
     LIKE_BACKSLASH_ESCAPES = True
     LIKE_BACKSLASH_ESCAPES_AT_RUN_TIME = True
@@ -492,6 +519,8 @@ class PlumblineBigQuery(BigQuery, Semantics):
     REGEX_EXTRACT_RETURNS_ITS_GROUP = True
     SCRIPT_VARIABLES = True
     TEMP_FUNCTIONS = True
+    TEXT_TO_INTEGER_IS_DOCUMENTED = True
+    TRIM_REMOVES_WHITESPACE = True
     VARIABLES_ARE_BARE_NAMES = True
     WEEKDAY_WEEK_PARTS = True
     WILDCARD_TABLES = True
@@ -530,10 +559,12 @@ class PlumblineTSQL(TSQL, Semantics):
 
 class PlumblineOracle(Oracle, Semantics):
     CONCAT_SKIPS_NULLS = True
+    DATE_DIFFERENCE_IS_DAY_COUNT = True
     DATE_HOLDS_TIME = True
     DUAL_IS_NO_TABLE = True
     EMPTY_STRING_IS_NULL = True
     FLOAT_IS_DECIMAL = True
+    FLOAT_ROUND_TIES = "even"
     FORMAT_NAME_CASE = "element"
     LISTAGG_DEFAULT_SEPARATOR = ""
     LISTAGG_NULL_SEPARATOR_IS_NONE = True
@@ -543,6 +574,7 @@ class PlumblineOracle(Oracle, Semantics):
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
     REVERSE_REVERSES_BYTES = True
     STATISTICS_KEEP_DECIMAL = True
+    TIMESTAMP_DIFFERENCE_IS_INTERVAL = True
     TRUNCATED_WEEKS_START_MONDAY = True
     UNSIZED_DECIMAL_IS_FLOATING = True
 

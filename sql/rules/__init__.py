@@ -61,6 +61,7 @@ def load_all() -> dict[str, Rule]:
         functions,
         generators,
         instants,
+        intervals,
         json_text,
         names,
         percentiles,

@@ -113,6 +113,34 @@ def case_free(values: Sequence[exp.Expr], equality: bool) -> bool:
     )
 
 
+def collated_search(what: str, needles: Sequence[exp.Expr], node: exp.Expr, ctx: Context) -> bool:
+    """Whether a T-SQL search for ``needles`` (CHARINDEX's, REPLACE's, TRANSLATE's) may be
+    translated as a case-sensitive one: it matches by the collation, which the
+    tsql_collation_case assumption states. SENSITIVE (the stated default): yes, with a warning
+    unless no needle has a letter; INSENSITIVE: refused (False), as the comparisons are."""
+    if not semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
+        return True
+    if all(letterless(n) for n in needles):
+        return True  # no letter to fold: the collation's case cannot matter
+    value = ctx.assume("tsql_collation_case")
+    if value == "INSENSITIVE":
+        ctx.report(
+            "error",
+            "TSQL-COLLATION",
+            node,
+            f"{what} matches without case (tsql_collation_case=INSENSITIVE); "
+            f"{_no_exact_form(ctx, what)}",
+        )
+        return False
+    ctx.report(
+        "warning",
+        "TSQL-COLLATION",
+        node,
+        f"{what} matches case-sensitively, assuming tsql_collation_case={value}",
+    )
+    return True
+
+
 def _declared(node: exp.Expr) -> bool | None:
     kind = node.type if isinstance(node, exp.Column) else None
     return None if kind is None else kind.meta.get(CASESPECIFIC_META)

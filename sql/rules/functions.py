@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from sqlglot import exp
 
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import (
     INTEGER_TYPES,
     NUMERIC_TYPES,
+    cast,
     clone,
     integer_literal,
     is_null,
     lit,
     type_of,
 )
+from sql.rules.case_sensitivity import collated_search
 from sql.source_dialects import semantics
 
 MAX_GREATEST_ARGS = 4
@@ -54,9 +58,13 @@ def greatest_least(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if len(values) > MAX_GREATEST_ARGS:
         ctx.report("error", "FN-GREATEST-LEAST", node, f"more than {MAX_GREATEST_ARGS} arguments")
         return None
-    ignore_nulls = (
-        bool(node.args.get("ignore_nulls")) or semantics(ctx.dialect).GREATEST_IGNORES_NULLS
-    )
+    # sqlglot's parser marks every GREATEST as ignoring NULLs where its dialect flag
+    # LEAST_GREATEST_IGNORES_NULLS is set, which Oracle and Teradata keep from sqlglot's
+    # default though their GREATEST is NULL when any argument is; the mark names an explicit
+    # variant (Snowflake's GREATEST_IGNORE_NULLS) only where that flag is off.
+    parser_marks_all = getattr(semantics(ctx.dialect), "LEAST_GREATEST_IGNORES_NULLS", True)
+    explicit = bool(node.args.get("ignore_nulls")) and not parser_marks_all
+    ignore_nulls = explicit or semantics(ctx.dialect).GREATEST_IGNORES_NULLS
     compare = exp.GTE if isinstance(node, exp.Greatest) else exp.LTE
     result = values[0]
     for value in values[1:]:
@@ -139,15 +147,26 @@ def _truncated(node: exp.Round, ctx: Context) -> exp.Expr | None:
     ALL_DIALECTS,
     (exp.Round,),
     "ROUND(x[, n]) is kept for exact numerics with an integer n (half away from zero in every "
-    "source and engine); on floating-point values ties may round differently (warning); on "
+    "source and engine); a floating-point x to n places is ROUND(x * 10^n) / 10^n, which "
+    "both engines compute alike (their ROUND(x, n) differ: DuckDB rounds the binary value, "
+    "Spark the decimal text), with a warning for n <> 0, its ties as the dialect documents "
+    "(Oracle's BINARY_DOUBLE to even; refused where undocumented); on "
     "dates (Oracle ROUND(date, fmt)) it is refused. T-SQL's ROUND(x, n, f) with f not 0 "
     "truncates: x - MOD(x, 10^-n) cast back to x's type, for an integer or decimal x and an "
-    "integer literal n (a float, or a computed n or f, is refused); f = 0 is ROUND(x, n).",
+    "integer literal n (a float, or a computed n or f, is refused); f = 0 is ROUND(x, n). "
+    "Teradata rounds a DECIMAL halfway value as DBS Control's RoundHalfwayMagUp says, by "
+    "default to the even digit (2.5 -> 2): a halfway value with an even kept digit is "
+    "rounded as its truncation (CASE over MOD), under the "
+    "teradata_round_halfway_mag_up assumption (a warning).",
     (
         (
-            "tsql",
-            "SELECT ROUND(CAST(o_totalprice AS FLOAT), 1) AS p FROM dbo.Orders",
-            'SELECT ROUND(CAST("orders"."o_totalprice" AS DOUBLE PRECISION), 1) AS "p" FROM "raw"."orders" AS "orders"',
+            "oracle",
+            "SELECT ROUND(CAST(o_totalprice AS BINARY_DOUBLE)) AS p FROM SALES.ORDERS",
+            'SELECT CASE WHEN CAST("orders"."o_totalprice" AS DOUBLE PRECISION) - '
+            'FLOOR(CAST("orders"."o_totalprice" AS DOUBLE PRECISION)) = 0.5 THEN 2 * '
+            'ROUND(CAST("orders"."o_totalprice" AS DOUBLE PRECISION) / 2) ELSE '
+            'ROUND(CAST("orders"."o_totalprice" AS DOUBLE PRECISION)) END AS "p" FROM '
+            '"raw"."orders" AS "orders"',
         ),
         (
             "tsql",
@@ -185,14 +204,119 @@ def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         )
         return None
     if value_type in (exp.DType.DOUBLE, exp.DType.FLOAT):
+        return _rounded_float(node, ctx)
+    if semantics(ctx.dialect).ROUND_HALFWAY_IS_A_SETTING:
+        return _halfway_by_setting(node, ctx)
+    return None
+
+
+def _rounded_float(node: exp.Round, ctx: Context) -> exp.Expr | None:
+    """ROUND of a binary floating-point x. The engines' ROUND(x, n) differ for n <> 0: DuckDB
+    rounds the double's exact value (2.675 is 2.67499...: 2.67), Spark its shortest decimal
+    text (2.68). Both round a double to an integer alike, halves away from zero (a double
+    whose shortest text ends in .5 is that half exactly), so x * 10^n, computed in binary,
+    is rounded to an integer and divided back (x / 10^-n and multiplied for n < 0): one value
+    on both engines (2.675 * 100 is 267.5: 2.68), as BigQuery, Snowflake and T-SQL document
+    ROUND for an integer; for decimal places, where a source may round the exact value
+    instead, with a warning. Oracle's
+    BINARY_DOUBLE halves go to the even integer (y - FLOOR(y) = 0.5 exactly: 2 * ROUND(y /
+    2), exact in binary); Redshift ("platform dependent") and Teradata document no tie:
+    refused, as is a computed n."""
+    places = integer_literal(node.args.get("decimals") or lit(0))
+    ties = semantics(ctx.dialect).FLOAT_ROUND_TIES
+    if places is None or ties is None:
         ctx.report(
-            "warning",
+            "error",
             "FN-ROUND",
             node,
-            "ROUND of a floating-point value: ties may round differently",
+            "ROUND of a floating-point value to a computed number of places"
+            if places is None
+            else "ROUND of a floating-point value: how this dialect breaks a tie (2.5) is not "
+            "documented; CAST it to a DECIMAL first",
         )
-        return node
-    return None
+        return None
+    value = node.this
+    power = cast(exp.Literal.number(10 ** abs(places)), "DOUBLE")
+    if places > 0:
+        scaled: exp.Expr = exp.Mul(this=clone(value), expression=power)
+    elif places < 0:
+        scaled = exp.Div(this=clone(value), expression=power)
+    else:
+        scaled = clone(value)
+    if ties == "away":
+        whole: exp.Expr = exp.Round(this=scaled)
+    else:
+        half = exp.EQ(
+            this=exp.Sub(this=clone(scaled), expression=exp.Floor(this=clone(scaled))),
+            expression=exp.Literal.number("0.5"),
+        )
+        halved = exp.Round(this=exp.Div(this=clone(scaled), expression=lit(2)))
+        twice = exp.Mul(this=lit(2), expression=halved)
+        whole = exp.Case(ifs=[exp.If(this=half, true=twice)], default=exp.Round(this=scaled))
+    if places == 0:
+        return None if ties == "away" else whole
+    ctx.report(
+        "warning",
+        "FN-ROUND",
+        node,
+        f"ROUND of a floating-point value to {places} places rounds x scaled by a power of "
+        "10 in binary, to an integer (2.675 * 100 is 267.5: 2.68); a source rounding the "
+        "double's exact value (2.67499...) gives 2.67 there",
+    )
+    back = exp.Div if places > 0 else exp.Mul
+    return back(this=exp.Paren(this=whole), expression=power.copy())
+
+
+def _step(places: int, tenths: int = 10) -> exp.Expr:
+    """``tenths`` / 10 times 10^-places as an exact literal: 0.01 for 2, 10 for -1, with
+    tenths 5 half of that (0.005), with 20 twice it."""
+    value = Decimal(tenths).scaleb(-places - 1).normalize()
+    return exp.Literal.number(format(value, "f"))
+
+
+def _halfway_by_setting(node: exp.Round, ctx: Context) -> exp.Expr | None:
+    """Teradata's ROUND of an exact number, whose halfway values round as DBS Control's
+    RoundHalfwayMagUp says (https://docs.teradata.com/r/Teradata-VantageTM-Database-Utilities/
+    July-2021/DBS-Control-dbscontrol/DBS-Control-Fields/RoundHalfwayMagUp): TRUE away from
+    zero, as ROUND does everywhere else; FALSE, the default, to the even digit (2.5 -> 2).
+    Exactly halfway means the digits removed are MOD(x, step) = +/- step / 2, and the digit
+    kept is even when x truncated (x - MOD(x, step)) is a multiple of 2 * step: then the
+    truncated value, else ROUND."""
+    value = node.this
+    places = integer_literal(node.args.get("decimals") or lit(0))
+    if places is None:
+        ctx.report("error", "FN-ROUND", node, "ROUND's places must be an integer literal here")
+        return None
+    scale = 0
+    kind = value.type
+    if type_of(value) == exp.DType.DECIMAL and kind is not None and len(kind.expressions) == 2:
+        scale = int(kind.expressions[1].this.name)
+    if places >= scale:
+        return None  # no digits to remove: no halfway value
+    setting = ctx.assume("teradata_round_halfway_mag_up")
+    ctx.report(
+        "warning",
+        "FN-ROUND",
+        node,
+        f"a halfway value rounds {'away from zero' if setting == 'TRUE' else 'to the even digit'}, "
+        f"assuming RoundHalfwayMagUp {setting} (teradata_round_halfway_mag_up)",
+    )
+    if setting == "TRUE":
+        return None
+    removed = exp.Mod(this=clone(value), expression=_step(places))
+    halfway = exp.EQ(this=exp.Abs(this=removed.copy()), expression=_step(places, 5))
+    truncated = exp.Sub(this=clone(value), expression=removed.copy())
+    kept = exp.Mod(this=exp.Paren(this=truncated.copy()), expression=_step(places, 20))
+    even = exp.EQ(this=kept, expression=lit(0))
+    # A halfway value whose kept digit is even is rounded as its truncation, which ROUND
+    # leaves as it is; inside ROUND, cast back to x's type, the result keeps ROUND's type.
+    chosen = exp.Case(
+        ifs=[exp.If(this=exp.And(this=halfway, expression=even), true=truncated)],
+        default=clone(value),
+    )
+    rounded = clone(node)
+    rounded.set("this", exp.Cast(this=chosen, to=kind.copy()) if kind is not None else chosen)
+    return rounded
 
 
 @rule(
@@ -201,7 +325,10 @@ def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ALL_DIALECTS,
     (exp.Replace,),
     "REPLACE(s, from, to) is kept (an extension every target engine has with the same meaning); "
-    "T-SQL matches `from` by collation and is translated assuming a case-sensitive one.",
+    "T-SQL matches `from` by collation: translated as tsql_collation_case says (SENSITIVE, "
+    "the stated default, with a warning; INSENSITIVE refused). "
+    "Oracle's REPLACE removes `from` where `to` is omitted or NULL, returns s where `from` is "
+    "NULL (or ''), and its empty result is NULL.",
     (
         (
             "oracle",
@@ -211,21 +338,27 @@ def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def replace(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
-        ctx.report(
-            "warning",
-            "TSQL-COLLATION",
-            node,
-            "REPLACE translated assuming a case-sensitive collation",
-        )
+    if not collated_search("REPLACE", [node.expression], node, ctx):
+        return None
     if semantics(ctx.dialect).EMPTY_STRING_IS_NULL:
-        # Oracle REPLACE with a NULL or '' replacement removes the search string.
+        # Oracle's REPLACE: "If replacement_string is omitted or null, then all occurrences of
+        # search_string are removed. If search_string is null, then char is returned", and an
+        # empty result is NULL (https://docs.oracle.com/en/database/oracle/oracle-database/
+        # 19/sqlrf/REPLACE.html).
+        text, search = node.this, node.expression
         replacement = node.args.get("replacement")
+        fixed = clone(node)
         if replacement is None or isinstance(replacement, exp.Null):
-            fixed = clone(node)
             fixed.set("replacement", lit(""))
-            return exp.Nullif(this=fixed, expression=lit(""))
-        return exp.Nullif(this=clone(node), expression=lit(""))
+        elif not (isinstance(replacement, exp.Literal) and replacement.is_string):
+            fixed.set("replacement", exp.Coalesce(this=clone(replacement), expressions=[lit("")]))
+        if isinstance(search, exp.Null):
+            return clone(text)
+        result: exp.Expr = exp.Nullif(this=fixed, expression=lit(""))
+        if not (isinstance(search, exp.Literal) and search.is_string):
+            unsearched = exp.Is(this=clone(search), expression=exp.Null())
+            result = exp.Case(ifs=[exp.If(this=unsearched, true=clone(text))], default=result)
+        return result
     return node
 
 

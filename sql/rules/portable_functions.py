@@ -16,6 +16,7 @@ from sql import portable
 from sql.diagnostics import node_offset
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import STRING_TYPES, case_when, clone, integer_literal, is_null, lit, type_of
+from sql.rules.case_sensitivity import collated_search
 from sql.source_dialects import DIALECTS, semantics
 
 
@@ -389,20 +390,15 @@ def translate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         )
     if len(set(characters)) != len(characters):
         return _refuse(ctx, "FN-TRANSLATE", source, "TRANSLATE's `from` repeats a character")
-    if semantics(ctx.dialect).TRANSLATE_LENGTHS_MUST_MATCH:
-        if len(characters) != len(replacements):
-            return _refuse(
-                ctx,
-                "FN-TRANSLATE",
-                node,
-                "T-SQL's TRANSLATE raises an error when `from` and `to` differ in length",
-            )
-        ctx.report(
-            "warning",
-            "TSQL-COLLATION",
+    if semantics(ctx.dialect).TRANSLATE_LENGTHS_MUST_MATCH and len(characters) != len(replacements):
+        return _refuse(
+            ctx,
+            "FN-TRANSLATE",
             node,
-            "TRANSLATE translated assuming a case-sensitive collation",
+            "T-SQL's TRANSLATE raises an error when `from` and `to` differ in length",
         )
+    if not collated_search("TRANSLATE", [source], node, ctx):
+        return node
     result: exp.Expr = _typed(
         portable.PortableTranslate(this=clone(text), source=clone(source), target=clone(target)),
         node,

@@ -30,9 +30,10 @@ from sql.rules.regex import FLAVOURS, PatternError, translate_pattern
 from sql.source_dialects import semantics
 
 RULE = "FN-REGEXP-SUBSTR"
-# Which dialects' extraction functions this rule reads; Redshift's REGEXP_SUBSTR returns ''
-# when nothing matches, which SUBSTRING_REGEX (NULL) does not, and is left to ANSI-UNSUPPORTED.
-DIALECTS = ("bigquery", "oracle", "snowflake")
+# Which dialects' extraction functions this rule reads. Redshift's REGEXP_SUBSTR returns ''
+# when nothing matches (https://docs.aws.amazon.com/redshift/latest/dg/REGEXP_SUBSTR.html),
+# where SUBSTRING_REGEX is NULL: COALESCE(..., '') over a string that is not NULL.
+DIALECTS = ("bigquery", "oracle", "redshift", "snowflake")
 ANY = "any"  # the set of every character
 
 
@@ -175,7 +176,8 @@ def _positive(node: exp.Expr | None, default: int) -> int | None:
     "occurrence[, 'c'[, group]]]]), BigQuery REGEXP_EXTRACT / REGEXP_SUBSTR(s, p[, position[, "
     "occurrence]]), whose one capturing group, if any, is the result) is the standard's "
     "SUBSTRING_REGEX(p IN s FROM position OCCURRENCE n GROUP g) (F844): NULL when nothing "
-    "matches, as in the sources. Which substring matches is the same in every flavour only "
+    "matches, as in the sources but Redshift's REGEXP_SUBSTR(s, p[, position[, occurrence]]), "
+    "which is '' then (COALESCE(..., '') for a string that is not NULL). Which substring matches is the same in every flavour only "
     "for a deterministic pattern: single-character elements, each repeated element disjoint "
     "from whatever may follow it (`[^,]+`, `[0-9]{4}-[0-9]{2}`, `id=([0-9]+)`), groups not "
     "repeated, no alternation, not matching the empty string, `^` only with position 1. "
@@ -199,6 +201,13 @@ def _positive(node: exp.Expr | None, default: int) -> int | None:
             "SELECT REGEXP_SUBSTR(c_name, '^[A-Z][a-z]+') AS w FROM SALES.CUSTOMER",
             'SELECT SUBSTRING_REGEX(\'^[A-Z][a-z]+\' IN "customer"."c_name" FROM 1 '
             'OCCURRENCE 1 GROUP 0) AS "w" FROM "raw"."customer" AS "customer"',
+        ),
+        (
+            "redshift",
+            "SELECT REGEXP_SUBSTR(c_phone, '[0-9]+') AS digits FROM sales.customer",
+            'SELECT CASE WHEN "customer"."c_phone" IS NULL THEN NULL ELSE '
+            'COALESCE(SUBSTRING_REGEX(\'[0-9]+\' IN "customer"."c_phone" FROM 1 OCCURRENCE 1 '
+            'GROUP 0), \'\') END AS "digits" FROM "raw"."customer" AS "customer"',
         ),
     ),
 )
@@ -257,4 +266,12 @@ def regexp_substr(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         group=lit(number),
     )
     result.type = exp.DataType.build("VARCHAR")
+    if semantics(ctx.dialect).REGEX_SUBSTR_OF_NO_MATCH_IS_EMPTY:
+        empty = exp.Coalesce(this=result, expressions=[lit("")])
+        return exp.Case(
+            ifs=[
+                exp.If(this=exp.Is(this=clone(node.this), expression=exp.Null()), true=exp.Null())
+            ],
+            default=empty,
+        )
     return result

@@ -8,6 +8,7 @@ from sql import portable
 from sql.diagnostics import node_offset
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, STRING_TYPES, clone, integer_literal, lit, type_of
+from sql.rules.case_sensitivity import collated_search
 from sql.rules.regex import PatternError, like_class_pattern
 from sql.source_dialects import semantics
 
@@ -151,17 +152,32 @@ def oracle_concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ALL_DIALECTS,
     (exp.Concat,),
     "CONCAT(a, b, ...) becomes a || b || ...; where the dialect's CONCAT skips NULLs "
-    "(T-SQL, Oracle, Redshift) each argument is wrapped in COALESCE(x, '').",
+    "(T-SQL, Oracle) each argument is wrapped in COALESCE(x, ''), and Oracle's empty result "
+    "is NULL: NULLIF(..., ''). Redshift's CONCAT, like its ||, is NULL when either argument "
+    "is (https://docs.aws.amazon.com/redshift/latest/dg/r_CONCAT.html).",
     (
         (
             "tsql",
             "SELECT CONCAT(c_name, '/', c_phone) AS label FROM dbo.Customer",
             'SELECT COALESCE("customer"."c_name", \'\') || \'/\' || COALESCE("customer"."c_phone", \'\') AS "label" FROM "raw"."customer" AS "customer"',
         ),
+        (
+            "oracle",
+            "SELECT CONCAT(c_name, c_phone) AS label FROM SALES.CUSTOMER",
+            'SELECT NULLIF(COALESCE("customer"."c_name", \'\') || COALESCE("customer"."c_phone", \'\'), \'\') AS "label" FROM "raw"."customer" AS "customer"',
+        ),
+        (
+            "redshift",
+            "SELECT CONCAT(c_name, c_phone) AS label FROM sales.customer",
+            'SELECT "customer"."c_name" || "customer"."c_phone" AS "label" FROM "raw"."customer" AS "customer"',
+        ),
     ),
 )
 def concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    skips_nulls = bool(node.args.get("coalesce")) or semantics(ctx.dialect).CONCAT_SKIPS_NULLS
+    # sqlglot's parser marks CONCAT as skipping NULLs by its dialect flag CONCAT_COALESCE,
+    # which it sets for Redshift too, whose CONCAT is NULL when either argument is: the
+    # dialect's own flag decides.
+    skips_nulls = semantics(ctx.dialect).CONCAT_SKIPS_NULLS
     parts = [
         exp.Coalesce(this=clone(arg), expressions=[lit("")])
         if skips_nulls and not isinstance(arg, exp.Literal)
@@ -173,7 +189,52 @@ def concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     chain = parts[0]
     for part in parts[1:]:
         chain = exp.DPipe(this=chain, expression=part)
+    if semantics(ctx.dialect).EMPTY_STRING_IS_NULL:
+        return exp.Nullif(this=chain, expression=lit(""))  # CONCAT(NULL, NULL) is NULL
     return chain
+
+
+# Unicode's White_Space property (https://www.unicode.org/Public/UCD/latest/ucd/PropList.txt):
+# what BigQuery's TRIM removes without characters, "whitespace characters (as defined by the
+# Unicode standard)" (https://cloud.google.com/bigquery/docs/reference/standard-sql/
+# string_functions#trim).
+UNICODE_WHITESPACE = "".join(
+    chr(code)
+    for code in (
+        *range(0x09, 0x0E), 0x20, 0x85, 0xA0, 0x1680, *range(0x2000, 0x200B),
+        0x2028, 0x2029, 0x202F, 0x205F, 0x3000,
+    )
+)  # fmt: skip
+
+
+@rule(
+    "FN-TRIM",
+    "rewrite",
+    ("bigquery", "oracle"),
+    (exp.Trim,),
+    "TRIM / LTRIM / RTRIM without characters remove spaces, as the standard's TRIM does, "
+    "except BigQuery's, which remove Unicode's whitespace (the 25 characters of its "
+    "White_Space property: tab, line feed, no-break space, ...), written out as the characters "
+    "to trim. Oracle's empty result is NULL: NULLIF(TRIM(...), '').",
+    (
+        (
+            "oracle",
+            "SELECT TRIM(c_comment) AS c, RTRIM(c_phone, '-') AS p FROM SALES.CUSTOMER",
+            'SELECT NULLIF(TRIM("customer"."c_comment"), \'\') AS "c", NULLIF(TRIM(TRAILING \'-\' '
+            'FROM "customer"."c_phone"), \'\') AS "p" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def trim(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    result: exp.Expr = node
+    if node.args.get("expression") is None and semantics(ctx.dialect).TRIM_REMOVES_WHITESPACE:
+        result = clone(node)
+        result.set("expression", lit(UNICODE_WHITESPACE))
+        if not result.args.get("position"):
+            result.set("position", "BOTH")
+    if semantics(ctx.dialect).EMPTY_STRING_IS_NULL:
+        result = exp.Nullif(this=clone(result), expression=lit(""))
+    return None if result is node else result
 
 
 @rule(
@@ -182,7 +243,9 @@ def concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ALL_DIALECTS,
     (exp.StrPosition,),
     "CHARINDEX(sub, s) / INSTR(s, sub) / STRPOS becomes POSITION(sub IN s); "
-    "a start position or occurrence argument is refused.",
+    "a start position or occurrence argument is refused. T-SQL's CHARINDEX matches by the "
+    "collation: translated as tsql_collation_case says (SENSITIVE with a warning, "
+    "INSENSITIVE refused).",
     (
         (
             "tsql",
@@ -196,6 +259,8 @@ def position(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         ctx.report(
             "error", "FN-POSITION", node, "a start position or occurrence argument has no ANSI form"
         )
+        return None
+    if not collated_search("CHARINDEX", [node.args["substr"]], node, ctx):
         return None
     return exp.StrPosition(this=clone(node.this), substr=node.args["substr"].copy())
 

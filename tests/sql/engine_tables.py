@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import duckdb
 
+from sql.catalog import Catalog, load_catalog
+from sql.catalog_import import import_ddl
 from sql.render import render
 
 if TYPE_CHECKING:
@@ -54,3 +57,23 @@ def first_values(ansi_sql: str, spark: SparkSession) -> tuple[object, object]:
         except Exception as error:
             results.append(error)
     return results[0], results[1]
+
+
+def rows_on_engines(spark: SparkSession, ansi_sql: str, **tables: str) -> tuple[list, list]:
+    """The rows ``ansi_sql`` gives on DuckDB and on Spark, each sorted, where every catalog
+    table it reads (``"raw"."name" AS "name"``) is replaced by ``tables[name]``: the ANSI
+    query of its rows (``SELECT * FROM (VALUES ...) AS t(a, b)``), rendered with it. One
+    query per engine, so a test batches its cases as columns."""
+    for name, rows in tables.items():
+        ansi_sql = ansi_sql.replace(f'"raw"."{name}" AS "{name}"', f'({rows}) AS "{name}"')
+    on_duckdb = duckdb.connect().sql(render(ansi_sql, "duckdb")).fetchall()
+    on_spark = [tuple(row) for row in spark.sql(render(ansi_sql, "spark")).collect()]
+    return sorted(on_duckdb, key=repr), sorted(on_spark, key=repr)
+
+
+def imported_catalog(folder: Path, dialect: str, ddl: str) -> Catalog:
+    """The catalog ``plumbline catalog import --from DIALECT`` writes for ``ddl``, read back
+    as translation reads it (in ``folder``)."""
+    path = folder / f"{dialect}.yaml"
+    path.write_text(import_ddl([(f"{dialect}.sql", ddl)], dialect).yaml(), encoding="utf-8")
+    return load_catalog(path)

@@ -165,3 +165,24 @@ def test_forms_no_engine_reads_are_refused_where_they_are(dialect, source, col, 
     [diagnostic] = raised.value.diagnostics
     assert (diagnostic.rule, diagnostic.line, diagnostic.col) == ("ANSI-UNSUPPORTED", 1, col)
     assert message in diagnostic.message
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a\r\tb", "\xa0no-break", "quote ' back\\slash\t", "\u200bzero width", "\U0001f600\u2028"],
+)
+def test_invisible_characters_are_written_as_unicode_escapes_and_read_back(text):
+    """A literal holding a character a reader cannot see, or a text tool may change (a
+    carriage return read back as a line feed), is the standard's U&'...' (F393) with escapes;
+    parsed back, it is the same string, which each engine gets as its own literal."""
+    import sqlglot
+    from sqlglot import exp
+
+    from sql.ansi import Ansi
+
+    written = exp.select(exp.Literal.string(text).as_("v")).sql(Ansi)
+    assert written.startswith("SELECT U&'")
+    assert not any(char in written for char in "\r\t\xa0\u200b\u2028")
+    assert sqlglot.parse_one(written, read=Ansi).selects[0].this.this == text
+    assert duckdb.sql(render(written, "duckdb")).fetchall() == [(text,)]
+    assert exp.select(exp.Literal.string("plain").as_("v")).sql(Ansi) == "SELECT 'plain' AS v"

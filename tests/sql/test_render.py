@@ -440,3 +440,60 @@ def test_a_divisor_that_cannot_be_zero_is_not_guarded_and_null_stays_null():
     # NULL / 0 is NULL in the standard, as in Spark
     null_by_zero = 'SELECT CAST(NULL AS INTEGER) / 0 AS "x"'
     assert duckdb.sql(render(null_by_zero, "duckdb")).fetchall() == [(None,)]
+
+
+# SUBSTRING(s FROM p FOR n) in the standard (SQL:2016 6.32 <string value function>): the
+# characters at positions p .. p + n - 1 that exist, none before position 1; n < 0 raises.
+# Both engines count a p below 1 from the end instead.
+SUBSTRING_CASES = [
+    ("SUBSTRING(s FROM 0 FOR 2)", ["a", "a", "", None]),
+    ("SUBSTRING(s FROM -1 FOR 3)", ["a", "a", "", None]),
+    ("SUBSTRING(s FROM -1)", ["abcdef", "ab", "", None]),
+    ("SUBSTRING(s FROM p FOR 2)", ["", "b", "", None]),
+    ("SUBSTRING(s FROM p)", ["abcdef", "b", "", None]),
+    ("SUBSTRING(s FROM 2 FOR n)", ["bcd", "", "", None]),
+    ("SUBSTRING(s FROM p FOR n)", ["a", "", "", None]),
+    ("SUBSTRING(s FROM CHAR_LENGTH(s) - 4 + 1)", ["cdef", "ab", "", None]),
+]
+SUBSTRING_ROWS = "(VALUES (1, 'abcdef', -1, 3), (2, 'ab', 2, 0), (3, '', 1, 1), (4, NULL, 1, 1)) AS t(i, s, p, n)"
+
+
+def test_substring_positions_before_the_first_character_take_none_on_both_engines(spark_engine):
+    columns = ", ".join(f"{call} AS c{k}" for k, (call, _) in enumerate(SUBSTRING_CASES))
+    ansi_sql = f"SELECT i, {columns} FROM {SUBSTRING_ROWS} ORDER BY i"
+    on_duckdb = duckdb.sql(render(ansi_sql, "duckdb")).fetchall()
+    on_spark = [tuple(r) for r in spark_engine.session().sql(render(ansi_sql, "spark")).collect()]
+    for k, (call, want) in enumerate(SUBSTRING_CASES, start=1):
+        assert [row[k] for row in on_duckdb] == want, call
+        assert [row[k] for row in on_spark] == want, call
+
+
+def test_a_negative_substring_length_raises_on_both_engines(spark_engine):
+    ansi_sql = "SELECT SUBSTRING(s FROM 2 FOR n) AS x FROM (VALUES ('abc', -1)) AS t(s, n)"
+    with pytest.raises(duckdb.Error, match="substring error"):
+        duckdb.sql(render(ansi_sql, "duckdb")).fetchall()
+    with pytest.raises(Exception, match="substring error"):
+        spark_engine.session().sql(render(ansi_sql, "spark")).collect()
+    # a literal one in a branch no row takes raises nothing
+    unreached = "SELECT CASE WHEN 1 = 1 THEN 'x' ELSE SUBSTRING('abc' FROM 2 FOR -1) END AS x"
+    assert duckdb.sql(render(unreached, "duckdb")).fetchall() == [("x",)]
+    assert spark_engine.session().sql(render(unreached, "spark")).collect()[0][0] == "x"
+
+
+def test_substrings_rules_write_keep_the_engines_own_call():
+    assert "CASE" not in render(
+        "SELECT SUBSTRING(s FROM 1 FOR 2), SUBSTRING(s FROM 3) FROM t", "duckdb"
+    )
+
+
+def test_trim_without_characters_removes_only_spaces_on_both_engines(spark_engine):
+    # DuckDB's TRIM alone also removes a no-break space (U+00A0) and other space separators
+    ansi_sql = (
+        "SELECT TRIM(s) AS b, TRIM(LEADING FROM s) AS l, TRIM(TRAILING FROM s) AS r "
+        "FROM (VALUES (U&'\\00A0 a \\3000')) AS t(s)"
+    )
+    want = ("\xa0 a \u3000", "\xa0 a \u3000", "\xa0 a \u3000")
+    assert duckdb.sql(render(ansi_sql, "duckdb")).fetchall() == [want]
+    assert tuple(spark_engine.session().sql(render(ansi_sql, "spark")).collect()[0]) == want
+    spaced = "SELECT TRIM(s) AS b FROM (VALUES (' a  ')) AS t(s)"
+    assert duckdb.sql(render(spaced, "duckdb")).fetchall() == [("a",)]

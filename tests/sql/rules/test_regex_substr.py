@@ -121,3 +121,28 @@ def test_lazy_quantifiers_are_refused_only_when_asked():
     assert translate_pattern("a+?", "re2", whole=False) == "a+"
     with pytest.raises(PatternError):
         translate_pattern("a+?", "re2", whole=False, lazy=False)
+
+
+# Redshift's REGEXP_SUBSTR is '' where nothing matches (and NULL for NULL): "If the function
+# can't match the regular expression to any characters in the string, it returns an empty
+# string" (https://docs.aws.amazon.com/redshift/latest/dg/REGEXP_SUBSTR.html).
+REDSHIFT_CASES = [
+    (
+        "REGEXP_SUBSTR(c_name, '[0-9]+')",
+        {"id=12;id=345": "12", "x\nid=7": "7", "Ab12\n": "12"},
+    ),
+    ("REGEXP_SUBSTR(c_name, '[0-9]+', 1, 2)", {"id=12;id=345": "345"}),
+    ("REGEXP_SUBSTR(c_name, '[a-z]+', 3)", {"a-b-c": "b", "id=12;id=345": "id", "x\nid=7": "id"}),
+]
+
+
+@pytest.mark.parametrize(("expression", "expected"), REDSHIFT_CASES)
+def test_redshift_extraction_is_empty_where_nothing_matches(tables, expression, expected):
+    con, spark = tables
+    source = f"SELECT c_name, {expression} AS x FROM sales.customer"
+    ansi_sql = translate(source, "redshift").ansi_sql.replace('"raw"."customer"', '"customer"')
+    want = sorted(((t, None if t is None else expected.get(t, "")) for t in TEXTS), key=repr)
+    on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall(), key=repr)
+    on_spark = sorted((tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect()), key=repr)
+    assert on_duckdb == want, ansi_sql
+    assert on_spark == want, ansi_sql
