@@ -487,12 +487,13 @@ def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return cast(iso_week(date), number)
     if part == "WEEK" and semantics(ctx.dialect).WEEKS_START_ON_DATEFIRST:
         datefirst = ctx.assume("tsql_datefirst")
+        severity, note = ctx.setting_note("tsql_datefirst")
         ctx.report(
-            "warning",
+            severity,
             "TSQL-DATEFIRST",
             node,
             f"week numbering assumes SET DATEFIRST {datefirst} (weeks start on "
-            f"{WEEKDAYS[datefirst - 1]}); set tsql_datefirst in sql/assumptions.yaml",
+            f"{WEEKDAYS[datefirst - 1]}); {note}",
         )
         return cast(week_in_year(date, datefirst - 1, 1), number)
     if semantics(ctx.dialect).WEEKDAY_WEEK_PARTS and (
