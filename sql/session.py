@@ -13,7 +13,9 @@ STATISTICS``, ``UPDATE STATISTICS``). Each is one of:
   it reports an info line naming the statement rather than a warning about an assumption:
   ``SET DATEFIRST n`` (tsql_datefirst), ``SET LANGUAGE us_english`` (date_language), ``USE db``
   and Teradata's ``DATABASE db`` (tsql_database, teradata_database), BTEQ's ``.SET SESSION
-  TRANSACTION`` (teradata_session_mode);
+  TRANSACTION`` (teradata_session_mode), Oracle's ``ALTER SESSION SET NLS_DATE_FORMAT =
+  '...'`` (oracle_nls_date_format; also NLS_DATE_LANGUAGE, CURRENT_SCHEMA) and Snowflake's
+  ``ALTER SESSION SET WEEK_START = n`` (and TIMESTAMP_TYPE_MAPPING);
 - any other value is refused, located, saying what it changes (``SET ANSI_WARNINGS OFF``:
   division by zero gives NULL; ``SET DATEFORMAT dmy``; ``SET ROWCOUNT 10``).
 
@@ -24,12 +26,13 @@ https://learn.microsoft.com/sql/t-sql/statements/set-statements-transact-sql
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
 from sqlglot import exp
 
-from sql.assumptions import NAMESPACE_LEVELS, AssumptionError
+from sql.assumptions import NAMESPACE_LEVELS, SETTING_DIALECTS, AssumptionError
 from sql.diagnostics import node_offset
 from sql.rules import Context
 from sql.source_dialects import SessionSetting, semantics
@@ -108,6 +111,18 @@ STANDARD_VALUES: dict[str, tuple[frozenset[str], str]] = {
     ),
 }
 
+# ALTER SESSION SET parameters (Oracle, Snowflake) that are assumptions.
+ALTER_SESSION_SETTINGS = {
+    "CURRENT_SCHEMA": "oracle_schema",
+    "NLS_DATE_FORMAT": "oracle_nls_date_format",
+    "NLS_DATE_LANGUAGE": "date_language",
+    "TIMESTAMP_TYPE_MAPPING": "snowflake_timestamp_type_mapping",
+    "WEEK_START": "snowflake_week_start",
+}
+_ALTER_SESSION = re.compile(
+    r"\s*ALTER\s+SESSION\s+SET\s+(\w+)\s*=\s*('([^']*)'|([\w$]+))\s*;?\s*$", re.IGNORECASE
+)
+
 # SET LANGUAGE values that are us_english, whose names and date format the translation reads.
 ENGLISH = frozenset({"US_ENGLISH", "ENGLISH"})
 
@@ -129,6 +144,8 @@ class ScriptSession:
             return True
         if isinstance(statement, exp.Use) and semantics(self.ctx.dialect).USE_SETS_DATABASE:
             self._use(statement, busy)
+            return True
+        if isinstance(statement, exp.Command | exp.Alter) and self._alter_session(statement, busy):
             return True
         if isinstance(statement, exp.Command) and _statistics(statement):
             self.ctx.report(
@@ -226,6 +243,22 @@ class ScriptSession:
         words = self.ctx.text[starts[index - 1] :].split(None, 1) if index else []
         return words[0].upper() if words else "USE"
 
+    def _alter_session(self, statement: exp.Command | exp.Alter, busy: str | None) -> bool:
+        """Oracle's and Snowflake's ALTER SESSION SET of settings that are assumptions (False:
+        not such a statement, or a parameter that is none)."""
+        pairs = _session_parameters(statement)
+        settings = [(ALTER_SESSION_SETTINGS.get(name), name, value) for name, value in pairs]
+        if not settings or any(
+            s is None or self.ctx.dialect not in SETTING_DIALECTS.get(s, ()) for s, _, _ in settings
+        ):
+            return False
+        for setting, name, value in settings:
+            assert setting is not None
+            if setting == "date_language":
+                value = "ENGLISH" if value.upper() in ("AMERICAN", "ENGLISH") else value
+            self.state(setting, value, f"ALTER SESSION SET {name}", statement, busy)
+        return True
+
     def _refuse(self, node: exp.Expr | None, message: str) -> None:
         self.ctx.report("error", "SESSION-SETTING", node, message, statement=True)
 
@@ -234,6 +267,31 @@ def command_text(statement: exp.Command) -> str:
     """An opaque command's text: its first word and the rest as written."""
     rest = statement.expression
     return f"{statement.this} {rest.name if isinstance(rest, exp.Expr) else rest or ''}"
+
+
+def _session_parameters(statement: exp.Command | exp.Alter) -> list[tuple[str, str]]:
+    """The (parameter, value) pairs of ALTER SESSION SET p = v [, ...], upper-case names."""
+    if isinstance(statement, exp.Command):
+        match = _ALTER_SESSION.match(command_text(statement))
+        if match is None:
+            return []
+        value = match.group(3) if match.group(3) is not None else match.group(4)
+        return [(match.group(1).upper(), value)]
+    if str(statement.args.get("kind") or "").upper() != "SESSION":
+        return []
+    pairs = []
+    for action in statement.args.get("actions") or []:
+        if not isinstance(action, exp.AlterSession) or action.args.get("unset"):
+            return []
+        for item in action.expressions:
+            equation = item.this if isinstance(item, exp.SetItem) else None
+            if not isinstance(equation, exp.EQ) or not isinstance(equation.this, exp.Column):
+                return []
+            value = equation.expression
+            if not isinstance(value, exp.Literal | exp.Column | exp.Var):
+                return []
+            pairs.append((equation.this.name.upper(), value.name))
+    return pairs
 
 
 def _statistics(statement: exp.Command) -> str | None:

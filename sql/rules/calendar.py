@@ -239,12 +239,12 @@ def weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if semantics(ctx.dialect).WEEKS_START_ON_WEEK_START:
         week_start = ctx.assume("snowflake_week_start")
         first = f"{WEEKDAYS[week_start - 1]} = 1" if week_start else "Sunday = 0"
+        severity, note = ctx.setting_note("snowflake_week_start")
         ctx.report(
-            "warning",
+            severity,
             "SF-WEEK-START",
             node,
-            f"DAYOFWEEK assumes WEEK_START = {week_start} ({first}); "
-            "set snowflake_week_start in sql/assumptions.yaml",
+            f"DAYOFWEEK assumes WEEK_START = {week_start} ({first}); {note}",
         )
         return (
             weekday_number(date, week_start - 1, 1)

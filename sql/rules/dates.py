@@ -594,12 +594,12 @@ def date_trunc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             # Sunday.
             week_start = ctx.assume("snowflake_week_start")
             first = WEEKDAYS[max(week_start, 1) - 1].upper()
+            severity, note = ctx.setting_note("snowflake_week_start")
             ctx.report(
-                "warning",
+                severity,
                 "SF-WEEK-START",
                 node,
-                f"week truncation assumes WEEK_START = {week_start} ({first.title()}); "
-                "set snowflake_week_start in sql/assumptions.yaml",
+                f"week truncation assumes WEEK_START = {week_start} ({first.title()}); {note}",
             )
         return _truncate(node, node.this, first, ctx, "DATE-TRUNC")
     return _truncate(node, node.this, _canonical_unit(name), ctx, "DATE-TRUNC")
@@ -666,12 +666,13 @@ def last_day(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             # Snowflake's week ends the day before the next WEEK_START day (Sunday for 0, 1).
             week_start = ctx.assume("snowflake_week_start")
             first = WEEKDAYS[max(week_start, 1) - 1].upper()
+            severity, note = ctx.setting_note("snowflake_week_start")
             ctx.report(
-                "warning",
+                severity,
                 "SF-WEEK-START",
                 node,
                 f"the week's last day assumes WEEK_START = {week_start} (weeks start on "
-                f"{first.title()}); set snowflake_week_start in sql/assumptions.yaml",
+                f"{first.title()}); {note}",
             )
         start = _truncate(node, date, first, ctx, "LAST-DAY")
         return cast(exp.Add(this=start, expression=interval(6, "DAY")), "DATE")
@@ -929,12 +930,12 @@ def _mapping_is_ntz(name: str, node: exp.Expr, ctx: Context) -> bool:
             "time zone",
         )
         return False
+    severity, note = ctx.setting_note("snowflake_timestamp_type_mapping")
     ctx.report(
-        "warning",
+        severity,
         "FN-TO-TIMESTAMP-NTZ",
         node,
-        "TO_TIMESTAMP assumes TIMESTAMP_TYPE_MAPPING = TIMESTAMP_NTZ; set "
-        "snowflake_timestamp_type_mapping in sql/assumptions.yaml",
+        f"TO_TIMESTAMP assumes TIMESTAMP_TYPE_MAPPING = TIMESTAMP_NTZ; {note}",
     )
     return True
 

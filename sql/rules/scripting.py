@@ -93,16 +93,19 @@ rule(
 rule(
     "SESSION-SETTING",
     "rewrite",
-    ("tsql", "teradata"),
+    ("oracle", "snowflake", "teradata", "tsql"),
     (),
     "Session settings a script states (sql/session.py): a setting that changes no result "
     "(SET NOCOUNT, XACT_ABORT, TRANSACTION ISOLATION LEVEL, ...), a standard value (SET "
     "ANSI_NULLS ON, QUOTED_IDENTIFIER ON, ANSI_WARNINGS ON, ...), a statistics refresh "
     "(COLLECT STATISTICS, UPDATE STATISTICS) and Synapse's table options (WITH (DISTRIBUTION "
     "= HASH(k), CLUSTERED COLUMNSTORE INDEX, HEAP, PARTITION (...))) are skipped with an info "
-    "line; SET DATEFIRST n, SET LANGUAGE us_english, USE db and Teradata's DATABASE db set "
-    "tsql_datefirst, date_language, tsql_database and teradata_database for the statements "
-    "after them (what reads them says so in an info line, not a warning). Refused, located, "
+    "line; SET DATEFIRST n, SET LANGUAGE us_english, USE db, Teradata's DATABASE db, Oracle's "
+    "ALTER SESSION SET NLS_DATE_FORMAT / NLS_DATE_LANGUAGE / CURRENT_SCHEMA and Snowflake's "
+    "ALTER SESSION SET WEEK_START / TIMESTAMP_TYPE_MAPPING set tsql_datefirst, date_language, "
+    "tsql_database, teradata_database, oracle_nls_date_format, oracle_schema, "
+    "snowflake_week_start and snowflake_timestamp_type_mapping for the statements after them "
+    "(what reads them says so in an info line, not a warning). Refused, located, "
     "naming what it changes: any other value (SET ANSI_WARNINGS OFF, SET DATEFORMAT dmy, SET "
     "ROWCOUNT 10, SET CONCAT_NULL_YIELDS_NULL OFF, ...), a value from a variable, a setting "
     "changed after the script made a temporary table or variable, and GO n (the batch run n "
