@@ -56,6 +56,12 @@ SETTING_DIALECTS: dict[str, tuple[str, ...]] = {
 }
 
 
+def dialect_settings(source: str) -> frozenset[str]:
+    """The settings the servers of dialect ``source`` have (``SETTING_DIALECTS`` read the
+    other way)."""
+    return frozenset(name for name, owners in SETTING_DIALECTS.items() if source in owners)
+
+
 class AssumptionError(ValueError):
     """An assumption has a value that no server can have; the message names it."""
 

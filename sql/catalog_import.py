@@ -792,6 +792,20 @@ class _Reader:
                 start,
             )
             return
+        if isinstance(statement, exp.IfBlock) and any(
+            str(c.args.get("kind")).upper() == "TABLE" for c in statement.find_all(exp.Create)
+        ):
+            # An IF ... ELSE (or one the guard reading did not take): which CREATE TABLE
+            # runs depends on the condition.
+            self.first_create = start if self.first_create is None else self.first_create
+            self.report(
+                "error",
+                "CATALOG-PARSE",
+                "CREATE TABLE under IF ... ELSE: which table the DDL declares depends on the "
+                "condition; import each branch's DDL on its own",
+                start,
+            )
+            return
         if not isinstance(statement, exp.Create) or str(kind).upper() != "TABLE":
             what = (
                 f"CREATE {kind}"

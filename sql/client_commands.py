@@ -155,8 +155,13 @@ def _dot_command(name: str, rest: str, offset: int) -> DotCommand:
     if name == "IF":
         condition = _ERROR_CONDITION.match(rest)
         comparison = condition.group(2).upper() if condition else ""
+        value = int(condition.group(3)) if condition else 0
+        # True only where ERRORCODE (ERRORLEVEL) is not 0, which a statement that succeeds
+        # leaves it: <> 0, > n, >= n with n >= 1.
         fails_only = condition is not None and (
-            comparison in ("<>", "^=", "!=", "NE", "GT") or condition.group(3) != "0"
+            (comparison in ("<>", "^=", "!=", "NE") and value == 0)
+            or comparison in (">", "GT")
+            or (comparison in (">=", "GE") and value >= 1)
         )
         if fails_only:
             action = condition.group(4).upper()

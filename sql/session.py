@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from sql.assumptions import NAMESPACE_LEVELS, SETTING_DIALECTS, AssumptionError
+from sql.assumptions import NAMESPACE_LEVELS, AssumptionError, dialect_settings
 from sql.diagnostics import node_offset
 from sql.rules import Context
 from sql.source_dialects import SessionSetting, semantics
@@ -248,9 +248,8 @@ class ScriptSession:
         not such a statement, or a parameter that is none)."""
         pairs = _session_parameters(statement)
         settings = [(ALTER_SESSION_SETTINGS.get(name), name, value) for name, value in pairs]
-        if not settings or any(
-            s is None or self.ctx.dialect not in SETTING_DIALECTS.get(s, ()) for s, _, _ in settings
-        ):
+        known = dialect_settings(self.ctx.dialect)
+        if not settings or any(s is None or s not in known for s, _, _ in settings):
             return False
         for setting, name, value in settings:
             assert setting is not None

@@ -951,7 +951,7 @@ def parse_script(
         sql, commands = bteq.text, bteq.commands
     ctx = Context(dialect=dialect, file=file, text=sql, assumptions=assumptions)
     statements = _parse(sql, dialect, ctx) if sql.strip() or not commands else []
-    if not statements:
+    if not statements and not commands:
         raise TranslationError(
             [Diagnostic("error", "SCRIPT-SHAPE", "no SQL statement", file, 1, 1)]
         )

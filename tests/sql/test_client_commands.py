@@ -24,6 +24,7 @@ from pipelines.cli.main import main
 from sql.catalog import load_catalog
 from sql.client_commands import read_bteq
 from sql.diagnostics import TranslationError
+from sql.lineage import projection_lines
 from sql.render import render
 from sql.translate import translate_script
 
@@ -121,6 +122,17 @@ def test_a_file_of_create_tables_that_yields_no_table_is_an_error(tmp_path, ddl,
     assert result.exit_code == 1
     assert f"{file}:{line}:1: error[CATALOG-EMPTY]: the file holds CREATE TABLE" in result.stderr
     assert not out.exists()
+
+
+def test_a_create_table_under_if_else_is_an_error(tmp_path):
+    file = tmp_path / "ddl.sql"
+    file.write_text(
+        "IF SERVERPROPERTY('EngineEdition') = 6\nBEGIN\nCREATE TABLE dbo.t (a INT)\nEND\n"
+        "ELSE\nBEGIN\nCREATE TABLE dbo.t (a BIGINT)\nEND\nGO\n"
+    )
+    result = _cli("catalog", "import", "--from", "tsql", str(file))
+    assert result.exit_code == 1
+    assert f"{file}:1:1: error[CATALOG-PARSE]: CREATE TABLE under IF ... ELSE" in result.stderr
 
 
 def test_a_create_table_sqlglot_cannot_read_is_an_error_not_a_skip(tmp_path):
@@ -246,6 +258,9 @@ COMMANDS = [
     (".SET TITLEDASHES OFF", "info", "shows results"),
     (".IF ERRORCODE <> 0 THEN .QUIT 8", "info", "acts only after a statement fails"),
     (".IF ERRORLEVEL >= 8 THEN .GOTO done", "info", "acts only after a statement fails"),
+    (".if errorcode > 0 then .quit 4;", "info", "acts only after a statement fails"),
+    (".IF ERRORCODE <> 3807 THEN .QUIT 1", "error", "which statements run next"),
+    (".IF ERRORCODE >= 0 THEN .QUIT 1", "error", "which statements run next"),
     (".IF ERRORCODE = 0 THEN .GOTO done", "error", "ACTIVITYCOUNT"),
     (".IF ACTIVITYCOUNT = 0 THEN .QUIT 1", "error", "which statements run next"),
     (".EXPORT REPORT FILE = /tmp/out.txt", "error", "writes the results"),
@@ -264,6 +279,22 @@ def test_each_bteq_command_is_skipped_or_refused_by_name(line, severity, words):
     assert command.severity == severity
     assert words in command.message
     assert "pa'ss" not in command.message and "/tmp" not in command.message
+
+
+def test_a_script_of_bteq_commands_alone_says_what_it_refuses():
+    with pytest.raises(TranslationError) as raised:
+        translate_script(
+            ".if errorcode > 0 then .quit 4;\n.RUN FILE=POSTING\n", "teradata", file="j"
+        )
+    assert [d.format() for d in raised.value.diagnostics] == [
+        "j:2:1: error[BTEQ-COMMAND]: .RUN runs the statements of another file here; translate "
+        "that file on its own: not translated"
+    ]
+
+
+def test_lineage_reads_a_bteq_job_without_its_commands():
+    text = (BTEQ / "late_orders.bteq").read_text()
+    assert projection_lines(text, "teradata", "total") == (20, 20, "SEL custkey, total")
 
 
 def test_a_dot_line_inside_a_comment_or_string_is_no_command():
