@@ -51,9 +51,14 @@ class Definition:
 
 
 def _report(
-    ctx: Context, severity: Severity, rule: str, node: exp.Expr | None, message: str
+    ctx: Context,
+    severity: Severity,
+    rule: str,
+    node: exp.Expr | None,
+    message: str,
+    settings: tuple[str, ...] = (),
 ) -> None:
-    ctx.report(severity, rule, node, message, statement=True)
+    ctx.report(severity, rule, node, message, statement=True, settings=settings)
 
 
 def _target(statement: exp.Expr) -> exp.Table | None:
@@ -1103,14 +1108,15 @@ def _teradata_set_table(statement: exp.Create, ctx: Context) -> bool:
     mode = ctx.assume("teradata_session_mode")
     table = _target(statement)
     name = table.sql(ctx.dialect) if table is not None else "the table"
-    severity, note = ctx.setting_note("teradata_session_mode")
+    note = ctx.setting_note("teradata_session_mode")
     _report(
         ctx,
-        severity,
+        "warning",
         "TD-SET-TABLE",
         statement,
         f"{name} is declared neither SET nor MULTISET: a "
         f"{'SET' if mode == 'TERA' else 'MULTISET'} table in {mode} session mode ({note})",
+        settings=("teradata_session_mode",),
     )
     return mode == "TERA"
 

@@ -415,10 +415,9 @@ def _resolve_tables(
         lake = resolution.lake_table
         if resolution.assumed:
             # A default the script itself states (USE db) is no assumption: an info line.
-            stated = resolution.settings and all(n in ctx.stated for n, _ in resolution.settings)
-            unknown = "unknown" in resolution.assumed
-            severity = "info" if stated and not unknown else "warning"
-            ctx.report(severity, "NAME-DEFAULT", table, resolution.assumed)
+            known = "unknown" not in resolution.assumed  # else a level left unknown
+            settings = tuple(n for n, _ in resolution.settings) if known else ()
+            ctx.report("warning", "NAME-DEFAULT", table, resolution.assumed, settings=settings)
             ctx.applied.add("NAME-DEFAULT")
         for setting, _ in resolution.settings:
             ctx.assume(setting)

@@ -70,13 +70,13 @@ class Context:
             self.assumed[name] = str(value)
         return value
 
-    def setting_note(self, name: str) -> tuple[Severity, str]:
-        """How a rule that read setting ``name`` says so: a warning asking to set it in
-        sql/assumptions.yaml, or, where the script states it, an info line naming where."""
+    def setting_note(self, name: str) -> str:
+        """How a rule that read setting ``name`` says where its value comes from: set it in
+        sql/assumptions.yaml, or the statement of the script that states it."""
         stated = self.stated.get(name)
         if stated is not None:
-            return "info", f"the script's {stated} states it"
-        return "warning", f"set {name} in sql/assumptions.yaml"
+            return f"the script's {stated} states it"
+        return f"set {name} in sql/assumptions.yaml"
 
     def line_col(self, offset: int) -> tuple[int, int]:
         if self.lines is None:
@@ -105,7 +105,12 @@ class Context:
         message: str,
         *,
         statement: bool = False,
+        settings: tuple[str, ...] = (),
     ) -> None:
+        """``settings``: the assumptions a warning is about; where the script states every
+        one of them (sql/session.py), the warning is an info line: no assumption is left."""
+        if severity == "warning" and settings and all(s in self.stated for s in settings):
+            severity = "info"
         line, col = self.locate_statement(node) if statement else self.locate(node)
         diagnostic = Diagnostic(severity, rule, message, self.file, line, col)
         if diagnostic not in self.diagnostics:

@@ -227,24 +227,26 @@ def weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return weekday_number(date, MONDAY, 1)
     if semantics(ctx.dialect).WEEKS_START_ON_DATEFIRST:
         datefirst = ctx.assume("tsql_datefirst")
-        severity, note = ctx.setting_note("tsql_datefirst")
+        note = ctx.setting_note("tsql_datefirst")
         ctx.report(
-            severity,
+            "warning",
             "TSQL-DATEFIRST",
             node,
             f"weekday numbering assumes SET DATEFIRST {datefirst} "
             f"({WEEKDAYS[datefirst - 1]} = 1); {note}",
+            settings=("tsql_datefirst",),
         )
         return weekday_number(date, datefirst - 1, 1)
     if semantics(ctx.dialect).WEEKS_START_ON_WEEK_START:
         week_start = ctx.assume("snowflake_week_start")
         first = f"{WEEKDAYS[week_start - 1]} = 1" if week_start else "Sunday = 0"
-        severity, note = ctx.setting_note("snowflake_week_start")
+        note = ctx.setting_note("snowflake_week_start")
         ctx.report(
-            severity,
+            "warning",
             "SF-WEEK-START",
             node,
             f"DAYOFWEEK assumes WEEK_START = {week_start} ({first}); {note}",
+            settings=("snowflake_week_start",),
         )
         return (
             weekday_number(date, week_start - 1, 1)

@@ -217,14 +217,16 @@ def reading_note(reading: DateReading, ctx: Context, node: exp.Expr, rule_id: st
     line where the script states it."""
     if reading.setting is None:
         return
-    severity, note = ctx.setting_note(reading.setting)
+    note = ctx.setting_note(reading.setting)
     model = getattr(ctx.assumptions, reading.setting)
-    ctx.report(
-        severity,
-        rule_id,
-        node,
-        f"{node.sql(ctx.dialect)} is read as {reading.text} by NLS_DATE_FORMAT {model!r}; {note}",
+    message = (
+        f"{node.sql(ctx.dialect)} is read as {reading.text} by NLS_DATE_FORMAT {model!r}; {note}"
     )
+    settings = (reading.setting,)
+    if rule_id == "DATE-STRING-CAST":
+        ctx.report("warning", "DATE-STRING-CAST", node, message, settings=settings)
+    else:
+        ctx.report("warning", "DATE-STRING-COMPARISON", node, message, settings=settings)
 
 
 @rule(
