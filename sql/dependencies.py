@@ -56,14 +56,20 @@ def script_dependencies(
     legacy = {d: dict(names) for d, names in catalog.legacy.items()}
     catalog = replace(catalog, legacy=legacy)
     for definition, table_name in zip(script.definitions, script.names, strict=True):
-        tables.append(TableDependencies(table_name, _reads(definition.query, catalog, script.ctx)))
+        # Each statement's names resolve under the settings in force where it stands (a
+        # USE db before it: sql/session.py).
+        settings = definition.assumptions or script.ctx.assumptions
+        reads = _reads(definition.query, catalog, script.ctx, settings)
+        tables.append(TableDependencies(table_name, reads))
         if definition.name_parts:
             key = legacy_key(definition.name_parts, dialect)
             legacy.setdefault(dialect, {})[key] = f"{zone}.{table_name}"
     return tuple(tables)
 
 
-def _reads(query: exp.Query, catalog: Catalog, ctx: Context) -> tuple[str, ...]:
+def _reads(
+    query: exp.Query, catalog: Catalog, ctx: Context, assumptions: Assumptions
+) -> tuple[str, ...]:
     ctes = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
     found: set[str] = set()
     for table in query.find_all(exp.Table):
@@ -80,7 +86,7 @@ def _reads(query: exp.Query, catalog: Catalog, ctx: Context) -> tuple[str, ...]:
             continue
         try:
             resolution = catalog.resolve_name(
-                parts, ctx.dialect, ctx.file, 1, 1, assumptions=ctx.assumptions
+                parts, ctx.dialect, ctx.file, 1, 1, assumptions=assumptions
             )
         except TranslationError:
             continue  # unknown or ambiguous: the translation refuses it, located

@@ -23,9 +23,12 @@ written as the standard's CAST('yyyy-mm-dd' AS DATE), which both engines read al
   before punctuation, time fields at the end may be left out, MM may be written as a month
   name and YY or RR as four digits). Text the format does not read is an error in Oracle:
   refused, naming the format. A two-digit year (YY, RR) depends on the current date: refused.
-- Snowflake and Teradata read text by a session format (DATE_INPUT_FORMAT AUTO, which
-  documents YYYY-MM-DD at full width; the DATE's FORMAT, YYYY-MM-DD or YY/MM/DD): only
-  'yyyy-mm-dd' and 'yyyymmdd' are read, as before; other text is refused.
+- Snowflake and Teradata read text by a session format: Snowflake's DATE_INPUT_FORMAT, AUTO
+  by default, whose list of formats gives YYYY-MM-DD at full width and leaves other widths
+  open (docs.snowflake.com/en/sql-reference/date-time-input-output, sql/rules/auto_dates.py);
+  Teradata's FORMAT of the DATE (ANSIDate YYYY-MM-DD or IntegerDate YY/MM/DD, the session's
+  DateForm), whose elements have their full width. Only 'yyyy-mm-dd' and 'yyyymmdd' are read,
+  as before; other text is refused.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import pytest
 
 from sql.assumptions import Assumptions
 from sql.catalog import Catalog
+from sql.dependencies import script_dependencies
 from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.translate import translate_script
@@ -151,6 +152,15 @@ def test_use_names_the_database_the_names_after_it_resolve_in():
     assert first.source_tables == ("raw.stage_t",)
     assert second.source_tables == ("raw.sales_t",)
     assert not [d for d in first.diagnostics if d.severity == "warning"]
+
+
+def test_each_statement_depends_on_the_tables_of_the_database_use_named_before_it():
+    script = (
+        "USE Stage;\nCREATE TABLE a AS SELECT k FROM dbo.t;\n"
+        "USE Sales;\nCREATE TABLE b AS SELECT k FROM dbo.t;\n"
+    )
+    found = script_dependencies(script, "tsql", catalog=_two_databases())
+    assert [(t.name, t.reads) for t in found] == [("a", ("raw.stage_t",)), ("b", ("raw.sales_t",))]
 
 
 def test_teradata_database_and_collect_statistics():
