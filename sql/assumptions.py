@@ -39,11 +39,15 @@ CHOICES: dict[str, tuple[str, ...]] = {
 _NAME = re.compile(r"[\w$ -]*")
 # Settings that are a free word (a language name).
 TEXT_FIELDS = frozenset({"date_language"})
+# Settings that are an Oracle datetime format model ('DD-MON-RR', 'YYYY-MM-DD HH24:MI:SS').
+FORMAT_FIELDS = frozenset({"oracle_nls_date_format"})
+_FORMAT_MODEL = re.compile(r"[A-Za-z0-9 ./,;:_-]+")
 # The dialects whose servers have each setting: the only files a translation may record it
 # for (a Snowflake file never depends on T-SQL's DATEFIRST). BigQuery's month and day names
 # are English by definition, so it has no date language.
 SETTING_DIALECTS: dict[str, tuple[str, ...]] = {
     "date_language": ("oracle", "redshift", "snowflake", "teradata", "tsql"),
+    "oracle_nls_date_format": ("oracle",),
     "snowflake_timestamp_type_mapping": ("snowflake",),
     "snowflake_week_start": ("snowflake",),
     "teradata_round_halfway_mag_up": ("teradata",),
@@ -52,6 +56,12 @@ SETTING_DIALECTS: dict[str, tuple[str, ...]] = {
     "tsql_datefirst": ("tsql",),
     **{name: (dialect,) for dialect, levels in NAMESPACE_LEVELS.items() for name in levels},
 }
+
+
+def dialect_settings(source: str) -> frozenset[str]:
+    """The settings the servers of dialect ``source`` have (``SETTING_DIALECTS`` read the
+    other way)."""
+    return frozenset(name for name, owners in SETTING_DIALECTS.items() if source in owners)
 
 
 class AssumptionError(ValueError):
@@ -72,6 +82,11 @@ class Assumptions:
     # NLS_DATE_LANGUAGE, Teradata's and Snowflake's session language). Only ENGLISH names
     # are translated; BigQuery's are English by definition.
     date_language: str = "ENGLISH"
+    # Oracle's NLS_DATE_FORMAT: the format a string is read by where Oracle converts it to a
+    # DATE without a format (a comparison with a DATE column, CAST(text AS DATE)). Oracle
+    # derives the default from NLS_TERRITORY (Database Reference, "NLS_DATE_FORMAT"): for its
+    # default territory AMERICA that is DD-MON-RR, under which '1999-02-01' is an error.
+    oracle_nls_date_format: str = "DD-MON-RR"
     # Teradata's session mode (the DBS Control SessionMode default, or BTEQ's .SET SESSION
     # TRANSACTION): TERA or ANSI. It decides what a CREATE TABLE without SET or MULTISET
     # makes (TERA: SET, ANSI: MULTISET) and what INSERT ... SELECT does with a duplicate row
@@ -123,6 +138,13 @@ class Assumptions:
             raise AssumptionError(
                 f"date_language must be a language name; got {self.date_language!r}"
             )
+        for name in FORMAT_FIELDS:
+            value = getattr(self, name)
+            if not isinstance(value, str) or not _FORMAT_MODEL.fullmatch(value):
+                raise AssumptionError(
+                    f"{name} must be a datetime format model (letters, digits, blanks and "
+                    f"- / . , ; : _); got {value!r}"
+                )
         for name in NAMESPACE_FIELDS:
             value = getattr(self, name)
             if not isinstance(value, str) or not _NAME.fullmatch(value):
@@ -149,7 +171,7 @@ class Assumptions:
             if key in NAMESPACE_FIELDS:
                 values[key] = str(value)
                 continue
-            if key in CHOICES or key in TEXT_FIELDS:
+            if key in CHOICES or key in TEXT_FIELDS or key in FORMAT_FIELDS:
                 values[key] = str(value).upper()
                 continue
             try:

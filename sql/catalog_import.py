@@ -23,10 +23,13 @@ from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
 from sqlglot.errors import ParseError
 from sqlglot.tokens import Token, TokenType
 
+from sql.assumptions import NAMESPACE_LEVELS
 from sql.catalog import fold
+from sql.client_commands import read_bteq
 from sql.diagnostics import Diagnostic, Severity, node_offset, offset_to_line_col
 from sql.rules.variant import JSON_TYPES
-from sql.source_dialects import SOURCE_DIALECTS, semantics
+from sql.session import command_text
+from sql.source_dialects import SOURCE_DIALECTS, SessionSetting, StorageOption, semantics
 
 # A rule turns a declared type's parameters (as written: "10", "MAX", "*") into its exact
 # ANSI type, or None when there is none (the column is then opaque).
@@ -687,17 +690,32 @@ class _Reader:
         self.source: Dialect = Dialect.get_or_raise(SOURCE_DIALECTS[dialect])
         self.diagnostics: list[Diagnostic] = []
         self.tables: list[ImportedTable] = []
+        self.first_create: int | None = None  # where the first CREATE TABLE statement starts
+        self.database: exp.Identifier | None = None  # the last USE's database
 
     def report(self, severity: Severity, rule: str, message: str, offset: int | None) -> None:
         line, col = offset_to_line_col(self.text, offset) if offset is not None else (1, 1)
         self.diagnostics.append(Diagnostic(severity, rule, message, self.file, line, col))
 
     def read(self) -> None:
+        if semantics(self.dialect).DOT_COMMANDS:
+            # BTEQ's commands, .LOGON's password among them, never reach the parser.
+            bteq = read_bteq(self.text)
+            self.text = bteq.text
+            for command in bteq.commands:
+                self.report(
+                    "info",
+                    "CATALOG-SKIP",
+                    f"skipped .{command.name}: a BTEQ command, not DDL",
+                    command.offset,
+                )
         try:
             tokens = self.source.tokenize(self.text)
         except Exception as error:  # sqlglot's TokenError and internal errors alike
             self.report("error", "CATALOG-PARSE", f"cannot parse: {error}", None)
             return
+        if semantics(self.dialect).IF_BLOCKS:
+            tokens = _unguarded(tokens, self.report)
         statements = _split_statements(tokens)
         if not statements:
             self.report("info", "CATALOG-SKIP", "no SQL statement", None)
@@ -714,6 +732,16 @@ class _Reader:
             index = {token.start: i for i, token in enumerate(chunk)}
             for statement in parsed:
                 self._statement(statement, chunk[0].start, index, chunk)
+        # The lines of skipped commands and IF guards were found before the statements.
+        self.diagnostics.sort(key=lambda d: (d.line, d.col))
+        if self.first_create is not None and not self.tables:
+            self.report(
+                "error",
+                "CATALOG-EMPTY",
+                "the file holds CREATE TABLE statements but declares no lake table (each one is "
+                "skipped above): nothing would be imported from it",
+                self.first_create,
+            )
 
     def _parse_error(self, error: ParseError) -> None:
         first = error.errors[0] if error.errors else {}
@@ -730,7 +758,54 @@ class _Reader:
     def _statement(
         self, statement: exp.Expr, start: int, index: dict[int, int], tokens: list[Token]
     ) -> None:
+        if isinstance(statement, exp.Use) and semantics(self.dialect).USE_SETS_DATABASE:
+            # USE db / DATABASE db: the tables after it are db's (a name that names its schema
+            # but not its database is completed with it).
+            target = statement.this
+            if (
+                statement.args.get("kind") is None
+                and isinstance(target, exp.Table)
+                and not target.db
+            ):
+                self.database = target.this if isinstance(target.this, exp.Identifier) else None
+                self.report(
+                    "info",
+                    "CATALOG-SKIP",
+                    f"the tables after it are in database {target.name}",
+                    start,
+                )
+                return
         kind = statement.args.get("kind") if isinstance(statement, exp.Create) else None
+        unparsed = isinstance(statement, exp.Command) and _CREATE_TABLE.match(
+            command_text(statement)
+        )
+        if (isinstance(statement, exp.Create) and str(kind).upper() == "TABLE") or unparsed:
+            self.first_create = start if self.first_create is None else self.first_create
+        if unparsed:
+            # sqlglot keeps a CREATE TABLE it cannot read as an opaque command: skipping it
+            # would leave the table out of the catalog without a word.
+            self.report(
+                "error",
+                "CATALOG-PARSE",
+                "cannot parse this CREATE TABLE (a clause sqlglot does not read); the table "
+                "would be missing from the catalog",
+                start,
+            )
+            return
+        if isinstance(statement, exp.IfBlock) and any(
+            str(c.args.get("kind")).upper() == "TABLE" for c in statement.find_all(exp.Create)
+        ):
+            # An IF ... ELSE (or one the guard reading did not take): which CREATE TABLE
+            # runs depends on the condition.
+            self.first_create = start if self.first_create is None else self.first_create
+            self.report(
+                "error",
+                "CATALOG-PARSE",
+                "CREATE TABLE under IF ... ELSE: which table the DDL declares depends on the "
+                "condition; import each branch's DDL on its own",
+                start,
+            )
+            return
         if not isinstance(statement, exp.Create) or str(kind).upper() != "TABLE":
             what = (
                 f"CREATE {kind}"
@@ -766,6 +841,24 @@ class _Reader:
                 start,
             )
             return
+        stored = (
+            [
+                p.name
+                for p in properties.expressions
+                if isinstance(p, StorageOption) and not p.args.get("place")
+            ]
+            if properties
+            else []
+        )
+        if stored:
+            shown = ", ".join(" ".join(option.split()) for option in stored)
+            self.report(
+                "info",
+                "CATALOG-SKIP",
+                f"table options {shown} skipped: they say how the table is stored, not what "
+                "it holds",
+                start,
+            )
         self._table(schema, index, tokens)
 
     def _table(self, schema: exp.Schema, index: dict[int, int], tokens: list[Token]) -> None:
@@ -773,6 +866,9 @@ class _Reader:
         identifiers = [
             p for p in (table.args.get("catalog"), table.args.get("db"), table.this) if p
         ]
+        levels = len(NAMESPACE_LEVELS.get(self.dialect, ()))
+        if self.database is not None and len(identifiers) == levels:
+            identifiers.insert(0, self.database)
         written = ".".join(_written(i, self.dialect) for i in identifiers)
         line, col = offset_to_line_col(self.text, node_offset(table) or 0)
         columns: list[ImportedColumn] = []
@@ -835,6 +931,8 @@ class _Reader:
         else:  # not expected: sqlglot records where every identifier starts
             declared = kind.sql(dialect=SOURCE_DIALECTS[self.dialect])
             kind_name = kind.this.value
+        # SSMS writes T-SQL type names quoted ([nvarchar](50)); the catalog keeps the name.
+        declared = _BRACKETED.sub(r"\1", " ".join(declared.split()))
         kind_type = column_type(kind, kind_name, declared, self.dialect)
         if (
             kind_type.opaque
@@ -877,9 +975,122 @@ class _Reader:
                 "(SENSITIVE unless set), not as the column's collation",
                 offset,
             )
-        return ImportedColumn(
-            name, kind_type, line, col, required, casespecific, " ".join(declared.split())
-        )
+        return ImportedColumn(name, kind_type, line, col, required, casespecific, declared)
+
+
+_BRACKETED = re.compile(r"\[(\w+)\]")
+# An unparsed command that is a CREATE TABLE (of any kind) all the same.
+_CREATE_TABLE = re.compile(
+    r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:GLOBAL|LOCAL|TEMP|TEMPORARY|TRANSIENT|VOLATILE|"
+    r"MULTISET|SET|EXTERNAL|HYBRID|ICEBERG|DYNAMIC)\s+)*TABLE\b",
+    re.IGNORECASE,
+)
+# Tokens that start a statement, where an IF's condition ends.
+_STATEMENT_STARTS = frozenset(
+    {
+        TokenType.ALTER,
+        TokenType.BEGIN,
+        TokenType.COMMAND,
+        TokenType.CREATE,
+        TokenType.DECLARE,
+        TokenType.DELETE,
+        TokenType.DROP,
+        TokenType.EXECUTE,
+        TokenType.INSERT,
+        TokenType.SELECT,
+        TokenType.SET,
+        TokenType.UPDATE,
+        TokenType.USE,
+    }
+)
+
+
+def _is_if(token: Token) -> bool:
+    return token.token_type == TokenType.VAR and token.text.upper() == "IF"
+
+
+def _guard(tokens: list[Token], at: int) -> tuple[int, int | None] | None:
+    """For ``IF`` at ``at``: where its statements start (after BEGIN, if any) and the index
+    of the END that closes its BEGIN (None without one); None when it is not read so (no
+    statement after the condition, no matching END, an ELSE)."""
+    depth = 0
+    body = None
+    for index in range(at + 1, len(tokens)):
+        kind = tokens[index].token_type
+        if kind == TokenType.L_PAREN:
+            depth += 1
+        elif kind == TokenType.R_PAREN:
+            depth -= 1
+        elif kind == TokenType.SEMICOLON:
+            return None
+        elif not depth and kind in _STATEMENT_STARTS:
+            body = index
+            break
+    if body is None:
+        return None
+    if tokens[body].token_type != TokenType.BEGIN:
+        return body, None
+    depth = 0
+    for index in range(body, len(tokens)):
+        token = tokens[index]
+        following = tokens[index + 1].text.upper() if index + 1 < len(tokens) else ""
+        if (
+            token.token_type == TokenType.BEGIN and following not in ("TRAN", "TRANSACTION")
+        ) or token.token_type == TokenType.CASE:
+            depth += 1
+        elif token.token_type == TokenType.END:
+            depth -= 1
+            if not depth:
+                if index + 1 < len(tokens) and tokens[index + 1].token_type == TokenType.ELSE:
+                    return None
+                return body + 1, index
+    return None
+
+
+def _unguarded(
+    tokens: list[Token], report: Callable[[Severity, str, str, int | None], None]
+) -> list[Token]:
+    """T-SQL: the statements under each ``IF <condition> [BEGIN ...END]`` at a statement's
+    start read as if unconditional (a ``;`` in place of the condition and of BEGIN / END), as
+    SSMS's "check for object existence" writes its DDL: a catalog records what the DDL
+    declares, whether or not the object existed when it ran."""
+    if not any(_is_if(t) for t in tokens):
+        return tokens
+    result: list[Token] = []
+    ends: set[int] = set()
+    at_start = True
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if index in ends:
+            result.append(_semicolon(token))
+            at_start = True
+            index += 1
+            continue
+        guard = _guard(tokens, index) if at_start and _is_if(token) else None
+        if guard is not None:
+            report(
+                "info",
+                "CATALOG-SKIP",
+                "read the statements under IF ... as declared: the catalog records what the "
+                "DDL declares, whatever the condition found",
+                token.start,
+            )
+            result.append(_semicolon(token))
+            body, end = guard
+            if end is not None:
+                ends.add(end)
+            index = body
+            at_start = True
+            continue
+        result.append(token)
+        at_start = token.token_type == TokenType.SEMICOLON
+        index += 1
+    return result
+
+
+def _semicolon(token: Token) -> Token:
+    return Token(TokenType.SEMICOLON, ";", token.line, token.col, token.start, token.end, [])
 
 
 def _split_statements(tokens: list[Token]) -> list[list[Token]]:
@@ -896,6 +1107,9 @@ def _split_statements(tokens: list[Token]) -> list[list[Token]]:
 def _statement_name(statement: exp.Expr) -> str:
     if isinstance(statement, exp.Command):
         return str(statement.this).upper()
+    if isinstance(statement, SessionSetting):
+        options = ", ".join(option.name for option in statement.expressions)
+        return f"SET {options} {statement.args['value'].name}"
     return statement.key.upper()
 
 

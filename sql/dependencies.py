@@ -108,19 +108,22 @@ def script_dependencies(
     catalog = replace(catalog, legacy=legacy)
     own: set[str] = set()
     for definition, table_name in zip(script.definitions, script.names, strict=True):
-        names, wildcards = _names(definition.query, script.ctx)
+        # Each statement's names resolve under the settings in force where it stands (a USE
+        # db before it: sql/session.py).
+        ctx = replace(script.ctx, assumptions=definition.assumptions or script.ctx.assumptions)
+        names, wildcards = _names(definition.query, ctx)
         found: set[str] = set()
         ours: set[str] = set()
         others: list[NameRead] = []
         fixed: dict[Diagnostic, None] = {}
         for table, parts in wildcards:
             # Raw tables only (a wildcard never matches a project table): resolved for good.
-            matched, errors = wildcard_reads(table, parts, catalog, script.ctx)
+            matched, errors = wildcard_reads(table, parts, catalog, ctx)
             found.update(matched)
             ours.update(matched)
             fixed.update(dict.fromkeys(d for d in errors if d.rule in NAME_RULES))
         for parts, (line, col) in names:
-            lake = _resolved(parts, catalog, script.ctx)
+            lake = _resolved(parts, catalog, ctx)
             if lake is not None:
                 found.add(lake)
             if lake in own:

@@ -11,7 +11,8 @@ from sqlglot.schema import MappingSchema
 
 from sql.ansi import Ansi, JsonTable
 from sql.catalog import Catalog
-from sql.source_dialects import SOURCE_DIALECTS
+from sql.client_commands import read_bteq
+from sql.source_dialects import SOURCE_DIALECTS, semantics
 from sql.translate import Translation
 from sql.tree import range_source
 
@@ -73,6 +74,8 @@ def projection_lines(
 
     In a script, the SELECT is that of the statement that creates ``table`` (else of the
     last statement that has one)."""
+    if dialect and semantics(dialect).DOT_COMMANDS:
+        sql_text = read_bteq(sql_text).text  # no BTEQ command line is ever shown
     select = _defining_select(sql_text, dialect, table)
     if select is None:
         return None

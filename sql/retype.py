@@ -95,6 +95,9 @@ def stale_nodes(
     (``order``: ``preorder(root)``, when the caller has it)."""
     stale: dict[int, exp.Expr] = {}
     readers: set[tuple[str, str]] = set()
+    # Tables every column of which reads a stale node: an UNNEST a rule wrote (its element
+    # columns, a struct element's fields through its alias).
+    reader_tables: set[str] = set()
     # What may read a stale node from elsewhere in the tree, with the (table, name) a
     # column reads by.
     leaves: list[tuple[exp.Expr, tuple[str, str] | None]] = []
@@ -122,6 +125,12 @@ def stale_nodes(
             parent = node.parent
             if isinstance(parent, exp.Select) and node.arg_key == "expressions":
                 readers.update(_readers(node, references))
+            elif isinstance(node, exp.Unnest):
+                alias = node.args.get("alias")
+                if isinstance(alias, exp.TableAlias):
+                    names = {alias.name, *(c.name for c in alias.columns)} - {""}
+                    readers.update((t, n) for n in names for t in ("", alias.name))
+                    reader_tables.update(names)
             if node is root or parent is None:
                 return
             node = parent
@@ -142,8 +151,8 @@ def stale_nodes(
                 # a stale node it must be annotated again for the coercions to match.
                 if _under(node, stale, root):
                     up(node)
-            elif read is None or read in readers:  # a TableColumn, or a column that reads one
-                up(node)
+            elif read is None or read in readers or read[0] in reader_tables:
+                up(node)  # a TableColumn, or a column that reads a stale one
         for operation in [n for n in stale.values() if isinstance(n, exp.SetOperation)]:
             if id(operation) not in operations:
                 operations.add(id(operation))

@@ -92,11 +92,19 @@ OTHER_DIAGNOSTICS: dict[str, str] = {
     "CATALOG-DIALECT": "`plumbline catalog import`: a DDL dialect the importer does not read.",
     "CATALOG-DUPLICATE": "`plumbline catalog import`: a column declared twice, or a table "
     "declared again differently.",
+    "CATALOG-EMPTY": "`plumbline catalog import`: a file that holds CREATE TABLE statements "
+    "but declares no lake table (each one temporary, AS SELECT, or otherwise skipped) is an "
+    "error at its first CREATE TABLE, never an import of nothing.",
     "CATALOG-OPAQUE": "`plumbline catalog import`: a column with no type, or a type with no "
     "exact ANSI form, is kept as declared (an opaque column: see `OPAQUE-TYPE`).",
-    "CATALOG-PARSE": "`plumbline catalog import`: DDL the dialect's parser rejects.",
+    "CATALOG-PARSE": "`plumbline catalog import`: DDL the dialect's parser rejects, a CREATE "
+    "TABLE it reads only as an opaque command (its table would be missing), or a CREATE TABLE "
+    "under IF ... ELSE.",
     "CATALOG-SKIP": "`plumbline catalog import`: a statement that defines no lake table (not "
-    "a CREATE TABLE, or a temporary table) is skipped with a note.",
+    "a CREATE TABLE, or a temporary table) is skipped with a note, as are BTEQ's dot "
+    "commands, a USE db (naming the database of the tables after it), storage options (ON "
+    "[PRIMARY], Synapse's WITH (DISTRIBUTION = ..., CLUSTERED COLUMNSTORE INDEX, ...)) and "
+    "the IF guards SSMS writes around DDL (the statements under them are read).",
     "DIALECT": "The file's dialect (its folder under `sql/legacy/`, or `--from`) is not one the "
     "translator reads.",
     "NAME-AMBIGUOUS": "A table name that, completed with the default namespace "

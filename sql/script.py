@@ -24,9 +24,12 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from sql.diagnostics import Severity
+from sql.assumptions import Assumptions
+from sql.client_commands import DotCommand
+from sql.diagnostics import Diagnostic, Severity
 from sql.rules import Context
-from sql.source_dialects import JoinIndex, semantics
+from sql.session import ScriptSession
+from sql.source_dialects import JoinIndex, StorageOption, semantics
 from sql.tree import breadth_first, preorder
 from sql.udf import TempFunctions
 from sql.variables import ScriptVariables
@@ -41,12 +44,21 @@ class Definition:
     # BigQuery variables it reads by a bare name, (name, line, col) of each use: a column of
     # the same name of a table it reads would be read instead (sql/translate.py checks).
     variable_uses: tuple[tuple[str, int, int], ...] = ()
+    # The settings it is translated under: the script's own (sql/session.py) over the
+    # assumed ones; None: the script's assumptions. ``stated``: those the script states.
+    assumptions: Assumptions | None = None
+    stated: tuple[tuple[str, str], ...] = ()
 
 
 def _report(
-    ctx: Context, severity: Severity, rule: str, node: exp.Expr | None, message: str
+    ctx: Context,
+    severity: Severity,
+    rule: str,
+    node: exp.Expr | None,
+    message: str,
+    settings: tuple[str, ...] = (),
 ) -> None:
-    ctx.report(severity, rule, node, message, statement=True)
+    ctx.report(severity, rule, node, message, statement=True, settings=settings)
 
 
 def _target(statement: exp.Expr) -> exp.Table | None:
@@ -88,8 +100,33 @@ def _is_temporary(statement: exp.Expr) -> bool:
     return (
         exp.VolatileProperty in kinds
         or exp.TemporaryProperty in kinds
+        or _volatile_after_set(statement)
         or (table is not None and table.name.startswith("#"))
     )
+
+
+def _volatile_after_set(statement: exp.Expr) -> bool:
+    """Teradata's ``CREATE MULTISET VOLATILE TABLE``: sqlglot reads VOLATILE after SET or
+    MULTISET as a function's stability, not as the table's kind."""
+    properties = statement.args.get("properties")
+    return bool(properties) and any(
+        isinstance(p, exp.StabilityProperty) and p.name.upper() == "VOLATILE"
+        for p in properties.expressions
+    )
+
+
+def _rows_deleted_on_commit(statement: exp.Expr, ctx: Context) -> bool:
+    """Whether the temporary table ``statement`` creates loses its rows when a transaction
+    ends: Teradata's ON COMMIT DELETE ROWS, the default without ON COMMIT PRESERVE ROWS."""
+    if not semantics(ctx.dialect).TEMPORARY_ROWS_DELETED_ON_COMMIT:
+        return False
+    properties = statement.args.get("properties")
+    found = (
+        [p for p in properties.expressions if isinstance(p, exp.OnCommitProperty)]
+        if properties
+        else []
+    )
+    return not found or bool(found[-1].args.get("delete"))
 
 
 def _dropped(statement: exp.Expr) -> list[exp.Table]:
@@ -274,16 +311,24 @@ class _Helpers:
 
 
 def split_script(
-    statements: list[exp.Expr], ctx: Context, parameters: dict[str, exp.Expr] | None = None
+    statements: list[exp.Expr],
+    ctx: Context,
+    parameters: dict[str, exp.Expr] | None = None,
+    commands: tuple[DotCommand, ...] = (),
 ) -> list[Definition]:
     """The tables the script defines, in order; problems are reported to ``ctx`` as errors.
-    ``parameters``: BigQuery query parameters' values by lower-case name (sql/parameters.py)."""
+    ``parameters``: BigQuery query parameters' values by lower-case name (sql/parameters.py);
+    ``commands``: the client's commands between the statements (BTEQ's, in text order)."""
     helpers = _Helpers()
+    session = ScriptSession(ctx)
+    pending_commands = list(commands)
+    quit_command: DotCommand | None = None
     helper_uses: dict[str, tuple[tuple[str, int, int], ...]] = {}
     # Temporary tables created with declared columns (CREATE TABLE #t (a INT, ...)): INSERT
     # appends rows converted to them; no rows until the first INSERT.
     declared: dict[str, tuple[tuple[str, exp.DataType], ...]] = {}
     dropped: set[str] = set()  # helpers the script dropped and has not created again
+    refused: set[str] = set()  # temporary tables whose CREATE was refused: reads say nothing
     # Permanent tables the script declares with typed columns and keeps (never drops again):
     # each is an output of the script, its rows what the INSERTs put in (none without any).
     # Each holds its CREATE and why an INSERT into it has no exact form (None: it has one).
@@ -298,6 +343,10 @@ def split_script(
     defined: dict[str, exp.Expr] = {}
     targets: set[str | None] = set()  # the definitions' table names
     definitions: list[Definition] = []
+    # T-SQL's IF OBJECT_ID(...) IS NOT NULL DROP TABLE t is DROP TABLE IF EXISTS t.
+    statements = [
+        (_drop_if_exists(s) or s) if isinstance(s, exp.IfBlock) else s for s in statements
+    ]
     # Where each name is last dropped and last written, found in one pass: looking ahead
     # from every statement made splitting a long script quadratic.
     last_drop = _last_drops(statements)
@@ -395,7 +444,17 @@ def split_script(
         parts = _parts(table) if table is not None else ()
         for version in helpers.needed(named):
             uses += helper_uses.get(version, ())
-        definitions.append(Definition(helpers.with_ctes(named), target, parts, statement, uses))
+        definitions.append(
+            Definition(
+                helpers.with_ctes(named),
+                target,
+                parts,
+                statement,
+                uses,
+                ctx.assumptions,
+                tuple(ctx.stated.items()),
+            )
+        )
         targets.add(target)
 
     def readable(query: exp.Expr, statement: exp.Expr) -> bool:
@@ -405,7 +464,7 @@ def split_script(
             key = _key(table)
             if key in helpers or "helper" in table.meta:
                 return False
-            return key in dropped or key in declared or _temporary_name(table)
+            return key in dropped or key in declared or key in refused or _temporary_name(table)
 
         # Most queries read none: found in any order first; reported in sqlglot's walk order.
         if not any(isinstance(n, exp.Table) and unreadable(n) for n in preorder(query)):
@@ -416,6 +475,9 @@ def split_script(
                 continue
             key = _key(table)
             if key in helpers or "helper" in table.meta:
+                continue
+            if key in refused:
+                fine = False  # its CREATE is refused already
                 continue
             if key in dropped:
                 problem = f"reads {table.sql(ctx.dialect)} after the script dropped it"
@@ -441,9 +503,69 @@ def split_script(
     # Where each DROP was first written (equal statements compare equal): a repeated
     # `DROP TABLE IF EXISTS t` is judged from there, like the first.
     first_drops: dict[exp.Expr, int] = {}
+
+    def busy() -> str | None:
+        """A temporary table or variable the script made so far, if any."""
+        made = next(iter(helpers.current), None) or next(iter(declared), None)
+        if made is not None:
+            return f"table {made}"
+        return f"variable {next(iter(variables.values))}" if variables.values else None
+
+    def client_commands(until: int | None) -> None:
+        """Report (and follow) the client's commands before offset ``until`` (None: all)."""
+        nonlocal quit_command
+        while pending_commands and (until is None or pending_commands[0].offset < until):
+            command = pending_commands.pop(0)
+            line, col = ctx.line_col(command.offset)
+            if command.setting is not None:
+                setting, value = command.setting
+                if str(getattr(ctx.assumptions, setting)) != value and busy() is not None:
+                    message = (
+                        f".SET SESSION TRANSACTION after the script made {busy()}: state it "
+                        "at the top of the script"
+                    )
+                    diagnostic = Diagnostic("error", "BTEQ-COMMAND", message, ctx.file, line, col)
+                    ctx.diagnostics.append(diagnostic)
+                    continue
+                ctx.assumptions = ctx.assumptions.with_overrides({setting: value})
+                ctx.stated[setting] = f".SET SESSION TRANSACTION at {line}:{col}"
+            if command.ends_script and quit_command is None:
+                quit_command = command
+            diagnostic = Diagnostic(
+                command.severity, "BTEQ-COMMAND", command.message, ctx.file, line, col
+            )
+            if diagnostic not in ctx.diagnostics:
+                ctx.diagnostics.append(diagnostic)
+
     for index, statement in enumerate(statements):
         if isinstance(statement, exp.Semicolon):
             continue  # an empty statement: a comment after the last `;`, or `;;`
+        if pending_commands or quit_command is not None:
+            known = ctx.statement_offsets.get(id(statement))
+            client_commands(known[1] if known is not None else None)
+            if quit_command is not None:
+                line, col = ctx.line_col(quit_command.offset)
+                message = (
+                    f".{quit_command.name} ends the BTEQ script before the statements after "
+                    "it, which never run: remove them, or the command"
+                )
+                diagnostic = Diagnostic("error", "BTEQ-COMMAND", message, ctx.file, line, col)
+                if diagnostic not in ctx.diagnostics:
+                    ctx.diagnostics.append(diagnostic)
+                break
+        if session.consume(statement, busy()):
+            continue
+        if isinstance(statement, exp.Command) and statement.this.upper() == "GO":
+            _report(
+                ctx,
+                "error",
+                "SESSION-SETTING",
+                statement,
+                f"GO {statement.expression.name if statement.expression else ''} runs the batch "
+                "before it again that many times (sqlcmd, SSMS): not translated; repeat the "
+                "statements, or run the script so often",
+            )
+            continue
         if variables.consume(statement, index) or functions.define(statement):
             continue
         uses_before = len(variables.bare_uses)
@@ -524,6 +646,37 @@ def split_script(
         elif isinstance(statement, exp.Create) and statement.kind in ("TABLE", "VIEW"):
             query = _query_of(statement.expression)
             table = _target(statement)
+            stored = _storage_options(statement)
+            if stored:
+                _report(
+                    ctx,
+                    "info",
+                    "SESSION-SETTING",
+                    statement,
+                    f"table options {stored} skipped: they say how the table is stored, not "
+                    "what it holds",
+                )
+            if temporary and _rows_deleted_on_commit(statement, ctx):
+                mode = ctx.assume("teradata_session_mode")
+                _report(
+                    ctx,
+                    "error",
+                    "TEMP-TABLE",
+                    statement,
+                    f"temporary table {table.sql(ctx.dialect) if table else ''} is ON COMMIT "
+                    "DELETE ROWS (the default without ON COMMIT PRESERVE ROWS): Teradata empties "
+                    "it when the transaction that fills it ends, "
+                    + (
+                        "in Teradata session mode the end of that very statement, so the "
+                        "statements after it read no rows"
+                        if mode == "TERA"
+                        else "at the next COMMIT in ANSI session mode"
+                    )
+                    + "; declare it ON COMMIT PRESERVE ROWS",
+                )
+                if table is not None:
+                    refused.add(_key(table))
+                continue
             is_helper = table is not None and (temporary or last_drop.get(_key(table), -1) > index)
             if query is None and is_helper and statement.kind == "TABLE" and table is not None:
                 columns = _declared_columns(statement, ctx)
@@ -661,8 +814,17 @@ def split_script(
             continue
         targets.add(target)
         definitions.append(
-            Definition(helpers.with_ctes(rows), target, _parts(table), statement, uses)
+            Definition(
+                helpers.with_ctes(rows),
+                target,
+                _parts(table),
+                statement,
+                uses,
+                ctx.assumptions,
+                tuple(ctx.stated.items()),
+            )
         )
+    client_commands(None)
     if not definitions and not any(d.severity == "error" for d in ctx.diagnostics):
         _report(
             ctx,
@@ -946,14 +1108,15 @@ def _teradata_set_table(statement: exp.Create, ctx: Context) -> bool:
     mode = ctx.assume("teradata_session_mode")
     table = _target(statement)
     name = table.sql(ctx.dialect) if table is not None else "the table"
+    note = ctx.setting_note("teradata_session_mode")
     _report(
         ctx,
         "warning",
         "TD-SET-TABLE",
         statement,
         f"{name} is declared neither SET nor MULTISET: a "
-        f"{'SET' if mode == 'TERA' else 'MULTISET'} table in {mode} session mode "
-        "(teradata_session_mode in sql/assumptions.yaml)",
+        f"{'SET' if mode == 'TERA' else 'MULTISET'} table in {mode} session mode ({note})",
+        settings=("teradata_session_mode",),
     )
     return mode == "TERA"
 
@@ -1113,3 +1276,91 @@ def _typed_rows(
         for name, kind in columns
     ]
     return exp.select(*projections).from_(exp.Subquery(this=query, alias=alias))
+
+
+def _object_name(text: str) -> str:
+    """The name OBJECT_ID(text) looks up, as ``_key`` compares names: 'tempdb..#t' is #t,
+    '[dbo].[t]' is dbo.t."""
+    if text.lower().startswith("tempdb.."):
+        text = text[len("tempdb..") :]
+    parts = [part.strip().strip('[]"').lower() for part in text.split(".")]
+    return ".".join(parts).lstrip("#")
+
+
+def _tested_object(condition: exp.Expr) -> str | None:
+    """The object whose existence ``condition`` tests, and nothing else: OBJECT_ID(x) IS NOT
+    NULL, or EXISTS (SELECT ... FROM sys.objects / sys.tables WHERE object_id = OBJECT_ID(x)
+    [AND type ...])."""
+    if isinstance(condition, exp.Not) and isinstance(condition.this, exp.Is):
+        test = condition.this
+        if isinstance(test.expression, exp.Null) and isinstance(test.this, exp.ObjectId):
+            name = test.this.this
+            return _object_name(name.name) if isinstance(name, exp.Literal | exp.National) else None
+        return None
+    if not isinstance(condition, exp.Exists) or not isinstance(condition.this, exp.Select):
+        return None
+    select = condition.this
+    source = select.args.get("from_")
+    table = source.this if source is not None else None
+    if not (
+        isinstance(table, exp.Table)
+        and table.db.lower() == "sys"
+        and table.name.lower() in ("objects", "tables")
+        and not select.args.get("joins")
+    ):
+        return None
+    where = select.args.get("where")
+    tests = (
+        list(where.this.flatten())
+        if where is not None and isinstance(where.this, exp.And)
+        else [where.this]
+        if where is not None
+        else []
+    )
+    found = None
+    for test in tests:
+        if (
+            isinstance(test, exp.EQ)
+            and isinstance(test.this, exp.Column)
+            and test.this.name.lower() == "object_id"
+            and isinstance(test.expression, exp.ObjectId)
+            and isinstance(test.expression.this, exp.Literal | exp.National)
+        ):
+            found = _object_name(test.expression.this.name)
+        elif not (
+            isinstance(test, exp.EQ | exp.In)
+            and isinstance(test.this, exp.Column)
+            and test.this.name.lower() == "type"
+        ):
+            return None
+    return found
+
+
+def _drop_if_exists(statement: exp.IfBlock) -> exp.Drop | None:
+    """T-SQL's ``IF OBJECT_ID('tempdb..#t') IS NOT NULL DROP TABLE #t`` (or ``IF EXISTS
+    (SELECT * FROM sys.objects WHERE object_id = OBJECT_ID(N'[dbo].[t]') ...) DROP TABLE
+    [dbo].[t]``) as ``DROP TABLE IF EXISTS``: the condition tests that the dropped table
+    exists and nothing else."""
+    if statement.args.get("false"):
+        return None
+    block = statement.args.get("true")
+    body = block.expressions if isinstance(block, exp.Block) else [block]
+    if len(body) != 1 or not isinstance(body[0], exp.Drop):
+        return None
+    drop = body[0]
+    tables = _dropped(drop)
+    if len(tables) != 1 or _tested_object(statement.this) != _key(tables[0]):
+        return None
+    drop.set("exists", True)
+    return drop
+
+
+def _storage_options(statement: exp.Create) -> str:
+    """The storage options of ``CREATE TABLE ... WITH (DISTRIBUTION = ..., ...)`` as written,
+    one line ('' without any)."""
+    properties = statement.args.get("properties")
+    return ", ".join(
+        " ".join(p.name.split())
+        for p in (properties.expressions if properties else [])
+        if isinstance(p, StorageOption) and not p.args.get("place")
+    )

@@ -29,7 +29,9 @@ from sqlglot.dialects.redshift import Redshift
 from sqlglot.dialects.snowflake import Snowflake
 from sqlglot.dialects.teradata import Teradata
 from sqlglot.dialects.tsql import TSQL
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Token, TokenType
+
+from sql.client_commands import batch_separators, may_hold_go
 
 
 class Semantics:
@@ -59,13 +61,25 @@ class Semantics:
     # and OBJECT hold VARIANT values of any type, so they stay opaque).
     ARRAYS_ARE_TYPED = False
     CTES_RECURSE_WITHOUT_KEYWORD = False  # a CTE may read itself without WITH RECURSIVE
+    # Lines starting with a dot are the client's commands (BTEQ's .LOGON, .QUIT, ...:
+    # sql/client_commands.py), never SQL
+    DOT_COMMANDS = False
     DUAL_IS_NO_TABLE = False  # FROM DUAL names the one-row dummy, not a catalog table
+    # IF <condition> <statement> and IF <condition> BEGIN ... END run statements under a
+    # condition (T-SQL's existence guards around DDL)
+    IF_BLOCKS = False
     HAS_VARIANT = False  # VARIANT / OBJECT / ARRAY columns hold JSON (sql/rules/variant.py)
     OUTER_JOIN_MARKS = False  # (+) after a column makes its join an outer join
     QUERY_PARAMETERS = False  # @name query parameters, given a value at run time
     SCRIPT_VARIABLES = False  # scripts DECLARE and SET variables (sql/variables.py)
     SET_TABLES = False  # a table not declared MULTISET drops or rejects duplicate rows
     TEMP_FUNCTIONS = False  # scripts define SQL functions (CREATE TEMP FUNCTION, sql/udf.py)
+    # A temporary table not declared ON COMMIT PRESERVE ROWS is emptied when each transaction
+    # ends, in Teradata session mode at the end of each request (docs.teradata.com, CREATE
+    # TABLE, "ON COMMIT DELETE/PRESERVE ROWS": DELETE is the default)
+    TEMPORARY_ROWS_DELETED_ON_COMMIT = False
+    # USE db (Teradata: DATABASE db) makes db the default database of the names after it
+    USE_SETS_DATABASE = False
     VARIABLES_ARE_BARE_NAMES = False  # a variable is used by its bare name (not @name)
     WILDCARD_TABLES = False  # FROM dataset.prefix* reads every table of that prefix
 
@@ -168,6 +182,11 @@ class Semantics:
     DATE_NUMBERS_ARE_INT = False  # DATEDIFF and DATEPART return INT, not BIGINT
     DATE_STRING_TYPE = "DATE"  # the type an ISO date string converts to as a date argument
     DATE_TEXT_READ_BY_INPUT_FORMAT = False  # TO_DATE(text) reads it by DATE_INPUT_FORMAT
+    # text converted to a date without a format is read by NLS_DATE_FORMAT, the session's
+    # format model (sql/rules/date_strings.py)
+    DATE_TEXT_READ_BY_NLS_FORMAT = False
+    # a year-first 'yyyy-m-d' (one- or two-digit month and day) converts to that date
+    UNPADDED_DATE_STRINGS = False
     PARSED_DATES_START_AT_EPOCH = False  # PARSE_DATE fills fields its format lacks: 1970-01-01
     DATETIME_FORMAT = "model"  # format patterns: "model" (YYYY-MM-DD), "dotnet", "percent"
     DAY_OF_WEEK_OF_SUNDAY: int | None = None  # DAYOFWEEK's fixed number for Sunday, if any
@@ -218,6 +237,7 @@ class PlumblineRedshift(Redshift, Semantics):
     SPLIT_PART_NEEDS_POSITIVE_PART = True
     TIMESTAMP_DIFFERENCE_IS_INTERVAL = True
     TRUNCATED_WEEKS_START_MONDAY = True
+    UNPADDED_DATE_STRINGS = True
     VARCHAR_MAX_IS_UNBOUNDED = True
 
     class Parser(Redshift.Parser):
@@ -341,13 +361,16 @@ def _parse_partition_by(parser: Teradata.Parser) -> exp.Property:
 class PlumblineTeradata(Teradata, Semantics):
     COUNT_IS_INTEGER = True
     DATE_DIFFERENCE_IS_DAY_COUNT = True
+    DOT_COMMANDS = True
     FLOAT_ROUND_TIES = None
+    USE_SETS_DATABASE = True
     FORMAT_NAME_CASE = "element"
     INTEGER_CAST_TRUNCATES = True
     LOG_DEFAULTS_TO_BASE_10 = True
     ROUND_HALFWAY_IS_A_SETTING = True
     SET_TABLES = True
     STATISTICS_KEEP_DECIMAL = True
+    TEMPORARY_ROWS_DELETED_ON_COMMIT = True
     TEXT_CASE_IS_AN_ATTRIBUTE = True
 
     class Parser(Teradata.Parser):
@@ -511,6 +534,7 @@ class PlumblineBigQuery(BigQuery, Semantics):
     INITCAP_WORDS_DOCUMENTED = True
     INTERVAL_MONTHS_CLAMP = True
     ISO_TIMESTAMP_STRINGS = True
+    UNPADDED_DATE_STRINGS = True
     LIKE_BACKSLASH_ESCAPES = True
     LIKE_BACKSLASH_ESCAPES_AT_RUN_TIME = True
     LISTAGG_DEFAULT_SEPARATOR = ","
@@ -529,8 +553,158 @@ class PlumblineBigQuery(BigQuery, Semantics):
         KEYWORDS = {**BigQuery.Tokenizer.KEYWORDS, "FLOAT": TokenType.DOUBLE}
 
 
+class StorageOption(exp.Property):
+    """A table option that says how the table is stored, never which rows it holds (T-SQL
+    and Synapse: DISTRIBUTION = HASH(k), CLUSTERED COLUMNSTORE INDEX, HEAP, PARTITION (...),
+    TEXTIMAGE_ON [PRIMARY]); ``this``: the option as written."""
+
+    arg_types = {"this": True, "place": False}
+
+    @property
+    def name(self) -> str:
+        return self.this
+
+
+class StorageColumnOption(exp.Expression, exp.ColumnConstraintKind):
+    """A column option of storage or replication (T-SQL ROWGUIDCOL, SPARSE)."""
+
+    arg_types = {"this": True}
+
+
+class SessionSetting(exp.Expression):
+    """T-SQL ``SET OPTION [, OPTION ...] value``: a session setting (not a variable's).
+    ``expressions``: the options' names, upper case (``TRANSACTION ISOLATION LEVEL``,
+    ``STATISTICS IO``); ``value``: the value as written, upper case unless quoted (``ON``,
+    ``1``, ``DMY``, ``British``); ``variable``: whether the value is a @variable's."""
+
+    arg_types = {"expressions": True, "value": True, "variable": False}
+
+
+# The options of T-SQL's SET statements, as Microsoft lists them ("SET statements
+# (Transact-SQL)"): https://learn.microsoft.com/sql/t-sql/statements/set-statements-transact-sql
+TSQL_SESSION_OPTIONS = frozenset(
+    {
+        "ANSI_DEFAULTS", "ANSI_NULL_DFLT_OFF", "ANSI_NULL_DFLT_ON", "ANSI_NULLS", "ANSI_PADDING",
+        "ANSI_WARNINGS", "ARITHABORT", "ARITHIGNORE", "CONCAT_NULL_YIELDS_NULL", "CONTEXT_INFO",
+        "CURSOR_CLOSE_ON_COMMIT", "DATEFIRST", "DATEFORMAT", "DEADLOCK_PRIORITY",
+        "FIPS_FLAGGER", "FMTONLY", "FORCEPLAN", "IDENTITY_INSERT", "IMPLICIT_TRANSACTIONS",
+        "LANGUAGE", "LOCK_TIMEOUT", "NOCOUNT", "NOEXEC", "NUMERIC_ROUNDABORT", "OFFSETS",
+        "PARSEONLY", "QUERY_GOVERNOR_COST_LIMIT", "QUOTED_IDENTIFIER",
+        "REMOTE_PROC_TRANSACTIONS", "RESULT_SET_CACHING", "ROWCOUNT", "SHOWPLAN_ALL",
+        "SHOWPLAN_TEXT", "SHOWPLAN_XML", "STATISTICS", "TEXTSIZE", "TRANSACTION", "XACT_ABORT",
+    }
+)  # fmt: skip
+_SETTING_VALUE_TOKENS = frozenset(
+    {TokenType.NUMBER, TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.VAR, TokenType.ON}
+)
+
+
+# BEGIN followed by these is a statement, not a block.
+_NOT_BLOCKS = frozenset({"CONVERSATION", "DIALOG", "DISTRIBUTED", "TRAN", "TRANSACTION"})
+
+
+def _block_end(
+    tokens: list[Token], begin: int, chunks: list[list[Token]], next_chunk: int
+) -> tuple[list[Token], int | None, int] | None:
+    """The tokens between the BEGIN at ``tokens[begin]`` and its END (a ``;`` between the
+    parser's chunks, which dropped them), the index of the chunk holding the END (None: this
+    one) and the END's index there; None without a matching END."""
+    body: list[Token] = []
+    depth = 0
+    chunk: int | None = None
+    current, position = tokens, begin
+    while True:
+        while position < len(current):
+            token = current[position]
+            following = current[position + 1].text.upper() if position + 1 < len(current) else ""
+            if (
+                token.token_type == TokenType.BEGIN and following not in _NOT_BLOCKS
+            ) or token.token_type == TokenType.CASE:
+                depth += 1
+            elif token.token_type == TokenType.END:
+                depth -= 1
+                if not depth:
+                    return body[1:], chunk, position
+            body.append(token)
+            position += 1
+        index = next_chunk if chunk is None else chunk + 1
+        if index >= len(chunks):
+            return None
+        last = body[-1] if body else current[-1]
+        body.append(Token(TokenType.SEMICOLON, ";", last.line, last.col, last.end, last.end, []))
+        chunk, current, position = index, chunks[index], 0
+
+
+def _parse_tsql_session_setting(parser: TSQL.Parser) -> SessionSetting | None:
+    """``SET`` (just read) of session options, or None (the parser is where it was)."""
+    first = parser._curr
+    if first is None or first.text.upper() not in TSQL_SESSION_OPTIONS:
+        return None
+    start = parser._index
+    word = first.text.upper()
+    names: list[str] = []
+    if word == "TRANSACTION":
+        parser._advance()
+        if not parser._match_text_seq("ISOLATION", "LEVEL"):
+            parser._retreat(start)
+            return None
+        words = []
+        while parser._curr and parser._curr.token_type not in (TokenType.SEMICOLON,):
+            if parser._curr.text.upper() not in (
+                "READ",
+                "UNCOMMITTED",
+                "COMMITTED",
+                "REPEATABLE",
+                "SNAPSHOT",
+                "SERIALIZABLE",
+            ):
+                break
+            words.append(parser._curr.text.upper())
+            parser._advance()
+        return parser.expression(
+            SessionSetting(
+                expressions=[exp.var("TRANSACTION ISOLATION LEVEL")], value=exp.var(" ".join(words))
+            )
+        )
+    if word == "STATISTICS":
+        parser._advance()
+        while parser._curr and parser._curr.text.upper() in ("IO", "TIME", "XML", "PROFILE"):
+            names.append(f"STATISTICS {parser._curr.text.upper()}")
+            parser._advance()
+            if not parser._match(TokenType.COMMA):
+                break
+    elif word == "IDENTITY_INSERT":
+        parser._advance()
+        parser._parse_table_parts()
+        names.append(word)
+    else:
+        while parser._curr and parser._curr.text.upper() in TSQL_SESSION_OPTIONS:
+            names.append(parser._curr.text.upper())
+            parser._advance()
+            if not parser._match(TokenType.COMMA):
+                break
+    negative = parser._match(TokenType.DASH)
+    token = parser._curr
+    variable = token is not None and token.token_type == TokenType.PARAMETER
+    if variable:
+        parser._advance()
+        token = parser._curr
+    if not names or token is None or token.token_type not in _SETTING_VALUE_TOKENS:
+        parser._retreat(start)
+        return None
+    parser._advance()
+    quoted = token.token_type in (TokenType.STRING, TokenType.NATIONAL_STRING)
+    value = ("-" if negative else "") + (token.text if quoted else token.text.upper())
+    return parser.expression(
+        SessionSetting(
+            expressions=[exp.var(name) for name in names], value=exp.var(value), variable=variable
+        )
+    )
+
+
 class PlumblineTSQL(TSQL, Semantics):
     CONCAT_SKIPS_NULLS = True
+    IF_BLOCKS = True
     DATE_DIFF_COUNTS_TIME_BOUNDARIES = True
     DATE_DIFF_WEEKS_START_SUNDAY = True
     DATE_NUMBERS_ARE_INT = True
@@ -548,19 +722,128 @@ class PlumblineTSQL(TSQL, Semantics):
     STRING_CASTS_TRUNCATE = True
     TEXT_COMPARES_BY_COLLATION = True
     TRANSLATE_LENGTHS_MUST_MATCH = True
+    UNPADDED_DATE_STRINGS = True
     UNSIZED_STRINGS_ARE_SHORT = True
+    USE_SETS_DATABASE = True
     VARCHAR_MAX_IS_UNBOUNDED = True
     WEEKS_START_ON_DATEFIRST = True
 
+    class Parser(TSQL.Parser):
+        # SSMS's and Synapse's table options say how a table is stored, never which rows it
+        # holds: WITH (DISTRIBUTION = HASH(k), CLUSTERED COLUMNSTORE INDEX ORDER (k), HEAP,
+        # PARTITION (k RANGE RIGHT FOR VALUES (...))), TEXTIMAGE_ON [PRIMARY]. sqlglot stops
+        # at most of them and keeps the whole CREATE TABLE as an opaque command.
+        PROPERTY_PARSERS = {
+            **TSQL.Parser.PROPERTY_PARSERS,
+            "CLUSTERED": lambda self: self._parse_storage_option(),
+            "CLUSTERED INDEX": lambda self: self._parse_storage_option(),
+            "DISTRIBUTION": lambda self: self._parse_storage_option(),
+            "FILESTREAM_ON": lambda self: self._parse_storage_place(),
+            "HEAP": lambda self: self._parse_storage_option(),
+            "PARTITION": lambda self: self._parse_storage_partition(),
+            "TEXTIMAGE_ON": lambda self: self._parse_storage_place(),
+        }
+        # Column options of storage or replication: ROWGUIDCOL, SPARSE.
+        CONSTRAINT_PARSERS = {
+            **TSQL.Parser.CONSTRAINT_PARSERS,
+            "ROWGUIDCOL": lambda self: self.expression(
+                StorageColumnOption(this=exp.var("ROWGUIDCOL"))
+            ),
+            "SPARSE": lambda self: self.expression(StorageColumnOption(this=exp.var("SPARSE"))),
+        }
+
+        def _parse_storage_option(self) -> StorageOption:
+            """The option whose first word was just read, up to the next ``,`` or ``)`` at its
+            own depth, kept as written."""
+            start = self._prev
+            depth = 0
+            while self._curr:
+                kind = self._curr.token_type
+                if kind == TokenType.L_PAREN:
+                    depth += 1
+                elif kind == TokenType.R_PAREN:
+                    if not depth:
+                        break
+                    depth -= 1
+                elif kind == TokenType.COMMA and not depth:
+                    break
+                self._advance()
+            return self.expression(StorageOption(this=self._find_sql(start, self._prev)))
+
+        def _parse_storage_partition(self) -> exp.Expr | None:
+            # Synapse's PARTITION (k RANGE RIGHT FOR VALUES (...)) inside WITH (...); the base
+            # parser's PARTITION OF (PostgreSQL) otherwise.
+            if self._curr and self._curr.token_type == TokenType.L_PAREN:
+                return self._parse_storage_option()
+            return super().PROPERTY_PARSERS["PARTITION"](self)
+
+        def _parse_storage_place(self) -> StorageOption:
+            # TEXTIMAGE_ON [PRIMARY]: a filegroup, as ON [PRIMARY] is.
+            start = self._prev
+            self._parse_id_var(any_token=True)
+            return self.expression(
+                StorageOption(this=self._find_sql(start, self._prev), place=True)
+            )
+
+        def _parse_if(self) -> exp.Expr | None:
+            # IF <condition> <statement> [ELSE <statement>], where a statement may be BEGIN
+            # ... END: sqlglot reads every statement after the IF into its block.
+            start = self._index
+            condition = self._parse_condition()
+            true = self._parse_if_branch() if condition is not None else None
+            if true is None:
+                self._retreat(start)
+                return super()._parse_if()
+            false = self._parse_if_branch() if self._match(TokenType.ELSE) else None
+            return self.expression(exp.IfBlock(this=condition, true=true, false=false))
+
+        def _parse_if_branch(self) -> exp.Block | None:
+            """One statement, or the statements between BEGIN and its END (across ``;``)."""
+            if not (self._curr and self._curr.token_type == TokenType.BEGIN):
+                statement = self._parse_statement()
+                return self.expression(exp.Block(expressions=[statement])) if statement else None
+            if self._next and self._next.text.upper() in _NOT_BLOCKS:
+                return None  # BEGIN TRANSACTION, ...: a statement of its own
+            found = _block_end(self._tokens, self._index, self._chunks, self._chunk_index)
+            if found is None:
+                return None
+            body, chunk, end = found
+            inner = type(self)(error_level=self.error_level, dialect=self.dialect)
+            statements = [s for s in inner.parse(body, self.sql) if s is not None]
+            if chunk is not None:  # the END is in a later chunk: continue from there
+                self._chunk_index = chunk + 1
+                self._tokens = self._chunks[chunk]
+                self._tokens_size = len(self._tokens)
+            self._index = end
+            self._advance()
+            return self.expression(exp.Block(expressions=statements))
+
+        def _parse_set(self, unset: bool = False, tag: bool = False) -> exp.Expr:
+            # SET NOCOUNT ON, SET NOCOUNT, XACT_ABORT ON, SET TRANSACTION ISOLATION LEVEL ...:
+            # session settings, which sqlglot reads as assignments or not at all
+            # (sql/session.py judges each); SET @v = ... is a variable's.
+            setting = _parse_tsql_session_setting(self)
+            return setting if setting is not None else super()._parse_set(unset, tag)
+
     class Tokenizer(TSQL.Tokenizer):
         # FLOAT(n) with n <= 24 is 32-bit: the FLOAT-WIDTH rule narrows it.
-        KEYWORDS = {**TSQL.Tokenizer.KEYWORDS, "FLOAT": TokenType.DOUBLE}
+        # GO is the tools' batch separator, found where it stands alone on its line
+        # (sql/client_commands.py), not a keyword that swallows the statement after it.
+        KEYWORDS = {
+            **{k: v for k, v in TSQL.Tokenizer.KEYWORDS.items() if k != "GO"},
+            "FLOAT": TokenType.DOUBLE,
+        }
+
+        def tokenize(self, sql: str) -> list[Token]:
+            tokens = super().tokenize(sql)
+            return batch_separators(tokens, sql) if may_hold_go(sql) else tokens
 
 
 class PlumblineOracle(Oracle, Semantics):
     CONCAT_SKIPS_NULLS = True
     DATE_DIFFERENCE_IS_DAY_COUNT = True
     DATE_HOLDS_TIME = True
+    DATE_TEXT_READ_BY_NLS_FORMAT = True
     DUAL_IS_NO_TABLE = True
     EMPTY_STRING_IS_NULL = True
     FLOAT_IS_DECIMAL = True

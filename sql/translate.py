@@ -39,6 +39,7 @@ from sql.catalog import (
     legacy_key,
     load_catalog,
 )
+from sql.client_commands import DotCommand, read_bteq
 from sql.diagnostics import (
     Diagnostic,
     LineIndex,
@@ -414,7 +415,10 @@ def _resolve_tables(
             continue
         lake = resolution.lake_table
         if resolution.assumed:
-            ctx.report("warning", "NAME-DEFAULT", table, resolution.assumed)
+            # A default the script itself states (USE db) is no assumption: an info line.
+            known = "unknown" not in resolution.assumed  # else a level left unknown
+            settings = tuple(n for n, _ in resolution.settings) if known else ()
+            ctx.report("warning", "NAME-DEFAULT", table, resolution.assumed, settings=settings)
             ctx.applied.add("NAME-DEFAULT")
         for setting, _ in resolution.settings:
             ctx.assume(setting)
@@ -942,13 +946,19 @@ def parse_script(
     values = _parameter_values(parameters or {}, dialect, file)
     check_source_text(sql, file)
     assumptions = assumptions or _default_assumptions()
+    commands: tuple[DotCommand, ...] = ()
+    if semantics(dialect).DOT_COMMANDS:
+        # BTEQ's commands are blanked out before anything reads the text: a .LOGON line
+        # holds a password, which no later step, message or stored text may carry.
+        bteq = read_bteq(sql)
+        sql, commands = bteq.text, bteq.commands
     ctx = Context(dialect=dialect, file=file, text=sql, assumptions=assumptions)
-    statements = _parse(sql, dialect, ctx)
-    if not statements:
+    statements = _parse(sql, dialect, ctx) if sql.strip() or not commands else []
+    if not statements and not commands:
         raise TranslationError(
             [Diagnostic("error", "SCRIPT-SHAPE", "no SQL statement", file, 1, 1)]
         )
-    definitions = split_script(statements, ctx, values)
+    definitions = split_script(statements, ctx, values, commands)
     stem = (name or Path(file).stem).lower()
     bare = sum(d.target is None for d in definitions)
     names = []
@@ -996,6 +1006,7 @@ def translate_script(
     script = parse_script(
         sql, dialect, file=file, name=name, assumptions=assumptions, parameters=parameters
     )
+    sql = script.ctx.text  # without the client's commands (BTEQ's .LOGON)
     # The parsed script is most of the heap for a long script, and each of CPython's full
     # collections would walk all of it again, making the cost per statement grow with the
     # script (1.32x per statement at 70,000 statements against 1,000; 1.10x frozen).
@@ -1046,7 +1057,8 @@ def _translate_definitions(
             dialect=dialect,
             file=file,
             text=sql,
-            assumptions=assumptions,
+            assumptions=definition.assumptions or assumptions,
+            stated=dict(definition.stated),
             diagnostics=list(notes),
             applied=set(ctx.applied),
             assumed=dict(ctx.assumed),

@@ -53,6 +53,7 @@ def load_all() -> dict[str, Rule]:
         case_sensitivity,
         conditionals,
         conversions,
+        date_strings,
         dates,
         day_arithmetic,
         dialect_specific,

@@ -28,7 +28,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import Context, rule
-from sql.rules.build import INTEGER_TYPES, clone, integer_literal, lit
+from sql.rules.build import INTEGER_TYPES, clone, integer_literal, lit, typed
 from sql.rules.conditionals import in_array_literal
 from sql.rules.portable_types import branches
 
@@ -51,7 +51,10 @@ def _element_type(array: exp.DataType) -> exp.DataType:
 
 
 def _minus_one(column: exp.Expr) -> exp.Expr:
-    return exp.Paren(this=exp.Sub(this=column, expression=lit(1)))
+    # Typed as it is written: the standard's ordinality is a BIGINT, and the derived table
+    # that holds it is new to an incremental annotation.
+    one = typed(lit(1), "INT")
+    return typed(exp.Paren(this=typed(exp.Sub(this=column, expression=one), "BIGINT")), "BIGINT")
 
 
 def _plus(index: exp.Expr, amount: int) -> exp.Expr:

@@ -53,17 +53,30 @@ class Context:
     # Line starts of ``text``, built on first use; the contexts of one script's tables share
     # it, so that locating statement N does not count lines from the start of the file.
     lines: LineIndex | None = field(default=None, repr=False, compare=False)
+    # Settings the script itself states before the statement translated (sql/session.py):
+    # name -> the statement, as messages show it ("SET DATEFIRST 1 at 3:1"). Their values
+    # are facts of the script, not assumptions.
+    stated: dict[str, str] = field(default_factory=dict)
 
     def assume(self, name: str) -> Any:
         """The assumed value of server setting ``name`` (an ``Assumptions`` field), recorded
-        as one this translation relies on. Raises AssumptionError when this dialect's servers
-        have no such setting: a rule reading it would record an assumption the file cannot
-        depend on."""
+        as one this translation relies on (unless the script states it). Raises
+        AssumptionError when this dialect's servers have no such setting: a rule reading it
+        would record an assumption the file cannot depend on."""
         if self.dialect not in SETTING_DIALECTS.get(name, ()):
             raise AssumptionError(f"{self.dialect} has no server setting {name}")
         value = getattr(self.assumptions, name)
-        self.assumed[name] = str(value)
+        if name not in self.stated:
+            self.assumed[name] = str(value)
         return value
+
+    def setting_note(self, name: str) -> str:
+        """How a rule that read setting ``name`` says where its value comes from: set it in
+        sql/assumptions.yaml, or the statement of the script that states it."""
+        stated = self.stated.get(name)
+        if stated is not None:
+            return f"the script's {stated} states it"
+        return f"set {name} in sql/assumptions.yaml"
 
     def line_col(self, offset: int) -> tuple[int, int]:
         if self.lines is None:
@@ -92,7 +105,12 @@ class Context:
         message: str,
         *,
         statement: bool = False,
+        settings: tuple[str, ...] = (),
     ) -> None:
+        """``settings``: the assumptions a warning is about; where the script states every
+        one of them (sql/session.py), the warning is an info line: no assumption is left."""
+        if severity == "warning" and settings and all(s in self.stated for s in settings):
+            severity = "info"
         line, col = self.locate_statement(node) if statement else self.locate(node)
         diagnostic = Diagnostic(severity, rule, message, self.file, line, col)
         if diagnostic not in self.diagnostics:

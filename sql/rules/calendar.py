@@ -24,6 +24,7 @@ from sql.rules.build import (
     positive_mod,
     type_of,
 )
+from sql.rules.date_strings import read_date_string, reading_note
 from sql.source_dialects import semantics
 
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -226,23 +227,26 @@ def weekday(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return weekday_number(date, MONDAY, 1)
     if semantics(ctx.dialect).WEEKS_START_ON_DATEFIRST:
         datefirst = ctx.assume("tsql_datefirst")
+        note = ctx.setting_note("tsql_datefirst")
         ctx.report(
             "warning",
             "TSQL-DATEFIRST",
             node,
             f"weekday numbering assumes SET DATEFIRST {datefirst} "
-            f"({WEEKDAYS[datefirst - 1]} = 1); set tsql_datefirst in sql/assumptions.yaml",
+            f"({WEEKDAYS[datefirst - 1]} = 1); {note}",
+            settings=("tsql_datefirst",),
         )
         return weekday_number(date, datefirst - 1, 1)
     if semantics(ctx.dialect).WEEKS_START_ON_WEEK_START:
         week_start = ctx.assume("snowflake_week_start")
         first = f"{WEEKDAYS[week_start - 1]} = 1" if week_start else "Sunday = 0"
+        note = ctx.setting_note("snowflake_week_start")
         ctx.report(
             "warning",
             "SF-WEEK-START",
             node,
-            f"DAYOFWEEK assumes WEEK_START = {week_start} ({first}); "
-            "set snowflake_week_start in sql/assumptions.yaml",
+            f"DAYOFWEEK assumes WEEK_START = {week_start} ({first}); {note}",
+            settings=("snowflake_week_start",),
         )
         return (
             weekday_number(date, week_start - 1, 1)
@@ -314,16 +318,28 @@ def _timestamp_string(literal: exp.Expr) -> str | None:
     "rewrite",
     ALL_DIALECTS,
     (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between),
-    "A DATE compared with a string literal converts the string to a date in the source; "
-    "'yyyy-mm-dd' and 'yyyymmdd' become CAST('yyyy-mm-dd' AS DATE), and, compared with a "
-    "TIMESTAMP in Snowflake, BigQuery or Redshift, 'yyyy-mm-dd hh:mi:ss[.ffffff]' becomes "
-    "CAST('...' AS TIMESTAMP); other formats depend on server date-format settings and are "
-    "refused.",
+    "A DATE compared with a string literal converts the string to a date in the source, read "
+    "here as the source reads it (sql/rules/date_strings.py): 'yyyy-mm-dd' and 'yyyymmdd' "
+    "become CAST('yyyy-mm-dd' AS DATE), as does a year-first 'yyyy-m-d' in T-SQL, BigQuery "
+    "and Redshift; Oracle reads the text by NLS_DATE_FORMAT (oracle_nls_date_format, "
+    "DD-MON-RR unless set: a warning names it); compared with a TIMESTAMP in Snowflake, "
+    "BigQuery or Redshift, 'yyyy-mm-dd hh:mi:ss[.ffffff]' becomes CAST('...' AS TIMESTAMP); "
+    "other text depends on server date-format settings and is refused.",
     (
         (
             "tsql",
             "SELECT o_orderkey FROM dbo.Orders WHERE o_orderdate >= '19950101'",
             'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_orderdate" >= CAST(\'1995-01-01\' AS DATE)',
+        ),
+        (
+            "tsql",
+            "SELECT o_orderkey FROM dbo.Orders WHERE o_orderdate BETWEEN '1999-2-01' AND '1999-4-1'",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_orderdate" BETWEEN CAST(\'1999-02-01\' AS DATE) AND CAST(\'1999-04-01\' AS DATE)',
+        ),
+        (
+            "oracle",
+            "SELECT o_orderkey FROM SALES.ORDERS WHERE o_orderdate >= '01-FEB-1999'",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_orderdate" >= CAST(\'1999-02-01\' AS DATE)',
         ),
     ),
 )
@@ -341,18 +357,19 @@ def date_string_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     target = "TIMESTAMP" if type_of(operands[dated[0]]) in TIMESTAMP_TYPES else "DATE"
     rewritten = clone(node)
     for key in strings:
-        iso = _date_string(operands[key])
-        if iso is None and target == "TIMESTAMP" and semantics(ctx.dialect).ISO_TIMESTAMP_STRINGS:
+        iso = None
+        if target == "TIMESTAMP" and semantics(ctx.dialect).ISO_TIMESTAMP_STRINGS:
             iso = _timestamp_string(operands[key])
         if iso is None:
-            ctx.report(
-                "error",
-                "DATE-STRING-COMPARISON",
-                operands[key],
-                f"date string {operands[key].name!r} is read by server date-format settings; "
-                "write it as 'yyyy-mm-dd'",
-            )
-            return None
+            # sql/rules/date_strings.py: as the dialect reads the text as a date.
+            reading = read_date_string(operands[key].name, ctx)
+            if reading.text is None:
+                ctx.report("error", "DATE-STRING-COMPARISON", operands[key], reading.problem or "")
+                return None
+            reading_note(reading, ctx, operands[key], "DATE-STRING-COMPARISON")
+            iso = reading.text
+            if reading.kind == "TIMESTAMP":
+                target = "TIMESTAMP"
         rewritten.set(key, cast(lit(iso), target))
     return rewritten
 

@@ -495,12 +495,14 @@ def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return cast(iso_week(date), number)
     if part == "WEEK" and semantics(ctx.dialect).WEEKS_START_ON_DATEFIRST:
         datefirst = ctx.assume("tsql_datefirst")
+        note = ctx.setting_note("tsql_datefirst")
         ctx.report(
             "warning",
             "TSQL-DATEFIRST",
             node,
             f"week numbering assumes SET DATEFIRST {datefirst} (weeks start on "
-            f"{WEEKDAYS[datefirst - 1]}); set tsql_datefirst in sql/assumptions.yaml",
+            f"{WEEKDAYS[datefirst - 1]}); {note}",
+            settings=("tsql_datefirst",),
         )
         return cast(week_in_year(date, datefirst - 1, 1), number)
     if semantics(ctx.dialect).WEEKDAY_WEEK_PARTS and (
@@ -601,12 +603,13 @@ def date_trunc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             # Sunday.
             week_start = ctx.assume("snowflake_week_start")
             first = WEEKDAYS[max(week_start, 1) - 1].upper()
+            note = ctx.setting_note("snowflake_week_start")
             ctx.report(
                 "warning",
                 "SF-WEEK-START",
                 node,
-                f"week truncation assumes WEEK_START = {week_start} ({first.title()}); "
-                "set snowflake_week_start in sql/assumptions.yaml",
+                f"week truncation assumes WEEK_START = {week_start} ({first.title()}); {note}",
+                settings=("snowflake_week_start",),
             )
         return _truncate(node, node.this, first, ctx, "DATE-TRUNC")
     return _truncate(node, node.this, _canonical_unit(name), ctx, "DATE-TRUNC")
@@ -673,12 +676,14 @@ def last_day(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             # Snowflake's week ends the day before the next WEEK_START day (Sunday for 0, 1).
             week_start = ctx.assume("snowflake_week_start")
             first = WEEKDAYS[max(week_start, 1) - 1].upper()
+            note = ctx.setting_note("snowflake_week_start")
             ctx.report(
                 "warning",
                 "SF-WEEK-START",
                 node,
                 f"the week's last day assumes WEEK_START = {week_start} (weeks start on "
-                f"{first.title()}); set snowflake_week_start in sql/assumptions.yaml",
+                f"{first.title()}); {note}",
+                settings=("snowflake_week_start",),
             )
         start = _truncate(node, date, first, ctx, "LAST-DAY")
         return cast(exp.Add(this=start, expression=interval(6, "DAY")), "DATE")
@@ -962,12 +967,13 @@ def _mapping_is_ntz(name: str, node: exp.Expr, ctx: Context) -> bool:
             "time zone",
         )
         return False
+    note = ctx.setting_note("snowflake_timestamp_type_mapping")
     ctx.report(
         "warning",
         "FN-TO-TIMESTAMP-NTZ",
         node,
-        "TO_TIMESTAMP assumes TIMESTAMP_TYPE_MAPPING = TIMESTAMP_NTZ; set "
-        "snowflake_timestamp_type_mapping in sql/assumptions.yaml",
+        f"TO_TIMESTAMP assumes TIMESTAMP_TYPE_MAPPING = TIMESTAMP_NTZ; {note}",
+        settings=("snowflake_timestamp_type_mapping",),
     )
     return True
 

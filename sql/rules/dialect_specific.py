@@ -732,7 +732,7 @@ for _rule_id, _dialects, _description, _example in (
     (
         "PROC-STATEMENT",
         ALL_DIALECTS,
-        "Procedural statements (control flow, table variables, session settings, DML other than INSERT ... SELECT) are refused naming the construct.",
+        "Procedural statements (control flow, table variables, DML other than INSERT ... SELECT) are refused naming the construct; T-SQL's IF OBJECT_ID(...) IS NOT NULL DROP TABLE t (or IF EXISTS (SELECT ... FROM sys.objects WHERE object_id = OBJECT_ID(t) ...)) is DROP TABLE IF EXISTS t. Session settings are SESSION-SETTING.",
         ("tsql", "DECLARE @x TABLE (a INT); SELECT 1 AS one", "1:1"),
     ),
     (

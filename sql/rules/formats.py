@@ -967,13 +967,14 @@ def _check_language(tokens: list[tuple[str, object]], node: exp.Expr, ctx: Conte
             "month or day name",
             f"names and separators in {language} (date_language) are not translated",
         )
+    note = ctx.setting_note("date_language")
     ctx.report(
         "warning",
         "FMT-DATETIME",
         node,
         "month and day names (and, in T-SQL's FORMAT, AM/PM and the / and : separators) "
-        "assume the session's date language is English (date_language in "
-        "sql/assumptions.yaml)",
+        f"assume the session's date language is English ({note})",
+        settings=("date_language",),
     )
 
 

@@ -88,3 +88,59 @@ rule(
         ),
     ),
 )(_followed_by_the_script)
+
+
+rule(
+    "SESSION-SETTING",
+    "rewrite",
+    ("oracle", "snowflake", "teradata", "tsql"),
+    (),
+    "Session settings a script states (sql/session.py): a setting that changes no result "
+    "(SET NOCOUNT, XACT_ABORT, TRANSACTION ISOLATION LEVEL, ...), a standard value (SET "
+    "ANSI_NULLS ON, QUOTED_IDENTIFIER ON, ANSI_WARNINGS ON, ...), a statistics refresh "
+    "(COLLECT STATISTICS, UPDATE STATISTICS) and Synapse's table options (WITH (DISTRIBUTION "
+    "= HASH(k), CLUSTERED COLUMNSTORE INDEX, HEAP, PARTITION (...))) are skipped with an info "
+    "line; SET DATEFIRST n, SET LANGUAGE us_english, USE db, Teradata's DATABASE db, Oracle's "
+    "ALTER SESSION SET NLS_DATE_FORMAT / NLS_DATE_LANGUAGE / CURRENT_SCHEMA and Snowflake's "
+    "ALTER SESSION SET WEEK_START / TIMESTAMP_TYPE_MAPPING set tsql_datefirst, date_language, "
+    "tsql_database, teradata_database, oracle_nls_date_format, oracle_schema, "
+    "snowflake_week_start and snowflake_timestamp_type_mapping for the statements after them "
+    "(what reads them says so in an info line, not a warning). Refused, located, "
+    "naming what it changes: any other value (SET ANSI_WARNINGS OFF, SET DATEFORMAT dmy, SET "
+    "ROWCOUNT 10, SET CONCAT_NULL_YIELDS_NULL OFF, ...), a value from a variable, a setting "
+    "changed after the script made a temporary table or variable, and GO n (the batch run n "
+    "times).",
+    (
+        (
+            "tsql",
+            "SET NOCOUNT ON; SET DATEFIRST 1; SELECT DATEPART(weekday, o_orderdate) AS wd FROM dbo.Orders",
+            'SELECT CAST(MOD((MOD(EXTRACT(DAY FROM (CAST(CAST("orders"."o_orderdate" AS DATE) AS TIMESTAMP) - CAST(\'1900-01-01 00:00:00\' AS TIMESTAMP))), 7) + 7), 7) + 1 AS INTEGER) AS "wd" FROM "raw"."orders" AS "orders"',
+        ),
+        (
+            "teradata",
+            "DATABASE SALES_DB; COLLECT STATISTICS ON ORDERS COLUMN (O_ORDERKEY); SEL o_orderkey FROM orders",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)(_followed_by_the_script)
+rule(
+    "BTEQ-COMMAND",
+    "rewrite",
+    ("teradata",),
+    (),
+    "BTEQ's dot commands (sql/client_commands.py) are blanked out of the text before it is "
+    "read, and reported by name only (.LOGON's password reaches no output): .LOGON, .LOGOFF, "
+    ".QUIT at the end, .SET WIDTH and the other output settings, and .IF ERRORCODE <> 0 THEN "
+    ".QUIT n (it acts only on a failure) are skipped with an info line; .SET SESSION "
+    "TRANSACTION BTET / ANSI states teradata_session_mode. Refused, located: .EXPORT, "
+    ".IMPORT, .RUN FILE, .OS, .GOTO, .REPEAT, .RETLIMIT, an .IF on anything but a failure, "
+    "a .QUIT with statements after it, and a command BTEQ does not have.",
+    (
+        (
+            "teradata",
+            ".LOGON tdprod/etl_user,secret\n.SET WIDTH 200\nSEL o_orderkey FROM SALES_DB.ORDERS;\n"
+            ".IF ERRORCODE <> 0 THEN .QUIT 8\n.LOGOFF\n.QUIT 0",
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)(_followed_by_the_script)
