@@ -465,7 +465,7 @@ def warehouse_asset(
 
         home = lake.home or None
         reason, live, metadata = (
-            ("rebuild: true in its config (plumbline run --force)", None, {})
+            ("its config says rebuild (plumbline run --force)", None, {})
             if config.rebuild
             else _skip_reason(
                 context,
