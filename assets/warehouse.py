@@ -28,6 +28,7 @@ from pipelines.warehouse.build import (
     ResultTable,
     WarehouseTable,
     build_with_checks,
+    catalog_sha256,
     table_contracts,
     table_sql,
     warehouse_tables,
@@ -41,7 +42,7 @@ from pipelines.warehouse.rerun import (
     why_rebuild,
 )
 from pipelines.warehouse.snapshot import Snapshot
-from sql.catalog import CatalogError
+from sql.catalog import Catalog, CatalogError
 from sql.paths import repository_relative
 
 
@@ -356,15 +357,17 @@ def _skip_reason(
     lake: Lake,
     ansi_root: Path,
     engine: str,
+    catalog: Callable[[], Catalog],
 ) -> tuple[str | None, TableVersion | None, dict[str, dg.MetadataValue]]:
     """Why ``table`` is built (None: it is skipped, :func:`why_rebuild`), its live version and
     the metadata of its latest materialization. ``code`` is the asset's code version, ``deps``
-    its inputs."""
+    its inputs, ``catalog`` gives the catalog a build holds them to."""
     key = warehouse_key(table.name)
     try:
         live = lake.current(WAREHOUSE_ZONE, table.name)
         ansi_sql = table_sql(table, ansi_root)
-    except (LakeError, StoreError, EngineError) as exc:
+        said = catalog_sha256(catalog(), table.reads)
+    except (LakeError, StoreError, EngineError, CatalogError) as exc:
         # The build says what is wrong, naming the file.
         return f"its live version or its SQL cannot be read ({exc})", None, {}
     latest = _latest_events(context.instance, [key, *deps])
@@ -394,6 +397,7 @@ def _skip_reason(
         },
         ansi_sql=ansi_sql,
         engine=engine,
+        catalog=said,
         intact=lake.verify,
     )
     return reason, live, dict(own.asset_event.metadata) if own is not None else {}
@@ -464,6 +468,18 @@ def warehouse_asset(
         from pipelines.warehouse.reconcile import Thresholds
 
         home = lake.home or None
+
+        def catalog() -> Catalog:
+            read = ansi_store.catalog()
+            if project is not None and table.legacy is not None:
+                return project.catalog_for(
+                    table.name,
+                    read,
+                    ansi_store.path(),
+                    published=functools.partial(published_columns, lake.lake()),
+                )
+            return read
+
         reason, live, metadata = (
             ("its config says rebuild (plumbline run --force)", None, {})
             if config.rebuild
@@ -475,6 +491,7 @@ def warehouse_asset(
                 lake=lake.lake(),
                 ansi_root=ansi_store.path(),
                 engine=warehouse_engine.engine,
+                catalog=catalog,
             )
         )
         if reason is None and live is not None:
@@ -482,20 +499,12 @@ def warehouse_asset(
             yield _skipped(table, live, metadata, contract)
             return
         try:
-            catalog = ansi_store.catalog()
-            if project is not None and table.legacy is not None:
-                catalog = project.catalog_for(
-                    table.name,
-                    catalog,
-                    ansi_store.path(),
-                    published=functools.partial(published_columns, lake.lake()),
-                )
             checked = build_with_checks(
                 lake.lake(),
                 warehouse_engine.build_engine(),
                 table,
                 ansi_root=ansi_store.path(),
-                catalog=catalog,
+                catalog=catalog(),
                 published=contracts.published(),
                 masker=contracts.masker(),
                 thresholds=Thresholds(

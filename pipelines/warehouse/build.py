@@ -352,7 +352,7 @@ def check_inputs(table: WarehouseTable, inputs: Mapping[str, Path], catalog: Cat
 # its inputs' versions: an input republished with other rows that the SQL does not read
 # gives the same table. Nor the contract check's result digest: the same rows stored in
 # another order can differ in a float aggregate's last bit.)
-VERSION_IDENTITY = ("data_version", "engine", "ansi_sha256", "row_count")
+VERSION_IDENTITY = ("data_version", "engine", "ansi_sha256", "catalog_sha256", "row_count")
 CHECK_IDENTITY = ("passed", "contract_version", "reference", "reference_sha256")
 
 
@@ -380,6 +380,21 @@ def same_table(lake: Lake) -> Callable[[TableVersion, Mapping[str, object]], boo
         )
 
     return same
+
+
+def catalog_sha256(catalog: Catalog, reads: Sequence[str]) -> str:
+    """sha256 of what ``catalog`` says of the tables ``reads`` (their columns and types, the
+    opaque ones too): what a build holds its pinned inputs to (:func:`check_inputs`), so the
+    manifest records it and a changed catalog is not taken for an unchanged table."""
+    said = {
+        key: {
+            "columns": list(catalog.tables[key].items()),
+            "opaque": sorted(catalog.opaque.get(key, {}).items()),
+        }
+        for key in sorted(reads)
+        if key in catalog.tables
+    }
+    return sha256_text(json.dumps(said, sort_keys=True))
 
 
 def build_table(
@@ -417,6 +432,11 @@ def build_table(
             "ansi_sha256": sha256_text(ansi_sql),
             "content_digest": digests.content,
             "data_version": digests.exact,
+            **(
+                {"catalog_sha256": catalog_sha256(catalog, table.reads)}
+                if catalog is not None
+                else {}
+            ),
             "row_count": stats.row_count,
             "build_seconds": round(time.perf_counter() - started, 3),
             "inputs": {key: path.name for key, path in inputs.items()},

@@ -12,8 +12,8 @@ verdict the live version was published under, labelled as not re-run
 
 What Dagster cannot see is checked on the lake: the live version's files still match their
 digest, it was built from the ANSI SQL the store holds now (a catalog change can retranslate
-a file whose source did not change), on this engine, and reconciled against the snapshot as
-it is now. Plain functions: the asset hands in what it read from Dagster.
+a file whose source did not change) and held to what the catalog says now of its inputs, on
+this engine, and reconciled against the snapshot as it is now. Plain functions: the asset hands in what it read from Dagster.
 """
 
 from __future__ import annotations
@@ -117,13 +117,15 @@ def why_rebuild(
     input_data_versions: Mapping[str, str | None],
     ansi_sql: str,
     engine: str,
+    catalog: str | None = None,
     intact: Callable[[TableVersion], bool],
 ) -> str | None:
     """Why ``table`` must be built again, in a few words; None when its live version stands
     for the code version and input data versions it would be built from now (see the
     module's docstring). ``input_data_versions`` are the current data versions of the
     asset's inputs (None: never materialized); ``ansi_sql`` the SQL a build would run;
-    ``intact`` tells whether a version's files still match its digest (checked last: it
+    ``catalog`` the digest of what the catalog says of its inputs (``catalog_sha256``, None
+    when the build checks none); ``intact`` tells whether a version's files still match its digest (checked last: it
     reads them)."""
     if live is None:
         return "it has no published version"
@@ -146,6 +148,8 @@ def why_rebuild(
         return "it reads other inputs than when it was last built"
     if live.manifest.get("ansi_sha256") != sha256_text(ansi_sql):
         return f"its ANSI SQL is not the SQL the live version {name} was built from"
+    if live.manifest.get("catalog_sha256") != catalog:
+        return f"the catalog says otherwise of its inputs than when {name} was built"
     if live.manifest.get("engine") != engine:
         return f"the live version {name} was built on {live.manifest.get('engine')}"
     checks = live.manifest.get("checks", {})
