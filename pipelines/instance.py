@@ -53,6 +53,25 @@ def materialization_of_version(
     return None
 
 
+def materialization_of_content(
+    instance: dg.DagsterInstance, asset_key: dg.AssetKey, content_digest: str
+) -> dg.EventLogEntry | None:
+    """The newest materialization of the warehouse table ``asset_key`` whose metadata records
+    ``content_digest`` (the engine-independent digest a training records of its training
+    set; the data version is the exact one), of the last :data:`SEARCHED_MATERIALIZATIONS`,
+    or None."""
+    shown = f"sha256:{content_digest}"
+    records = instance.fetch_materializations(asset_key, limit=SEARCHED_MATERIALIZATIONS).records
+    for record in records:
+        materialization = record.asset_materialization
+        recorded = (
+            None if materialization is None else materialization.metadata.get("content_digest")
+        )
+        if recorded is not None and recorded.value == shown:
+            return record.event_log_entry
+    return None
+
+
 def first_materialization_since(
     instance: dg.DagsterInstance,
     asset_key: dg.AssetKey,
