@@ -15,10 +15,19 @@ from assets.training import model_feature_lineage
 from assets.warehouse import OPEN_LINES, OPEN_LINES_KEY, contract_column_schema
 from pipelines.contracts import compile_contract, load_contract, validate_parquet
 from pipelines.contracts.describe import contract_result_rows
-from pipelines.registry.scoring import SCORES_ZONE, load_scorer, score_table
+from pipelines.instance import DATA_VERSION_TAG
+from pipelines.lake.store import Lake, TableVersion
+from pipelines.registry.scoring import (
+    SCORES_ZONE,
+    load_scorer,
+    score_table,
+    scoring_code_version,
+    why_rescore,
+)
 from pipelines.registry.versions import CHAMPION, MODEL_NAME, alias_version, with_retries
 from pipelines.resources import ContractsResource, LakeResource, MlflowResource
 from pipelines.settings import shown_path
+from pipelines.training.run import training_code_version
 from pipelines.warehouse.build import CONTRACT_RESULT_COLUMNS, WAREHOUSE_ZONE
 from pipelines.warehouse.lineage_view import LineageRow
 from sql.paths import CONTRACTS_ROOT
@@ -30,6 +39,77 @@ CHECK = f"{BATCH_SCORES}_contract"
 # Read (not compiled) with the code location; `plumbline contracts lint` compiles it in CI and
 # the asset compiles it before it validates the scores.
 CONTRACT = load_contract(CONTRACT_PATH)
+CODE_VERSION = scoring_code_version(CONTRACT_PATH, training_code_version())
+# What skipped scores set (pipelines/cli/run.py reads it), as a skipped warehouse table does.
+SKIPPED_FLAG = "skipped_unchanged_inputs"
+
+
+class ScoringConfig(dg.Config):
+    """Launch-time knobs of the scoring."""
+
+    # Score again even when the live scores are the champion's over the published open lines
+    # (`plumbline run --force`).
+    rebuild: bool = False
+
+
+def _skipped_scores(
+    context: dg.AssetExecutionContext,
+    lake: Lake,
+    champion: str,
+    open_lines: TableVersion,
+) -> dg.MaterializeResult | None:
+    """The live scores again, flagged as skipped, when the champion, the open lines and the
+    code they were made with are those of now and Dagster's latest materialization is of
+    them (:func:`~pipelines.registry.scoring.why_rescore`); else None."""
+    live = lake.current(SCORES_ZONE, BATCH_SCORES)
+    [record] = context.instance.get_asset_records([BATCH_SCORES_KEY]) or [None]
+    event = record.asset_entry.last_materialization_record if record is not None else None
+    provenance = context.get_asset_provenance(BATCH_SCORES_KEY) if event is not None else None
+    if (
+        event is None
+        or provenance is None
+        or provenance.code_version != CODE_VERSION
+        or live is None
+        or event.asset_event.tags.get(DATA_VERSION_TAG) != live.digest
+        or why_rescore(
+            live,
+            champion=champion,
+            open_lines_version=open_lines.path.name,
+            intact=lake.verify,
+        )
+        is not None
+    ):
+        return None
+    verdict = live.manifest["checks"][CHECK]
+    return dg.MaterializeResult(
+        metadata={
+            **dict(event.asset_event.metadata),
+            SKIPPED_FLAG: dg.MetadataValue.bool(True),
+            "skipped_because": dg.MetadataValue.text(
+                f"the live scores {live.path.name} are {MODEL_NAME} version {champion}'s "
+                f"(the champion) over open_lines {open_lines.path.name}, made by this code: "
+                "not scored again, not re-validated"
+            ),
+        },
+        data_version=dg.DataVersion(live.digest),
+        check_results=[
+            dg.AssetCheckResult(
+                check_name=CHECK,
+                passed=bool(verdict.get("passed")),
+                severity=dg.AssetCheckSeverity.ERROR,
+                description=(
+                    f"Not re-run: the scores were skipped, the champion and the open lines "
+                    f"unchanged since the live scores {live.path.name} were published; they "
+                    "passed this check then."
+                ),
+                metadata={
+                    "re_run": False,
+                    "verdict_of_version": live.path.name,
+                    "result_digest": f"sha256:{verdict.get('result_digest')}",
+                },
+            )
+        ],
+    )
 
 
 def score_lineage(features: list[str], model_uri: str) -> list[LineageRow]:
@@ -69,6 +149,7 @@ def score_lineage(features: list[str], model_uri: str) -> list[LineageRow]:
     # number, and the published open_lines), so a run of it alone is correct. Eager
     # rescoring then follows new open lines or a registration made outside retrain_job.
     automation_condition=dg.AutomationCondition.eager(),
+    code_version=CODE_VERSION,
     description=(
         f"Scores the line items in transit (`warehouse/{OPEN_LINES}`) with "
         f"`models:/{MODEL_NAME}@{CHAMPION}`; every row names the model version that scored it."
@@ -76,6 +157,7 @@ def score_lineage(features: list[str], model_uri: str) -> list[LineageRow]:
 )
 def batch_scores(
     context: dg.AssetExecutionContext,
+    config: ScoringConfig,
     lake: LakeResource,
     mlflow_tracking: MlflowResource,
     contracts: ContractsResource,
@@ -89,6 +171,12 @@ def batch_scores(
     open_lines = lake.lake().current(WAREHOUSE_ZONE, OPEN_LINES)
     if open_lines is None:
         raise dg.Failure(f"{WAREHOUSE_ZONE}/{OPEN_LINES} has no published table yet")
+    if not config.rebuild:
+        # Before the model is loaded: a rerun that changes nothing imports no torch.
+        skipped = _skipped_scores(context, lake.lake(), version, open_lines)
+        if skipped is not None:
+            yield skipped
+            return
     try:
         scorer = load_scorer(mlflow_tracking.tracking_uri, MODEL_NAME, version)
     except Exception as exc:  # whatever MLflow or torch raise: name the version and why
@@ -116,7 +204,8 @@ def batch_scores(
         if not result.passed:
             yield check
             raise dg.Failure(f"{SCORES_ZONE}/{BATCH_SCORES} breaks its contract; not published")
-        published = lake_.publish(
+        # The same scores as the live ones (same model, same lines) keep their version.
+        published = lake_.publish_version(
             SCORES_ZONE,
             BATCH_SCORES,
             staging,
@@ -127,7 +216,8 @@ def batch_scores(
                 "row_count": scored.rows,
                 "checks": {CHECK: {"passed": True, "result_digest": result.digest()}},
             },
-        )
+            same=lake_.same_files,
+        ).version
     features = [*scorer.preprocessing.vocabularies, *scorer.preprocessing.means]
     model_version = with_retries(
         lambda: client.get_model_version(MODEL_NAME, version), f"read {MODEL_NAME} v{version}"

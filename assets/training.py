@@ -42,7 +42,7 @@ from pipelines.cluster.chargeback import (
 )
 from pipelines.cluster.cost import PriceTable, load_prices
 from pipelines.cluster.profiles import DEFAULT_THRESHOLD, load_reference_profiles
-from pipelines.instance import materialization_of_version
+from pipelines.instance import materialization_of_content
 from pipelines.launch.torchrun import default_nproc
 from pipelines.resources import LakeResource, MlflowResource, TrainingLauncherResource
 from pipelines.settings import shown_path
@@ -198,13 +198,13 @@ def model_feature_lineage(
             for feature in features
         ]
     )
-    event = materialization_of_version(instance, TRAINING_SET_KEY, training_set_digest)
+    event = materialization_of_content(instance, TRAINING_SET_KEY, training_set_digest)
     recorded = None
     if event is not None and event.asset_materialization is not None:
         recorded = event.asset_materialization.metadata.get("dagster/column_lineage")
     if recorded is None:
         upstream: dg.MetadataValue = dg.MetadataValue.text(
-            f"the materialization of {training_set} with data version {training_set_digest} "
+            f"the materialization of {training_set} with content digest {training_set_digest} "
             "records no column lineage in this Dagster instance"
         )
     else:

@@ -9,6 +9,7 @@ import dagster as dg
 from assets.metadata import code_references, lineage_metadata, records_table, rounded
 from pipelines.contracts import Contract, load_contract
 from pipelines.contracts.describe import describe_columns
+from pipelines.instance import DATA_VERSION_TAG
 from pipelines.lake.catalog import published_columns
 from pipelines.lake.store import Lake, LakeError, TableVersion
 from pipelines.resources import (
@@ -27,14 +28,21 @@ from pipelines.warehouse.build import (
     ResultTable,
     WarehouseTable,
     build_with_checks,
+    catalog_sha256,
     table_contracts,
     table_sql,
     warehouse_tables,
 )
 from pipelines.warehouse.engines.base import OTHER_ENGINE, EngineError
 from pipelines.warehouse.lineage_view import markdown_text
+from pipelines.warehouse.rerun import (
+    LastMaterialization,
+    code_version,
+    verdicts_of_live_version,
+    why_rebuild,
+)
 from pipelines.warehouse.snapshot import Snapshot
-from sql.catalog import CatalogError
+from sql.catalog import Catalog, CatalogError
 from sql.paths import repository_relative
 
 
@@ -52,6 +60,9 @@ class WarehouseBuildConfig(dg.Config):
 
     reconcile_relative_tolerance: float = 1e-9
     reconcile_max_unmatched_fraction: float = 0.0
+    # Build and check the table even when its live version stands for the same code version
+    # and input data versions (`plumbline run --force`).
+    rebuild: bool = False
 
 
 def warehouse_key(table: str) -> dg.AssetKey:
@@ -301,6 +312,7 @@ def _materialization_metadata(
         "engine": dg.MetadataValue.text(checked.engine),
         "build_seconds": dg.MetadataValue.float(rounded(built.build.seconds)),
         "content_digest": dg.MetadataValue.text(f"sha256:{built.content_digest}"),
+        "data_version": dg.MetadataValue.text(f"sha256:{built.data_version}"),
         "file_digest": dg.MetadataValue.text(f"sha256:{built.version.digest}"),
         **published_metadata(built.version),
         "inputs": records_table(
@@ -314,6 +326,106 @@ def _materialization_metadata(
         "rendered_sql": dg.MetadataValue.md(f"```sql\n{built.build.rendered_sql}\n```"),
         **lineage_metadata(checked.lineage),
     }
+
+
+# What a skipped table's materialization sets (pipelines/cli/run.py reads it for the summary).
+SKIPPED_FLAG = "skipped_unchanged_inputs"
+
+
+def _latest_events(
+    instance: dg.DagsterInstance, keys: Sequence[dg.AssetKey]
+) -> dict[dg.AssetKey, dg.EventLogRecord]:
+    """Each key's latest materialization, else its latest observation (as Dagster takes an
+    input's data version when a step materializes), in one read of the asset records."""
+    latest = {}
+    for record in instance.get_asset_records(list(keys)):
+        entry = record.asset_entry
+        event = entry.last_materialization_record or entry.last_observation_record
+        if event is None:
+            event = next(iter(instance.fetch_observations(entry.asset_key, limit=1).records), None)
+        if event is not None:
+            latest[entry.asset_key] = event
+    return latest
+
+
+def _skip_reason(
+    context: dg.AssetExecutionContext,
+    table: WarehouseTable,
+    *,
+    code: str,
+    deps: Sequence[dg.AssetKey],
+    lake: Lake,
+    ansi_root: Path,
+    engine: str,
+    catalog: Callable[[], Catalog],
+) -> tuple[str | None, TableVersion | None, dict[str, dg.MetadataValue]]:
+    """Why ``table`` is built (None: it is skipped, :func:`why_rebuild`), its live version and
+    the metadata of its latest materialization. ``code`` is the asset's code version, ``deps``
+    its inputs, ``catalog`` gives the catalog a build holds them to."""
+    key = warehouse_key(table.name)
+    try:
+        live = lake.current(WAREHOUSE_ZONE, table.name)
+        ansi_sql = table_sql(table, ansi_root)
+        said = catalog_sha256(catalog(), table.reads)
+    except (LakeError, StoreError, EngineError, CatalogError) as exc:
+        # The build says what is wrong, naming the file.
+        return f"its live version or its SQL cannot be read ({exc})", None, {}
+    latest = _latest_events(context.instance, [key, *deps])
+    own = latest.get(key)
+    provenance = context.get_asset_provenance(key) if own is not None else None
+    last = (
+        None
+        if own is None or provenance is None
+        else LastMaterialization(
+            data_version=own.asset_event.tags.get(DATA_VERSION_TAG),
+            code_version=provenance.code_version,
+            input_data_versions={
+                k.to_user_string(): v.value for k, v in provenance.input_data_versions.items()
+            },
+        )
+    )
+    reason = why_rebuild(
+        table,
+        live,
+        last,
+        code_version=code,
+        input_data_versions={
+            dep.to_user_string(): (
+                latest[dep].asset_event.tags.get(DATA_VERSION_TAG) if dep in latest else None
+            )
+            for dep in deps
+        },
+        ansi_sql=ansi_sql,
+        engine=engine,
+        catalog=said,
+        intact=lake.verify,
+    )
+    return reason, live, dict(own.asset_event.metadata) if own is not None else {}
+
+
+def _skipped(
+    table: WarehouseTable,
+    live: TableVersion,
+    metadata: dict[str, dg.MetadataValue],
+    contract: Contract | None,
+) -> dg.MaterializeResult:
+    """A skipped table's materialization: its live version again (the same data version and
+    the metadata it was materialized with), flagged as skipped, with its blocking checks'
+    verdicts as that version was published under them, not re-run."""
+    kept = {k: v for k, v in metadata.items() if k != "pruned_versions"}
+    return dg.MaterializeResult(
+        metadata={
+            **kept,
+            SKIPPED_FLAG: dg.MetadataValue.bool(True),
+            "skipped_because": dg.MetadataValue.text(
+                f"its code version and every input's data version are those its live version "
+                f"{live.path.name} was materialized from: not rebuilt, not re-validated"
+            ),
+        },
+        data_version=dg.DataVersion(live.manifest["data_version"]),
+        check_results=[_check_result(o) for o in verdicts_of_live_version(live)]
+        + _unguarded(table, contract is not None, table.reconciled_against is not None),
+    )
 
 
 def warehouse_asset(
@@ -330,6 +442,7 @@ def warehouse_asset(
     deps = [dg.AssetKey(read.split(".")) for read in table.reads]
     if table.legacy is not None:
         deps.append(dg.AssetKey(["ansi", table.name]))
+    code = code_version(table, engine_name)
 
     @dg.asset(
         key=key,
@@ -341,6 +454,7 @@ def warehouse_asset(
         owners=[f"team:{contract.owner}"] if contract is not None and contract.owner else [],
         metadata=_definition_metadata(table, contract),
         tags={"plumbline/zone": WAREHOUSE_ZONE},
+        code_version=code,
     )
     def _table(
         context: dg.AssetExecutionContext,
@@ -354,21 +468,43 @@ def warehouse_asset(
         from pipelines.warehouse.reconcile import Thresholds
 
         home = lake.home or None
-        try:
-            catalog = ansi_store.catalog()
+
+        def catalog() -> Catalog:
+            read = ansi_store.catalog()
             if project is not None and table.legacy is not None:
-                catalog = project.catalog_for(
+                return project.catalog_for(
                     table.name,
-                    catalog,
+                    read,
                     ansi_store.path(),
                     published=functools.partial(published_columns, lake.lake()),
                 )
+            return read
+
+        reason, live, metadata = (
+            ("its config says rebuild (plumbline run --force)", None, {})
+            if config.rebuild
+            else _skip_reason(
+                context,
+                table,
+                code=code,
+                deps=deps,
+                lake=lake.lake(),
+                ansi_root=ansi_store.path(),
+                engine=warehouse_engine.engine,
+                catalog=catalog,
+            )
+        )
+        if reason is None and live is not None:
+            # Said by the materialization's metadata: no log line, one event fewer a table.
+            yield _skipped(table, live, metadata, contract)
+            return
+        try:
             checked = build_with_checks(
                 lake.lake(),
                 warehouse_engine.build_engine(),
                 table,
                 ansi_root=ansi_store.path(),
-                catalog=catalog,
+                catalog=catalog(),
                 published=contracts.published(),
                 masker=contracts.masker(),
                 thresholds=Thresholds(
@@ -388,15 +524,26 @@ def warehouse_asset(
             raise dg.Failure(
                 description=str(exc), metadata=live_metadata(lake.lake(), table.name)
             ) from exc
+        built = checked.built
         context.log.info(
-            f"warehouse/{table.name}: {checked.built.stats.row_count:,} rows on "
-            f"{checked.engine} in {checked.built.build.seconds:.2f}s"
+            f"warehouse/{table.name}: built as {reason}: {built.stats.row_count:,} rows on "
+            f"{checked.engine} in {built.build.seconds:.2f}s; "
+            + (
+                f"the same table as its live version {built.version.path.name}, which stays"
+                if built.kept
+                else f"published as {built.version.path.name}"
+            )
+            + (f"; retention removed {', '.join(built.pruned)}" if built.pruned else "")
         )
+        pruned = {"pruned_versions": list(built.pruned)} if built.pruned else {}
         yield dg.MaterializeResult(
-            metadata=_materialization_metadata(
-                checked, contract, lake.lake().table_path(WAREHOUSE_ZONE, table.name), home
-            ),
-            data_version=dg.DataVersion(checked.built.content_digest),
+            metadata={
+                **_materialization_metadata(
+                    checked, contract, lake.lake().table_path(WAREHOUSE_ZONE, table.name), home
+                ),
+                **_metadata(pruned),
+            },
+            data_version=dg.DataVersion(built.data_version),
             check_results=[_check_result(o) for o in checked.built.checks]
             + _unguarded(table, contract is not None, table.reconciled_against is not None),
         )

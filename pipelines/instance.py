@@ -30,9 +30,12 @@ from pipelines.registry.versions import AliasHistory
 # root digest: named here, where the command line reads those digests back.
 AUDIT_BUNDLE_KEY = dg.AssetKey(["models", "audit_bundle"])
 
-# Materializations searched per asset: a table rebuilt more often than this since the audited
-# version is reported as a gap (its run is not found), never guessed.
+# Materializations searched per asset, newest first, for a data version whose publish time is
+# not known: one materialized more often than this since is reported as a gap (its run is not
+# found), never guessed.
 SEARCHED_MATERIALIZATIONS = 1000
+# Materializations read at a time when searching forward from a version's publish time.
+SEARCH_PAGE = 100
 
 
 def materialization_of_version(
@@ -50,6 +53,25 @@ def materialization_of_version(
     return None
 
 
+def materialization_of_content(
+    instance: dg.DagsterInstance, asset_key: dg.AssetKey, content_digest: str
+) -> dg.EventLogEntry | None:
+    """The newest materialization of the warehouse table ``asset_key`` whose metadata records
+    ``content_digest`` (the engine-independent digest a training records of its training
+    set; the data version is the exact one), of the last :data:`SEARCHED_MATERIALIZATIONS`,
+    or None."""
+    shown = f"sha256:{content_digest}"
+    records = instance.fetch_materializations(asset_key, limit=SEARCHED_MATERIALIZATIONS).records
+    for record in records:
+        materialization = record.asset_materialization
+        recorded = (
+            None if materialization is None else materialization.metadata.get("content_digest")
+        )
+        if recorded is not None and recorded.value == shown:
+            return record.event_log_entry
+    return None
+
+
 def first_materialization_since(
     instance: dg.DagsterInstance,
     asset_key: dg.AssetKey,
@@ -57,22 +79,26 @@ def first_materialization_since(
     published: dt.datetime,
 ) -> dg.EventLogEntry | None:
     """The first materialization of ``asset_key`` that recorded ``data_version`` at or after
-    ``published`` (of the last :data:`SEARCHED_MATERIALIZATIONS`), or None."""
-    since = published.timestamp()
-    found = None
-    # Newest first: the last match before the events get older than the version is the one
-    # that published it.
-    for record in instance.fetch_materializations(
-        asset_key, limit=SEARCHED_MATERIALIZATIONS
-    ).records:
-        if record.timestamp < since:
-            break
-        materialization = record.asset_materialization
-        if materialization is not None and (
-            materialization.tags.get("dagster/data_version") == data_version
-        ):
-            found = record.event_log_entry
-    return found
+    ``published``, or None. Read oldest first from that time on: it is found however many
+    materializations came after it (a table skipped as unchanged materializes again, with
+    the same data version, on every run)."""
+    records_filter = dg.AssetRecordsFilter(
+        asset_key=asset_key, after_timestamp=published.timestamp()
+    )
+    cursor = None
+    while True:
+        page = instance.fetch_materializations(
+            records_filter, limit=SEARCH_PAGE, cursor=cursor, ascending=True
+        )
+        for record in page.records:
+            materialization = record.asset_materialization
+            if materialization is not None and (
+                materialization.tags.get("dagster/data_version") == data_version
+            ):
+                return record.event_log_entry
+        if not page.has_more:
+            return None
+        cursor = page.cursor
 
 
 def run_finder(instance: dg.DagsterInstance) -> RunFinder:

@@ -32,7 +32,7 @@ from typing import Any
 from sqlglot.errors import SqlglotError
 
 from pipelines.audit.chain import AuditError, Node
-from pipelines.lake.store import Lake, LakeError, digest_files
+from pipelines.lake.store import Lake, LakeError, digest_files, manifest_data_version
 from pipelines.registry.versions import ALIAS_TAG_PREFIX, AliasHistory, RegistryError
 from pipelines.translation.store import StoreError, read_stored_manifest, sha256_bytes, sha256_text
 from sql.lineage import column_sources, projection_lines
@@ -511,7 +511,7 @@ class Collector:
     ) -> dict[str, Any]:
         """The Dagster run that materialized this version (matched on its data version, the
         first since the version was published)."""
-        data_version = manifest.get("content_digest") or manifest.get("digest")
+        data_version = manifest_data_version(manifest)
         runs = self.sources.runs
         published = Lake.published_at(version)
         return {

@@ -17,6 +17,11 @@ file, an alias moved since, a gap, a rewritten lake file) issues a new bundle be
 A bundle records the run that issued it (``made_by``), never the runs that reused it: it is
 sealed, and a later run must not rewrite what a reviewer was given. A run that reuses it
 says so in its own materialization (``reused_audit_bundle``, the issuing run).
+
+A bundle verifies only while the lake keeps every table version it names, so each of them
+is pinned for the bundle (:func:`pin_bundle`, holder ``bundle-<root digest>``) before the
+bundle is written, and again whenever it is handed on; :func:`pin_issued_bundles` pins those
+of every bundle under an audit root (the bundles issued before pins were).
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ from pipelines.audit.collect import (
     collect,
 )
 from pipelines.audit.report import render_report
+from pipelines.lake.store import Lake, LakeError
 
 BUNDLE_FOLDER_FILES = frozenset({BUNDLE_FILE, REPORT_FILE})
 # Hex digits of the root digest in a bundle folder's name: enough to tell two bundles of one
@@ -133,6 +139,54 @@ def write_bundle(bundle: Bundle, out_dir: Path) -> tuple[Path, Path]:
         if staging.exists():
             shutil.rmtree(staging)
     return out_dir / BUNDLE_FILE, out_dir / REPORT_FILE
+
+
+TABLE_NODE_KINDS = frozenset({"table", "raw_table"})
+
+
+def bundle_holder(bundle: Bundle) -> str:
+    """The name a bundle's pins are held under: ``bundle-<hex of its root digest>``."""
+    return f"bundle-{bundle.root_digest.removeprefix('sha256:')}"
+
+
+def pin_bundle(lake: Lake, bundle: Bundle) -> list[str]:
+    """Pin every lake table version ``bundle`` names (a link that is a gap names none), so
+    that retention keeps them for as long as the bundle is to verify; returns the versions
+    no longer in the lake, which cannot be pinned (``zone/table@version``)."""
+    gone = []
+    for node in bundle.nodes:
+        if node.kind not in TABLE_NODE_KINDS or node.gap is not None:
+            continue
+        zone, table, version = (str(node.content.get(k)) for k in ("zone", "table", "version"))
+        try:
+            lake.pin(zone, table, version, bundle_holder(bundle))
+        except LakeError:
+            gone.append(f"{zone}/{table}@{version}")
+    return gone
+
+
+def pin_issued_bundles(lake: Lake, audit_root: Path) -> int:
+    """Pin the table versions of every bundle under ``audit_root`` (:func:`pin_bundle`);
+    a file that is not a bundle is passed over. Returns how many bundles were read."""
+    read = 0
+    for path in sorted(audit_root.rglob(BUNDLE_FILE)) if audit_root.is_dir() else ():
+        try:
+            bundle = read_bundle(path)
+        except AuditError:
+            continue
+        pin_bundle(lake, bundle)
+        read += 1
+    return read
+
+
+def pin_before_issue(lake: Lake, bundle: Bundle) -> None:
+    """:func:`pin_bundle` before a bundle is issued: AuditError when a version it names left
+    the lake since it was collected."""
+    gone = pin_bundle(lake, bundle)
+    if gone:
+        raise AuditError(
+            f"{', '.join(gone)}: pruned from the lake while the bundle was made; audit again"
+        )
 
 
 def issue_bundle(bundle: Bundle, version_dir: Path) -> tuple[Path, Path]:
@@ -233,6 +287,7 @@ def issue_or_reuse(
                 shown = f"{report.parent.name}/{REPORT_FILE}"
                 refused = [Difference(subject.root, f"{shown}: not the report of its bundle")]
             if not refused:
+                pin_bundle(sources.lake, bundle)  # pinned again: it may predate its pins
                 return Issued(bundle, earlier, report, reused=True)
     bundle = seal_bundle(
         current,
@@ -241,5 +296,6 @@ def issue_or_reuse(
         made_by=made_by,
         auditor=auditor_environment(),
     )
+    pin_before_issue(sources.lake, bundle)
     bundle_path, report_path = issue_bundle(bundle, version_dir)
     return Issued(bundle, bundle_path, report_path, reused=False, refused=refused)

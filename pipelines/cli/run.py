@@ -3,8 +3,9 @@
 The run goes through ``dg.execute_job`` against the persistent instance in
 ``$DAGSTER_HOME`` with the default multiprocess executor, so it is recorded like a run
 launched from the UI. Progress is read back from the instance's event log while the run
-executes in a worker thread: step starts, materializations (marked ``reused`` or
-``unchanged`` when no new data came of them), check results, and each training epoch.
+executes in a worker thread: step starts, materializations (marked ``reused``,
+``unchanged`` or ``skipped: unchanged inputs`` when no new data came of them), check results,
+and each training epoch.
 
 What third-party libraries print (MLflow, Alembic, Great Expectations, torchrun's banners,
 Python warnings) goes to the run's log file under ``$PLUMBLINE_HOME/logs``, not the console.
@@ -53,13 +54,24 @@ REUSED_FLAGS = (
     "reused_registered_version",
     "reused_audit_bundle",
 )
+# What a warehouse table (or the scores) sets when its code version and inputs were those of
+# its live version, so that it was neither rebuilt nor re-validated (assets/warehouse.py,
+# assets/scoring.py).
+SKIPPED_FLAG = "skipped_unchanged_inputs"
+SKIPPED = "skipped: unchanged inputs"
+# What a blocking check of a skipped table reports: the live version's verdict, not re-run.
+RE_RUN = "re_run"
 # The training asset, and its config field that trains even when an earlier training of the
-# same inputs could be reused (`plumbline run --force`).
+# same inputs could be reused (`plumbline run --force`); a warehouse table's that builds it
+# even when its live version stands for the same code and inputs.
 TRAINING_ASSET = "models/delay_model"
-RETRAIN_RUN_CONFIG = {"ops": {"models__delay_model": {"config": {"retrain": True}}}}
+RETRAIN_CONFIG = {"config": {"retrain": True}}
+REBUILD_CONFIG = {"config": {"rebuild": True}}
+# The zones whose assets take that `rebuild` config: the warehouse tables and the scores.
+REBUILT_ZONES = ("warehouse", "scores")
 # The statuses of an asset whose step produced its materialization (or, for a legacy
 # file, its observation).
-DONE = {"materialized", "unchanged", "reused", "observed"}
+DONE = {"materialized", "unchanged", "reused", "observed", SKIPPED}
 HOME_PREFIX = "$PLUMBLINE_HOME/"
 # The tag a materialization's data version is stored under (Dagster does not export its name).
 DATA_VERSION_TAG = "dagster/data_version"
@@ -86,6 +98,8 @@ class RunOutcome:
     seconds: float
     assets: dict[str, AssetProgress] = field(default_factory=dict)
     checks: dict[str, bool] = field(default_factory=dict)  # check name -> passed
+    # Checks of skipped tables, not run again: they report their live version's verdict.
+    not_re_run: set[str] = field(default_factory=set)
     # Checks that failed with WARN severity -> what they found (their description).
     warnings: dict[str, str] = field(default_factory=dict)
     audit_report: str | None = None  # the audit bundle's report.html, when one was written
@@ -124,8 +138,12 @@ def resolve_selection(defs: dg.Definitions, selection: str | None) -> list[dg.As
 def materialized_status(
     metadata: dict[str, dg.MetadataValue], data_version: str | None, previous: str | None
 ) -> str:
-    """``reused`` when the asset kept data it already had; ``unchanged`` when it produced
-    data with the same data version as its previous materialization; else ``materialized``."""
+    """``skipped: unchanged inputs`` when the asset's code and inputs were those of its live
+    version, so it did no work; ``reused`` when the asset kept data it already had;
+    ``unchanged`` when it produced data with the same data version as its previous
+    materialization; else ``materialized``."""
+    if SKIPPED_FLAG in metadata and metadata[SKIPPED_FLAG].value is True:
+        return SKIPPED
     if any(flag in metadata and metadata[flag].value is True for flag in REUSED_FLAGS):
         return "reused"
     if data_version is not None and data_version == previous:
@@ -146,6 +164,21 @@ def latest_data_versions(
             materialization.tags.get(DATA_VERSION_TAG) if materialization is not None else None
         )
     return versions
+
+
+def force_run_config(defs: dg.Definitions, keys: list[dg.AssetKey]) -> dict[str, object]:
+    """The run config of ``plumbline run --force`` over ``keys``: every warehouse table (and
+    the scores) among them built and checked again, and the model trained again if it is
+    among them."""
+    selected = set(keys)
+    ops: dict[str, object] = {}
+    for assets_def in defs.resolve_asset_graph().assets_defs:
+        chosen = [key for key in assets_def.keys if key in selected]
+        if any(key.to_user_string() == TRAINING_ASSET for key in chosen):
+            ops[assets_def.node_def.name] = RETRAIN_CONFIG
+        elif any(key.path[0] in REBUILT_ZONES for key in chosen):
+            ops[assets_def.node_def.name] = REBUILD_CONFIG
+    return {"ops": ops} if ops else {}
 
 
 def real_path(shown: str, home: Path) -> str:
@@ -207,6 +240,7 @@ class _Tracker:
         self.step_keys: dict[str, list[str]] = {}
         self.checks: dict[str, bool] = {}
         self.warnings: dict[str, str] = {}
+        self.not_re_run: set[str] = set()
         self.audit_report: str | None = None
         self.audit_root: str | None = None
         graph = defs.resolve_asset_graph()
@@ -276,6 +310,13 @@ class _Tracker:
             evaluation = event.event_specific_data
             warning = evaluation.severity == dg.AssetCheckSeverity.WARN
             verdict = "passed" if evaluation.passed else "WARNING" if warning else "FAILED"
+            re_run = evaluation.metadata.get(RE_RUN)
+            if re_run is not None and re_run.value is False:
+                # The live version's verdict, reported again for a skipped table.
+                verdict = f"{verdict.lower()}, not re-run:"
+                self.not_re_run.add(evaluation.check_name)
+            else:
+                self.not_re_run.discard(evaluation.check_name)
             self.checks[evaluation.check_name] = evaluation.passed
             if warning and not evaluation.passed:
                 self.warnings[evaluation.check_name] = evaluation.description or ""
@@ -303,15 +344,16 @@ def run_assets(
     location: CodeLocation | None = None,
     subset: bool = True,
     echo: Callable[[str], None] = print,
-    retrain: bool = False,
+    force: bool = False,
 ) -> RunOutcome:
     """Run the job ``job_name`` of ``location`` (default: this repository's TPC-H demo) over
     ``keys`` (from :func:`resolve_selection`; None: the whole job) in one Dagster run on the
     instance in ``$DAGSTER_HOME``.
 
     With ``subset`` the run selects exactly ``keys`` and every check on them; without it,
-    the job runs as defined (``keys`` only label the progress display). With ``retrain``
-    the model trains even when a training of the same inputs could be reused.
+    the job runs as defined (``keys`` only label the progress display). With ``force``
+    every warehouse table among ``keys`` is built and checked again, and the model trains
+    even when a training of the same inputs could be reused (:func:`force_run_config`).
     """
     location = location or CodeLocation(REPOSITORY_ROOT, DEMO_MODULE)
     defs = location.definitions()
@@ -355,7 +397,10 @@ def run_assets(
                     instance=instance,
                     asset_selection=keys if subset else None,
                     tags=tags,
-                    run_config={**QUIET_RUN_CONFIG, **(RETRAIN_RUN_CONFIG if retrain else {})},
+                    run_config={
+                        **QUIET_RUN_CONFIG,
+                        **(force_run_config(defs, keys or []) if force else {}),
+                    },
                 )
             except BaseException as exc:  # re-raised in the caller's thread below
                 box["error"] = exc
@@ -392,6 +437,7 @@ def run_assets(
         seconds=time.monotonic() - started,
         assets=tracker.assets,
         checks=tracker.checks,
+        not_re_run=tracker.not_re_run,
         warnings=tracker.warnings,
         audit_report=tracker.audit_report,
         audit_root=tracker.audit_root,
@@ -407,9 +453,14 @@ def heal_home(
 ) -> None:
     """What a killed run left behind is cleaned up by the next one: its Dagster run is
     marked failed and its staging folders are removed (never those of a run that may
-    still be building)."""
+    still be building). And every audit bundle under the home has its table versions
+    pinned, those issued before bundles pinned them too, before anything is published."""
+    from pipelines.audit.store import pin_issued_bundles
+
+    lake = Lake(settings.lake_root)
+    pin_issued_bundles(lake, settings.audit_root)
     unfinished = fail_abandoned_runs(instance)
-    removed = Lake(settings.lake_root).remove_staging(unfinished.oldest_live_start)
+    removed = lake.remove_staging(unfinished.oldest_live_start)
     if unfinished.abandoned or removed:
         echo(
             f"  healed        {len(unfinished.abandoned)} abandoned run(s) marked failed, "
@@ -420,13 +471,14 @@ def heal_home(
 def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], None]) -> None:
     if outcome.assets:
         width = max(len(name) for name in outcome.assets)
+        status_width = max(12, *(len(p.status) for p in outcome.assets.values()))
         echo("")
-        echo(f"{'asset':<{width}}  {'status':<12}  {'rows':>12}  {'seconds':>8}")
+        echo(f"{'asset':<{width}}  {'status':<{status_width}}  {'rows':>12}  {'seconds':>8}")
         for name in sorted(outcome.assets):
             p = outcome.assets[name]
             rows = "" if p.rows is None else f"{p.rows:,}"
             seconds = "" if p.seconds is None else f"{p.seconds:.1f}"
-            echo(f"{name:<{width}}  {p.status:<12}  {rows:>12}  {seconds:>8}")
+            echo(f"{name:<{width}}  {p.status:<{status_width}}  {rows:>12}  {seconds:>8}")
     if outcome.checks:
         failed = sorted(
             name
@@ -434,10 +486,12 @@ def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], 
             if not passed and name not in outcome.warnings
         )
         warned = sorted(outcome.warnings)
+        kept = len(outcome.not_re_run - set(failed) - set(warned))
         echo("")
         echo(
-            f"checks: {len(outcome.checks) - len(failed) - len(warned)} passed, "
-            f"{len(failed)} failed, {len(warned)} warning{'' if len(warned) == 1 else 's'}"
+            f"checks: {len(outcome.checks) - len(failed) - len(warned)} passed"
+            + (f" ({kept} not re-run: the verdict of the live version)" if kept else "")
+            + f", {len(failed)} failed, {len(warned)} warning{'' if len(warned) == 1 else 's'}"
         )
         for name in failed:
             echo(f"  FAILED  {name}")

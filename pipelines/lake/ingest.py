@@ -136,12 +136,17 @@ def _publish_files(lake: Lake, source: FileSource, current: TableVersion | None)
                 if _stat(source, file) != stat:
                     raise SourceError(source, f"{file} changed while it was read; run again")
             stats = table_stats(staging)
-            version = lake.publish(
-                RAW_ZONE, source.name, staging, {**wanted, "row_count": stats.row_count}
+            # Another run may have published the same files meanwhile: then that version stays.
+            published = lake.publish_version(
+                RAW_ZONE,
+                source.name,
+                staging,
+                {**wanted, "row_count": stats.row_count},
+                same=lake.same_files,
             )
     finally:
         connection.close()
-    return RawTable(version, stats, reused=False)
+    return RawTable(published.version, stats, reused=published.kept)
 
 
 def _publish_table(
@@ -158,8 +163,10 @@ def _publish_table(
             return RawTable(current, table_stats(current.path), reused=True)
         stats = table_stats(staging)
         manifest = {**wanted, "reader": _driver_version(source), "row_count": stats.row_count}
-        version = lake.publish(RAW_ZONE, source.name, staging, manifest)
-    return RawTable(version, stats, reused=False)
+        published = lake.publish_version(
+            RAW_ZONE, source.name, staging, manifest, same=lake.same_files
+        )
+    return RawTable(published.version, stats, reused=published.kept)
 
 
 # -- files ----------------------------------------------------------------------------------

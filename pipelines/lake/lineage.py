@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pipelines.lake.store import Lake
+from pipelines.lake.store import Lake, manifest_data_version
 
 
 @dataclass(frozen=True)
 class Lineage:
     """What a published table was built from, following each manifest's pinned inputs."""
 
-    data_versions: dict[str, str]  # "zone/table" -> content digest (its Dagster data version)
+    data_versions: dict[str, str]  # "zone/table" -> its Dagster data version
     check_failures: list[str]  # blocking checks that did not pass, or versions gone
     versions: dict[str, str] = field(default_factory=dict)  # "zone/table" -> version folder
 
@@ -34,7 +34,7 @@ def upstream_lineage(lake: Lake, zone: str, table: str, version_name: str) -> Li
             failures.append(f"{zone_}/{table_} version {name} is no longer in the lake")
             versions[f"{zone_}/{table_}"] = "missing"
             continue
-        versions[f"{zone_}/{table_}"] = manifest.get("content_digest") or manifest.get("digest", "")
+        versions[f"{zone_}/{table_}"] = manifest_data_version(manifest)
         folders[f"{zone_}/{table_}"] = name
         for check, verdict in manifest.get("checks", {}).items():
             if not verdict.get("passed"):

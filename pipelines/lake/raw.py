@@ -38,8 +38,11 @@ def publish_tpch_table(lake: Lake, table: str, scale: float, *, threads: int = 2
     with lake.stage(RAW_ZONE, table) as staging:
         generate_table(table, scale, staging, threads=threads)
         stats = table_stats(staging)
-        version = lake.publish(RAW_ZONE, table, staging, {**wanted, "row_count": stats.row_count})
-    return RawTable(version, stats, reused=False)
+        # Another run may have published the same table meanwhile: then that version stays.
+        published = lake.publish_version(
+            RAW_ZONE, table, staging, {**wanted, "row_count": stats.row_count}, same=lake.same_files
+        )
+    return RawTable(published.version, stats, reused=published.kept)
 
 
 def _generated_as(version: TableVersion, scale: float) -> bool:

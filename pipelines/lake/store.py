@@ -6,13 +6,23 @@ Layout under the lake root::
     <zone>/.versions/<table>/<version>/  *.parquet + _plumbline.json      (immutable once published)
     <zone>/.versions/<table>/.staging-*  a build in progress
     <zone>/.versions/<table>/.pins/<version>/<holder>  a version something depends on
+    <zone>/.versions/<table>/.lock      held (flock) while a version is published or pinned
+    <zone>/.versions/<table>/.pruned    what retention removed, one JSON object a line
 
 Readers always go through ``<zone>/<table>``; ``os.replace`` of a symlink is atomic on
 POSIX, so a reader sees either the old complete table or the new complete one, never a
 half-written folder. A build that fails leaves only a staging folder, which is removed.
-The previous version is kept so that a reader that resolved the link just before a swap
-can finish; older versions are pruned, except those pinned: a registered model pins every
-version it was trained from, so its audit trail can still recompute their digests.
+
+A build that holds what the live version already holds (``publish_version`` with ``same``)
+publishes nothing: the live version stays, under its name, so one content keeps one version
+however often it is rebuilt. Retention keeps the :data:`KEEP_VERSIONS` newest versions (the
+previous one, for a reader that resolved the link just before a swap), every pinned version
+(a registered model pins each version it was trained from, an audit bundle each version it
+names: their chains recompute those digests for as long as they exist), and every version
+that a version still in the lake was built from (its manifest's ``inputs``), so that what
+is published can always be audited down to its sources. Publishing, pruning and pinning
+one table hold that table's lock, so two concurrent runs neither publish one content twice
+nor prune a version the other has just pinned or published.
 
 Pure file-system code: no Dagster here.
 """
@@ -20,13 +30,14 @@ Pure file-system code: no Dagster here.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +48,8 @@ import pyarrow.parquet as pq
 MANIFEST = "_plumbline.json"
 KEEP_VERSIONS = 2
 PINS = ".pins"
+LOCK = ".lock"
+PRUNED = ".pruned"
 # A staging folder older than this belongs to a build that died without cleaning up.
 STALE_STAGING_SECONDS = 24 * 3600
 STAGING_PREFIX = ".staging-"
@@ -60,6 +73,17 @@ class TableVersion:
     @property
     def files(self) -> list[Path]:
         return data_files(self.path)
+
+
+@dataclass(frozen=True)
+class Publication:
+    """What :meth:`Lake.publish_version` did: the version live now; ``kept`` when that is the
+    version that was live already (the staged build held the same table, and was
+    discarded); the versions retention removed (their names)."""
+
+    version: TableVersion
+    kept: bool
+    pruned: tuple[str, ...] = ()
 
 
 def data_files(folder: Path) -> list[Path]:
@@ -111,6 +135,15 @@ def table_stats(folder: Path) -> TableStats:
         row_count=rows,
         bytes=sum(f.stat().st_size for f in files),
         schema=[(fld.name, str(fld.type), fld.nullable) for fld in schema],
+    )
+
+
+def manifest_data_version(manifest: dict[str, Any]) -> str:
+    """The Dagster data version a version's materialization recorded: a warehouse table's
+    exact digest (``data_version``; before it was recorded, its ``content_digest``), a raw
+    table's file digest."""
+    return (
+        manifest.get("data_version") or manifest.get("content_digest") or manifest.get("digest", "")
     )
 
 
@@ -229,35 +262,82 @@ class Lake:
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
 
+    @contextmanager
+    def locked(self, zone: str, table: str) -> Iterator[None]:
+        """Hold ``zone/table``'s lock (an exclusive ``flock`` on ``.versions/<table>/.lock``,
+        released by the kernel if the process dies) while the block runs."""
+        versions = self._versions_dir(zone, table)
+        versions.mkdir(parents=True, exist_ok=True)
+        with open(versions / LOCK, "a+b") as lock:
+            fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
     def publish(
         self, zone: str, table: str, staging: Path, manifest: dict[str, Any]
     ) -> TableVersion:
         """Seal ``staging`` as a new version and point ``<zone>/<table>`` at it atomically."""
+        return self.publish_version(zone, table, staging, manifest).version
+
+    def publish_version(
+        self,
+        zone: str,
+        table: str,
+        staging: Path,
+        manifest: dict[str, Any],
+        *,
+        same: Callable[[TableVersion, Mapping[str, Any]], bool] | None = None,
+    ) -> Publication:
+        """Seal ``staging`` as a new version and point ``<zone>/<table>`` at it atomically,
+        unless ``same(live version, new manifest)`` says the live version already holds
+        what staging does: then staging is removed and the live version stays (``kept``).
+        Old versions are pruned (see the module's docstring); what was removed is returned
+        and appended to ``.versions/<table>/.pruned``.
+
+        Under the table's lock: of two runs publishing the same table at once, the second
+        sees the first's version as live."""
         digest = digest_files(staging)
         if not data_files(staging):
             raise LakeError(f"{zone}/{table}: nothing to publish, {staging} has no Parquet files")
         manifest = {**manifest, "zone": zone, "table": table, "digest": digest}
-        (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True))
+        with self.locked(zone, table):
+            try:
+                live = self.current(zone, table)
+            except LakeError:
+                live = None  # a live version without its manifest stands for nothing
+            if same is not None and live is not None and same(live, manifest):
+                shutil.rmtree(staging, ignore_errors=True)
+                return Publication(live, kept=True)
+            (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True))
+            version = staging.parent / self.version_name(time.time_ns(), digest)
+            staging.rename(version)
 
-        version = staging.parent / self.version_name(time.time_ns(), digest)
-        staging.rename(version)
+            link = self.table_path(zone, table)
+            tmp_link = link.with_name(f".{table}.link-{uuid.uuid4().hex}")
+            tmp_link.symlink_to(os.path.relpath(version, link.parent))
+            os.replace(tmp_link, link)
+            pruned = self._prune(zone, table, keep=version.name)
+        return Publication(TableVersion(zone, table, version, manifest), False, pruned)
 
-        link = self.table_path(zone, table)
-        tmp_link = link.with_name(f".{table}.link-{uuid.uuid4().hex}")
-        tmp_link.symlink_to(os.path.relpath(version, link.parent))
-        os.replace(tmp_link, link)
-        self._prune(version.parent, keep=version)
-        return TableVersion(zone, table, version, manifest)
+    def same_files(self, live: TableVersion, manifest: Mapping[str, Any]) -> bool:
+        """A ``same`` for :meth:`publish_version`: the staged files are byte for byte the live
+        version's (still intact), and its manifest says the same of them."""
+        return live.manifest == manifest and self.verify(live)
 
     def pin(self, zone: str, table: str, version: str, holder: str) -> None:
         """Keep ``version`` of ``zone/table`` from pruning on behalf of ``holder`` (e.g. a
-        registered model version, ``delivery_delay@3``)."""
-        folder = self.version_path(zone, table, version)
-        if not folder.is_dir():
-            raise LakeError(f"{zone}/{table}: cannot pin version {version}, it is not in the lake")
-        pins = self._versions_dir(zone, table) / PINS / version
-        pins.mkdir(parents=True, exist_ok=True)
-        (pins / holder).touch()
+        registered model version, ``delivery_delay@3``, or an audit bundle)."""
+        with self.locked(zone, table):
+            folder = self.version_path(zone, table, version)
+            if not folder.is_dir():
+                raise LakeError(
+                    f"{zone}/{table}: cannot pin version {version}, it is not in the lake"
+                )
+            pins = self._versions_dir(zone, table) / PINS / version
+            pins.mkdir(parents=True, exist_ok=True)
+            (pins / holder).touch()
 
     def pins(self, zone: str, table: str) -> dict[str, list[str]]:
         """Pinned versions of ``zone/table`` and who holds each."""
@@ -266,19 +346,52 @@ class Lake:
             return {}
         return {p.name: sorted(h.name for h in p.iterdir()) for p in sorted(root.iterdir())}
 
-    def _prune(self, versions: Path, keep: Path) -> None:
+    def pruned(self, zone: str, table: str) -> list[dict[str, Any]]:
+        """What retention removed of ``zone/table``, oldest first: each version's name, when
+        it was removed, and which publish removed it."""
+        journal = self._versions_dir(zone, table) / PRUNED
+        if not journal.is_file():
+            return []
+        return [json.loads(line) for line in journal.read_text().splitlines() if line.strip()]
+
+    def built_from(self, zone: str, table: str) -> set[str]:
+        """The versions of ``zone/table`` that a version in the lake (published, or sealed
+        and about to be) names among its inputs."""
+        key = f"{zone}.{table}"
+        named = set()
+        for path in self.root.glob(f"*/.versions/*/*/{MANIFEST}"):
+            try:
+                manifest = read_manifest(path)
+            except LakeError:
+                continue  # pruned meanwhile, or unreadable: it names nothing readable
+            inputs = manifest.get("inputs")
+            if isinstance(inputs, dict) and isinstance(inputs.get(key), str):
+                named.add(inputs[key])
+        return named
+
+    def _prune(self, zone: str, table: str, keep: str) -> tuple[str, ...]:
+        """Remove the versions of ``zone/table`` that nothing keeps (under its lock)."""
+        versions = self._versions_dir(zone, table)
         published = sorted(
-            (p for p in versions.iterdir() if p.is_dir() and not p.name.startswith(".")),
-            key=lambda p: p.name,  # names start with the UTC publish time
-            reverse=True,
+            (p.name for p in versions.iterdir() if p.is_dir() and not p.name.startswith(".")),
+            reverse=True,  # names start with the UTC publish time
         )
         pinned = (
             {p.name for p in (versions / PINS).iterdir()} if (versions / PINS).is_dir() else set()
         )
-        survivors = {keep, *published[:KEEP_VERSIONS], *(p for p in published if p.name in pinned)}
-        for path in published:
-            if path not in survivors:
-                shutil.rmtree(path, ignore_errors=True)
+        survivors = {keep, *published[:KEEP_VERSIONS], *pinned}
+        candidates = [name for name in published if name not in survivors]
+        if candidates:
+            survivors |= self.built_from(zone, table)
+        removed = tuple(name for name in candidates if name not in survivors)
+        if removed:
+            now = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+            with (versions / PRUNED).open("a", encoding="utf-8") as journal:
+                for name in removed:
+                    shutil.rmtree(versions / name, ignore_errors=True)
+                    entry = {"version": name, "removed_at": now, "on_publish_of": keep}
+                    journal.write(json.dumps(entry, sort_keys=True) + "\n")
+        return removed
 
     @staticmethod
     def _remove_stale_staging(versions: Path) -> None:

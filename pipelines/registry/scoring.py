@@ -3,7 +3,9 @@ with, score a Parquet table, write one row per line with the model version."""
 
 from __future__ import annotations
 
+import hashlib
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+
+from pipelines.lake.store import TableVersion
 
 SCORES_ZONE = "scores"
 PREPROCESSING_FILE = "preprocessing.json"
@@ -30,6 +34,40 @@ class ScoreSummary:
     rows: int
     mean_probability: float
     predicted_late_share: float
+
+
+def scoring_code_version(contract: Path, training_code: str) -> str:
+    """The code version of the scores: this module (how rows are scored and written), the
+    contract they are held to, and the model's code (``training_code``: how its features
+    are encoded)."""
+    digest = hashlib.sha256(Path(__file__).read_bytes() + b"\0" + contract.read_bytes())
+    digest.update(training_code.encode())
+    return digest.hexdigest()[:16]
+
+
+def why_rescore(
+    live: TableVersion | None,
+    *,
+    champion: str,
+    open_lines_version: str,
+    intact: Callable[[TableVersion], bool],
+) -> str | None:
+    """Why the scores must be made again, in a few words; None when the live scores are
+    the champion's over the published open lines, held to their contract, and intact. (The
+    model of a registered version never changes; which version is champion does.)"""
+    if live is None:
+        return "there are no published scores"
+    manifest = live.manifest
+    if str(manifest.get("model_version")) != str(champion):
+        return f"the champion is version {champion}, not {manifest.get('model_version')}"
+    if manifest.get("open_lines_version") != open_lines_version:
+        return f"warehouse/open_lines is version {open_lines_version} now"
+    checks = manifest.get("checks", {})
+    if not checks or not all(isinstance(v, dict) and v.get("passed") for v in checks.values()):
+        return f"the live scores {live.path.name} hold no passed contract check"
+    if not intact(live):
+        return f"the files of the live scores {live.path.name} no longer match their digest"
+    return None
 
 
 def load_scorer(tracking_uri: str, name: str, version: str) -> Scorer:

@@ -303,6 +303,11 @@ class BuiltTable:
     build: BuildResult
     checks: list[CheckOutcome]
     inputs: dict[str, str]  # input table -> published version folder it was read from
+    # The exact digest of the table (its Dagster data version; engines.digest.table_digests).
+    data_version: str
+    # True when the build held what the live version holds: that version stays, nothing new.
+    kept: bool
+    pruned: tuple[str, ...]  # versions retention removed when this one was published
 
 
 def pin_inputs(lake: Lake, reads: Sequence[str], *, file: str) -> dict[str, Path]:
@@ -342,6 +347,56 @@ def check_inputs(table: WarehouseTable, inputs: Mapping[str, Path], catalog: Cat
         raise EngineError("; ".join(problems))
 
 
+# What a warehouse version stands for besides its data: the same data built from the same SQL
+# on the same engine and held to the same contract and reference is the same version. (Not
+# its inputs' versions: an input republished with other rows that the SQL does not read
+# gives the same table. Nor the contract check's result digest: the same rows stored in
+# another order can differ in a float aggregate's last bit.)
+VERSION_IDENTITY = ("data_version", "engine", "ansi_sha256", "catalog_sha256", "row_count")
+CHECK_IDENTITY = ("passed", "contract_version", "reference", "reference_sha256")
+
+
+def same_table(lake: Lake) -> Callable[[TableVersion, Mapping[str, object]], bool]:
+    """Whether a live version already holds a build (its new manifest): the same exact data
+    (not the same bytes: DuckDB writes the rows of a parallel query in whichever order its
+    threads finish) and the same :data:`VERSION_IDENTITY` and checks, and its files intact.
+    Such a build publishes nothing (``Lake.publish_version``), so a rebuild keeps the version."""
+
+    def checks(manifest: Mapping[str, object]) -> dict[str, dict[str, object]]:
+        recorded = manifest.get("checks")
+        if not isinstance(recorded, dict):
+            return {}
+        return {
+            name: {k: v for k, v in verdict.items() if k in CHECK_IDENTITY}
+            for name, verdict in recorded.items()
+            if isinstance(verdict, dict)
+        }
+
+    def same(live: TableVersion, manifest: Mapping[str, object]) -> bool:
+        return (
+            all(live.manifest.get(k) == manifest.get(k) for k in VERSION_IDENTITY)
+            and checks(live.manifest) == checks(manifest)
+            and lake.verify(live)
+        )
+
+    return same
+
+
+def catalog_sha256(catalog: Catalog, reads: Sequence[str]) -> str:
+    """sha256 of what ``catalog`` says of the tables ``reads`` (their columns and types, the
+    opaque ones too): what a build holds its pinned inputs to (:func:`check_inputs`), so the
+    manifest records it and a changed catalog is not taken for an unchanged table."""
+    said = {
+        key: {
+            "columns": list(catalog.tables[key].items()),
+            "opaque": sorted(catalog.opaque.get(key, {}).items()),
+        }
+        for key in sorted(reads)
+        if key in catalog.tables
+    }
+    return sha256_text(json.dumps(said, sort_keys=True))
+
+
 def build_table(
     lake: Lake,
     engine: Engine,
@@ -355,9 +410,10 @@ def build_table(
 
     With ``catalog``, the pinned inputs are first checked against it (``check_inputs``).
     Any failure (a schema that differs, engine error, failed check, interrupted write)
-    leaves the last published table untouched and removes the staging folder.
+    leaves the last published table untouched and removes the staging folder. A build that
+    holds what the live version holds (:func:`same_table`) keeps that version.
     """
-    from pipelines.warehouse.engines.digest import content_digest
+    from pipelines.warehouse.engines.digest import table_digests
 
     file = str(table.source_file)
     inputs = pin_inputs(lake, table.reads, file=file)
@@ -367,14 +423,20 @@ def build_table(
         started = time.perf_counter()
         build = engine.build(ansi_sql, inputs, staging, file=file)
         stats = table_stats(staging)
-        digest = content_digest(staging)
+        digests = table_digests(staging)
         outcomes = [check(staging, inputs) for check in checks]
         if not all(o.passed for o in outcomes):
             raise BlockingCheckFailed(table.name, outcomes)
         manifest = {
             "engine": engine.name,
             "ansi_sha256": sha256_text(ansi_sql),
-            "content_digest": digest,
+            "content_digest": digests.content,
+            "data_version": digests.exact,
+            **(
+                {"catalog_sha256": catalog_sha256(catalog, table.reads)}
+                if catalog is not None
+                else {}
+            ),
             "row_count": stats.row_count,
             "build_seconds": round(time.perf_counter() - started, 3),
             "inputs": {key: path.name for key, path in inputs.items()},
@@ -386,14 +448,26 @@ def build_table(
                 for o in outcomes
             },
         }
-        version = lake.publish(WAREHOUSE_ZONE, table.name, staging, manifest)
+        published = lake.publish_version(
+            WAREHOUSE_ZONE, table.name, staging, manifest, same=same_table(lake)
+        )
+    version = published.version
     return BuiltTable(
         version=version,
         stats=table_stats(version.path),
-        content_digest=digest,
+        content_digest=version.manifest.get("content_digest", digests.content),
         build=build,
         checks=outcomes,
-        inputs={key: str(path) for key, path in inputs.items()},
+        # A kept version was built from the inputs its manifest names: it is what they read.
+        inputs={
+            key: str(lake.version_path(*key.split(".", 1), name))
+            for key, name in version.manifest.get("inputs", {}).items()
+        }
+        if published.kept
+        else {key: str(path) for key, path in inputs.items()},
+        data_version=digests.exact,
+        kept=published.kept,
+        pruned=published.pruned,
     )
 
 
@@ -602,6 +676,18 @@ class CheckedTable:
     def columns(self) -> list[tuple[str, str]]:
         """(name, engine type) of each column written."""
         return [(name, kind) for name, kind, _ in self.built.stats.schema]
+
+
+def blocking_checks(table: WarehouseTable) -> list[str]:
+    """The names of the blocking checks :func:`build_with_checks` runs on ``table``: its
+    contract's when it has one, its reconciliation's when it has something to reconcile
+    against."""
+    checks = []
+    if table.contract_path is not None:
+        checks.append(f"{table.name}_contract")
+    if table.reconciled_against is not None:
+        checks.append(f"{table.name}_reconciled")
+    return checks
 
 
 def build_with_checks(

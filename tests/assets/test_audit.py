@@ -24,6 +24,7 @@ from pipelines.audit.bundle import (
 )
 from pipelines.audit.chain import AuditError
 from pipelines.audit.collect import resolve
+from pipelines.audit.store import bundle_holder
 from pipelines.instance import audit_sources
 from pipelines.lake.store import MANIFEST, Lake, digest_files
 from pipelines.translation.store import sha256_bytes
@@ -392,9 +393,14 @@ def test_the_bundle_lists_every_upstream_link_with_its_digest(bundle, home):
     assert all(n.content["dagster"]["run_id"] for n in tables.values())
     assert raw["orders"].content["manifest"]["generator"].startswith("tpchgen-cli")
     training = tables[("warehouse", "training_set")].content
-    # Registration pinned every version the model was trained from against pruning.
+    # Registration pinned every version the model was trained from against pruning, and
+    # each bundle issued in the home every version it names.
+    issued = {bundle_holder(read_bundle(p)) for p in (home / "audit").rglob("bundle.json")}
+    assert issued
     for (zone, table), node in tables.items():
-        assert lake.pins(zone, table)[node.content["version"]] == [f"{MODEL}@1"]
+        held = set(lake.pins(zone, table)[node.content["version"]])
+        assert {f"{MODEL}@1", *issued} <= held
+        assert all(h == f"{MODEL}@1" or h.startswith("bundle-") for h in held), held
     assert sum(training["split"].values()) == training["manifest"]["row_count"]
     assert training["manifest"]["checks"]["training_set_contract"]["passed"]
 

@@ -199,7 +199,7 @@ def test_the_training_metadata_reads_as_people_read_it(trained, home):
     # and so its column lineage, is not in this one, and the view says so
     # (tests/assets/test_audit.py reads it where it is).
     assert values["training_set_lineage"] == (
-        f"the materialization of warehouse/training_set with data version "
+        f"the materialization of warehouse/training_set with content digest "
         f"{version.manifest['content_digest']} records no column lineage in this Dagster instance"
     )
     checks = {c.check_name: c for c in trained.get_asset_check_evaluations()}

@@ -142,6 +142,7 @@ def audit(
         check_bundle_folder,
         issue_bundle,
         model_version_dir,
+        pin_before_issue,
         table_version_dir,
         write_bundle,
     )
@@ -206,6 +207,8 @@ def audit(
         click.echo(f"plumbline: error: {exc}", err=True)
         sys.exit(1)
     try:
+        # Kept in the lake for as long as the bundle is: it is to verify against them.
+        pin_before_issue(sources.lake, bundle)
         if out is not None:
             bundle_path, report_path = write_bundle(bundle, out)
         else:

@@ -39,8 +39,9 @@ from pipelines.cli.errors import fail_problems, fail_usage
 @click.option(
     "--force",
     is_flag=True,
-    help="Train the model even when a training of the same training set, code and config "
-    "can be reused.",
+    help="Build and check every selected warehouse table even when its code and inputs are "
+    "those of its live version, and train the model even when a training of the same training "
+    "set, code and config can be reused.",
 )
 def run(
     scale: str | None, engine: str | None, selection: str | None, portability: bool, force: bool
@@ -53,7 +54,7 @@ def run(
     settings = load_settings(scale=scale, engine=engine)
     # Imported here so that `plumbline --help` and bad flags answer without loading Dagster.
     from pipelines.cli.location import LocationError, find_location
-    from pipelines.cli.run import TRAINING_ASSET, SelectionError, resolve_selection, run_assets
+    from pipelines.cli.run import SelectionError, resolve_selection, run_assets
     from pipelines.project import ProjectError
 
     # The project's definitions read the settings from the environment, as its step
@@ -63,10 +64,6 @@ def run(
         location = find_location(Path.cwd())
         defs = location.definitions()
         keys = resolve_selection(defs, selection)
-        if force and TRAINING_ASSET not in {key.to_user_string() for key in keys}:
-            raise SelectionError(
-                f"--force retrains {TRAINING_ASSET}, which this run does not include"
-            )
     except (SelectionError, LocationError) as exc:
         fail_usage(str(exc))
     except ProjectError as exc:
@@ -93,7 +90,7 @@ def run(
         location=location,
         subset=selection is not None,
         echo=click.echo,
-        retrain=force,
+        force=force,
     )
     if outcome.success and portability:
         from pipelines.definitions import CHECK_PORTABILITY_JOB

@@ -5,17 +5,24 @@ import dataclasses
 import json
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from pipelines.audit.bundle import BUNDLE_FILE, REPORT_FILE, read_bundle, seal_bundle
 from pipelines.audit.chain import AuditError, Node
 from pipelines.audit.store import (
     bundle_folder_name,
+    bundle_holder,
     check_bundle_folder,
     issue_bundle,
     newest_bundle,
+    pin_before_issue,
+    pin_bundle,
+    pin_issued_bundles,
     write_bundle,
 )
+from pipelines.lake.store import KEEP_VERSIONS, Lake
 from tests.pipelines.audit.test_report import make_bundle
 
 
@@ -129,3 +136,68 @@ def test_the_issued_report_is_the_one_its_bundle_file_renders(tmp_path):
 
     path, report = issue_bundle(bundle_made_at("2026-11-30T08:00:00+00:00"), tmp_path / "v3")
     assert report.read_text(encoding="utf-8") == render_report(read_bundle(path).data)
+
+
+def bundle_with_gaps(with_gaps: bool):
+    nodes = [Node.from_dict(n) for n in make_bundle(with_gaps=with_gaps)["nodes"]]
+    return seal_bundle(
+        nodes,
+        subject={"model": "delivery_delay", "version": "3", "requested": "delivery_delay"},
+        created_at="2026-11-30T08:00:00+00:00",
+        made_by={"dagster_run_id": "run-audit"},
+        auditor={"python": "3.11.7", "host": "laptop", "packages": {}},
+    )
+
+
+NAMED = [
+    ("raw", "lineitem"),
+    ("raw", "orders"),
+    ("warehouse", "features"),
+    ("warehouse", "training_set"),
+]
+
+
+def lake_of_the_bundle(root: Path) -> Lake:
+    """A lake holding each version ``v1`` that make_bundle's chain names."""
+    lake = Lake(root)
+    for zone, table in NAMED:
+        lake.version_path(zone, table, "v1").mkdir(parents=True)
+    return lake
+
+
+def test_a_bundle_pins_every_table_version_it_names_until_it_is_issued(tmp_path):
+    lake = lake_of_the_bundle(tmp_path / "lake")
+    bundle = bundle_with_gaps(False)
+    pin_before_issue(lake, bundle)
+    holder = bundle_holder(bundle)
+    assert holder == "bundle-" + bundle.root_digest.removeprefix("sha256:")
+    assert {(z, t): lake.pins(z, t) for z, t in NAMED} == {
+        named: {"v1": [holder]} for named in NAMED
+    }
+    # Pinned: however many versions are published after it, v1 stays.
+    for n in range(KEEP_VERSIONS + 1):
+        with lake.stage("raw", "orders") as staging:
+            pq.write_table(pa.table({"x": [n]}), staging / "part-0.parquet")
+            lake.publish("raw", "orders", staging, {})
+    assert lake.version_path("raw", "orders", "v1").is_dir()
+
+
+def test_a_version_gone_before_its_bundle_is_issued_refuses_the_bundle(tmp_path):
+    lake = lake_of_the_bundle(tmp_path / "lake")
+    lake.version_path("warehouse", "features", "v1").rmdir()
+    with pytest.raises(AuditError, match=r"warehouse/features@v1: pruned from the lake"):
+        pin_before_issue(lake, bundle_with_gaps(False))
+
+
+def test_the_bundles_issued_before_pins_are_pinned_and_a_gap_is_not(tmp_path):
+    lake = lake_of_the_bundle(tmp_path / "lake")
+    audit = tmp_path / "audit"
+    bundle = bundle_with_gaps(True)  # raw/orders@v1 is a gap in it: it names no version
+    issue_bundle(bundle, audit / "delivery_delay" / "v3")
+    (audit / "elsewhere").mkdir()
+    (audit / "elsewhere" / BUNDLE_FILE).write_text("not a bundle")
+    assert pin_issued_bundles(lake, audit) == 1
+    assert lake.pins("raw", "orders") == {}
+    assert lake.pins("warehouse", "features") == {"v1": [bundle_holder(bundle)]}
+    assert pin_bundle(lake, bundle) == []  # pinning again changes nothing
+    assert pin_issued_bundles(lake, tmp_path / "no-audit-yet") == 0

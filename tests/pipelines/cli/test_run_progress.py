@@ -1,5 +1,5 @@
 """What `plumbline run` shows while it works: each training epoch as the Pipes message comes
-in, reused and unchanged assets marked as such, and third-party output in the run's log file
+in, reused and skipped assets marked as such, and third-party output in the run's log file
 instead of the console. Two real runs of the training's upstream into one fresh home."""
 
 import re
@@ -8,7 +8,16 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from pipelines.cli.run import RunOutcome, _Tracker, echo_summary, materialized_status, real_path
+from pipelines.cli.run import (
+    SKIPPED,
+    RunOutcome,
+    _Tracker,
+    echo_summary,
+    force_run_config,
+    materialized_status,
+    real_path,
+)
+from pipelines.lake.store import Lake
 from pipelines.settings import Settings
 from tests.pipelines.cli.test_main import plumbline
 
@@ -23,8 +32,8 @@ THIRD_PARTY = re.compile(r"\b(mlflow|alembic|great_expectations|urllib3)\b|it/s\
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """Two runs into one home: the first builds the model and what it reads, the second
-    finds the raw tables in place, the tables' contents unchanged and the training reused
-    (the same training set, code and config: it does not train again)."""
+    finds the raw tables in place, the tables skipped (their code and inputs unchanged) and
+    the training reused (the same training set, code and config: it does not train again)."""
     home = tmp_path_factory.mktemp("progress") / "home"
     env = {"PLUMBLINE_HOME": str(home)}
     first = plumbline("run", "--scale", "0.01", "--select", SELECTION, env=env, timeout=540)
@@ -34,8 +43,8 @@ def runs(tmp_path_factory):
 
 def status_of(stdout: str, asset: str) -> str:
     """The status the run's summary table gives ``asset``."""
-    [row] = [line.split() for line in stdout.splitlines() if line.startswith(f"{asset} ")]
-    return row[1]
+    [status] = re.findall(rf"^{re.escape(asset)} +({re.escape(SKIPPED)}|\S+)", stdout, re.M)
+    return status
 
 
 def test_each_epoch_is_shown_while_the_model_trains(runs):
@@ -73,7 +82,7 @@ def test_third_party_output_goes_to_the_log_file_not_the_console(runs):
     )
 
 
-def test_a_second_run_marks_reused_and_unchanged_assets(runs):
+def test_a_second_run_marks_reused_and_skipped_assets(runs):
     home, first, second = runs
     assert first.returncode == 0, first.stdout + first.stderr
     assert second.returncode == 0, second.stdout + second.stderr
@@ -82,16 +91,30 @@ def test_a_second_run_marks_reused_and_unchanged_assets(runs):
     # The generator's tables are kept as they were: the asset did no work.
     assert status_of(second.stdout, "raw/orders") == "reused"
     assert "  reused        raw/orders  15,000 rows" in second.stdout
-    # The tables were rebuilt, to the same content digest as before.
-    assert status_of(second.stdout, "warehouse/delay_features") == "unchanged"
-    assert status_of(second.stdout, "warehouse/training_set") == "unchanged"
+    # The tables' code and inputs are those of their live versions: neither rebuilt nor
+    # re-validated, their checks reporting the live version's verdict, and no new version.
+    assert status_of(second.stdout, "warehouse/delay_features") == SKIPPED
+    assert status_of(second.stdout, "warehouse/training_set") == SKIPPED
+    assert re.search(
+        r"check passed, not re-run: warehouse/delay_features delay_features_contract",
+        second.stdout,
+    )
+    assert re.search(
+        r"checks: \d+ passed \(\d+ not re-run: the verdict of the live version\)", second.stdout
+    )
+    lake = Lake(home / "lake")
+    for table in ("delay_features", "training_set"):
+        folder = lake.root / "warehouse" / ".versions" / table
+        assert [p.name for p in folder.iterdir() if not p.name.startswith(".")] == [
+            lake.current("warehouse", table).path.name
+        ]
     # The model: no epoch, no new MLflow run; the summary names the training it reused.
     assert status_of(second.stdout, "models/delay_model") == "reused"
     assert not [line for line in second.stdout.splitlines() if EPOCH.match(line)]
     [first_run] = re.findall(r"test AUC \d\.\d{4}, MLflow run (\w+)", first.stdout)
     assert re.findall(r"test AUC \d\.\d{4}, MLflow run (\w+)", second.stdout) == [first_run]
     [counts] = re.findall(r"SUCCESS in [\d.]+s \((.*)\)", second.stdout)
-    assert "reused" in counts and "unchanged" in counts
+    assert "reused" in counts and f"2 {SKIPPED}" in counts
     # Each run its own log file.
     assert len(list((home / "logs").glob("run-*.log"))) == 2
 
@@ -118,6 +141,9 @@ def _value(value: object) -> dg.MetadataValue:
         # ...and the audit bundle of that version; a new one, if the last did not hold.
         ({"reused_audit_bundle": True}, "sha256:r", "sha256:r", "reused"),
         ({"reused_audit_bundle": False}, "sha256:s", "sha256:r", "materialized"),
+        # A warehouse table whose code and inputs are those of its live version.
+        ({"skipped_unchanged_inputs": True}, "a", "a", SKIPPED),
+        ({"skipped_unchanged_inputs": False}, "a", "a", "unchanged"),
     ],
 )
 def test_materialized_status(metadata, version, previous, expected):
@@ -138,6 +164,47 @@ def test_materialized_status(metadata, version, previous, expected):
 )
 def test_a_shown_path_becomes_the_real_path(shown, expected):
     assert real_path(shown, Path("/h")) == expected
+
+
+def test_force_rebuilds_each_selected_warehouse_table_and_retrains_the_model():
+    @dg.asset(key=["warehouse", "a"])
+    def table_a():
+        return None
+
+    @dg.asset(key=["warehouse", "b"])
+    def table_b():
+        return None
+
+    @dg.asset(key=["raw", "orders"])
+    def orders():
+        return None
+
+    @dg.asset(key=["models", "delay_model"])
+    def model():
+        return None
+
+    @dg.asset(key=["scores", "batch_scores"])
+    def scores():
+        return None
+
+    defs = dg.Definitions(assets=[table_a, table_b, orders, model, scores])
+    keys = [
+        dg.AssetKey(k)
+        for k in (
+            ["warehouse", "a"],
+            ["raw", "orders"],
+            ["models", "delay_model"],
+            ["scores", "batch_scores"],
+        )
+    ]
+    assert force_run_config(defs, keys) == {
+        "ops": {
+            "warehouse__a": {"config": {"rebuild": True}},
+            "models__delay_model": {"config": {"retrain": True}},
+            "scores__batch_scores": {"config": {"rebuild": True}},
+        }
+    }
+    assert force_run_config(defs, [dg.AssetKey(["raw", "orders"])]) == {}
 
 
 def test_a_warning_check_prints_what_it_found(tmp_path):

@@ -1,3 +1,7 @@
+import multiprocessing
+import time
+from pathlib import Path
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -5,10 +9,18 @@ import pytest
 from pipelines.lake.store import KEEP_VERSIONS, Lake, LakeError, digest_files, table_stats
 
 
-def write_version(lake: Lake, values: list[int], table: str = "t"):
+def write_version(lake: Lake, values: list[int], table: str = "t", *, same: bool = False):
     with lake.stage("raw", table) as staging:
         pq.write_table(pa.table({"x": values}), staging / "part-0.parquet")
-        return lake.publish("raw", table, staging, {"note": "test"})
+        return lake.publish_version(
+            "raw", table, staging, {"note": "test"}, same=lake.same_files if same else None
+        ).version
+
+
+def version_names(lake: Lake, zone: str = "raw", table: str = "t") -> list[str]:
+    """The version folders of ``zone/table`` (not its lock, journal, pins or staging)."""
+    folder = lake.root / zone / ".versions" / table
+    return sorted(p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
 def read(lake: Lake, table: str = "t") -> list[int]:
@@ -44,14 +56,75 @@ def test_a_missing_table_has_no_current_version(tmp_path):
     assert Lake(tmp_path).current("raw", "nothing") is None
 
 
-def test_old_versions_are_pruned_but_the_previous_one_is_kept(tmp_path):
+def test_old_versions_are_pruned_but_the_previous_one_is_kept_and_the_removal_recorded(tmp_path):
     lake = Lake(tmp_path)
     versions = [write_version(lake, [i]) for i in range(KEEP_VERSIONS + 2)]
-    kept = sorted(p for p in (tmp_path / "raw" / ".versions" / "t").iterdir())
-    assert len(kept) == KEEP_VERSIONS
-    assert versions[-1].path in kept
-    assert versions[-2].path in kept
+    assert version_names(lake) == [v.path.name for v in versions[-KEEP_VERSIONS:]]
     assert read(lake) == [KEEP_VERSIONS + 1]
+    # Each removal says what was removed, on whose publish.
+    assert [(e["version"], e["on_publish_of"]) for e in lake.pruned("raw", "t")] == [
+        (versions[i].path.name, versions[i + KEEP_VERSIONS].path.name) for i in range(2)
+    ]
+    with lake.stage("raw", "t") as staging:
+        pq.write_table(pa.table({"x": [99]}), staging / "part-0.parquet")
+        published = lake.publish_version("raw", "t", staging, {})
+    assert published.pruned == (versions[2].path.name,) and not published.kept
+
+
+def test_the_same_table_published_again_keeps_its_version(tmp_path):
+    lake = Lake(tmp_path)
+    first = write_version(lake, [1, 2], same=True)
+    again = write_version(lake, [1, 2], same=True)
+    assert again.path == first.path  # one content, one version, one name
+    assert version_names(lake) == [first.path.name]
+    other = write_version(lake, [1, 3], same=True)
+    assert version_names(lake) == sorted([first.path.name, other.path.name])
+    # A live version whose files were changed is no longer the same table: a new version.
+    data = other.path / "part-0.parquet"
+    data.chmod(0o644)
+    pq.write_table(pa.table({"x": [1, 4]}), data)
+    replaced = write_version(lake, [1, 3], same=True)
+    assert replaced.path != other.path and lake.verify(replaced)
+
+
+def _publish_after(root: str, values: list[int], ready: str) -> str:
+    """In another process: stage ``values`` as raw/t, say so by creating ``ready``, then
+    publish it unless the live version holds the same (a concurrent run's publish)."""
+    lake = Lake(root)
+    with lake.stage("raw", "t") as staging:
+        pq.write_table(pa.table({"x": values}), staging / "part-0.parquet")
+        Path(ready).touch()
+        return lake.publish_version("raw", "t", staging, {}, same=lake.same_files).version.path.name
+
+
+def test_two_concurrent_publishes_of_one_table_leave_one_version_and_the_previous_one(tmp_path):
+    """Two runs rebuild one table to the same content at once: one version of it, not two,
+    and the version before them stays (two copies would have pruned it)."""
+    lake = Lake(tmp_path)
+    previous = write_version(lake, [0])
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(2) as pool:
+        with lake.locked("raw", "t"):
+            # Both stage while this process holds the table's lock, then wait on it together.
+            results = [
+                pool.apply_async(
+                    _publish_after, (str(tmp_path), [1, 2], str(tmp_path / f"ready{i}"))
+                )
+                for i in range(2)
+            ]
+            deadline = time.monotonic() + 60
+            while not all((tmp_path / f"ready{i}").exists() for i in range(2)):
+                assert time.monotonic() < deadline, "the publishing processes did not start"
+                time.sleep(0.05)
+            time.sleep(0.5)
+            # Neither publishes while another holds the table's lock.
+            assert not any(result.ready() for result in results)
+            assert version_names(lake) == [previous.path.name]
+        names = {result.get(timeout=60) for result in results}
+    assert len(names) == 1
+    assert version_names(lake) == sorted([previous.path.name, *names])
+    assert read(lake) == [1, 2]
+    assert lake.pruned("raw", "t") == []
 
 
 def test_digest_follows_content_and_names(tmp_path):
@@ -105,21 +178,31 @@ def test_a_version_name_reads_back_as_its_publish_time_in_order():
         assert Lake.published_at(other) is None
 
 
-def test_a_published_version_names_its_inputs_until_one_is_pruned(tmp_path):
+def test_a_version_that_a_version_in_the_lake_was_built_from_is_kept(tmp_path):
     lake = Lake(tmp_path)
     source = write_version(lake, [1], table="source")
-    with lake.stage("warehouse", "built") as staging:
-        pq.write_table(pa.table({"x": [1]}), staging / "part-0.parquet")
-        built = lake.publish(
-            "warehouse", "built", staging, {"inputs": {"raw.source": source.path.name}}
-        )
+
+    def build(n: int):
+        with lake.stage("warehouse", "built") as staging:
+            pq.write_table(pa.table({"x": [n]}), staging / "part-0.parquet")
+            inputs = {"raw.source": lake.current("raw", "source").path.name}
+            return lake.publish("warehouse", "built", staging, {"inputs": inputs})
+
+    built = build(1)
     assert lake.inputs(built) == {
         "raw.source": lake.version_path("raw", "source", source.path.name)
     }
-    assert lake.manifest("raw", "source", source.path.name)["digest"] == source.digest
     for n in range(KEEP_VERSIONS + 1):
         write_version(lake, [n + 2], table="source")
-    assert lake.inputs(built) is None  # its input version was pruned
+    # Older than the newest KEEP_VERSIONS, but warehouse/built was built from it: kept, so
+    # that what is published can be audited down to its sources.
+    assert lake.inputs(built) is not None
+    assert lake.manifest("raw", "source", source.path.name)["digest"] == source.digest
+    # Once no version in the lake was built from it, the next publish removes it.
+    for n in range(KEEP_VERSIONS):
+        build(n + 2)
+    assert lake.manifest("warehouse", "built", built.path.name) is None
+    write_version(lake, [9], table="source")
     assert lake.manifest("raw", "source", source.path.name) is None
 
 

@@ -115,3 +115,25 @@ def test_a_failed_check_publishes_nothing_and_records_no_contract(lake, tmp_path
     }
     assert lake.current(WAREHOUSE_ZONE, "doubled_orders") is None
     assert published.latest("doubled_orders") is None
+
+
+def test_a_rebuild_to_the_same_table_keeps_its_version(lake, tmp_path):
+    table = _table(
+        tmp_path, "SELECT o_orderkey AS order_key, o_total + o_total AS doubled FROM raw.orders"
+    )
+    published = PublishedContracts(tmp_path / "contracts")
+    first = _build(lake, table, published).built
+    again = _build(lake, table, published).built
+    assert again.kept and not first.kept
+    assert again.version.path == first.version.path  # no new folder, one name
+    assert again.data_version == first.data_version == first.version.manifest["data_version"]
+    versions = lake.root / WAREHOUSE_ZONE / ".versions" / "doubled_orders"
+    assert [p.name for p in versions.iterdir() if not p.name.startswith(".")] == [
+        first.version.path.name
+    ]
+    # Other SQL to the same rows is a new version (its manifest names the SQL it was built
+    # from), of the same data version.
+    (tmp_path / "doubled_orders.sql").write_text(SQL.replace("* 2", '+ "o_total"'))
+    other = _build(lake, table, published).built
+    assert not other.kept and other.version.path != first.version.path
+    assert other.data_version == first.data_version

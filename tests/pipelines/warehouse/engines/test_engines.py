@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipelines.warehouse.engines.base import EngineError, bind_tables
-from pipelines.warehouse.engines.digest import content_digest
+from pipelines.warehouse.engines.digest import content_digest, table_digests
 from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
 
 REVENUE_BY_PRIORITY = """
@@ -126,6 +126,36 @@ def test_digest_ignores_row_order_but_not_content(tmp_path):
     assert digest == content_digest(tmp_path / "b.parquet")
     assert digest != content_digest(tmp_path / "c.parquet"), "NULL and '' must differ"
     assert digest != content_digest(tmp_path / "d.parquet"), "a duplicate row must count"
+
+
+BASE = "SELECT 12345678901.23::DECIMAL(18,2) AS x, 'p' AS s UNION ALL SELECT 1, NULL"
+
+
+@pytest.mark.parametrize(
+    ("other", "same_content", "same_exact"),
+    [
+        # The same rows in another order: one table.
+        ("SELECT 1::DECIMAL(18,2) AS x, NULL AS s UNION ALL SELECT 12345678901.23, 'p'", 1, 1),
+        # A cent beyond 12 significant digits: the same to compare engines, not the same table.
+        ("SELECT 12345678901.24::DECIMAL(18,2) AS x, 'p' AS s UNION ALL SELECT 1, NULL", 1, 0),
+        # The same values as DOUBLE: another type, another table.
+        ("SELECT 12345678901.23::DOUBLE AS x, 'p' AS s UNION ALL SELECT 1, NULL", 1, 0),
+        # The text \N where there was NULL: the engine comparison writes NULL so, the exact
+        # digest does not.
+        ("SELECT 12345678901.23::DECIMAL(18,2) AS x, 'p' AS s UNION ALL SELECT 1, '\\N'", 1, 0),
+    ],
+)
+def test_the_exact_digest_identifies_a_table_where_the_content_digest_compares_engines(
+    tmp_path, other, same_content, same_exact
+):
+    import duckdb
+
+    for name, sql in (("base", BASE), ("other", other)):
+        duckdb.sql(sql).write_parquet(str(tmp_path / f"{name}.parquet"))
+    base, changed = (table_digests(tmp_path / f"{n}.parquet") for n in ("base", "other"))
+    assert base.content == content_digest(tmp_path / "base.parquet")
+    assert (base.content == changed.content) == bool(same_content)
+    assert (base.exact == changed.exact) == bool(same_exact)
 
 
 def test_spark_sessions_run_in_ansi_mode_whatever_the_cluster_defaults(spark_engine):
