@@ -101,6 +101,9 @@ class Semantics:
     # which decides whether it compares with case (sql/rules/case_sensitivity.py)
     TEXT_CASE_IS_AN_ATTRIBUTE = False
     TEXT_COMPARES_BY_COLLATION = False  # text compares by a collation, by default ignoring case
+    # text compares as if the shorter were padded with blanks: 'a' = 'a ', also where values
+    # are grouped (PAD-COMPARISON, PAD-VARIANT)
+    TEXT_IGNORES_TRAILING_BLANKS = False
     TRANSLATE_LENGTHS_MUST_MATCH = False  # TRANSLATE raises when `from` and `to` differ in length
 
     # Numbers and types
@@ -195,6 +198,7 @@ class PlumblineRedshift(Redshift, Semantics):
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
     RATIO_TO_REPORT_IS_DOUBLE = True
     SPLIT_PART_NEEDS_POSITIVE_PART = True
+    TEXT_IGNORES_TRAILING_BLANKS = True
     TRUNCATED_WEEKS_START_MONDAY = True
     VARCHAR_MAX_IS_UNBOUNDED = True
 
@@ -323,6 +327,7 @@ class PlumblineTeradata(Teradata, Semantics):
     SET_TABLES = True
     STATISTICS_KEEP_DECIMAL = True
     TEXT_CASE_IS_AN_ATTRIBUTE = True
+    TEXT_IGNORES_TRAILING_BLANKS = True
 
     class Parser(Teradata.Parser):
         # CASE_N's NO CASE / UNKNOWN cases are not expressions: sqlglot stops at them.
@@ -518,6 +523,7 @@ class PlumblineTSQL(TSQL, Semantics):
     SCRIPT_VARIABLES = True
     STRING_CASTS_TRUNCATE = True
     TEXT_COMPARES_BY_COLLATION = True
+    TEXT_IGNORES_TRAILING_BLANKS = True
     TRANSLATE_LENGTHS_MUST_MATCH = True
     UNSIZED_STRINGS_ARE_SHORT = True
     VARCHAR_MAX_IS_UNBOUNDED = True

@@ -196,7 +196,11 @@ def apply_to_lateral(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def minus(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    return node if node.args.get("distinct") is not False else None
+    if node.args.get("distinct") is not False:
+        # EXCEPT is what the ANSI generator writes; the set operation's other rules still
+        # apply to it (PAD-VARIANT compares its text as the source does).
+        ctx.applied.add("ORA-MINUS")
+    return None
 
 
 @rule(
