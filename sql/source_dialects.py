@@ -113,6 +113,9 @@ class Semantics:
     FLOAT_PRECISION_PICKS_WIDTH = False  # FLOAT(n) is 32-bit for n <= 24, 64-bit above
     INTEGER_CAST_TRUNCATES = False  # CAST of a decimal to an integer truncates (else: rounds)
     INTEGER_DIVISION_IS_DECIMAL = False  # integer / integer is a DECIMAL(38, 6)
+    # INSERT of text longer than a VARCHAR(n) column fails (T-SQL: with ANSI_WARNINGS ON, the
+    # default of every client library), where a CAST to VARCHAR(n) cuts it
+    INSERT_CHECKS_TEXT_LENGTH = False
     TEXT_TO_INTEGER_IS_DOCUMENTED = False  # which text CAST(... AS INT64) reads is fixed
     # LOG(x) is the base-10 logarithm; sqlglot leaves these a one-argument LOG (the other
     # dialects' LOG(x) is read as LN).
@@ -515,6 +518,7 @@ class PlumblineTSQL(TSQL, Semantics):
     DATETIME_PLUS_NUMBER_ADDS_DAYS = True
     FLOAT_PRECISION_PICKS_WIDTH = True
     GREATEST_IGNORES_NULLS = True
+    INSERT_CHECKS_TEXT_LENGTH = True
     INTEGER_CAST_TRUNCATES = True
     LIKE_BRACKET_CLASSES = True
     REPEAT_CUTS_AT_8000_BYTES = True
