@@ -270,12 +270,12 @@ _WIDEST = 38
             '\'^-?0*([0-9]|[1-9][0-9]{0,6})(\\.[0-9]+)?$\' THEN "orders"."o_clerk" WHEN '
             '"orders"."o_clerk" LIKE_REGEX \'^-?0*[1-9][0-9]{7}(\\.[0-9]+)?$\' THEN CASE WHEN '
             'ABS(CAST("orders"."o_clerk" AS DECIMAL(11, 2))) < 100000000 THEN "orders"."o_clerk" '
-            'END WHEN "orders"."o_clerk" LIKE_REGEX \'^-?0*[1-9][0-9]{8,}(\\.[0-9]+)?$\' OR '
-            '"orders"."o_clerk" LIKE_REGEX \'[^0-9 \\t\\n\\r\x0b\x0c+.eE-]\' THEN NULL ELSE '
-            "RAISE_ERROR('FN-TRY-CAST-NUMBER: text of digits, blanks, signs, points or an "
-            "exponent that Snowflake''s TRY_ number conversion may read in more than one way; "
-            'its value is not documented\') END AS DECIMAL(10, 2)) AS "n" FROM "raw"."orders" AS '
-            '"orders"',
+            'END WHEN "orders"."o_clerk" IS NULL OR "orders"."o_clerk" LIKE_REGEX '
+            '\'^-?0*[1-9][0-9]{8,}(\\.[0-9]+)?$\' OR "orders"."o_clerk" LIKE_REGEX \'[^0-9 '
+            "\\t\\n\\r\x0b\x0c+.eE-]' THEN NULL ELSE RAISE_ERROR('FN-TRY-CAST-NUMBER: text of digits, "
+            "blanks, signs, points or an exponent that Snowflake''s TRY_ number conversion may "
+            "read in more than one way; its value is not documented') END AS DECIMAL(10, 2)) AS "
+            '"n" FROM "raw"."orders" AS "orders"',
         ),
     ),
 )

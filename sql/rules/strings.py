@@ -762,7 +762,11 @@ def standard_pattern(pattern: exp.Expr, ctx: Context) -> tuple[exp.Expr, bool] |
     "making the next character literal: one that is not a literal gets ESCAPE '\\', the same "
     "matches, the same error on a final backslash, and an error (on Spark, and in the "
     "standard) instead of a match for a backslash before a character other than %, _ or a "
-    "backslash. An explicit ESCAPE clause already has the standard meaning.",
+    "backslash. An explicit ESCAPE clause already has the standard meaning. T-SQL LIKE ignores "
+    "a varchar value's trailing blanks without saying how many: with a pattern ending in _ or a "
+    "blank (no class, no ESCAPE) the value's readings (all but k of its trailing blanks "
+    "dropped) are compared, and a value they disagree on stops the query at run time (a guard "
+    "naming this rule); a pattern ending in a class that holds a blank is refused.",
     (
         (
             "bigquery",
@@ -777,6 +781,23 @@ def standard_pattern(pattern: exp.Expr, ctx: Context) -> tuple[exp.Expr, bool] |
             'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
             'WHERE "customer"."c_name" LIKE_REGEX \'^([a-c][\\s\\S]*)$\' AND NOT '
             '("customer"."c_phone" LIKE_REGEX \'^([\\s\\S]*[_][\\s\\S]*)$\')',
+        ),
+        (
+            "tsql",
+            "SELECT c_custkey FROM dbo.Customer WHERE c_phone LIKE '1_'",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
+            "WHERE CASE WHEN (\"customer\".\"c_phone\" LIKE '1_' OR TRIM(TRAILING ' ' FROM "
+            '"customer"."c_phone") LIKE \'1_\' OR ("customer"."c_phone" LIKE \'% \' AND '
+            "TRIM(TRAILING ' ' FROM \"customer\".\"c_phone\") || ' ' LIKE '1_') OR "
+            '("customer"."c_phone" LIKE \'%  \' AND TRIM(TRAILING \' \' FROM "customer"."c_phone") '
+            "|| '  ' LIKE '1_')) AND NOT (\"customer\".\"c_phone\" LIKE '1_' AND TRIM(TRAILING ' ' "
+            'FROM "customer"."c_phone") LIKE \'1_\' AND (NOT "customer"."c_phone" LIKE \'% \' OR '
+            "TRIM(TRAILING ' ' FROM \"customer\".\"c_phone\") || ' ' LIKE '1_') AND (NOT "
+            '"customer"."c_phone" LIKE \'%  \' OR TRIM(TRAILING \' \' FROM "customer"."c_phone") || '
+            "'  ' LIKE '1_')) THEN RAISE_ERROR('LIKE-PATTERN: T-SQL LIKE with a pattern ending "
+            "in _ or a blank ignores some of a varchar value''s trailing blanks, how many is not "
+            "documented, and this value matches with some of them ignored and not with others') "
+            'ELSE "customer"."c_phone" LIKE \'1_\' END',
         ),
     ),
     phase="syntax",

@@ -151,12 +151,18 @@ def _substitute(
     root: exp.Expr, value: exp.Expr, grouped: exp.Expr, make: Callable[[], exp.Expr]
 ) -> bool:
     """Replace each use of ``value`` under ``root`` (outside aggregates and outside
-    ``grouped``, the group's key, which a grouped query reads as it is) by ``make()``; False
-    where a subquery reads it (the group's value there has no exact form)."""
+    ``grouped``, the group's key, which a grouped query reads as it is) by ``make()``, and
+    within GROUPING(...) by the key; False where a subquery reads it (the group's value
+    there has no exact form)."""
     stack = [root]
     while stack:
         node = stack.pop()
         if type(node) is type(grouped) and node == grouped:
+            continue
+        if isinstance(node, exp.Grouping):
+            for argument in node.expressions:
+                if type(argument) is type(value) and argument == value:
+                    argument.replace(clone(grouped))
             continue
         if type(node) is type(value) and node == value:
             replacement = make()
@@ -183,17 +189,26 @@ def _show_groups(
     what: str,
     at: exp.Expr,
     ctx: Context,
+    rolled: Sequence[exp.Expr] = (),
 ) -> bool:
     """Every use of a keyed value in what ``select`` shows (its list, HAVING, ORDER BY,
-    QUALIFY) replaced by the group's guarded value; False (refused) where that has no place."""
+    QUALIFY) replaced by the group's guarded value (NULL in a row where ROLLUP, CUBE or
+    GROUPING SETS (``rolled``) left it out, as GROUPING of its key says); False (refused)
+    where that has no place."""
     for value, key in keyed:
         grouped = key.of(value)
+
+        def make(value: exp.Expr = value, key: Key = key, grouped: exp.Expr = grouped) -> exp.Expr:
+            guarded_value = shown(value, key, what, at)
+            if not any(type(r) is type(value) and r == value for r in rolled):
+                return guarded_value
+            left_out = exp.EQ(this=exp.Grouping(expressions=[clone(grouped)]), expression=lit(1))
+            return exp.Case(ifs=[exp.If(this=left_out, true=exp.Null())], default=guarded_value)
+
         for clause in _SHOWING:
             found = select.args.get(clause)
             for root in found if isinstance(found, list) else [found] if found else []:
-                if not _substitute(
-                    root, value, grouped, lambda v=value, k=key: shown(v, k, what, at)
-                ):
+                if not _substitute(root, value, grouped, make):
                     ctx.report(
                         "error",
                         key.rule,
@@ -241,20 +256,17 @@ def _group(select: exp.Select, ctx: Context) -> exp.Expr | None:
         if key is None:
             continue
         assert isinstance(key, Key)
-        if any(value is e for e in extended):
-            ctx.report(
-                "error",
-                key.rule,
-                group,
-                f"GROUP BY ROLLUP / CUBE / GROUPING SETS of {name_of(value)}: its groups hold "
-                f"values that {key.differences()}, and a super-aggregate row's value has no "
-                "guarded form; not translated",
-            )
-            return select
         keyed.append((value, key))
     if not keyed:
         return None
-    if not _show_groups(select, keyed, "GROUP BY", group, ctx):
+    # Each value once (a key may be both a plain key and in a ROLLUP): its uses are replaced
+    # once; every place it is grouped by takes its key.
+    shown_once: list[tuple[exp.Expr, Key]] = []
+    for value, key in keyed:
+        if not any(type(v) is type(value) and v == value for v, _ in shown_once):
+            shown_once.append((value, key))
+    rolled = [value for value, _ in keyed if any(value is e for e in extended)]
+    if not _show_groups(select, shown_once, "GROUP BY", group, ctx, rolled):
         return select
     for value, key in keyed:
         value.replace(key.of(value))
@@ -536,8 +548,9 @@ def case_variant(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "holds more than one: the value is MIN(x) under a run-time guard, CASE WHEN MIN(x) <> "
     "MAX(x) THEN RAISE_ERROR('PAD-VARIANT: ...') ELSE MIN(x) END, so that data without such "
     "groups runs exact and a group with them stops the query. A set operation becomes the "
-    "rows of both sides (UNION ALL) grouped by their keys. Refused: ROLLUP / CUBE / GROUPING "
-    "SETS, DISTINCT over groups or window functions, INTERSECT / EXCEPT ALL and a subquery "
+    "rows of both sides (UNION ALL) grouped by their keys; ROLLUP / CUBE / GROUPING SETS group "
+    "by the keys too, a row that leaves the value out showing NULL (GROUPING of its key). "
+    "Refused: DISTINCT over groups or window functions, INTERSECT / EXCEPT ALL and a subquery "
     "reading a group's value, where such text is shown.",
     (
         (
