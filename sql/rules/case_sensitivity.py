@@ -323,22 +323,20 @@ def _strip(node: exp.Expr) -> exp.Expr:
     return node
 
 
-def _texts(expressions: Sequence[exp.Expr]) -> list[exp.Expr]:
-    return [e for e in expressions if text_type(e)]
-
-
 @rule(
     "CASE-IMPLICIT",
     "rewrite",
     ("teradata", "tsql"),
-    (exp.Ordered, exp.Window, exp.Between),
-    "Text ordered or partitioned (ORDER BY, window PARTITION BY) or compared with BETWEEN "
+    (exp.Ordered, exp.Between),
+    "Text ordered (ORDER BY) or compared with BETWEEN "
     "compares with or without case as an explicit comparison does (TD-CASESPECIFIC, "
     "TSQL-COLLATION): case-sensitively it translates as written, with a warning where the "
     "teradata_session_mode or tsql_collation_case assumption decided it; without case "
     "(Teradata), the key is the portable TRANSLATE(x, 'a..z', 'A..Z'), rows equal but for "
     "case being ties in both. Refused without case: T-SQL (a case-insensitive collation), "
-    "ORDER BY of a set operation and WITHIN GROUP (the ordered value is the result).",
+    "ORDER BY of a set operation and WITHIN GROUP (the ordered value is the result). A "
+    "window's PARTITION BY compares its key as GROUP BY does (PAD-VARIANT), reported under "
+    "this rule where the assumption decides it.",
     (
         (
             "teradata",
@@ -360,13 +358,11 @@ def implicit_order(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 
 
 def implicit_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    """ORDER BY, PARTITION BY and BETWEEN over text (CASE-IMPLICIT). Where equal text is
-    grouped or shown (GROUP BY, DISTINCT, set operations, IN (subquery), MIN / MAX): CASE-VARIANT
-    (sql/rules/text_groups.py)."""
+    """ORDER BY and BETWEEN over text (CASE-IMPLICIT). Where equal text is grouped,
+    partitioned or shown (GROUP BY, DISTINCT, set operations, IN (subquery), PARTITION BY,
+    MIN / MAX): sql/rules/text_groups.py."""
     if isinstance(node, exp.Ordered):
         return _order(node, ctx)
-    if isinstance(node, exp.Window):
-        return _partition(node, ctx)
     if isinstance(node, exp.Between):
         names = ("this", "low", "high")
         if not all(text_type(node.args[n]) for n in names):
@@ -403,32 +399,6 @@ def _order(node: exp.Ordered, ctx: Context) -> exp.Expr | None:
     ordered = clone(node)
     ordered.set("this", fold(node.this))
     return ordered
-
-
-def _partition(node: exp.Window, ctx: Context) -> exp.Expr | None:
-    keys = [k for k in _texts(node.args.get("partition_by") or []) if not case_free([k], True)]
-    if not keys:
-        return None
-    decisions = []
-    for key in keys:
-        what = f"PARTITION BY {name_of(key)}"
-        decision = decide_or_refuse([key], node, ctx, what)
-        if decision is None:
-            return node
-        if decision.blind and semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
-            refuse_blind(decision, node, ctx, what)
-            return node
-        warn(decision, node, ctx, what)
-        decisions.append((key, decision))
-    if not any(d.blind for _, d in decisions):
-        return None
-    blind = {id(k) for k, d in decisions if d.blind}
-    window = clone(node)
-    window.set(
-        "partition_by",
-        [fold(p) if id(p) in blind else clone(p) for p in node.args["partition_by"]],
-    )
-    return window
 
 
 @rule(

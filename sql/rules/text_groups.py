@@ -147,37 +147,81 @@ def _is_aggregate(node: exp.Expr) -> bool:
     return not (isinstance(parent, exp.Window) and parent.this is node)
 
 
-def _substitute(
-    root: exp.Expr, value: exp.Expr, grouped: exp.Expr, make: Callable[[], exp.Expr]
-) -> bool:
-    """Replace each use of ``value`` under ``root`` (outside aggregates and outside
-    ``grouped``, the group's key, which a grouped query reads as it is) by ``make()``, and
-    within GROUPING(...) by the key; False where a subquery reads it (the group's value
-    there has no exact form)."""
-    stack = [root]
+@dataclass(eq=False)
+class _Shown:
+    """One keyed value of a grouped query: its key, and how a use of it is shown."""
+
+    value: exp.Expr
+    grouped: exp.Expr  # the key the query groups by, which it reads as it is
+    make: Callable[[], exp.Expr]  # what a use of the value becomes
+    key: Key
+
+
+class _Uses:
+    """Which keyed value a node is: columns (the usual keys) by their names, compared
+    without hashing whole subtrees as expression equality does; others by equality."""
+
+    def __init__(self, shown_values: list[_Shown]) -> None:
+        self.shown = shown_values
+        self.columns = {
+            (v.value.table, v.value.name): v
+            for v in shown_values
+            if isinstance(v.value, exp.Column) and not v.value.args.get("db")
+        }
+        by_name = {id(v) for v in self.columns.values()}
+        self.others = [v for v in shown_values if id(v) not in by_name]
+        self.key_types = {type(v.grouped) for v in shown_values}
+
+    def find(self, node: exp.Expr) -> _Shown | None:
+        if type(node) is exp.Column:
+            found = self.columns.get((node.table, node.name))
+            if found is not None:
+                return found
+        for v in self.others:
+            if type(node) is type(v.value) and node == v.value:
+                return v
+        return None
+
+    def is_key(self, node: exp.Expr) -> bool:
+        return type(node) in self.key_types and any(node == v.grouped for v in self.shown)
+
+
+def _substitute(root: exp.Expr, uses: _Uses, ctx: Context, ordering: bool) -> _Shown | None:
+    """Replace each use of a keyed value under ``root`` (outside aggregates and outside its
+    key, which a grouped query reads as it is) by what it is shown as; where it is only
+    compared (GROUPING(...), a window's PARTITION BY and ORDER BY, and the query's ORDER BY
+    when ``ordering``) by its key, which compares as the source compares. Returns the value
+    a subquery reads (the group's value there has no exact form), else None."""
+    stack = [(root, ordering)]
     while stack:
-        node = stack.pop()
-        if type(node) is type(grouped) and node == grouped:
+        node, compared = stack.pop()
+        if uses.is_key(node):
             continue
-        if isinstance(node, exp.Grouping):
-            for argument in node.expressions:
-                if type(argument) is type(value) and argument == value:
-                    argument.replace(clone(grouped))
-            continue
-        if type(node) is type(value) and node == value:
-            replacement = make()
-            if node is root:
-                return False  # a bare root is a clause, never a value: not expected
+        used = uses.find(node)
+        if used is not None and node is not root:  # a root is a clause, never a value
+            replacement = clone(used.grouped) if compared else used.make()
             node.replace(replacement)
+            ctx.wrote(replacement)
             continue
-        if _is_aggregate(node):
+        if _is_aggregate(node) and not isinstance(node, exp.Grouping):
             continue
         if isinstance(node, (exp.Query, exp.Subquery)):
-            if any(type(n) is type(value) and n == value for n in node.walk()):
-                return False
+            for inner in node.walk():
+                read = uses.find(inner)
+                if read is not None:
+                    return read
             continue
-        stack.extend(node.iter_expressions())
-    return True
+        if isinstance(node, exp.Grouping):
+            stack.extend((e, True) for e in node.expressions)
+        elif isinstance(node, exp.Window):
+            for key, value in node.args.items():
+                compares_only = key in ("partition_by", "order")
+                for child in value if isinstance(value, list) else [value]:
+                    if isinstance(child, exp.Expr):
+                        stack.append((child, compared or compares_only))
+        else:
+            stack.extend((child, compared) for child in node.iter_expressions())
+    return None
 
 
 _SHOWING = ("expressions", "having", "order", "qualify")
@@ -189,35 +233,43 @@ def _show_groups(
     what: str,
     at: exp.Expr,
     ctx: Context,
+    keys: dict[int, exp.Expr],
     rolled: Sequence[exp.Expr] = (),
 ) -> bool:
     """Every use of a keyed value in what ``select`` shows (its list, HAVING, ORDER BY,
     QUALIFY) replaced by the group's guarded value (NULL in a row where ROLLUP, CUBE or
-    GROUPING SETS (``rolled``) left it out, as GROUPING of its key says); False (refused)
-    where that has no place."""
-    for value, key in keyed:
-        grouped = key.of(value)
+    GROUPING SETS (``rolled``) left it out, as GROUPING of its key says); ``keys`` holds each
+    value's key by id. False (refused) where that has no place."""
 
-        def make(value: exp.Expr = value, key: Key = key, grouped: exp.Expr = grouped) -> exp.Expr:
+    def maker(value: exp.Expr, key: Key, grouped: exp.Expr) -> Callable[[], exp.Expr]:
+        def make() -> exp.Expr:
             guarded_value = shown(value, key, what, at)
             if not any(type(r) is type(value) and r == value for r in rolled):
                 return guarded_value
             left_out = exp.EQ(this=exp.Grouping(expressions=[clone(grouped)]), expression=lit(1))
             return exp.Case(ifs=[exp.If(this=left_out, true=exp.Null())], default=guarded_value)
 
-        for clause in _SHOWING:
-            found = select.args.get(clause)
-            for root in found if isinstance(found, list) else [found] if found else []:
-                if not _substitute(root, value, grouped, make):
-                    ctx.report(
-                        "error",
-                        key.rule,
-                        at,
-                        f"{what} of {name_of(value)}: a subquery reads the group's value, which "
-                        f"the source shows as one of the group's values that {key.differences()}; "
-                        "not translated",
-                    )
-                    return False
+        return make
+
+    shown_values = [
+        _Shown(value, keys[id(value)], maker(value, key, keys[id(value)]), key)
+        for value, key in keyed
+    ]
+    uses = _Uses(shown_values)
+    for clause in _SHOWING:
+        found = select.args.get(clause)
+        for root in found if isinstance(found, list) else [found] if found else []:
+            read = _substitute(root, uses, ctx, ordering=clause == "order")
+            if read is not None:
+                ctx.report(
+                    "error",
+                    read.key.rule,
+                    at,
+                    f"{what} of {name_of(read.value)}: a subquery reads the group's value, "
+                    f"which the source shows as one of the group's values that "
+                    f"{read.key.differences()}; not translated",
+                )
+                return False
     return True
 
 
@@ -266,10 +318,12 @@ def _group(select: exp.Select, ctx: Context) -> exp.Expr | None:
         if not any(type(v) is type(value) and v == value for v, _ in shown_once):
             shown_once.append((value, key))
     rolled = [value for value, _ in keyed if any(value is e for e in extended)]
-    if not _show_groups(select, shown_once, "GROUP BY", group, ctx, rolled):
+    keys = {id(value): key.of(value) for value, key in keyed}
+    if not _show_groups(select, shown_once, "GROUP BY", group, ctx, keys, rolled):
         return select
-    for value, key in keyed:
-        value.replace(key.of(value))
+    for value, _ in keyed:
+        value.replace(keys[id(value)])  # used above only to compare: still detached
+        ctx.wrote(keys[id(value)])
     return select
 
 
@@ -311,19 +365,21 @@ def _distinct(select: exp.Select, ctx: Context) -> exp.Expr | None:
             "guarded form here; not translated",
         )
         return select
-    grouped = {id(value): key for value, key in keyed}
+    of_value = {id(value): key.of(value) for value, key in keyed}
     keys: list[exp.Expr] = []
     for projection in select.selects:
         value = projection.unalias()
         if isinstance(value, (exp.Literal, exp.Null)):
             continue  # constant: a literal number in GROUP BY would read as a position
-        key = grouped.get(id(value))
-        keys.append(key.of(value) if key is not None else clone(value))
-    if not _show_groups(select, keyed, "SELECT DISTINCT", distinct, ctx):
+        grouped = of_value.get(id(value))
+        keys.append(clone(grouped) if grouped is not None else clone(value))
+    if not _show_groups(select, keyed, "SELECT DISTINCT", distinct, ctx, of_value):
         return select
     distinct.pop()
     if keys:
-        select.set("group", exp.Group(expressions=keys))
+        group = exp.Group(expressions=keys)
+        select.set("group", group)
+        ctx.wrote(group)
     return select
 
 
@@ -442,6 +498,28 @@ def _in_subquery(node: exp.In, ctx: Context) -> exp.Expr | None:
     return exp.In(this=key.of(node.this), query=exp.Subquery(this=keyed))
 
 
+def _partition(node: exp.Window, ctx: Context) -> exp.Expr | None:
+    """A window's PARTITION BY x: its key, exact (rows whose values the source takes for one
+    are one partition); changed in place."""
+    keyed: list[tuple[exp.Expr, Key]] = []
+    for value in node.args.get("partition_by") or []:
+        if not text_type(value):
+            continue
+        key = compares([value], node, ctx, "PARTITION BY")
+        if key is REFUSED:
+            return node
+        if key is not None:
+            assert isinstance(key, Key)
+            keyed.append((value, key))
+    if not keyed:
+        return None
+    for value, key in keyed:
+        written = key.of(value)
+        value.replace(written)
+        ctx.wrote(written)
+    return node
+
+
 def _count_distinct(node: exp.Distinct, ctx: Context) -> exp.Expr | None:
     """COUNT(DISTINCT x) counts the keys: exact."""
     values = [e for e in node.expressions if text_type(e)]
@@ -492,6 +570,8 @@ def text_groups(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return _set_operation(node, ctx)
     if isinstance(node, exp.In):
         return _in_subquery(node, ctx)
+    if isinstance(node, exp.Window):
+        return _partition(node, ctx) if node.args.get("partition_by") else None
     if isinstance(node, exp.Distinct) and isinstance(node.parent, exp.Count):
         return _count_distinct(node, ctx)
     return None
@@ -538,12 +618,13 @@ def case_variant(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     PAD_RULE,
     "rewrite",
     ("tsql", "teradata", "redshift"),
-    (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.In, exp.Distinct),
+    (exp.Select, exp.Union, exp.Intersect, exp.Except, exp.In, exp.Distinct, exp.Window),
     "T-SQL, Teradata and Redshift take text values that differ only in trailing blanks ('a', "
     "'a ') for one wherever they look for equal values (PAD-COMPARISON for explicit "
     "comparisons): GROUP BY, SELECT DISTINCT, UNION / INTERSECT / EXCEPT, IN (subquery), "
-    "COUNT(DISTINCT). Each compares TRIM(TRAILING ' ' FROM x): COUNT(DISTINCT x) and IN are "
-    "then exact. Where one of a group's values is shown (GROUP BY x with x selected, DISTINCT, "
+    "COUNT(DISTINCT), a window's PARTITION BY. Each compares TRIM(TRAILING ' ' FROM x) "
+    "(Teradata without case: case-folded too, CASE-VARIANT): COUNT(DISTINCT x), IN and "
+    "PARTITION BY are then exact. Where one of a group's values is shown (GROUP BY x with x selected, DISTINCT, "
     "a set operation's row), which one the source shows is not determined when the group "
     "holds more than one: the value is MIN(x) under a run-time guard, CASE WHEN MIN(x) <> "
     "MAX(x) THEN RAISE_ERROR('PAD-VARIANT: ...') ELSE MIN(x) END, so that data without such "

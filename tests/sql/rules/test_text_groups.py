@@ -132,6 +132,13 @@ PAD_CASES = [
         [("A", 1), ("a", 1), ("b", 2), ("c  ", 1), (None, 1), (None, 6)],
         "blanks",
     ),
+    (
+        # a window over the groups partitions by the key (no guard there)
+        "SELECT c_name, COUNT(*) AS n, SUM(COUNT(*)) OVER (PARTITION BY c_name) AS w "
+        "FROM NAMES GROUP BY c_name",
+        [("A", 1, 1), ("a", 1, 1), ("b", 2, 2), ("c  ", 1, 1), (None, 1, 1)],
+        "blanks",
+    ),
     ("SELECT DISTINCT c_name FROM NAMES", [("A",), ("a",), ("b",), ("c  ",), (None,)], "blanks"),
     (
         "SELECT c_name FROM NAMES UNION SELECT c_name FROM OTHERS",
@@ -157,10 +164,15 @@ def test_values_that_differ_in_trailing_blanks_group_as_one_or_stop_the_query(
 
 @pytest.mark.parametrize("dialect", ["tsql", "redshift", "teradata"])
 def test_what_equality_alone_decides_is_exact_over_any_rows(engines, catalog, dialect):
-    """COUNT(DISTINCT), IN (subquery) and EXCEPT show no group's value: 'b ' in the other
-    table removes 'b', and 'b' / 'b ' count once."""
+    """COUNT(DISTINCT), PARTITION BY, IN (subquery) and EXCEPT show no group's value: 'b'
+    and 'b ' count once and are one partition, and 'b ' in the other table removes 'b'."""
     count = _ansi("SELECT COUNT(DISTINCT c_name) AS n FROM NAMES", dialect, catalog, ANSI_MODE)
     assert _run(engines, count, "blanks") == ([(4,)], [(4,)])
+    partitioned = _ansi(
+        "SELECT k, COUNT(*) OVER (PARTITION BY c_name) AS n FROM NAMES", dialect, catalog, ANSI_MODE
+    )
+    expected = [(1, 1), (2, 1), (3, 2), (4, 2), (5, 1), (6, 1)]
+    assert _run(engines, partitioned, "blanks") == (expected, expected)
     found = _ansi(
         "SELECT k FROM NAMES WHERE c_name IN (SELECT c_name FROM OTHERS)",
         dialect,
