@@ -10,15 +10,17 @@ compares their *key*: ``TRIM(TRAILING ' ' FROM x)``, case-folded as TD-CASESPECI
 by equality alone (which rows a group holds, whether a value is IN a list, a count) is then
 exact. Where the dialect *shows* one of a group's values (the x of ``GROUP BY x``, a row of
 DISTINCT or of a set operation), which one it shows is not determined once the group holds
-more than one; the translation shows ``MIN(x)`` under a run-time guard: a group whose
-``MIN(x)`` and ``MAX(x)`` differ (it holds two values, compared as the engines compare, byte
-for byte) stops the query, naming the rule (docs/architecture.md, "Run-time guards"). Data
-without such groups runs exact.
+more than one; the translation shows ``MIN(x)``, and one run-time guard in the query's HAVING
+stops it on a group whose ``MIN(x)`` and ``MAX(x)`` differ (it holds two values, compared as
+the engines compare, byte for byte), naming the rule (docs/architecture.md, "Run-time
+guards"); inside the query's own HAVING condition, so that a group the source leaves out
+does not stop it. Data without such groups runs exact. Where a group's value is only
+compared (a window's PARTITION BY or ORDER BY over the groups, GROUPING), its key is used.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -128,15 +130,59 @@ def compares(
     return Key(blind, padded, why)
 
 
-def shown(value: exp.Expr, key: Key, what: str, at: exp.Expr, name: str | None = None) -> exp.Expr:
-    """The value a group of ``value``s shows: MIN(value), where the group holds one value
-    (or only NULLs); guarded where it holds more, which ``key`` took for one."""
-    differs = exp.NEQ(this=exp.Min(this=clone(value)), expression=exp.Max(this=clone(value)))
-    why = (
-        f"{what} of {name or name_of(value)}: a group holds values that {key.differences()}, which "
-        "the source takes for one value; which of them it shows is not determined"
-    )
-    return guarded(exp.Min(this=clone(value)), differs, key.rule, why, at)
+@dataclass(frozen=True)
+class Variants:
+    """A value a grouped query shows, whose groups the source forms by a key: the group
+    shows MIN(value), exact where the group holds one value (or only NULLs)."""
+
+    value: exp.Expr  # each row's (EXCEPT: NULL for the right side's rows)
+    key: Key
+    name: str
+    left_out: exp.Expr | None = None  # the key, where ROLLUP / CUBE / GROUPING SETS leave it out
+
+    def differs(self) -> exp.Expr:
+        """The group holds two values: which the source shows is not determined."""
+        differs: exp.Expr = exp.NEQ(
+            this=exp.Min(this=clone(self.value)), expression=exp.Max(this=clone(self.value))
+        )
+        return differs
+
+    def why(self, what: str) -> str:
+        return (
+            f"{what} of {self.name}: a group holds values that {self.key.differences()}, "
+            "which the source takes for one value; which of them it shows is not determined"
+        )
+
+
+def guard_groups(
+    select: exp.Select, shown: Sequence[Variants], what: str, at: exp.Expr, ctx: Context
+) -> None:
+    """``select`` (grouped) stops on a group holding two of a shown value's values: one run-time
+    guard in its HAVING, for every group it keeps (``CASE WHEN <its HAVING> THEN <guards>
+    ELSE FALSE END``: a group the source leaves out does not stop it)."""
+    if not shown:
+        return
+    passes: exp.Expr = exp.true()
+    for variants in reversed(shown):
+        passes = guarded(passes, variants.differs(), variants.key.rule, variants.why(what), at)
+    having = select.args.get("having")
+    if having is not None:
+        passes = exp.Case(ifs=[exp.If(this=having.this.pop(), true=passes)], default=exp.false())
+    written = exp.Having(this=passes)
+    select.set("having", written)
+    ctx.wrote(written)
+
+
+def least(variants: Variants, what: str, at: exp.Expr) -> exp.Expr:
+    """What a use of the value shows: MIN(value); where ROLLUP, CUBE or GROUPING SETS may
+    leave the key out, NULL in such a row, and the guard right here (Spark resolves no
+    GROUPING, nor a grouping expression, in the HAVING of grouping sets)."""
+    value: exp.Expr = exp.Min(this=clone(variants.value))
+    if variants.left_out is None:
+        return value
+    left_out = exp.EQ(this=exp.Grouping(expressions=[clone(variants.left_out)]), expression=lit(1))
+    value = guarded(value, variants.differs(), variants.key.rule, variants.why(what), at)
+    return exp.Case(ifs=[exp.If(this=left_out, true=exp.Null())], default=value)
 
 
 def _is_aggregate(node: exp.Expr) -> bool:
@@ -153,8 +199,18 @@ class _Shown:
 
     value: exp.Expr
     grouped: exp.Expr  # the key the query groups by, which it reads as it is
-    make: Callable[[], exp.Expr]  # what a use of the value becomes
-    key: Key
+    variants: Variants
+    what: str
+    at: exp.Expr
+    used: bool = False  # shown somewhere (not only compared): its groups are guarded
+
+    @property
+    def key(self) -> Key:
+        return self.variants.key
+
+    def make(self) -> exp.Expr:
+        self.used = True
+        return least(self.variants, self.what, self.at)
 
 
 class _Uses:
@@ -235,26 +291,18 @@ def _show_groups(
     ctx: Context,
     keys: dict[int, exp.Expr],
     rolled: Sequence[exp.Expr] = (),
-) -> bool:
+) -> list[Variants] | None:
     """Every use of a keyed value in what ``select`` shows (its list, HAVING, ORDER BY,
-    QUALIFY) replaced by the group's guarded value (NULL in a row where ROLLUP, CUBE or
-    GROUPING SETS (``rolled``) left it out, as GROUPING of its key says); ``keys`` holds each
-    value's key by id. False (refused) where that has no place."""
-
-    def maker(value: exp.Expr, key: Key, grouped: exp.Expr) -> Callable[[], exp.Expr]:
-        def make() -> exp.Expr:
-            guarded_value = shown(value, key, what, at)
-            if not any(type(r) is type(value) and r == value for r in rolled):
-                return guarded_value
-            left_out = exp.EQ(this=exp.Grouping(expressions=[clone(grouped)]), expression=lit(1))
-            return exp.Case(ifs=[exp.If(this=left_out, true=exp.Null())], default=guarded_value)
-
-        return make
-
-    shown_values = [
-        _Shown(value, keys[id(value)], maker(value, key, keys[id(value)]), key)
-        for value, key in keyed
-    ]
+    QUALIFY) replaced by the group's value (NULL in a row where ROLLUP, CUBE or GROUPING SETS
+    (``rolled``) left it out, as GROUPING of its key says); ``keys`` holds each value's key by
+    id. Returns the values shown, whose groups the query guards (:func:`guard_groups`); None
+    (refused) where a group's value has no place."""
+    shown_values = []
+    for value, key in keyed:
+        grouped = keys[id(value)]
+        left_out = grouped if any(type(r) is type(value) and r == value for r in rolled) else None
+        variants = Variants(value, key, name_of(value), left_out)
+        shown_values.append(_Shown(value, grouped, variants, what, at))
     uses = _Uses(shown_values)
     for clause in _SHOWING:
         found = select.args.get(clause)
@@ -269,8 +317,9 @@ def _show_groups(
                     f"which the source shows as one of the group's values that "
                     f"{read.key.differences()}; not translated",
                 )
-                return False
-    return True
+                return None
+    # Guarded in HAVING: those shown, but not those a row may leave out (guarded in place).
+    return [v.variants for v in shown_values if v.used and v.variants.left_out is None]
 
 
 def _flat(item: exp.Expr) -> list[exp.Expr]:
@@ -319,11 +368,13 @@ def _group(select: exp.Select, ctx: Context) -> exp.Expr | None:
             shown_once.append((value, key))
     rolled = [value for value, _ in keyed if any(value is e for e in extended)]
     keys = {id(value): key.of(value) for value, key in keyed}
-    if not _show_groups(select, shown_once, "GROUP BY", group, ctx, keys, rolled):
+    shown = _show_groups(select, shown_once, "GROUP BY", group, ctx, keys, rolled)
+    if shown is None:
         return select
     for value, _ in keyed:
         value.replace(keys[id(value)])  # used above only to compare: still detached
         ctx.wrote(keys[id(value)])
+    guard_groups(select, shown, "GROUP BY", group, ctx)
     return select
 
 
@@ -373,13 +424,15 @@ def _distinct(select: exp.Select, ctx: Context) -> exp.Expr | None:
             continue  # constant: a literal number in GROUP BY would read as a position
         grouped = of_value.get(id(value))
         keys.append(clone(grouped) if grouped is not None else clone(value))
-    if not _show_groups(select, keyed, "SELECT DISTINCT", distinct, ctx, of_value):
+    shown = _show_groups(select, keyed, "SELECT DISTINCT", distinct, ctx, of_value)
+    if shown is None:
         return select
     distinct.pop()
     if keys:
         group = exp.Group(expressions=keys)
         select.set("group", group)
         ctx.wrote(group)
+    guard_groups(select, shown, "SELECT DISTINCT", distinct, ctx)
     return select
 
 
@@ -441,6 +494,7 @@ def _set_operation(node: exp.SetOperation, ctx: Context) -> exp.Expr | None:
     in_left = exp.EQ(this=column("_in_left"), expression=lit(1))
     projections: list[exp.Expr] = []
     keys: list[exp.Expr] = []
+    shown: list[Variants] = []
     for position, (name, value) in enumerate(zip(names, inner, strict=True)):
         key = keyed.get(position)
         if key is None:
@@ -450,7 +504,9 @@ def _set_operation(node: exp.SetOperation, ctx: Context) -> exp.Expr | None:
         candidates: exp.Expr = column(value)
         if isinstance(node, exp.Except):
             candidates = exp.Case(ifs=[exp.If(this=clone(in_left), true=column(value))])
-        projections.append(exp.alias_(shown(candidates, key, what, node, name), name))
+        variants = Variants(candidates, key, name)
+        shown.append(variants)
+        projections.append(exp.alias_(least(variants, what, node), name))
         keys.append(key.of(column(value)))
     select = exp.Select(expressions=projections).from_(
         exp.Subquery(this=rows, alias=exp.TableAlias(this=exp.to_identifier("_u")))
@@ -463,6 +519,7 @@ def _set_operation(node: exp.SetOperation, ctx: Context) -> exp.Expr | None:
             exp.EQ(this=exp.Max(this=column("_in_right")), expression=lit(right_count)),
         )
         select.set("having", exp.Having(this=present))
+    guard_groups(select, shown, what, node, ctx)
     for arg in ("with_", "order", "limit", "offset"):
         value = node.args.get(arg)
         if value is not None:
@@ -599,14 +656,14 @@ def text_groups(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "teradata",
             "SELECT c_mktsegment, COUNT(*) AS n FROM SALES_DB.CUSTOMER GROUP BY c_mktsegment (NOT CS)",
-            'SELECT CASE WHEN MIN("customer"."c_mktsegment") <> MAX("customer"."c_mktsegment") '
-            "THEN RAISE_ERROR('CASE-VARIANT: GROUP BY of c_mktsegment: a group holds values that "
-            "differ only in case or trailing blanks (written (NOT CASESPECIFIC)), which the "
-            "source takes for one value; which of them it shows is not determined') ELSE "
-            'MIN("customer"."c_mktsegment") END AS "c_mktsegment", COUNT(*) AS "n" FROM '
+            'SELECT MIN("customer"."c_mktsegment") AS "c_mktsegment", COUNT(*) AS "n" FROM '
             '"raw"."customer" AS "customer" GROUP BY TRANSLATE(TRIM(TRAILING \' \' FROM '
             '"customer"."c_mktsegment"), \'abcdefghijklmnopqrstuvwxyz\', '
-            "'ABCDEFGHIJKLMNOPQRSTUVWXYZ')",
+            '\'ABCDEFGHIJKLMNOPQRSTUVWXYZ\') HAVING CASE WHEN MIN("customer"."c_mktsegment") <> '
+            'MAX("customer"."c_mktsegment") THEN RAISE_ERROR(\'CASE-VARIANT: GROUP BY of '
+            "c_mktsegment: a group holds values that differ only in case or trailing blanks "
+            "(written (NOT CASESPECIFIC)), which the source takes for one value; which of them "
+            "it shows is not determined') ELSE TRUE END",
         ),
     ),
 )
@@ -626,9 +683,10 @@ def case_variant(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "(Teradata without case: case-folded too, CASE-VARIANT): COUNT(DISTINCT x), IN and "
     "PARTITION BY are then exact. Where one of a group's values is shown (GROUP BY x with x selected, DISTINCT, "
     "a set operation's row), which one the source shows is not determined when the group "
-    "holds more than one: the value is MIN(x) under a run-time guard, CASE WHEN MIN(x) <> "
-    "MAX(x) THEN RAISE_ERROR('PAD-VARIANT: ...') ELSE MIN(x) END, so that data without such "
-    "groups runs exact and a group with them stops the query. A set operation becomes the "
+    "holds more than one: the value is MIN(x), and the query's HAVING holds a run-time guard, "
+    "CASE WHEN MIN(x) <> MAX(x) THEN RAISE_ERROR('PAD-VARIANT: ...') ELSE TRUE END (within "
+    "its own HAVING condition), so that data without such groups runs exact and a group "
+    "with them stops the query. A set operation becomes the "
     "rows of both sides (UNION ALL) grouped by their keys; ROLLUP / CUBE / GROUPING SETS group "
     "by the keys too, a row that leaves the value out showing NULL (GROUPING of its key). "
     "Refused: DISTINCT over groups or window functions, INTERSECT / EXCEPT ALL and a subquery "
@@ -637,12 +695,12 @@ def case_variant(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "tsql",
             "SELECT c_mktsegment, COUNT(*) AS n FROM dbo.Customer GROUP BY c_mktsegment",
-            'SELECT CASE WHEN MIN("customer"."c_mktsegment") <> MAX("customer"."c_mktsegment") '
-            "THEN RAISE_ERROR('PAD-VARIANT: GROUP BY of c_mktsegment: a group holds values that "
-            "differ only in trailing blanks, which the source takes for one value; which of them "
-            'it shows is not determined\') ELSE MIN("customer"."c_mktsegment") END AS '
-            '"c_mktsegment", COUNT(*) AS "n" FROM "raw"."customer" AS "customer" GROUP BY '
-            'TRIM(TRAILING \' \' FROM "customer"."c_mktsegment")',
+            'SELECT MIN("customer"."c_mktsegment") AS "c_mktsegment", COUNT(*) AS "n" FROM '
+            '"raw"."customer" AS "customer" GROUP BY TRIM(TRAILING \' \' FROM '
+            '"customer"."c_mktsegment") HAVING CASE WHEN MIN("customer"."c_mktsegment") <> '
+            'MAX("customer"."c_mktsegment") THEN RAISE_ERROR(\'PAD-VARIANT: GROUP BY of '
+            "c_mktsegment: a group holds values that differ only in trailing blanks, which the "
+            "source takes for one value; which of them it shows is not determined') ELSE TRUE END",
         ),
         (
             "redshift",
