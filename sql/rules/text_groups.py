@@ -130,7 +130,7 @@ def compares(
     return Key(blind, padded, why)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Variants:
     """A value a grouped query shows, whose groups the source forms by a key: the group
     shows MIN(value), exact where the group holds one value (or only NULLs)."""
@@ -142,10 +142,9 @@ class Variants:
 
     def differs(self) -> exp.Expr:
         """The group holds two values: which the source shows is not determined."""
-        differs: exp.Expr = exp.NEQ(
+        return exp.NEQ(
             this=exp.Min(this=clone(self.value)), expression=exp.Max(this=clone(self.value))
         )
-        return differs
 
     def why(self, what: str) -> str:
         return (
