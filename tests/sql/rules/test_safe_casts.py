@@ -155,6 +155,7 @@ SNOWFLAKE_CASES = [
     ("TRY_TO_NUMBER(o_clerk)", "9" * 38, RAISES),  # may round out of NUMBER(38, 0)
     ("TRY_TO_NUMBER(o_clerk)", "E", RAISES),  # Snowflake reads 0
     ("TRY_TO_NUMBER(o_clerk)", " 12", RAISES),
+    ("TRY_TO_NUMBER(o_clerk)", "\x0c12\t", RAISES),  # a form feed and a tab are blanks too
     ("TRY_TO_NUMBER(o_clerk)", "+12", RAISES),
     ("TRY_TO_NUMBER(o_clerk)", ".5", RAISES),
     ("TRY_TO_NUMBER(o_clerk)", "1e3", RAISES),
