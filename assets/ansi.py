@@ -87,6 +87,8 @@ def _metadata(stored: StoredTranslation, home: str | None = None) -> dict[str, o
         "rules_applied": dg.MetadataValue.md(rules_markdown(stored.rules_applied)),
         # what the SQL asks of an engine beyond SQL:2016 (sql/portable.py)
         "portable_functions": dg.MetadataValue.text(", ".join(stored.portable_functions) or "none"),
+        # the rules whose run-time guards stop the build on a row they cannot translate exactly
+        "guards": dg.MetadataValue.text(", ".join(stored.guards) or "none"),
         "warnings": dg.MetadataValue.md(
             "\n".join(f"- `{line}`" for line in stored.diagnostics) or "none"
         ),

@@ -269,6 +269,14 @@ def uses(tree: exp.Expr) -> list[tuple[str, exp.Expr]]:
     ]
 
 
+def guard_rule(node: PortableRaiseError) -> str:
+    """The rule a run-time guard names: its message's prefix, ``RULE-ID: why``
+    (``sql/rules/build.py failure``, the one writer of RAISE_ERROR)."""
+    message = node.this
+    text = message.name if isinstance(message, exp.Literal) else ""
+    return text.split(": ", 1)[0] if ": " in text else "RAISE_ERROR"
+
+
 def used_names(tree: exp.Expr) -> tuple[str, ...]:
     """The names of the portable functions ``tree`` calls, sorted."""
     return tuple(sorted({name for name, _ in uses(tree)}))
@@ -292,6 +300,7 @@ __all__ = [
     "PortableSplitPart",
     "PortableTranslate",
     "arguments",
+    "guard_rule",
     "used_names",
     "uses",
 ]

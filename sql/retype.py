@@ -135,10 +135,15 @@ def stale_nodes(
                 return
             node = parent
 
-    # Later rewrites enclose earlier ones (rules run bottom-up): the outer one covers them.
+    # Later rewrites mostly enclose earlier ones (rules run bottom-up): the outer one covers
+    # them. One written into an earlier one (Context.wrote: a part of a node a rule changed
+    # in place) makes its ancestors stale, not what the earlier one wrote beside it.
+    covered: set[int] = set()
     for node in reversed(rewritten):
-        if id(node) not in stale and attached(node, root):  # else replaced again later
-            stale.update((id(inner), inner) for inner in _written(node))
+        if id(node) not in covered and attached(node, root):  # else replaced again later
+            written = _written(node)
+            covered.update(id(inner) for inner in written)
+            stale.update((id(inner), inner) for inner in written)
             up(node)
     operations: set[int] = set()
     while True:  # until nothing more is stale

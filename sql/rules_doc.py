@@ -111,8 +111,9 @@ OTHER_DIAGNOSTICS: dict[str, str] = {
     "(`sql/assumptions.yaml`), can name more than one catalog table is refused; qualify it or "
     "set the default with `--assume`.",
     "PORTABLE-STRICT": "`plumbline translate --strict` (`translate_script(..., strict=True)`): "
-    "a call of the portable function set (see above) is refused, naming the function: a strict "
-    "artifact is SQL:2016 alone.",
+    "a call of the portable function set (see above) is refused, naming the function, and a "
+    "run-time guard (RAISE_ERROR) naming the rule it guards for: a strict artifact is SQL:2016 "
+    "alone.",
     "OPAQUE-TYPE": "A column whose type has no exact ANSI form (`GEOGRAPHY`, `SQL_VARIANT`, "
     "...) may be selected, counted or tested for NULL; used in an expression it is refused.",
     "RENDER": "The ANSI SQL cannot be rendered for the engine it runs on (an unknown engine, "
@@ -203,7 +204,10 @@ def rules_markdown() -> str:
         "literal count up to 4; `FN-SPLIT-PART`: parts 1 to 4). A translation lists the "
         "functions it calls (`portable_functions` in `plumbline translate --json`, in the "
         "translation manifest and in the ansi asset's metadata); `--strict` refuses them "
-        "(`PORTABLE-STRICT`).",
+        "(`PORTABLE-STRICT`). RAISE_ERROR is a run-time guard's failure: where a result is "
+        "exact for every row but an identifiable set, the rule writes the exact expression and "
+        'stops the query on a row of that set (docs/architecture.md, "Run-time guards"); a '
+        "translation lists the rules of its guards (`guards`).",
         "",
         "| function | definition | DuckDB | Spark |",
         "|---|---|---|---|",

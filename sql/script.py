@@ -28,6 +28,7 @@ from sql.assumptions import Assumptions
 from sql.client_commands import DotCommand
 from sql.diagnostics import Diagnostic, Severity
 from sql.rules import Context
+from sql.rules.types import INSERT_LENGTH_META
 from sql.session import ScriptSession
 from sql.source_dialects import JoinIndex, StorageOption, semantics
 from sql.tree import breadth_first, preorder
@@ -1035,7 +1036,7 @@ def _column_types(
                 "INSERT enforces and the translation does not (it writes out NOT NULL and a "
                 "DEFAULT of a literal, CURRENT_DATE or CURRENT_TIMESTAMP only)"
             )
-        elif kind.this in _LENGTH_TYPES:
+        elif kind.this in _LENGTH_TYPES and not _length_checked(kind, ctx):
             problem = (
                 f"column {column.name} is {kind.sql(ctx.dialect)}: INSERT of longer text fails "
                 "or is cut by server settings, which the translation does not model; declare "
@@ -1047,6 +1048,30 @@ def _column_types(
     if not columns:
         return None, "CREATE TABLE without columns or AS SELECT"
     return tuple(columns), problem
+
+
+def _length_checked(kind: exp.DataType, ctx: Context) -> bool:
+    """INSERT into a column of type ``kind`` fails on longer text (its dialect's INSERT
+    checks a VARCHAR(n)'s length): the translation guards it instead of refusing."""
+    sizes = kind.expressions
+    size = sizes[0].this if len(sizes) == 1 and isinstance(sizes[0], exp.DataTypeParam) else None
+    return (
+        semantics(ctx.dialect).INSERT_CHECKS_TEXT_LENGTH
+        and kind.this == exp.DType.VARCHAR
+        and isinstance(size, exp.Literal)
+        and size.is_int
+    )
+
+
+def _inserted(value: exp.Expr, kind: exp.DataType) -> exp.Expr:
+    """``value`` converted to its column's type as INSERT converts it: a CAST, marked where
+    the column is VARCHAR(n) (the length INSERT checks)."""
+    if not (kind.this == exp.DType.VARCHAR and kind.expressions):
+        return exp.cast(value, kind.copy())
+    # Always a CAST of its own (exp.cast keeps a CAST of the value to VARCHAR(m) as it is).
+    converted = exp.Cast(this=value, to=kind.copy())
+    converted.meta[INSERT_LENGTH_META] = True
+    return converted
 
 
 def _casespecific(column: exp.ColumnDef) -> bool | None:
@@ -1186,11 +1211,11 @@ def _values_query(
         rows.append(
             exp.Tuple(
                 expressions=[
-                    exp.cast(
+                    _inserted(
                         (defaults or {}).get(name, exp.null()).copy()
                         if _is_default(item)
                         else item.copy(),
-                        types[name].copy(),
+                        types[name],
                     )
                     for item, name in zip(items, named, strict=True)
                 ]
@@ -1265,11 +1290,11 @@ def _typed_rows(
     )
     projections = [
         exp.alias_(
-            exp.cast(
+            _inserted(
                 exp.column(by_name[name], table="inserted")
                 if name in by_name
                 else (defaults or {}).get(name, exp.null()).copy(),
-                kind.copy(),
+                kind,
             ),
             name,
         )

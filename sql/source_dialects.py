@@ -116,6 +116,9 @@ class Semantics:
     # which decides whether it compares with case (sql/rules/case_sensitivity.py)
     TEXT_CASE_IS_AN_ATTRIBUTE = False
     TEXT_COMPARES_BY_COLLATION = False  # text compares by a collation, by default ignoring case
+    # text compares as if the shorter were padded with blanks: 'a' = 'a ', also where values
+    # are grouped (PAD-COMPARISON, PAD-VARIANT)
+    TEXT_IGNORES_TRAILING_BLANKS = False
     TRANSLATE_LENGTHS_MUST_MATCH = False  # TRANSLATE raises when `from` and `to` differ in length
     # TRIM / LTRIM / RTRIM without characters remove Unicode's whitespace (the standard's TRIM:
     # spaces only)
@@ -131,6 +134,9 @@ class Semantics:
     FLOAT_PRECISION_PICKS_WIDTH = False  # FLOAT(n) is 32-bit for n <= 24, 64-bit above
     INTEGER_CAST_TRUNCATES = False  # CAST of a decimal to an integer truncates (else: rounds)
     INTEGER_DIVISION_IS_DECIMAL = False  # integer / integer is a DECIMAL(38, 6)
+    # INSERT of text longer than a VARCHAR(n) column fails (T-SQL: with ANSI_WARNINGS ON, the
+    # default of every client library), where a CAST to VARCHAR(n) cuts it
+    INSERT_CHECKS_TEXT_LENGTH = False
     TEXT_TO_INTEGER_IS_DOCUMENTED = False  # which text CAST(... AS INT64) reads is fixed
     # LOG(x) is the base-10 logarithm; sqlglot leaves these a one-argument LOG (the other
     # dialects' LOG(x) is read as LN).
@@ -236,6 +242,7 @@ class PlumblineRedshift(Redshift, Semantics):
     REGEX_SUBSTR_OF_NO_MATCH_IS_EMPTY = True
     SPLIT_PART_NEEDS_POSITIVE_PART = True
     TIMESTAMP_DIFFERENCE_IS_INTERVAL = True
+    TEXT_IGNORES_TRAILING_BLANKS = True
     TRUNCATED_WEEKS_START_MONDAY = True
     UNPADDED_DATE_STRINGS = True
     VARCHAR_MAX_IS_UNBOUNDED = True
@@ -372,6 +379,7 @@ class PlumblineTeradata(Teradata, Semantics):
     STATISTICS_KEEP_DECIMAL = True
     TEMPORARY_ROWS_DELETED_ON_COMMIT = True
     TEXT_CASE_IS_AN_ATTRIBUTE = True
+    TEXT_IGNORES_TRAILING_BLANKS = True
 
     class Parser(Teradata.Parser):
         # CASE_N's NO CASE / UNKNOWN cases are not expressions: sqlglot stops at them.
@@ -713,6 +721,7 @@ class PlumblineTSQL(TSQL, Semantics):
     DATETIME_PLUS_NUMBER_ADDS_DAYS = True
     FLOAT_PRECISION_PICKS_WIDTH = True
     GREATEST_IGNORES_NULLS = True
+    INSERT_CHECKS_TEXT_LENGTH = True
     INTEGER_CAST_TRUNCATES = True
     LIKE_BRACKET_CLASSES = True
     REPEAT_CUTS_AT_8000_BYTES = True
@@ -721,6 +730,7 @@ class PlumblineTSQL(TSQL, Semantics):
     SCRIPT_VARIABLES = True
     STRING_CASTS_TRUNCATE = True
     TEXT_COMPARES_BY_COLLATION = True
+    TEXT_IGNORES_TRAILING_BLANKS = True
     TRANSLATE_LENGTHS_MUST_MATCH = True
     UNPADDED_DATE_STRINGS = True
     UNSIZED_STRINGS_ARE_SHORT = True

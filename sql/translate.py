@@ -99,6 +99,10 @@ class Translation:
     # The functions of the portable set (sql/portable.py) its ANSI calls: what it asks of
     # the target beyond SQL:2016 (empty for a strict translation).
     portable_functions: tuple[str, ...] = ()
+    # The rules whose run-time guards its ANSI holds (RAISE_ERROR, docs/architecture.md):
+    # where the exact result is not determined for some rows of the data, the query stops
+    # on such a row, naming the rule (empty for a strict translation).
+    guards: tuple[str, ...] = ()
     # What the source statement made of it: "table" (CREATE TABLE ... AS, INSERT INTO),
     # "view" (CREATE VIEW) or "query" (a bare query, whose rows nothing else reads).
     defines: str = "table"
@@ -1115,13 +1119,7 @@ def _translate_definition(
         )
         if strict:
             for name, node in calls:
-                ctx.report(
-                    "error",
-                    "PORTABLE-STRICT",
-                    node,
-                    f"{name} is not SQL:2016 (a function of the portable set); --strict "
-                    "translates to the standard alone",
-                )
+                ctx.report("error", "PORTABLE-STRICT", node, _strict_refusal(name, node))
             ctx.raise_errors()
         selects = tree.selects if isinstance(tree, exp.Query) else []
         columns = tuple(s.alias_or_name for s in selects)
@@ -1169,7 +1167,25 @@ def _translate_definition(
         col=col,
         assumed=tuple(sorted(ctx.assumed.items())),
         portable_functions=tuple(sorted({name for name, _ in calls})),
+        guards=tuple(
+            sorted(
+                {portable.guard_rule(n) for _, n in calls if type(n) is portable.PortableRaiseError}
+            )
+        ),
         defines=_defines(definition),
+    )
+
+
+def _strict_refusal(name: str, node: exp.Expr) -> str:
+    if type(node) is portable.PortableRaiseError:
+        return (
+            f"a run-time guard of {portable.guard_rule(node)} (RAISE_ERROR, which stops the "
+            "query on a row whose exact result is not determined) is not SQL:2016; --strict "
+            "translates to the standard alone"
+        )
+    return (
+        f"{name} is not SQL:2016 (a function of the portable set); --strict translates to "
+        "the standard alone"
     )
 
 

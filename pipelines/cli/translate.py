@@ -103,6 +103,7 @@ def run_translate(
                 "ansi_sql": t.ansi_sql,
                 "rules_applied": list(t.rules_applied),
                 "portable_functions": list(t.portable_functions),
+                "guards": list(t.guards),
                 "source_tables": list(t.source_tables),
                 "columns": list(t.columns),
                 "diagnostics": [asdict(d) for d in t.diagnostics],

@@ -105,6 +105,9 @@ class StoredTranslation:
     # The functions of the portable set its ANSI calls (sql/portable.py): what it asks of
     # an engine beyond SQL:2016.
     portable_functions: list[str] = field(default_factory=list)
+    # The rules whose run-time guards its ANSI holds: it stops on a row whose exact result
+    # is not determined (docs/architecture.md).
+    guards: list[str] = field(default_factory=list)
     # A Jinja template's: the variables it read and the sha256 of the SQL it rendered to
     # (source_sha256 is the template's); None for plain SQL.
     template_vars: dict[str, TemplateValue] | None = None
@@ -492,6 +495,7 @@ def translate_to_store(
                 source_line=translation.line,
                 assumed=",".join(f"{k}={v}" for k, v in translation.assumed),
                 portable_functions=list(translation.portable_functions),
+                guards=list(translation.guards),
                 template_vars=dict(rendered.variables) if rendered is not None else None,
                 rendered_sha256=rendered_sha,
                 query_parameters=recorded,

@@ -77,6 +77,7 @@ def load_all() -> dict[str, Rule]:
         teradata_dates,
         teradata_formats,
         text_casts,
+        text_groups,
         text_timestamps,
         types,
         variant,

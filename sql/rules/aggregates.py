@@ -107,7 +107,16 @@ GROUPING_TYPES = {"tsql": "INTEGER", "redshift": "INTEGER", "teradata": "INTEGER
             "tsql",
             "SELECT o_orderstatus, GROUPING(o_orderstatus) + GROUPING(o_orderpriority) AS g "
             "FROM dbo.Orders GROUP BY ROLLUP (o_orderstatus, o_orderpriority)",
-            'SELECT "orders"."o_orderstatus" AS "o_orderstatus", CAST(GROUPING("orders"."o_orderstatus") AS INTEGER) + CAST(GROUPING("orders"."o_orderpriority") AS INTEGER) AS "g" FROM "raw"."orders" AS "orders" GROUP BY ROLLUP ("orders"."o_orderstatus", "orders"."o_orderpriority")',
+            'SELECT CASE WHEN GROUPING(TRIM(TRAILING \' \' FROM "orders"."o_orderstatus")) = 1 '
+            'THEN NULL ELSE CASE WHEN MIN("orders"."o_orderstatus") <> '
+            'MAX("orders"."o_orderstatus") THEN RAISE_ERROR(\'PAD-VARIANT: GROUP BY of '
+            "o_orderstatus: a group holds values that differ only in trailing blanks, which the "
+            "source takes for one value; which of them it shows is not determined') ELSE "
+            'MIN("orders"."o_orderstatus") END END AS "o_orderstatus", '
+            'CAST(GROUPING(TRIM(TRAILING \' \' FROM "orders"."o_orderstatus")) AS INTEGER) + '
+            'CAST(GROUPING(TRIM(TRAILING \' \' FROM "orders"."o_orderpriority")) AS INTEGER) AS '
+            '"g" FROM "raw"."orders" AS "orders" GROUP BY ROLLUP (TRIM(TRAILING \' \' FROM '
+            '"orders"."o_orderstatus"), TRIM(TRAILING \' \' FROM "orders"."o_orderpriority"))',
         ),
         (
             "snowflake",

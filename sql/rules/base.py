@@ -116,6 +116,14 @@ class Context:
         if diagnostic not in self.diagnostics:
             self.diagnostics.append(diagnostic)
 
+    def wrote(self, written: exp.Expr) -> None:
+        """``written`` took the place of a part of the node a rule matched, which the rule
+        returns as changed in place: then only what it wrote is retyped (not the whole node),
+        and what it built there is left alone by later phases, as a rule's result is."""
+        written.meta["changed"] = True
+        self.rewritten.append(written)
+        _mark_generated(written, self)
+
     def raise_errors(self) -> None:
         errors = [d for d in self.diagnostics if d.severity == "error"]
         if errors:
@@ -207,12 +215,14 @@ def apply_rules(
         if node.meta.get("generated"):
             continue  # already ANSI: written by a rule, not parsed from the source
         for candidate in by_type[type(node)]:
+            recorded = len(ctx.rewritten)
             result = candidate.apply(node, ctx)
             if result is None:
                 continue
             ctx.applied.add(candidate.id)
             if result is node:
-                if candidate.action == "rewrite":
+                # Changed in place: as a whole, unless the rule named what it wrote (wrote).
+                if candidate.action == "rewrite" and len(ctx.rewritten) == recorded:
                     ctx.rewritten.append(node)  # changed in place
                     node.meta["changed"] = True  # copies of it carry the mark (sql/retype.py)
                     if ctx.scopes is not None and any(
@@ -224,23 +234,27 @@ def apply_rules(
                 result.meta["changed"] = True
                 if result.type is None and node.type is not None:
                     result.type = node.type
-                # What the rule built is ANSI already; what it copied from the source
-                # (marked at parse time) still needs the later phases, e.g. a date
-                # subtraction repeated inside the CASE that replaces SIGN(...).
-                for written in preorder(result):
-                    meta = written._meta
-                    if meta is None:
-                        written._meta = {"generated": True}
-                    elif "start" not in meta and not meta.get("source"):
-                        meta["generated"] = True
-                    if isinstance(written, SCOPE_NODES):
-                        ctx.scopes = None  # a query or table written or copied
+                _mark_generated(result, ctx)
                 if node is tree:
                     tree = result
                 else:
                     node.replace(result)
             break
     return tree
+
+
+def _mark_generated(result: exp.Expr, ctx: Context) -> None:
+    """What a rule built is ANSI already; what it copied from the source (marked at parse
+    time) still needs the later phases, e.g. a date subtraction repeated inside the CASE that
+    replaces SIGN(...)."""
+    for written in preorder(result):
+        meta = written._meta
+        if meta is None:
+            written._meta = {"generated": True}
+        elif "start" not in meta and not meta.get("source"):
+            meta["generated"] = True
+        if isinstance(written, SCOPE_NODES):
+            ctx.scopes = None  # a query or table written or copied
 
 
 def candidates(order: list[exp.Expr], dialect: str, phase: Phase) -> list[exp.Expr]:

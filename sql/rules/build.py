@@ -7,6 +7,9 @@ from typing import TypeVar
 
 from sqlglot import exp
 
+from sql.diagnostics import node_offset
+from sql.portable import PortableRaiseError
+
 E = TypeVar("E", bound=exp.Expr)
 
 INTEGER_TYPES = {exp.DType.TINYINT, exp.DType.SMALLINT, exp.DType.INT, exp.DType.BIGINT}
@@ -62,8 +65,13 @@ def _structural_type(node: exp.Expr) -> exp.DType | None:
     if isinstance(node, exp.Case):
         branches = [i.args.get("true") for i in node.args.get("ifs", [])]
         branches.append(node.args.get("default"))
+        # A guard's failing branch (RAISE_ERROR) has the type of the value it guards.
         return _common(
-            [type_of(b) for b in branches if b is not None and not isinstance(b, exp.Null)]
+            [
+                type_of(b)
+                for b in branches
+                if b is not None and not isinstance(b, (exp.Null, PortableRaiseError))
+            ]
         )
     if isinstance(node, exp.Coalesce):
         values = [node.this, *node.expressions]
@@ -300,15 +308,30 @@ def case_when(condition: exp.Expr, then: exp.Expr, default: exp.Expr | None = No
     return exp.Case(ifs=[exp.If(this=condition, true=then)], default=default)
 
 
-def guarded(value: exp.Expr, differs: exp.Expr, rule_id: str, why: str) -> exp.Case:
-    """``value``, the exact translation for every row except those where ``differs`` holds
-    (the exact condition under which the source's result would be another): there the
-    statement stops with ``RULE-ID: why`` (``sql/portable.py`` RAISE_ERROR). A NULL
-    ``differs`` keeps ``value``. The guard is data-dependent exactness, never a heuristic."""
-    from sql.portable import PortableRaiseError
+def failure(rule_id: str, why: str, at: exp.Expr | None = None) -> exp.Expr:
+    """The failing branch of a run-time guard: ``RAISE_ERROR('RULE-ID: why')``
+    (``sql/portable.py``), located at ``at`` (the source construct it guards) for the
+    diagnostics that name it (``--strict``). Only guards write it: the rule id before the
+    first ': ' is what ``Translation.guards`` reports."""
+    node = PortableRaiseError(this=lit(f"{rule_id}: {why}"))
+    offset = node_offset(at) if at is not None else None
+    if offset is not None:
+        node.meta["keyword_start"] = offset
+    return node
 
-    failure = PortableRaiseError(this=lit(f"{rule_id}: {why}"))
-    return exp.Case(ifs=[exp.If(this=differs, true=failure)], default=value)
+
+def guarded(
+    value: exp.Expr, differs: exp.Expr, rule_id: str, why: str, at: exp.Expr | None = None
+) -> exp.Case:
+    """``value``, the exact translation for every row except those where ``differs`` holds
+    (the exact condition under which the source's result would be another, or is not
+    determined): there the statement stops with ``RULE-ID: why`` (:func:`failure`). A NULL
+    ``differs`` keeps ``value``. The guard is data-dependent exactness, never a heuristic:
+    ``differs`` is the set itself, not a sign of it (docs/architecture.md)."""
+    case = exp.Case(ifs=[exp.If(this=differs, true=failure(rule_id, why, at))], default=value)
+    if value.type is not None:
+        case.type = value.type
+    return case
 
 
 def is_null(node: exp.Expr) -> exp.Expr:

@@ -7,9 +7,11 @@ comparing. An operand's attribute is the one applied to it (``x (NOT CS)``), els
 column's declared one (``plumbline catalog import`` keeps it), else the session's default:
 NOT CASESPECIFIC in Teradata (TERA) mode, CASESPECIFIC in ANSI mode (the
 ``teradata_session_mode`` assumption, with DBS Control's DefaultCaseSpec at its default).
-A case-blind comparison is exact as the portable TRANSLATE of a..z to A..Z on both sides;
-where it picks one of several case variants as a value (GROUP BY, DISTINCT, UNION, MIN)
-there is no exact form, and it is refused.
+A case-blind comparison is exact as the portable TRANSLATE of a..z to A..Z on both sides.
+Where equal values are grouped (GROUP BY, DISTINCT, set operations, IN (subquery),
+COUNT(DISTINCT)), sql/rules/text_groups.py compares that folded key and guards the one case
+variant a group shows (CASE-VARIANT); MIN / MAX without case, which picks a variant by an
+order, is refused.
 
 T-SQL compares by the column's or database's collation, a server setting the text does not
 show: the ``tsql_collation_case`` assumption. A case-insensitive collation compares by its own
@@ -18,8 +20,9 @@ reproduces, so a case-dependent comparison under it is refused; under the stated
 case-sensitive one it translates as the engines compare, with a warning.
 
 Every place the assumption decides a result says so: explicit comparisons (=, <, IN, LIKE,
-BETWEEN, in ``sql/rules/dialect_specific.py``) and the implicit ones here (GROUP BY,
-DISTINCT, set operations, IN (subquery), MIN / MAX, ORDER BY, PARTITION BY).
+BETWEEN, in ``sql/rules/dialect_specific.py``), the implicit ones here (ORDER BY, PARTITION
+BY) and those of ``sql/rules/text_groups.py`` (GROUP BY, DISTINCT, set operations, IN
+(subquery), MIN / MAX).
 """
 
 from __future__ import annotations
@@ -348,22 +351,20 @@ def _strip(node: exp.Expr) -> exp.Expr:
     return node
 
 
-def _texts(expressions: Sequence[exp.Expr]) -> list[exp.Expr]:
-    return [e for e in expressions if text_type(e)]
-
-
 @rule(
     "CASE-IMPLICIT",
     "rewrite",
     ("teradata", "tsql"),
-    (exp.Ordered, exp.Window, exp.Between),
-    "Text ordered or partitioned (ORDER BY, window PARTITION BY) or compared with BETWEEN "
+    (exp.Ordered, exp.Between),
+    "Text ordered (ORDER BY) or compared with BETWEEN "
     "compares with or without case as an explicit comparison does (TD-CASESPECIFIC, "
     "TSQL-COLLATION): case-sensitively it translates as written, with a warning where the "
     "teradata_session_mode or tsql_collation_case assumption decided it; without case "
     "(Teradata), the key is the portable TRANSLATE(x, 'a..z', 'A..Z'), rows equal but for "
     "case being ties in both. Refused without case: T-SQL (a case-insensitive collation), "
-    "ORDER BY of a set operation and WITHIN GROUP (the ordered value is the result).",
+    "ORDER BY of a set operation and WITHIN GROUP (the ordered value is the result). A "
+    "window's PARTITION BY compares its key as GROUP BY does (PAD-VARIANT), reported under "
+    "this rule where the assumption decides it.",
     (
         (
             "teradata",
@@ -384,77 +385,12 @@ def implicit_order(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return implicit_comparison(node, ctx)
 
 
-@rule(
-    "CASE-VARIANT",
-    "refuse",
-    ("teradata", "tsql"),
-    (
-        exp.Group,
-        exp.Distinct,
-        exp.Union,
-        exp.Intersect,
-        exp.Except,
-        exp.In,
-        exp.Min,
-        exp.Max,
-    ),
-    "Text compared to find equal values (GROUP BY, SELECT DISTINCT, UNION / INTERSECT / "
-    "EXCEPT, IN (subquery), MIN / MAX, COUNT(DISTINCT)) compares with or without case as an "
-    "explicit comparison does (TD-CASESPECIFIC, TSQL-COLLATION). Case-sensitively it "
-    "translates as written, with a warning where the teradata_session_mode or "
-    "tsql_collation_case assumption decided it. Without case it keeps one of several case "
-    "variants ('foo', 'FOO') as the value, and which one is not determined: refused, naming "
-    "the column and what decided its attribute (COUNT(DISTINCT x) counts the Teradata "
-    "TRANSLATE(x, 'a..z', 'A..Z') instead). Keys that case cannot change (UPPER(x)) pass.",
-    (
-        (
-            "teradata",
-            "SELECT c_mktsegment, COUNT(*) AS n FROM SALES_DB.CUSTOMER GROUP BY c_mktsegment (NOT CS)",
-            "1:59",
-        ),
-        (
-            "teradata",
-            "SELECT DISTINCT c_name (NOT CASESPECIFIC) AS c_name FROM SALES_DB.CUSTOMER",
-            "1:17",
-        ),
-    ),
-)
 def implicit_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if isinstance(node, exp.Group):
-        keys = [
-            *node.expressions,
-            *(e for part in ("rollup", "cube", "grouping_sets") for e in _flat(node, part)),
-        ]
-        return _keeps_variant(node, [[k] for k in _texts(keys)], ctx, "GROUP BY")
-    if isinstance(node, exp.Distinct):
-        return _distinct(node, ctx)
-    if isinstance(node, exp.SetOperation):
-        if isinstance(node, exp.Union) and not node.args.get("distinct"):
-            return None  # UNION ALL compares nothing
-        left, right = node.left, node.right
-        if not isinstance(left, exp.Query) or not isinstance(right, exp.Query):
-            return None
-        pairs = [
-            [a, b]
-            for a, b in zip(left.selects, right.selects, strict=False)
-            if text_type(a) or text_type(b)
-        ]
-        return _keeps_variant(node, pairs, ctx, node.key.upper())
-    if isinstance(node, exp.In):
-        query = node.args.get("query")
-        if query is None or not text_type(node.this):
-            return None
-        inner = query.this if isinstance(query, exp.Subquery) else query
-        selects = inner.selects if isinstance(inner, exp.Query) else []
-        return _keeps_variant(node, [[node.this, *selects[:1]]], ctx, "IN (subquery)")
-    if isinstance(node, (exp.Min, exp.Max)):
-        if not text_type(node.this):
-            return None
-        return _keeps_variant(node, [[node.this]], ctx, node.key.upper(), equality=False)
+    """ORDER BY and BETWEEN over text (CASE-IMPLICIT). Where equal text is grouped,
+    partitioned or shown (GROUP BY, DISTINCT, set operations, IN (subquery), PARTITION BY,
+    MIN / MAX): sql/rules/text_groups.py."""
     if isinstance(node, exp.Ordered):
         return _order(node, ctx)
-    if isinstance(node, exp.Window):
-        return _partition(node, ctx)
     if isinstance(node, exp.Between):
         names = ("this", "low", "high")
         if not all(text_type(node.args[n]) for n in names):
@@ -463,70 +399,17 @@ def implicit_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return None
 
 
-def _flat(node: exp.Group, part: str) -> list[exp.Expr]:
-    found: list[exp.Expr] = []
-    for item in node.args.get(part) or []:
-        found.extend(
-            item.expressions if isinstance(item, (exp.Tuple, exp.Cube, exp.Rollup)) else [item]
-        )
-    return found
-
-
-def _keeps_variant(
-    node: exp.Expr, groups: list[list[exp.Expr]], ctx: Context, what: str, equality: bool = True
-) -> exp.Expr | None:
-    """Refuse ``node`` if any of its comparisons (each a list of operands) is case blind;
-    report each decided by an assumption."""
-    for operands in groups:
-        if case_free(operands, equality):
-            continue
-        shown = f"{what} of {_name(operands[0])}"
-        decision = decide_or_refuse(operands, node, ctx, shown)
-        if decision is None:
-            return node
-        if decision.blind:
-            refuse_blind(decision, node, ctx, shown)
-            return node
-        warn(decision, node, ctx, shown)
-    return None
-
-
-def _name(node: exp.Expr) -> str:
+def name_of(node: exp.Expr) -> str:
     node = unwrap(node)
     if isinstance(node, exp.Alias):
         node = node.this
     return node.name if isinstance(node, exp.Column) else "a text expression"
 
 
-def _distinct(node: exp.Distinct, ctx: Context) -> exp.Expr | None:
-    parent = node.parent
-    if isinstance(parent, exp.Select):
-        groups = [[s] for s in _texts(parent.selects)]
-        return _keeps_variant(node, groups, ctx, "SELECT DISTINCT")
-    if isinstance(parent, exp.Count):
-        values = _texts(node.expressions)
-        if not values or case_free(values, equality=True):
-            return None
-        decision = decide_or_refuse(values, node, ctx, "COUNT(DISTINCT ...)")
-        if decision is None:
-            return node
-        warn(decision, node, ctx, f"COUNT(DISTINCT {_name(values[0])})")
-        if not decision.blind:
-            return None
-        if semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
-            refuse_blind(decision, node, ctx, "COUNT(DISTINCT ...)")
-            return node
-        return exp.Distinct(
-            expressions=[fold(e) if text_type(e) else clone(e) for e in node.expressions]
-        )
-    values = _texts(node.expressions)
-    return _keeps_variant(node, [[v] for v in values], ctx, "DISTINCT") if values else None
-
-
 def _order(node: exp.Ordered, ctx: Context) -> exp.Expr | None:
     if not text_type(node.this) or case_free([node.this], equality=False):
         return None
-    what = f"ORDER BY {_name(node.this)}"
+    what = f"ORDER BY {name_of(node.this)}"
     decision = decide_or_refuse([node.this], node, ctx, what)
     if decision is None:
         return node
@@ -544,32 +427,6 @@ def _order(node: exp.Ordered, ctx: Context) -> exp.Expr | None:
     ordered = clone(node)
     ordered.set("this", fold(node.this))
     return ordered
-
-
-def _partition(node: exp.Window, ctx: Context) -> exp.Expr | None:
-    keys = [k for k in _texts(node.args.get("partition_by") or []) if not case_free([k], True)]
-    if not keys:
-        return None
-    decisions = []
-    for key in keys:
-        what = f"PARTITION BY {_name(key)}"
-        decision = decide_or_refuse([key], node, ctx, what)
-        if decision is None:
-            return node
-        if decision.blind and semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION:
-            refuse_blind(decision, node, ctx, what)
-            return node
-        warn(decision, node, ctx, what)
-        decisions.append((key, decision))
-    if not any(d.blind for _, d in decisions):
-        return None
-    blind = {id(k) for k, d in decisions if d.blind}
-    window = clone(node)
-    window.set(
-        "partition_by",
-        [fold(p) if id(p) in blind else clone(p) for p in node.args["partition_by"]],
-    )
-    return window
 
 
 @rule(

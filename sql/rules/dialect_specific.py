@@ -13,7 +13,7 @@ from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, clone, guarded, lit, t
 from sql.rules.case_sensitivity import compare as case_compare
 from sql.rules.case_sensitivity import text_type
 from sql.rules.day_arithmetic import ORACLE_DATE_META
-from sql.rules.strings import tsql_like_value
+from sql.rules.strings import BLANKS_UNDECIDED, tsql_blank_guard, tsql_like_value
 from sql.source_dialects import semantics
 
 
@@ -196,7 +196,11 @@ def apply_to_lateral(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def minus(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    return node if node.args.get("distinct") is not False else None
+    if node.args.get("distinct") is not False:
+        # EXCEPT is what the ANSI generator writes; the set operation's other rules still
+        # apply to it (PAD-VARIANT compares its text as the source does).
+        ctx.applied.add("ORA-MINUS")
+    return None
 
 
 @rule(
@@ -488,9 +492,14 @@ def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not text_type(node.this):
         return None
-    if not tsql_like_value(node, ctx):
+    treatment = tsql_like_value(node, ctx)
+    if treatment is None:
         return node
-    return case_compare(node, clone(node), ("this", "expression"), ctx)
+    compared = case_compare(node, clone(node), ("this", "expression"), ctx)
+    if treatment == BLANKS_UNDECIDED and isinstance(compared, exp.Like):
+        ctx.applied.add("LIKE-PATTERN")
+        return tsql_blank_guard(compared, node)
+    return compared
 
 
 @rule(

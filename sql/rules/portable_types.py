@@ -468,6 +468,18 @@ class Projections:
         if not isinstance(source, Scope) or isinstance(source.expression, exp.Unnest):
             return None  # a lake table's column, or an array's element: of its declared type
         projections = []
+        # A derived table that names its columns (``(...) AS t(a, b)``) names them by position.
+        alias = source.expression.parent.args.get("alias") if source.expression.parent else None
+        named = [c.name for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
+        if named:
+            if named.count(column.name) != 1:
+                return []
+            position = named.index(column.name)
+            for select in branches(source.expression):
+                if len(select.expressions) <= position:
+                    return []
+                projections.append(select.expressions[position].unalias())
+            return projections
         for select in branches(source.expression):
             found = [p for p in select.expressions if p.alias_or_name == column.name]
             if len(found) != 1:

@@ -11,12 +11,19 @@ on the digits; the value of a decimal string is the engines' CAST (both read a s
 zeros and surrounding whitespace), that of a hexadecimal one is computed digit by digit.
 
 Snowflake's TRY_CAST / TRY_TO_NUMBER of a string to NUMBER(p, s) reads it as TO_NUMBER does
-(FN-TO-NUMBER: the CAST, rounding half away from zero) and is NULL where that fails. Snowflake
-documents plain decimals ("decimal, integer, fractional, or floating-point numbers") but not
-which other strings fail: blanks, a '+', '.5', and even 'E', which it reads as 0. So a plain
-decimal (an optional '-', digits, optionally a point and digits) with fewer integer digits
-than p - s is that CAST (rounding cannot leave the range), and any other string is made to
-raise: a refusal at run time where Snowflake's NULL or value is not stated.
+(FN-TO-NUMBER: the CAST, rounding half away from zero) and is NULL where that fails ("returns
+NULL if the conversion can't be performed"). Snowflake documents plain decimals ("decimal,
+integer, fractional, or floating-point numbers") but not its reading of every other string:
+blanks, a '+', '.5', exponents, even 'E', which it reads as 0. So the string falls in one of
+three zones:
+
+- a plain decimal (an optional '-', digits, optionally a point and digits) whose value
+  rounded to s places fits NUMBER(p, s) is that CAST; one too large for it is NULL;
+- a string with a character no reading of a number takes (a letter other than an exponent's
+  e or E, a comma, a currency sign...) is not a number under any reading: NULL;
+- every other string (made of digits, blanks, signs, points and e / E only, '' included:
+  the reader that takes 'E' for 0 may take '' or '+' for 0 too) stops the query at run time
+  (a guard): Snowflake's value for it is not stated.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import Context, rule
-from sql.rules.build import STRING_TYPES, cast, clone, lit, paren, type_of
+from sql.rules.build import STRING_TYPES, cast, clone, failure, lit, paren, type_of
 from sql.source_dialects import semantics
 
 # ASCII whitespace as absl::ascii_isspace counts it, and as the members of a regex class:
@@ -227,6 +234,22 @@ def plain_decimal(precision: int, scale: int) -> str:
     return f"^-?{integer}(\\.[0-9]+)?$"
 
 
+def _plain_with_digits(count: int, more: bool = False) -> str:
+    """A regex of the plain decimals with exactly ``count`` integer digits after leading
+    zeros (``more``: at least ``count + 1``)."""
+    rest = f"{{{count},}}" if more else f"{{{count - 1}}}"
+    return f"^-?0*[1-9][0-9]{rest}(\\.[0-9]+)?$"
+
+
+# A character that no reading of a number takes: not a digit, blank, sign, point or the e / E
+# of an exponent. Text holding one is not a number whatever Snowflake's reader does.
+# (Its blanks as the range tab..carriage return, which holds the vertical tab and form feed:
+# no control character in the SQL text.)
+NOT_A_NUMBER = "[^0-9 \\t-\\r+.eE-]"
+# The widest DECIMAL both engines hold: a NUMBER(38, s) cannot be read one digit wider.
+_WIDEST = 38
+
+
 @rule(
     "FN-TRY-CAST-NUMBER",
     "rewrite",
@@ -234,20 +257,27 @@ def plain_decimal(precision: int, scale: int) -> str:
     (exp.TryCast,),
     "Snowflake's TRY_CAST(s AS NUMBER(p, s)) and TRY_TO_NUMBER / TRY_TO_DECIMAL / "
     "TRY_TO_NUMERIC(s) of a string column is TO_NUMBER's CAST where that succeeds, NULL "
-    "elsewhere; Snowflake documents plain decimals but not which other strings fail (blanks, "
-    "'+', '.5', 'E' read as 0). A plain decimal ('-'?, digits, optionally '.' and digits) "
-    "with fewer integer digits than p - s is CAST (extra fraction digits rounded half away "
-    "from zero, as in Snowflake); any other string is made unreadable so that the CAST "
-    "raises, a refusal at run time.",
+    "elsewhere; Snowflake documents plain decimals but not its reading of every other string "
+    "(blanks, '+', '.5', exponents, 'E' read as 0). A plain decimal ('-'?, digits, "
+    "optionally '.' and digits) is CAST (extra fraction digits rounded half away from zero, "
+    "as in Snowflake), NULL where the rounded value does not fit NUMBER(p, s); a string "
+    "with a character no reading of a number takes (a letter other than e / E, a comma, a "
+    "currency sign) is NULL; any other string (digits, blanks, signs, points and e / E "
+    "only, '' too) stops the query at run time, a guard naming the rule.",
     (
         (
             "snowflake",
             "SELECT TRY_TO_NUMBER(o_clerk, 10, 2) AS n FROM SALES.ORDERS",
             'SELECT CAST(CASE WHEN "orders"."o_clerk" LIKE_REGEX '
-            '\'^-?0*([0-9]|[1-9][0-9]{0,6})(\\.[0-9]+)?$\' THEN "orders"."o_clerk" ELSE '
-            "'not a number Snowflake''s TRY_ conversion reads exactly: ' || "
-            '"orders"."o_clerk" END AS DECIMAL(10, 2)) AS "n" FROM "raw"."orders" '
-            'AS "orders"',
+            '\'^-?0*([0-9]|[1-9][0-9]{0,6})(\\.[0-9]+)?$\' THEN "orders"."o_clerk" WHEN '
+            '"orders"."o_clerk" LIKE_REGEX \'^-?0*[1-9][0-9]{7}(\\.[0-9]+)?$\' THEN CASE WHEN '
+            'ABS(CAST("orders"."o_clerk" AS DECIMAL(11, 2))) < 100000000 THEN "orders"."o_clerk" '
+            'END WHEN "orders"."o_clerk" IS NULL OR "orders"."o_clerk" LIKE_REGEX '
+            '\'^-?0*[1-9][0-9]{8,}(\\.[0-9]+)?$\' OR "orders"."o_clerk" LIKE_REGEX \'[^0-9 '
+            "\\t-\\r+.eE-]' THEN NULL ELSE RAISE_ERROR('FN-TRY-CAST-NUMBER: text of digits, "
+            "blanks, signs, points or an exponent that Snowflake''s TRY_ number conversion may "
+            "read in more than one way; its value is not documented') END AS DECIMAL(10, 2)) AS "
+            '"n" FROM "raw"."orders" AS "orders"',
         ),
     ),
 )
@@ -257,10 +287,35 @@ def snowflake_try_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     target = node.args["to"]
     params = _decimal_params(target)
     assert params is not None
+    precision, scale = params
+    whole = precision - scale
     text = node.this
-    readable = exp.RegexpLike(this=clone(text), expression=lit(plain_decimal(*params)))
-    unreadable = exp.DPipe(
-        this=lit("not a number Snowflake's TRY_ conversion reads exactly: "), expression=clone(text)
+
+    def matches(pattern: str) -> exp.Expr:
+        return exp.RegexpLike(this=clone(text), expression=lit(pattern))
+
+    zones = [exp.If(this=matches(plain_decimal(precision, scale)), true=clone(text))]
+    if precision < _WIDEST:
+        # As many integer digits as fit: in range unless rounding carries into one more
+        # (99.995 to NUMBER(4, 2)), which the value read one digit wider shows.
+        wider = cast(text, f"DECIMAL({precision + 1}, {scale})")
+        fits = exp.LT(this=exp.Abs(this=wider), expression=lit(10**whole))
+        zones.append(
+            exp.If(
+                this=matches(_plain_with_digits(whole)),
+                true=exp.Case(ifs=[exp.If(this=fits, true=clone(text))]),
+            )
+        )
+    not_a_number = exp.or_(
+        exp.Is(this=clone(text), expression=exp.Null()),
+        matches(_plain_with_digits(whole, more=True)),
+        matches(NOT_A_NUMBER),
     )
-    guarded = exp.Case(ifs=[exp.If(this=readable, true=clone(text))], default=unreadable)
-    return exp.Cast(this=guarded, to=target.copy())
+    zones.append(exp.If(this=not_a_number, true=exp.Null()))
+    undocumented = failure(
+        "FN-TRY-CAST-NUMBER",
+        "text of digits, blanks, signs, points or an exponent that Snowflake's TRY_ number "
+        "conversion may read in more than one way; its value is not documented",
+        node,
+    )
+    return exp.Cast(this=exp.Case(ifs=zones, default=undocumented), to=target.copy())

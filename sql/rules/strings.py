@@ -7,7 +7,15 @@ from sqlglot import exp
 from sql import portable
 from sql.diagnostics import node_offset
 from sql.rules.base import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, STRING_TYPES, clone, integer_literal, lit, type_of
+from sql.rules.build import (
+    INTEGER_TYPES,
+    STRING_TYPES,
+    clone,
+    guarded,
+    integer_literal,
+    lit,
+    type_of,
+)
 from sql.rules.case_sensitivity import collated_search
 from sql.rules.regex import PatternError, like_class_pattern
 from sql.source_dialects import semantics
@@ -819,7 +827,11 @@ def standard_pattern(pattern: exp.Expr, ctx: Context) -> tuple[exp.Expr, bool] |
     "making the next character literal: one that is not a literal gets ESCAPE '\\', the same "
     "matches, the same error on a final backslash, and an error (on Spark, and in the "
     "standard) instead of a match for a backslash before a character other than %, _ or a "
-    "backslash. An explicit ESCAPE clause already has the standard meaning.",
+    "backslash. An explicit ESCAPE clause already has the standard meaning. T-SQL LIKE ignores "
+    "a varchar value's trailing blanks without saying how many: with a pattern ending in _ or a "
+    "blank (no class, no ESCAPE) the value's readings (all but k of its trailing blanks "
+    "dropped) are compared, and a value they disagree on stops the query at run time (a guard "
+    "naming this rule); a pattern ending in a class that holds a blank is refused.",
     (
         (
             "bigquery",
@@ -834,6 +846,23 @@ def standard_pattern(pattern: exp.Expr, ctx: Context) -> tuple[exp.Expr, bool] |
             'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
             'WHERE "customer"."c_name" LIKE_REGEX \'^([a-c][\\s\\S]*)$\' AND NOT '
             '("customer"."c_phone" LIKE_REGEX \'^([\\s\\S]*[_][\\s\\S]*)$\')',
+        ),
+        (
+            "tsql",
+            "SELECT c_custkey FROM dbo.Customer WHERE c_phone LIKE '1_'",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
+            "WHERE CASE WHEN (\"customer\".\"c_phone\" LIKE '1_' OR TRIM(TRAILING ' ' FROM "
+            '"customer"."c_phone") LIKE \'1_\' OR ("customer"."c_phone" LIKE \'% \' AND '
+            "TRIM(TRAILING ' ' FROM \"customer\".\"c_phone\") || ' ' LIKE '1_') OR "
+            '("customer"."c_phone" LIKE \'%  \' AND TRIM(TRAILING \' \' FROM "customer"."c_phone") '
+            "|| '  ' LIKE '1_')) AND NOT (\"customer\".\"c_phone\" LIKE '1_' AND TRIM(TRAILING ' ' "
+            'FROM "customer"."c_phone") LIKE \'1_\' AND (NOT "customer"."c_phone" LIKE \'% \' OR '
+            "TRIM(TRAILING ' ' FROM \"customer\".\"c_phone\") || ' ' LIKE '1_') AND (NOT "
+            '"customer"."c_phone" LIKE \'%  \' OR TRIM(TRAILING \' \' FROM "customer"."c_phone") || '
+            "'  ' LIKE '1_')) THEN RAISE_ERROR('LIKE-PATTERN: T-SQL LIKE with a pattern ending "
+            "in _ or a blank ignores some of a varchar value''s trailing blanks, how many is not "
+            "documented, and this value matches with some of them ignored and not with others') "
+            'ELSE "customer"."c_phone" LIKE \'1_\' END',
         ),
     ),
     phase="syntax",
@@ -922,19 +951,30 @@ def _refuse_undecided_blanks(ctx: Context, pattern: exp.Expr) -> None:
     )
 
 
-def tsql_like_value(node: exp.Expr, ctx: Context) -> bool:
+def tsql_like_value(node: exp.Expr, ctx: Context) -> str | None:
     """Apply T-SQL's trailing-blank rule to the value of LIKE ``node`` (a typed string with
     a literal pattern): TRIM(TRAILING ' ' FROM value) where the pattern drops them, in
-    place. False when refused (reported)."""
+    place. Returns how the value's blanks are treated (BLANKS_UNDECIDED: the caller guards
+    the match, :func:`tsql_blank_guard`); None when refused (reported)."""
     pattern = node.expression
     if not isinstance(pattern, exp.Literal) or pattern.meta.get("national"):
-        return True  # N'...' makes the match Unicode: trailing blanks count, as in ANSI
+        return BLANKS_KEPT  # N'...' makes the match Unicode: trailing blanks count, as in ANSI
     escape = node.parent.expression if isinstance(node.parent, exp.Escape) else None
     escape_char = escape.name if isinstance(escape, exp.Literal) else None
     treatment = tsql_like_blanks(pattern.name, escape_char)
     if treatment == BLANKS_UNDECIDED:
-        _refuse_undecided_blanks(ctx, pattern)
-        return False
+        if escape is not None:
+            _refuse_undecided_blanks(ctx, pattern)
+            return None
+        ctx.report(
+            "warning",
+            "TSQL-COLLATION",
+            node,
+            "LIKE with a pattern ending in _ or a blank: a value with trailing blanks whose "
+            "match depends on how many SQL Server ignores stops the query (a guard), assuming "
+            "the column is not nvarchar (where they count)",
+        )
+        return treatment
     if treatment == BLANKS_TRIMMED:
         trimmed = exp.Trim(this=clone(node.this), position="TRAILING", expression=lit(" "))
         node.set("this", trimmed)
@@ -948,7 +988,63 @@ def tsql_like_value(node: exp.Expr, ctx: Context) -> bool:
             "LIKE drops the value's trailing blanks as SQL Server does for a varchar value, "
             "assuming the column is not nvarchar (where they count)",
         )
-    return True
+    return treatment
+
+
+def tsql_blank_guard(like: exp.Like, at: exp.Expr) -> exp.Expr:
+    """T-SQL ``v LIKE p`` where p ends in _ or a blank: SQL Server ignores some of v's
+    trailing blanks, how many is not documented. Reading k is the value with all but k of
+    them dropped (RTRIM(v) followed by k blanks), 0 <= k <= n, the number v has. Where every
+    reading matches alike the result is ``v LIKE p``; where they differ the query stops.
+
+    The readings are finitely many: past the m pattern elements after its last % (all of
+    them, without one), reading k + 1 holds reading k with a character appended, so a
+    pattern ending in % matches it whenever it matched k, and a pattern of fixed length
+    matches no longer one: readings 0..m and n (v itself) decide them all.
+    """
+    value, pattern = like.this, like.expression
+    text = pattern.name
+    elements = len(text) - text.rfind("%") - 1
+    trimmed = exp.Trim(this=clone(value), position="TRAILING", expression=lit(" "))
+
+    def matches(candidate: exp.Expr) -> exp.Expr:
+        return exp.Like(this=candidate, expression=clone(pattern))
+
+    def present(blanks: int) -> exp.Expr:
+        return exp.Like(this=clone(value), expression=lit("%" + " " * blanks))
+
+    readings = []
+    for blanks in range(elements + 1):
+        reading = (
+            clone(trimmed)
+            if not blanks
+            else exp.DPipe(this=clone(trimmed), expression=lit(" " * blanks))
+        )
+        readings.append((blanks, matches(reading)))
+    exists = exp.or_(
+        matches(clone(value)),
+        *(
+            reading if not blanks else exp.and_(present(blanks), reading)
+            for blanks, reading in readings
+        ),
+    )
+    every = exp.and_(
+        matches(clone(value)),
+        *(
+            reading if not blanks else exp.or_(exp.not_(present(blanks)), reading)
+            for blanks, reading in readings
+        ),
+    )
+    differs = exp.and_(exp.Paren(this=exists), exp.not_(exp.Paren(this=every)))
+    return guarded(
+        like,
+        differs,
+        "LIKE-PATTERN",
+        "T-SQL LIKE with a pattern ending in _ or a blank ignores some of a varchar value's "
+        "trailing blanks, how many is not documented, and this value matches with some of "
+        "them ignored and not with others",
+        at,
+    )
 
 
 def _tsql_class_like(node: exp.Expr, ctx: Context) -> exp.Expr | None:

@@ -11,6 +11,8 @@ from sql.rules.build import (
     STRING_TYPES,
     TIMESTAMP_TYPES,
     clone,
+    guarded,
+    lit,
     type_of,
 )
 from sql.rules.safe_casts import is_bigquery_text_to_int64, is_snowflake_text_to_decimal
@@ -325,6 +327,85 @@ def cast_to_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         "format it explicitly (e.g. with TO_CHAR and a format) or keep the value typed",
     )
     return node
+
+
+# On the CAST of a value INSERT puts into a declared VARCHAR(n) column of a script's table
+# (sql/script.py): INSERT checks the length, where a CAST cuts (TSQL-INSERT-LENGTH).
+INSERT_LENGTH_META = "insert_length"
+
+
+@rule(
+    "TSQL-INSERT-LENGTH",
+    "rewrite",
+    ("tsql",),
+    (exp.Cast,),
+    "T-SQL's INSERT of text into a VARCHAR(n) column of a table the script declares fails on "
+    "text longer than n (error 2628, with ANSI_WARNINGS ON, the default of every client "
+    "library), where a CAST to VARCHAR(n) cuts it (TSQL-STRING-LENGTH). Each value becomes "
+    "CAST(v AS VARCHAR(n)) under a run-time guard: text of more than n characters stops the "
+    "query, naming the rule. n counts characters here and bytes in SQL Server, the same for "
+    "text of one byte per character, which a TSQL-COLLATION warning states; a text literal "
+    "is checked at translation. Refused: a value that is not text (T-SQL converts it first).",
+    (
+        (
+            "tsql",
+            "CREATE TABLE #c (name VARCHAR(25)); INSERT INTO #c SELECT c_name FROM dbo.Customer; "
+            "SELECT name FROM #c",
+            'WITH "c" AS (SELECT CASE WHEN CHAR_LENGTH("inserted"."inserted_1") > 25 THEN '
+            "RAISE_ERROR('TSQL-INSERT-LENGTH: T-SQL''s INSERT of text longer than its "
+            "VARCHAR(25) column fails (string or binary data would be truncated)') ELSE "
+            'CAST("inserted"."inserted_1" AS VARCHAR(25)) END AS "name" FROM (SELECT '
+            '"customer"."c_name" AS "inserted_1" FROM "raw"."customer" AS "customer") AS '
+            '"inserted") SELECT "c"."name" AS "name" FROM "c" AS "c"',
+        ),
+    ),
+)
+def tsql_insert_length(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not node.meta.get(INSERT_LENGTH_META):
+        return None
+    to = node.args["to"]
+    size = to.expressions[0].this if to.expressions else None
+    if not (isinstance(size, exp.Literal) and size.is_int):
+        return None
+    length = int(size.name)
+    value = node.this
+    if isinstance(value, exp.Null):
+        return None
+    if isinstance(value, exp.Literal) and value.is_string:
+        if len(value.name) <= length:
+            return None
+        ctx.report(
+            "error",
+            "TSQL-INSERT-LENGTH",
+            value,
+            f"INSERT of {len(value.name)} characters into a VARCHAR({length}) column fails in "
+            "T-SQL (string or binary data would be truncated)",
+        )
+        return node
+    if type_of(value) not in STRING_TYPES:
+        ctx.report(
+            "error",
+            "TSQL-INSERT-LENGTH",
+            value,
+            f"INSERT of a value that is not text into a VARCHAR({length}) column: T-SQL converts "
+            "it to text first, which is not translated here; CAST it to VARCHAR",
+        )
+        return node
+    ctx.report(
+        "warning",
+        "TSQL-COLLATION",
+        node,
+        f"VARCHAR({length}) holds {length} characters, assuming one byte per character",
+    )
+    too_long = exp.GT(this=exp.Length(this=clone(value)), expression=lit(length))
+    return guarded(
+        exp.Cast(this=clone(value), to=to.copy()),
+        too_long,
+        "TSQL-INSERT-LENGTH",
+        f"T-SQL's INSERT of text longer than its VARCHAR({length}) column fails (string or "
+        "binary data would be truncated)",
+        node,
+    )
 
 
 @rule(

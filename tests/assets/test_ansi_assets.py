@@ -13,6 +13,8 @@ from tests.legacy import demo_legacy
 GOOD = "SELECT o_orderkey, NVL(o_comment, 'none') AS note FROM PROD_DW.SALES.ORDERS\n"
 # APPROX_COUNT_DISTINCT has no exact ANSI form: it must be refused, never approximated.
 REFUSED = "SELECT\n  APPROX_COUNT_DISTINCT(o_custkey) AS buyers\nFROM PROD_DW.SALES.ORDERS\n"
+# Text Snowflake's TRY_TO_NUMBER reads in a way it does not state stops the query: a guard.
+GUARDED = "SELECT TRY_TO_NUMBER(o_clerk) AS n FROM PROD_DW.SALES.ORDERS\n"
 
 
 @pytest.fixture
@@ -21,6 +23,7 @@ def legacy_tree(tmp_path):
     (root / "snowflake").mkdir(parents=True)
     (root / "snowflake" / "order_notes.sql").write_text(GOOD)
     (root / "snowflake" / "buyers.sql").write_text(REFUSED)
+    (root / "snowflake" / "clerk_numbers.sql").write_text(GUARDED)
     return root
 
 
@@ -65,7 +68,10 @@ def test_a_refused_file_fails_only_its_own_asset(legacy_tree, tmp_path):
     )
     assert not result.success
     materialized = by_name(result)
-    assert set(materialized) == {"order_notes"}
+    assert set(materialized) == {"order_notes", "clerk_numbers"}
+    guarded = materialized["clerk_numbers"].metadata
+    assert guarded["guards"].value == "FN-TRY-CAST-NUMBER"
+    assert guarded["portable_functions"].value == "RAISE_ERROR"
     metadata = materialized["order_notes"].metadata
     assert metadata["dialect"].value == "snowflake"
     assert "COALESCE" in metadata["ansi_sql"].value
@@ -78,6 +84,7 @@ def test_a_refused_file_fails_only_its_own_asset(legacy_tree, tmp_path):
     # Rules as a table of what each does; paths as a person reads them, never absolute.
     assert metadata["rules_applied"].value == "No rule of the catalog applied."
     assert metadata["portable_functions"].value == "none"  # COALESCE is SQL:2016
+    assert metadata["guards"].value == "none"
     assert metadata["ansi_path"].value == "$PLUMBLINE_HOME/ansi/order_notes.sql"
     assert metadata["source_tables"].value == "- raw/orders"
     [note] = [r.data for r in metadata["lineage"].records if r.data["column"] == "note"]

@@ -233,9 +233,25 @@ REFUSED = [
         "2:1",
         "CHECK (x > 0)",
     ),
+    # T-SQL's INSERT of text longer than VARCHAR(n) fails: a literal at translation (other
+    # values: test_tsql_insert_of_longer_text_stops_the_query); other dialects refuse the length
     (
         "tsql",
         "CREATE TABLE t (x VARCHAR(3));\nINSERT INTO t VALUES ('abcd');\nSELECT x FROM t;",
+        "TSQL-INSERT-LENGTH",
+        "2:23",
+        "4 characters into a VARCHAR(3)",
+    ),
+    (
+        "tsql",
+        "CREATE TABLE t (x VARCHAR(3));\nINSERT INTO t VALUES (1234);\nSELECT x FROM t;",
+        "TSQL-INSERT-LENGTH",
+        "2:23",
+        "not text",
+    ),
+    (
+        "teradata",
+        "CREATE MULTISET TABLE t (x VARCHAR(3));\nINSERT INTO t VALUES ('abcd');\nSELECT x FROM t;",
         "TEMP-TABLE",
         "2:1",
         "VARCHAR(3)",
@@ -282,6 +298,25 @@ def test_declared_tables_without_exact_form_are_refused_where_written(
         translate_script(script, dialect, file="s.sql")
     found = [(d.rule, f"{d.line}:{d.col}", d.message) for d in raised.value.diagnostics]
     assert any(r == rule and w == where and words in m for r, w, m in found), found
+
+
+def test_tsql_insert_of_longer_text_stops_the_query(engines):
+    """T-SQL fails an INSERT of text longer than its VARCHAR(n) column (ANSI_WARNINGS ON),
+    where a CAST would cut it: rows that fit are inserted as they are, a longer one stops
+    the query, naming the rule, on both engines."""
+    script = (
+        "CREATE TABLE #t (x VARCHAR(3));\nINSERT INTO #t VALUES ('ab');\n"
+        "INSERT INTO #t SELECT x + '{tail}' FROM #t;\nSELECT x FROM #t;"
+    )
+    [table] = translate_script(script.format(tail="c"), "tsql", file="s.sql").tables
+    assert table.guards == ("TSQL-INSERT-LENGTH",)
+    assert _rows(engines, table.ansi_sql) == ([("ab",), ("abc",)], [("ab",), ("abc",)])
+    [longer] = translate_script(script.format(tail="cd"), "tsql", file="s.sql").tables
+    con, spark = engines
+    with pytest.raises(Exception, match="TSQL-INSERT-LENGTH"):
+        con.sql(render(longer.ansi_sql, "duckdb")).fetchall()
+    with pytest.raises(Exception, match="TSQL-INSERT-LENGTH"):
+        spark.sql(render(longer.ansi_sql, "spark")).collect()
 
 
 def test_a_table_created_empty_is_an_empty_table_of_its_declared_types():

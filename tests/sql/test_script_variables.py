@@ -500,10 +500,11 @@ REFUSED = [
     ),
     # Not the permanent dbo.Orders: another session's #orders.
     ("tsql", "SELECT COUNT(*) AS n FROM #orders", "TEMP-TABLE", "1:28", "does not create"),
+    # (T-SQL guards the length: TSQL-INSERT-LENGTH, tests/sql/test_script_tables.py)
     (
-        "tsql",
-        "CREATE TABLE #t (s VARCHAR(10));\nINSERT INTO #t SELECT o_comment FROM dbo.Orders;\n"
-        "SELECT s FROM #t",
+        "snowflake",
+        "CREATE TEMPORARY TABLE t (s VARCHAR(10));\n"
+        "INSERT INTO t SELECT o_comment FROM SALES.ORDERS;\nSELECT s FROM t",
         "TEMP-TABLE",
         "1:1",
         "VARCHAR(10)",

@@ -35,13 +35,6 @@ def test_a_call_is_still_a_call():
 @pytest.mark.parametrize(
     ("script", "rule", "where", "words"),
     [
-        # Compared without case where it is grouped: one of the variants is kept.
-        (
-            "WITH f (x) AS (SELECT 'Foo' (NOT CASESPECIFIC))\nSELECT x FROM f GROUP BY x",
-            "CASE-VARIANT",
-            "2:17",
-            "x",
-        ),
         (
             "SELECT 1 AS a;\nREPLACE PROCEDURE p (IN a INTEGER) BEGIN DECLARE b INTEGER; END;",
             "PARSE",

@@ -177,14 +177,23 @@ def test_a_script_prints_each_table_it_defines(tmp_path):
 def test_strict_refuses_the_portable_functions_and_json_names_them():
     # The module, not the console script: run from this checkout.
     command = [sys.executable, "-m", "pipelines.cli.main", "translate", "--from", "snowflake"]
-    source = "SELECT SPLIT_PART(c_phone, '-', -1) AS area FROM SALES.CUSTOMER"
+    source = (
+        "SELECT SPLIT_PART(c_phone, '-', -1) AS area, TRY_TO_NUMBER(c_phone) AS n "
+        "FROM SALES.CUSTOMER"
+    )
     run = {"input": source, "capture_output": True, "text": True, "timeout": 120}
     named = subprocess.run([*command, "--json"], cwd=REPOSITORY_ROOT, **run)
     assert named.returncode == 0, named.stderr
-    assert json.loads(named.stdout)["portable_functions"] == ["SPLIT_PART"]
+    assert json.loads(named.stdout)["portable_functions"] == ["RAISE_ERROR", "SPLIT_PART"]
+    # TRY_TO_NUMBER of text Snowflake states no value for stops the query: a run-time guard
+    assert json.loads(named.stdout)["guards"] == ["FN-TRY-CAST-NUMBER"]
     strict = subprocess.run([*command, "--strict"], cwd=REPOSITORY_ROOT, **run)
     assert strict.returncode == 1
-    assert strict.stderr.startswith("<stdin>:1:8: error[PORTABLE-STRICT]: SPLIT_PART ")
+    first, second = strict.stderr.splitlines()
+    assert first.startswith("<stdin>:1:8: error[PORTABLE-STRICT]: SPLIT_PART ")
+    assert second.startswith(
+        "<stdin>:1:46: error[PORTABLE-STRICT]: a run-time guard of FN-TRY-CAST-NUMBER "
+    )
 
 
 def _module_translate(*args: str, stdin: str = ""):

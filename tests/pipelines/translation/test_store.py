@@ -118,9 +118,18 @@ def test_a_manifest_from_before_relied_on_settings_keeps_what_it_recorded(home):
 
 def test_the_manifest_names_the_portable_functions_the_sql_calls(tmp_path):
     (tmp_path / "legacy" / "snowflake").mkdir(parents=True)
-    sql = "SELECT SPLIT_PART(c_phone, '-', -1) AS area FROM SALES.CUSTOMER"
+    sql = (
+        "SELECT SPLIT_PART(c_phone, '-', -1) AS area, TRY_TO_NUMBER(c_phone) AS n "
+        "FROM SALES.CUSTOMER"
+    )
     (tmp_path / "legacy" / "snowflake" / "areas.sql").write_text(sql)
     store = tmp_path / "ansi"
     translate_to_store(_only_source(tmp_path / "legacy"), store, load_catalog())
-    assert json.loads((store / "areas.json").read_text())["portable_functions"] == ["SPLIT_PART"]
-    assert read_stored_manifest(store, "areas").portable_functions == ["SPLIT_PART"]
+    manifest = json.loads((store / "areas.json").read_text())
+    assert manifest["portable_functions"] == ["RAISE_ERROR", "SPLIT_PART"]
+    assert manifest["guards"] == ["FN-TRY-CAST-NUMBER"]  # the rules of its run-time guards
+    stored = read_stored_manifest(store, "areas")
+    assert (stored.portable_functions, stored.guards) == (
+        ["RAISE_ERROR", "SPLIT_PART"],
+        ["FN-TRY-CAST-NUMBER"],
+    )

@@ -122,7 +122,9 @@ def test_other_text_conversions_stay_refused(dialect, source):
 
 
 # Snowflake TRY_ number conversions of a string column: (conversion of o_clerk, text,
-# expected: the value Snowflake documents for a plain decimal, RAISES where it states none)
+# expected). A plain decimal is the value Snowflake documents, NULL where it does not fit
+# NUMBER(p, s) ("returns NULL if the conversion can't be performed"); text holding a character
+# no reading of a number takes is NULL; RAISES where Snowflake states no value (the guard).
 RAISES = "raises"
 SNOWFLAKE_CASES = [
     ("TRY_TO_NUMBER(o_clerk)", "2006", Decimal(2006)),
@@ -130,30 +132,66 @@ SNOWFLAKE_CASES = [
     ("TRY_CAST(o_clerk AS NUMBER)", "0", Decimal(0)),
     ("TRY_TO_NUMBER(o_clerk, 10, 1)", "12.3456", Decimal("12.3")),  # Snowflake's example
     ("TRY_TO_NUMBER(o_clerk, 10, 8)", "8.76546", Decimal("8.76546000")),
-    ("TRY_TO_NUMBER(o_clerk, 10, 8)", "98.76546", RAISES),  # as many digits as p - s
+    ("TRY_TO_NUMBER(o_clerk, 10, 8)", "98.76546", Decimal("98.76546000")),  # p - s digits
+    ("TRY_TO_NUMBER(o_clerk, 10, 8)", "99.999999995", None),  # rounds to 100: out of range
+    ("TRY_TO_NUMBER(o_clerk, 10, 8)", "123.4", None),  # Snowflake's dec_with_range_error
     ("TRY_TO_NUMBER(o_clerk)", "98.76546", Decimal(99)),
     ("TRY_TO_NUMBER(o_clerk, 10, 1)", "-0.25", Decimal("-0.3")),  # half away from zero
     ("TRY_TO_NUMBER(o_clerk)", "9" * 37, Decimal("9" * 37)),
-    ("TRY_TO_NUMBER(o_clerk)", "9" * 38, RAISES),  # may round out of range
-    ("TRY_TO_NUMBER(o_clerk, 3, 1)", "99.9", RAISES),
+    ("TRY_TO_NUMBER(o_clerk)", "9" * 39, None),
+    ("TRY_TO_NUMBER(o_clerk, 3, 1)", "99.9", Decimal("99.9")),
+    ("TRY_TO_NUMBER(o_clerk, 3, 1)", "-99.95", None),
+    # not a number under any reading: a letter outside an exponent, a comma, a currency sign,
+    # digits that are not ASCII
+    ("TRY_TO_NUMBER(o_clerk)", "abc", None),
+    ("TRY_TO_NUMBER(o_clerk)", "12abc", None),
+    ("TRY_TO_NUMBER(o_clerk)", "1,000", None),
+    ("TRY_TO_NUMBER(o_clerk)", "$5", None),
+    ("TRY_TO_NUMBER(o_clerk)", "0x1F", None),
+    ("TRY_TO_NUMBER(o_clerk)", "NaN", None),
+    ("TRY_TO_NUMBER(o_clerk)", "\u0661\u0662", None),
+    ("TRY_TO_NUMBER(o_clerk)", None, None),
+    # the zone Snowflake's reader may read more than one way
+    ("TRY_TO_NUMBER(o_clerk)", "9" * 38, RAISES),  # may round out of NUMBER(38, 0)
     ("TRY_TO_NUMBER(o_clerk)", "E", RAISES),  # Snowflake reads 0
-    ("TRY_TO_NUMBER(o_clerk)", "abc", RAISES),  # NULL, but no rule states which fail
     ("TRY_TO_NUMBER(o_clerk)", " 12", RAISES),
+    ("TRY_TO_NUMBER(o_clerk)", "\x0c12\t", RAISES),  # a form feed and a tab are blanks too
     ("TRY_TO_NUMBER(o_clerk)", "+12", RAISES),
     ("TRY_TO_NUMBER(o_clerk)", ".5", RAISES),
     ("TRY_TO_NUMBER(o_clerk)", "1e3", RAISES),
-    ("TRY_TO_NUMBER(o_clerk)", None, None),
+    ("TRY_TO_NUMBER(o_clerk)", "", RAISES),
+    ("TRY_TO_NUMBER(o_clerk)", "-", RAISES),
 ]
 
 
-@pytest.mark.parametrize(("conversion", "text", "expected"), SNOWFLAKE_CASES)
-def test_snowflake_plain_decimals_read_as_to_number_or_raise(
-    spark_engine, conversion, text, expected
+@pytest.mark.parametrize("conversion", sorted({conversion for conversion, _, _ in SNOWFLAKE_CASES}))
+def test_snowflake_try_number_reads_plain_decimals_nulls_non_numbers_and_stops_elsewhere(
+    spark_engine, conversion
 ):
-    spark = spark_engine.session()
+    """One query per engine over the texts with a value, then one per text that stops."""
+    cases = [(text, expected) for c, text, expected in SNOWFLAKE_CASES if c == conversion]
     ansi_sql = translate(f"SELECT {conversion} AS n FROM SALES.ORDERS", "snowflake").ansi_sql
-    results = list(first_values(over_one_text(ansi_sql, text), spark))
-    if expected == RAISES:
-        assert all(isinstance(r, Exception) for r in results)
-    else:
-        assert results == [expected, expected]
+    valued = [(k, text, expected) for k, (text, expected) in enumerate(cases) if expected != RAISES]
+    values = ", ".join(
+        f"({k}, {'CAST(NULL AS VARCHAR)' if t is None else repr(t)})" for k, t, _ in valued
+    )
+    keyed = ansi_sql.replace("SELECT", 'SELECT "orders"."o_orderkey",', 1).replace(
+        '"raw"."orders" AS "orders"',
+        f"(SELECT * FROM (VALUES {values}) AS t(o_orderkey, o_clerk)) AS orders",
+    )
+    spark = spark_engine.session()
+    on_duckdb = dict(duckdb.connect().sql(render(keyed, "duckdb")).fetchall())
+    on_spark = {r[0]: r[1] for r in spark.sql(render(keyed, "spark")).collect()}
+    expected = {k: value for k, _, value in valued}
+    assert on_duckdb == expected
+    assert on_spark == expected
+    for text in [text for text, expected in cases if expected == RAISES]:
+        results = first_values(over_one_text(ansi_sql, text), spark)
+        assert all("FN-TRY-CAST-NUMBER" in str(r) for r in results), (text, results)
+
+
+def test_snowflake_try_number_guard_is_reported_and_strict_refuses_it():
+    source = "SELECT TRY_TO_NUMBER(o_clerk) AS n FROM SALES.ORDERS"
+    assert translate(source, "snowflake").guards == ("FN-TRY-CAST-NUMBER",)
+    with pytest.raises(TranslationError, match="run-time guard of FN-TRY-CAST-NUMBER"):
+        translate(source, "snowflake", strict=True)
