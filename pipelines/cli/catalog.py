@@ -18,7 +18,6 @@ from pipelines.lake.catalog import LakeCatalogError, import_lake
 from pipelines.lake.files import write_atomic
 from pipelines.lake.sources import Source, SourceError, describe
 from sql.catalog_import import TYPES, CatalogImportError, DdlImport, catalog_yaml, import_ddl
-from sql.source_dialects import semantics
 
 ZONE = re.compile(r"[a-z][a-z0-9_]*")
 
@@ -203,14 +202,7 @@ def _from_sources(
     shown = "; ".join(f"the {d} DDL ({', '.join(f)})" for d, f in ddl_groups)
     described = {s.lake_table: describe(s) for s in sources}
     agreement = catalog_agreement(
-        ddl_tables,
-        derived,
-        ddl_opaque=ddl_opaque,
-        ddl_source=shown,
-        derived_source=described,
-        empty_is_null={
-            t for t, i in declared_by.items() if semantics(i.dialect).EMPTY_STRING_IS_NULL
-        },
+        ddl_tables, derived, ddl_opaque=ddl_opaque, ddl_source=shown, derived_source=described
     )
     problems = list(agreement.problems)
     if not problems:

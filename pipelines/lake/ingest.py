@@ -17,14 +17,13 @@ so that loading a code location stays light; this module is imported when a sour
 
 from __future__ import annotations
 
-import dataclasses
 import glob
 import hashlib
 import importlib.metadata
 import os
 import re
 import urllib.parse
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -34,13 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from sqlglot import exp
 
-from pipelines.lake.catalog import (
-    VALUE,
-    Correspondence,
-    LakeImport,
-    correspondence,
-    schema_columns,
-)
+from pipelines.lake.catalog import Correspondence, LakeImport, correspondence, schema_columns
 from pipelines.lake.raw import RAW_ZONE, RawTable
 from pipelines.lake.sources import (
     EXTENSIONS,
@@ -526,6 +519,8 @@ def count_values(
     """For each column of ``source``, how many of its non-NULL values meet its condition (an
     expression over ``pipelines.lake.catalog.VALUE``), in one scan of what the source holds:
     the files through DuckDB, a database table as Arrow record batches streamed into it."""
+    from pipelines.lake.catalog import VALUE
+
     if not conditions:
         return {}
 
@@ -601,7 +596,6 @@ def catalog_agreement(
     ddl_opaque: Mapping[str, Mapping[str, str]],
     ddl_source: str,
     derived_source: str | Mapping[str, str],
-    empty_is_null: Collection[str] = (),
 ) -> CatalogAgreement:
     """How the catalog derived from the sources agrees with the legacy DDL's (``tables`` of
     ``plumbline catalog import``): a problem per table or column on one side only, per
@@ -610,9 +604,7 @@ def catalog_agreement(
     both sides: ``ddl_source``, and ``derived_source`` (one text, or one per table such as
     ``{"raw.orders": "source raw.orders (exports/orders/*.parquet)"}``). A source type that
     holds them where the data allows (NUMBER(10) exported as INTEGER, an Oracle DATE as a
-    DATE) is a correspondence the caller checks on the data (``data_checks``). A text
-    column of a table in ``empty_is_null`` (declared by Oracle's DDL, which holds '' as NULL)
-    holds no '' either: its legacy type cannot."""
+    DATE) is a correspondence the caller checks on the data (``data_checks``)."""
 
     def derived_side(table: str) -> str:
         if isinstance(derived_source, str):
@@ -638,25 +630,8 @@ def catalog_agreement(
             ddl_source,
             derived_side(table),
         )
-        if table in empty_is_null:
-            columns[table] = {
-                column: (name, _without_empty_strings(read))
-                for column, (name, read) in columns[table].items()
-            }
         lines.extend(table_lines)
     return CatalogAgreement(lines, columns, undeclared)
-
-
-def _without_empty_strings(read: Correspondence | None) -> Correspondence | None:
-    """``read`` for a legacy text type that holds no '' (Oracle's VARCHAR2: '' is NULL)."""
-    if read is None or read.lake.split("(")[0].strip().upper() not in ("VARCHAR", "CHAR"):
-        return read
-    empty = exp.EQ(this=exp.column(VALUE, quoted=True), expression=exp.Literal.string(""))
-    offending = empty if read.offending is None else exp.or_(read.offending, empty)
-    note = "no value is '' (Oracle holds '' as NULL)"
-    return dataclasses.replace(
-        read, offending=offending, note=f"{read.note}; {note}" if read.note else note
-    )
 
 
 def _column_agreement(

@@ -1005,19 +1005,3 @@ def test_a_csv_snapshot_reads_empty_strings_as_sources_do(tmp_path: Path) -> Non
 
     (tmp_path / "out.csv").write_text('k,v\n1,""\n2,\n')
     assert read_snapshot(tmp_path / "out.csv").column("v").to_pylist() == ["", None]
-
-
-def test_an_oracle_text_column_holds_no_empty_string(tmp_path: Path) -> None:
-    """Oracle holds '' as NULL, so a '' in the source is a value its VARCHAR2 cannot hold:
-    counted like any other (the translation reads Oracle's text as never '')."""
-    (tmp_path / "t.csv").write_text('id,name\n1,a\n2,""\n3,\n')
-    source = parse_sources({"t": {"files": "t.csv"}}, tmp_path)[0]
-    agreement = catalog_agreement(
-        {"raw.t": {"id": "DECIMAL(10,0)", "name": "VARCHAR(30)"}},
-        source_catalog([source]),
-        ddl_opaque={},
-        ddl_source="ddl.sql",
-        derived_source="the sources",
-        empty_is_null={"raw.t"},
-    )
-    assert count_values(source, agreement.data_checks()["raw.t"]) == {"id": 0, "name": 1}
