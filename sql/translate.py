@@ -53,6 +53,7 @@ from sql.retype import retype
 from sql.rules import Context, apply_rules, load_all, rules_for
 from sql.rules.arrays import array_outputs
 from sql.rules.base import candidates
+from sql.rules.build import STRING_TYPES
 from sql.rules.portable_types import portable_output_types
 from sql.rules.variant import ACCESSES as VARIANT_ACCESSES
 from sql.rules.variant import VALUE_PICKERS, derived_projections, is_json_text, picked
@@ -707,34 +708,65 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
         ctx.raise_errors()
     if has_qualify:  # parsed QUALIFY (no rule writes one)
         tree = _without_qualify(tree)
-    if any(catalog.physical.get(t) for t in source_tables):
-        tree = _read_lake_types(tree, catalog)
+    # Oracle holds '' as NULL: a '' the lake holds (data from another system) is read as
+    # Oracle would have stored it.
+    texts = (
+        {t: _text_columns(catalog, t) for t in source_tables if t in catalog.tables}
+        if semantics(dialect).EMPTY_STRING_IS_NULL
+        else {}
+    )
+    if any(catalog.physical.get(t) for t in source_tables) or any(texts.values()):
+        tree = _read_lake_types(tree, catalog, texts)
     return tree, source_tables
 
 
-def _read_lake_types(tree: exp.Expr, catalog: Catalog) -> exp.Expr:
-    """Each lake table some of whose columns the lake stores as another type than the
-    catalog's (``lake:``, e.g. a NUMBER(10) exported as INTEGER), read through a derived
-    table of the same name that CASTs those columns to their catalog type: the translation
-    reasoned with that type, and ``catalog import --from-sources`` checked on the data that
-    the CAST loses no value. Qualified like the rest of the output, so that annotation types
-    the derived table's columns (a script's later table, a chain's reader)."""
+def _text_columns(catalog: Catalog, table: str) -> frozenset[str]:
+    opaque = catalog.opaque.get(table, {})
+    return frozenset(
+        column
+        for column, kind in catalog.tables[table].items()
+        if column not in opaque and ansi.parse_type(kind).this in STRING_TYPES
+    )
+
+
+def _read_lake_types(
+    tree: exp.Expr, catalog: Catalog, empty_is_null: Mapping[str, frozenset[str]]
+) -> exp.Expr:
+    """Each lake table some of whose columns the query reads the lake stores as another type
+    than the catalog's (``lake:``, e.g. a NUMBER(10) exported as INTEGER), read through a
+    derived table of the same name that CASTs those columns to their catalog type: the
+    translation reasoned with that type, and ``catalog import --from-sources`` checked on
+    the data that the CAST loses no value. ``empty_is_null``: per table, the text columns
+    read as NULLIF(x, '') (Oracle holds '' as NULL). The derived table projects the columns
+    the query reads of it, qualified like the rest of the output, so that annotation types
+    them (a script's later table, a chain's reader)."""
+    read: dict[str, set[str]] = {}
+    for column in tree.find_all(exp.Column):
+        if column.table:
+            read.setdefault(column.table, set()).add(column.name)
     for table in list(tree.find_all(exp.Table)):
         key = f"{table.db}.{table.name}"
-        physical = catalog.physical.get(key)
-        if not physical or not isinstance(table.parent, (exp.From, exp.Join)):
+        if key not in catalog.tables or not isinstance(table.parent, (exp.From, exp.Join)):
+            continue
+        physical = catalog.physical.get(key, {})
+        texts = empty_is_null.get(key, frozenset())
+        wanted = read.get(table.alias_or_name, set())
+        kept = [name for name in catalog.tables[key] if name in wanted]
+        if not any(name in physical or name in texts for name in kept):
             continue
         inner = table.name
         columns = []
-        for name, kind in catalog.tables[key].items():
+        for name in kept:
             column: exp.Expr = exp.column(name, table=inner, quoted=True)
             if name in physical:
                 # Values were checked to fit the declared type, fractional digits included:
                 # a TIMESTAMP(p) reads as the engines' one TIMESTAMP type.
-                to = ansi.parse_type(kind).copy()
+                to = ansi.parse_type(catalog.tables[key][name]).copy()
                 if to.this in (exp.DType.TIMESTAMP, exp.DType.TIME):
                     to.set("expressions", [])
                 column = exp.Cast(this=column, to=to)
+            if name in texts:
+                column = exp.Nullif(this=column, expression=exp.Literal.string(""))
             columns.append(exp.alias_(column, name, quoted=True))
         stored = exp.Table(
             this=exp.to_identifier(table.name, quoted=True),

@@ -39,7 +39,7 @@ def if_to_case(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "oracle",
             "SELECT NVL(c_comment, 'none') AS c FROM SALES.CUSTOMER",
-            'SELECT COALESCE("customer"."c_comment", \'none\') AS "c" FROM "raw"."customer" AS "customer"',
+            'SELECT COALESCE("customer"."c_comment", \'none\') AS "c" FROM (SELECT NULLIF("customer"."c_comment", \'\') AS "c_comment" FROM "raw"."customer" AS "customer") AS "customer"',
         ),
     ),
 )
@@ -59,7 +59,7 @@ def nvl_to_coalesce(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "oracle",
             "SELECT NVL2(c_comment, 1, 0) AS has_comment FROM SALES.CUSTOMER",
-            'SELECT CASE WHEN NOT "customer"."c_comment" IS NULL THEN 1 ELSE 0 END AS "has_comment" FROM "raw"."customer" AS "customer"',
+            'SELECT CASE WHEN NOT "customer"."c_comment" IS NULL THEN 1 ELSE 0 END AS "has_comment" FROM (SELECT NULLIF("customer"."c_comment", \'\') AS "c_comment" FROM "raw"."customer" AS "customer") AS "customer"',
         ),
     ),
 )
@@ -195,7 +195,7 @@ def nullifzero(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "oracle",
             "SELECT DECODE(o_orderstatus, 'F', 1, 'O', 2, 0) AS s FROM SALES.ORDERS",
-            'SELECT CASE WHEN "orders"."o_orderstatus" = \'F\' THEN 1 WHEN "orders"."o_orderstatus" = \'O\' THEN 2 ELSE 0 END AS "s" FROM "raw"."orders" AS "orders"',
+            'SELECT CASE WHEN "orders"."o_orderstatus" = \'F\' THEN 1 WHEN "orders"."o_orderstatus" = \'O\' THEN 2 ELSE 0 END AS "s" FROM (SELECT NULLIF("orders"."o_orderstatus", \'\') AS "o_orderstatus" FROM "raw"."orders" AS "orders") AS "orders"',
         ),
     ),
 )

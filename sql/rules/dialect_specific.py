@@ -243,7 +243,7 @@ def mod(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "oracle",
             "SELECT LISTAGG(o_orderstatus) WITHIN GROUP (ORDER BY o_orderkey) AS s FROM SALES.ORDERS",
-            'SELECT LISTAGG("orders"."o_orderstatus", \'\') WITHIN GROUP (ORDER BY "orders"."o_orderkey" ASC NULLS LAST) AS "s" FROM "raw"."orders" AS "orders"',
+            'SELECT LISTAGG("orders"."o_orderstatus", \'\') WITHIN GROUP (ORDER BY "orders"."o_orderkey" ASC NULLS LAST) AS "s" FROM (SELECT "orders"."o_orderkey" AS "o_orderkey", NULLIF("orders"."o_orderstatus", \'\') AS "o_orderstatus" FROM "raw"."orders" AS "orders") AS "orders"',
         ),
         (
             "redshift",

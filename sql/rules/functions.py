@@ -333,7 +333,7 @@ def _halfway_by_setting(node: exp.Round, ctx: Context) -> exp.Expr | None:
         (
             "oracle",
             "SELECT REPLACE(o_clerk, 'Clerk#', '') AS clerk FROM SALES.ORDERS",
-            'SELECT NULLIF(REPLACE("orders"."o_clerk", \'Clerk#\', \'\'), \'\') AS "clerk" FROM "raw"."orders" AS "orders"',
+            'SELECT NULLIF(REPLACE("orders"."o_clerk", \'Clerk#\', \'\'), \'\') AS "clerk" FROM (SELECT NULLIF("orders"."o_clerk", \'\') AS "o_clerk" FROM "raw"."orders" AS "orders") AS "orders"',
         ),
     ),
 )

@@ -188,7 +188,7 @@ def _positive(node: exp.Expr | None, default: int) -> int | None:
             "oracle",
             "SELECT REGEXP_SUBSTR(c_phone, '[^-]+', 1, 2) AS part FROM SALES.CUSTOMER",
             'SELECT SUBSTRING_REGEX(\'[^\\-]+\' IN "customer"."c_phone" FROM 1 OCCURRENCE 2 '
-            'GROUP 0) AS "part" FROM "raw"."customer" AS "customer"',
+            'GROUP 0) AS "part" FROM (SELECT NULLIF("customer"."c_phone", \'\') AS "c_phone" FROM "raw"."customer" AS "customer") AS "customer"',
         ),
         (
             "bigquery",

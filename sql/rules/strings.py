@@ -103,7 +103,7 @@ def plus_concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "oracle",
             "SELECT NVL(c_comment, '') AS c FROM SALES.CUSTOMER",
-            'SELECT COALESCE("customer"."c_comment", NULL) AS "c" FROM "raw"."customer" AS "customer"',
+            'SELECT COALESCE("customer"."c_comment", NULL) AS "c" FROM (SELECT NULLIF("customer"."c_comment", \'\') AS "c_comment" FROM "raw"."customer" AS "customer") AS "customer"',
         ),
     ),
 )
@@ -124,7 +124,7 @@ def empty_string(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "oracle",
             "SELECT c_name || '-' || c_phone AS label FROM SALES.CUSTOMER",
-            'SELECT NULLIF(COALESCE("customer"."c_name", \'\') || \'-\' || COALESCE("customer"."c_phone", \'\'), \'\') AS "label" FROM "raw"."customer" AS "customer"',
+            'SELECT NULLIF(COALESCE("customer"."c_name", \'\') || \'-\' || COALESCE("customer"."c_phone", \'\'), \'\') AS "label" FROM (SELECT NULLIF("customer"."c_name", \'\') AS "c_name", NULLIF("customer"."c_phone", \'\') AS "c_phone" FROM "raw"."customer" AS "customer") AS "customer"',
         ),
     ),
 )
@@ -172,7 +172,7 @@ def oracle_concat(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "oracle",
             "SELECT CONCAT(c_name, c_phone) AS label FROM SALES.CUSTOMER",
-            'SELECT NULLIF(COALESCE("customer"."c_name", \'\') || COALESCE("customer"."c_phone", \'\'), \'\') AS "label" FROM "raw"."customer" AS "customer"',
+            'SELECT NULLIF(COALESCE("customer"."c_name", \'\') || COALESCE("customer"."c_phone", \'\'), \'\') AS "label" FROM (SELECT NULLIF("customer"."c_name", \'\') AS "c_name", NULLIF("customer"."c_phone", \'\') AS "c_phone" FROM "raw"."customer" AS "customer") AS "customer"',
         ),
         (
             "redshift",
@@ -229,7 +229,7 @@ UNICODE_WHITESPACE = "".join(
             "oracle",
             "SELECT TRIM(c_comment) AS c, RTRIM(c_phone, '-') AS p FROM SALES.CUSTOMER",
             'SELECT NULLIF(TRIM("customer"."c_comment"), \'\') AS "c", NULLIF(TRIM(TRAILING \'-\' '
-            'FROM "customer"."c_phone"), \'\') AS "p" FROM "raw"."customer" AS "customer"',
+            'FROM "customer"."c_phone"), \'\') AS "p" FROM (SELECT NULLIF("customer"."c_phone", \'\') AS "c_phone", NULLIF("customer"."c_comment", \'\') AS "c_comment" FROM "raw"."customer" AS "customer") AS "customer"',
         ),
     ),
 )
@@ -380,7 +380,7 @@ def _oracle_substr(node: exp.Expr) -> exp.Expr:
         (
             "oracle",
             "SELECT SUBSTR(c_phone, 1, 2) AS cc FROM SALES.CUSTOMER",
-            'SELECT NULLIF(SUBSTRING("customer"."c_phone" FROM 1 FOR 2), \'\') AS "cc" FROM "raw"."customer" AS "customer"',
+            'SELECT NULLIF(SUBSTRING("customer"."c_phone" FROM 1 FOR 2), \'\') AS "cc" FROM (SELECT NULLIF("customer"."c_phone", \'\') AS "c_phone" FROM "raw"."customer" AS "customer") AS "customer"',
         ),
         (
             "bigquery",

@@ -157,7 +157,8 @@ def text_to_timestamp(text: exp.Expr, codes: str) -> exp.Expr:
             'SUBSTRING("orders"."o_clerk" FROM 6 FOR 2) || \'-\' || SUBSTRING("orders"."o_clerk" '
             "FROM 9 FOR 2) || ' ' || SUBSTRING(\"orders\".\"o_clerk\" FROM 12 FOR 2) || ':' || "
             "SUBSTRING(\"orders\".\"o_clerk\" FROM 15 FOR 2) || ':' || '00' ELSE 'not a timestamp in "
-            'the format: \' || "orders"."o_clerk" END AS TIMESTAMP) AS "t" FROM "raw"."orders" AS '
+            'the format: \' || "orders"."o_clerk" END AS TIMESTAMP) AS "t" FROM (SELECT '
+            'NULLIF("orders"."o_clerk", \'\') AS "o_clerk" FROM "raw"."orders" AS "orders") AS '
             '"orders"',
         ),
     ),

@@ -267,7 +267,8 @@ def test_a_lake_type_is_read_through_a_cast_to_the_catalog_type(tmp_path):
     flat = " ".join(translated.ansi_sql.split())
     assert (
         'FROM ( SELECT CAST("events"."id" AS DECIMAL(10, 0)) AS "id", CAST("events"."d" AS '
-        'TIMESTAMP) AS "d", "events"."note" AS "note" FROM "raw"."events" AS "events" ) AS "e"'
+        'TIMESTAMP) AS "d", NULLIF("events"."note", \'\') AS "note" FROM "raw"."events" AS '
+        '"events" ) AS "e"'
     ) in flat
     import duckdb
 
@@ -312,7 +313,9 @@ def test_a_table_each_dialect_declares_is_read_with_that_dialects_types(tmp_path
     assert catalog.for_dialect("snowflake") is catalog
     # Oracle's DATE - DATE is days; the same subtraction read by BigQuery is its own matter.
     oracle_sql = translate(
-        "SELECT TRUNC(read_at) - TRUNC(read_at) AS d FROM UTIL.READINGS", "oracle", catalog=catalog
+        "SELECT reading_id, TRUNC(read_at) - TRUNC(read_at) AS d FROM UTIL.READINGS",
+        "oracle",
+        catalog=catalog,
     ).ansi_sql
     assert 'CAST("readings"."reading_id" AS DECIMAL(10, 0)) AS "reading_id"' in oracle_sql
     bigquery_sql = translate(

@@ -71,7 +71,9 @@ def test_extraction_gives_the_sources_substring_on_both_engines(
     ansi_sql = translate(source, dialect).ansi_sql
     assert "SUBSTRING_REGEX" in ansi_sql
     ansi_sql = ansi_sql.replace('"raw"."customer"', '"customer"')
-    want = sorted(((t, expected.get(t)) for t in TEXTS), key=repr)
+    # Oracle holds '' as NULL: the lake's '' reads as NULL there.
+    read = [None if t == "" and dialect == "oracle" else t for t in TEXTS]
+    want = sorted(((t, expected.get(t)) for t in read), key=repr)
     on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall(), key=repr)
     on_spark = sorted((tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect()), key=repr)
     assert on_duckdb == want, ansi_sql

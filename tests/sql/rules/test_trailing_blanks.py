@@ -44,3 +44,25 @@ def test_redshift_comparisons_ignore_trailing_spaces(engines, condition, keys):
     on_spark = sorted(r[0] for r in spark.sql(render(ansi_sql, "spark")).collect())
     assert on_duckdb == keys
     assert on_spark == keys
+
+
+def test_oracle_reads_an_empty_string_of_the_lake_as_null(engines):
+    """Oracle holds '' as NULL ("a character value with a length of zero ... is null"): a ''
+    the lake holds (data from another system) is read as Oracle would have stored it."""
+    con, spark = engines
+    source = (
+        "SELECT c_custkey, NVL(c_address, 'none') AS a, LENGTH(c_address) AS n "
+        "FROM SALES.CUSTOMER WHERE c_custkey IN (1, 5)"
+    )
+    ansi_sql = translate(source, "oracle").ansi_sql.replace('"raw"."customer"', '"customer"')
+    con.execute("INSERT INTO customer VALUES (5, '')")
+    spark.sql("SELECT 5 AS c_custkey, '' AS c_address").createOrReplaceTempView("extra")
+    spark.sql("SELECT * FROM customer UNION ALL SELECT * FROM extra").createOrReplaceTempView(
+        "customer_with_empty"
+    )
+    on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall())
+    spark_sql = render(ansi_sql, "spark").replace("`customer` AS", "`customer_with_empty` AS")
+    on_spark = sorted(tuple(r) for r in spark.sql(spark_sql).collect())
+    expected = [(1, "9516 Magnolia Boulevard", 23), (5, "none", None)]
+    assert on_duckdb == expected
+    assert on_spark == expected
