@@ -32,6 +32,7 @@ from sqlglot.tokens import Token, TokenType
 from sql import ansi, portable, scopes, wildcards
 from sql.assumptions import Assumptions, load_assumptions
 from sql.catalog import (
+    DECLARED_META,
     OPAQUE_PREFIX,
     Catalog,
     declared_type,
@@ -729,6 +730,27 @@ def _text_columns(catalog: Catalog, table: str) -> frozenset[str]:
     )
 
 
+def _oracle_dates(
+    typed: exp.Expr, types: tuple[exp.DataType, ...], dialect: str
+) -> tuple[exp.DataType, ...]:
+    """``types`` of ``typed``'s output columns, each TIMESTAMP one whose value is an Oracle
+    DATE (TRUNC(d, 'MM'), d + 1, a DATE column) marked as one: a reader of this table (a
+    chain's next file, a script's later statement) gives it Oracle's DATE semantics."""
+    from sql.rules.day_arithmetic import oracle_moment
+    from sql.rules.portable_types import Projections
+
+    projections = Projections.of(typed)
+    marked = []
+    for select, kind in zip(typed.selects, types, strict=True):
+        if kind.this in (exp.DType.TIMESTAMP, exp.DType.DATETIME) and not declared_type(kind):
+            moment = oracle_moment(select.unalias(), projections)
+            if moment is not None and moment.date:
+                kind = ansi.parse_type("TIMESTAMP(0)").copy()
+                kind.meta[DECLARED_META] = (dialect, "DATE")
+        marked.append(kind)
+    return tuple(marked)
+
+
 def _read_lake_types(
     tree: exp.Expr, catalog: Catalog, empty_is_null: Mapping[str, frozenset[str]]
 ) -> exp.Expr:
@@ -1166,6 +1188,8 @@ def _translate_definition(
             types = tuple(
                 s.type.copy() if s.type else exp.DataType.build("UNKNOWN") for s in typed.selects
             )
+            if semantics(ctx.dialect).DATE_HOLDS_TIME:
+                types = _oracle_dates(typed, types, ctx.dialect)
         ansi_sql = _generate(tree, ctx, nodes)
     except TranslationError:
         raise

@@ -233,7 +233,23 @@ def add_months_rule(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         bool(node.args.get("preserve_end_of_month"))
         or semantics(ctx.dialect).ADD_MONTHS_KEEPS_MONTH_END
     )
-    return cast(add_months(node.this, node.expression, keep_end_of_month=keep_eom), kind)
+    moved = cast(add_months(node.this, node.expression, keep_end_of_month=keep_eom), kind)
+    if semantics(ctx.dialect).DATE_HOLDS_TIME and kind != "DATE":
+        # Oracle's ADD_MONTHS returns a DATE (its time of day kept): a DATE to what reads it.
+        from sql.rules.day_arithmetic import ORACLE_DATE_META, fraction_digits, oracle_moment
+
+        moment = oracle_moment(node.this, None)
+        if fraction_digits(node.this) != 0 and not (moment is not None and moment.date):
+            ctx.report(
+                "error",
+                "ADD-MONTHS",
+                node,
+                "ADD_MONTHS of a TIMESTAMP with fractional seconds makes it an Oracle DATE, "
+                "dropping them in a way Oracle does not document: no exact form",
+            )
+            return node
+        moved.meta[ORACLE_DATE_META] = "midnight" if moment and moment.midnight else "time"
+    return moved
 
 
 def _time_boundaries(end: exp.Expr, start: exp.Expr, unit: str) -> exp.Expr:

@@ -250,9 +250,11 @@ def _projections(node: exp.Expr, ctx: Context) -> Projections:
     phase="arithmetic",
 )
 def date_number_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if node.find(exp.Interval):
-        return None  # interval arithmetic written by another rule
     left, right = type_of(node.this), type_of(node.expression)
+    if exp.DType.INTERVAL in (left, right) or any(
+        isinstance(operand, exp.Interval) for operand in (node.this, node.expression)
+    ):
+        return None  # interval arithmetic: INTERVAL-ARITHMETIC's
     subtract = isinstance(node, exp.Sub)
     if left in MOMENT_TYPES and right in MOMENT_TYPES:
         return _difference(node, ctx) if subtract else None

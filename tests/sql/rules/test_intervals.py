@@ -239,9 +239,6 @@ def test_interval_arithmetic_gives_the_documented_values_and_types(
         ("bigquery", "ts - ts", "MOMENT-SUBTRACTION", "DATE_DIFF"),
         ("snowflake", "ts - ts", "MOMENT-SUBTRACTION", "DATE_DIFF"),
         ("teradata", "ts - ts", "MOMENT-SUBTRACTION", "DATE_DIFF"),
-        # an Oracle DATE minus a DATE is a number of days (DATE-NUMBER-ARITHMETIC's), which
-        # an INTERVAL added below it would otherwise leave an interval
-        ("oracle", "(d + INTERVAL '1' DAY) - d", "MOMENT-SUBTRACTION", "number of days"),
         # T-SQL's DATETIME + DATETIME (days from 1900-01-01), which nothing else has
         ("tsql", "dt + dt2", "MOMENT-SUM", "no standard meaning"),
         ("redshift", "d + ts", "MOMENT-SUM", "no standard meaning"),
@@ -276,3 +273,26 @@ def test_oracle_and_redshift_timestamp_differences_stay_the_standards_interval(c
             "SELECT ts - ts AS v FROM sales.t", dialect, catalog=catalogs[dialect, "imported"]
         ).ansi_sql
         assert '"t"."ts" - "t"."ts"' in ansi_sql
+
+
+def test_an_oracle_date_moved_by_an_interval_still_subtracts_to_days():
+    """(d + INTERVAL '1' DAY) - d is the NUMBER 1 in Oracle: INTERVAL-ARITHMETIC marks its
+    result an Oracle DATE, and DATE-NUMBER-ARITHMETIC counts the days between the two."""
+    import duckdb
+
+    from sql.catalog import Catalog
+    from sql.render import render
+    from sql.translate import translate
+
+    catalog = Catalog(
+        tables={"raw.t": {"d": "TIMESTAMP(0)"}},
+        legacy={"oracle": {("S", "T"): "raw.t"}},
+        declared={"raw.t": {"d": ("oracle", "DATE")}},
+    )
+    ansi_sql = translate(
+        "SELECT (d + INTERVAL '1' DAY) - d AS n FROM S.T", "oracle", catalog=catalog
+    )
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA raw")
+    con.execute("CREATE TABLE raw.t AS SELECT TIMESTAMP '2024-02-28 10:30:00' AS d")
+    assert con.sql(render(ansi_sql.ansi_sql, "duckdb")).fetchall() == [(1,)]
