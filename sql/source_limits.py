@@ -25,6 +25,9 @@ from sql.diagnostics import Diagnostic, TranslationError, offset_to_line_col
 MAX_SOURCE_BYTES = 10_000_000
 MAX_STATEMENTS = 10_000
 RULE = "SOURCE-SIZE"
+# Below this many characters a text is tokenized in about a second: its statements are counted
+# exactly, with no pass over the text beforehand.
+ESTIMATED_FROM = 1_000_000
 
 
 class SourceTooLarge(TranslationError):
@@ -57,8 +60,9 @@ def check_statement_estimate(text: str, file: str, limit: int = MAX_STATEMENTS) 
     before it is tokenized (tokenizing 100,000 statements takes seconds and half a GB):
     its semicolons outside quotes and comments, as any dialect writes them, counted; over
     twice the limit, where no quoting a scan could misread explains the difference. Nearer
-    the limit, the tokenizer's count decides (``check_statement_count``)."""
-    if text.count(";") <= 2 * limit:
+    the limit, or in a text too short for tokenizing it to matter, the tokenizer's count
+    decides (``check_statement_count``)."""
+    if len(text) < ESTIMATED_FROM or text.count(";") <= 2 * limit:
         return
     ends = sum(1 for match in _NOT_STATEMENT_ENDS.finditer(text) if match.group() == ";")
     if ends > 2 * limit:
