@@ -11,6 +11,7 @@ import pytest
 
 from sql.catalog import load_catalog
 from sql.catalog_import import import_ddl
+from sql.report import translate_tree
 from sql.source_limits import (
     ESTIMATED_FROM,
     MAX_SOURCE_BYTES,
@@ -109,3 +110,13 @@ def test_ddl_over_the_statement_limit_is_refused_before_any_is_parsed():
         import_ddl([("dump.sql", ddl)], "tsql")
     (diagnostic,) = caught.value.diagnostics
     assert (diagnostic.file, diagnostic.line, diagnostic.col) == ("dump.sql", MAX_STATEMENTS + 1, 1)
+
+
+def test_a_file_of_the_translation_report_over_the_limit_is_a_refused_row(tmp_path):
+    (tmp_path / "snowflake").mkdir()
+    (tmp_path / "snowflake" / "nations.sql").write_text("SELECT N_NAME FROM SALES.NATION")
+    with (tmp_path / "snowflake" / "huge.sql").open("wb") as file:
+        file.truncate(50_000_000)
+    huge, nations = translate_tree(tmp_path, CATALOG)
+    assert nations.translated and not huge.translated
+    assert [d.rule for d in huge.diagnostics] == ["SOURCE-SIZE"]
