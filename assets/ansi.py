@@ -170,6 +170,7 @@ def ansi_asset(
                 catalog,
                 expected=legacy.names,
                 variables=variables,
+                budget=project.budget if project is not None else None,
             )
         except CatalogError as exc:
             raise dg.Failure(description=str(exc)) from exc

@@ -29,6 +29,7 @@ from pipelines.project import (
     composition_problems,
 )
 from pipelines.settings import Engine, Settings, SettingsError, parse_folder
+from sql.templating import TemplateBudget
 
 
 class FilesSourceModel(dg.Model):
@@ -76,6 +77,27 @@ class TableReconciliationModel(dg.Model):
 
 class ReconciliationModel(dg.Model):
     tables: dict[str, TableReconciliationModel] = Field(default_factory=dict)
+
+
+_BUDGET = TemplateBudget()
+
+
+class TemplateBudgetModel(dg.Model):
+    """What rendering one Jinja-templated legacy file may take (``sql.template_sandbox``):
+    over it, that file is refused (a located error[TEMPLATE]) and nothing else. Each a
+    number > 0."""
+
+    seconds: float = Field(default=_BUDGET.seconds, description="Wall time of one render.")
+    output: int = Field(default=_BUDGET.output, description="Characters the file renders to.")
+    value: int = Field(
+        default=_BUDGET.value,
+        description="Characters (or items) of any one string or list built on the way.",
+    )
+    memory: int = Field(
+        default=_BUDGET.memory,
+        description="Characters and items of every string and list built, in all.",
+    )
+    iterations: int = Field(default=_BUDGET.iterations, description="Loop iterations, in all.")
 
 
 class MigrationScaffolder(dg.Scaffolder):
@@ -135,6 +157,11 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
         description="Variables of Jinja-templated legacy files ({{ name }}, var('name'), "
         "is_incremental()): name -> string, number, boolean or list. Recorded in every stored "
         "translation's manifest and the audit trail: never a secret.",
+    )
+    template_budget: TemplateBudgetModel = Field(
+        default_factory=TemplateBudgetModel,
+        description="What rendering one templated legacy file may take, when the project "
+        "loads and when it is translated; over it, only that file's assets fail.",
     )
     models: list[str] = Field(
         default_factory=list,
@@ -207,6 +234,12 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
                 reconciliation[table] = _reconciliation(entry, root)
             except ProjectError as exc:
                 problems.append(Problem(f"reconciliation.tables.{table}.{exc.field}", exc.problem))
+        try:
+            budget = TemplateBudget(**self.template_budget.model_dump())
+        except ValueError as exc:  # "template_budget.seconds: a number > 0; got 0"
+            field, _, problem = str(exc).partition(": ")
+            problems.append(Problem(field, problem))
+            budget = TemplateBudget()
         if unusable:
             return None, problems
         project = Project(
@@ -222,6 +255,7 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
             models=tuple(self.models),
             engine=self.engine,
             template_vars=dict(self.template_vars),
+            template_budget=budget,
         )
         return project, problems
 

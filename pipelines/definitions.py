@@ -35,6 +35,7 @@ from pipelines.automation import (
 from pipelines.project import Problem, Project, ProjectError, ProjectProblems, demo_project
 from pipelines.project_check import (
     load_catalog_files,
+    oversized_files,
     reconciliation_problems,
     unproduced_reads,
     unresolved_names,
@@ -116,6 +117,7 @@ def build_definitions(
     except ValueError as exc:  # a portable file defines a legacy file's table: it names both
         raise ProjectProblems([*problems, Problem("", str(exc), "")]) from None
     problems += reconciliation_problems(project, [t.name for t in tables])
+    problems += oversized_files(legacy)
     problems += unresolved_names(legacy)
     # Each legacy file, observed (its sha256 its data version), upstream of its translation.
     legacy_files = legacy_files_asset(legacy)

@@ -18,7 +18,7 @@ from pipelines.translation.store import CycleError, LegacySql
 from pipelines.warehouse.snapshot import Snapshot
 from sql.catalog import Catalog, CatalogError
 from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT, REFERENCE_ROOT
-from sql.templating import TemplateValue
+from sql.templating import TemplateBudget, TemplateValue
 
 if TYPE_CHECKING:
     from pipelines.lake.sources import Source
@@ -166,6 +166,9 @@ class Project:
     # The variables Jinja-templated legacy files render with (sql.templating); recorded in
     # each stored translation's manifest, so never a secret.
     template_vars: Mapping[str, TemplateValue] = field(default_factory=dict)
+    # What rendering one template may take, when the project loads and when its ansi/
+    # assets translate (sql.template_sandbox).
+    template_budget: TemplateBudget = field(default_factory=TemplateBudget)
     # The file that declares the project (a component's defs.yaml): where the UI's "Source
     # code" of what it declares (its sources) opens. None: declared in code (the demo's
     # defaults, tests).
@@ -177,14 +180,19 @@ class Project:
             raise ProjectProblems(problems)
 
     def legacy_sql(self, catalog: Catalog, *, cache: Path | None = None) -> LegacySql:
-        """The project's legacy files, parsed with ``catalog`` and its ``template_vars``:
+        """The project's legacy files, parsed with ``catalog`` and its ``template_vars``
+        (within its ``template_budget``):
         the one form the ``ansi/`` and ``warehouse/`` assets are drawn from (``cache``: see
         ``pipelines.translation.store.legacy_dependencies``). A cycle among the files' tables
         is a ``ProjectError`` of ``legacy``; a catalog's legacy name that names nothing, or
         that a script creates for another table, one of ``catalogs``."""
         try:
             return LegacySql.parse(
-                self.legacy_root, catalog, cache=cache, variables=self.template_vars
+                self.legacy_root,
+                catalog,
+                cache=cache,
+                variables=self.template_vars,
+                budget=self.template_budget,
             )
         except CycleError as exc:
             raise ProjectError("legacy", str(exc)) from None

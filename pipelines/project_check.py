@@ -59,6 +59,12 @@ def unresolved_names(legacy: LegacySql) -> list[Problem]:
     ]
 
 
+def oversized_files(legacy: LegacySql) -> list[Problem]:
+    """One problem per legacy file over the size limits (``sql.source_limits``), which the
+    load did not parse: located where the limit is passed."""
+    return [diagnostic_problem(d) for file in legacy.files for d in file.refused]
+
+
 def reconciliation_problems(project: Project, tables: Iterable[str]) -> list[Problem]:
     """One problem per ``reconciliation.tables`` entry that names no warehouse table of the
     project (its snapshot and tolerances would never be used), and per declared snapshot

@@ -30,6 +30,7 @@ from sql.diagnostics import Diagnostic, Severity, node_offset, offset_to_line_co
 from sql.rules.variant import JSON_TYPES
 from sql.session import command_text
 from sql.source_dialects import SOURCE_DIALECTS, SessionSetting, StorageOption, semantics
+from sql.source_limits import check_statement_count, check_statement_estimate
 
 # A rule turns a declared type's parameters (as written: "10", "MAX", "*") into its exact
 # ANSI type, or None when there is none (the column is then opaque).
@@ -709,6 +710,7 @@ class _Reader:
                     f"skipped .{command.name}: a BTEQ command, not DDL",
                     command.offset,
                 )
+        check_statement_estimate(self.text, self.file)
         try:
             tokens = self.source.tokenize(self.text)
         except Exception as error:  # sqlglot's TokenError and internal errors alike
@@ -717,6 +719,7 @@ class _Reader:
         if semantics(self.dialect).IF_BLOCKS:
             tokens = _unguarded(tokens, self.report)
         statements = _split_statements(tokens)
+        check_statement_count([chunk[0].start for chunk in statements], self.text, self.file)
         if not statements:
             self.report("info", "CATALOG-SKIP", "no SQL statement", None)
         parser = self.source.parser()

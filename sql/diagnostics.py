@@ -41,7 +41,7 @@ class TranslationError(Exception):
     def __reduce__(self) -> tuple[type, tuple[tuple[Diagnostic, ...]]]:
         # Pickled back from a worker process (sql/parallel.py) with its diagnostics, not
         # rebuilt from the formatted text.
-        return TranslationError, (self.diagnostics,)
+        return type(self), (self.diagnostics,)
 
 
 def offset_to_line_col(text: str, offset: int) -> tuple[int, int]:

@@ -24,6 +24,7 @@ from sql.parallel import ordered_map
 from sql.paths import repository_relative
 from sql.rules_doc import DOC_PATH, rule_link
 from sql.source_dialects import DIALECTS
+from sql.source_limits import decoded, read_source
 from sql.templating import TemplateValue, translate_source_text
 
 
@@ -52,7 +53,8 @@ def translate_path(
     dialect = path.parent.name
     try:
         script, _ = translate_source_text(
-            path.read_text(),
+            # Over the size limits, a refusal like any other (sql/source_limits.py).
+            decoded(read_source(path)),
             dialect,
             file=str(path),
             name=path.stem,

@@ -118,11 +118,16 @@ OTHER_DIAGNOSTICS: dict[str, str] = {
     "...) may be selected, counted or tested for NULL; used in an expression it is refused.",
     "RENDER": "The ANSI SQL cannot be rendered for the engine it runs on (an unknown engine, "
     "or a construct that engine would evaluate differently).",
+    "SOURCE-SIZE": "The file is over the size limits (`sql/source_limits.py`: 10,000,000 "
+    "bytes, 10,000 statements): refused before it is parsed, at the first statement over the "
+    "limit; split it into several files.",
     "SOURCE-TEXT": "The file is not SQL text: bytes that are not UTF-8, or a NUL character "
     "(a binary or UTF-16 file).",
     "TEMPLATE": "A Jinja-templated file (`sql/templating.py`) that does not render: a syntax "
     "error, an undefined variable, an unknown `ref()`/`source()`, an `{% include %}` or another "
-    "project's macro (not provided), or what the sandbox refuses; located in the template.",
+    "project's macro (not provided), what the sandbox refuses, or a render over its budget "
+    "(`sql/template_sandbox.py`: wall time, values built, loop iterations, output); located in "
+    "the template.",
 }
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
@@ -44,7 +44,6 @@ from typing import Any, NoReturn
 
 import jinja2
 from jinja2 import nodes
-from jinja2.sandbox import SandboxedEnvironment
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
@@ -53,7 +52,10 @@ from sql.catalog import Catalog
 from sql.diagnostics import Diagnostic, TranslationError
 from sql.parameters import QueryParameter
 from sql.source_dialects import SOURCE_DIALECTS
+from sql.template_sandbox import TemplateBudget, TemplateError, TemplateSandbox
 from sql.translate import ScriptTranslation, translate_script
+
+__all__ = ["TemplateBudget", "TemplateError"]
 
 RULE = "TEMPLATE"
 TEMPLATE_SUFFIXES = (".j2", ".jinja")
@@ -71,18 +73,6 @@ _OPEN, _CLOSE = "\ue000", "\ue001"
 _MARKER = re.compile(f"{_OPEN}(\\d+):(\\d+):(\\d+){_CLOSE}")
 # How sqlglot quotes a position in a message ("Column 'x' could not be resolved. Line: 3, Col: 9").
 _QUOTED_POSITION = re.compile(r"Line: (\d+), Col: (\d+)")
-# Output no legitimate template needs; beyond it a template is refused rather than allowed to
-# exhaust memory ('x' * 10**12, 10**10**10).
-MAX_OUTPUT = 10_000_000
-
-
-class TemplateError(Exception):
-    """A template function's refusal (an unknown ref, a missing variable); located in the
-    template by ``render_template`` from the traceback."""
-
-    def __init__(self, message: str, needle: str | None = None):
-        super().__init__(message)
-        self.needle = needle  # a regex of the text to point at on the failing line
 
 
 def is_template(text: str, file: str = "") -> bool:
@@ -190,25 +180,6 @@ def _aligned_column(rendered: str, source: str, col: int) -> int:
     return prefix + 1
 
 
-class _Sandbox(SandboxedEnvironment):
-    """Jinja's sandbox, with ``*`` and ``**`` checked so that a template cannot exhaust memory."""
-
-    intercepted_binops = frozenset({"*", "**"})
-
-    def call_binop(self, context: jinja2.runtime.Context, operator: str, left: Any, right: Any):
-        if operator == "**" and isinstance(right, int) and abs(right) > 1024:
-            raise TemplateError(f"an exponent of {right} is beyond what a template may compute")
-        if operator == "*":
-            for sequence, count in ((left, right), (right, left)):
-                if (
-                    isinstance(sequence, str | list | tuple)
-                    and isinstance(count, int)
-                    and len(sequence) * count > MAX_OUTPUT
-                ):
-                    raise TemplateError("a repeated string or list longer than a template may make")
-        return super().call_binop(context, operator, left, right)
-
-
 class _NoFiles(jinja2.BaseLoader):
     """The loader of every template: it holds no file. ``{% include %}``, ``{% import %}``
     and ``{% extends %}`` are refused, located, and read nothing."""
@@ -219,18 +190,6 @@ class _NoFiles(jinja2.BaseLoader):
             f"({template!r}): inline what it holds in this file",
             needle=r"\{%-?\s*(include|import|from|extends)\b",
         )
-
-
-def _environment() -> _Sandbox:
-    return _Sandbox(
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-        loader=_NoFiles(),
-        keep_trailing_newline=True,
-        # The template's own line ends are the text's: a rendered line is a template line.
-        newline_sequence="\n",
-        extensions=(),
-    )
 
 
 def _mark(template: nodes.Template, lines: Sequence[str]) -> None:
@@ -501,9 +460,11 @@ def render_template(
     catalog: Catalog,
     variables: Mapping[str, TemplateValue] | None = None,
     assumptions: Assumptions | None = None,
+    budget: TemplateBudget | None = None,
 ) -> RenderedTemplate:
     """``text`` rendered with ``variables``; raises ``TranslationError`` (rule TEMPLATE)
-    located in the template when it does not render."""
+    located in the template when it does not render, or not within ``budget``
+    (``sql.template_sandbox``: the wall time, what it builds, its output)."""
     variables = dict(variables or {})
     _variables_checked(variables, file)
     source = text.replace("\r\n", "\n")
@@ -512,21 +473,22 @@ def render_template(
         offset = min(i for i in (source.find(_OPEN), source.find(_CLOSE)) if i >= 0)
         line = source.count("\n", 0, offset) + 1
         _fail(file, line, offset - source.rfind("\n", 0, offset), "U+E000/U+E001 in a template")
-    environment = _environment()
+    # Made first: the budget's clock runs from here, through parsing and compiling.
+    environment = TemplateSandbox(budget or TemplateBudget(), _NoFiles())
     functions = _Functions(catalog, dialect, variables, file, assumptions)
     # A name no Python file has: how the template's frames are found in a traceback.
     filename = f"<template {sha256_text(file)[:16]}>"
     try:
         tree = environment.parse(source, name=file, filename=filename)
         _check_calls(tree, lines, file)
+        names = _names_read(tree)
         _mark(tree, lines)
-        code = environment.compile(tree, name=file, filename=filename)
+        code = environment.compile(environment.prepare(tree), name=file, filename=filename)
         template = environment.template_class.from_code(
             environment, code, environment.make_globals(functions.globals()), None
         )
-        names = _names_read(tree)
         context = {n: v for n, v in variables.items() if n not in FLAG_FUNCTIONS}
-        output = "".join(_bounded(template.generate(**context)))
+        output = "".join(environment.bounded_output(template.generate(**context)))
     except jinja2.TemplateSyntaxError as error:
         line = error.lineno or 1
         _fail(file, line, _column(_line(lines, line), None), f"template syntax: {error.message}")
@@ -574,15 +536,6 @@ def _check_calls(tree: nodes.Template, lines: Sequence[str], file: str) -> None:
 
 def _line(lines: Sequence[str], line: int) -> str:
     return lines[line - 1] if 1 <= line <= len(lines) else ""
-
-
-def _bounded(chunks: Iterator[str]) -> Iterator[str]:
-    total = 0
-    for chunk in chunks:
-        total += len(chunk)
-        if total > MAX_OUTPUT:
-            raise TemplateError(f"the template renders more than {MAX_OUTPUT:,} characters")
-        yield chunk
 
 
 def _names_read(tree: nodes.Template) -> set[str]:
@@ -645,7 +598,8 @@ def translate_rendered(
         )
     except TranslationError as error:
         located = dict.fromkeys(rendered.relocate(d) for d in error.diagnostics)
-        raise TranslationError(sorted(located, key=lambda d: (d.line, d.col, d.rule))) from None
+        # Of the same kind (a file over the size limits is bad input, sql/source_limits.py).
+        raise type(error)(sorted(located, key=lambda d: (d.line, d.col, d.rule))) from None
     tables = []
     for table in script.tables:
         line, col = rendered.locate(table.line, table.col)
@@ -666,10 +620,11 @@ def translate_source_text(
     strict: bool = False,
     parameters: Mapping[str, QueryParameter] | None = None,
     typed: bool = False,
+    budget: TemplateBudget | None = None,
 ) -> tuple[ScriptTranslation, RenderedTemplate | None]:
-    """A legacy file's text translated: rendered first when it is a template (``is_template``),
-    with what it rendered to (None for plain SQL). ``parameters``: BigQuery query parameters'
-    values (sql/parameters.py)."""
+    """A legacy file's text translated: rendered first when it is a template (``is_template``,
+    within ``budget``), with what it rendered to (None for plain SQL). ``parameters``:
+    BigQuery query parameters' values (sql/parameters.py)."""
     if not is_template(text, file):
         script = translate_script(
             text,
@@ -690,6 +645,7 @@ def translate_source_text(
         catalog=catalog,
         variables=variables,
         assumptions=assumptions,
+        budget=budget,
     )
     return translate_rendered(
         rendered,

@@ -60,6 +60,7 @@ from sql.rules.variant import ACCESSES as VARIANT_ACCESSES
 from sql.rules.variant import VALUE_PICKERS, derived_projections, is_json_text, picked
 from sql.script import Definition, split_script
 from sql.source_dialects import DIALECTS, SOURCE_DIALECTS, semantics
+from sql.source_limits import MAX_STATEMENTS, check_statement_count, check_statement_estimate
 from sql.tree import parenthesize, preorder
 
 
@@ -120,15 +121,22 @@ def _default_assumptions() -> Assumptions:
     return load_assumptions()
 
 
-def _parse(sql: str, dialect: str, ctx: Context) -> list[exp.Expr]:
+def _parse(
+    sql: str, dialect: str, ctx: Context, max_statements: int = MAX_STATEMENTS
+) -> list[exp.Expr]:
     source = sqlglot.Dialect.get_or_raise(SOURCE_DIALECTS[dialect])
     tokenizer = source.tokenizer_class(dialect=source)
+    check_statement_estimate(sql, ctx.file, max_statements)
     try:
         tokens = tokenizer.tokenize(sql)
     except Exception as error:
         # sqlglot's message quotes 100 characters of context over several lines; one
         # diagnostic per line is the contract, so name the token the tokenizer stopped in.
         raise TranslationError([_token_error(sql, tokenizer, error, ctx.file)]) from None
+    starts = _statement_starts(tokens)
+    # Refused before the parser builds a tree of any statement: a script's trees are most
+    # of what its translation holds in memory.
+    check_statement_count(starts, sql, ctx.file, max_statements)
     try:
         statements = source.parser().parse(tokens, sql)
     except ParseError as error:
@@ -152,7 +160,7 @@ def _parse(sql: str, dialect: str, ctx: Context) -> list[exp.Expr]:
                 )
             ]
         ) from None
-    ctx.statement_starts = _statement_starts(tokens)
+    ctx.statement_starts = starts
     keywords = _keyword_starts(tokens)
     parameters = _parameter_starts(tokens)
     parsed = [s for s in statements if s is not None]
@@ -988,6 +996,7 @@ def parse_script(
     name: str | None = None,
     assumptions: Assumptions | None = None,
     parameters: Mapping[str, QueryParameter] | None = None,
+    max_statements: int = MAX_STATEMENTS,
 ) -> ParsedScript:
     """Parse ``sql`` (in ``dialect``) and split it into the tables it defines: a definition's
     own target, else the file's stem for its one bare query (``<stem>_<n>`` for several).
@@ -997,6 +1006,9 @@ def parse_script(
 
     ``parameters``: values of BigQuery query parameters (``@name``), each use replaced by
     ``CAST(<literal> AS <type>)`` (sql/parameters.py); a bad value is a SCRIPT-PARAMETER error.
+
+    More than ``max_statements`` statements is ``sql.source_limits.SourceTooLarge``, before
+    any is parsed.
     """
     if dialect not in DIALECTS:
         message = f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}"
@@ -1011,7 +1023,7 @@ def parse_script(
         bteq = read_bteq(sql)
         sql, commands = bteq.text, bteq.commands
     ctx = Context(dialect=dialect, file=file, text=sql, assumptions=assumptions)
-    statements = _parse(sql, dialect, ctx) if sql.strip() or not commands else []
+    statements = _parse(sql, dialect, ctx, max_statements) if sql.strip() or not commands else []
     if not statements and not commands:
         raise TranslationError(
             [Diagnostic("error", "SCRIPT-SHAPE", "no SQL statement", file, 1, 1)]
@@ -1044,9 +1056,12 @@ def translate_script(
     strict: bool = False,
     parameters: Mapping[str, QueryParameter] | None = None,
     typed: bool = False,
+    max_statements: int = MAX_STATEMENTS,
 ) -> ScriptTranslation:
     """Translate every table the script ``sql`` (in ``dialect``) defines; raises
-    ``TranslationError`` listing every refusal in the script.
+    ``TranslationError`` listing every refusal in the script (``SourceTooLarge`` for more
+    than ``max_statements`` statements: ``sql.source_limits``, which the scaling benchmark
+    alone goes beyond).
 
     ``typed``: every table's ``column_types`` (``output_schema``), the last one's too, which
     only another file can read (a chain of migrated queries).
@@ -1062,7 +1077,13 @@ def translate_script(
     are the server settings the text cannot show (default: ``sql/assumptions.yaml``).
     """
     script = parse_script(
-        sql, dialect, file=file, name=name, assumptions=assumptions, parameters=parameters
+        sql,
+        dialect,
+        file=file,
+        name=name,
+        assumptions=assumptions,
+        parameters=parameters,
+        max_statements=max_statements,
     )
     sql = script.ctx.text  # without the client's commands (BTEQ's .LOGON)
     # The parsed script is most of the heap for a long script, and each of CPython's full

@@ -18,6 +18,7 @@ from pipelines.lake.catalog import LakeCatalogError, import_lake
 from pipelines.lake.files import write_atomic
 from pipelines.lake.sources import Source, SourceError, describe
 from sql.catalog_import import TYPES, CatalogImportError, DdlImport, catalog_yaml, import_ddl
+from sql.source_limits import SourceTooLarge, decoded, read_source
 
 ZONE = re.compile(r"[a-z][a-z0-9_]*")
 
@@ -35,7 +36,8 @@ def run_import(
     zone: str,
     sources: Sequence[Source] | None = None,
 ) -> int:
-    """Import and write the catalog; returns the exit code (0, or 1 when refused).
+    """Import and write the catalog; returns the exit code (0, 1 when refused, 2 for a DDL
+    file over the size limits).
     Raises ``CatalogUsageError`` for a command line that cannot run.
 
     With ``sources`` (a project's declared raw sources), the tables are the sources' own
@@ -60,13 +62,19 @@ def run_import(
         raise CatalogUsageError(f"--zone: {zone!r} is not a lake zone name (a-z, 0-9, _)")
     if out is not None and not out.parent.is_dir():
         raise CatalogUsageError(f"-o: no such folder {out.parent}")
-    if sources is not None:
-        text = _from_sources(sources, _ddl_groups(dialect, files), zone)
-    elif from_lake is not None:
-        text = _from_lake(from_lake)
-    else:
-        assert dialect is not None
-        text = _from_ddl(dialect, files, zone)
+    try:
+        if sources is not None:
+            text = _from_sources(sources, _ddl_groups(dialect, files), zone)
+        elif from_lake is not None:
+            text = _from_lake(from_lake)
+        else:
+            assert dialect is not None
+            text = _from_ddl(dialect, files, zone)
+    except SourceTooLarge as exc:
+        # Bad input, refused before its text is parsed (sql/source_limits.py).
+        for diagnostic in exc.diagnostics:
+            click.echo(diagnostic.format(), err=True)
+        return 2
     if text is None:
         return 1
     if out is None:
@@ -77,8 +85,9 @@ def run_import(
 
 
 def _read(file: str) -> str:
+    """The DDL file's text; ``SourceTooLarge`` from its size, before it is read."""
     try:
-        return Path(file).read_text()
+        return decoded(read_source(Path(file), file))
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
         raise CatalogUsageError(f"cannot read {file}: {reason}") from None

@@ -27,6 +27,7 @@ from sql.engine_script import engine_script
 from sql.parameters import QueryParameter
 from sql.render import render
 from sql.report import render_html, render_markdown, translate_tree
+from sql.source_limits import SourceTooLarge, decoded, read_bytes, read_source
 from sql.templating import TemplateValue, file_stem, translate_source_text
 
 
@@ -52,16 +53,17 @@ def run_translate(
     variables: Mapping[str, TemplateValue] | None = None,
     parameters: Mapping[str, QueryParameter] | None = None,
 ) -> int:
-    if file == "-":
-        source, name = sys.stdin.read(), "<stdin>"
-    else:
-        path = Path(file)
-        try:
-            source = path.read_text()
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-            raise click.BadParameter(f"cannot read {file}: {reason}", param_hint="FILE") from None
-        name = file
+    name = "<stdin>" if file == "-" else file
+    try:
+        # Over the size limit, refused before its text is read whole (sql/source_limits.py).
+        data = read_bytes(sys.stdin.buffer, name) if file == "-" else read_source(Path(file))
+        source = decoded(data)
+    except SourceTooLarge as exc:
+        _emit_diagnostics(exc.diagnostics)
+        return 2
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise click.BadParameter(f"cannot read {file}: {reason}", param_hint="FILE") from None
     try:
         # A template (sql.templating.is_template) is rendered with ``variables`` first;
         # its diagnostics are located in the template.
@@ -85,6 +87,9 @@ def run_translate(
         else:
             rendered = []
             text = engine_script(script, target, file=name)  # type: ignore[arg-type]
+    except SourceTooLarge as exc:  # the statements, or what a template renders to
+        _emit_diagnostics(exc.diagnostics)
+        return 2
     except TranslationError as exc:
         _emit_diagnostics(exc.diagnostics)
         if as_json:

@@ -47,8 +47,11 @@ from sql.lineage import column_lineage
 from sql.parallel import ordered_map
 from sql.parameters import QueryParameter
 from sql.paths import LEGACY_ROOT, repository_relative
+from sql.source_limits import RULE as SOURCE_SIZE
+from sql.source_limits import SourceTooLarge, check_source_bytes, read_source
 from sql.templating import (
     RenderedTemplate,
+    TemplateBudget,
     TemplateValue,
     is_template,
     render_template,
@@ -252,6 +255,9 @@ class SourceDependencies:
 
     source: LegacySource
     tables: tuple[TableDependencies, ...]
+    # The file over a size limit (sql/source_limits.py): a mistake the load reports, where
+    # a file that does not parse fails only its own assets when they run.
+    refused: tuple[Diagnostic, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -282,12 +288,13 @@ def translate_source(
     parameters: Mapping[str, QueryParameter] | None = None,
     *,
     typed: bool = False,
+    budget: TemplateBudget | None = None,
 ) -> ScriptTranslation:
     """Every table ``source`` defines (a Jinja template rendered with ``variables`` first,
-    BigQuery query parameters given ``parameters``; ``typed``: with every table's column
-    types); raises ``TranslationError``."""
+    within ``budget``, BigQuery query parameters given ``parameters``; ``typed``: with every
+    table's column types); raises ``TranslationError``."""
     script, _ = translate_source_text(
-        source_text(source.path.read_bytes(), str(source.path)),
+        source_text(read_source(source.path), str(source.path)),
         source.dialect,
         file=str(source.path),
         name=source.name,
@@ -296,6 +303,7 @@ def translate_source(
         variables=variables,
         parameters=parameters,
         typed=typed,
+        budget=budget,
     )
     return _table_names(script, source)
 
@@ -305,9 +313,12 @@ def _translated_source(
     catalog: Catalog,
     assumptions: Assumptions,
     variables: Mapping[str, TemplateValue] | None = None,
+    budget: TemplateBudget | None = None,
 ) -> TranslatedSource:
     try:
-        script = translate_source(source, catalog, assumptions, variables, typed=True)
+        script = translate_source(
+            source, catalog, assumptions, variables, typed=True, budget=budget
+        )
     except TranslationError as exc:
         return TranslatedSource(source, (), exc.diagnostics)
     return TranslatedSource(source, script.tables)
@@ -318,17 +329,20 @@ def translate_sources(
     catalog: Catalog,
     assumptions: Assumptions | None = None,
     variables: Mapping[str, TemplateValue] | None = None,
+    budget: TemplateBudget | None = None,
 ) -> list[TranslatedSource]:
     """Every legacy file under ``root`` with the tables it defines, translated on every core
-    (in file order), templates rendered with ``variables``; a table name defined by two files
-    is an error naming both.
+    (in file order), templates rendered with ``variables`` within ``budget``; a table name
+    defined by two files is an error naming both.
 
     A file that reads another's tables is translated after it, against the columns its
     translation gives them (``LegacySql.catalog_for``): the files go in rounds, each round
     the files whose upstream files are all done. Raises ``CycleError`` and ``CatalogError``
     as ``legacy_dependencies`` does."""
     assumptions = assumptions or load_assumptions()
-    legacy = LegacySql.parse(root, catalog, variables=variables, assumptions=assumptions)
+    legacy = LegacySql.parse(
+        root, catalog, variables=variables, assumptions=assumptions, budget=budget
+    )
     built: dict[str, OutputSchema] = {}  # lake table -> its columns, once translated
     translated: dict[Path, TranslatedSource] = {}
     pending = list(legacy.files)
@@ -338,7 +352,11 @@ def translate_sources(
             raise CycleError(f"cannot order {', '.join(str(f.source.path) for f in pending)}")
         pending = [f for f in pending if f not in ready]
         translate_one = functools.partial(
-            _translated_in_chain, catalog=catalog, assumptions=assumptions, variables=variables
+            _translated_in_chain,
+            catalog=catalog,
+            assumptions=assumptions,
+            variables=variables,
+            budget=budget,
         )
         items = [(f.source, legacy.names_read(f), legacy.upstream_schemas(f, built)) for f in ready]
         for file, result in zip(ready, ordered_map(translate_one, items), strict=True):
@@ -359,10 +377,11 @@ def _translated_in_chain(
     catalog: Catalog,
     assumptions: Assumptions,
     variables: Mapping[str, TemplateValue] | None = None,
+    budget: TemplateBudget | None = None,
 ) -> TranslatedSource:
     source, names, upstream = item
     return _translated_source(
-        source, chain_catalog(catalog, names, upstream), assumptions, variables
+        source, chain_catalog(catalog, names, upstream), assumptions, variables, budget
     )
 
 
@@ -425,18 +444,19 @@ def translate_to_store(
     expected: Sequence[str] | None = None,
     variables: Mapping[str, TemplateValue] | None = None,
     parameters: Mapping[str, QueryParameter] | None = None,
+    budget: TemplateBudget | None = None,
 ) -> list[StoredTranslation]:
     """Translate ``source`` into ``store``, one ``<name>.sql`` + ``<name>.json`` per table it
     defines, unless up-to-date translations are already there (same source bytes,
     translator version, assumptions and catalog, and for a Jinja template rendered with
-    ``variables``, the same rendered SQL).
+    ``variables`` within ``budget``, the same rendered SQL).
 
     Raises ``sql.diagnostics.TranslationError`` when the source is refused, and
     ``StoreError`` when it no longer defines the ``expected`` tables (it changed since the
     code location loaded); the previous stored translations are then left untouched.
     """
     assumptions = assumptions or load_assumptions()
-    source_bytes = source.path.read_bytes()
+    source_bytes = read_source(source.path)
     source_sha = sha256_bytes(source_bytes)
     key = _cache_key(catalog, assumptions)
     recorded = {k: str(v) for k, v in parameters.items()} if parameters else None
@@ -446,7 +466,7 @@ def translate_to_store(
     text = source_text(source_bytes, str(source.path))
     # Rendered before the reuse check: the same template with other variables (or another
     # catalog's ref) is other SQL.
-    rendered = _rendered(source, text, catalog, assumptions, variables)
+    rendered = _rendered(source, text, catalog, assumptions, variables, budget)
     rendered_sha = rendered.sql_sha256 if rendered is not None else None
     if expected is not None:
         reused = _reusable(store, expected, source_sha, key, rendered_sha)
@@ -514,7 +534,8 @@ def translate_to_store(
 
 # 3: each table's names as written and where, resolved at every load among the project's
 # tables (``_linked``); 4: and a wildcard's refusals, resolved once.
-DEPENDENCY_CACHE_FORMAT = 4
+# 5: and a file over the statement limit's refusal.
+DEPENDENCY_CACHE_FORMAT = 5
 # A pool worker's start (~0.6 s: a fresh interpreter importing sqlglot) costs about what
 # parsing this many legacy files does (~2 ms each, a 2-vCPU VM): parsing goes to the pool
 # from ~600 files on 2 cores, ~320 on 16.
@@ -527,9 +548,12 @@ def _rendered(
     catalog: Catalog,
     assumptions: Assumptions,
     variables: Mapping[str, TemplateValue] | None,
+    budget: TemplateBudget | None,
 ) -> RenderedTemplate | None:
     """``text`` of ``source`` rendered with ``variables`` when it is a Jinja template
-    (``sql.templating.is_template``); None for plain SQL."""
+    (``sql.templating.is_template``); None for plain SQL. Always within ``budget`` (the
+    default one when None): a load renders every template, and one that would run for
+    minutes stops at its budget, refusing its own file only."""
     if not is_template(text, str(source.path)):
         return None
     return render_template(
@@ -539,6 +563,7 @@ def _rendered(
         catalog=catalog,
         variables=variables,
         assumptions=assumptions,
+        budget=budget,
     )
 
 
@@ -547,12 +572,16 @@ def source_dependencies(
     catalog: Catalog,
     assumptions: Assumptions,
     variables: Mapping[str, TemplateValue] | None = None,
+    budget: TemplateBudget | None = None,
 ) -> SourceDependencies:
     """The tables ``source`` defines and reads, by parsing it (``sql.dependencies``); a Jinja
-    template is rendered with ``variables`` first."""
+    template is rendered with ``variables`` first, within ``budget``. A file over the size
+    limits is ``refused``; one that does not parse or render defines its stem's table, and
+    its assets fail when they run."""
+    rendered = None
     try:
-        text = source_text(source.path.read_bytes(), str(source.path))
-        rendered = _rendered(source, text, catalog, assumptions, variables)
+        text = source_text(read_source(source.path), str(source.path))
+        rendered = _rendered(source, text, catalog, assumptions, variables, budget)
         if rendered is not None:
             text = rendered.sql
         tables = script_dependencies(
@@ -563,6 +592,11 @@ def source_dependencies(
             name=source.name,
             assumptions=assumptions,
         )
+    except SourceTooLarge as exc:
+        located = exc.diagnostics
+        if rendered is not None:
+            located = tuple(rendered.relocate(d) for d in located)
+        return SourceDependencies(source, (), refused=located)
     except TranslationError:
         return SourceDependencies(source, ())
     if rendered is not None:
@@ -589,9 +623,12 @@ def legacy_dependencies(
     *,
     cache: Path | None = None,
     variables: Mapping[str, TemplateValue] | None = None,
+    budget: TemplateBudget | None = None,
 ) -> list[SourceDependencies]:
     """Every legacy file under ``root`` with the tables it defines and reads, in file order;
-    a table name defined by two files is an error naming both. Nothing is translated.
+    a table name defined by two files is an error naming both. Nothing is translated; a
+    template is rendered within ``budget`` (the default one when None), and a file over the
+    size limits is not read (``SourceDependencies.refused``).
 
     A file reads the tables other files define by any name the catalog leaves to them
     (``sql.catalog.Catalog.resolve_name``); ``CycleError`` names files that read each
@@ -608,6 +645,9 @@ def legacy_dependencies(
     if variables:
         # What a template renders to depends on them.
         context += f",template_vars={sha256_text(json.dumps(variables, sort_keys=True))[:16]}"
+    if budget is not None and budget != TemplateBudget():
+        # A template refused under one budget may render under another.
+        context += f",template_budget={sha256_text(budget.key())[:16]}"
     sources = legacy_sources(root)
     cached = _read_dependency_cache(cache) if cache is not None else {}
     entries: dict[str, dict[str, Any]] = {}
@@ -615,6 +655,11 @@ def legacy_dependencies(
     stale: list[tuple[LegacySource, str, str]] = []  # (source, cache entry, sha256)
     for source in sources:
         relative = source.path.relative_to(root).as_posix()
+        try:
+            check_source_bytes(source.path.stat().st_size, str(source.path))
+        except SourceTooLarge as exc:  # never read, so never parsed nor cached
+            found[source.path] = SourceDependencies(source, (), refused=exc.diagnostics)
+            continue
         source_sha = sha256_bytes(source.path.read_bytes())
         entry = cached.get(relative)
         reused = (
@@ -626,7 +671,11 @@ def legacy_dependencies(
         else:
             stale.append((source, relative, source_sha))
     parse_one = functools.partial(
-        source_dependencies, catalog=catalog, assumptions=assumptions, variables=variables
+        source_dependencies,
+        catalog=catalog,
+        assumptions=assumptions,
+        variables=variables,
+        budget=budget,
     )
     parsed = ordered_map(
         parse_one, [source for source, _, _ in stale], startup_items=PARSE_STARTUP_ITEMS
@@ -649,6 +698,9 @@ class LegacySql:
 
     files: tuple[SourceDependencies, ...]
     variables: Mapping[str, TemplateValue] = field(default_factory=dict)
+    # What rendering one template may take (sql.template_sandbox), at the load and in the
+    # ``ansi/`` assets alike.
+    budget: TemplateBudget = field(default_factory=TemplateBudget)
 
     @classmethod
     def parse(
@@ -659,11 +711,16 @@ class LegacySql:
         cache: Path | None = None,
         variables: Mapping[str, TemplateValue] | None = None,
         assumptions: Assumptions | None = None,
+        budget: TemplateBudget | None = None,
     ) -> LegacySql:
         """Every legacy file under ``root``, parsed with ``catalog`` and, for a template,
-        rendered with ``variables`` (``cache``: see :func:`legacy_dependencies`)."""
-        files = legacy_dependencies(root, catalog, assumptions, cache=cache, variables=variables)
-        return cls(tuple(files), dict(variables or {}))
+        rendered with ``variables`` within ``budget`` (``cache``: see
+        :func:`legacy_dependencies`)."""
+        budget = budget or TemplateBudget()
+        files = legacy_dependencies(
+            root, catalog, assumptions, cache=cache, variables=variables, budget=budget
+        )
+        return cls(tuple(files), dict(variables or {}), budget)
 
     @functools.cached_property
     def project(self) -> Catalog:
@@ -751,6 +808,9 @@ def _entry(dependencies: SourceDependencies, source_sha: str, context: str) -> d
             }
             for t in dependencies.tables
         ],
+        "refused": [
+            {"message": d.message, "line": d.line, "col": d.col} for d in dependencies.refused
+        ],
     }
 
 
@@ -785,9 +845,15 @@ def _from_entry(
             )
             for t in entry["tables"]
         )
+        refused = tuple(
+            Diagnostic(
+                "error", SOURCE_SIZE, d["message"], str(source.path), int(d["line"]), int(d["col"])
+            )
+            for d in entry["refused"]
+        )
     except (KeyError, TypeError, ValueError):
         return None
-    return SourceDependencies(source, tables)
+    return SourceDependencies(source, tables, refused)
 
 
 def _read_dependency_cache(path: Path) -> dict[str, dict[str, Any]]:

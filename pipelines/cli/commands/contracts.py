@@ -56,7 +56,10 @@ def contracts_lint(contracts_root: Path | None, against: Path | None) -> None:
         # types it); translated in order, each file after the files whose tables it reads.
         catalog = load_catalogs(project.catalogs, project_tables=True)
         translated = translate_sources(
-            project.legacy_root, catalog, variables=project.template_vars
+            project.legacy_root,
+            catalog,
+            variables=project.template_vars,
+            budget=project.template_budget,
         )
     except (CatalogError, CycleError) as exc:
         fail_usage(str(exc))

@@ -75,11 +75,14 @@ def run(
     # A project without models needs no MLflow store; the footprint is the TPC-H demo's.
     trains = any(key.path[0] == "models" for key in defs.resolve_asset_graph().get_all_asset_keys())
     try:
+        # Every check that creates nothing comes first: a refused run leaves the home as it
+        # was (no MLflow store, lock or folder in a new one).
         if trains:
             check_mlflow(settings.mlflow_uri)
-            ensure_tracking_store(settings.mlflow_uri, settings.mlflow_artifacts.as_uri())
         if location.is_demo:
             check_footprint(settings)
+        if trains:
+            ensure_tracking_store(settings.mlflow_uri, settings.mlflow_artifacts.as_uri())
     except (PreflightError, TrackingStoreError) as exc:
         click.echo(f"plumbline: error: {exc}; nothing was run", err=True)
         sys.exit(1)

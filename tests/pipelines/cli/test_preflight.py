@@ -118,11 +118,16 @@ def test_run_refuses_an_unreachable_server_before_building_anything(tmp_path):
 
 
 def test_run_refuses_a_scale_beyond_the_disk_with_the_numbers(tmp_path):
-    result = plumbline("run", "--scale", "1e9", env={"PLUMBLINE_HOME": str(tmp_path / "home")})
+    """Issue 44, item 7: the refusal came after the MLflow store (mlflow.db, its lock and
+    folder records) was created in the new home: a refused run creates nothing."""
+    home = tmp_path / "home"
+    result = plumbline("run", "--scale", "1e9", env={"PLUMBLINE_HOME": str(home)})
     assert result.returncode == 1
     [line] = result.stderr.splitlines()
     assert line.startswith("plumbline: error: scale 1e+09 needs about ")
     assert "(free: " in line
+    assert line.endswith("; nothing was run")
+    assert not home.exists(), sorted(str(p.relative_to(home)) for p in home.rglob("*"))
 
 
 def test_a_run_counts_what_it_adds_to_the_home_not_the_whole_scale(tmp_path, raw_lake_root):

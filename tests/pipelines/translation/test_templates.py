@@ -5,6 +5,7 @@ that rendering changes, and the code location's graph reads what it renders to."
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ from pipelines.translation.store import (
 )
 from sql.catalog import load_catalog
 from sql.diagnostics import TranslationError
-from sql.templating import sha256_text
+from sql.templating import TemplateBudget, sha256_text
 
 CATALOG = load_catalog()
 TEMPLATE = """\
@@ -129,6 +130,45 @@ def test_the_dependency_cache_keys_on_the_variables(source, tmp_path):
         root, CATALOG, cache=cache, variables={"is_incremental": True, "since": "2024-01-01"}
     )
     assert [t.reads for t in found.tables] == [("raw.orders",)]
+
+
+def test_a_runaway_template_is_refused_at_its_budget_alone_in_the_graph_and_the_store(
+    source, tmp_path
+):
+    """Issue 44, item 1: loading a project rendered every template without a bound, so one
+    template of nested loops held the load (`plumbline run`, `dg list defs`) for minutes."""
+    (source.path.parent / "runaway.sql").write_text(
+        "SELECT 1 AS one\n{% for i in range(100000) %}{% for j in range(100000) %}{{ i }}"
+        "{% endfor %}{% endfor %}\n"
+    )
+    root, cache = tmp_path / "legacy", tmp_path / "deps.json"
+    budget = TemplateBudget(seconds=0.3, iterations=10**9)
+    started = time.monotonic()
+    found = legacy_dependencies(
+        root, CATALOG, cache=cache, variables={"is_incremental": False}, budget=budget
+    )
+    assert time.monotonic() - started < 3
+    by_name = {f.source.name: f for f in found}
+    assert by_name["runaway"].tables == () and not by_name["runaway"].refused
+    assert [t.reads for t in by_name["customer_orders"].tables] == [("raw.orders",)]
+    # Its ansi/ asset fails, located, at the same budget, and stores nothing.
+    with pytest.raises(TranslationError) as caught:
+        translate_to_store(by_name["runaway"].source, tmp_path / "ansi", CATALOG, budget=budget)
+    (diagnostic,) = caught.value.diagnostics
+    assert (diagnostic.rule, diagnostic.line) == ("TEMPLATE", 2)
+    assert "more than 0.3 s to render (template_budget.seconds)" in diagnostic.message
+    assert not (tmp_path / "ansi").exists()
+
+
+def test_the_dependency_cache_keys_on_the_budget(tmp_path):
+    """A file refused under one budget renders under another, the cache notwithstanding."""
+    folder = tmp_path / "legacy" / "snowflake"
+    folder.mkdir(parents=True)
+    (folder / "loops.sql").write_text("{% for i in range(2000) %}{% endfor %}SELECT 1 AS one\n")
+    small, cache = TemplateBudget(iterations=1000), tmp_path / "deps.json"
+    for budget, tables in ((small, 0), (None, 1), (small, 0)):
+        (found,) = legacy_dependencies(tmp_path / "legacy", CATALOG, cache=cache, budget=budget)
+        assert len(found.tables) == tables
 
 
 def test_the_manifest_records_the_query_parameters_and_other_values_translate_again(tmp_path):
