@@ -9,7 +9,9 @@ table itself (its Parquet digest). Any failure is a one-line :class:`SourceError
 source, and the published version stays as it was.
 
 A database URL holds a password: it is read from the environment at the moment of use and
-never written, logged or put in a message; driver messages are scrubbed of it.
+never written, logged or put in a message: a URL libpq would read otherwise than written is
+refused before the driver sees it, and driver messages are redacted
+(:mod:`pipelines.lake.database_url`).
 
 Pure logic: no Dagster here. The declarations (:mod:`pipelines.lake.sources`) import no engine,
 so that loading a code location stays light; this module is imported when a source is read.
@@ -21,8 +23,6 @@ import glob
 import hashlib
 import importlib.metadata
 import os
-import re
-import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 from sqlglot import exp
 
 from pipelines.lake.catalog import Correspondence, LakeImport, correspondence, schema_columns
+from pipelines.lake.database_url import DatabaseUrl, DatabaseUrlError, parse_database_url
 from pipelines.lake.raw import RAW_ZONE, RawTable
 from pipelines.lake.sources import (
     EXTENSIONS,
@@ -49,7 +50,6 @@ from pipelines.lake.store import Lake, TableVersion, digest_files, table_stats
 from sql.ansi import Ansi
 
 T = TypeVar("T")
-_URL_SCHEMES = ("postgresql", "postgres")
 # libpq waits forever on a host that drops packets; a run must fail instead.
 CONNECT_TIMEOUT_SECONDS = 30
 BATCH_ROWS = 65_536
@@ -302,20 +302,21 @@ def _with_cursor(
 ) -> T:
     """``work(cursor)`` on a new connection to the source's database. Driver errors become
     SourceErrors, raised after their except blocks rather than in them so that they carry no
-    driver exception (whose text may hold what the scrubbing removes)."""
-    url, secrets = _database_url(source, environ)
+    driver exception (whose text may hold what the redaction removes). Every driver message
+    passes through ``pipelines.lake.database_url``'s redaction."""
+    url = _database_url(source, environ)
     dbapi = _dbapi()
     try:
-        connection = dbapi.connect(url)
+        connection = dbapi.connect(url.url)
     except dbapi.Error as error:
-        problem = f"cannot connect to the database: {_driver_text(error, secrets)}"
+        problem = f"cannot connect to the database: {url.driver_message(error)}"
     else:
         try:
             with connection, connection.cursor() as cursor:
                 return work(cursor)
         # A stream that breaks off mid-table surfaces through Arrow's C stream interface.
         except (dbapi.Error, pa.ArrowInvalid) as error:
-            problem = _query_problem(error, secrets, existed=existed)
+            problem = _query_problem(error, url, existed=existed)
     raise SourceError(source, problem)
 
 
@@ -331,32 +332,16 @@ def _driver_version(source: DatabaseSource) -> str:
     return f"{package} {importlib.metadata.version(package)}"
 
 
-def _database_url(
-    source: DatabaseSource, environ: Mapping[str, str]
-) -> tuple[str, tuple[str, ...]]:
-    """The URL from ``environ[url_env]``, with a connect timeout, and the secrets in it
-    (the password, as written and decoded) that no message may show."""
-    url = environ.get(source.url_env, "").strip()
-    if not url:
+def _database_url(source: DatabaseSource, environ: Mapping[str, str]) -> DatabaseUrl:
+    """The URL from ``environ[url_env]``, checked and with a connect timeout, with the
+    secrets in it that no message may show."""
+    text = environ.get(source.url_env, "").strip()
+    if not text:
         raise SourceError(source, f"environment variable {source.url_env} is not set")
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in _URL_SCHEMES or not parts.netloc:
-        # Not even the scheme is shown: the value may be a password pasted by mistake.
-        raise SourceError(
-            source,
-            f"environment variable {source.url_env} does not hold a postgresql:// URL",
-        )
-    query = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
-    written = [parts.netloc.rpartition("@")[0].partition(":")[2]]
-    written += [v for k, v in query if k in ("password", "sslpassword")]
-    secrets = {s for w in written if w for s in (w, urllib.parse.unquote(w))}
-    if not any(k == "connect_timeout" for k, _ in query):
-        query.append(("connect_timeout", str(CONNECT_TIMEOUT_SECONDS)))
-    # quote, not quote_plus: libpq reads a "+" in a URI as itself, not as a space.
-    encoded = urllib.parse.urlencode(query, quote_via=urllib.parse.quote)
-    url = urllib.parse.urlunsplit(parts._replace(query=encoded))
-    # Longest first, so that no part of a longer secret is left after a shorter one goes.
-    return url, tuple(sorted(secrets, key=len, reverse=True))
+    try:
+        return parse_database_url(text, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+    except DatabaseUrlError as error:
+        raise SourceError(source, f"environment variable {source.url_env} {error}") from None
 
 
 # SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html).
@@ -364,29 +349,13 @@ _UNDEFINED_TABLE = {"42P01", "3F000"}  # undefined_table, invalid_schema_name
 _INSUFFICIENT_PRIVILEGE = "42501"
 
 
-def _query_problem(error: Exception, secrets: tuple[str, ...], *, existed: bool) -> str:
+def _query_problem(error: Exception, url: DatabaseUrl, *, existed: bool) -> str:
     state = getattr(error, "sqlstate", None)
     if state in _UNDEFINED_TABLE:
         return "the table no longer exists" if existed else "the table does not exist"
     if state == _INSUFFICIENT_PRIVILEGE:
         return "the database refuses this role the table (permission denied)"
-    return f"the database failed the query: {_driver_text(error, secrets)}"
-
-
-def _driver_text(error: Exception, secrets: tuple[str, ...]) -> str:
-    """A driver message on one line, without the status prefix and without any secret."""
-    text = re.sub(r"^[A-Z_]+: (\[libpq\] )?", "", one_line(str(error)))
-    return _scrub(text, secrets)
-
-
-def _scrub(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with each of ``secrets`` replaced by ``***`` wherever it appears: libpq
-    repeats parts of a URL in its messages (a database name, a host), so removing only a
-    ``user:password@`` part would not do. (``pipelines.settings.redact`` is the wiring's;
-    the lake may not import it, and a URL's password is the one secret a source knows.)"""
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return text
+    return f"the database failed the query: {url.driver_message(error)}"
 
 
 def _lake_field(source: DatabaseSource, field: pa.Field) -> pa.Field:

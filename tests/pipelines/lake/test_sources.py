@@ -700,6 +700,115 @@ def test_the_driver_message_is_shown_scrubbed(postgres: PostgresServer, lake: La
     assert 'database "***" does not exist' in str(raised.value)
 
 
+# Each reserved character in a password (issue 44): libpq and Python split an unencoded one
+# differently, and libpq's errors echoed the pieces (`could not translate host name
+# "SignSecret_q4@127.0.0.1"`).
+RESERVED = ["@", "/", "?", "#", ":", "%", "[", "&", " "]
+
+
+def reserved_password(index: int) -> str:
+    # Pieces long and odd enough that finding one anywhere is certain to be a leak.
+    return f"Pre9Kx{RESERVED[index]}Post7Wq_{index}"
+
+
+@pytest.fixture(scope="module")
+def reserved_roles(postgres: PostgresServer) -> list[tuple[str, str]]:
+    """A role per reserved character, its password holding that character, allowed to read
+    public.reserved_stores: ``(role, password)``."""
+    roles = []
+    with postgres.connect() as admin:
+        admin.execute(sql.SQL(STORES_DDL).format(table=sql.Identifier("public", "reserved_stores")))
+        for index in range(len(RESERVED)):
+            role, password = f"reserved_{index}", reserved_password(index)
+            admin.execute(
+                sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(
+                    sql.Identifier(role), sql.Literal(password)
+                )
+            )
+            admin.execute(
+                sql.SQL("GRANT SELECT ON public.reserved_stores TO {}").format(sql.Identifier(role))
+            )
+            roles.append((role, password))
+    return roles
+
+
+def role_url(postgres: PostgresServer, role: str, password: str) -> str:
+    return f"postgresql://{role}:{password}@{postgres.host}:{postgres.port}/{postgres.database}"
+
+
+def password_pieces(password: str) -> list[str]:
+    """What of ``password`` must not appear anywhere: itself, and each piece of three or more
+    characters between reserved characters (what libpq echoed)."""
+    return [password] + [p for p in re.split(r"[^A-Za-z0-9_]", password) if p]
+
+
+@pytest.mark.parametrize("index", range(len(RESERVED)), ids=RESERVED)
+def test_each_reserved_character_in_a_password_connects_encoded_and_never_shows(
+    postgres: PostgresServer, reserved_roles, lake: Lake, index: int
+) -> None:
+    import urllib.parse
+
+    role, password = reserved_roles[index]
+    source = DatabaseSource("stores", URL_ENV, "public.reserved_stores")
+    encoded = role_url(postgres, role, urllib.parse.quote(password, safe=""))
+    published = publish_source(lake, source, environ={URL_ENV: encoded})
+    assert published.stats.row_count == 0
+    # As written: libpq reads it the same (then it connects), or it is refused up front with
+    # the hint, never handed to libpq to be split elsewhere.
+    try:
+        publish_source(lake, source, environ={URL_ENV: role_url(postgres, role, password)})
+    except SourceError as error:
+        message = str(error)
+        assert "percent-encode" in message, message
+        assert not any(piece in message for piece in password_pieces(password)), message
+    else:
+        assert RESERVED[index] in (":", "&", " ")
+
+
+def test_no_piece_of_a_password_reaches_the_console_or_dagster_storage(
+    postgres: PostgresServer, reserved_roles, tmp_path: Path, capfd, monkeypatch
+) -> None:
+    """Every reserved character, as written and percent-encoded with a wrong password: the
+    raw assets fail (or read the table), and no piece of any password is on the console, in
+    the event log (runs/<id>.db, index.db) or anywhere under the instance and the lake."""
+    import urllib.parse
+
+    import dagster as dg
+
+    from assets.sources import source_asset
+    from pipelines.resources import LakeResource
+
+    assets = []
+    for index, (role, password) in enumerate(reserved_roles):
+        wrong = urllib.parse.quote(password + "x", safe="")
+        for kind, url in (("written", password), ("wrong", wrong)):
+            variable = f"RESERVED_{kind.upper()}_{index}"
+            monkeypatch.setenv(variable, role_url(postgres, role, url))
+            source = DatabaseSource(f"{kind}_{index}", variable, "public.reserved_stores")
+            assets.append(source_asset(source))
+    (tmp_path / "dagster").mkdir()
+    with dg.DagsterInstance.local_temp(tempdir=str(tmp_path / "dagster")) as instance:
+        result = dg.materialize(
+            assets,
+            resources={"lake": LakeResource(root=str(tmp_path / "lake"))},
+            instance=instance,
+            raise_on_error=False,
+        )
+        failures = {
+            event.asset_key.path[-1] if event.asset_key else event.step_key: event
+            for event in result.all_events
+            if event.is_step_failure
+        }
+    console = capfd.readouterr()
+    assert len(failures) >= len(RESERVED)  # every wrong password, and most as written
+    stored = [p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(b"percent-encode" in data for data in stored)  # the refusals are in the log
+    for _, password in reserved_roles:
+        for piece in password_pieces(password):
+            assert piece not in console.out and piece not in console.err, piece
+            assert not any(piece.encode() in data for data in stored), piece
+
+
 def test_a_table_that_never_existed(
     postgres: PostgresServer, environ: dict[str, str], lake: Lake
 ) -> None:
