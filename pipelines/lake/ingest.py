@@ -34,6 +34,7 @@ import pyarrow.parquet as pq
 from sqlglot import exp
 
 from pipelines.lake.catalog import Correspondence, LakeImport, correspondence, schema_columns
+from pipelines.lake.csv_files import CsvError, csv_problem, csv_relation
 from pipelines.lake.database_url import DatabaseUrl, DatabaseUrlError, parse_database_url
 from pipelines.lake.raw import RAW_ZONE, RawTable
 from pipelines.lake.sources import (
@@ -123,8 +124,9 @@ def _publish_files(lake: Lake, source: FileSource, current: TableVersion | None)
             try:
                 reader = _relation(source, files, connection).to_arrow_reader(BATCH_ROWS)
                 _write_parquet(source, reader.schema, reader, staging / DATA_FILE)
-            except duckdb.Error as error:
-                raise SourceError(source, f"cannot read the files: {error}") from None
+            # A row that does not fit surfaces from the stream as Arrow's OSError.
+            except (duckdb.Error, OSError) as error:
+                raise SourceError(source, _read_problem(source, files, error)) from None
             for file, stat in seen.items():
                 if _stat(source, file) != stat:
                     raise SourceError(source, f"{file} changed while it was read; run again")
@@ -193,19 +195,28 @@ _FORMAT_NAMES = {"csv": "CSV", "parquet": "Parquet"}
 def _relation(
     source: FileSource, files: list[Path], connection: duckdb.DuckDBPyConnection
 ) -> duckdb.DuckDBPyRelation:
-    """The files as one DuckDB relation: CSV with a header row and detected types."""
+    """The files as one DuckDB relation: CSV read strictly (``pipelines.lake.csv_files``),
+    with a header row and detected types, or Parquet. SourceError naming the file and line
+    of a CSV file that cannot be read as a table."""
     names = [str(f) for f in files]
     if source.format == "csv":
         declared = {
             column: exp.DataType.build(kind, dialect=Ansi).sql("duckdb")
             for column, kind in source.columns
         }
-        # A quoted empty field ("") is an empty string, as every CSV writer that quotes means
-        # it; only an unquoted empty field is NULL (DuckDB reads both as NULL by default).
-        return connection.read_csv(
-            names, header=True, dtype=declared or None, allow_quoted_nulls=False
-        )
+        try:
+            return csv_relation(connection, files, declared)
+        except CsvError as error:
+            raise SourceError(source, str(error)) from None
     return connection.read_parquet(names)
+
+
+def _read_problem(source: FileSource, files: list[Path], error: Exception) -> str:
+    """What a failed read of ``files`` says: the file and line of a CSV row that does not
+    fit, else DuckDB's own message."""
+    if source.format == "csv":
+        return csv_problem(error, files[0])
+    return f"cannot read the files: {error}"
 
 
 def _file_schema(

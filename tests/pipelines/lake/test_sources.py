@@ -455,6 +455,79 @@ def test_an_unreadable_file_is_named(tmp_path: Path, lake: Lake) -> None:
     assert f"): {broken} is not a readable Parquet file: " in message
 
 
+# Malformed exports (issue 44): each was published as a table before, one of them as one
+# VARCHAR column named "id,name" holding whole lines.
+LATE_ROW = "".join(f"{i},n{i}\n" for i in range(1, 30_000)) + "30000,x,EXTRA\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "problem"),
+    [
+        (b"id,name\n1,a\n2,b,EXTRA\n3,c\n", 3, "expected 2 fields (as the header has), found 3"),
+        (b"id,name\n1,a\n2\n3,c\n", 3, "expected 2 fields (as the header has), found 1"),
+        (b'id,name\n1,a\n2,"b\n3,c\n', 3, "a quoted field is never closed (unterminated quote)"),
+        (b"id;name\n1;a\n2;b;EXTRA\n", 3, "expected 2 fields (as the header has), found 3"),
+        (
+            b"id,name\n1,caf\xe9\n",
+            2,
+            "the bytes are not UTF-8 text (a wrong encoding); export the file as UTF-8",
+        ),
+        (
+            # Beyond the sniffer's sample: found when the rows are read.
+            ("id,name\n" + LATE_ROW).encode(),
+            30_001,
+            "expected 2 fields (as the header has), found 3",
+        ),
+    ],
+    ids=["extra-field", "missing-field", "open-quote", "semicolons", "latin-1", "late-row"],
+)
+def test_a_malformed_csv_is_an_error_naming_the_file_and_line_and_the_last_version_stays(
+    tmp_path: Path, lake: Lake, text: bytes, line: int, problem: str
+) -> None:
+    export = tmp_path / "people.csv"
+    export.write_text("id,name\n1,a\n2,b\n")
+    source = FileSource("people", str(export), "csv")
+    good = publish_source(lake, source)
+    export.write_bytes(text)
+
+    calls = [lambda: publish_source(lake, source)]
+    if line < 100:  # within the sample a schema is read from
+        calls.append(lambda: source_schema(source))
+    for call in calls:
+        with pytest.raises(SourceError) as raised:
+            call()
+        message = assert_one_line(raised.value, names="raw.people")
+        assert f"{export}:{line}: {problem}" in message, message
+    assert lake.current("raw", "people").path == good.version.path
+    assert pq.read_table(good.version.path).column_names == ["id", "name"]
+
+
+@pytest.mark.parametrize(
+    ("text", "rows"),
+    [
+        ("id;name\n1;a;b\n", None),  # refused above; here the sniffed dialect is kept:
+        ('id;name\n1;"a;b"\n2;c\n', [(1, "a;b"), (2, "c")]),
+        ("id\tname\r\n1\ta\r\n", [(1, "a")]),  # CRLF, which the relation API drops
+        ('id,name\n1,5" pipe\n', [(1, '5" pipe')]),  # a quote inside an unquoted field
+        ("name\nalice\n", [("alice",)]),  # one column, no delimiter in the header
+        ("id,name\n1,a\n#2,b\n", [("1", "a"), ("#2", "b")]),  # not a comment: a row
+    ],
+    ids=["refused", "semicolons-quoted", "tabs-crlf", "inch-mark", "one-column", "hash-row"],
+)
+def test_well_formed_csv_dialects_still_read(
+    tmp_path: Path, lake: Lake, text: str, rows: list | None
+) -> None:
+    export = tmp_path / "t.csv"
+    export.write_text(text)
+    source = FileSource("t", str(export), "csv")
+    if rows is None:
+        with pytest.raises(SourceError, match=r"t.csv:2: expected 2 fields"):
+            publish_source(lake, source)
+        return
+    published = publish_source(lake, source)
+    assert [tuple(r.values()) for r in pq.read_table(published.version.path).to_pylist()] == rows
+
+
 # -- a PostgreSQL table -------------------------------------------------------------------------
 
 STORES_DDL = """

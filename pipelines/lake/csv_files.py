@@ -1,0 +1,198 @@
+"""CSV files read strictly: a row with another number of fields than the header, a quote left
+open or bytes that are not UTF-8 are an error naming the file and line, never a table.
+
+DuckDB's reader, left to itself, reads what it can: when no delimiter splits every sampled
+row alike (``2,b,EXTRA`` among two-field rows), its sniffer falls back to one column holding
+whole lines (``id,name`` → ``'2,b,EXTRA'``), and a field whose quote never closes makes it
+read the file without quoting. So the dialect is settled first and then pinned: the
+sniffer's delimiter, unless it found one column where the header line holds a delimiter
+(then that one); the sniffer's quote and escape, RFC 4180's ``"`` where it found none; no
+leading row skipped and no comment lines (the sniffer would drop a row that begins with
+``#``, or the rows before the first that agrees with the rest). The
+read itself is DuckDB's ``read_csv`` with ``strict_mode`` on and ``null_padding`` off, which
+refuses every row that does not fit, with its line
+(https://duckdb.org/docs/stable/data/csv/reading_faulty_csv_files). Built as SQL rather than
+through the Python relation API: ``DuckDBPyConnection.read_csv(..., strict_mode=True)``
+returns no rows at all for a file with CRLF line ends (DuckDB 2.0.1), where the SQL function
+reads them.
+
+A quoted empty field (``""``) is an empty string and only an unquoted one is NULL
+(``allow_quoted_nulls`` off), as every CSV writer that quotes means it.
+
+Pure logic over DuckDB; sources (:mod:`pipelines.lake.ingest`) and snapshots call it.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+from sqlglot import exp
+
+# The delimiters a header line is searched for when the sniffer found one column.
+DELIMITERS = (",", ";", "\t", "|")
+RFC_QUOTE = '"'
+_NONE = "(empty)"  # how sniff_csv reports no quote or escape character
+_LINE = re.compile(r"CSV Error on Line: (\d+)")
+_FILE = re.compile(r"^\s*file = (.+)$", re.MULTILINE)
+# DuckDB's reasons, as a person reads them (the original line is not repeated: it is data).
+_REASONS = (
+    (
+        re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)"),
+        lambda m: f"expected {m[1]} fields (as the header has), found {m[2]}",
+    ),
+    (
+        re.compile(r"unterminated quote", re.IGNORECASE),
+        lambda m: "a quoted field is never closed (unterminated quote)",
+    ),
+    (
+        re.compile(r"not utf-8 encoded", re.IGNORECASE),
+        lambda m: "the bytes are not UTF-8 text (a wrong encoding); export the file as UTF-8",
+    ),
+    (
+        re.compile(r'converting column "([^"]*)"\. Could not convert string .* to \'([^\']+)\''),
+        lambda m: f"a value of column {m[1]} cannot be read as {m[2]}",
+    ),
+)
+
+
+class CsvError(ValueError):
+    """A CSV file that cannot be read as a table: one line, ``FILE:LINE: problem`` (the line
+    where DuckDB says so)."""
+
+
+@dataclass(frozen=True)
+class Dialect:
+    delimiter: str
+    quote: str
+    escape: str
+
+
+def csv_relation(
+    connection: duckdb.DuckDBPyConnection,
+    files: Sequence[Path],
+    types: Mapping[str, str] | None = None,
+) -> duckdb.DuckDBPyRelation:
+    """``files`` (with a header row) as one relation, read strictly in the dialect of the
+    first, each column's type detected unless ``types`` gives it (DuckDB type names).
+    Raises CsvError when the files cannot be read so; a row beyond the sniffer's sample that
+    does not fit raises when the relation is read: turn that error into one line with
+    :func:`csv_problem`."""
+    dialect = sniff_dialect(connection, files[0])
+    query = _read_csv(files, dialect, types=types)
+    try:
+        return connection.sql(query.sql("duckdb"))
+    except duckdb.Error as error:
+        # The sniffer, now strict, met a row that does not fit in its sample: find its line.
+        _check_rows(connection, files, dialect)
+        raise CsvError(csv_problem(error, files[0])) from None
+
+
+def csv_problem(error: Exception, file: Path) -> str:
+    """DuckDB's error reading CSV (raised by DuckDB, or by the Arrow reader that streams its
+    rows) as one line naming the file (``file``, unless the error names another) and the
+    line."""
+    text = str(error)
+    named = _FILE.search(text)
+    where = named[1].strip() if named else str(file)
+    line = _LINE.search(text)
+    if line:
+        where = f"{where}:{line[1]}"
+    for pattern, reason in _REASONS:
+        match = pattern.search(text)
+        if match:
+            return f"{where}: {reason(match)}"
+    first = text.splitlines()[0] if text else type(error).__name__
+    first = re.sub(r"^[A-Za-z ]*Error: (CSV Error on Line: \d+)?", "", first).strip()
+    return f"{where}: {first or 'cannot be read as CSV'}"
+
+
+def sniff_dialect(connection: duckdb.DuckDBPyConnection, file: Path) -> Dialect:
+    """The dialect ``file`` is read in: see the module's docstring. CsvError when even the
+    sniffer cannot read it (bytes that are not UTF-8)."""
+    sniff = exp.select("Delimiter", "Quote", "Escape", "Columns").from_(
+        exp.Table(this=exp.Anonymous(this="sniff_csv", expressions=[exp.Literal.string(str(file))]))
+    )
+    try:
+        [(delimiter, quote, escape, columns)] = connection.sql(sniff.sql("duckdb")).fetchall()
+    except duckdb.Error as error:
+        raise CsvError(csv_problem(error, file)) from None
+    if len(columns) <= 1:
+        header = _header_line(file)
+        found = max(DELIMITERS, key=header.count)
+        if header.count(found):
+            delimiter = found
+    quote = RFC_QUOTE if quote in (_NONE, "") else quote
+    escape = quote if escape in (_NONE, "") else escape
+    return Dialect(delimiter, quote, escape)
+
+
+def _header_line(file: Path) -> str:
+    opener = gzip.open if file.name.lower().endswith(".gz") else open
+    with opener(file, "rt", encoding="utf-8", errors="replace", newline="") as text:
+        return text.readline().rstrip("\r\n")
+
+
+def _read_csv(
+    files: Sequence[Path],
+    dialect: Dialect,
+    *,
+    types: Mapping[str, str] | None = None,
+    columns: Mapping[str, str] | None = None,
+) -> exp.Select:
+    def named(name: str, value: exp.Expr) -> exp.Expr:
+        return exp.PropertyEQ(this=exp.to_identifier(name), expression=value)
+
+    def struct(mapping: Mapping[str, str]) -> exp.Struct:
+        return exp.Struct(
+            expressions=[
+                exp.PropertyEQ(this=exp.Literal.string(k), expression=exp.Literal.string(v))
+                for k, v in mapping.items()
+            ]
+        )
+
+    arguments = [
+        exp.Array(expressions=[exp.Literal.string(str(f)) for f in files]),
+        named("header", exp.true()),
+        named("delim", exp.Literal.string(dialect.delimiter)),
+        named("quote", exp.Literal.string(dialect.quote)),
+        named("escape", exp.Literal.string(dialect.escape)),
+        # The sniffer would otherwise skip leading rows that disagree with later ones, and
+        # drop rows that begin with a '#' as comments: rows lost without a word.
+        named("skip", exp.Literal.number(0)),
+        named("comment", exp.Literal.string("")),
+        named("strict_mode", exp.true()),
+        named("null_padding", exp.false()),
+        named("allow_quoted_nulls", exp.false()),
+    ]
+    if types:
+        arguments.append(named("types", struct(types)))
+    if columns is not None:
+        arguments += [named("auto_detect", exp.false()), named("columns", struct(columns))]
+    return exp.select(exp.Star()).from_(
+        exp.Table(this=exp.Anonymous(this="read_csv", expressions=arguments))
+    )
+
+
+def _check_rows(
+    connection: duckdb.DuckDBPyConnection, files: Sequence[Path], dialect: Dialect
+) -> None:
+    """Read every row of ``files`` as text with as many fields as the first file's header,
+    raising CsvError at the first that does not fit; nothing when all do."""
+    reader = csv.reader(
+        [_header_line(files[0])], delimiter=dialect.delimiter, quotechar=dialect.quote
+    )
+    header = next(reader, [])
+    columns = {f"column{i}": "VARCHAR" for i in range(max(len(header), 1))}
+    count = exp.select(exp.func("count", exp.Star())).from_(
+        _read_csv(files, dialect, columns=columns).subquery()
+    )
+    try:
+        connection.sql(count.sql("duckdb")).fetchall()
+    except duckdb.Error as error:
+        raise CsvError(csv_problem(error, files[0])) from None
