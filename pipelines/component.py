@@ -11,6 +11,7 @@ Paths in the YAML are relative to the project root (the folder of its ``pyprojec
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -30,6 +31,9 @@ from pipelines.project import (
 )
 from pipelines.settings import Engine, Settings, SettingsError, parse_folder
 from sql.templating import TemplateBudget
+
+NUL = "\x00"
+NUL_PROBLEM = "a path cannot hold a NUL character"
 
 
 class FilesSourceModel(dg.Model):
@@ -163,6 +167,12 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
         description="What rendering one templated legacy file may take, when the project "
         "loads and when it is translated; over it, only that file's assets fail.",
     )
+    allowed_paths: list[str] = Field(
+        default_factory=list,
+        description="Absolute folders outside the project folder that its paths may lead to "
+        "(a shared export folder): every path it names, and every link under its folders, "
+        "must otherwise stay inside the project folder once links are followed.",
+    )
     models: list[str] = Field(
         default_factory=list,
         description="Models trained on the warehouse (the demo's: delivery_delay); none: "
@@ -174,7 +184,11 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
         ``check_catalogs``, catalog files need not exist yet (``plumbline catalog import
         --from-sources`` is what writes them). Raises ``ProjectProblems`` naming every
         attribute at fault, not only the first."""
+        from pipelines.project_check import outside_problems
+
         project, problems = self._project(root, settings, check_catalogs=check_catalogs)
+        if project is not None:
+            problems += outside_problems(project)
         if problems or project is None:
             raise ProjectProblems(problems)
         return project
@@ -189,21 +203,24 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
 
         problems: list[Problem] = []
 
-        def path(value: str) -> Path:
+        def path(value: str, name: str) -> Path:
+            if NUL in value:  # no file has such a name; the OS would raise, not refuse
+                problems.append(Problem(name, NUL_PROBLEM))
+                value = value.replace(NUL, "")
             return (root / value).absolute()
 
         def folder(value: str | None, name: str) -> Path | None:
             if value is None:
                 return None
             try:
-                return parse_folder(path(value), name)
+                return parse_folder(path(value, name), name)
             except SettingsError:
-                problems.append(Problem(name, f"an existing folder; got {path(value)}"))
+                problems.append(Problem(name, f"an existing folder; got {path(value, name)}"))
                 return None
 
         catalogs = settings.catalog
         if self.catalogs is not None:
-            catalogs = tuple(path(c) for c in self.catalogs)
+            catalogs = tuple(path(c, f"catalogs.{i}") for i, c in enumerate(self.catalogs))
             missing = [str(c) for c in catalogs if not c.is_file()]
             if not catalogs:
                 problems.append(Problem("catalogs", "name at least one catalog file"))
@@ -218,6 +235,8 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
                 ("snapshots", self.snapshots),
             )
         }
+        contracts_root = path(self.contracts, "contracts")
+        allowed = self._allowed_roots(root, settings, problems)
         sources = []
         names = list(self.sources)
         problems += composition_problems(self.models, names, self.tpch)
@@ -225,7 +244,7 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
         # Each source on its own, so that every refused one is reported.
         for name, declared in self.sources.items():
             try:
-                sources.extend(parse_sources({name: _declared(declared)}, root))
+                sources.extend(parse_sources({name: _declared(declared)}, root, allowed=allowed))
             except SourcesError as exc:
                 problems.append(Problem(exc.field, exc.problem))
         reconciliation = {}
@@ -245,7 +264,7 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
         project = Project(
             legacy_root=legacy_root or settings.legacy_root,
             catalogs=catalogs,
-            contracts_root=path(self.contracts),
+            contracts_root=contracts_root,
             portable_root=roots["portable_sql"],
             reference_root=roots["references"],
             snapshots_root=roots["snapshots"],
@@ -256,8 +275,30 @@ class MigrationComponent(dg.Component, dg.Model, dg.Resolvable):
             engine=self.engine,
             template_vars=dict(self.template_vars),
             template_budget=budget,
+            allowed_roots=allowed,
         )
         return project, problems
+
+    def _allowed_roots(
+        self, root: Path, settings: Settings, problems: list[Problem]
+    ) -> tuple[Path, ...]:
+        """Where the project's paths may lead: its folder, its ``allowed_paths`` (each an
+        absolute folder, else a problem), and what the environment names for an attribute
+        left out (``PLUMBLINE_LEGACY_ROOT``, ``PLUMBLINE_CATALOG``): the operator's choice,
+        not the project file's."""
+        allowed = [root]
+        for index, value in enumerate(self.allowed_paths):
+            if NUL in value or not os.path.isabs(value):
+                problems.append(
+                    Problem(f"allowed_paths.{index}", f"expected an absolute folder; got {value}")
+                )
+                continue
+            allowed.append(Path(value))
+        if self.legacy is None:
+            allowed.append(settings.legacy_root)
+        if self.catalogs is None:
+            allowed.extend(settings.catalog)
+        return tuple(Path(p).resolve() for p in allowed)
 
     def build_defs(self, context: dg.ComponentLoadContext) -> dg.Definitions:
         from pipelines.definitions import build_definitions
@@ -349,6 +390,8 @@ def validation_problems(error: ValidationError) -> list[Problem]:
 
 
 def _reconciliation(table: TableReconciliationModel, root: Path) -> TableReconciliation:
+    if table.snapshot is not None and NUL in table.snapshot:
+        raise ProjectError("snapshot", NUL_PROBLEM)
     return TableReconciliation(
         snapshot=(root / table.snapshot).absolute() if table.snapshot else None,
         key=tuple(table.key),

@@ -35,8 +35,10 @@ from pipelines.automation import (
 from pipelines.project import Problem, Project, ProjectError, ProjectProblems, demo_project
 from pipelines.project_check import (
     load_catalog_files,
+    outside_problems,
     oversized_files,
     reconciliation_problems,
+    snapshot_problems,
     unproduced_reads,
     unresolved_names,
 )
@@ -91,6 +93,10 @@ def build_definitions(
         if project.tpch
         else [source_asset(s, project.declared_in) for s in project.sources]
     )
+    # Before any of its files is read: a path that leads out of the project is not opened.
+    outside = outside_problems(project)
+    if outside:
+        raise ProjectProblems([*problems, *outside])
     try:
         # A legacy name may map to a table the project's legacy SQL builds (checked by
         # legacy_sql).
@@ -118,6 +124,7 @@ def build_definitions(
         raise ProjectProblems([*problems, Problem("", str(exc), "")]) from None
     problems += reconciliation_problems(project, [t.name for t in tables])
     problems += oversized_files(legacy)
+    problems += snapshot_problems(project, [t.name for t in tables])
     problems += unresolved_names(legacy)
     # Each legacy file, observed (its sha256 its data version), upstream of its translation.
     legacy_files = legacy_files_asset(legacy)

@@ -173,6 +173,10 @@ class Project:
     # code" of what it declares (its sources) opens. None: declared in code (the demo's
     # defaults, tests).
     declared_in: Path | None = None
+    # The folders its files may lie in once links are followed: a component's project
+    # folder and its allowed_paths (pipelines.project_check.outside_problems). Empty:
+    # anywhere (the demo, whose paths come from the settings).
+    allowed_roots: tuple[Path, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         problems = composition_problems(self.models, [s.name for s in self.sources], self.tpch)

@@ -10,12 +10,15 @@ tables. Nothing is translated, no query planned, no engine imported.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import dagster as dg
 
-from pipelines.project import Problem, Project, ProjectProblems, catalog_problem
+from pipelines.lake.csv_files import csv_header
+from pipelines.lake.sources import FileSource, outside, outside_problem, pattern_root
+from pipelines.project import Problem, Project, ProjectError, ProjectProblems, catalog_problem
 from pipelines.translation.store import LegacySql
 from sql.catalog import Catalog, CatalogError, load_catalog, merge_catalogs
 from sql.diagnostics import Diagnostic
@@ -86,6 +89,137 @@ def reconciliation_problems(project: Project, tables: Iterable[str]) -> list[Pro
                 Problem(f"{where}.snapshot", f"no such file or folder: {declared.snapshot}")
             )
     return problems
+
+
+def snapshot_problems(project: Project, tables: Iterable[str]) -> list[Problem]:
+    """One problem per snapshot a table would be reconciled against that cannot be read as
+    one (not a ``.csv`` or ``.parquet`` file, nor a folder of ``.parquet`` files; a
+    ``.parquet`` file that is not Parquet), and per ``key`` column or ``tolerance`` of a
+    reconciliation entry that its snapshot does not have (a key that matches nothing, a
+    tolerance never used). Reads each snapshot's header or footer only."""
+    problems = []
+    for table in tables:
+        try:
+            snapshot = project.snapshot(table)
+        except ProjectError:  # missing: reconciliation_problems says so
+            continue
+        if snapshot is None:
+            continue
+        where = f"reconciliation.tables.{table}"
+        declared = project.reconciliation.get(table)
+        field = f"{where}.snapshot" if declared and declared.snapshot else "snapshots"
+        columns = _snapshot_columns(snapshot.path)
+        if isinstance(columns, str):
+            problems.append(Problem(field, columns))
+            continue
+        shown = ", ".join(columns[:20]) + (", ..." if len(columns) > 20 else "")
+        for key in snapshot.key:
+            if key not in columns:
+                problems.append(
+                    Problem(
+                        f"{where}.key",
+                        f"column {key!r} is not in the snapshot {snapshot.path} (its columns: "
+                        f"{shown}); rows cannot be matched by it",
+                    )
+                )
+        for column in snapshot.tolerance:
+            if column not in columns:
+                problems.append(
+                    Problem(
+                        f"{where}.tolerance.{column}",
+                        f"column {column!r} is not in the snapshot {snapshot.path} (its "
+                        f"columns: {shown}); the tolerance would never be used",
+                    )
+                )
+    return problems
+
+
+_PARQUET_MAGIC = b"PAR1"
+
+
+def _snapshot_columns(path: Path) -> list[str] | str:
+    """A snapshot's column names, from a CSV header or a Parquet footer; or what is wrong
+    with it, as a problem's message."""
+    accepted = "a .csv or .parquet file, or a folder of .parquet files"
+    if path.is_dir():
+        files = sorted(path.rglob("*.parquet"))
+        if not files:
+            return f"{path} is a folder with no .parquet file; expected {accepted}"
+        path = files[0]
+    elif path.suffix.lower() == ".csv":
+        try:
+            return csv_header(path)
+        except OSError as exc:
+            return f"{path} cannot be read: {exc.strerror}"
+    elif path.suffix.lower() != ".parquet":
+        return f"{path} is neither CSV nor Parquet; expected {accepted}"
+    try:
+        with path.open("rb") as f:
+            head = f.read(4)
+            f.seek(max(path.stat().st_size - 4, 0))
+            tail = f.read(4)
+    except OSError as exc:
+        return f"{path} cannot be read: {exc.strerror}"
+    if head != _PARQUET_MAGIC or tail != _PARQUET_MAGIC:
+        return f"{path} is not a Parquet file (it does not begin and end with PAR1)"
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return list(pq.read_schema(path).names)
+    except (pa.ArrowException, OSError) as exc:
+        return f"{path} is not a readable Parquet file: {' '.join(str(exc).split())}"
+
+
+def outside_problems(project: Project) -> list[Problem]:
+    """One problem per path of the project that leads outside its allowed folders once links
+    are followed (``files: /etc/passwd``, ``legacy: ../..``, a link ``contracts/t.yaml ->
+    /elsewhere``): each folder and file it names, and every file or link inside its folders,
+    before any of them is read. Nothing when the project allows anywhere (the demo)."""
+    allowed = project.allowed_roots
+    if not allowed:
+        return []
+    problems: list[Problem] = []
+
+    def check(field: str, path: Path | None, *, walk: bool = True) -> None:
+        if path is None:
+            return
+        resolved = outside(path, allowed)
+        if resolved is not None:
+            problems.append(Problem(field, outside_problem(path, resolved)))
+            return
+        if walk and path.is_dir():
+            for entry in _links_inside(path):
+                resolved = outside(entry, allowed)
+                if resolved is not None:
+                    problems.append(Problem(field, outside_problem(entry, resolved)))
+
+    check("legacy", project.legacy_root)
+    for index, catalog in enumerate(project.catalogs):
+        check(f"catalogs.{index}", catalog)
+    check("contracts", project.contracts_root)
+    check("portable_sql", project.portable_root)
+    check("references", project.reference_root)
+    check("snapshots", project.snapshots_root)
+    for table, declared in project.reconciliation.items():
+        check(f"reconciliation.tables.{table}.snapshot", declared.snapshot)
+    for source in project.sources:
+        if isinstance(source, FileSource):
+            # The files a glob matches are checked again as they are read.
+            check(f"sources.{source.name}.files", pattern_root(source.pattern))
+    return problems
+
+
+def _links_inside(folder: Path) -> list[Path]:
+    """The links under ``folder`` (to files or folders), not followed: whatever a link leads
+    to is checked where it leads."""
+    found = []
+    for parent, folders, files in os.walk(folder):
+        for name in [*folders, *files]:
+            path = Path(parent) / name
+            if path.is_symlink():
+                found.append(path)
+    return found
 
 
 def unproduced_reads(warehouse: dg.Definitions, produced: set[dg.AssetKey]) -> list[Problem]:

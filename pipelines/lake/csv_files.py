@@ -19,7 +19,8 @@ reads them.
 A quoted empty field (``""``) is an empty string and only an unquoted one is NULL
 (``allow_quoted_nulls`` off), as every CSV writer that quotes means it.
 
-Pure logic over DuckDB; sources (:mod:`pipelines.lake.ingest`) and snapshots call it.
+Pure logic over DuckDB (imported when a file is read: :func:`csv_header` is what a code
+location's load may call); sources (:mod:`pipelines.lake.ingest`) and snapshots call it.
 """
 
 from __future__ import annotations
@@ -30,9 +31,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
 from sqlglot import exp
+
+if TYPE_CHECKING:
+    import duckdb
 
 # The delimiters a header line is searched for when the sniffer found one column.
 DELIMITERS = (",", ";", "\t", "|")
@@ -83,6 +87,8 @@ def csv_relation(
     Raises CsvError when the files cannot be read so; a row beyond the sniffer's sample that
     does not fit raises when the relation is read: turn that error into one line with
     :func:`csv_problem`."""
+    import duckdb
+
     dialect = sniff_dialect(connection, files[0])
     query = _read_csv(files, dialect, types=types)
     try:
@@ -115,6 +121,8 @@ def csv_problem(error: Exception, file: Path) -> str:
 def sniff_dialect(connection: duckdb.DuckDBPyConnection, file: Path) -> Dialect:
     """The dialect ``file`` is read in: see the module's docstring. CsvError when even the
     sniffer cannot read it (bytes that are not UTF-8)."""
+    import duckdb
+
     sniff = exp.select("Delimiter", "Quote", "Escape", "Columns").from_(
         exp.Table(this=exp.Anonymous(this="sniff_csv", expressions=[exp.Literal.string(str(file))]))
     )
@@ -130,6 +138,14 @@ def sniff_dialect(connection: duckdb.DuckDBPyConnection, file: Path) -> Dialect:
     quote = RFC_QUOTE if quote in (_NONE, "") else quote
     escape = quote if escape in (_NONE, "") else escape
     return Dialect(delimiter, quote, escape)
+
+
+def csv_header(file: Path) -> list[str]:
+    """The column names of a CSV file's header line, split at the delimiter it holds most of
+    (``,`` ``;`` tab ``|``), without DuckDB: what a load may read of a snapshot."""
+    line = _header_line(file)
+    delimiter = max(DELIMITERS, key=line.count)
+    return next(csv.reader([line], delimiter=delimiter, quotechar=RFC_QUOTE), [])
 
 
 def _header_line(file: Path) -> str:
@@ -184,6 +200,8 @@ def _check_rows(
 ) -> None:
     """Read every row of ``files`` as text with as many fields as the first file's header,
     raising CsvError at the first that does not fit; nothing when all do."""
+    import duckdb
+
     reader = csv.reader(
         [_header_line(files[0])], delimiter=dialect.delimiter, quotechar=dialect.quote
     )

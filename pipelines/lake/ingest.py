@@ -45,6 +45,8 @@ from pipelines.lake.sources import (
     SourceError,
     describe,
     one_line,
+    outside,
+    outside_problem,
     select_all,
 )
 from pipelines.lake.store import Lake, TableVersion, digest_files, table_stats
@@ -169,7 +171,17 @@ def _publish_table(
 
 def matching_files(source: FileSource) -> list[Path]:
     """The files a source reads, sorted: the glob's matches, the folder's files with the
-    format's extension (not its subfolders'), or the one file. SourceError when none."""
+    format's extension (not its subfolders'), or the one file. SourceError when none, or
+    when one leads outside the source's allowed folders (a link out of the project)."""
+    files = _matching_files(source)
+    for file in files:
+        resolved = outside(file, source.allowed)
+        if resolved is not None:
+            raise SourceError(source, outside_problem(file, resolved))
+    return files
+
+
+def _matching_files(source: FileSource) -> list[Path]:
     path = Path(source.pattern)
     if glob.escape(source.pattern) != source.pattern:
         found = [Path(p) for p in glob.glob(source.pattern, recursive=True)]

@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, get_args
 
@@ -94,6 +94,9 @@ class FileSource:
     # CSV columns read as these ANSI types instead of the detected ones (a DECIMAL(12,2) the
     # detection would read as DOUBLE), in a tuple of (column, type) pairs.
     columns: tuple[tuple[str, str], ...] = ()
+    # The folders its files may lie in once links are followed (a project's folder and its
+    # allowed_paths); empty: anywhere (a source built in code). Not part of what it reads.
+    allowed: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -157,17 +160,21 @@ def describe(source: Source) -> str:
 # -- the YAML mapping ---------------------------------------------------------------------
 
 
-def parse_sources(mapping: object, base: Path) -> tuple[Source, ...]:
+def parse_sources(
+    mapping: object, base: Path, *, allowed: tuple[Path, ...] = ()
+) -> tuple[Source, ...]:
     """The sources a ``sources`` mapping declares, in its order; file patterns are taken
-    from ``base``. Raises SourcesError naming the field at fault."""
+    from ``base``. With ``allowed`` folders, a pattern that leads outside them (once links
+    are followed) is refused, and so is each file it matches when it is read. Raises
+    SourcesError naming the field at fault."""
     if not isinstance(mapping, Mapping) or not mapping:
         raise SourcesError(
             "sources", "expected a mapping of table names to sources (files: or database:)"
         )
-    return tuple(_parse_source(name, spec, Path(base)) for name, spec in mapping.items())
+    return tuple(_parse_source(name, spec, Path(base), allowed) for name, spec in mapping.items())
 
 
-def _parse_source(name: object, spec: object, base: Path) -> Source:
+def _parse_source(name: object, spec: object, base: Path, allowed: tuple[Path, ...]) -> Source:
     where = f"sources.{name}"
     try:
         _check_name(name)
@@ -185,7 +192,12 @@ def _parse_source(name: object, spec: object, base: Path) -> Source:
     files = spec["files"]
     if not isinstance(files, str) or not files.strip():
         raise SourcesError(f"{where}.files", "expected a glob, a folder or a file, as text")
+    if "\x00" in files:
+        raise SourcesError(f"{where}.files", "a path cannot hold a NUL character")
     pattern = os.path.abspath(base / files.strip())
+    resolved = outside(pattern_root(pattern), allowed)
+    if resolved is not None:
+        raise SourcesError(f"{where}.files", outside_problem(files.strip(), resolved))
     file_format = spec.get("format") or _format_of(pattern)
     columns = spec.get("columns") or {}
     if not isinstance(columns, Mapping) or not all(
@@ -194,7 +206,13 @@ def _parse_source(name: object, spec: object, base: Path) -> Source:
         raise SourcesError(f"{where}.columns", "expected a mapping of column names to ANSI types")
     fields = {"name": where, "pattern": f"{where}.files", "format": f"{where}.format"}
     try:
-        return FileSource(str(name), pattern, file_format, tuple(columns.items()))
+        return FileSource(
+            str(name),
+            pattern,
+            file_format,
+            tuple(columns.items()),
+            allowed=tuple(str(folder) for folder in allowed),
+        )
     except SourcesError as error:
         field = fields.get(error.field, f"{where}.{error.field}")
         raise SourcesError(field, error.problem) from None
@@ -253,6 +271,32 @@ def postgres_table(text: object) -> exp.Table:
     for identifier in table.find_all(exp.Identifier):
         identifier.set("quoted", True)
     return table
+
+
+def pattern_root(pattern: str) -> Path:
+    """The part of a file pattern before its first wildcard: where it reads, whatever it
+    matches (the pattern itself when it has none)."""
+    return Path(re.split(r"[*?\[]", pattern, maxsplit=1)[0] or "/")
+
+
+def outside(path: Path, allowed: tuple[Path, ...] | tuple[str, ...]) -> Path | None:
+    """Where ``path`` leads once every link is followed, when that is outside each of the
+    ``allowed`` folders; None when it is inside one (or nothing is allowed: anywhere)."""
+    if not allowed:
+        return None
+    resolved = Path(path).resolve()
+    if any(resolved.is_relative_to(Path(folder).resolve()) for folder in allowed):
+        return None
+    return resolved
+
+
+def outside_problem(shown: str | Path, resolved: Path) -> str:
+    """What is said of a path that leads outside the project folder."""
+    leads = "" if str(shown) == str(resolved) else f" (it leads to {resolved})"
+    return (
+        f"{shown} is outside the project folder{leads}; to read it, list its folder under "
+        "allowed_paths: in defs.yaml"
+    )
 
 
 def select_all(source: DatabaseSource) -> str:

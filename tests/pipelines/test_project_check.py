@@ -121,6 +121,12 @@ def test_plumbline_run_prints_them_and_exits_2_before_anything_runs(project, mon
     assert not (project.root.parent / "home").exists()  # nothing created
 
 
+def _snapshot(path: str | None, **entry: object) -> dict:
+    """A reconciliation entry of daily_revenue."""
+    declared = {"snapshot": path} if path else {}
+    return {"reconciliation": {"tables": {"daily_revenue": {**declared, **entry}}}}
+
+
 @pytest.mark.parametrize(
     ("mistake", "expected"),
     [
@@ -203,6 +209,46 @@ def test_plumbline_run_prints_them_and_exits_2_before_anything_runs(project, mon
             "legacy/bigquery/events.sql:1:22: error[NAME-UNKNOWN]: no table of the catalog "
             "matches the wildcard table 'shop.events_*'",
         ),
+        (
+            {
+                "files": {"snapshots/old.txt": "order_date,revenue\n"},
+                "attributes": _snapshot("snapshots/old.txt"),
+            },
+            "{defs}:attributes.reconciliation.tables.daily_revenue.snapshot: {root}/snapshots/"
+            "old.txt is neither CSV nor Parquet; expected a .csv or .parquet file, or a folder "
+            "of .parquet files",
+        ),
+        (
+            {"files": {"snapshots/daily_revenue.parquet": "order_date,revenue\n"}},
+            "{defs}:attributes.snapshots: {root}/snapshots/daily_revenue.parquet is not a "
+            "Parquet file (it does not begin and end with PAR1)",
+        ),
+        (
+            {
+                "files": {"snapshots/daily_revenue.csv": "order_date,revenue\n"},
+                "attributes": _snapshot(None, key=["day"]),
+            },
+            "{defs}:attributes.reconciliation.tables.daily_revenue.key: column 'day' is not in "
+            "the snapshot {root}/snapshots/daily_revenue.csv (its columns: order_date, "
+            "revenue); rows cannot be matched by it",
+        ),
+        (
+            {
+                "files": {"snapshots/daily_revenue.csv": "order_date;revenue\n"},
+                "attributes": _snapshot(None, tolerance={"revenu": 0.01}),
+            },
+            "{defs}:attributes.reconciliation.tables.daily_revenue.tolerance.revenu: column "
+            "'revenu' is not in the snapshot {root}/snapshots/daily_revenue.csv (its columns: "
+            "order_date, revenue); the tolerance would never be used",
+        ),
+        (
+            {"attributes": {"contracts": "contracts\x00"}},
+            "{defs}:attributes.contracts: a path cannot hold a NUL character",
+        ),
+        (
+            {"attributes": {"sources": {"orders": {"files": "sources/\x00.csv"}}}},
+            "{defs}:attributes.sources.orders.files: a path cannot hold a NUL character",
+        ),
     ],
     ids=[
         "model-refuses-a-value",
@@ -217,6 +263,12 @@ def test_plumbline_run_prints_them_and_exits_2_before_anything_runs(project, mon
         "two-files-one-table",
         "broken-contract",
         "wildcard-of-no-table",
+        "snapshot-neither-csv-nor-parquet",
+        "snapshot-not-parquet",
+        "key-not-in-snapshot",
+        "tolerance-of-no-column",
+        "nul-in-a-folder",
+        "nul-in-files",
     ],
 )
 def test_each_mistake_is_one_line_naming_its_file_and_field(project, mistake, expected):
@@ -229,3 +281,98 @@ def test_each_mistake_is_one_line_naming_its_file_and_field(project, mistake, ex
     [line] = project.problems()
     expected = expected.format(defs=project.defs_yaml, root=project.root)
     assert line.startswith(expected), line
+
+
+# -- paths stay inside the project (issue 44) --------------------------------------------------
+
+OUTSIDE = "is outside the project folder"
+ALLOW_HINT = "to read it, list its folder under allowed_paths: in defs.yaml"
+
+
+@pytest.fixture
+def elsewhere(tmp_path) -> Path:
+    """A folder beside the project, holding what a project must not read unless allowed."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    (folder / "secret.csv").write_text("order_id,order_date,amount\n9,2024-01-01,9.5\n")
+    (folder / "contract.yaml").write_text("apiVersion: v3.0.0\n")
+    (folder / "legacy").mkdir()
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("mistake", "field", "shown"),
+    [
+        ({"sources": {"orders": {"files": "/etc/passwd"}}}, "sources.orders.files", "/etc/passwd"),
+        (
+            {"sources": {"orders": {"files": "../../../../../../../../etc/passwd"}}},
+            "sources.orders.files",
+            f"../../../../../../../../etc/passwd {OUTSIDE} (it leads to /etc/passwd)",
+        ),
+        (
+            {"sources": {"orders": {"files": "/etc/*"}}},
+            "sources.orders.files",
+            f"/etc/* {OUTSIDE} (it leads to /etc)",
+        ),
+        ({"legacy": "{elsewhere}/legacy"}, "legacy", "{elsewhere}/legacy"),
+        ({"catalogs": ["/etc/passwd"]}, "catalogs.0", "/etc/passwd"),
+        (
+            {"reconciliation": {"tables": {"daily_revenue": {"snapshot": "/etc/passwd"}}}},
+            "reconciliation.tables.daily_revenue.snapshot",
+            "/etc/passwd",
+        ),
+    ],
+    ids=["absolute-file", "dot-dot", "absolute-glob", "legacy-folder", "catalog", "snapshot"],
+)
+def test_a_path_outside_the_project_is_one_line_naming_its_field(
+    project, elsewhere, mistake, field, shown
+):
+    attributes = yaml.safe_load(yaml.safe_dump(mistake).replace("{elsewhere}", str(elsewhere)))
+    project.attributes(**attributes)
+    problems = [p for p in project.problems() if OUTSIDE in p]
+    shown = shown.replace("{elsewhere}", str(elsewhere))
+    if OUTSIDE not in shown:
+        shown = f"{shown} {OUTSIDE}"
+    assert problems == [f"{project.defs_yaml}:attributes.{field}: {shown}; {ALLOW_HINT}"]
+
+
+@pytest.mark.parametrize(
+    ("link", "target", "field"),
+    [
+        ("sources/x.csv", "secret.csv", "sources.orders.files"),
+        ("contracts/daily_revenue.yaml", "contract.yaml", "contracts"),
+        ("legacy/snowflake/more", "legacy", "legacy"),
+        ("snapshots/daily_revenue.csv", "secret.csv", "snapshots"),
+    ],
+)
+def test_a_link_out_of_a_project_folder_is_refused_before_it_is_read(
+    project, elsewhere, link, target, field
+):
+    project.attributes(sources={"orders": {"files": "sources/*.csv"}})
+    (project.root / link).parent.mkdir(parents=True, exist_ok=True)
+    (project.root / link).symlink_to(elsewhere / target)
+    assert project.problems() == [
+        f"{project.defs_yaml}:attributes.{field}: {project.root / link} {OUTSIDE} (it leads to "
+        f"{elsewhere / target}); {ALLOW_HINT}"
+    ]
+
+
+def test_allowed_paths_let_a_project_read_a_folder_outside_it(project, elsewhere, monkeypatch):
+    from pipelines.lake.ingest import matching_files
+
+    (project.root / "sources" / "x.csv").symlink_to(elsewhere / "secret.csv")
+    project.attributes(
+        sources={"orders": {"files": "sources/*.csv"}}, allowed_paths=[str(elsewhere)]
+    )
+    monkeypatch.chdir(project.root)
+    CodeLocation(project.root, f"{project.package}.definitions").definitions()  # no problem
+    _, loaded = CodeLocation(project.root, f"{project.package}.definitions").migration()
+    assert [f.name for f in matching_files(loaded.sources[0])] == ["orders.csv", "x.csv"]
+
+
+def test_allowed_paths_are_absolute_folders(project):
+    project.attributes(allowed_paths=["relative/folder"])
+    assert project.problems() == [
+        f"{project.defs_yaml}:attributes.allowed_paths.0: expected an absolute folder; got "
+        "relative/folder"
+    ]

@@ -172,3 +172,82 @@ def test_every_command_ends_in_a_documented_way(name):
             assert result.stderr.startswith("plumbline: error: "), shown
 
     check()
+
+
+# A project's defs.yaml, fed odd values (issue 44: a source named `Products` or a path holding
+# a NUL was an internal error). Attribute values are drawn as YAML can hold them; each project
+# is loaded as `plumbline run` and `dg check defs` load it, and either loads or is refused with
+# one FILE:FIELD: message line per problem.
+PATHS = st.one_of(
+    words,
+    st.sampled_from(["/etc/passwd", "../../x", "snapshots/old.txt", "sources/*.csv", "\x00"]),
+)
+leaves = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(), PATHS)
+values = st.recursive(
+    leaves,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(PATHS, inner, max_size=3)),
+    max_leaves=6,
+)
+ATTRIBUTES = st.one_of(
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "legacy",
+                "catalogs",
+                "contracts",
+                "portable_sql",
+                "references",
+                "snapshots",
+                "sources",
+                "tpch",
+                "engine",
+                "template_vars",
+                "models",
+                "allowed_paths",
+                "reconciliation",
+            ]
+        ),
+        values,
+        max_size=3,
+    ),
+    PATHS.map(lambda v: {"sources": {"orders": {"files": v}}}),
+    PATHS.map(lambda v: {"sources": {v: {"files": "sources/orders.csv"}}}),
+    values.map(lambda v: {"reconciliation": {"tables": {"daily_revenue": {"key": v}}}}),
+    values.map(lambda v: {"reconciliation": {"tables": {"daily_revenue": {"tolerance": v}}}}),
+    PATHS.map(lambda v: {"reconciliation": {"tables": {"daily_revenue": {"snapshot": v}}}}),
+)
+
+
+def test_every_project_configuration_loads_or_is_refused_in_lines(tmp_path, monkeypatch):
+    import yaml
+
+    from pipelines.cli.location import CodeLocation
+    from pipelines.project import ProjectProblems
+    from tests.pipelines.test_project_check import NAMES, Project
+
+    monkeypatch.setenv("PLUMBLINE_HOME", str(tmp_path / "home"))
+
+    @settings(
+        max_examples=EXAMPLES,
+        derandomize=not os.environ.get("PLUMBLINE_FUZZ_RANDOM"),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+        database=None,
+    )
+    @given(attributes=ATTRIBUTES)
+    def check(attributes):
+        project = Project(tmp_path / next(NAMES))
+        project.write("snapshots/old.txt", "order_date,revenue\n")
+        try:
+            project.attributes(**attributes)
+        except yaml.YAMLError:
+            return  # not a YAML document
+        shown = repr(attributes)
+        try:
+            CodeLocation(project.root, f"{project.package}.definitions").definitions()
+        except ProjectProblems as problems:
+            for line in problems.lines(project.root):
+                assert "\n" not in line and "Traceback" not in line, shown
+                assert line.split(": ", 1)[0], shown  # FILE:FIELD before the message
+
+    check()

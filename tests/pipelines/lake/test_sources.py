@@ -455,6 +455,37 @@ def test_an_unreadable_file_is_named(tmp_path: Path, lake: Lake) -> None:
     assert f"): {broken} is not a readable Parquet file: " in message
 
 
+def test_a_file_a_glob_matches_through_a_link_out_of_the_project_is_not_read(
+    tmp_path: Path, lake: Lake
+) -> None:
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    (project / "sources").mkdir(parents=True)
+    elsewhere.mkdir()
+    (elsewhere / "secret.csv").write_text("id,name\n1,hunter2\n")
+    (project / "sources" / "x.csv").symlink_to(elsewhere / "secret.csv")
+    (source,) = parse_sources(
+        {"people": {"files": "sources/*.csv"}}, project, allowed=(project.resolve(),)
+    )
+    for call in (lambda: publish_source(lake, source), lambda: source_schema(source)):
+        with pytest.raises(SourceError) as raised:
+            call()
+        assert assert_one_line(raised.value, names="raw.people").endswith(
+            f"{project / 'sources' / 'x.csv'} is outside the project folder (it leads to "
+            f"{elsewhere / 'secret.csv'}); to read it, list its folder under allowed_paths: "
+            "in defs.yaml"
+        )
+    assert lake.current("raw", "people") is None
+    with pytest.raises(
+        SourcesError, match=r"^sources\.people\.files: \.\./elsewhere/secret\.csv is"
+    ):
+        parse_sources({"people": {"files": "../elsewhere/secret.csv"}}, project, allowed=(project,))
+    # Allowed: read.
+    (allowed,) = parse_sources(
+        {"people": {"files": "sources/*.csv"}}, project, allowed=(project, elsewhere)
+    )
+    assert publish_source(lake, allowed).stats.row_count == 1
+
+
 # Malformed exports (issue 44): each was published as a table before, one of them as one
 # VARCHAR column named "id,name" holding whole lines.
 LATE_ROW = "".join(f"{i},n{i}\n" for i in range(1, 30_000)) + "30000,x,EXTRA\n"
