@@ -87,7 +87,13 @@ class Problem:
         if root is not None and os.path.isabs(file) and Path(file).is_relative_to(root):
             file = os.path.relpath(file, root)
         where = ":".join(part for part in (file, field) if part)
-        return f"{where}: {self.message}" if where else self.message
+        return _printable(f"{where}: {self.message}" if where else self.message)
+
+
+def _printable(text: str) -> str:
+    """``text`` on one line: a control character (a newline in a source's name, a NUL in a
+    path) written as its escape, ``\\n``, so that each problem stays one line."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
 
 
 class ProjectProblems(ProjectError):

@@ -102,6 +102,13 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
         "share a home. Never logged.",
     ),
     SettingDoc(
+        "PLUMBLINE_ALLOW_REVEAL",
+        "unset",
+        "`1` lets `plumbline query --reveal COLUMN` show a column classified `restricted` in "
+        "the clear (a `confidential` one needs only `--reveal`); every reveal is appended to "
+        "`$PLUMBLINE_HOME/logs/access.jsonl`.",
+    ),
+    SettingDoc(
         "PLUMBLINE_CATALOG",
         "sql/catalog.yaml",
         "The catalog the `ansi/` and `warehouse/` assets (and `plumbline translate` without "
@@ -207,6 +214,8 @@ class Settings:
     # PLUMBLINE_MASKING_KEY: never in repr, never compared; None means the home's own key
     # (masking_key_path).
     masking_key: str | None = field(default=None, repr=False, compare=False)
+    # PLUMBLINE_ALLOW_REVEAL=1: `plumbline query --reveal` may show a restricted column.
+    allow_reveal: bool = False
     # PLUMBLINE_MLFLOW_UI_URL; empty means the tracking server itself, or the local
     # `plumbline mlflow-ui` (DEFAULT_MLFLOW_UI_URL) for a sqlite store.
     mlflow_ui_url: str = ""
@@ -284,6 +293,11 @@ class Settings:
         return self.home / "logs"
 
     @property
+    def access_log(self) -> Path:
+        """Every column `plumbline query --reveal` showed: appended to, never rewritten."""
+        return self.logs_root / "access.jsonl"
+
+    @property
     def audit_root(self) -> Path:
         return self.home / "audit"
 
@@ -359,6 +373,9 @@ class Settings:
             if env.get("PLUMBLINE_K8S_SPOT")
             else Settings.k8s_spot,
             masking_key=masking_key_from(env),
+            allow_reveal=parse_bool(env["PLUMBLINE_ALLOW_REVEAL"], "PLUMBLINE_ALLOW_REVEAL")
+            if env.get("PLUMBLINE_ALLOW_REVEAL")
+            else False,
             mlflow_ui_url=env.get("PLUMBLINE_MLFLOW_UI_URL", ""),
         )
 
@@ -382,6 +399,7 @@ class Settings:
             "PLUMBLINE_K8S_SPOT": str(self.k8s_spot).lower(),
             "PLUMBLINE_MLFLOW_UI_URL": self.mlflow_ui_url,
             **({"PLUMBLINE_MASKING_KEY": self.masking_key} if self.masking_key else {}),
+            **({"PLUMBLINE_ALLOW_REVEAL": "1"} if self.allow_reveal else {}),
             **self.credentials_env(),
         }
 

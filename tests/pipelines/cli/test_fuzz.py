@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pipelines.cli.main import main
@@ -235,6 +235,10 @@ def test_every_project_configuration_loads_or_is_refused_in_lines(tmp_path, monk
         database=None,
     )
     @given(attributes=ATTRIBUTES)
+    # What a hostile round found (issue 44): each was an internal error.
+    @example(attributes={"contracts": "\x00"})
+    @example(attributes={"sources": {"orders": {"files": "\x00"}}})
+    @example(attributes={"reconciliation": {"tables": {"daily_revenue": {"snapshot": "\x00"}}}})
     def check(attributes):
         project = Project(tmp_path / next(NAMES))
         project.write("snapshots/old.txt", "order_date,revenue\n")
