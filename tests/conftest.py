@@ -31,6 +31,14 @@ if os.environ.get("PYTEST_XDIST_WORKER") and not should_test_connect:
 
 from assets.raw import raw_assets
 from pipelines.resources import LakeResource, TpchResource
+from tests.process_groups import install as stop_servers_however_the_run_ends
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Every server a test starts goes when the run does: on SIGTERM, SIGHUP, at exit, and
+    # when this process is killed outright (tests/process_groups.py).
+    stop_servers_however_the_run_ends()
+
 
 TEST_SCALE = 0.01
 

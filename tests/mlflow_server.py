@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -16,6 +15,8 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.process_groups import start_group, stop_group
 
 # Migrating a new sqlite store and starting one worker takes about 6 s of CPU: 10 s on an idle
 # two-core machine, up to a minute on one busy with a parallel test run. More than this means
@@ -61,10 +62,9 @@ def start_server(root: Path) -> ServerProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_")}
     env["MLFLOW_SERVER_ENABLE_JOB_EXECUTION"] = "false"
     with log.open("wb") as output:
-        # A session of its own, so that stopping it reaches the worker processes it forks.
-        process = subprocess.Popen(
-            command, stdout=output, stderr=subprocess.STDOUT, env=env, start_new_session=True
-        )
+        # A group of its own, so that stopping it reaches the uvicorn workers it forks, and
+        # stopped however the test run ends (tests/process_groups.py).
+        process = start_group(command, stdout=output, stderr=subprocess.STDOUT, env=env)
     return ServerProcess(process, f"http://127.0.0.1:{port}", log)
 
 
@@ -91,13 +91,7 @@ def wait_for_health(server: ServerProcess) -> str:
 
 
 def stop_server(server: ServerProcess) -> None:
-    if server.process.poll() is None:
-        os.killpg(server.process.pid, signal.SIGTERM)
-        try:
-            server.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.process.pid, signal.SIGKILL)
-            server.process.wait()
+    stop_group(server.process, timeout=10)
 
 
 @contextlib.contextmanager

@@ -2,7 +2,8 @@
 (``initdb`` and ``postgres`` on PATH or under ``/usr/lib/postgresql/*/bin``; ``.ci/run``
 installs the package when they are missing), one throwaway cluster per use.
 
-The server listens on 127.0.0.1 only, on a free port, with its Unix socket inside its own
+The server runs in a process group of its own, stopped however the test run ends
+(``tests/process_groups.py``). It listens on 127.0.0.1 only, on a free port, with its Unix socket inside its own
 folder, and accepts the one role it is made with by password (scram-sha-256) over TCP, so
 that a URL's password is really used. PostgreSQL refuses to run as root: as root, the
 cluster belongs to the ``postgres`` account (or ``nobody``) and its processes run as that
@@ -29,6 +30,8 @@ from pathlib import Path
 
 import psycopg
 from psycopg import sql
+
+from tests.process_groups import start_group, stop_group
 
 # initdb of a new cluster takes ~1 s and the first start ~0.5 s; a busy machine is slower.
 STARTUP_SECONDS = 60.0
@@ -161,7 +164,8 @@ def postgres_server(password: str) -> Iterator[PostgresServer]:
         port = free_port()
         as_account = {} if account is None else {"user": account.pw_uid, "group": account.pw_gid}
         with log.open("ab") as output:
-            process = subprocess.Popen(
+            # SIGINT: PostgreSQL's fast shutdown (SIGTERM would wait for every client).
+            process = start_group(
                 [
                     str(binaries / "postgres"),
                     "-D",
@@ -180,12 +184,11 @@ def postgres_server(password: str) -> Iterator[PostgresServer]:
                     "-c",
                     "synchronous_commit=off",
                 ],
+                stop_signal=signal.SIGINT,
                 stdout=output,
                 stderr=subprocess.STDOUT,
                 env={"PATH": os.environ.get("PATH", ""), "LC_ALL": "C.UTF-8"},
                 cwd="/",
-                start_new_session=True,
-                extra_groups=[] if account else None,
                 **as_account,
             )
         server = PostgresServer("127.0.0.1", port, ROLE, password, "postgres", folder)
@@ -220,10 +223,4 @@ def _wait_until_ready(server: PostgresServer, process: subprocess.Popen, log: Pa
 
 def _stop(process: subprocess.Popen) -> None:
     """Fast shutdown (SIGINT: roll back sessions, then exit), SIGKILL if it hangs."""
-    if process.poll() is None:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+    stop_group(process, timeout=15)

@@ -33,7 +33,7 @@ import psutil
 import pyspark
 
 from tests.mlflow_server import free_port
-from tests.process_groups import stop_group
+from tests.process_groups import start_group, stop_group
 
 if TYPE_CHECKING:
     from pipelines.warehouse.build import WarehouseTable
@@ -177,13 +177,12 @@ def _kill_group(group: int, grace_seconds: float = 10.0) -> None:
 
 def _start(name: str, command: Sequence[str], env: Mapping[str, str], log: Path) -> Daemon:
     with log.open("wb") as output:
-        process = subprocess.Popen(
+        process = start_group(
             list(command),
             stdin=subprocess.DEVNULL,
             stdout=output,
             stderr=subprocess.STDOUT,
             env=dict(env),
-            start_new_session=True,
         )
     return Daemon(name, process, log)
 
@@ -358,14 +357,13 @@ def run_driver(request: DriverRequest, env: Mapping[str, str], log: Path) -> Dri
     process too.
     """
     with log.open("wb") as output:
-        process = subprocess.Popen(
+        process = start_group(  # the driver's JVM goes with it
             [sys.executable, "-m", "tests.spark_cluster"],
             cwd=REPOSITORY_ROOT,
             stdin=subprocess.PIPE,
             stdout=output,
             stderr=subprocess.STDOUT,
             env=dict(env),
-            start_new_session=True,  # the driver's JVM goes with it
         )
     try:
         process.communicate(json.dumps(asdict(request)).encode(), timeout=DRIVER_SECONDS)

@@ -23,7 +23,7 @@ import pytest
 from pipelines.cli.environment import prepare_environment
 from pipelines.settings import Settings
 from sql.paths import REPOSITORY_ROOT
-from tests.process_groups import stop_group
+from tests.process_groups import start_group, stop_group
 
 BIN = Path(sys.executable).parent
 # Where the screenshots go (CI keeps them as artefacts); gitignored.
@@ -154,14 +154,13 @@ def dagster_ui(
     port = _free_port()
     log = tmp_path_factory.mktemp("dagster-dev") / "dagster-dev.log"
     with log.open("w") as output:
-        server = subprocess.Popen(
+        server = start_group(
             [str(BIN / "dagster"), "dev", "-w", "workspace.yaml", "--port", str(port)],
             cwd=REPOSITORY_ROOT,
             env=_ui_environment(prepared_home.settings),
             stdout=output,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            start_new_session=True,
         )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -185,14 +184,13 @@ def mlflow_ui(
         "PLUMBLINE_MLFLOW_UI_URL": url,
     }
     with log.open("w") as output:
-        server = subprocess.Popen(
+        server = start_group(
             [sys.executable, "-m", "pipelines.cli.main", "mlflow-ui"],
             cwd=REPOSITORY_ROOT,
             env=environment,
             stdout=output,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            start_new_session=True,
         )
     try:
         _wait_until_served(f"{url}/health", server, log, "plumbline mlflow-ui")

@@ -14,7 +14,7 @@ import dagster as dg
 import pytest
 
 from sql.paths import REPOSITORY_ROOT
-from tests.process_groups import stop_group
+from tests.process_groups import start_group, stop_group
 
 PLUMBLINE = str(Path(sys.executable).parent / "plumbline")
 
@@ -55,12 +55,11 @@ def post_to_server(command: str, env: dict[str, str], path: str, body: dict) -> 
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
-    server = subprocess.Popen(
+    server = start_group(
         [PLUMBLINE, command, "--port", str(port)],
         env={**environment, **env},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        start_new_session=True,
     )
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}{path}",
