@@ -90,6 +90,8 @@ def csv_relation(
     import duckdb
 
     dialect = sniff_dialect(connection, files[0])
+    for file in files:
+        _check_header(file, dialect)
     query = _read_csv(files, dialect, types=types)
     try:
         return connection.sql(query.sql("duckdb"))
@@ -146,6 +148,18 @@ def csv_header(file: Path) -> list[str]:
     line = _header_line(file)
     delimiter = max(DELIMITERS, key=line.count)
     return next(csv.reader([line], delimiter=delimiter, quotechar=RFC_QUOTE), [])
+
+
+def _check_header(file: Path, dialect: Dialect) -> None:
+    """CsvError for a file with no header row (an empty export), or a header that names a
+    column twice (DuckDB would rename the second ``name_1``)."""
+    line = _header_line(file)
+    if not line.strip():
+        raise CsvError(f"{file}:1: no header row (an empty file?); a CSV source begins with one")
+    names = next(csv.reader([line], delimiter=dialect.delimiter, quotechar=dialect.quote), [])
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise CsvError(f"{file}:1: the header names column {', '.join(repeated)} more than once")
 
 
 def _header_line(file: Path) -> str:

@@ -509,8 +509,19 @@ LATE_ROW = "".join(f"{i},n{i}\n" for i in range(1, 30_000)) + "30000,x,EXTRA\n"
             30_001,
             "expected 2 fields (as the header has), found 3",
         ),
+        (b"", 1, "no header row (an empty file?); a CSV source begins with one"),
+        (b"id,id\n1,2\n", 1, "the header names column id more than once"),  # not id_1
     ],
-    ids=["extra-field", "missing-field", "open-quote", "semicolons", "latin-1", "late-row"],
+    ids=[
+        "extra-field",
+        "missing-field",
+        "open-quote",
+        "semicolons",
+        "latin-1",
+        "late-row",
+        "empty",
+        "repeated-column",
+    ],
 )
 def test_a_malformed_csv_is_an_error_naming_the_file_and_line_and_the_last_version_stays(
     tmp_path: Path, lake: Lake, text: bytes, line: int, problem: str
