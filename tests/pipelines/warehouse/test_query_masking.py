@@ -35,9 +35,11 @@ def publish(lake: Lake, zone: str, table: str, rows: pa.Table, manifest: dict) -
         lake.publish(zone, table, staging, manifest)
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    home = tmp_path / "home"
+@pytest.fixture(scope="module")
+def built_home(tmp_path_factory):
+    """The home, built once for the file; the tests only read it (and append to its access
+    log)."""
+    home = tmp_path_factory.mktemp("query") / "home"
     lake = Lake(home / "lake")
     contract = load_contract(CONTRACTS_ROOT / "customer_profile.yaml")
     PublishedContracts(home / "contracts").record(contract)
@@ -68,9 +70,14 @@ def home(tmp_path, monkeypatch):
         "customer_profile", "snowflake", LEGACY_ROOT / "snowflake" / "customer_profile.sql"
     )
     translate_to_store(source, home / "ansi", load_catalog())
-    monkeypatch.setenv("PLUMBLINE_HOME", str(home))
-    monkeypatch.delenv("PLUMBLINE_ALLOW_REVEAL", raising=False)
     return home
+
+
+@pytest.fixture
+def home(built_home, monkeypatch):
+    monkeypatch.setenv("PLUMBLINE_HOME", str(built_home))
+    monkeypatch.delenv("PLUMBLINE_ALLOW_REVEAL", raising=False)
+    return built_home
 
 
 def query(*args: str, env: dict[str, str] | None = None):
@@ -152,6 +159,7 @@ def test_a_restricted_column_is_revealed_only_when_allowed_and_every_reveal_is_l
     sql = "SELECT customer_name FROM warehouse.customer_profile ORDER BY customer_key"
     log = home / "logs" / "access.jsonl"
 
+    before = log.read_text().splitlines() if log.exists() else []
     refused = query(sql, "--reveal", "customer_name")
     assert refused.exit_code == 2
     assert refused.stderr == (
@@ -159,15 +167,18 @@ def test_a_restricted_column_is_revealed_only_when_allowed_and_every_reveal_is_l
         "is classified restricted; set PLUMBLINE_ALLOW_REVEAL=1 to show it (each reveal is "
         "logged)\n"
     )
-    assert SECRET not in refused.stdout and not log.exists()
+    assert SECRET not in refused.stdout
+    assert (log.read_text().splitlines() if log.exists() else []) == before  # nothing shown
 
     allowed = {"PLUMBLINE_ALLOW_REVEAL": "1"}
     for _ in range(2):
         shown = query(sql, "--reveal", "warehouse.customer_profile.customer_name", env=allowed)
         assert shown.exit_code == 0, shown.output
         assert shown.stdout.splitlines()[1] == f'"{SECRET}"'
-    records = [json.loads(line) for line in log.read_text().splitlines()]
-    assert len(records) == 2  # appended, one line per reveal
+    lines = log.read_text().splitlines()
+    assert lines[: len(before)] == before  # appended to, never rewritten
+    records = [json.loads(line) for line in lines[len(before) :]]
+    assert len(records) == 2  # one line per reveal
     assert records[0]["query"] == sql and records[0]["uid"] >= 0 and records[0]["user"]
     assert records[0]["revealed"] == {"warehouse.customer_profile.customer_name": "restricted"}
     assert stat.S_IMODE(log.stat().st_mode) == 0o600
