@@ -40,21 +40,28 @@ from sql.scopes import build as build_scopes
 from sql.tree import preorder
 
 
-def _readers(projection: exp.Expr, references: dict[str, set[str]]) -> set[tuple[str, str]]:
+def _readers(
+    projection: exp.Expr,
+    references: dict[str, set[str]],
+    branch_names: dict[int, set[str]],
+) -> set[tuple[str, str]]:
     """``(table, column)`` for the columns that can read ``projection``'s value from outside
     its SELECT (``table`` empty: an unqualified reference, e.g. ORDER BY an alias).
-    ``references``: for each table name, the names the query reads it under (its aliases)."""
+    ``references``: for each table name, the names the query reads it under (its aliases);
+    ``branch_names``: the projections' names under each set operation seen so far (a cache:
+    a UNION of a few hundred branches, e.g. a wildcard table, is walked once, not once per
+    projection and nesting level)."""
     names = {projection.alias_or_name}
     tables: set[str] = set()
     node: exp.Expr = projection.parent
+    outermost: exp.SetOperation | None = None
     # Up through set operations (read under their first branch's names: every branch's are
-    # taken) to the derived table or CTE that names the result, if any.
+    # taken; the outermost one's branches hold every inner one's) to the derived table or
+    # CTE that names the result, if any.
     while isinstance(node.parent, exp.SetOperation | exp.Subquery | exp.CTE | exp.Paren):
         node = node.parent
         if isinstance(node, exp.SetOperation):
-            names.update(
-                s.alias_or_name for branch in node.find_all(exp.Select) for s in branch.expressions
-            )
+            outermost = node
             continue
         alias = node.args.get("alias")
         if not isinstance(alias, exp.TableAlias) or isinstance(node, exp.Paren):
@@ -64,6 +71,13 @@ def _readers(projection: exp.Expr, references: dict[str, set[str]]) -> set[tuple
         if isinstance(node, exp.CTE):  # read through each table reference to the CTE
             tables.update(references.get(alias.name, ()))
         break
+    if outermost is not None:
+        key = id(outermost)
+        if key not in branch_names:
+            branch_names[key] = {
+                s.alias_or_name for branch in outermost.find_all(exp.Select) for s in branch.expressions
+            }
+        names.update(branch_names[key])
     return {(table, name) for name in names for table in tables | {""}}
 
 
@@ -115,6 +129,7 @@ def stale_nodes(
         else:
             leaves.append((node, (node.table, node.name) if isinstance(node, exp.Column) else None))
     climbed: set[int] = set()  # nodes ``up`` went through: so did it through their ancestors
+    branch_names: dict[int, set[str]] = {}
 
     def up(node: exp.Expr) -> None:
         while True:
@@ -124,7 +139,7 @@ def stale_nodes(
             stale[id(node)] = node
             parent = node.parent
             if isinstance(parent, exp.Select) and node.arg_key == "expressions":
-                readers.update(_readers(node, references))
+                readers.update(_readers(node, references, branch_names))
             elif isinstance(node, exp.Unnest):
                 alias = node.args.get("alias")
                 if isinstance(alias, exp.TableAlias):
