@@ -279,7 +279,11 @@ RECONCILIATION_RESULT_COLUMNS = (
         "values (a column that differs between rows matched by key or by every other column)",
     ),
     ("built", "string", "on the table built from the translation"),
-    ("reference", "string", "on the reference: the legacy snapshot or the reference query"),
+    (
+        "reference",
+        "string",
+        "on the reference: the legacy snapshot or database, or the reference query",
+    ),
     ("difference", "float", "built - reference, for numbers"),
     ("passed", "bool", "whether the measure matches within the thresholds"),
 )
