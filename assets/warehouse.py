@@ -58,6 +58,9 @@ class PortabilityConfig(dg.Config):
 class WarehouseBuildConfig(dg.Config):
     """Launch-time knobs of a warehouse build."""
 
+    # Relative tolerance of floating-point (REAL, DOUBLE) columns whose table declares none:
+    # their last bits depend on the order of summation. Integers, decimals, text and dates
+    # compare exactly unless the table declares a tolerance; 0: floats exactly as stored.
     reconcile_relative_tolerance: float = 1e-9
     reconcile_max_unmatched_fraction: float = 0.0
     # Build and check the table even when its live version stands for the same code version
@@ -188,12 +191,11 @@ def _check_specs(
     """The table's checks: blocking where there is something to check against (its
     contract, the legacy output or a reference query), else a warning that says so."""
     specs = []
-    against = table.reconciled_against
-    if against is not None:
+    if table.reconciled:
         what = (
-            f"the legacy warehouse's own output, the snapshot {against.name}"
+            table.snapshot.describe()
             if table.snapshot is not None
-            else f"the independent reference query {against.name}"
+            else f"the independent reference query {table.reference_path.name}"  # type: ignore[union-attr]
         )
         rows = (
             f"the rows matched by {', '.join(table.snapshot.key)}"
@@ -424,7 +426,7 @@ def _skipped(
         },
         data_version=dg.DataVersion(live.manifest["data_version"]),
         check_results=[_check_result(o) for o in verdicts_of_live_version(live)]
-        + _unguarded(table, contract is not None, table.reconciled_against is not None),
+        + _unguarded(table, contract is not None, table.reconciled),
     )
 
 
@@ -545,7 +547,7 @@ def warehouse_asset(
             },
             data_version=dg.DataVersion(built.data_version),
             check_results=[_check_result(o) for o in checked.built.checks]
-            + _unguarded(table, contract is not None, table.reconciled_against is not None),
+            + _unguarded(table, contract is not None, table.reconciled),
         )
 
     return _table

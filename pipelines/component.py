@@ -63,6 +63,20 @@ class DatabaseSourceModel(dg.Model):
     database: DatabaseModel
 
 
+class ReconciliationDatabaseModel(dg.Model):
+    url_env: str = Field(
+        description="The environment variable holding the legacy database's URL "
+        "(postgresql://user:password@host:port/database); never written in the YAML."
+    )
+    query: str | None = Field(
+        default=None,
+        description="The legacy query as written, in the database's own SQL: run there, only "
+        "aggregates and row hashes come back.",
+    )
+    table: str | None = Field(default=None, description="Or a schema.table (or view) there.")
+    driver: Literal["postgresql"] = Field(default="postgresql")
+
+
 class TableReconciliationModel(dg.Model):
     snapshot: str | None = Field(
         default=None,
@@ -75,7 +89,13 @@ class TableReconciliationModel(dg.Model):
         "compared within their tolerance.",
     )
     tolerance: dict[str, float] = Field(
-        default_factory=dict, description="Relative tolerance per numeric column."
+        default_factory=dict,
+        description="Relative tolerance per numeric column; without one, integers and "
+        "decimals compare exactly.",
+    )
+    database: ReconciliationDatabaseModel | None = Field(
+        default=None,
+        description="Reconcile against the legacy database itself instead of a snapshot.",
     )
 
 
@@ -392,8 +412,18 @@ def validation_problems(error: ValidationError) -> list[Problem]:
 def _reconciliation(table: TableReconciliationModel, root: Path) -> TableReconciliation:
     if table.snapshot is not None and NUL in table.snapshot:
         raise ProjectError("snapshot", NUL_PROBLEM)
+    from pipelines.lake.sources import SourcesError
+    from pipelines.warehouse.snapshot import parse_database
+
+    database = None
+    if table.database is not None:
+        try:
+            database = parse_database(table.database.model_dump(exclude_none=True), "database")
+        except SourcesError as exc:
+            raise ProjectError(exc.field, exc.problem) from None
     return TableReconciliation(
         snapshot=(root / table.snapshot).absolute() if table.snapshot else None,
         key=tuple(table.key),
         tolerance=dict(table.tolerance),
+        database=database,
     )

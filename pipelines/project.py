@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pipelines.translation.store import CycleError, LegacySql
-from pipelines.warehouse.snapshot import Snapshot
+from pipelines.warehouse.snapshot import LegacyDatabase, Snapshot
 from sql.catalog import Catalog, CatalogError
 from sql.paths import ANSI_SQL_ROOT, CONTRACTS_ROOT, REFERENCE_ROOT
 from sql.templating import TemplateBudget, TemplateValue
@@ -139,13 +139,20 @@ class TableReconciliation:
     # Columns that identify a row: rows are matched by key, and numeric columns compared
     # within their tolerance; without a key, rows compare as a multiset, exactly.
     key: tuple[str, ...] = ()
-    # Relative tolerance per numeric column (aggregates, and keyed rows).
+    # Relative tolerance per numeric column (aggregates and rows); without one, integers and
+    # decimals compare exactly (floating-point columns: the run's tolerance).
     tolerance: Mapping[str, float] = field(default_factory=dict)
+    # Or the legacy database itself, asked when the table is built (instead of a snapshot).
+    database: LegacyDatabase | None = None
 
     def __post_init__(self) -> None:
         for column, tolerance in self.tolerance.items():
             if not tolerance >= 0:
                 raise ProjectError(f"tolerance.{column}", "must be a number >= 0")
+        if self.database is not None and self.snapshot is not None:
+            raise ProjectError(
+                "database", "a table reconciles against a snapshot or a database, not both"
+            )
 
 
 @dataclass(frozen=True)
@@ -213,6 +220,8 @@ class Project:
         """The legacy output ``table`` is reconciled against: declared in ``reconciliation``,
         or found by convention in the snapshots folder; None when there is none."""
         declared = self.reconciliation.get(table, TableReconciliation())
+        if declared.database is not None:
+            return Snapshot(None, declared.key, dict(declared.tolerance), declared.database)
         path = declared.snapshot
         if path is None and self.snapshots_root is not None:
             candidates = [self.snapshots_root / f"{table}{s}" for s in SNAPSHOT_SUFFIXES]

@@ -163,6 +163,12 @@ class Lake:
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
 
+    @property
+    def scratch_root(self) -> Path:
+        """Where work that spills to disk (a reconciliation's DuckDB) makes its temporary
+        folders: under the lake, on the disk the tables are on, never in a zone."""
+        return self.root / ".scratch"
+
     def table_path(self, zone: str, table: str) -> Path:
         """The stable path readers use (a symlink to the published version)."""
         return self.root / zone / table

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -77,9 +79,17 @@ class WarehouseTable:
 
     @property
     def reconciled_against(self) -> Path | None:
-        """What the table is reconciled against: the legacy snapshot when one is given,
-        else the hand-written reference query; None: not reconciled."""
-        return self.snapshot.path if self.snapshot is not None else self.reference_path
+        """The file the table is reconciled against: the legacy snapshot when one is given,
+        else the hand-written reference query; None: none (see :attr:`reconciled`)."""
+        if self.snapshot is not None:
+            return self.snapshot.path
+        return self.reference_path
+
+    @property
+    def reconciled(self) -> bool:
+        """Whether the table is reconciled: against a snapshot, the legacy database itself
+        or a reference query."""
+        return self.snapshot is not None or self.reference_path is not None
 
 
 def portable_sql(path: Path) -> str:
@@ -262,9 +272,18 @@ CONTRACT_RESULT_COLUMNS = (
 )
 RECONCILIATION_RESULT_COLUMNS = (
     ("column", "string", "the column; (table) for the row counts"),
-    ("measure", "string", "rows, unmatched rows, present, count, nulls, min, max or sum"),
+    (
+        "measure",
+        "string",
+        "rows, unmatched rows, present, key, unique key, count, nulls, min, max, sum, or "
+        "values (a column that differs between rows matched by key or by every other column)",
+    ),
     ("built", "string", "on the table built from the translation"),
-    ("reference", "string", "on the reference: the legacy snapshot or the reference query"),
+    (
+        "reference",
+        "string",
+        "on the reference: the legacy snapshot or database, or the reference query",
+    ),
     ("difference", "float", "built - reference, for numbers"),
     ("passed", "bool", "whether the measure matches within the thresholds"),
 )
@@ -479,8 +498,10 @@ GROUPED_MEASURES = frozenset({"rows", "unmatched rows", "count", "nulls", "sum"}
 def shown_measure(value: object, measure: str) -> object:
     """A compared value as a table cell: a count with thousands separators, other numbers as
     they are, anything else as text."""
-    if isinstance(value, int) and not isinstance(value, bool) and measure in GROUPED_MEASURES:
-        return f"{value:,}"
+    if isinstance(value, int | Decimal) and not isinstance(value, bool):
+        if measure in GROUPED_MEASURES:
+            return f"{value:,}"
+        return str(value) if isinstance(value, Decimal) else value
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return str(value)
@@ -500,6 +521,7 @@ def _contract_or_none(table: WarehouseTable) -> Contract | None:
 def snapshot_digest(snapshot: Snapshot) -> str:
     """sha256 of a snapshot's bytes (a file), or over its Parquet files (a folder): the
     manifest keeps it, so the legacy output a table was reconciled against is on record."""
+    assert snapshot.path is not None
     if snapshot.path.is_dir():
         return digest_files(snapshot.path)
     with snapshot.path.open("rb") as f:
@@ -507,36 +529,73 @@ def snapshot_digest(snapshot: Snapshot) -> str:
 
 
 def reconciliation_check(
-    table: WarehouseTable, thresholds: Thresholds, masker: Masker | None = None
+    table: WarehouseTable,
+    thresholds: Thresholds,
+    masker: Masker | None = None,
+    *,
+    scratch: Path | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> BlockingCheck:
     """``<table>_reconciled``: the staged table against the legacy warehouse's own output
-    (its snapshot: matched by its key, numbers within its tolerances, when declared), or
-    else against its independent reference query, run on DuckDB over the same pinned inputs.
+    (its snapshot, or the legacy database itself through ``environ``'s URL: matched by its
+    key, numbers within its tolerances, when declared), or else against its independent
+    reference query, run on DuckDB over the same pinned inputs. DuckDB spills under
+    ``scratch`` (a folder under the home) beyond its memory limit.
 
     What it reports of the data (sample rows, a text column's minimum and maximum) is
     masked by the table's contract through ``masker``: a column the contract classifies
     restricted or confidential, or does not declare (every column, without a contract),
     shows tokens."""
-    from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
-    from pipelines.warehouse.reconcile import read_snapshot, reconcile
+    from pipelines.warehouse.reconcile import (
+        ReconcileError,
+        ReferenceQuery,
+        SnapshotFiles,
+        reconcile,
+    )
 
-    reference_path = table.reconciled_against
-    assert reference_path is not None
+    assert table.reconciled
     snapshot = table.snapshot
+    reference_path = table.reference_path
 
     def check(staged: Path, inputs: Mapping[str, Path]) -> CheckOutcome:
-        if snapshot is not None:
-            expected = read_snapshot(snapshot.path)
-            key, tolerance = snapshot.key, snapshot.tolerance
-        else:
-            expected = DuckDBEngine().query_duckdb(
-                reference_path.read_text(), inputs, file=str(reference_path)
+        if snapshot is not None and snapshot.database is not None:
+            from pipelines.warehouse.legacy_database import DatabaseSide
+
+            expected: object = DatabaseSide(
+                snapshot.database, os.environ if environ is None else environ
             )
-            key, tolerance = (), {}
+            reference = snapshot.describe()
+        elif snapshot is not None:
+            assert snapshot.path is not None
+            expected = SnapshotFiles(snapshot.path)
+            reference = repository_relative(snapshot.path)
+        else:
+            assert reference_path is not None
+            expected = ReferenceQuery(reference_path.read_text(), inputs, str(reference_path))
+            reference = repository_relative(reference_path)
+        key, tolerance = (snapshot.key, snapshot.tolerance) if snapshot else ((), {})
         masking = TableMasking.of(_contract_or_none(table), masker)
-        result = reconcile(staged, expected, thresholds, key=key, tolerance=tolerance).masked(
-            masking
-        )
+        provenance = {
+            # Repository-relative: the manifest (and the audit chain over it) must not
+            # depend on where the checkout lies.
+            "reference": reference,
+            **(
+                {"reference_sha256": snapshot_digest(snapshot)}
+                if snapshot is not None and snapshot.path is not None
+                else {}
+            ),
+        }
+        try:
+            result = reconcile(
+                staged, expected, thresholds, key=key, tolerance=tolerance, scratch=scratch
+            ).masked(masking)
+        except ReconcileError as error:
+            return CheckOutcome(
+                name=f"{table.name}_reconciled",
+                passed=False,
+                summary=f"not reconciled: {error}",
+                metadata=provenance,
+            )
         comparisons = tuple(
             {
                 "column": c.column or "(table)",
@@ -549,26 +608,24 @@ def reconciliation_check(
             for c in result.comparisons
         )
         tables = {"reconciliation_results": ResultTable(RECONCILIATION_RESULT_COLUMNS, comparisons)}
-        for key, sample in (
+        for name, sample in (
             ("sample_only_in_table", result.sample_only_in_table),
             ("sample_only_in_reference", result.sample_only_in_reference),
         ):
             if sample:
-                tables[key] = rows_table(sample)
+                tables[name] = rows_table(sample)
         return CheckOutcome(
             name=f"{table.name}_reconciled",
             passed=result.passed,
             summary=result.summary(),
             metadata={
-                # Repository-relative: the manifest (and the audit chain over it) must not
-                # depend on where the checkout lies.
-                "reference": repository_relative(reference_path),
-                **({"reference_sha256": snapshot_digest(snapshot)} if snapshot else {}),
+                **provenance,
                 "rows": result.actual_rows,
                 "reference_rows": result.expected_rows,
                 "columns_differing": ", ".join(result.columns_differing),
                 "rows_only_in_table": result.only_in_table,
                 "rows_only_in_reference": result.only_in_reference,
+                "compared_by": result.compared_by,
             },
             tables=tables,
         )
@@ -685,7 +742,7 @@ def blocking_checks(table: WarehouseTable) -> list[str]:
     checks = []
     if table.contract_path is not None:
         checks.append(f"{table.name}_contract")
-    if table.reconciled_against is not None:
+    if table.reconciled:
         checks.append(f"{table.name}_reconciled")
     return checks
 
@@ -717,8 +774,12 @@ def build_with_checks(
     checks: list[BlockingCheck] = []
     if table.contract_path is not None:
         checks.append(contract_check(table, engine, published, masker=masker))
-    if table.reconciled_against is not None:
-        checks.append(reconciliation_check(table, thresholds or Thresholds(), masker=masker))
+    if table.reconciled:
+        checks.append(
+            reconciliation_check(
+                table, thresholds or Thresholds(), masker=masker, scratch=lake.scratch_root
+            )
+        )
     ansi_sql = table_sql(table, ansi_root)
     built = build_table(lake, engine, table, ansi_sql, checks=checks, catalog=catalog)
     if table.contract_path is not None:

@@ -90,9 +90,10 @@ def code_version(table: WarehouseTable, engine: str) -> str:
         "snapshot": None
         if snapshot is None
         else {
-            "path": repository_relative(snapshot.path),
+            "path": None if snapshot.path is None else repository_relative(snapshot.path),
             "key": list(snapshot.key),
             "tolerance": dict(sorted(snapshot.tolerance.items())),
+            **({} if snapshot.database is None else {"database": snapshot.database.identity()}),
         },
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
@@ -158,7 +159,10 @@ def why_rebuild(
     missing = sorted(set(blocking_checks(table)) - set(checks))
     if missing:
         return f"the live version {name} was not published under {', '.join(missing)}"
-    if table.snapshot is not None:
+    if table.snapshot is not None and table.snapshot.database is not None:
+        # The legacy system is live: what it answers now is not on record anywhere.
+        return "it is reconciled against the legacy database, which may have changed"
+    if table.snapshot is not None and table.snapshot.path is not None:
         recorded = checks.get(f"{table.name}_reconciled", {}).get("reference_sha256")
         if recorded != snapshot_digest(table.snapshot):
             return f"its snapshot {table.snapshot.path.name} changed since it was reconciled"

@@ -91,7 +91,12 @@ def test_every_measure_is_compared_on_both_sides():
             for m in ("count", "min", "max", "sum", "nulls")
         },
         *{("name", m) for m in ("count", "min", "max", "nulls")},
+        # The row k=2, equal in every other column, pairs with its reference row: its
+        # price is the value that differs (a DOUBLE, within no tolerance).
+        ("price", "values"),
     }
+    values = by_measure[("price", "values")]
+    assert (values.built, values.reference, values.passed) == (2.75, 2.5, False)
     price = by_measure[("price", "sum")]
     assert (price.built, price.reference, price.passed) == (4.25, 4.0, False)
     assert price.difference == pytest.approx(0.25)

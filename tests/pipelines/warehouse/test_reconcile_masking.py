@@ -160,3 +160,15 @@ def test_counts_are_not_masked(contacts):
     counts = {d.measure: d for d in shown.differences if d.column == "customer_name"}
     assert (counts["count"].actual, counts["count"].expected) == (2, 1)
     assert TOKEN.match(counts["max"].actual)
+
+
+def test_a_restricted_value_named_by_rows_matched_by_key_is_masked(contacts):
+    _, _, contract_path = contacts
+    masking = TableMasking.of(load_contract(contract_path), Masker(KEY))
+    result = reconcile(BUILT, REFERENCE, key=["customer_key"])
+    [values] = [c for c in result.comparisons if c.measure == "values"]
+    assert (values.column, values.built) == ("customer_name", SECRET_NAME)
+    shown = result.masked(masking)
+    [values] = [c for c in shown.comparisons if c.measure == "values"]
+    assert TOKEN.match(values.built) and TOKEN.match(values.reference)
+    assert SECRET_NAME not in repr(shown)

@@ -81,13 +81,25 @@ def test_a_key_that_repeats_or_is_missing_fails_and_says_so():
     assert [(c.column, c.measure) for c in missing.comparisons if not c.passed] == [("shop", "key")]
 
 
-def test_without_a_key_rows_compare_exactly_as_a_multiset():
-    result = reconcile(
-        BUILT, legacy(revenue=[100.0, 250.15, 99.99, None]), tolerance={"revenue": 1e-3}
-    )
-    # The aggregates are within the tolerance, the rows are not the same rows.
-    assert not [c for c in result.comparisons if c.measure == "sum" and not c.passed]
-    assert not result.passed and result.only_in_table == 1
+@pytest.mark.parametrize(
+    ("changes", "tolerance", "unmatched"),
+    [
+        # Within the declared tolerance, rows equal in every other column are the same rows.
+        ({"revenue": [100.0, 250.15, 99.99, None]}, {"revenue": 1e-3}, 0),
+        # Without one, exactly: 250.10 is not 250.15.
+        ({"revenue": [100.0, 250.15, 99.99, None]}, {}, 1),
+        # Beyond it.
+        ({"revenue": [100.0, 250.15, 99.99, None]}, {"revenue": 1e-6}, 1),
+        # A NULL is no number, whatever the tolerance.
+        ({"revenue": [100.0, 250.1, 99.99, 0.0]}, {"revenue": 1.0}, 1),
+        # Another column differs: no row of the other side to be near.
+        ({"city": ["Oslo", "Lima", "PUNE", "Kobe"]}, {"revenue": 1e-3}, 1),
+    ],
+)
+def test_without_a_key_rows_pair_within_a_declared_tolerance_only(changes, tolerance, unmatched):
+    result = reconcile(BUILT, legacy(**changes), tolerance=tolerance)
+    assert result.passed is (unmatched == 0), result.summary()
+    assert (result.only_in_table, result.only_in_reference) == (unmatched, unmatched)
 
 
 @pytest.mark.parametrize("form", ["csv", "parquet file", "parquet folder"])
