@@ -170,6 +170,37 @@ def _snapshot(path: str | None, **entry: object) -> dict:
             "number >= 0",
         ),
         (
+            {
+                "attributes": {
+                    "reconciliation": {
+                        "tables": {
+                            "daily_revenue": {
+                                "database": {"url_env": "SHOP_URL", "query": "DELETE FROM orders"}
+                            }
+                        }
+                    }
+                }
+            },
+            "{defs}:attributes.reconciliation.tables.daily_revenue.database.query: expected one "
+            "query (SELECT or WITH ... SELECT)",
+        ),
+        (
+            {
+                "attributes": {
+                    "reconciliation": {
+                        "tables": {
+                            "daily_revenue": {
+                                "snapshot": "snapshots/daily.csv",
+                                "database": {"url_env": "SHOP_URL", "table": "daily"},
+                            }
+                        }
+                    }
+                }
+            },
+            "{defs}:attributes.reconciliation.tables.daily_revenue.database: a table reconciles "
+            "against a snapshot or a database, not both",
+        ),
+        (
             {"attributes": {"sources": {}}},
             "{defs}:attributes.sources: warehouse/daily_revenue reads raw.orders, which no "
             "source declares (add it under sources:)",
@@ -258,6 +289,8 @@ def _snapshot(path: str | None, **entry: object) -> dict:
         "unknown-model",
         "missing-catalog",
         "negative-tolerance",
+        "legacy-database-statement-not-a-query",
+        "snapshot-and-legacy-database",
         "raw-table-of-no-source",
         "legacy-name-to-undeclared-table",
         "two-files-one-table",
