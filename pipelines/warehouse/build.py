@@ -582,8 +582,9 @@ def contract_check(
     published: PublishedContracts,
     masker: Masker | None = None,
 ) -> BlockingCheck:
-    """``<table>_contract``: the staged table against its ODCS contract, validated by GX on
-    the engine that built it (inside DuckDB through GX's SQL engine, or a Spark DataFrame). A contract that
+    """``<table>_contract``: the staged table against its ODCS contract, validated on the
+    engine that built it (inside DuckDB in one aggregate scan, GX's verdicts without GX; or
+    through GX on a Spark DataFrame). A contract that
     cannot be loaded, or that changes a published version without the right version bump,
     fails the check too: nothing is published under a contract that does not hold.
 
