@@ -31,10 +31,12 @@ import dagster as dg
 from pipelines.cli.location import DEMO_MODULE, CodeLocation
 from pipelines.definitions import MATERIALIZE_ALL_JOB
 from pipelines.instance import fail_abandoned_runs, process_tags
+from pipelines.lake.duckdb_limits import remove_stale_spill
 from pipelines.lake.store import Lake
 from pipelines.lake.tpch import format_scale
 from pipelines.pipes.messages import is_epoch_message
 from pipelines.settings import Settings
+from pipelines.step_usage import PEAK_RSS_KEY
 from sql.paths import REPOSITORY_ROOT
 
 INVOCATION_TAG = "plumbline/invocation"
@@ -89,6 +91,8 @@ class AssetProgress:
     started: float | None = None
     seconds: float | None = None
     message: str = ""
+    # The peak RSS of its step in MB, as the step measured it (pipelines.step_usage).
+    peak_rss_mb: float | None = None
 
 
 @dataclass
@@ -285,6 +289,8 @@ class _Tracker:
             )
             rows = metadata.get("dagster/row_count")
             progress.rows = None if rows is None else int(rows.value)
+            peak = metadata.get(PEAK_RSS_KEY)
+            progress.peak_rss_mb = None if peak is None else float(peak.value)
             if progress.started is not None:
                 progress.seconds = entry.timestamp - progress.started
             rows_text = "" if progress.rows is None else f"  {progress.rows:,} rows"
@@ -461,6 +467,8 @@ def heal_home(
     pin_issued_bundles(lake, settings.audit_root)
     unfinished = fail_abandoned_runs(instance)
     removed = lake.remove_staging(unfinished.oldest_live_start)
+    # What DuckDB spilled for a process that was killed before it closed its connections.
+    remove_stale_spill(settings.spill_root)
     if unfinished.abandoned or removed:
         echo(
             f"  healed        {len(unfinished.abandoned)} abandoned run(s) marked failed, "
@@ -473,12 +481,25 @@ def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], 
         width = max(len(name) for name in outcome.assets)
         status_width = max(12, *(len(p.status) for p in outcome.assets.values()))
         echo("")
-        echo(f"{'asset':<{width}}  {'status':<{status_width}}  {'rows':>12}  {'seconds':>8}")
+        echo(
+            f"{'asset':<{width}}  {'status':<{status_width}}  {'rows':>12}  {'seconds':>8}"
+            f"  {'peak RSS MB':>11}"
+        )
         for name in sorted(outcome.assets):
             p = outcome.assets[name]
             rows = "" if p.rows is None else f"{p.rows:,}"
             seconds = "" if p.seconds is None else f"{p.seconds:.1f}"
-            echo(f"{name:<{width}}  {p.status:<{status_width}}  {rows:>12}  {seconds:>8}")
+            peak = "" if p.peak_rss_mb is None else f"{p.peak_rss_mb:,.0f}"
+            echo(
+                f"{name:<{width}}  {p.status:<{status_width}}  {rows:>12}  {seconds:>8}  {peak:>11}"
+            )
+        measured = [p for p in outcome.assets.values() if p.peak_rss_mb is not None]
+        if measured:
+            top = max(measured, key=lambda p: p.peak_rss_mb or 0)
+            echo(
+                f"peak RSS of a step: {top.peak_rss_mb:,.0f} MB ({top.key}); DuckDB held to "
+                f"{settings.duckdb_memory_limit} a database, spilling to {settings.spill_root}"
+            )
     if outcome.checks:
         failed = sorted(
             name

@@ -37,8 +37,11 @@ _CONNECTIONS = itertools.count()
 
 
 def set_limits(limits: DuckDBLimits) -> None:
-    """Hold every DuckDB connection this process opens from now on to ``limits``."""
+    """Hold every DuckDB connection this process opens from now on to ``limits``; the spill
+    root is made here (DuckDB makes a connection's own folder, not its parents)."""
     global _LIMITS
+    if limits.spill_root is not None:
+        limits.spill_root.mkdir(parents=True, exist_ok=True)
     _LIMITS = limits
 
 
