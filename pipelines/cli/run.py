@@ -356,7 +356,7 @@ def run_assets(
     ``keys`` (from :func:`resolve_selection`; None: the whole job) in one Dagster run on the
     instance in ``$DAGSTER_HOME``.
 
-    With ``subset`` the run selects exactly ``keys`` and every check on them; without it,
+    With ``subset`` the run selects exactly ``keys`` and the job's checks on them; without it,
     the job runs as defined (``keys`` only label the progress display). With ``force``
     every warehouse table among ``keys`` is built and checked again, and the model trains
     even when a training of the same inputs could be reused (:func:`force_run_config`).
@@ -396,12 +396,26 @@ def run_assets(
         )
         box: dict[str, object] = {}
 
+        job = location.reconstructable_job(job_name)
+        if subset and keys is not None:
+            # The selected assets and the job's own checks on them. (execute_job's
+            # asset_selection would add every check defined on them, the portability checks
+            # too: each table's SQL on Spark, check_portability_job's work.)
+            selected = set(keys)
+            job = job.get_subset(
+                asset_selection=selected,
+                asset_check_selection={
+                    check
+                    for check in location.job(job_name).asset_layer.asset_graph.asset_check_keys
+                    if check.asset_key in selected
+                },
+            )
+
         def execute() -> None:
             try:
                 box["result"] = dg.execute_job(
-                    location.reconstructable_job(job_name),
+                    job,
                     instance=instance,
-                    asset_selection=keys if subset else None,
                     tags=tags,
                     run_config={
                         **QUIET_RUN_CONFIG,
