@@ -45,6 +45,7 @@ import json
 import logging
 import os
 import platform
+import re
 import resource
 import shutil
 import statistics
@@ -329,10 +330,15 @@ def _phases(
 
 
 def synthetic_tree(root: Path, files: int) -> Path:
-    """A legacy tree of ``files`` files under ``root``: the repository's legacy files,
+    """A legacy tree of ``files`` files under ``root``: the repository's legacy queries,
     copied round-robin under new names (``<name>_<n>.sql``) so that each defines its own
-    table."""
-    sources = sorted(LEGACY_ROOT.glob("*/*.sql"))
+    table. (Not its scripts: a script names the tables it creates, which two copies would
+    then both create.)"""
+    sources = [
+        path
+        for path in sorted(LEGACY_ROOT.glob("*/*.sql"))
+        if not re.search(r"\b(CREATE|INSERT)\b", path.read_text(), re.IGNORECASE)
+    ]
     for n in range(files):
         source = sources[n % len(sources)]
         target = root / source.parent.name / f"{source.stem}_{n // len(sources)}.sql"
