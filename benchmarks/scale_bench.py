@@ -218,6 +218,7 @@ def run(
     keep: bool = False,
     pool_files: int = 400,
     peers: bool = False,
+    peer_rounds: int = 3,
     reconcile_tables: int = 3,
 ) -> dict[str, Any]:
     home_parent.mkdir(parents=True, exist_ok=True)
@@ -246,7 +247,7 @@ def run(
             if peers:
                 from benchmarks.peers import compare_contract_tools
 
-                report["peers"] = compare_contract_tools(home, "delay_features")
+                report["peers"] = compare_contract_tools(home, "delay_features", peer_rounds)
     finally:
         if not keep:
             shutil.rmtree(home, ignore_errors=True)
@@ -307,6 +308,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument(
         "--peers", action="store_true", help="also datacontract-cli (installs it once)"
     )
+    parser.add_argument("--peer-rounds", type=int, default=3)
     parser.add_argument("--reconcile-tables", type=int, default=3)
     args = parser.parse_args(argv)
     report = run(
@@ -315,6 +317,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         keep=args.keep,
         pool_files=args.pool_files,
         peers=args.peers,
+        peer_rounds=args.peer_rounds,
         reconcile_tables=args.reconcile_tables,
     )
     RESULTS.mkdir(exist_ok=True)
