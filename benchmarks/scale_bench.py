@@ -139,21 +139,39 @@ def _ratio(part: float | None, whole: float) -> float | None:
 
 
 def fixed_cost(steps: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The median step of a small table: what a step costs whatever its data."""
+    """What a step costs whatever its data: the median step of a small table, and of every
+    warehouse step the part that is neither the build nor a check (planning, pinning
+    inputs, stats and digests of the staged files, publishing, Dagster's own work)."""
     small = {
         name: step["step_s"]
         for name, step in steps.items()
         if step.get("rows") is not None and step["rows"] <= SMALL_TABLE_ROWS and "step_s" in step
     }
+    overhead = {
+        name: round(
+            step["step_s"]
+            - step["build_s"]
+            - (step.get("validate_s") or 0)
+            - (step.get("reconcile_s") or 0),
+            3,
+        )
+        for name, step in steps.items()
+        if "step_s" in step and "build_s" in step
+    }
     if not small:
         return {}
     worst = max(small, key=small.__getitem__)
-    return {
+    cost: dict[str, Any] = {
         "tables": len(small),
         "median_step_s": round(statistics.median(small.values()), 3),
         "worst": {worst: small[worst]},
         "target_s": 3.0,
     }
+    if overhead:
+        heaviest = max(overhead, key=overhead.__getitem__)
+        cost["median_step_overhead_s"] = round(statistics.median(overhead.values()), 3)
+        cost["worst_step_overhead"] = {heaviest: overhead[heaviest]}
+    return cost
 
 
 def translation_pool(files: int) -> dict[str, Any]:

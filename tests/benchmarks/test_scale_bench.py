@@ -46,3 +46,6 @@ def test_the_fixed_cost_is_the_median_step_of_the_small_tables():
     assert cost["tables"] == 2  # raw/nation and warehouse/small: at most 1,000 rows
     assert cost["median_step_s"] == 1.6
     assert cost["worst"] == {"warehouse/small": 2.0}
+    # Of each warehouse step, what is neither its build nor a check: 1.65, 14.0 and 1.5 s.
+    assert cost["median_step_overhead_s"] == 1.65
+    assert cost["worst_step_overhead"] == {"warehouse/large": 14.0}
