@@ -537,6 +537,18 @@ def parse_scale(value: object, setting: str) -> float:
 _MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*(B|[KMGT]i?B)", re.IGNORECASE)
 
 
+_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+_UNITS |= {f"{unit[0]}IB": 2 ** (10 * power) for power, unit in enumerate(_UNITS) if power}
+
+
+def memory_size(text: str) -> int:
+    """Bytes of a memory size as DuckDB reads it (``2GB``: 2 * 10**9; ``2GiB``: 2 * 2**30)."""
+    match = _MEMORY.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(f"not a memory size: {text!r}")
+    return int(float(match[1]) * _UNITS[match[2].upper()])
+
+
 def parse_memory(value: object, setting: str) -> str:
     """A memory size DuckDB's ``memory_limit`` takes, such as ``2GB`` or ``512MiB``."""
     text = str(value).strip()
