@@ -16,6 +16,7 @@ from assets.metadata import code_references, lineage_metadata
 from pipelines.lake.catalog import published_columns
 from pipelines.resources import AnsiStoreResource, LakeResource
 from pipelines.settings import shown_path
+from pipelines.step_usage import StepUsage
 from pipelines.translation.store import (
     LegacySql,
     SourceDependencies,
@@ -155,6 +156,7 @@ def ansi_asset(
         can_subset=False,
     )
     def _ansi(context: dg.AssetExecutionContext, ansi_store: AnsiStoreResource, lake: LakeResource):
+        usage = StepUsage.start()
         try:
             catalog = ansi_store.catalog()
             if project is not None:
@@ -190,7 +192,7 @@ def ansi_asset(
             )
             yield dg.MaterializeResult(
                 asset_key=[ANSI_ZONE, table.name],
-                metadata=_metadata(table, lake.home or None),
+                metadata={**_metadata(table, lake.home or None), **usage.metadata()},
                 data_version=dg.DataVersion(table.data_version),
             )
 

@@ -27,6 +27,7 @@ from pipelines.instance import (
 from pipelines.registry.versions import MODEL_NAME, with_retries
 from pipelines.resources import AnsiStoreResource, AuditResource, LakeResource, MlflowResource
 from pipelines.settings import shown_path
+from pipelines.step_usage import StepUsage
 
 COMPLETE_CHECK = "audit_bundle_complete"
 
@@ -119,6 +120,7 @@ def audit_bundle(
     mlflow_tracking: MlflowResource,
     audit: AuditResource,
 ):
+    usage = StepUsage.start()
     client = mlflow_tracking.client()
     audited = audited_version(context, config, client)
     version = audited.version
@@ -197,6 +199,7 @@ def audit_bundle(
             "verify": dg.MetadataValue.md(
                 f"`plumbline audit --verify {shown_path(bundle_path, lake.home)}`"
             ),
+            **usage.metadata(),
         },
         data_version=dg.DataVersion(bundle.root_digest),
         check_results=[

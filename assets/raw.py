@@ -6,6 +6,7 @@ from pipelines.lake.raw import RAW_ZONE, RawTable, publish_tpch_table
 from pipelines.lake.store import TableStats
 from pipelines.lake.tpch import TABLE_DESCRIPTIONS, TPCH_TABLES, generator_version
 from pipelines.resources import LakeResource, TpchResource
+from pipelines.step_usage import StepUsage
 
 
 def column_schema(stats: TableStats) -> dg.TableSchema:
@@ -53,6 +54,7 @@ def raw_table_asset(table: str) -> dg.AssetsDefinition:
     def _raw_table(
         context: dg.AssetExecutionContext, lake: LakeResource, tpch: TpchResource
     ) -> dg.MaterializeResult:
+        usage = StepUsage.start()
         result = publish_tpch_table(lake.lake(), table, tpch.scale, threads=tpch.threads)
         version = result.version
         context.log.info(
@@ -65,6 +67,7 @@ def raw_table_asset(table: str) -> dg.AssetsDefinition:
             generator=dg.MetadataValue.text(version.manifest["generator"]),
             path=dg.MetadataValue.path(str(lake.lake().table_path(RAW_ZONE, table))),
             version_path=dg.MetadataValue.path(str(version.path)),
+            **usage.metadata(),
         )
 
     return _raw_table

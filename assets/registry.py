@@ -21,6 +21,7 @@ from pipelines.registry.versions import (
     with_retries,
 )
 from pipelines.resources import LakeResource, MlflowResource
+from pipelines.step_usage import StepUsage
 from pipelines.warehouse.build import WAREHOUSE_ZONE
 
 REGISTERED_MODEL_KEY = dg.AssetKey(["models", "registered_model"])
@@ -196,6 +197,7 @@ def registered_model(
     lake: LakeResource,
     mlflow_tracking: MlflowResource,
 ):
+    usage = StepUsage.start()
     client = mlflow_tracking.client()
     source = trained_model(context, config, client)
     registration = register_and_gate(
@@ -208,6 +210,9 @@ def registered_model(
     )
     context.log.info(f"{MODEL_NAME} v{registration.version}: {registration.reason}")
     return dg.MaterializeResult(
-        metadata=registration_metadata(registration, source, mlflow_tracking.ui_url),
+        metadata={
+            **registration_metadata(registration, source, mlflow_tracking.ui_url),
+            **usage.metadata(),
+        },
         data_version=dg.DataVersion(f"{MODEL_NAME}/{registration.version}"),
     )

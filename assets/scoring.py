@@ -27,6 +27,7 @@ from pipelines.registry.scoring import (
 from pipelines.registry.versions import CHAMPION, MODEL_NAME, alias_version, with_retries
 from pipelines.resources import ContractsResource, LakeResource, MlflowResource
 from pipelines.settings import shown_path
+from pipelines.step_usage import StepUsage
 from pipelines.training.run import training_code_version
 from pipelines.warehouse.build import CONTRACT_RESULT_COLUMNS, WAREHOUSE_ZONE
 from pipelines.warehouse.lineage_view import LineageRow
@@ -57,6 +58,7 @@ def _skipped_scores(
     lake: Lake,
     champion: str,
     open_lines: TableVersion,
+    usage: StepUsage,
 ) -> dg.MaterializeResult | None:
     """The live scores again, flagged as skipped, when the champion, the open lines and the
     code they were made with are those of now and Dagster's latest materialization is of
@@ -84,6 +86,7 @@ def _skipped_scores(
     return dg.MaterializeResult(
         metadata={
             **dict(event.asset_event.metadata),
+            **usage.metadata(),
             SKIPPED_FLAG: dg.MetadataValue.bool(True),
             "skipped_because": dg.MetadataValue.text(
                 f"the live scores {live.path.name} are {MODEL_NAME} version {champion}'s "
@@ -162,6 +165,7 @@ def batch_scores(
     mlflow_tracking: MlflowResource,
     contracts: ContractsResource,
 ):
+    usage = StepUsage.start()
     client = mlflow_tracking.client()
     version = with_retries(
         lambda: alias_version(client, MODEL_NAME, CHAMPION), f"read {MODEL_NAME}@{CHAMPION}"
@@ -173,7 +177,7 @@ def batch_scores(
         raise dg.Failure(f"{WAREHOUSE_ZONE}/{OPEN_LINES} has no published table yet")
     if not config.rebuild:
         # Before the model is loaded: a rerun that changes nothing imports no torch.
-        skipped = _skipped_scores(context, lake.lake(), version, open_lines)
+        skipped = _skipped_scores(context, lake.lake(), version, open_lines, usage)
         if skipped is not None:
             yield skipped
             return
@@ -249,6 +253,7 @@ def batch_scores(
             "path": dg.MetadataValue.path(
                 shown_path(lake_.table_path(SCORES_ZONE, BATCH_SCORES), lake.home)
             ),
+            **usage.metadata(),
         },
         data_version=dg.DataVersion(published.digest),
         check_results=[check],

@@ -14,6 +14,7 @@ from assets.raw import raw_table_result
 from pipelines.lake.raw import RAW_ZONE
 from pipelines.lake.sources import DatabaseSource, FileSource, Source
 from pipelines.resources import LakeResource
+from pipelines.step_usage import StepUsage
 
 
 def _described(source: Source) -> tuple[str, set[str]]:
@@ -45,6 +46,7 @@ def source_asset(source: Source, declared_in: Path | None = None) -> dg.AssetsDe
         metadata=code_references(declared_in) if declared_in is not None else None,
     )
     def _source(context: dg.AssetExecutionContext, lake: LakeResource) -> dg.MaterializeResult:
+        usage = StepUsage.start()
         # DuckDB and the database driver: imported when a source is read, not at load.
         from pipelines.lake.ingest import publish_source
         from pipelines.lake.sources import SourceError
@@ -57,6 +59,6 @@ def source_asset(source: Source, declared_in: Path | None = None) -> dg.AssetsDe
             f"{RAW_ZONE}/{source.name}: {'kept' if result.reused else 'published'} "
             f"{result.stats.row_count:,} rows from {read_from}"
         )
-        return raw_table_result(result, source=dg.MetadataValue.text(read_from))
+        return raw_table_result(result, source=dg.MetadataValue.text(read_from), **usage.metadata())
 
     return _source

@@ -46,6 +46,7 @@ from pipelines.instance import materialization_of_content
 from pipelines.launch.torchrun import default_nproc
 from pipelines.resources import LakeResource, MlflowResource, TrainingLauncherResource
 from pipelines.settings import shown_path
+from pipelines.step_usage import StepUsage
 from pipelines.training.run import (
     Reused,
     TrainingError,
@@ -108,6 +109,8 @@ class TrainingStep:
     lake: LakeResource
     mlflow_tracking: MlflowResource
     training_launcher: TrainingLauncherResource
+    # The step's time and memory from its start (the training's processes' CPU included).
+    usage: StepUsage
 
     @cached_property
     def client(self):  # mlflow.MlflowClient
@@ -306,6 +309,7 @@ def training_metadata(step: TrainingStep, plan: TrainingPlan, run) -> dict[str, 
             training_set.digest,
             training_set.version,
         ),
+        **step.usage.metadata(),
     }
 
 
@@ -478,7 +482,9 @@ def delay_model(
     mlflow_tracking: MlflowResource,
     training_launcher: TrainingLauncherResource,
 ):
-    step = TrainingStep(context, config, lake, mlflow_tracking, training_launcher)
+    step = TrainingStep(
+        context, config, lake, mlflow_tracking, training_launcher, StepUsage.start()
+    )
     request = training_request(step)
     try:
         plan = plan_training(

@@ -19,6 +19,7 @@ from pipelines.resources import (
     LakeResource,
 )
 from pipelines.settings import shown_path
+from pipelines.step_usage import StepUsage
 from pipelines.translation.store import LegacySql, StoreError
 from pipelines.warehouse.build import (
     WAREHOUSE_ZONE,
@@ -111,13 +112,29 @@ def _tables(tables: Mapping[str, ResultTable]) -> dict[str, dg.TableMetadataValu
 
 
 def _check_result(outcome: CheckOutcome) -> dg.AssetCheckResult:
+    seconds = {"seconds": outcome.seconds} if outcome.seconds is not None else {}
     return dg.AssetCheckResult(
         check_name=outcome.name,
         passed=outcome.passed,
         severity=dg.AssetCheckSeverity.ERROR,
         description=outcome.summary,
-        metadata={**_metadata(outcome.metadata), **_tables(outcome.tables)},
+        metadata={**_metadata({**outcome.metadata, **seconds}), **_tables(outcome.tables)},
     )
+
+
+# The seconds each kind of blocking check took, as the table's materialization shows them
+# (the scale benchmark compares them with build_seconds).
+CHECK_SECONDS = {"_contract": "validate_seconds", "_reconciled": "reconcile_seconds"}
+
+
+def check_seconds(outcomes: Sequence[CheckOutcome]) -> dict[str, dg.MetadataValue]:
+    """``validate_seconds`` and ``reconcile_seconds`` of the checks that ran."""
+    shown = {}
+    for outcome in outcomes:
+        for suffix, key in CHECK_SECONDS.items():
+            if outcome.name.endswith(suffix) and outcome.seconds is not None:
+                shown[key] = dg.MetadataValue.float(outcome.seconds)
+    return shown
 
 
 NOT_RECONCILED = (
@@ -332,6 +349,9 @@ def _materialization_metadata(
 
 # What a skipped table's materialization sets (pipelines/cli/run.py reads it for the summary).
 SKIPPED_FLAG = "skipped_unchanged_inputs"
+# What a skipped table does not carry over from the materialization of its live version: the
+# times of checks it did not run.
+SKIP_DROPS = tuple(CHECK_SECONDS.values())
 
 
 def _latest_events(
@@ -410,14 +430,16 @@ def _skipped(
     live: TableVersion,
     metadata: dict[str, dg.MetadataValue],
     contract: Contract | None,
+    usage: StepUsage,
 ) -> dg.MaterializeResult:
     """A skipped table's materialization: its live version again (the same data version and
-    the metadata it was materialized with), flagged as skipped, with its blocking checks'
-    verdicts as that version was published under them, not re-run."""
-    kept = {k: v for k, v in metadata.items() if k != "pruned_versions"}
+    the metadata it was materialized with, but this step's usage), flagged as skipped, with
+    its blocking checks' verdicts as that version was published under them, not re-run."""
+    kept = {k: v for k, v in metadata.items() if k not in ("pruned_versions", *SKIP_DROPS)}
     return dg.MaterializeResult(
         metadata={
             **kept,
+            **usage.metadata(),
             SKIPPED_FLAG: dg.MetadataValue.bool(True),
             "skipped_because": dg.MetadataValue.text(
                 f"its code version and every input's data version are those its live version "
@@ -466,6 +488,7 @@ def warehouse_asset(
         ansi_store: AnsiStoreResource,
         contracts: ContractsResource,
     ):
+        usage = StepUsage.start()
         # DuckDB's modules: imported when a table is built, not when the code location loads.
         from pipelines.warehouse.reconcile import Thresholds
 
@@ -498,7 +521,7 @@ def warehouse_asset(
         )
         if reason is None and live is not None:
             # Said by the materialization's metadata: no log line, one event fewer a table.
-            yield _skipped(table, live, metadata, contract)
+            yield _skipped(table, live, metadata, contract, usage)
             return
         try:
             checked = build_with_checks(
@@ -543,7 +566,9 @@ def warehouse_asset(
                 **_materialization_metadata(
                     checked, contract, lake.lake().table_path(WAREHOUSE_ZONE, table.name), home
                 ),
+                **check_seconds(built.checks),
                 **_metadata(pruned),
+                **usage.metadata(),
             },
             data_version=dg.DataVersion(built.data_version),
             check_results=[_check_result(o) for o in checked.built.checks]

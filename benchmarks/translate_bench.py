@@ -43,7 +43,9 @@ import functools
 import gc
 import json
 import logging
+import os
 import platform
+import re
 import resource
 import shutil
 import statistics
@@ -133,7 +135,11 @@ class TreeLoad:
     serial_seconds: float
     parallel_seconds: float  # a pool of every core, however few the files
     speedup: float
-    default_uses_pool: bool  # what translate_sources chooses for this tree on this machine
+    default_uses_pool: bool  # what translate_sources chose for this tree, at this load
+    # The 1-minute load average when the choice was made, and the cores it left free
+    # (sql.parallel.free_cores): the pool only gets the free ones.
+    load_average: float = 0.0
+    free_cores: int = 0
 
 
 @dataclass(frozen=True)
@@ -324,10 +330,15 @@ def _phases(
 
 
 def synthetic_tree(root: Path, files: int) -> Path:
-    """A legacy tree of ``files`` files under ``root``: the repository's legacy files,
+    """A legacy tree of ``files`` files under ``root``: the repository's legacy queries,
     copied round-robin under new names (``<name>_<n>.sql``) so that each defines its own
-    table."""
-    sources = sorted(LEGACY_ROOT.glob("*/*.sql"))
+    table. (Not its scripts: a script names the tables it creates, which two copies would
+    then both create.)"""
+    sources = [
+        path
+        for path in sorted(LEGACY_ROOT.glob("*/*.sql"))
+        if not re.search(r"\b(CREATE|INSERT)\b", path.read_text(), re.IGNORECASE)
+    ]
     for n in range(files):
         source = sources[n % len(sources)]
         target = root / source.parent.name / f"{source.stem}_{n // len(sources)}.sql"
@@ -349,13 +360,16 @@ def tree_load(root: Path, rounds: int) -> TreeLoad:
                 best = min(best, time.perf_counter() - started)
         seconds[workers] = best
     serial, parallel = seconds[1], seconds[worker_count()]
+    free = sql.parallel.free_cores()
     return TreeLoad(
         files=files,
         workers=worker_count(),
         serial_seconds=round(serial, 2),
         parallel_seconds=round(parallel, 2),
         speedup=round(serial / parallel, 2),
-        default_uses_pool=sql.parallel.pays_off(files, worker_count()),
+        default_uses_pool=sql.parallel.pays_off(files, free),
+        load_average=round(os.getloadavg()[0], 2),
+        free_cores=free,
     )
 
 
@@ -363,12 +377,13 @@ def tree_load(root: Path, rounds: int) -> TreeLoad:
 def _workers(count: int) -> Iterator[None]:
     """``sql.parallel`` with ``count`` workers (1: the serial path), a pool whatever the
     tree's size."""
-    original = sql.parallel.worker_count, sql.parallel.STARTUP_ITEMS
+    original = sql.parallel.worker_count, sql.parallel.free_cores, sql.parallel.STARTUP_ITEMS
     sql.parallel.worker_count, sql.parallel.STARTUP_ITEMS = (lambda: count), 0
+    sql.parallel.free_cores = lambda: count  # whatever the load
     try:
         yield
     finally:
-        sql.parallel.worker_count, sql.parallel.STARTUP_ITEMS = original
+        (sql.parallel.worker_count, sql.parallel.free_cores, sql.parallel.STARTUP_ITEMS) = original
 
 
 # --- workloads ----------------------------------------------------------------------
@@ -631,7 +646,8 @@ def summary(result: TranslateBenchmark) -> str:
         lines.append(
             f"tree load ({load.files} files): {load.serial_seconds:.2f} s on 1 core, "
             f"{load.parallel_seconds:.2f} s on {load.workers} ({load.speedup:.2f}x); "
-            f"translate_sources uses {'the pool' if load.default_uses_pool else 'one core'}"
+            f"translate_sources uses {'the pool' if load.default_uses_pool else 'one core'} "
+            f"(load {load.load_average:.1f}: {load.free_cores} free)"
         )
     lines.append(
         f"column lineage: {result.lineage_ms_per_file:.2f} ms per table (once per materialization)"

@@ -10,6 +10,7 @@ import dagster as dg
 from models.job import TrainingJob
 from pipelines.contracts import Masker
 from pipelines.contracts.registry import PublishedContracts
+from pipelines.lake.duckdb_limits import DuckDBLimits, set_limits
 from pipelines.lake.store import Lake
 from pipelines.pipes.local import launch_locally
 from pipelines.settings import K8S_FIELDS, Settings, k8s_request_from, masking_key_from
@@ -22,11 +23,25 @@ if TYPE_CHECKING:
 
 
 class LakeResource(dg.ConfigurableResource):
-    """The Parquet lake under ``root`` (``$PLUMBLINE_HOME/lake`` by default)."""
+    """The Parquet lake under ``root`` (``$PLUMBLINE_HOME/lake`` by default), and the memory
+    the DuckDB databases of a step that works on it may hold (``PLUMBLINE_DUCKDB_MEMORY_LIMIT``)
+    before they spill under ``spill_root`` (``$PLUMBLINE_HOME/spill``)."""
 
     root: str
     # $PLUMBLINE_HOME, which metadata shows paths relative to (pipelines.settings.shown_path).
     home: str = ""
+    duckdb_memory_limit: str = ""
+    spill_root: str = ""
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        # Every step that reads or writes the lake holds the DuckDB connections of its process
+        # (builds, digests, checks, ingestion) to the limit: steps share the run's process.
+        set_limits(
+            DuckDBLimits(
+                memory_limit=self.duckdb_memory_limit or None,
+                spill_root=Path(self.spill_root) if self.spill_root else None,
+            )
+        )
 
     def lake(self) -> Lake:
         return Lake(Path(self.root))
@@ -247,7 +262,12 @@ def resources_for(settings: Settings, **launcher: Any) -> dict[str, dg.Configura
     resources, for the code location and the tests alike. ``launcher`` overrides fields of
     the training launcher (a test's ``nproc_per_node``)."""
     return {
-        "lake": LakeResource(root=str(settings.lake_root), home=str(settings.home)),
+        "lake": LakeResource(
+            root=str(settings.lake_root),
+            home=str(settings.home),
+            duckdb_memory_limit=settings.duckdb_memory_limit,
+            spill_root=str(settings.spill_root),
+        ),
         "tpch": TpchResource(scale=settings.scale),
         "ansi_store": AnsiStoreResource(
             root=str(settings.ansi_root), catalog_files=[str(p) for p in settings.catalog]

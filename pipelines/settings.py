@@ -30,6 +30,10 @@ DEFAULT_HOME = "./.plumbline"
 # within a few minutes on 2 cores while lineitem still has ~600,000 rows to learn from.
 DEFAULT_SCALE = 0.1
 DEFAULT_ENGINE: Engine = "duckdb"
+# What every DuckDB database of a step may hold before it spills to $PLUMBLINE_HOME/spill:
+# with the process's own memory (Dagster, Python, Arrow batches) it keeps a step of the
+# data path at TPC-H scale 10 under 4 GB of RSS (docs/benchmarks.md).
+DEFAULT_DUCKDB_MEMORY_LIMIT = "2GB"
 # Where `plumbline mlflow-ui` (`make mlflow-ui`) serves a local store by default.
 DEFAULT_MLFLOW_UI_URL = "http://127.0.0.1:5000"
 DEFAULT_SPARK_MASTER = "local[*]"
@@ -59,7 +63,8 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
         "Where plumbline keeps its state: the Parquet lake (`lake/`), the Dagster "
         "instance (`dagster/`, used as `DAGSTER_HOME`), the contracts each table was published "
         "under (`contracts/`), training runs' checkpoints (`training/`), MLflow's `mlflow.db` "
-        "and artifacts (`mlartifacts/`), the models' audit bundles (`audit/`).",
+        "and artifacts (`mlartifacts/`), the models' audit bundles (`audit/`), what DuckDB "
+        "spills beyond its memory limit while a step runs (`spill/`).",
     ),
     SettingDoc(
         "PLUMBLINE_SCALE",
@@ -68,6 +73,14 @@ SETTINGS_DOCS: tuple[SettingDoc, ...] = (
     ),
     SettingDoc(
         "PLUMBLINE_ENGINE", DEFAULT_ENGINE, "SQL engine that builds tables: `duckdb` or `spark`."
+    ),
+    SettingDoc(
+        "PLUMBLINE_DUCKDB_MEMORY_LIMIT",
+        DEFAULT_DUCKDB_MEMORY_LIMIT,
+        "Memory each DuckDB database of a step may hold (builds, digests, reconciliation, "
+        "contract validation, source ingestion), in DuckDB's units (`512MB`, `4GB`); beyond "
+        "it DuckDB spills to `$PLUMBLINE_HOME/spill`. Each step's peak RSS is in its "
+        "materialization's `peak_rss_mb` and the run's summary.",
     ),
     SettingDoc(
         "PLUMBLINE_SPARK_MASTER",
@@ -196,6 +209,7 @@ class Settings:
     home: Path
     scale: float = DEFAULT_SCALE
     engine: Engine = DEFAULT_ENGINE
+    duckdb_memory_limit: str = DEFAULT_DUCKDB_MEMORY_LIMIT
     spark_master: str = DEFAULT_SPARK_MASTER
     mlflow_uri: str = field(default="")
     catalog: tuple[Path, ...] = (DEFAULT_CATALOG_PATH,)
@@ -236,6 +250,11 @@ class Settings:
         object.__setattr__(self, "home", Path(self.home).expanduser().absolute())
         object.__setattr__(self, "scale", parse_scale(self.scale, "scale"))
         object.__setattr__(self, "engine", parse_engine(self.engine, "engine"))
+        object.__setattr__(
+            self,
+            "duckdb_memory_limit",
+            parse_memory(self.duckdb_memory_limit, "PLUMBLINE_DUCKDB_MEMORY_LIMIT"),
+        )
         object.__setattr__(
             self, "retrain_cron", parse_cron(self.retrain_cron, "PLUMBLINE_RETRAIN_CRON")
         )
@@ -282,6 +301,12 @@ class Settings:
     @property
     def training_root(self) -> Path:
         return self.home / "training"
+
+    @property
+    def spill_root(self) -> Path:
+        """Where DuckDB spills beyond PLUMBLINE_DUCKDB_MEMORY_LIMIT: a folder per connection,
+        removed when it closes (pipelines.lake.duckdb_limits)."""
+        return self.home / "spill"
 
     @property
     def dagster_home(self) -> Path:
@@ -345,6 +370,10 @@ class Settings:
                 engine if engine is not None else env.get("PLUMBLINE_ENGINE", DEFAULT_ENGINE),
                 "--engine" if engine is not None else "PLUMBLINE_ENGINE",
             ),
+            duckdb_memory_limit=parse_memory(
+                env.get("PLUMBLINE_DUCKDB_MEMORY_LIMIT") or DEFAULT_DUCKDB_MEMORY_LIMIT,
+                "PLUMBLINE_DUCKDB_MEMORY_LIMIT",
+            ),
             spark_master=env.get("PLUMBLINE_SPARK_MASTER") or DEFAULT_SPARK_MASTER,
             mlflow_uri=env.get("PLUMBLINE_MLFLOW_URI", ""),
             catalog=parse_catalog(
@@ -385,6 +414,7 @@ class Settings:
             "PLUMBLINE_HOME": str(self.home),
             "PLUMBLINE_SCALE": format_scale(self.scale),
             "PLUMBLINE_ENGINE": self.engine,
+            "PLUMBLINE_DUCKDB_MEMORY_LIMIT": self.duckdb_memory_limit,
             "PLUMBLINE_SPARK_MASTER": self.spark_master,
             "PLUMBLINE_MLFLOW_URI": self.mlflow_uri,
             "PLUMBLINE_CATALOG": os.pathsep.join(str(p) for p in self.catalog),
@@ -519,6 +549,31 @@ def parse_scale(value: object, setting: str) -> float:
     if not math.isfinite(scale) or scale <= 0:
         raise SettingsError(setting, accepted, value)
     return scale
+
+
+# DuckDB's memory sizes: a number and a unit, decimal (KB, MB, GB, TB) or binary (KiB...).
+_MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*(B|[KMGT]i?B)", re.IGNORECASE)
+
+
+_UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+_UNITS |= {f"{unit[0]}IB": 2 ** (10 * power) for power, unit in enumerate(_UNITS) if power}
+
+
+def memory_size(text: str) -> int:
+    """Bytes of a memory size as DuckDB reads it (``2GB``: 2 * 10**9; ``2GiB``: 2 * 2**30)."""
+    match = _MEMORY.fullmatch(text.strip())
+    if match is None:
+        raise ValueError(f"not a memory size: {text!r}")
+    return int(float(match[1]) * _UNITS[match[2].upper()])
+
+
+def parse_memory(value: object, setting: str) -> str:
+    """A memory size DuckDB's ``memory_limit`` takes, such as ``2GB`` or ``512MiB``."""
+    text = str(value).strip()
+    match = _MEMORY.fullmatch(text)
+    if match is None or float(match[1]) <= 0:
+        raise SettingsError(setting, "a memory size such as 2GB or 512MB", value)
+    return text
 
 
 def parse_int(value: object, setting: str) -> int:

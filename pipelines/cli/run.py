@@ -31,10 +31,12 @@ import dagster as dg
 from pipelines.cli.location import DEMO_MODULE, CodeLocation
 from pipelines.definitions import MATERIALIZE_ALL_JOB
 from pipelines.instance import fail_abandoned_runs, process_tags
+from pipelines.lake.duckdb_limits import remove_stale_spill
 from pipelines.lake.store import Lake
 from pipelines.lake.tpch import format_scale
 from pipelines.pipes.messages import is_epoch_message
 from pipelines.settings import Settings
+from pipelines.step_usage import PEAK_RSS_KEY
 from sql.paths import REPOSITORY_ROOT
 
 INVOCATION_TAG = "plumbline/invocation"
@@ -89,6 +91,8 @@ class AssetProgress:
     started: float | None = None
     seconds: float | None = None
     message: str = ""
+    # The peak RSS of its step in MB, as the step measured it (pipelines.step_usage).
+    peak_rss_mb: float | None = None
 
 
 @dataclass
@@ -285,6 +289,8 @@ class _Tracker:
             )
             rows = metadata.get("dagster/row_count")
             progress.rows = None if rows is None else int(rows.value)
+            peak = metadata.get(PEAK_RSS_KEY)
+            progress.peak_rss_mb = None if peak is None else float(peak.value)
             if progress.started is not None:
                 progress.seconds = entry.timestamp - progress.started
             rows_text = "" if progress.rows is None else f"  {progress.rows:,} rows"
@@ -350,7 +356,7 @@ def run_assets(
     ``keys`` (from :func:`resolve_selection`; None: the whole job) in one Dagster run on the
     instance in ``$DAGSTER_HOME``.
 
-    With ``subset`` the run selects exactly ``keys`` and every check on them; without it,
+    With ``subset`` the run selects exactly ``keys`` and the job's checks on them; without it,
     the job runs as defined (``keys`` only label the progress display). With ``force``
     every warehouse table among ``keys`` is built and checked again, and the model trains
     even when a training of the same inputs could be reused (:func:`force_run_config`).
@@ -390,12 +396,26 @@ def run_assets(
         )
         box: dict[str, object] = {}
 
+        job = location.reconstructable_job(job_name)
+        if subset and keys is not None:
+            # The selected assets and the job's own checks on them. (execute_job's
+            # asset_selection would add every check defined on them, the portability checks
+            # too: each table's SQL on Spark, check_portability_job's work.)
+            selected = set(keys)
+            job = job.get_subset(
+                asset_selection=selected,
+                asset_check_selection={
+                    check
+                    for check in location.job(job_name).asset_layer.asset_graph.asset_check_keys
+                    if check.asset_key in selected
+                },
+            )
+
         def execute() -> None:
             try:
                 box["result"] = dg.execute_job(
-                    location.reconstructable_job(job_name),
+                    job,
                     instance=instance,
-                    asset_selection=keys if subset else None,
                     tags=tags,
                     run_config={
                         **QUIET_RUN_CONFIG,
@@ -461,6 +481,8 @@ def heal_home(
     pin_issued_bundles(lake, settings.audit_root)
     unfinished = fail_abandoned_runs(instance)
     removed = lake.remove_staging(unfinished.oldest_live_start)
+    # What DuckDB spilled for a process that was killed before it closed its connections.
+    remove_stale_spill(settings.spill_root)
     if unfinished.abandoned or removed:
         echo(
             f"  healed        {len(unfinished.abandoned)} abandoned run(s) marked failed, "
@@ -473,12 +495,25 @@ def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], 
         width = max(len(name) for name in outcome.assets)
         status_width = max(12, *(len(p.status) for p in outcome.assets.values()))
         echo("")
-        echo(f"{'asset':<{width}}  {'status':<{status_width}}  {'rows':>12}  {'seconds':>8}")
+        echo(
+            f"{'asset':<{width}}  {'status':<{status_width}}  {'rows':>12}  {'seconds':>8}"
+            f"  {'peak RSS MB':>11}"
+        )
         for name in sorted(outcome.assets):
             p = outcome.assets[name]
             rows = "" if p.rows is None else f"{p.rows:,}"
             seconds = "" if p.seconds is None else f"{p.seconds:.1f}"
-            echo(f"{name:<{width}}  {p.status:<{status_width}}  {rows:>12}  {seconds:>8}")
+            peak = "" if p.peak_rss_mb is None else f"{p.peak_rss_mb:,.0f}"
+            echo(
+                f"{name:<{width}}  {p.status:<{status_width}}  {rows:>12}  {seconds:>8}  {peak:>11}"
+            )
+        measured = [p for p in outcome.assets.values() if p.peak_rss_mb is not None]
+        if measured:
+            top = max(measured, key=lambda p: p.peak_rss_mb or 0)
+            echo(
+                f"peak RSS of a step: {top.peak_rss_mb:,.0f} MB ({top.key}); DuckDB held to "
+                f"{settings.duckdb_memory_limit} a database, spilling to {settings.spill_root}"
+            )
     if outcome.checks:
         failed = sorted(
             name

@@ -1,7 +1,8 @@
 """Data contracts: ODCS v3 files compiled to Great Expectations 1.x suites.
 
-``load_contract`` -> ``compile_contract`` -> ``validate_parquet`` (inside DuckDB, through GX's SQL
-engine) / ``validate_spark`` / ``validate_arrow`` (an in-memory table, through pandas);
+``load_contract`` -> ``compile_contract`` -> ``validate_parquet`` (inside DuckDB, one aggregate
+scan with GX's verdicts, without GX) / ``validate_spark`` (GX on Spark) / ``validate_arrow``
+(an in-memory table, GX on pandas);
 ``lint_contract`` checks a contract against its SQL, ``classify_changes`` and
 ``check_version_bump`` guard the versions; values of restricted and confidential columns
 leave a validation masked (``Masker``; ``TableMasking`` masks other reports, such as a
@@ -21,13 +22,9 @@ from pipelines.contracts.errors import ContractError
 from pipelines.contracts.lint import LintError, lint_contract
 from pipelines.contracts.masking import Masker, MaskingKeyError, TableMasking
 from pipelines.contracts.model import ColumnSpec, Contract, load_contract, load_contracts
-from pipelines.contracts.validate import (
-    ContractResult,
-    ExpectationOutcome,
-    validate_arrow,
-    validate_parquet,
-    validate_spark,
-)
+from pipelines.contracts.results import ContractResult, ExpectationOutcome
+from pipelines.contracts.scan import validate_parquet
+from pipelines.contracts.validate import validate_arrow, validate_spark
 
 __all__ = [
     "Change",

@@ -3,6 +3,11 @@
 Every promise of the contract becomes exactly one expectation (or one SQL check) with a
 stable name; a promise GX cannot check exactly raises ``ContractError`` naming the rule.
 
+The expectations are compiled as data (``ExpectationSpec``: GX's class name and the
+arguments GX's own configuration holds), and the GX suite is made from them only when a path
+that runs GX asks for it (``CompiledContract.suite``): the DuckDB path (scan.py) validates
+from the specs alone, in one aggregate query, without importing GX (seconds, and pyspark).
+
 ODCS ``sql`` quality rules return one value that is compared with the rule's operator.
 GX's ``UnexpectedRowsExpectation`` has a different shape (a query returning bad rows) and
 does not run on pandas, so those rules compile to ``SqlCheck``s that the validator runs on
@@ -14,6 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,12 +29,11 @@ from sqlglot import exp
 from pipelines.contracts.errors import ContractError
 from pipelines.contracts.model import ColumnSpec, Contract, QualityRule
 
-# Great Expectations is imported where a contract is compiled, not here: it takes seconds
-# to import (pandas, and pyspark through its compatibility layer), and the Dagster code
-# location imports this module to load, where nothing is compiled.
+# Great Expectations is imported only where a GX suite is made (CompiledContract.suite),
+# not to compile: it takes seconds to import (pandas, and pyspark through its compatibility
+# layer), and neither the code location's load nor the DuckDB validation needs it.
 if TYPE_CHECKING:
     import great_expectations as gx
-    from great_expectations.expectations import Expectation
 
 # Placeholders ODCS uses in sql rules. They are swapped for identifiers before parsing so
 # the query is handled as an AST from then on.
@@ -193,11 +198,47 @@ class SqlCheck:
 
 
 @dataclass(frozen=True)
+class ExpectationSpec:
+    """One GX expectation as data: its name, GX's class (``ExpectColumnValuesToBeUnique``)
+    and its arguments as GX's configuration holds them (a numeric bound of
+    ``ExpectColumnValuesToBeBetween`` is a float there: GX's pydantic field coerces it)."""
+
+    name: str
+    type: str
+    kwargs: Mapping[str, Any]
+
+    def gx(self) -> Any:
+        """The GX expectation, named in its meta (results are matched back by it)."""
+        import great_expectations as gx
+
+        expectation = getattr(gx.expectations, self.type)(**self.kwargs)
+        expectation.meta = {"name": self.name}
+        return expectation
+
+
+@dataclass(frozen=True)
 class CompiledContract:
     contract: Contract
-    suite: gx.ExpectationSuite
     expectations: tuple[ExpectationInfo, ...]
+    # The GX expectations of the non-sql promises, in the order of ``expectations``.
+    specs: tuple[ExpectationSpec, ...] = ()
     sql_checks: tuple[SqlCheck, ...] = ()
+
+    @functools.cached_property
+    def suite(self) -> gx.ExpectationSuite:
+        """The GX suite of ``specs`` (imports GX: for the Spark and pandas paths)."""
+        import great_expectations as gx
+
+        expectations = [spec.gx() for spec in self.specs]
+        # Built in one go: ``suite.add_expectation`` needs an active data context, and
+        # compiling must not depend on one.
+        suite = gx.ExpectationSuite(
+            name=f"{self.contract.table}@{self.contract.version}", expectations=expectations
+        )
+        if len(suite.expectations) != len(expectations):
+            # GX logs and drops an expectation it cannot configure; never run a thinner suite.
+            raise ContractError(str(self.contract.path), "schema[0]", "GX rejected an expectation")
+        return suite
 
     def suite_json(self) -> str:
         """The suite as canonical JSON: identical for identical contracts."""
@@ -208,7 +249,7 @@ class _Builder:
     def __init__(self, contract: Contract) -> None:
         self.contract = contract
         self.file = str(contract.path)
-        self.gx_expectations: list[Expectation] = []
+        self.specs: list[ExpectationSpec] = []
         self.infos: list[ExpectationInfo] = []
         self.sql_checks: list[SqlCheck] = []
         self.names: set[str] = set()
@@ -228,19 +269,18 @@ class _Builder:
         kind: str,
         column: str | None,
         description: str,
-        expectation: Expectation,
+        expectation: tuple[str, dict[str, Any]],
         *,
         rule: str,
         threshold: str = "",
     ) -> None:
+        """Add GX's ``expectation`` (its class name and arguments) as promise ``name``."""
         name = self._unique_name(name)
+        expectation_type, kwargs = expectation
         # The name travels in meta so results can be matched back: GX reorders results.
-        expectation.meta = {"name": name}
-        self.gx_expectations.append(expectation)
+        self.specs.append(ExpectationSpec(name, expectation_type, kwargs))
         self.infos.append(
-            ExpectationInfo(
-                name, kind, column, description, rule, threshold, type(expectation).__name__
-            )
+            ExpectationInfo(name, kind, column, description, rule, threshold, expectation_type)
         )
 
     def error(self, field: str, message: str) -> ContractError:
@@ -255,17 +295,27 @@ def _regex(builder: _Builder, field: str, pattern: str) -> str:
     return pattern
 
 
-def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
-    import great_expectations as gx
+def _expect(expectation_type: str, **kwargs: Any) -> tuple[str, dict[str, Any]]:
+    """GX's ``expectation_type`` with ``kwargs``, as data (``ExpectationSpec``)."""
+    return expectation_type, kwargs
 
-    E = gx.expectations
+
+def _bound(value: Any) -> Any:
+    """A bound of ``ExpectColumnValuesToBeBetween`` as GX's configuration holds it: its
+    ``Comparable`` field makes an int a float; a datetime stays one."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
     name = column.name
     builder.add(
         f"{name}.exists",
         "column_exists",
         name,
         f"column {name} exists",
-        E.ExpectColumnToExist(column=name),
+        _expect("ExpectColumnToExist", column=name),
         rule="exists",
     )
     builder.add(
@@ -273,7 +323,11 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
         "type",
         name,
         f"column {name} has logical type {column.logical_type}",
-        E.ExpectColumnValuesToBeInTypeList(column=name, type_list=TYPE_LISTS[column.logical_type]),
+        _expect(
+            "ExpectColumnValuesToBeInTypeList",
+            column=name,
+            type_list=TYPE_LISTS[column.logical_type],
+        ),
         rule="type",
         threshold=column.logical_type,
     )
@@ -283,7 +337,7 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
             "not_null",
             name,
             f"{name} is never null",
-            E.ExpectColumnValuesToNotBeNull(column=name),
+            _expect("ExpectColumnValuesToNotBeNull", column=name),
             rule="not null",
         )
     if column.unique:
@@ -292,7 +346,7 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
             "unique",
             name,
             f"{name} values are unique",
-            E.ExpectColumnValuesToBeUnique(column=name),
+            _expect("ExpectColumnValuesToBeUnique", column=name),
             rule="unique",
         )
     if column.allowed_values is not None:
@@ -301,7 +355,9 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
             "allowed_values",
             name,
             f"{name} is one of {list(column.allowed_values)}",
-            E.ExpectColumnValuesToBeInSet(column=name, value_set=list(column.allowed_values)),
+            _expect(
+                "ExpectColumnValuesToBeInSet", column=name, value_set=list(column.allowed_values)
+            ),
             rule="in set",
             threshold=", ".join(str(v) for v in column.allowed_values),
         )
@@ -313,10 +369,11 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
             "range",
             name,
             f"{name} in {low}{column.minimum}, {column.maximum}{high}",
-            E.ExpectColumnValuesToBeBetween(
+            _expect(
+                "ExpectColumnValuesToBeBetween",
                 column=name,
-                min_value=column.minimum,
-                max_value=column.maximum,
+                min_value=_bound(column.minimum),
+                max_value=_bound(column.maximum),
                 strict_min=column.strict_minimum,
                 strict_max=column.strict_maximum,
             ),
@@ -331,8 +388,11 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
             "length",
             name,
             f"{name} length in [{column.min_length}, {column.max_length}]",
-            E.ExpectColumnValueLengthsToBeBetween(
-                column=name, min_value=column.min_length, max_value=column.max_length
+            _expect(
+                "ExpectColumnValueLengthsToBeBetween",
+                column=name,
+                min_value=column.min_length,
+                max_value=column.max_length,
             ),
             rule="length between",
             threshold=bounds_text(column.min_length, column.max_length),
@@ -344,7 +404,7 @@ def _column_expectations(builder: _Builder, column: ColumnSpec) -> None:
             "pattern",
             name,
             f"{name} matches {pattern}",
-            E.ExpectColumnValuesToMatchRegex(column=name, regex=pattern),
+            _expect("ExpectColumnValuesToMatchRegex", column=name, regex=pattern),
             rule="matches pattern",
             threshold=pattern,
         )
@@ -375,9 +435,6 @@ def _mostly(builder: _Builder, rule: QualityRule) -> float | None:
 
 
 def _library_rule(builder: _Builder, rule: QualityRule) -> None:
-    import great_expectations as gx
-
-    E = gx.expectations
     base = f"{rule.column or 'table'}.{rule.name or rule.metric}"
     description = rule.description or f"{rule.metric} {rule.operator} {rule.value!r}"
     column = rule.column
@@ -409,7 +466,7 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
             "library",
             None,
             description,
-            E.ExpectCompoundColumnsToBeUnique(column_list=list(properties)),
+            _expect("ExpectCompoundColumnsToBeUnique", column_list=list(properties)),
         )
         return
     if column is None:
@@ -424,14 +481,20 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
             "library",
             column,
             description,
-            E.ExpectColumnValuesToNotBeNull(column=column, mostly=mostly or 1.0),
+            _expect("ExpectColumnValuesToNotBeNull", column=column, mostly=mostly or 1.0),
         )
     elif rule.metric == "duplicateValues":
         if rule.operator != "mustBe" or rule.value != 0:
             raise builder.error(
                 rule.field, "duplicateValues can only be checked as mustBe: 0 in GX"
             )
-        add(base, "library", column, description, E.ExpectColumnValuesToBeUnique(column=column))
+        add(
+            base,
+            "library",
+            column,
+            description,
+            _expect("ExpectColumnValuesToBeUnique", column=column),
+        )
     elif rule.metric == "missingValues":
         missing = rule.arguments.get("missingValues", [None])
         if not isinstance(missing, list) or not missing:
@@ -446,7 +509,7 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
                 "library",
                 column,
                 description,
-                E.ExpectColumnValuesToNotBeNull(column=column),
+                _expect("ExpectColumnValuesToNotBeNull", column=column),
             )
         values = [value for value in missing if value is not None]
         if values:
@@ -455,7 +518,7 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
                 "library",
                 column,
                 description,
-                E.ExpectColumnValuesToNotBeInSet(column=column, value_set=values),
+                _expect("ExpectColumnValuesToNotBeInSet", column=column, value_set=values),
             )
     elif rule.metric == "invalidValues":
         valid, pattern = rule.arguments.get("validValues"), rule.arguments.get("pattern")
@@ -482,7 +545,9 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
                 "library",
                 column,
                 description,
-                E.ExpectColumnValuesToBeInSet(column=column, value_set=valid, mostly=mostly),
+                _expect(
+                    "ExpectColumnValuesToBeInSet", column=column, value_set=valid, mostly=mostly
+                ),
             )
         if pattern is not None:
             if not isinstance(pattern, str):
@@ -493,7 +558,9 @@ def _library_rule(builder: _Builder, rule: QualityRule) -> None:
                 "library",
                 column,
                 description,
-                E.ExpectColumnValuesToMatchRegex(column=column, regex=pattern, mostly=mostly),
+                _expect(
+                    "ExpectColumnValuesToMatchRegex", column=column, regex=pattern, mostly=mostly
+                ),
             )
     else:
         raise builder.error(
@@ -565,17 +632,16 @@ def _quality_rule(builder: _Builder, rule: QualityRule) -> None:
 def compile_contract(contract: Contract) -> CompiledContract:
     """Compile ``contract`` into an expectation suite; pure and deterministic."""
     builder = _Builder(contract)
-    import great_expectations as gx
-
-    E = gx.expectations
     if contract.row_count_min is not None or contract.row_count_max is not None:
         builder.add(
             "table.row_count",
             "row_count",
             None,
             f"row count in [{contract.row_count_min}, {contract.row_count_max}]",
-            E.ExpectTableRowCountToBeBetween(
-                min_value=contract.row_count_min, max_value=contract.row_count_max
+            _expect(
+                "ExpectTableRowCountToBeBetween",
+                min_value=contract.row_count_min,
+                max_value=contract.row_count_max,
             ),
             rule="row count",
             threshold=bounds_text(contract.row_count_min, contract.row_count_max),
@@ -583,9 +649,9 @@ def compile_contract(contract: Contract) -> CompiledContract:
     if contract.primary_key:
         key = list(contract.primary_key)
         expectation = (
-            E.ExpectColumnValuesToBeUnique(column=key[0])
+            _expect("ExpectColumnValuesToBeUnique", column=key[0])
             if len(key) == 1
-            else E.ExpectCompoundColumnsToBeUnique(column_list=key)
+            else _expect("ExpectCompoundColumnsToBeUnique", column_list=key)
         )
         builder.add(
             "table.primary_key",
@@ -603,17 +669,9 @@ def compile_contract(contract: Contract) -> CompiledContract:
     for column in contract.columns:
         for rule in column.quality:
             _quality_rule(builder, rule)
-    # Built in one go: ``suite.add_expectation`` needs an active data context, and compiling
-    # must not depend on one.
-    suite = gx.ExpectationSuite(
-        name=f"{contract.table}@{contract.version}", expectations=builder.gx_expectations
-    )
-    if len(suite.expectations) != len(builder.gx_expectations):
-        # GX logs and drops an expectation it cannot configure; never run a thinner suite.
-        raise ContractError(str(contract.path), "schema[0]", "GX rejected an expectation")
     return CompiledContract(
         contract=contract,
-        suite=suite,
         expectations=tuple(builder.infos),
+        specs=tuple(builder.specs),
         sql_checks=tuple(builder.sql_checks),
     )

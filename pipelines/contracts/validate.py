@@ -1,33 +1,39 @@
-"""Run a compiled contract on data, on the engine that holds it, through Great Expectations.
+"""Run a compiled contract on data through Great Expectations, on the engine that holds it.
 
-- ``validate_parquet``: Parquet files (what DuckDB builds), inside DuckDB through GX's SQL
-  execution engine (gx_duckdb.py): every metric is a query, nothing is copied into Python.
-- ``validate_spark``: a Spark DataFrame, through GX's Spark engine.
+- ``validate_spark``: a Spark DataFrame, through GX's Spark engine (what a Spark build's
+  contract check runs).
 - ``validate_arrow``: an in-memory Arrow table, through GX's pandas engine.
+- ``validate_parquet_gx``: Parquet files inside DuckDB through GX's SQL execution engine
+  (gx_duckdb.py). The contract checks of DuckDB builds take scan.py's ``validate_parquet``
+  instead, which gives its verdicts in one aggregate query without importing GX; this one
+  stays as the reference scan.py is held to (tests/pipelines/contracts/test_scan.py) and
+  the benchmark's baseline.
 
 ODCS ``sql`` rules run on the engine that holds the data too (DuckDB, or Spark SQL), see
-compile.py. The three give the same verdicts and observed values for one table
+compile.py. The paths give the same verdicts and observed values for one table
 (tests/pipelines/contracts/test_paths_agree.py), except that a type's observed value is the
 engine's own name for it (``BigInteger``, ``LongType``, ``int64``).
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
 import functools
-import hashlib
-import json
-import math
 import uuid
 import warnings
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipelines.contracts.compile import CompiledContract, SqlCheck
 from pipelines.contracts.masking import Masker, TableMasking
+from pipelines.contracts.results import (
+    MAX_FAILING_ROWS,
+    ContractResult,
+    ExpectationOutcome,
+    contract_result,
+    describe,
+    sql_outcomes,
+)
 
 # GX, pandas, Arrow and DuckDB are imported where data is validated: they take seconds to
 # import, and the Dagster code location imports this module to load, where nothing is.
@@ -35,8 +41,6 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
     from pyspark.sql import DataFrame
-
-MAX_FAILING_ROWS = 20
 
 
 @functools.cache
@@ -63,60 +67,6 @@ def _pandas_types() -> dict[pa.DataType, pd.api.extensions.ExtensionDtype]:
     }
 
 
-@dataclass(frozen=True)
-class ExpectationOutcome:
-    name: str
-    column: str | None
-    passed: bool
-    observed: object
-    details: str
-
-
-@dataclass(frozen=True)
-class ContractResult:
-    table: str
-    contract_version: str
-    passed: bool
-    # Values of restricted and confidential columns, in outcomes and rows, are already
-    # masked (masking.py): everything built from a result may be shown.
-    outcomes: tuple[ExpectationOutcome, ...]
-    failing_rows: tuple[dict, ...]  # at most MAX_FAILING_ROWS rows that violate
-
-    def canonical_json(self) -> str:
-        return json.dumps(_plain(asdict(self)), sort_keys=True, separators=(",", ":"))
-
-    def digest(self) -> str:
-        """sha256 of the canonical JSON of the result, for the audit registry.
-
-        Of the masked result: a passing one holds no samples, so the digest a published
-        table records does not depend on the masking key (short of an sql rule that
-        returns text from a table with masked columns)."""
-        return hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
-
-
-def _plain(value: Any) -> Any:
-    """JSON-ready values: data from engines holds Decimals, dates, numpy scalars, NaN."""
-    import pandas as pd
-
-    if isinstance(value, Mapping):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    if value is None or value is pd.NA or value is pd.NaT:
-        return None
-    if isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        return None if math.isnan(value) else value
-    if isinstance(value, decimal.Decimal):
-        return str(value)
-    if isinstance(value, dt.date | dt.datetime | pd.Timestamp):
-        return value.isoformat()
-    if hasattr(value, "item"):  # numpy scalar
-        return _plain(value.item())
-    return str(value)
-
-
 def _context():
     import great_expectations as gx
     from great_expectations.data_context.types.base import ProgressBarsConfig
@@ -124,26 +74,6 @@ def _context():
     context = gx.get_context(mode="ephemeral")
     context.variables.progress_bars = ProgressBarsConfig(globally=False)
     return context
-
-
-def _describe(
-    result: Mapping[str, Any], column: str | None, masking: TableMasking
-) -> tuple[object, str]:
-    # The observed values of the compiled expectations are counts, dtypes and row counts,
-    # never the data; the unexpected values are the data.
-    if "observed_value" in result:
-        return _plain(result["observed_value"]), f"observed {_plain(result['observed_value'])!r}"
-    if "unexpected_count" in result:
-        count = result["unexpected_count"]
-        examples = masking.values(column, _plain(result.get("partial_unexpected_list") or [])[:5])
-        observed = {
-            "element_count": result.get("element_count"),
-            "unexpected_count": count,
-            "unexpected_percent": _plain(result.get("unexpected_percent")),
-        }
-        details = f"{count} of {result.get('element_count')} values unexpected"
-        return observed, details + (f", e.g. {examples}" if examples else "")
-    return None, ""
 
 
 def _exception_message(info: Any) -> str | None:
@@ -181,57 +111,13 @@ def _gx_outcomes(
                 ExpectationOutcome(info.name, info.column, False, None, f"error: {error}")
             )
             continue
-        observed, details = _describe(result.result or {}, info.column, masking)
+        observed, details = describe(result.result or {}, info.column, masking)
         outcomes.append(
             ExpectationOutcome(info.name, info.column, result.success, observed, details)
         )
         if not result.success:
             failed.append((info.column, result.result or {}))
     return outcomes, failed
-
-
-def _sql_outcome(
-    check: SqlCheck, column: str | None, run, masking: TableMasking
-) -> ExpectationOutcome:
-    try:
-        observed = run(check)
-    except Exception as exc:
-        # An engine error fails the check with its message: a rule that did not run must
-        # not pass.
-        return ExpectationOutcome(check.name, column, False, None, f"error: {exc}".splitlines()[0])
-    passed = check.holds(observed)
-    shown = masking.query_result(_plain(observed))
-    return ExpectationOutcome(
-        check.name,
-        column,
-        passed,
-        shown,
-        f"observed {shown!r}, {check.operator} {check.value!r}",
-    )
-
-
-def _sql_outcomes(
-    compiled: CompiledContract, run, masking: TableMasking
-) -> list[ExpectationOutcome]:
-    columns = {info.name: info.column for info in compiled.expectations}
-    return [_sql_outcome(check, columns[check.name], run, masking) for check in compiled.sql_checks]
-
-
-def _result(
-    compiled: CompiledContract,
-    outcomes: Iterable[ExpectationOutcome],
-    rows: list[dict],
-    masking: TableMasking,
-) -> ContractResult:
-    order = {info.name: index for index, info in enumerate(compiled.expectations)}
-    ordered = tuple(sorted(outcomes, key=lambda outcome: order[outcome.name]))
-    return ContractResult(
-        table=compiled.contract.table,
-        contract_version=compiled.contract.version,
-        passed=all(outcome.passed for outcome in ordered),
-        outcomes=ordered,
-        failing_rows=tuple(masking.row(_plain(row)) for row in rows[:MAX_FAILING_ROWS]),
-    )
 
 
 def _to_pandas(table: pa.Table) -> pd.DataFrame:
@@ -293,8 +179,8 @@ def validate_arrow(
             connection.register(name, table)
             return connection.execute(check.render("duckdb", name)).fetchone()[0]
 
-    outcomes += _sql_outcomes(compiled, run, masking)
-    return _result(compiled, outcomes, rows, masking)
+    outcomes += sql_outcomes(compiled, run, masking)
+    return contract_result(compiled, outcomes, rows, masking)
 
 
 # DuckDB's memory for one validation: aggregates and uniqueness checks spill to the
@@ -316,14 +202,15 @@ def _summary_format(key: list[str], columns: Iterable[str]) -> dict[str, Any]:
     return result_format
 
 
-def validate_parquet(
+def validate_parquet_gx(
     compiled: CompiledContract,
     path: Path,
     masker: Masker | None = None,
     *,
     memory_limit: str = VALIDATION_MEMORY_LIMIT,
 ) -> ContractResult:
-    """Validate a Parquet file, or every Parquet file under a folder, inside DuckDB.
+    """Validate a Parquet file, or every Parquet file under a folder, inside DuckDB through
+    GX (scan.validate_parquet gives the same result in one aggregate query, without GX).
 
     GX's SQL execution engine runs the compiled suite as queries on DuckDB (through
     SQLAlchemy and duckdb-engine; gx_duckdb.py closes GX's gaps there) over a view of the
@@ -371,8 +258,8 @@ def validate_parquet(
             with current.engine.connect() as sql:
                 return sql.exec_driver_sql(check.render("duckdb", staged.view)).scalar()
 
-        outcomes += _sql_outcomes(compiled, run, masking)
-    return _result(compiled, outcomes, rows, masking)
+        outcomes += sql_outcomes(compiled, run, masking)
+    return contract_result(compiled, outcomes, rows, masking)
 
 
 def _failing_rows_query(
@@ -456,5 +343,5 @@ def validate_spark(
         finally:
             session.catalog.dropTempView(name)
 
-    outcomes += _sql_outcomes(compiled, run, masking)
-    return _result(compiled, outcomes, rows, masking)
+    outcomes += sql_outcomes(compiled, run, masking)
+    return contract_result(compiled, outcomes, rows, masking)

@@ -36,6 +36,7 @@ from sqlglot import exp
 from pipelines.lake.catalog import Correspondence, LakeImport, correspondence, schema_columns
 from pipelines.lake.csv_files import CsvError, csv_problem, csv_relation
 from pipelines.lake.database_url import DatabaseUrl, DatabaseUrlError, parse_database_url
+from pipelines.lake.duckdb_limits import connection_config
 from pipelines.lake.raw import RAW_ZONE, RawTable
 from pipelines.lake.sources import (
     EXTENSIONS,
@@ -119,7 +120,7 @@ def _publish_files(lake: Lake, source: FileSource, current: TableVersion | None)
     if current is not None and _unchanged(lake, current, wanted):
         return RawTable(current, table_stats(current.path), reused=True)
 
-    connection = duckdb.connect()
+    connection = duckdb.connect(config=connection_config())
     try:
         _files_schema(source, files, connection)  # refuses files that disagree, naming them
         with lake.stage(RAW_ZONE, source.name) as staging:
@@ -470,7 +471,7 @@ def source_schema(source: Source, environ: Mapping[str, str] | None = None) -> p
     files' footers (a CSV file's sniffed sample), or the database's description of the
     query's result."""
     if isinstance(source, FileSource):
-        connection = duckdb.connect()
+        connection = duckdb.connect(config=connection_config())
         try:
             return _files_schema(source, matching_files(source), connection)
         finally:
@@ -539,7 +540,7 @@ def count_values(
             raise SourceError(source, f"cannot check its values: {one_line(str(error))}") from None
         return {name: int(n or 0) for name, n in zip(conditions, values, strict=True)}
 
-    connection = duckdb.connect()
+    connection = duckdb.connect(config=connection_config())
     try:
         if isinstance(source, FileSource):
             return counted(connection, _relation(source, matching_files(source), connection))

@@ -8,6 +8,7 @@ starts no engine: DuckDB (and the reconciliation over it) is imported where a ta
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -260,6 +261,9 @@ class CheckOutcome:
     summary: str
     metadata: dict[str, object] = field(default_factory=dict)
     tables: dict[str, ResultTable] = field(default_factory=dict)
+    # Wall seconds the check took on the staged table (build_table times it); None for a
+    # verdict read back from a manifest.
+    seconds: float | None = None
 
 
 CONTRACT_RESULT_COLUMNS = (
@@ -416,6 +420,12 @@ def catalog_sha256(catalog: Catalog, reads: Sequence[str]) -> str:
     return sha256_text(json.dumps(said, sort_keys=True))
 
 
+def _timed(check: BlockingCheck, staged: Path, inputs: Mapping[str, Path]) -> CheckOutcome:
+    started = time.perf_counter()
+    outcome = check(staged, inputs)
+    return dataclasses.replace(outcome, seconds=round(time.perf_counter() - started, 3))
+
+
 def build_table(
     lake: Lake,
     engine: Engine,
@@ -443,7 +453,7 @@ def build_table(
         build = engine.build(ansi_sql, inputs, staging, file=file)
         stats = table_stats(staging)
         digests = table_digests(staging)
-        outcomes = [check(staging, inputs) for check in checks]
+        outcomes = [_timed(check, staging, inputs) for check in checks]
         if not all(o.passed for o in outcomes):
             raise BlockingCheckFailed(table.name, outcomes)
         manifest = {
@@ -639,8 +649,9 @@ def contract_check(
     published: PublishedContracts,
     masker: Masker | None = None,
 ) -> BlockingCheck:
-    """``<table>_contract``: the staged table against its ODCS contract, validated by GX on
-    the engine that built it (inside DuckDB through GX's SQL engine, or a Spark DataFrame). A contract that
+    """``<table>_contract``: the staged table against its ODCS contract, validated on the
+    engine that built it (inside DuckDB in one aggregate scan, GX's verdicts without GX; or
+    through GX on a Spark DataFrame). A contract that
     cannot be loaded, or that changes a published version without the right version bump,
     fails the check too: nothing is published under a contract that does not hold.
 

@@ -1,4 +1,4 @@
-"""The contracts benchmark on a tiny lineitem: the two GX paths and the one statistics query
+"""The contracts benchmark on a tiny lineitem: the scan, the two GX paths and one statistics query
 judge TPC-H's documented domain alike, and a memory child reports a peak it measured. No
 timing is asserted."""
 
@@ -12,10 +12,16 @@ def test_gx_on_duckdb_gx_on_pandas_and_one_query_agree_on_lineitem():
     assert result["rows"] > 5_000
     assert result["expectations"] > 40
     assert result["same_verdicts"] is True
+    assert result["scan_same_result_as_gx"] is True
     # tpchgen-cli's lineitem is inside the contract, so all three find nothing wrong.
     assert result["gx_passed"] is True and result["duckdb_passed"] is True
     assert result["failed_expectations"] == [] and result["duckdb_violations"] == {}
-    for key in ("gx_duckdb_validate_s", "gx_pandas_validate_s", "duckdb_statistics_s"):
+    for key in (
+        "scan_validate_s",
+        "gx_duckdb_validate_s",
+        "gx_pandas_validate_s",
+        "duckdb_statistics_s",
+    ):
         assert result[key] > 0
 
 

@@ -44,8 +44,23 @@ def test_flags_override_the_environment(tmp_path):
 
 
 def test_to_env_round_trips(tmp_path):
-    settings = Settings(home=tmp_path, scale=0.25, engine="spark")
+    settings = Settings(home=tmp_path, scale=0.25, engine="spark", duckdb_memory_limit="512MB")
     assert Settings.from_env(settings.to_env()) == settings
+
+
+@pytest.mark.parametrize("limit", ["2GB", "512MB", "1.5GiB", "750 MiB", "4gb"])
+def test_duckdb_memory_limit_and_spill_folder(tmp_path, limit):
+    settings = Settings.from_env(
+        {"PLUMBLINE_HOME": str(tmp_path), "PLUMBLINE_DUCKDB_MEMORY_LIMIT": limit}
+    )
+    assert settings.duckdb_memory_limit == limit
+    assert settings.spill_root == tmp_path / "spill"
+
+
+@pytest.mark.parametrize("limit", ["2", "lots", "-1GB", "0MB", "80%"])
+def test_a_memory_limit_duckdb_would_not_take_is_refused(tmp_path, limit):
+    with pytest.raises(SettingsError, match=r"^PLUMBLINE_DUCKDB_MEMORY_LIMIT must be a memory"):
+        Settings.from_env({"PLUMBLINE_HOME": str(tmp_path), "PLUMBLINE_DUCKDB_MEMORY_LIMIT": limit})
 
 
 @pytest.mark.parametrize(

@@ -32,6 +32,8 @@ def legacy_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _with_workers(monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
     monkeypatch.setattr(parallel, "worker_count", lambda: workers)
+    # Whatever else the machine runs: these tests are about what a pool returns.
+    monkeypatch.setattr(parallel, "free_cores", lambda: workers)
     # A pool however small the tree, so that 2 workers do run it.
     monkeypatch.setattr(parallel, "STARTUP_ITEMS", 0)
 
@@ -76,3 +78,30 @@ def test_results_before_the_failing_item_arrive_in_order():
         assert f"{n} AS " in next(results).ansi_sql
     with pytest.raises(TranslationError):
         next(results)
+
+
+@pytest.mark.parametrize(
+    ("cores", "load", "free"),
+    [
+        (2, 0.0, 2),  # an idle machine
+        (2, 1.0, 2),  # this process alone
+        (2, 1.4, 2),
+        (2, 1.6, 1),  # most of a core taken by other work
+        (2, 3.0, 1),
+        (2, 8.0, 1),  # the 45 s against 29 s of issue 43: no pool
+        (16, 4.0, 13),
+        (16, 40.0, 1),
+        (1, 0.0, 1),
+    ],
+)
+def test_free_cores_are_the_cores_the_load_leaves(cores, load, free):
+    assert parallel.free_cores(cores, load) == free
+
+
+def test_a_busy_machine_translates_on_one_core(monkeypatch):
+    """With no core free the pool is not started, however large the batch: the work runs
+    here, in order (a function only this process has, which a spawned worker cannot load)."""
+    monkeypatch.setattr(parallel, "worker_count", lambda: 2)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (8.0, 8.0, 8.0))
+    local = list(range(500))
+    assert list(ordered_map(lambda n: local[n] * 2, range(500))) == [n * 2 for n in range(500)]

@@ -2,7 +2,8 @@
 
 Every call opens its own in-memory database: DuckDB allows one writing process per
 database file, and Dagster runs steps in separate processes, so nothing is shared but the
-Parquet files themselves.
+Parquet files themselves. Each is held to the process's memory limit and spills to a folder
+of its own beyond it (``pipelines.lake.duckdb_limits``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import duckdb
 import pyarrow as pa
 from sqlglot import exp
 
+from pipelines.lake.duckdb_limits import connection_config
 from pipelines.lake.duckdb_types import WIDE_INTEGERS
 from pipelines.lake.store import parquet_source
 from pipelines.warehouse.engines.base import (
@@ -44,8 +46,9 @@ SESSION_TIME_ZONE = "UTC"
 def connect_duckdb(
     database: str = ":memory:", config: Mapping[str, str | int | bool] | None = None
 ) -> duckdb.DuckDBPyConnection:
-    """A DuckDB connection whose session time zone is UTC, as Spark's is."""
-    con = duckdb.connect(database, config=dict(config or {}))
+    """A DuckDB connection whose session time zone is UTC, as Spark's is, held to the
+    process's memory limit and spill folder (unless ``config`` sets its own)."""
+    con = duckdb.connect(database, config=connection_config(config))
     con.execute("SET TimeZone = " + exp.Literal.string(SESSION_TIME_ZONE).sql("duckdb"))
     return con
 

@@ -98,6 +98,19 @@ def test_the_footprint_grows_with_the_scale_and_is_checked_against_the_machine(t
     check_footprint(Settings(home=tmp_path, scale=0.01), free_disk=10**12, available_memory=10**12)
 
 
+def test_the_data_path_needs_the_same_memory_at_every_scale(tmp_path):
+    """Without training, a run's memory is its process and DuckDB's limit (issue 43): scale
+    10 fits a machine with 8 GB free, which the whole demo at that scale does not."""
+    limit = 2 * 10**9
+    data = [footprint(s, trains=False, duckdb_memory_limit=limit) for s in (0.01, 1, 10, 100)]
+    assert len({f.memory_bytes for f in data}) == 1
+    assert data[0].memory_bytes < 8 * 10**9 < footprint(10, duckdb_memory_limit=limit).memory_bytes
+    settings = Settings(home=tmp_path / "home", scale=10, duckdb_memory_limit="2GB")
+    check_footprint(settings, free_disk=10**12, available_memory=8 * 10**9, trains=False)
+    with pytest.raises(PreflightError, match="of memory"):
+        check_footprint(settings, free_disk=10**12, available_memory=8 * 10**9)
+
+
 def test_run_refuses_an_unreachable_server_before_building_anything(tmp_path):
     home = tmp_path / "home"
     started = time.monotonic()

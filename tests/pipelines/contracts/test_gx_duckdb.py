@@ -15,8 +15,9 @@ import pyarrow.parquet as pq
 import pytest
 import sqlalchemy as sa
 
-from pipelines.contracts import compile_contract, gx_duckdb, load_contract, validate_parquet
+from pipelines.contracts import compile_contract, gx_duckdb, load_contract
 from pipelines.contracts.validate import VALIDATION_MEMORY_LIMIT
+from pipelines.contracts.validate import validate_parquet_gx as validate_parquet
 
 
 @pytest.fixture

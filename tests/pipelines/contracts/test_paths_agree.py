@@ -1,11 +1,13 @@
-"""Every contract gives the same verdicts inside DuckDB as through GX's pandas engine.
+"""Every contract gives the same verdicts inside DuckDB as through GX's engines.
 
 Each warehouse table is built on DuckDB from the session's TPC-H lake (scale 0.01), then its
-contract's suite is validated twice on the same staged Parquet: ``validate_parquet`` (GX's
-SQL execution engine in DuckDB, what the asset checks run) and ``validate_arrow`` (GX's pandas
-engine, the path it replaced). Both must pass or fail each expectation alike and observe the
-same values; the observed column types are each engine's own names for one logical type.
-``scores/batch_scores``, which no SQL builds, is validated on scores made from open_lines.
+contract's suite is validated three times on the same staged Parquet: ``validate_parquet``
+(the one-scan validation, what the asset checks run), ``validate_parquet_gx`` (GX's SQL
+execution engine in DuckDB, the path it replaced) and ``validate_arrow`` (GX's pandas
+engine). The first two must give the same result, to the last detail; the pandas path must
+pass or fail each expectation alike and observe the same values, the observed column types
+being each engine's own names for one logical type. ``scores/batch_scores``, which no SQL
+builds, is validated on scores made from open_lines.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import pytest
 import sqlalchemy as sa
 
 from pipelines.contracts import Masker, compile_contract, load_contract
-from pipelines.contracts.validate import ContractResult, validate_arrow, validate_parquet
+from pipelines.contracts.scan import validate_parquet
+from pipelines.contracts.validate import ContractResult, validate_arrow, validate_parquet_gx
 from pipelines.lake.raw import RAW_ZONE
 from pipelines.lake.store import Lake
 from pipelines.lake.tpch import TPCH_TABLES
@@ -138,6 +141,7 @@ def test_every_contract_agrees_on_both_paths(built, tmp_path):
         on_duckdb = validate_parquet(compiled, path, MASKER)
         on_pandas = validate_arrow(compiled, pq.read_table(path), MASKER)
         assert on_duckdb.passed, (name, [o for o in on_duckdb.outcomes if not o.passed])
+        assert on_duckdb == validate_parquet_gx(compiled, path, MASKER), name
         if problems := differences(compiled, on_duckdb, on_pandas):
             found[name] = problems
         checked += len(on_duckdb.outcomes)
