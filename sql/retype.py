@@ -75,7 +75,9 @@ def _readers(
         key = id(outermost)
         if key not in branch_names:
             branch_names[key] = {
-                s.alias_or_name for branch in outermost.find_all(exp.Select) for s in branch.expressions
+                s.alias_or_name
+                for branch in outermost.find_all(exp.Select)
+                for s in branch.expressions
             }
         names.update(branch_names[key])
     return {(table, name) for name in names for table in tables | {""}}
