@@ -103,7 +103,7 @@ def snapshot_problems(project: Project, tables: Iterable[str]) -> list[Problem]:
             snapshot = project.snapshot(table)
         except ProjectError:  # missing: reconciliation_problems says so
             continue
-        if snapshot is None:
+        if snapshot is None or snapshot.path is None:  # none, or the legacy database itself
             continue
         where = f"reconciliation.tables.{table}"
         declared = project.reconciliation.get(table)

@@ -34,6 +34,7 @@ from typing import Any
 import pyarrow as pa
 from sqlglot import exp
 
+from pipelines.lake.database_url import DatabaseUrl
 from pipelines.lake.sources import DatabaseSource, SourceError
 from pipelines.warehouse.reconcile import ReconcileError
 from pipelines.warehouse.row_hash import Column, Kind
@@ -98,25 +99,25 @@ class DatabaseSide:
     def session(self) -> Iterator[_Session]:
         # Imported on use: the driver loads a shared library, and the functions are the
         # sources' own (one place that reads a URL and scrubs a driver's messages).
-        from pipelines.lake.ingest import _database_url, _dbapi, _driver_text
+        from pipelines.lake.ingest import _database_url, _dbapi
 
         database = self.database
         proxy = DatabaseSource("reconciliation", database.url_env, "reconciliation")
         try:
-            url, secrets = _database_url(proxy, self.environ)
+            url = _database_url(proxy, self.environ)
         except SourceError as error:
             raise LegacyDatabaseError(f"{database.describe()}: {error.problem}") from None
         dbapi = _dbapi()
         problem = None
         try:
-            connection = dbapi.connect(url)
+            connection = dbapi.connect(url.url)
         except dbapi.Error as error:
-            problem = f"cannot connect to the database: {_driver_text(error, secrets)}"
+            problem = f"cannot connect to the database: {url.driver_message(error)}"
         if problem is not None:
             raise LegacyDatabaseError(f"{database.describe()}: {problem}")
         try:
             with connection:
-                yield _Session(database, connection, dbapi, secrets)
+                yield _Session(database, connection, dbapi, url)
         except _DriverFailure as failure:
             raise LegacyDatabaseError(f"{database.describe()}: {failure.problem}") from None
 
@@ -129,21 +130,19 @@ class _DriverFailure(Exception):
 class _Session:
     """One connection to the legacy database, for one reconciliation."""
 
-    def __init__(self, database: LegacyDatabase, connection: Any, dbapi: Any, secrets) -> None:
+    def __init__(
+        self, database: LegacyDatabase, connection: Any, dbapi: Any, url: DatabaseUrl
+    ) -> None:
         self.database = database
         self.dialect = database.dialect
         self.source = database.source()
         self._connection = connection
         self._dbapi = dbapi
-        self._secrets = secrets
+        self._url = url
         self._cursors: list[Any] = []
 
     def _failed(self, error: Exception) -> _DriverFailure:
-        from pipelines.lake.ingest import _driver_text
-
-        return _DriverFailure(
-            f"the database failed the query: {_driver_text(error, self._secrets)}"
-        )
+        return _DriverFailure(f"the database failed the query: {self._url.driver_message(error)}")
 
     def columns(self) -> list[Column]:
         query = exp.select(exp.Star()).from_(self.source.copy()).sql(self.dialect)

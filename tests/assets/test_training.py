@@ -33,6 +33,7 @@ from pipelines.resources import (
     resources_for,
 )
 from pipelines.settings import Settings
+from pipelines.step_usage import StepUsage
 from pipelines.warehouse.build import WAREHOUSE_ZONE
 from sql.paths import CONTRACTS_ROOT
 from tests.legacy import demo_legacy
@@ -536,7 +537,9 @@ def test_a_training_step_asks_for_its_config_on_its_launchers_world(tmp_path, la
         mlflow_tracking: MlflowResource,
         training_launcher: TrainingLauncherResource,
     ) -> None:
-        step = TrainingStep(context, config, lake, mlflow_tracking, training_launcher)
+        step = TrainingStep(
+            context, config, lake, mlflow_tracking, training_launcher, StepUsage.start()
+        )
         asked["request"] = training_request(step)
         asked["opened"] = "client" in vars(step)
 
