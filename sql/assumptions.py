@@ -48,6 +48,7 @@ _FORMAT_MODEL = re.compile(r"[A-Za-z0-9 ./,;:_-]+")
 SETTING_DIALECTS: dict[str, tuple[str, ...]] = {
     "date_language": ("oracle", "redshift", "snowflake", "teradata", "tsql"),
     "oracle_nls_date_format": ("oracle",),
+    "oracle_number_scale": ("oracle",),
     "snowflake_timestamp_type_mapping": ("snowflake",),
     "snowflake_week_start": ("snowflake",),
     "teradata_round_halfway_mag_up": ("teradata",),
@@ -87,6 +88,13 @@ class Assumptions:
     # derives the default from NLS_TERRITORY (Database Reference, "NLS_DATE_FORMAT"): for its
     # default territory AMERICA that is DD-MON-RR, under which '1999-02-01' is an error.
     oracle_nls_date_format: str = "DD-MON-RR"
+    # The most decimal places of a number Oracle's TO_NUMBER(text) reads without a format.
+    # Oracle returns NUMBER without a precision, a decimal floating point of 38 significant
+    # digits, which no ANSI type holds; under this assumption the text is read as
+    # DECIMAL(38, oracle_number_scale): the digits past it would be rounded (the engines round
+    # half away from zero), and a number of more than 38 - scale integer digits stops the
+    # query. Not a server setting but a fact of the data, with a warning wherever it is read.
+    oracle_number_scale: int = 10
     # Teradata's session mode (the DBS Control SessionMode default, or BTEQ's .SET SESSION
     # TRANSACTION): TERA or ANSI. It decides what a CREATE TABLE without SET or MULTISET
     # makes (TERA: SET, ANSI: MULTISET) and what INSERT ... SELECT does with a duplicate row
@@ -128,6 +136,11 @@ class Assumptions:
             raise AssumptionError(
                 "snowflake_week_start must be 0 (legacy) or 1 (Monday) ... 7 (Sunday); "
                 f"got {self.snowflake_week_start!r}"
+            )
+        if not (isinstance(self.oracle_number_scale, int) and 0 <= self.oracle_number_scale <= 38):
+            raise AssumptionError(
+                "oracle_number_scale must be a number of decimal places, 0 ... 38; "
+                f"got {self.oracle_number_scale!r}"
             )
         for name, choices in CHOICES.items():
             if getattr(self, name) not in choices:

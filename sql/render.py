@@ -933,7 +933,18 @@ def _array_agg_for_spark(tree: exp.Expr) -> exp.Expr:
                 aggregate.replace(
                     exp.Filter(this=aggregate.copy(), expression=filtered.expression.copy())
                 )
-        (filtered or node).replace(exp.Paren(this=form))
+        target = filtered or node
+        window = target.parent if isinstance(target.parent, exp.Window) else None
+        if window is not None:
+            # Over a window, each aggregate of the form is over that window.
+            for aggregate in list(form.find_all(exp.Filter, exp.Count, exp.ArrayAgg)):
+                if isinstance(aggregate.parent, exp.Filter):
+                    continue
+                over = window.copy()
+                over.set("this", aggregate.copy())
+                aggregate.replace(over)
+            target = window
+        target.replace(exp.Paren(this=form))
     return tree
 
 

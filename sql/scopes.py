@@ -52,10 +52,20 @@ def current(scopes: Sequence[Scope] | None, root: exp.Expr) -> Sequence[Scope] |
     return scopes
 
 
+class UnresolvedColumn(OptimizeError):
+    """A column qualification left unresolved or ambiguous, with the column it is about: the
+    caller locates it (sqlglot's own message quotes the column's last character as "Line: L,
+    Col: C", a second location that disagrees with the diagnostic's, so this one quotes none)."""
+
+    def __init__(self, message: str, column: exp.Column) -> None:
+        super().__init__(message)
+        self.column = column
+
+
 def validate_columns(scopes: Sequence[Scope]) -> None:
-    """Raise ``OptimizeError`` on a column qualification left unresolved or ambiguous: what
-    sqlglot's ``validate_qualify_columns`` checks (same order, same messages), over scopes
-    already built."""
+    """Raise ``UnresolvedColumn`` on a column qualification left unresolved or ambiguous: what
+    sqlglot's ``validate_qualify_columns`` checks (same order, same messages less the
+    position), over scopes already built."""
     unqualified: list[exp.Column] = []
     for scope in scopes:
         if not isinstance(scope.expression, exp.Select):
@@ -63,20 +73,13 @@ def validate_columns(scopes: Sequence[Scope]) -> None:
         if scope.external_columns and not scope.is_correlated_subquery and not scope.pivots:
             column = scope.external_columns[0]
             for_table = f" for table: '{column.table}'" if column.table else ""
-            raise OptimizeError(
-                f"Column '{column.name}' could not be resolved{for_table}.{_where(column)}"
+            raise UnresolvedColumn(
+                f"Column '{column.name}' could not be resolved{for_table}.", column
             )
         unqualified.extend(scope.unqualified_columns)
     if unqualified:
         column = unqualified[0]
-        raise OptimizeError(f"Ambiguous column '{column.name}'{_where(column, ambiguous=True)}")
-
-
-def _where(column: exp.Column, ambiguous: bool = False) -> str:
-    line, col = column.this.meta_get("line"), column.this.meta_get("col")
-    if not (line and col):
-        return ""
-    return f" (Line: {line}, Col: {col})" if ambiguous else f" Line: {line}, Col: {col}"
+        raise UnresolvedColumn(f"Ambiguous column '{column.name}'", column)
 
 
 def annotate(annotator: TypeAnnotator, root: exp.Expr, scopes: Sequence[Scope]) -> exp.Expr:

@@ -71,8 +71,6 @@ Segment = tuple[int, int, int, int]
 # text (see _mark): line:column:length, column 0 where it is not known.
 _OPEN, _CLOSE = "\ue000", "\ue001"
 _MARKER = re.compile(f"{_OPEN}(\\d+):(\\d+):(\\d+){_CLOSE}")
-# How sqlglot quotes a position in a message ("Column 'x' could not be resolved. Line: 3, Col: 9").
-_QUOTED_POSITION = re.compile(r"Line: (\d+), Col: (\d+)")
 
 
 def is_template(text: str, file: str = "") -> bool:
@@ -147,16 +145,9 @@ class RenderedTemplate:
         return template_line, _aligned_column(rendered, source, col)
 
     def relocate(self, diagnostic: Diagnostic) -> Diagnostic:
-        """``diagnostic`` of the rendered SQL, located in the template (a position sqlglot
-        quotes in the message too)."""
+        """``diagnostic`` of the rendered SQL, located in the template."""
         line, col = self.locate(diagnostic.line, diagnostic.col)
-
-        def quoted(match: re.Match[str]) -> str:
-            at = self.locate(int(match.group(1)), int(match.group(2)))
-            return f"Line: {at[0]}, Col: {at[1]}"
-
-        message = _QUOTED_POSITION.sub(quoted, diagnostic.message)
-        return replace(diagnostic, file=self.file, line=line, col=col, message=message)
+        return replace(diagnostic, file=self.file, line=line, col=col)
 
 
 def _aligned_column(rendered: str, source: str, col: int) -> int:

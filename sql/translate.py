@@ -470,6 +470,11 @@ def _ansi_type(kind: str) -> exp.DataType:
     return ansi.parse_type(kind)
 
 
+# A position sqlglot writes into an OptimizeError's message: "... resolved. Line: 3, Col: 9"
+# or "Ambiguous column 'x' (Line: 3, Col: 9)".
+_QUOTED_POSITION = re.compile(r" ?\(?Line: \d+, Col: \d+\)?")
+
+
 def _locate_column(tree: exp.Expr, message: str) -> exp.Expr | None:
     for column in tree.find_all(exp.Column):
         if column.name and f"'{column.name}'" in message:
@@ -498,8 +503,13 @@ def _qualify(
         annotator = TypeAnnotator(schema=ensure_schema(schema, dialect=ctx.dialect))
         tree = scopes.annotate(annotator, tree, ctx.scopes)
     except OptimizeError as error:
-        node = _locate_column(tree, str(error))
-        ctx.report("error", "COLUMN-UNKNOWN", node, str(error).splitlines()[0])
+        if isinstance(error, scopes.UnresolvedColumn):
+            node: exp.Expr | None = error.column
+        else:
+            node = _locate_column(tree, str(error))
+        # One location per diagnostic, ours: none quoted in the message as well.
+        message = _QUOTED_POSITION.sub("", str(error).splitlines()[0]).rstrip()
+        ctx.report("error", "COLUMN-UNKNOWN", node, message)
         ctx.raise_errors()
         raise  # unreachable: raise_errors raised
     if opaque:

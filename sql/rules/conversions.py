@@ -11,8 +11,10 @@ CAST, which then follows the CAST rules like any written cast. The TRY_ forms ar
 left to FN-TRY-CAST-NUMBER (sql/rules/safe_casts.py) for a string.
 
 Oracle's and Teradata's TO_NUMBER(x) return NUMBER without a precision, a floating decimal
-with no exact ANSI type; a format model (TO_NUMBER(s, '999.99'), Redshift's only form) parses
-by the model's own rules. Both are refused.
+with no exact ANSI type. Oracle's of text is read under a stated assumption, the number of
+decimal places its numbers have (``oracle_number_scale``): CAST(x AS DECIMAL(38, scale)), with
+a warning naming it; of anything else, and Teradata's, it is refused. A format model
+(TO_NUMBER(s, '999.99'), Redshift's only form) parses by the model's own rules: refused.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import Context, rule
-from sql.rules.build import clone, integer_literal
+from sql.rules.build import STRING_TYPES, clone, integer_literal, type_of
 from sql.source_dialects import semantics
 
 
@@ -73,15 +75,15 @@ def to_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 @rule(
     "FMT-TO-NUMBER",
     "refuse",
-    ("snowflake", "oracle", "teradata", "redshift"),
+    ("snowflake", "teradata", "redshift"),
     (exp.ToNumber,),
     "TO_NUMBER with a format model (TO_NUMBER(s, '999.99'); Redshift's only form) parses the "
-    "text by the model's own rules, which no CAST follows; Oracle's and Teradata's "
-    "TO_NUMBER(x) returns NUMBER without a precision, a floating decimal with no exact ANSI "
-    "type. Both are refused.",
+    "text by the model's own rules, which no CAST follows; Teradata's TO_NUMBER(x) returns "
+    "NUMBER without a precision, a floating decimal with no exact ANSI type (Oracle's: "
+    "ORA-TO-NUMBER). Both are refused.",
     (
         ("snowflake", "SELECT TO_NUMBER(o_clerk, '999.99') AS n FROM SALES.ORDERS", "1:8"),
-        ("oracle", "SELECT TO_NUMBER(o_clerk) AS n FROM SALES.ORDERS", "1:18"),
+        ("teradata", "SELECT TO_NUMBER(o_clerk) AS n FROM sales.orders", "1:8"),
     ),
     phase="syntax",
 )
@@ -98,3 +100,60 @@ def to_number_refused(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         why = "a precision or scale that is not a number literal"
     ctx.report("error", "FMT-TO-NUMBER", node, f"{name}: {why}")
     return None
+
+
+@rule(
+    "ORA-TO-NUMBER",
+    "rewrite",
+    ("oracle",),
+    (exp.ToNumber,),
+    "Oracle's TO_NUMBER(text) without a format returns NUMBER without a precision, a decimal "
+    "floating point with no ANSI type; it becomes CAST(text AS DECIMAL(38, s)) under the "
+    "stated assumption oracle_number_scale (s, 10 unless set: the decimal places the numbers "
+    "have), with a warning naming it: digits past s are rounded half away from zero, and a "
+    "number of more than 38 - s integer digits stops the query. Text Oracle reads as NULL "
+    "('') is NULL. TO_NUMBER of a value that is not text, and with a format model (which "
+    "parses the text by its own rules), is refused.",
+    (
+        (
+            "oracle",
+            "SELECT TO_NUMBER(o_clerk) AS n FROM SALES.ORDERS",
+            'SELECT CAST("orders"."o_clerk" AS DECIMAL(38, 10)) AS "n" FROM (SELECT '
+            'NULLIF("orders"."o_clerk", \'\') AS "o_clerk" FROM "raw"."orders" AS "orders") '
+            'AS "orders"',
+        ),
+    ),
+)
+def oracle_to_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.args.get("format") is not None:
+        ctx.report(
+            "error",
+            "ORA-TO-NUMBER",
+            node,
+            "TO_NUMBER: a format model parses the text by its own rules, which no CAST follows",
+        )
+        return None
+    if type_of(node.this) not in STRING_TYPES:
+        ctx.report(
+            "error",
+            "ORA-TO-NUMBER",
+            node,
+            "TO_NUMBER of a value that is not text returns NUMBER without a precision, a "
+            "floating decimal with no exact ANSI type; CAST to a NUMBER(p, s) instead",
+        )
+        return None
+    scale = ctx.assume("oracle_number_scale")
+    ctx.report(
+        "warning",
+        "ORA-TO-NUMBER",
+        node,
+        f"TO_NUMBER reads the text as DECIMAL(38, {scale}): Oracle's NUMBER has no ANSI type, "
+        f"and its numbers are assumed to have at most {scale} decimal places "
+        f"(oracle_number_scale; more are rounded); {ctx.setting_note('oracle_number_scale')}",
+        settings=("oracle_number_scale",),
+    )
+    converted = exp.Cast(this=clone(node.this), to=_decimal(38, scale))
+    # Still a conversion of the source's: the later phases' CAST rules apply to it.
+    converted.meta.update(node.meta)
+    converted.meta["source"] = True
+    return converted

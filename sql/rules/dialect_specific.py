@@ -341,8 +341,11 @@ def trailing_blanks_guard(
     "a date or time with a style that prints only numbers (1-5, 10-12, 101-105, 110-112, 23, "
     "8, 24, 108, 20, 120) is the text of each field, zero-padded and joined; a shorter "
     "VARCHAR(n) truncates it as T-SQL does (`CONVERT(VARCHAR(7), d, 120)` is 'yyyy-mm'). "
-    "Styles that print names, milliseconds or a varying fraction, and styles that parse "
-    "text, are refused.",
+    "Of a DATE, the styles of the date alone print its fields (`CONVERT(VARCHAR, d, 103)` is "
+    "'dd/mm/yyyy'); a style with a time of day (20/120, 21/121, 8/108, ...) is refused: "
+    "Microsoft's documentation states each style's text for a datetime, not what it prints "
+    "for a date. Styles that print names, milliseconds or a varying fraction, and styles that "
+    "parse text, are refused.",
     (
         (
             "tsql",

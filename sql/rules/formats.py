@@ -1046,6 +1046,14 @@ TSQL_STYLES: dict[int, str] = {
     8: "HH24:MI:SS", 24: "HH24:MI:SS", 108: "HH24:MI:SS",
     20: "YYYY-MM-DD HH24:MI:SS", 120: "YYYY-MM-DD HH24:MI:SS",
 }  # fmt: skip
+# Styles whose documented text has a time of day. CAST and CONVERT (Transact-SQL), "Date and
+# time styles", states one text per style, a datetime's (121 is named the default for date too,
+# with the text yyyy-mm-dd hh:mi:ss.mmm); it does not state what such a style prints for a date
+# (the time of day left out, or midnight), so a DATE in one of them is refused. The styles of
+# the date alone (1-5, 10-12, 101-105, 110-112, 23) print a date's fields as documented.
+TSQL_TIME_OF_DAY_STYLES = frozenset(
+    {0, 100, 8, 24, 108, 9, 109, 13, 113, 14, 114, 20, 120, 21, 25, 121, 22, 126, 127, 130, 131}
+)
 WIDTHS = {"YYYY": 4, "YY": 2, "MM": 2, "DD": 2, "HH24": 2, "MI": 2, "SS": 2}
 TSQL_STRINGS = (exp.DType.VARCHAR, exp.DType.NVARCHAR, exp.DType.CHAR, exp.DType.NCHAR)
 
@@ -1057,6 +1065,13 @@ def tsql_style(node: exp.Convert) -> exp.Expr:
     Raises FormatRefusal otherwise."""
     style, target, value = node.args.get("style"), node.this, node.expression
     number = int(style.name) if isinstance(style, exp.Literal) and style.is_int else None
+    kind = type_of(value)
+    if kind == exp.DType.DATE and number in TSQL_TIME_OF_DAY_STYLES:
+        raise FormatRefusal(
+            f"style {number}",
+            "a style with a time of day, whose text for a DATE Microsoft's documentation does not "
+            "state",
+        )
     if number not in TSQL_STYLES:
         raise FormatRefusal(
             f"style {style.sql('tsql')}",
@@ -1064,15 +1079,12 @@ def tsql_style(node: exp.Convert) -> exp.Expr:
         )
     if not (isinstance(target, exp.DataType) and target.this in TSQL_STRINGS):
         raise FormatRefusal(f"style {number}", "a style converting to a type other than a string")
-    kind = type_of(value)
     if kind != exp.DType.DATE and kind not in TIMESTAMP_TYPES:
         raise FormatRefusal(
             f"style {number}", "a style applied to a value not known to be a date or time"
         )
     tokens = _model_tokens(TSQL_STYLES[number])
     width = sum(WIDTHS[c] if k == "element" else len(str(c)) for k, c in tokens)
-    if kind == exp.DType.DATE and any(c in TIME_ELEMENTS for _, c in tokens):
-        raise FormatRefusal(f"style {number}", "a time of day, in the text of a DATE")
     text = compile_format(tokens, value)
     length = target.expressions[0].this if target.expressions else None
     size = int(length.name) if isinstance(length, exp.Literal) and length.is_int else None

@@ -303,3 +303,93 @@ def percentile_cont(node: exp.WithinGroup, ctx: Context) -> exp.Expr | None:
     return interpolated_percentile(
         key.this, fraction.normalize(), bool(key.args.get("desc")), working, target
     )
+
+
+@rule(
+    "BQ-PERCENTILE-CONT",
+    "rewrite",
+    ("bigquery",),
+    (exp.Window,),
+    "BigQuery's analytic PERCENTILE_CONT(x, p [IGNORE NULLS]) OVER ([PARTITION BY ...]) of a "
+    "FLOAT64 x is the standard's interpolated percentile of each partition "
+    "(FN-PERCENTILE-CONT's form), every aggregate in it over the same partition "
+    "(`COUNT(x) OVER (...)`, `ARRAY_AGG(x ORDER BY x) FILTER (WHERE x IS NOT NULL) OVER "
+    "(...)`): NULLs left out, NULL for a partition without a value, DOUBLE PRECISION as "
+    "BigQuery's FLOAT64. Refused: RESPECT NULLS, a p that is not a literal from 0 to 1, and "
+    "values of other types (NUMERIC's result is rounded to its scale, and INT64's is typed "
+    "by its supertype with p: CAST the value to FLOAT64 to translate it).",
+    (
+        (
+            "bigquery",
+            "SELECT PERCENTILE_CONT(CAST(o_shippriority AS FLOAT64), 0.5) OVER (PARTITION BY "
+            "o_custkey) AS m FROM sales.orders",
+            'SELECT CAST(CASE WHEN COUNT(CAST("orders"."o_shippriority" AS DOUBLE PRECISION)) '
+            'OVER (PARTITION BY "orders"."o_custkey") = 0 THEN NULL WHEN FLOOR((0.5 * '
+            '(COUNT(CAST("orders"."o_shippriority" AS DOUBLE PRECISION)) OVER (PARTITION BY '
+            '"orders"."o_custkey") - 1))) = (0.5 * (COUNT(CAST("orders"."o_shippriority" AS '
+            'DOUBLE PRECISION)) OVER (PARTITION BY "orders"."o_custkey") - 1)) THEN '
+            'CAST((ARRAY_AGG(CAST("orders"."o_shippriority" AS DOUBLE PRECISION) ORDER BY '
+            'CAST("orders"."o_shippriority" AS DOUBLE PRECISION) ASC NULLS LAST) FILTER(WHERE NOT'
+            ' CAST("orders"."o_shippriority" AS DOUBLE PRECISION) IS NULL) OVER (PARTITION BY '
+            '"orders"."o_custkey"))[CAST(FLOOR((0.5 * (COUNT(CAST("orders"."o_shippriority" AS '
+            'DOUBLE PRECISION)) OVER (PARTITION BY "orders"."o_custkey") - 1))) AS BIGINT) + 1] '
+            'AS DOUBLE PRECISION) ELSE CAST(1 - CAST((0.5 * (COUNT(CAST("orders"."o_shippriority"'
+            ' AS DOUBLE PRECISION)) OVER (PARTITION BY "orders"."o_custkey") - 1)) - FLOOR((0.5 *'
+            ' (COUNT(CAST("orders"."o_shippriority" AS DOUBLE PRECISION)) OVER (PARTITION BY '
+            '"orders"."o_custkey") - 1))) AS DOUBLE PRECISION) AS DOUBLE PRECISION) * '
+            'CAST((ARRAY_AGG(CAST("orders"."o_shippriority" AS DOUBLE PRECISION) ORDER BY '
+            'CAST("orders"."o_shippriority" AS DOUBLE PRECISION) ASC NULLS LAST) FILTER(WHERE NOT'
+            ' CAST("orders"."o_shippriority" AS DOUBLE PRECISION) IS NULL) OVER (PARTITION BY '
+            '"orders"."o_custkey"))[CAST(FLOOR((0.5 * (COUNT(CAST("orders"."o_shippriority" AS '
+            'DOUBLE PRECISION)) OVER (PARTITION BY "orders"."o_custkey") - 1))) AS BIGINT) + 1] '
+            'AS DOUBLE PRECISION) + CAST((0.5 * (COUNT(CAST("orders"."o_shippriority" AS DOUBLE '
+            'PRECISION)) OVER (PARTITION BY "orders"."o_custkey") - 1)) - FLOOR((0.5 * '
+            '(COUNT(CAST("orders"."o_shippriority" AS DOUBLE PRECISION)) OVER (PARTITION BY '
+            '"orders"."o_custkey") - 1))) AS DOUBLE PRECISION) * '
+            'CAST((ARRAY_AGG(CAST("orders"."o_shippriority" AS DOUBLE PRECISION) ORDER BY '
+            'CAST("orders"."o_shippriority" AS DOUBLE PRECISION) ASC NULLS LAST) FILTER(WHERE NOT'
+            ' CAST("orders"."o_shippriority" AS DOUBLE PRECISION) IS NULL) OVER (PARTITION BY '
+            '"orders"."o_custkey"))[CAST(CEILING((0.5 * (COUNT(CAST("orders"."o_shippriority" AS '
+            'DOUBLE PRECISION)) OVER (PARTITION BY "orders"."o_custkey") - 1))) AS BIGINT) + 1] '
+            'AS DOUBLE PRECISION) END AS DOUBLE PRECISION) AS "m" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def bigquery_percentile_cont(node: exp.Window, ctx: Context) -> exp.Expr | None:
+    function = node.this
+    respects_nulls = isinstance(function, exp.RespectNulls)
+    if isinstance(function, (exp.IgnoreNulls, exp.RespectNulls)):
+        function = function.this
+    if not isinstance(function, exp.PercentileCont):
+        return None
+    rule_id = "BQ-PERCENTILE-CONT"
+    if respects_nulls:
+        return _refusal(ctx, rule_id, node, "PERCENTILE_CONT ... RESPECT NULLS sorts NULLs in")
+    if node.args.get("order") is not None or node.args.get("spec") is not None:
+        return _refusal(ctx, rule_id, node, "PERCENTILE_CONT's window has only PARTITION BY")
+    fraction = _fraction(function.expression)
+    if fraction is None:
+        return _refusal(
+            ctx,
+            rule_id,
+            function,
+            "PERCENTILE_CONT's fraction must be a number literal from 0 to 1",
+        )
+    value = function.this
+    if type_of(value) not in FLOATING_TYPES:
+        shown = type_of(value).value if type_of(value) else "this value"
+        return _refusal(
+            ctx,
+            rule_id,
+            node,
+            f"PERCENTILE_CONT of {shown}: translated for FLOAT64 values, whose result is FLOAT64",
+        )
+    result = interpolated_percentile(value, fraction.normalize(), False, "DOUBLE", "DOUBLE")
+    partition = node.args.get("partition_by") or []
+    for aggregate in list(result.find_all(exp.Count, exp.Filter)):
+        aggregate.replace(
+            exp.Window(
+                this=aggregate.copy(), partition_by=[p.copy() for p in partition], over="OVER"
+            )
+        )
+    return result

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from sql.diagnostics import TranslationError
 from sql.translate import translate_script
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -66,3 +67,37 @@ def test_a_parse_error_reads_the_same_whatever_the_hash_seed():
         "<stdin>:1:12: error[PARSE]: cannot parse: incomplete IF: a required part is missing",
         "<stdin>:1:16: error[PARSE]: cannot parse: incomplete DATEADD: a required part is missing",
     ]
+
+
+@pytest.mark.parametrize(
+    ("source", "place", "message"),
+    [
+        (
+            "SELECT\n" + "    o_orderkey,\n" * 13 + "    o_custkey, o_nothing\nFROM dbo.Orders",
+            (15, 16),
+            "Column 'o_nothing' could not be resolved.",
+        ),
+        (
+            # The same name resolved earlier: the column the error is about is the one located.
+            "SELECT o_orderkey,\n       zz.o_orderkey\nFROM dbo.Orders",
+            (2, 8),
+            "Column 'o_orderkey' could not be resolved for table: 'zz'.",
+        ),
+        (
+            "SELECT o.o_orderkey\nFROM dbo.Orders o\nJOIN dbo.Orders p ON p.o_orderkey = o.o_orderkey"
+            "\nWHERE o_custkey = 1",
+            (4, 7),
+            "Column 'o_custkey' could not be resolved.",
+        ),
+    ],
+)
+def test_an_unknown_column_has_one_location_ours(source, place, message):
+    # sqlglot's own message also quotes "Line: L, Col: C" (the name's last character).
+    with pytest.raises(TranslationError) as raised:
+        translate_script(source, "tsql")
+    [diagnostic] = raised.value.diagnostics
+    assert (diagnostic.rule, (diagnostic.line, diagnostic.col), diagnostic.message) == (
+        "COLUMN-UNKNOWN",
+        place,
+        message,
+    )

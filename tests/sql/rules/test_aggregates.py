@@ -193,6 +193,40 @@ def test_keep_as_a_window_gives_each_row_its_partitions_value(engines):
     assert on_duckdb == on_spark == expected, ansi_sql
 
 
+# BigQuery's analytic PERCENTILE_CONT(x, p) of FLOAT64 prices per customer: RN = 1 + p * (N - 1)
+# over the non-NULL values sorted, interpolated between the two around it (the definition
+# BigQuery documents, NULLs ignored by default), the partition's value on each of its rows.
+BIGQUERY_PERCENTILES = {
+    "0.5": [2.5, 6.375, None, -4.1, 5.995, 1.5],
+    "0.9": [7.9, 7.275, None, -4.1, 9.191, 1.9],
+    "1": [10.0, 7.5, None, -4.1, 9.99, 2.0],
+}
+
+
+def test_bigquery_analytic_percentile_gives_each_row_its_partitions_value(engines):
+    con, spark = engines
+    fractions = list(BIGQUERY_PERCENTILES)
+    columns = ", ".join(
+        f"PERCENTILE_CONT(CAST(o_totalprice AS FLOAT64), {p}) OVER (PARTITION BY o_custkey) AS p{i}"
+        for i, p in enumerate(fractions)
+    )
+    source = f"SELECT o_orderkey, {columns} FROM sales.orders"
+    ansi_sql = translate(source, "bigquery").ansi_sql.replace('"raw"."orders"', '"orders"')
+    customer = {row[0]: row[1] for row in ROWS}
+    for rows in (
+        con.sql(render(ansi_sql, "duckdb")).fetchall(),
+        [tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect()],
+    ):
+        assert sorted(row[0] for row in rows) == sorted(customer), ansi_sql
+        for key, *values in rows:
+            for fraction, got in zip(fractions, values, strict=True):
+                want = BIGQUERY_PERCENTILES[fraction][customer[key] - 1]
+                if want is None:
+                    assert got is None, (key, fraction, ansi_sql)
+                else:
+                    assert isinstance(got, float) and got == pytest.approx(want, rel=1e-15)
+
+
 def _pairs(group: int) -> tuple[list[float], list[float]]:
     """(y, x) = (o_totalprice, o_shippriority) of a group's rows with neither NULL."""
     kept = [(float(p), float(s)) for _, k, p, s, _ in ROWS if k == group and None not in (p, s)]
@@ -306,6 +340,17 @@ def test_aggregates_without_an_exact_form_are_refused(dialect, aggregate, rule):
             "snowflake",
             "SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY o_totalprice) OVER "
             "(PARTITION BY o_custkey) AS v FROM SALES.ORDERS",
+        ),
+        # BigQuery's NUMERIC result rounds to its scale as it does not document; RESPECT NULLS
+        (
+            "bigquery",
+            "SELECT PERCENTILE_CONT(o_totalprice, 0.5) OVER (PARTITION BY o_custkey) AS v "
+            "FROM sales.orders",
+        ),
+        (
+            "bigquery",
+            "SELECT PERCENTILE_CONT(CAST(o_totalprice AS FLOAT64), 0.5 RESPECT NULLS) OVER () "
+            "AS v FROM sales.orders",
         ),
     ],
 )

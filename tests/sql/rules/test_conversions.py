@@ -10,6 +10,7 @@ from decimal import Decimal
 import duckdb
 import pytest
 
+from sql.assumptions import Assumptions
 from sql.catalog import Catalog
 from sql.diagnostics import TranslationError
 from sql.render import render
@@ -150,6 +151,54 @@ def test_to_number_of_text_that_is_no_such_number_raises(text, spark_engine):
         _on_spark(ansi_sql, rows, spark_engine)
 
 
+# Oracle's TO_NUMBER(text) without a format: the number the text writes (Oracle SQL Language
+# Reference, TO_NUMBER; '' is NULL in Oracle), held as DECIMAL(38, oracle_number_scale). Under
+# a scale of 0 the fractions are what the assumption's warning says: rounded half away from
+# zero.
+ORACLE_ROWS = [*ROWS, (8, "", None, None), (9, "-0.0625", None, None)]
+ORACLE_NUMBERS = {
+    None: [
+        (1, Decimal("12.6")), (2, Decimal("12.5")), (3, Decimal("-12.5")), (4, Decimal("7")),
+        (5, Decimal("1000")), (6, Decimal("0.5")), (7, None), (8, None),
+        (9, Decimal("-0.0625")),
+    ],
+    0: [
+        (1, Decimal("13")), (2, Decimal("13")), (3, Decimal("-13")), (4, Decimal("7")),
+        (5, Decimal("1000")), (6, Decimal("1")), (7, None), (8, None), (9, Decimal("0")),
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("scale", "expected"), ORACLE_NUMBERS.items())
+def test_oracle_to_number_reads_text_at_the_assumed_scale(scale, expected, spark_engine):
+    overrides = {} if scale is None else {"oracle_number_scale": str(scale)}
+    translation = translate(
+        "SELECT id, TO_NUMBER(s) AS n FROM S.VALS",
+        "oracle",
+        catalog=CATALOG,
+        assumptions=Assumptions().with_overrides(overrides),
+    )
+    stated = 10 if scale is None else scale
+    assert dict(translation.assumed) == {"oracle_number_scale": str(stated)}
+    [warning] = [d for d in translation.diagnostics if d.rule == "ORA-TO-NUMBER"]
+    assert warning.severity == "warning" and f"DECIMAL(38, {stated})" in warning.message
+    assert _on_duckdb(translation.ansi_sql, ORACLE_ROWS) == expected
+    assert _on_spark(translation.ansi_sql, ORACLE_ROWS, spark_engine) == expected
+
+
+@pytest.mark.parametrize(
+    ("source", "rule"),
+    [
+        ("SELECT TO_NUMBER(n) AS x FROM S.VALS", "ORA-TO-NUMBER"),  # not text: NUMBER stays
+        ("SELECT TO_NUMBER(s, '99.9') AS x FROM S.VALS", "ORA-TO-NUMBER"),  # a format
+    ],
+)
+def test_oracle_to_number_without_an_exact_form_is_refused(source, rule):
+    with pytest.raises(TranslationError) as raised:
+        translate(source, "oracle", catalog=CATALOG)
+    assert [d.rule for d in raised.value.diagnostics] == [rule]
+
+
 # Text read with a format of fixed-width digit fields: (dialect, call on s, the texts of a
 # date in that format, texts each source would refuse or read its own way).
 DATE_FORMATS = [
@@ -241,7 +290,6 @@ def test_oracle_number_texts_oracle_does_not_settle_raise(model, text, spark_eng
 REFUSED = [
     ("snowflake", "SELECT TO_NUMBER(s, '999.9') AS n FROM S.VALS", "FMT-TO-NUMBER"),
     ("snowflake", "SELECT TRY_TO_DECIMAL(s, '999.9') AS n FROM S.VALS", "FMT-TO-NUMBER"),
-    ("oracle", "SELECT TO_NUMBER(s) AS n FROM S.VALS", "FMT-TO-NUMBER"),
     ("snowflake", "SELECT TO_CHAR(CAST(n AS DOUBLE)) AS t FROM S.VALS", "CAST-TO-TEXT"),
     ("teradata", "SELECT TO_NUMBER(s) AS n FROM s.vals", "FMT-TO-NUMBER"),
     ("teradata", "SELECT CASE_N(n < 0, UNKNOWN, NO CASE) AS c FROM s.vals", "PARSE"),

@@ -135,6 +135,8 @@ def _tsql(d: dt.date, t: dt.datetime) -> tuple[str, ...]:
         f"{stamp} {clock}",  # 120 of a DATETIME
         f"{stamp[:7]}",  # VARCHAR(7), 120
         clock,  # 108
+        f"{dd}/{m}/{y}",  # 103
+        f"{m}/{dd}/{y}",  # 101, VARCHAR
     )
 
 
@@ -142,8 +144,8 @@ def test_tsql_convert_styles_print_the_styles_digits_and_truncate_to_the_length(
     ansi_sql = translate(
         "SELECT id, CONVERT(varchar, d, 112) AS a, CONVERT(varchar(10), d, 23) AS b,"
         " CONVERT(char(10), d, 101) AS c, CONVERT(nvarchar, d, 4) AS e, CONVERT(varchar, ts, 120)"
-        " AS f, CONVERT(VARCHAR(7), ts, 120) AS g, CONVERT(varchar(8), ts, 108) AS h"
-        " FROM dbo.moments",
+        " AS f, CONVERT(VARCHAR(7), ts, 120) AS g, CONVERT(varchar(8), ts, 108) AS h,"
+        " CONVERT(VARCHAR, d, 103) AS i, CONVERT(VARCHAR, d, 101) AS j FROM dbo.moments",
         "tsql",
         catalog=CATALOG,
     ).ansi_sql
@@ -220,8 +222,12 @@ def test_teradata_format_phrases_print_the_dates_digits(spark_engine):
         # names, milliseconds: styles refused
         ("tsql", "SELECT CONVERT(varchar, d, 106) AS a FROM dbo.moments", "TSQL-CONVERT", "106"),
         ("tsql", "SELECT CONVERT(varchar, ts, 121) AS a FROM dbo.moments", "TSQL-CONVERT", "121"),
-        # a time style of a DATE; CHAR(n) that pads or cuts
+        # a style with a time of day, of a DATE: the documentation states only a datetime's
+        # text (yyyy-mm-dd hh:mi:ss), not whether a date prints midnight or no time; CHAR(n)
+        # that pads or cuts
         ("tsql", "SELECT CONVERT(varchar, d, 120) AS a FROM dbo.moments", "TSQL-CONVERT", "120"),
+        ("tsql", "SELECT CONVERT(varchar, d, 121) AS a FROM dbo.moments", "TSQL-CONVERT", "DATE"),
+        ("tsql", "SELECT CONVERT(varchar, d, 20) AS a FROM dbo.moments", "TSQL-CONVERT", "DATE"),
         ("tsql", "SELECT CONVERT(char(12), d, 112) AS a FROM dbo.moments", "TSQL-CONVERT", "112"),
         # Teradata FORMAT: names, a text cut or padded by the session's mode, a timestamp
         (
