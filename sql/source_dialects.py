@@ -418,6 +418,10 @@ class PlumblineTeradata(Teradata, Semantics):
             target = self._last_type
             if isinstance(cast, exp.StrToTime) and isinstance(target, exp.DataType):
                 cast.set("target_type", target)
+            if isinstance(cast, exp.StrToDate):
+                # CAST(x AS DATE FORMAT '...'): a date or timestamp x is converted as by a
+                # CAST without FORMAT (the phrase only says how the DATE is shown).
+                cast.meta["format_phrase"] = True
             return cast
 
         def _parse_index(

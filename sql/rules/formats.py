@@ -573,7 +573,9 @@ def text_to_date(
     "raises, as an invalid month or day does. Snowflake's TRY_TO_DATE of a string column is "
     "the same, and NULL for text without a digit (none of the fields). BigQuery's PARSE_DATE "
     "may leave fields out ('%Y', '%Y-%m'): each one it lacks is 1970-01-01's, as documented. "
-    "Other elements (two-digit years, names, times) and other TRY_ / SAFE_ forms are refused.",
+    "Other elements (two-digit years, names, times) and other TRY_ / SAFE_ forms are refused. "
+    "Teradata's CAST(x AS DATE FORMAT '...') of a DATE or TIMESTAMP is CAST(x AS DATE): the "
+    "FORMAT phrase is how the DATE is shown, not how it is read; of a number, it is refused.",
     (
         (
             "snowflake",
@@ -603,7 +605,16 @@ def to_date(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         or isinstance(node.this, exp.Literal)
     ):
         return None  # TRY_TO_DATE of a literal, other dialects' safe forms: refused
-    if type_of(node.this) not in TEXT_TYPES:
+    kind = type_of(node.this)
+    if (
+        node.meta.get("format_phrase")
+        and not safe
+        and (kind == exp.DType.DATE or kind in (exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ))
+    ):
+        # Teradata's CAST(d AS DATE FORMAT '...') of a DATE or TIMESTAMP: the FORMAT phrase
+        # is how the DATE is shown, not read; the value is CAST(d AS DATE)'s.
+        return cast(node.this, "DATE") if kind != exp.DType.DATE else clone(node.this)
+    if kind not in TEXT_TYPES:
         return None  # a date already (DATE-LITERAL), a number: not read as text here
     if (
         isinstance(node, exp.StrToDate)
