@@ -391,6 +391,70 @@ def constructor(node: exp.Array, ctx: Context) -> exp.Expr | None:
     return node
 
 
+def _one_element_type(elements: list[exp.Expr]) -> exp.DataType | None:
+    """The type every element of ``elements`` has (a NULL literal takes it), or None when
+    they have none in common or one is unknown."""
+    kinds = {
+        e.type.sql(): e.type
+        for e in elements
+        if not isinstance(e, exp.Null) and isinstance(e.type, exp.DataType)
+    }
+    typed_elements = [e for e in elements if not isinstance(e, exp.Null)]
+    known = all(
+        isinstance(e.type, exp.DataType) and not e.type.is_type(exp.DType.UNKNOWN, exp.DType.NULL)
+        for e in typed_elements
+    )
+    if not typed_elements or not known or len(kinds) != 1:
+        return None
+    return next(iter(kinds.values()))
+
+
+@rule(
+    "ARRAY-CONSTRUCT",
+    "rewrite",
+    ("snowflake",),
+    (exp.Array,),
+    "Snowflake's `ARRAY_SIZE(ARRAY_CONSTRUCT(v, ...))` is `CARDINALITY(ARRAY[v, ...])` "
+    "(S091, S091-03) when every element has one and the same type (a NULL is an element of "
+    "that type): Snowflake's array of N arguments has N elements, NULLs included, as the "
+    "standard's has. Elsewhere an ARRAY_CONSTRUCT stays refused (ARRAY-AGG): its elements "
+    "are VARIANTs, so an element read by a subscript, FLATTEN's VALUE or the array as an "
+    "output column has no typed ANSI form, and an empty or mixed one has no element type.",
+    (
+        (
+            "snowflake",
+            "SELECT ARRAY_SIZE(ARRAY_CONSTRUCT(o_orderkey, o_custkey, NULL)) AS n "
+            "FROM SALES.ORDERS",
+            'SELECT CAST(CARDINALITY(ARRAY["orders"."o_orderkey", "orders"."o_custkey", '
+            'CAST(NULL AS BIGINT)]) AS BIGINT) AS "n" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def snowflake_constructor(node: exp.Array, ctx: Context) -> exp.Expr | None:
+    consumer = node.parent
+    if not (
+        isinstance(consumer, exp.ArraySize)
+        and consumer.this is node
+        and consumer.args.get("expression") is None
+    ):
+        return None  # ARRAY-AGG refuses it
+    kind = _one_element_type(node.expressions)
+    if kind is None:
+        ctx.report(
+            "error",
+            "ARRAY-AGG",
+            node,
+            "an ARRAY_CONSTRUCT is translated (under ARRAY_SIZE) when its elements have one "
+            "and the same type; an empty one or one of mixed types has no ANSI element type",
+        )
+        return node
+    for element in node.expressions:
+        if isinstance(element, exp.Null):
+            element.replace(typed(exp.Cast(this=exp.Null(), to=kind.copy()), kind.sql()))
+    node.type = exp.DataType(this=exp.DType.ARRAY, expressions=[kind.copy()], nested=True)
+    return node
+
+
 def _holds_array(kind: exp.DataType | None) -> bool:
     if not isinstance(kind, exp.DataType):
         return False
