@@ -16,6 +16,9 @@ A BigQuery ``ARRAY<T>`` is the standard's ``T ARRAY`` and a ``STRUCT<f T, ...>``
 - ``[v, ...]`` is ``ARRAY[v, ...]`` when every element has the same type (BigQuery would
   coerce mixed numeric elements to a common supertype the standard does not choose alike).
 - ``x.f`` on a struct is a field reference, unchanged.
+- ``STRUCT(a AS f, b)`` (a column names its field) and ``STRUCT<f T, ...>(a, ...)`` are
+  ``CAST(ROW(a, b) AS ROW(f T, ...))``: the standard's row value constructor, its fields
+  named and typed by the CAST.
 - ``ARRAY_AGG(STRUCT(a, b) ORDER BY k)[OFFSET(0)].a`` reads one field of one element: it is
   ``ARRAY_AGG(a ORDER BY k)[OFFSET(0)]``, no STRUCT value built.
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from sql.ansi import RowValue
 from sql.rules.base import Context, rule
 from sql.rules.build import INTEGER_TYPES, clone, integer_literal, lit, typed
 from sql.rules.conditionals import in_array_literal
@@ -655,3 +659,124 @@ def array_agg_field(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         inner = inner.this
     inner.set("this", clone(value))
     return rewritten
+
+
+# What a field of a BigQuery STRUCT may be given, in the typed syntax STRUCT<f T>(v): a
+# value of the field's type, or an integer of a narrower integer type (a literal is an INT).
+_INTEGER_WIDTHS = {
+    exp.DType.TINYINT: 1,
+    exp.DType.SMALLINT: 2,
+    exp.DType.INT: 4,
+    exp.DType.BIGINT: 8,
+}
+
+
+def _fits(value: exp.DataType, field: exp.DataType) -> bool:
+    text = (exp.DType.VARCHAR, exp.DType.TEXT)  # BigQuery's STRING, without a length
+    if value == field or (
+        value.this in text and field.this in text and not value.expressions + field.expressions
+    ):
+        return True
+    low, high = _INTEGER_WIDTHS.get(value.this), _INTEGER_WIDTHS.get(field.this)
+    return low is not None and high is not None and low <= high
+
+
+def _field_name(field: exp.Expr) -> tuple[str | None, exp.Expr]:
+    """The name BigQuery gives a field of STRUCT(...) (an alias, else a column's name), and
+    its value; no name for any other unaliased expression (an anonymous field)."""
+    if isinstance(field, exp.PropertyEQ):
+        return field.this.name, field.expression
+    if isinstance(field, exp.Alias):
+        return field.alias, field.this
+    if isinstance(field, exp.Column):
+        return field.name, field
+    return None, field
+
+
+def _known(kind: exp.DataType | None) -> bool:
+    return isinstance(kind, exp.DataType) and not kind.is_type(
+        exp.DType.UNKNOWN, exp.DType.NULL, exp.DType.USERDEFINED
+    )
+
+
+@rule(
+    "ROW-CONSTRUCTOR",
+    "rewrite",
+    ("bigquery",),
+    (exp.Struct,),
+    "BigQuery's `STRUCT(a AS f, b, ...)` is the standard's `CAST(ROW(a, b, ...) AS ROW(f T, "
+    "b U, ...))` (T051): a row value whose fields are named as BigQuery names them (the "
+    "alias, else the column's name) and typed as their values are. The typed syntax "
+    "`STRUCT<f T, ...>(a, ...)` is `CAST(ROW(a, ...) AS ROW(f T, ...))` when each value has "
+    "its field's type or a narrower integer type. A field without a name (an expression "
+    "without AS), two fields of one name, a value of unknown type, and a typed field given "
+    "a value of another type (BigQuery's coercions) are refused.",
+    (
+        (
+            "bigquery",
+            "SELECT STRUCT(o_orderkey, o_totalprice AS price) AS o FROM sales.orders",
+            'SELECT CAST(ROW("orders"."o_orderkey", "orders"."o_totalprice") AS ROW('
+            '"o_orderkey" BIGINT, "price" DECIMAL(15, 2))) AS "o" FROM "raw"."orders" AS '
+            '"orders"',
+        ),
+    ),
+)
+def row_constructor(node: exp.Struct, ctx: Context) -> exp.Expr | None:
+    cast = node.parent
+    declared = cast.to if isinstance(cast, exp.Cast) and cast.this is node else None
+    if declared is not None and declared.is_type(exp.DType.STRUCT):
+        fields = declared.expressions
+        if len(fields) != len(node.expressions):
+            return _refuse(ctx, "ROW-CONSTRUCTOR", node, "a STRUCT<...> of another field count")
+        for field, value in zip(fields, node.expressions, strict=True):
+            kind = field.args.get("kind") if isinstance(field, exp.ColumnDef) else None
+            if not (
+                _known(value.type) and isinstance(kind, exp.DataType) and _fits(value.type, kind)
+            ):
+                return _refuse(
+                    ctx,
+                    "ROW-CONSTRUCTOR",
+                    value,
+                    f"a value of type {value.type.sql() if _known(value.type) else 'unknown'} "
+                    f"for the STRUCT field {field.name} of type "
+                    f"{kind.sql() if kind else 'unknown'}: BigQuery's coercion is not the "
+                    "standard's CAST; cast the value to the field's type",
+                )
+        row = RowValue(expressions=[clone(v) for v in node.expressions])
+        row.type = declared.copy()
+        return row
+    names: list[str] = []
+    values: list[exp.Expr] = []
+    for field in node.expressions:
+        name, value = _field_name(field)
+        if name is None:
+            return _refuse(
+                ctx,
+                "ROW-CONSTRUCTOR",
+                field,
+                "a STRUCT field without a name (BigQuery's anonymous field) has no standard "
+                "form: name it with AS",
+            )
+        if name.lower() in (n.lower() for n in names):
+            return _refuse(ctx, "ROW-CONSTRUCTOR", field, f"a second STRUCT field named {name}")
+        if not _known(value.type):
+            return _refuse(
+                ctx,
+                "ROW-CONSTRUCTOR",
+                field,
+                f"the STRUCT field {name} has no known type: CAST it to the field's type",
+            )
+        names.append(name)
+        values.append(value)
+    kind = exp.DataType(
+        this=exp.DType.STRUCT,
+        expressions=[
+            exp.ColumnDef(this=exp.to_identifier(n, quoted=True), kind=v.type.copy())
+            for n, v in zip(names, values, strict=True)
+        ],
+        nested=True,
+    )
+    row = RowValue(expressions=[clone(v) for v in values])
+    result = exp.Cast(this=row, to=kind)
+    result.type = kind.copy()
+    return result
