@@ -229,6 +229,9 @@ class PlumblineRedshift(Redshift, Semantics):
     DAY_OF_WEEK_OF_SUNDAY = 0
     FLOAT_PRECISION_PICKS_WIDTH = True
     FLOAT_ROUND_TIES = None
+    # MONTH / Month / month padded to 9, MON / Mon / mon, DAY, DY as written (Redshift's
+    # datetime format strings, PostgreSQL's)
+    FORMAT_NAME_CASE = "element"
     GREATEST_IGNORES_NULLS = True
     INTERVAL_MONTHS_CLAMP = True
     ISO_TIMESTAMP_STRINGS = True
