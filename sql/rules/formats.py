@@ -606,7 +606,8 @@ def text_to_date(
     "may leave fields out ('%Y', '%Y-%m'): each one it lacks is 1970-01-01's, as documented. "
     "Other elements (two-digit years, names, times) and other TRY_ / SAFE_ forms are refused. "
     "Teradata's CAST(x AS DATE FORMAT '...') of a DATE or TIMESTAMP is CAST(x AS DATE): the "
-    "FORMAT phrase is how the DATE is shown, not how it is read; of a number, it is refused.",
+    "FORMAT phrase is how the DATE is shown, not how it is read; of a number, it is refused. "
+    "Teradata's conversion syntax x (DATE, FORMAT '...') (or without the comma) is that CAST.",
     (
         (
             "snowflake",

@@ -84,8 +84,11 @@ def test_undocumented_conversions_are_refused_by_name(query, words):
 
 # CAST(x AS DATE FORMAT '...') of a DATE or TIMESTAMP: Teradata's FORMAT phrase sets how the
 # DATE is shown, so the value is the date itself (the timestamp's date).
+# Teradata's conversion syntax, x (DATE [,] FORMAT '...'), is the same CAST: text read by the
+# format, a DATE as it is.
 DATE_CAST = (
-    "SELECT CAST(d AS DATE FORMAT 'MM/DD/YYYY') AS a, CAST(ts AS DATE FORMAT 'YYYYMMDD') AS b "
+    "SELECT CAST(d AS DATE FORMAT 'MM/DD/YYYY') AS a, CAST(ts AS DATE FORMAT 'YYYYMMDD') AS b, "
+    "'2024/02/29' (DATE, FORMAT 'YYYY/MM/DD') AS c, d (DATE FORMAT 'DD.MM.YYYY') AS e "
     "FROM s.other"
 )
 DATE_ROWS = (
@@ -97,7 +100,7 @@ def test_cast_of_a_date_with_a_format_phrase_is_the_date_on_both_engines(spark_e
     ansi = translate(DATE_CAST, "teradata", catalog=CATALOG).ansi_sql
     spark = spark_engine.session().newSession()
     on_duckdb, on_spark = rows_on_engines(spark, ansi, other=DATE_ROWS)
-    expected = [(dt.date(2024, 2, 29), dt.date(1999, 12, 31))]
+    expected = [(dt.date(2024, 2, 29), dt.date(1999, 12, 31), *[dt.date(2024, 2, 29)] * 2)]
     assert on_duckdb == on_spark == expected, ansi
 
 
