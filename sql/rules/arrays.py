@@ -693,6 +693,13 @@ def _field_name(field: exp.Expr) -> tuple[str | None, exp.Expr]:
     return None, field
 
 
+def _field_type(kind: exp.DataType) -> exp.DataType:
+    """A STRUCT field's type as BigQuery has it: every integer is an INT64 (a literal 1 too)."""
+    if kind.this in INTEGER_TYPES:
+        return exp.DataType.build("BIGINT")
+    return kind.copy()
+
+
 def _known(kind: exp.DataType | None) -> bool:
     return isinstance(kind, exp.DataType) and not kind.is_type(
         exp.DType.UNKNOWN, exp.DType.NULL, exp.DType.USERDEFINED
@@ -708,8 +715,10 @@ def _known(kind: exp.DataType | None) -> bool:
     "b U, ...))` (T051): a row value whose fields are named as BigQuery names them (the "
     "alias, else the column's name) and typed as their values are. The typed syntax "
     "`STRUCT<f T, ...>(a, ...)` is `CAST(ROW(a, ...) AS ROW(f T, ...))` when each value has "
-    "its field's type or a narrower integer type. A field without a name (an expression "
-    "without AS), two fields of one name, a value of unknown type, and a typed field given "
+    "its field's type or a narrower integer type. An integer field is a BIGINT (INT64). A "
+    "field without a name (an expression without AS), two fields of one name, a value of "
+    "unknown type, a computed NUMERIC (whose precision the engines choose differently; a "
+    "column or a CAST is translated), and a typed field given "
     "a value of another type (BigQuery's coercions) are refused.",
     (
         (
@@ -766,12 +775,20 @@ def row_constructor(node: exp.Struct, ctx: Context) -> exp.Expr | None:
                 field,
                 f"the STRUCT field {name} has no known type: CAST it to the field's type",
             )
+        if value.type.is_type(exp.DType.DECIMAL) and not isinstance(value, (exp.Column, exp.Cast)):
+            return _refuse(
+                ctx,
+                "ROW-CONSTRUCTOR",
+                field,
+                f"the STRUCT field {name} is a computed NUMERIC, whose precision and scale the "
+                "engines choose differently: CAST it to the type it should have",
+            )
         names.append(name)
         values.append(value)
     kind = exp.DataType(
         this=exp.DType.STRUCT,
         expressions=[
-            exp.ColumnDef(this=exp.to_identifier(n, quoted=True), kind=v.type.copy())
+            exp.ColumnDef(this=exp.to_identifier(n, quoted=True), kind=_field_type(v.type))
             for n, v in zip(names, values, strict=True)
         ],
         nested=True,

@@ -362,16 +362,16 @@ def _as_python(value):
 # BigQuery STRUCT constructors: a row value with the fields BigQuery names (an alias, a
 # column's name, the typed syntax's names) and types, on both engines.
 STRUCTS = (
-    "SELECT id, STRUCT(id, point.x AS px, STRUCT(id AS k) AS inner_row) AS s,"
+    "SELECT id, STRUCT(id, point.x AS px, STRUCT(id AS k, 7 AS one) AS inner_row) AS s,"
     " STRUCT<n INT64, t STRING>(1, 'a') AS typed FROM p.g.genomes",
     "SELECT ARRAY_AGG(STRUCT(id AS k, point.x AS px) ORDER BY id DESC LIMIT 1)[OFFSET(0)]"
     " AS latest FROM p.g.genomes",
 )
 STRUCT_ROWS = (
     [
-        (1, {"id": 1, "px": 1.5, "inner_row": {"k": 1}}, {"n": 1, "t": "a"}),
-        (2, {"id": 2, "px": None, "inner_row": {"k": 2}}, {"n": 1, "t": "a"}),
-        (3, {"id": 3, "px": 2.0, "inner_row": {"k": 3}}, {"n": 1, "t": "a"}),
+        (1, {"id": 1, "px": 1.5, "inner_row": {"k": 1, "one": 7}}, {"n": 1, "t": "a"}),
+        (2, {"id": 2, "px": None, "inner_row": {"k": 2, "one": 7}}, {"n": 1, "t": "a"}),
+        (3, {"id": 3, "px": 2.0, "inner_row": {"k": 3, "one": 7}}, {"n": 1, "t": "a"}),
     ],
     [({"k": 3, "px": 2.0},)],
 )
@@ -380,8 +380,8 @@ STRUCT_TYPES = (
         ("id", "BIGINT", "bigint"),
         (
             "s",
-            "STRUCT(id BIGINT, px DOUBLE, inner_row STRUCT(k BIGINT))",
-            "struct<id:bigint,px:double,inner_row:struct<k:bigint>>",
+            "STRUCT(id BIGINT, px DOUBLE, inner_row STRUCT(k BIGINT, one BIGINT))",
+            "struct<id:bigint,px:double,inner_row:struct<k:bigint,one:bigint>>",
         ),
         ("typed", "STRUCT(n BIGINT, t VARCHAR)", "struct<n:bigint,t:string>"),
     ],
@@ -419,6 +419,10 @@ def test_struct_constructors_give_the_same_rows_and_types_on_both_engines(
         ("SELECT STRUCT(id + 1) AS s FROM p.g.genomes", "without a name"),
         ("SELECT STRUCT(id, id AS ID) AS s FROM p.g.genomes", "second STRUCT field"),
         ("SELECT STRUCT<x FLOAT64>(id) AS s FROM p.g.genomes", "coercion"),
+        (
+            "SELECT STRUCT(CAST(id AS NUMERIC) * 2 AS n) AS s FROM p.g.genomes",
+            "computed NUMERIC",
+        ),
     ],
 )
 def test_struct_constructors_without_a_standard_form_are_refused(source, words):
