@@ -211,7 +211,19 @@ class JsonTable(exp.Expression, exp.Func):
 
 
 JSON_OPERATORS = (JsonExists, JsonValue, JsonTable)
-ALLOWED_EXPRESSIONS = ALLOWED_EXPRESSIONS | frozenset(JSON_OPERATORS)
+
+
+class RowValue(exp.Expression, exp.Func):
+    """``ROW(v, ...)``: the standard's explicit row value constructor. Its fields have no
+    names of their own: sql/rules/arrays.py writes it only as ``CAST(ROW(...) AS ROW(f T,
+    ...))``, which names and types them (sqlglot's Struct would infer names per engine)."""
+
+    arg_types = {"expressions": True}
+    is_var_len_args = True
+    _sql_names = ["ROW"]
+
+
+ALLOWED_EXPRESSIONS = ALLOWED_EXPRESSIONS | frozenset((*JSON_OPERATORS, RowValue))
 
 
 def row_field(node: exp.Expr) -> bool:
@@ -435,6 +447,7 @@ class Ansi(Dialect):
             },
             "LISTAGG": lambda self: self._parse_string_agg(),
             "CARDINALITY": lambda self: exp.ArraySize(this=self._parse_disjunction()),
+            "ROW": lambda self: RowValue(expressions=self._parse_csv(self._parse_disjunction)),
             "JSON_EXISTS": lambda self: self._parse_json_operator(JsonExists),
             "JSON_VALUE": lambda self: self._parse_json_operator(JsonValue),
             "JSON_TABLE": lambda self: self._parse_json_operator(JsonTable),
@@ -610,6 +623,7 @@ class Ansi(Dialect):
             exp.Variance: lambda self, e: self.func("VAR_SAMP", e.this),
             exp.VariancePop: lambda self, e: self.func("VAR_POP", e.this),
             JsonExists: lambda self, e: self.jsonexists_sql(e),
+            RowValue: lambda self, e: self.func("ROW", *e.expressions),
             JsonValue: lambda self, e: self.jsonvalue_sql(e),
             JsonTable: lambda self, e: self.jsontable_sql(e),
         }
@@ -846,6 +860,7 @@ __all__ = [
     "JsonExists",
     "JsonTable",
     "JsonValue",
+    "RowValue",
     "generate",
     "group_problem",
     "limit_to_fetch",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql import jsonpath, portable
-from sql.ansi import JsonExists, JsonTable, JsonValue
+from sql.ansi import JsonExists, JsonTable, JsonValue, RowValue
 
 Feature = tuple[str, str]
 
@@ -109,6 +109,7 @@ NODE_FEATURES: dict[type[exp.Expr], Feature] = {
     JsonExists: ("T821", "Basic SQL/JSON query operators"),
     JsonValue: ("T821", "Basic SQL/JSON query operators"),
     JsonTable: ("T821", "Basic SQL/JSON query operators"),
+    RowValue: ("T051", "Row types"),
 }
 
 # What each SQL/JSON operator's form (sql/ansi.py) and path (sql/jsonpath.py) ask for.
@@ -240,6 +241,7 @@ SPELLING: dict[type[exp.Expr], str] = {
     JsonExists: "JSON_EXISTS",
     JsonValue: "JSON_VALUE",
     JsonTable: "JSON_TABLE",
+    RowValue: "ROW(...)",
     **{function.node: function.name for function in portable.PORTABLE_FUNCTIONS},
 }
 

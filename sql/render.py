@@ -11,7 +11,7 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel, SqlglotError
 
 from sql import jsonpath, portable
-from sql.ansi import Ansi, JsonExists, JsonTable, JsonValue, parse_type
+from sql.ansi import Ansi, JsonExists, JsonTable, JsonValue, RowValue, parse_type
 from sql.diagnostics import Diagnostic, TranslationError, node_offset, offset_to_line_col
 from sql.engines import ENGINES, Engine
 from sql.tree import parenthesize, preorder, range_source
@@ -29,6 +29,19 @@ def _call(name: str, *args: exp.Expr | str) -> exp.Expr:
         this=name,
         expressions=[exp.Literal.string(a) if isinstance(a, str) else a.copy() for a in args],
     )
+
+
+def _row_values(tree: exp.Expr, engine: Engine) -> exp.Expr:
+    """The standard's ROW(v, ...) is DuckDB's ROW(...) and Spark's STRUCT(...): an unnamed
+    row each, whose CAST to a row type (the only place a translation writes one) names the
+    fields by position on both."""
+    for node in reversed(list(tree.find_all(RowValue, bfs=False))):  # inner rows first
+        values = [e.copy() for e in node.expressions]
+        if engine == "spark":
+            node.replace(exp.Struct(expressions=values))
+        else:
+            node.replace(exp.Anonymous(this="ROW", expressions=values))
+    return tree
 
 
 def _engine_error(engine: Engine, message: str) -> exp.Expr:
@@ -1205,6 +1218,7 @@ def render(
     tree = _json_operators(tree, engine, ansi_sql, file)
     tree = _element_access(tree, engine)
     tree = _portable_functions(tree, engine)
+    tree = _row_values(tree, engine)
     if engine == "spark":
         tree = _unnest_for_spark(tree)
         tree = _array_agg_for_spark(tree)

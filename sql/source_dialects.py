@@ -29,6 +29,7 @@ from sqlglot.dialects.redshift import Redshift
 from sqlglot.dialects.snowflake import Snowflake
 from sqlglot.dialects.teradata import Teradata
 from sqlglot.dialects.tsql import TSQL
+from sqlglot.time import format_time
 from sqlglot.tokens import Token, TokenType
 
 from sql.client_commands import batch_separators, may_hold_go
@@ -229,6 +230,9 @@ class PlumblineRedshift(Redshift, Semantics):
     DAY_OF_WEEK_OF_SUNDAY = 0
     FLOAT_PRECISION_PICKS_WIDTH = True
     FLOAT_ROUND_TIES = None
+    # MONTH / Month / month padded to 9, MON / Mon / mon, DAY, DY as written (Redshift's
+    # datetime format strings, PostgreSQL's)
+    FORMAT_NAME_CASE = "element"
     GREATEST_IGNORES_NULLS = True
     INTERVAL_MONTHS_CLAMP = True
     ISO_TIMESTAMP_STRINGS = True
@@ -418,7 +422,39 @@ class PlumblineTeradata(Teradata, Semantics):
             target = self._last_type
             if isinstance(cast, exp.StrToTime) and isinstance(target, exp.DataType):
                 cast.set("target_type", target)
+            if isinstance(cast, exp.StrToDate):
+                # CAST(x AS DATE FORMAT '...'): a date or timestamp x is converted as by a
+                # CAST without FORMAT (the phrase only says how the DATE is shown).
+                cast.meta["format_phrase"] = True
             return cast
+
+        def _date_format_follows(self, ahead: int = 0) -> bool:
+            """Whether ``(DATE FORMAT '...')`` or ``(DATE, FORMAT '...')`` comes ``ahead``
+            tokens on: Teradata's conversion syntax, the CAST(x AS DATE FORMAT '...') of the
+            value before it."""
+            at = self._index + ahead
+            kinds = [t.token_type for t in self._tokens[at : at + 7]]
+            if kinds[:2] != [TokenType.L_PAREN, TokenType.DATE]:
+                return False
+            rest = kinds[3:] if kinds[2:3] == [TokenType.COMMA] else kinds[2:]
+            return rest[:3] == [TokenType.FORMAT, TokenType.STRING, TokenType.R_PAREN]
+
+        def _date_conversion(self, this: exp.Expr) -> exp.Expr:
+            """``this (DATE [,] FORMAT '...')``, the tokens at the parser: as CAST(this AS
+            DATE FORMAT '...') reads."""
+            self._advance(2)  # ( DATE
+            self._match(TokenType.COMMA)
+            self._advance()  # FORMAT
+            written = self._parse_string()
+            self._match_r_paren()
+            codes = format_time(
+                written.name if written is not None else "",
+                self.dialect.FORMAT_MAPPING or self.dialect.TIME_MAPPING,
+                self.dialect.FORMAT_TRIE or self.dialect.TIME_TRIE,
+            )
+            converted = exp.StrToDate(this=this, format=exp.Literal.string(codes))
+            converted.meta["format_phrase"] = True
+            return converted
 
         def _parse_index(
             self, index: exp.Expr | None = None, anonymous: bool = False
@@ -505,6 +541,8 @@ class PlumblineTeradata(Teradata, Semantics):
                     texts = texts[:1] + texts[2:]
                 if texts[1:2] and texts[1] in _CASE_ATTRIBUTES and texts[2:3] == [")"]:
                     return None
+                if self._date_format_follows(1):
+                    return None  # `c (DATE FORMAT '...')` converts column c
             return super()._parse_function(*args, **kwargs)
 
         def _parse_column_ops(self, this: exp.Expr | None) -> exp.Expr | None:
@@ -512,6 +550,9 @@ class PlumblineTeradata(Teradata, Semantics):
             # case attribute: it takes `'a' (NOT CASESPECIFIC)` for a call of 'a'.
             this = super()._parse_column_ops(this)
             while this is not None and self._curr and self._curr.token_type == TokenType.L_PAREN:
+                if self._date_format_follows():
+                    this = super()._parse_column_ops(self._date_conversion(this))
+                    continue
                 start = self._index
                 self._advance()
                 negated = self._match(TokenType.NOT)

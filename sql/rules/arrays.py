@@ -16,6 +16,9 @@ A BigQuery ``ARRAY<T>`` is the standard's ``T ARRAY`` and a ``STRUCT<f T, ...>``
 - ``[v, ...]`` is ``ARRAY[v, ...]`` when every element has the same type (BigQuery would
   coerce mixed numeric elements to a common supertype the standard does not choose alike).
 - ``x.f`` on a struct is a field reference, unchanged.
+- ``STRUCT(a AS f, b)`` (a column names its field) and ``STRUCT<f T, ...>(a, ...)`` are
+  ``CAST(ROW(a, b) AS ROW(f T, ...))``: the standard's row value constructor, its fields
+  named and typed by the CAST.
 - ``ARRAY_AGG(STRUCT(a, b) ORDER BY k)[OFFSET(0)].a`` reads one field of one element: it is
   ``ARRAY_AGG(a ORDER BY k)[OFFSET(0)]``, no STRUCT value built.
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from sql.ansi import RowValue
 from sql.rules.base import Context, rule
 from sql.rules.build import INTEGER_TYPES, clone, integer_literal, lit, typed
 from sql.rules.conditionals import in_array_literal
@@ -391,6 +395,70 @@ def constructor(node: exp.Array, ctx: Context) -> exp.Expr | None:
     return node
 
 
+def _one_element_type(elements: list[exp.Expr]) -> exp.DataType | None:
+    """The type every element of ``elements`` has (a NULL literal takes it), or None when
+    they have none in common or one is unknown."""
+    kinds = {
+        e.type.sql(): e.type
+        for e in elements
+        if not isinstance(e, exp.Null) and isinstance(e.type, exp.DataType)
+    }
+    typed_elements = [e for e in elements if not isinstance(e, exp.Null)]
+    known = all(
+        isinstance(e.type, exp.DataType) and not e.type.is_type(exp.DType.UNKNOWN, exp.DType.NULL)
+        for e in typed_elements
+    )
+    if not typed_elements or not known or len(kinds) != 1:
+        return None
+    return next(iter(kinds.values()))
+
+
+@rule(
+    "ARRAY-CONSTRUCT",
+    "rewrite",
+    ("snowflake",),
+    (exp.Array,),
+    "Snowflake's `ARRAY_SIZE(ARRAY_CONSTRUCT(v, ...))` is `CARDINALITY(ARRAY[v, ...])` "
+    "(S091, S091-03) when every element has one and the same type (a NULL is an element of "
+    "that type): Snowflake's array of N arguments has N elements, NULLs included, as the "
+    "standard's has. Elsewhere an ARRAY_CONSTRUCT stays refused (ARRAY-AGG): its elements "
+    "are VARIANTs, so an element read by a subscript, FLATTEN's VALUE or the array as an "
+    "output column has no typed ANSI form, and an empty or mixed one has no element type.",
+    (
+        (
+            "snowflake",
+            "SELECT ARRAY_SIZE(ARRAY_CONSTRUCT(o_orderkey, o_custkey, NULL)) AS n "
+            "FROM SALES.ORDERS",
+            'SELECT CAST(CARDINALITY(ARRAY["orders"."o_orderkey", "orders"."o_custkey", '
+            'CAST(NULL AS BIGINT)]) AS BIGINT) AS "n" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def snowflake_constructor(node: exp.Array, ctx: Context) -> exp.Expr | None:
+    consumer = node.parent
+    if not (
+        isinstance(consumer, exp.ArraySize)
+        and consumer.this is node
+        and consumer.args.get("expression") is None
+    ):
+        return None  # ARRAY-AGG refuses it
+    kind = _one_element_type(node.expressions)
+    if kind is None:
+        ctx.report(
+            "error",
+            "ARRAY-AGG",
+            node,
+            "an ARRAY_CONSTRUCT is translated (under ARRAY_SIZE) when its elements have one "
+            "and the same type; an empty one or one of mixed types has no ANSI element type",
+        )
+        return node
+    for element in node.expressions:
+        if isinstance(element, exp.Null):
+            element.replace(typed(exp.Cast(this=exp.Null(), to=kind.copy()), kind.sql()))
+    node.type = exp.DataType(this=exp.DType.ARRAY, expressions=[kind.copy()], nested=True)
+    return node
+
+
 def _holds_array(kind: exp.DataType | None) -> bool:
     if not isinstance(kind, exp.DataType):
         return False
@@ -591,3 +659,141 @@ def array_agg_field(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         inner = inner.this
     inner.set("this", clone(value))
     return rewritten
+
+
+# What a field of a BigQuery STRUCT may be given, in the typed syntax STRUCT<f T>(v): a
+# value of the field's type, or an integer of a narrower integer type (a literal is an INT).
+_INTEGER_WIDTHS = {
+    exp.DType.TINYINT: 1,
+    exp.DType.SMALLINT: 2,
+    exp.DType.INT: 4,
+    exp.DType.BIGINT: 8,
+}
+
+
+def _fits(value: exp.DataType, field: exp.DataType) -> bool:
+    text = (exp.DType.VARCHAR, exp.DType.TEXT)  # BigQuery's STRING, without a length
+    if value == field or (
+        value.this in text and field.this in text and not value.expressions + field.expressions
+    ):
+        return True
+    low, high = _INTEGER_WIDTHS.get(value.this), _INTEGER_WIDTHS.get(field.this)
+    return low is not None and high is not None and low <= high
+
+
+def _field_name(field: exp.Expr) -> tuple[str | None, exp.Expr]:
+    """The name BigQuery gives a field of STRUCT(...) (an alias, else a column's name), and
+    its value; no name for any other unaliased expression (an anonymous field)."""
+    if isinstance(field, exp.PropertyEQ):
+        return field.this.name, field.expression
+    if isinstance(field, exp.Alias):
+        return field.alias, field.this
+    if isinstance(field, exp.Column):
+        return field.name, field
+    return None, field
+
+
+def _field_type(kind: exp.DataType) -> exp.DataType:
+    """A STRUCT field's type as BigQuery has it: every integer is an INT64 (a literal 1 too)."""
+    if kind.this in INTEGER_TYPES:
+        return exp.DataType.build("BIGINT")
+    return kind.copy()
+
+
+def _known(kind: exp.DataType | None) -> bool:
+    return isinstance(kind, exp.DataType) and not kind.is_type(
+        exp.DType.UNKNOWN, exp.DType.NULL, exp.DType.USERDEFINED
+    )
+
+
+@rule(
+    "ROW-CONSTRUCTOR",
+    "rewrite",
+    ("bigquery",),
+    (exp.Struct,),
+    "BigQuery's `STRUCT(a AS f, b, ...)` is the standard's `CAST(ROW(a, b, ...) AS ROW(f T, "
+    "b U, ...))` (T051): a row value whose fields are named as BigQuery names them (the "
+    "alias, else the column's name) and typed as their values are. The typed syntax "
+    "`STRUCT<f T, ...>(a, ...)` is `CAST(ROW(a, ...) AS ROW(f T, ...))` when each value has "
+    "its field's type or a narrower integer type. An integer field is a BIGINT (INT64). A "
+    "field without a name (an expression without AS), two fields of one name, a value of "
+    "unknown type, a computed NUMERIC (whose precision the engines choose differently; a "
+    "column or a CAST is translated), and a typed field given "
+    "a value of another type (BigQuery's coercions) are refused.",
+    (
+        (
+            "bigquery",
+            "SELECT STRUCT(o_orderkey, o_totalprice AS price) AS o FROM sales.orders",
+            'SELECT CAST(ROW("orders"."o_orderkey", "orders"."o_totalprice") AS ROW('
+            '"o_orderkey" BIGINT, "price" DECIMAL(15, 2))) AS "o" FROM "raw"."orders" AS '
+            '"orders"',
+        ),
+    ),
+)
+def row_constructor(node: exp.Struct, ctx: Context) -> exp.Expr | None:
+    cast = node.parent
+    declared = cast.to if isinstance(cast, exp.Cast) and cast.this is node else None
+    if declared is not None and declared.is_type(exp.DType.STRUCT):
+        fields = declared.expressions
+        if len(fields) != len(node.expressions):
+            return _refuse(ctx, "ROW-CONSTRUCTOR", node, "a STRUCT<...> of another field count")
+        for field, value in zip(fields, node.expressions, strict=True):
+            kind = field.args.get("kind") if isinstance(field, exp.ColumnDef) else None
+            if not (
+                _known(value.type) and isinstance(kind, exp.DataType) and _fits(value.type, kind)
+            ):
+                return _refuse(
+                    ctx,
+                    "ROW-CONSTRUCTOR",
+                    value,
+                    f"a value of type {value.type.sql() if _known(value.type) else 'unknown'} "
+                    f"for the STRUCT field {field.name} of type "
+                    f"{kind.sql() if kind else 'unknown'}: BigQuery's coercion is not the "
+                    "standard's CAST; cast the value to the field's type",
+                )
+        row = RowValue(expressions=[clone(v) for v in node.expressions])
+        row.type = declared.copy()
+        return row
+    names: list[str] = []
+    values: list[exp.Expr] = []
+    for field in node.expressions:
+        name, value = _field_name(field)
+        if name is None:
+            return _refuse(
+                ctx,
+                "ROW-CONSTRUCTOR",
+                field,
+                "a STRUCT field without a name (BigQuery's anonymous field) has no standard "
+                "form: name it with AS",
+            )
+        if name.lower() in (n.lower() for n in names):
+            return _refuse(ctx, "ROW-CONSTRUCTOR", field, f"a second STRUCT field named {name}")
+        if not _known(value.type):
+            return _refuse(
+                ctx,
+                "ROW-CONSTRUCTOR",
+                field,
+                f"the STRUCT field {name} has no known type: CAST it to the field's type",
+            )
+        if value.type.is_type(exp.DType.DECIMAL) and not isinstance(value, (exp.Column, exp.Cast)):
+            return _refuse(
+                ctx,
+                "ROW-CONSTRUCTOR",
+                field,
+                f"the STRUCT field {name} is a computed NUMERIC, whose precision and scale the "
+                "engines choose differently: CAST it to the type it should have",
+            )
+        names.append(name)
+        values.append(value)
+    kind = exp.DataType(
+        this=exp.DType.STRUCT,
+        expressions=[
+            exp.ColumnDef(this=exp.to_identifier(n, quoted=True), kind=_field_type(v.type))
+            for n, v in zip(names, values, strict=True)
+        ],
+        nested=True,
+    )
+    row = RowValue(expressions=[clone(v) for v in values])
+    result = exp.Cast(this=row, to=kind)
+    result.type = kind.copy()
+    return result

@@ -16,15 +16,25 @@ import re
 from collections.abc import Callable
 
 from sqlglot import exp
+from sqlglot.time import format_time
 from sqlglot.tokens import Tokenizer, TokenType
 
 from sql.assumptions import WEEKDAYS
 from sql.rules.auto_dates import NO_DIGITS
 from sql.rules.base import Context, rule
-from sql.rules.build import TIMESTAMP_TYPES, cast, clone, extract, interval, lit, type_of
+from sql.rules.build import (
+    TIMESTAMP_TYPES,
+    cast,
+    clone,
+    extract,
+    guarded,
+    interval,
+    lit,
+    type_of,
+)
 from sql.rules.calendar import MONDAY, SUNDAY, day_of_year, weekday_number
 from sql.rules.dates import quarter_of
-from sql.source_dialects import semantics
+from sql.source_dialects import SOURCE_DIALECTS, semantics
 
 # The dialects whose TO_CHAR / TO_VARCHAR take an Oracle-style datetime format model (the
 # numeric elements below mean the same in each: Oracle, Snowflake, Teradata, and Redshift,
@@ -65,6 +75,19 @@ def _iso_thursday(value: exp.Expr) -> exp.Expr:
     weekday = exp.Paren(this=weekday_number(clone(value), MONDAY, 1))
     days = exp.Paren(this=exp.Sub(this=lit(4), expression=weekday))
     return cast(exp.Add(this=cast(value, "DATE"), expression=interval(days, "DAY")), "DATE")
+
+
+def _iso_year(value: exp.Expr) -> exp.Expr:
+    """BigQuery's %G: the ISO year's digits, four from year 1000 on. Its width before year
+    1000 is not documented: there the query stops (a guard), rather than guess."""
+    year = extract("YEAR", _iso_thursday(value))
+    early = exp.LT(this=clone(year), expression=lit(1000))
+    return guarded(
+        cast(year, "VARCHAR"),
+        early,
+        "FMT-DATETIME",
+        "%G of an ISO year before 1000, whose width BigQuery does not document",
+    )
 
 
 def _week_of(day: exp.Expr) -> exp.Expr:
@@ -125,6 +148,7 @@ OTHER_ELEMENTS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "weekday from Monday 1": lambda v: cast(weekday_number(v, MONDAY, 1), "VARCHAR"),
     "weekday from Sunday 0": lambda v: cast(weekday_number(v, SUNDAY, 0), "VARCHAR"),
     "AM or PM": _meridiem,
+    "ISO year": lambda v: _iso_year(v),
     "ISO year, two digits": lambda v: _padded(
         exp.Mod(this=extract("YEAR", _iso_thursday(v)), expression=lit(100)), 2
     ),
@@ -367,10 +391,13 @@ def compile_format(tokens: list[tuple[str, object]], value: exp.Expr) -> exp.Exp
     "%S, %p, %u, %w, %V, %g, %U, %W, %F, %D, %T, %%) and T-SQL's FORMAT with a .NET pattern "
     "(yyyy, yy, M, MM, MMM, MMMM, d, dd, ddd, dddd, H, HH, h, hh, m, mm, s, ss, tt, quoted "
     "text), become EXTRACT of each field, zero- or space-padded to its width and joined with "
-    "||. Month and day names (MONTH, Mon, DAY, DY; %B, %b, %A, %a) "
+    "||. Redshift's TO_CHAR (and Snowflake's of a timestamp) is read as written, so Q, IYYY, IW "
+    "and the case of names survive sqlglot's strftime codes. BigQuery's %G is the ISO year's "
+    "digits, under a guard that stops the query on an ISO year before 1000 (a width BigQuery "
+    "does not document). Month and day names (MONTH, Mon, DAY, DY; %B, %b, %A, %a) "
     "are a CASE over the month or the weekday: English in BigQuery by definition, elsewhere "
-    "under the date_language assumption (a warning); Oracle and Teradata print them in the "
-    "element's case and pad MONTH and DAY to nine, Snowflake's are translated in title case "
+    "under the date_language assumption (a warning); Oracle, Teradata and Redshift print them "
+    "in the element's case and pad MONTH and DAY to nine, Snowflake's are translated in title case "
     "only; T-SQL's AM/PM and / and : separators are the culture's, English under the same "
     "assumption. Fractional seconds, time zones, fill modes, one-letter .NET (standard) "
     "formats, FORMAT with a culture and BigQuery's FORMAT_TIMESTAMP in a time zone other than "
@@ -420,7 +447,11 @@ def format_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         elif semantics(ctx.dialect).DATETIME_FORMAT == "percent":
             tokens = _bigquery_tokens(model.name)
         elif isinstance(node, exp.TimeToStr):
-            tokens = _strftime_tokens(model.name)
+            written = _written_model(node, model.name, ctx)
+            if written is not None:
+                tokens = _model_tokens(written, ctx.dialect)
+            else:
+                tokens = _strftime_tokens(model.name)
         else:
             tokens = _model_tokens(model.name, ctx.dialect)
         _check_language(tokens, node, ctx)
@@ -573,7 +604,10 @@ def text_to_date(
     "raises, as an invalid month or day does. Snowflake's TRY_TO_DATE of a string column is "
     "the same, and NULL for text without a digit (none of the fields). BigQuery's PARSE_DATE "
     "may leave fields out ('%Y', '%Y-%m'): each one it lacks is 1970-01-01's, as documented. "
-    "Other elements (two-digit years, names, times) and other TRY_ / SAFE_ forms are refused.",
+    "Other elements (two-digit years, names, times) and other TRY_ / SAFE_ forms are refused. "
+    "Teradata's CAST(x AS DATE FORMAT '...') of a DATE or TIMESTAMP is CAST(x AS DATE): the "
+    "FORMAT phrase is how the DATE is shown, not how it is read; of a number, it is refused. "
+    "Teradata's conversion syntax x (DATE, FORMAT '...') (or without the comma) is that CAST.",
     (
         (
             "snowflake",
@@ -603,7 +637,16 @@ def to_date(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         or isinstance(node.this, exp.Literal)
     ):
         return None  # TRY_TO_DATE of a literal, other dialects' safe forms: refused
-    if type_of(node.this) not in TEXT_TYPES:
+    kind = type_of(node.this)
+    if (
+        node.meta.get("format_phrase")
+        and not safe
+        and (kind == exp.DType.DATE or kind in (exp.DType.TIMESTAMP, exp.DType.TIMESTAMPNTZ))
+    ):
+        # Teradata's CAST(d AS DATE FORMAT '...') of a DATE or TIMESTAMP: the FORMAT phrase
+        # is how the DATE is shown, not read; the value is CAST(d AS DATE)'s.
+        return cast(node.this, "DATE") if kind != exp.DType.DATE else clone(node.this)
+    if kind not in TEXT_TYPES:
         return None  # a date already (DATE-LITERAL), a number: not read as text here
     if (
         isinstance(node, exp.StrToDate)
@@ -936,6 +979,19 @@ def _dotnet_tokens(pattern: str) -> list[tuple[str, object]]:
     return tokens
 
 
+def _written_model(node: exp.Expr, codes: str, ctx: Context) -> str | None:
+    """The format model of a TO_CHAR that sqlglot read into strftime ``codes`` (Redshift's,
+    Snowflake's of a timestamp), as the source wrote it: the codes lose Q, IYYY, IW and the
+    case of MON. None when the text after the value is not the literal the codes came from."""
+    written = _source_string_after(node.this, ctx)
+    if written is None:
+        return None
+    dialect = SOURCE_DIALECTS.get(ctx.dialect)
+    if dialect is None or format_time(written, dialect.TIME_MAPPING, dialect.TIME_TRIE) != codes:
+        return None
+    return written
+
+
 def _unwrapped(value: exp.Expr) -> exp.Expr:
     """BigQuery's FORMAT_DATE(f, d) reads as TimeToStr(TsOrDsToDate(d)): a DATE (or, for
     FORMAT_DATETIME, a TIMESTAMP) is itself; anything else stays wrapped, and unknown."""
@@ -998,6 +1054,7 @@ BIGQUERY_ELEMENTS: dict[str, tuple[str, object]] = {
     "%w": ("element", "weekday from Sunday 0"),
     "%V": ("element", "IW"),
     "%g": ("element", "ISO year, two digits"),
+    "%G": ("element", "ISO year"),
     "%U": ("element", "week from Sunday"),
     "%W": ("element", "week from Monday"),
     "%B": ("name", ("month", False, "title", False)),
@@ -1022,8 +1079,6 @@ def _bigquery_tokens(codes: str) -> list[tuple[str, object]]:
             continue
         match = BIGQUERY_CODE.match(codes, position)
         code = match.group(0) if match else codes[position:]
-        if code == "%G":
-            raise FormatRefusal(code, "an ISO year, whose width before year 1000 is not documented")
         if code not in BIGQUERY_ELEMENTS:
             raise FormatRefusal(
                 code,

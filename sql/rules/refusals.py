@@ -144,6 +144,13 @@ def _refuse(rule_id: str, why: str):
             return None  # FN-IN-UNNEST and sql/rules/arrays.py, once types are known
         if rule_id == "ARRAY-AGG" and semantics(ctx.dialect).HAS_VARIANT and _variant_access(node):
             return None  # sql/rules/variant.py, once the VARIANT columns are typed
+        if (
+            rule_id == "ARRAY-AGG"
+            and semantics(ctx.dialect).HAS_VARIANT
+            and isinstance(node, exp.Array)
+            and isinstance(node.parent, exp.ArraySize)
+        ):
+            return None  # ARRAY-CONSTRUCT (sql/rules/arrays.py), once its elements are typed
 
         message = why or f"function {node.name.upper()} is not known to the translator"
         if rule_id == "ARRAY-AGG":

@@ -46,6 +46,8 @@ POSIX_CLASSES = {
 DOT = {"re2": "[^\\n]", "posix": "[^\\n]", "postgres": "[\\s\\S]"}
 # Which flavour each dialect's regex functions speak.
 FLAVOURS = {"bigquery": "re2", "snowflake": "posix", "oracle": "posix", "redshift": "postgres"}
+# Teradata's regular expressions are POSIX ERE with Perl-style escapes, as Oracle's.
+SIMILAR_FLAVOUR = "posix"
 
 
 class PatternError(ValueError):
@@ -65,6 +67,30 @@ def _class_literal(char: str) -> str:
     return char
 
 
+def _check_foldable(char: str) -> None:
+    if not char.isascii():
+        raise PatternError(char, "is a letter beyond ASCII, whose case folding differs")
+
+
+def _folded(char: str) -> str:
+    """A character outside a class, matching either case where it is a letter."""
+    if not char.isalpha():
+        return char
+    _check_foldable(char)
+    return f"[{char}{char.swapcase()}]"
+
+
+def _folded_range(low: str, high: str) -> str:
+    """The range low-high and, where it holds letters, the same letters in the other case:
+    a range of letters of one case, or one without letters."""
+    if low.isalpha() and high.isalpha() and low.islower() == high.islower():
+        return f"{low}-{high}{low.swapcase()}-{high.swapcase()}"
+    letters = [c for c in map(chr, range(ord(low), ord(high) + 1)) if c.isalpha()]
+    if letters:
+        raise PatternError(f"{low}-{high}", "mixes letters and other characters, in either case")
+    return f"{_class_literal(low)}-{_class_literal(high)}"
+
+
 def _literal(char: str) -> str:
     return "\\" + char if char in METACHARACTERS else char
 
@@ -75,6 +101,7 @@ class _Reader:
     flavour: str
     at: int = 0
     lazy: bool = True  # whether a lazy quantifier may be read as a greedy one
+    fold: bool = False  # case-insensitive: each ASCII letter matches both of its cases
 
     def peek(self, ahead: int = 0) -> str:
         index = self.at + ahead
@@ -124,6 +151,8 @@ def _bracket(reader: _Reader) -> str:
             name = reader.pattern[reader.at + 1 : end] if end >= 0 else ""
             if name not in POSIX_CLASSES:
                 raise PatternError(f"[:{name}:]", "has no exact common form")
+            if reader.fold and name in ("upper", "lower"):
+                raise PatternError(f"[:{name}:]", "under case-insensitive matching")
             members.append(POSIX_CLASSES[name])
             reader.at = end + 2
             continue
@@ -145,11 +174,19 @@ def _bracket(reader: _Reader) -> str:
             if high == "\\" or high == "[":
                 raise PatternError("-" + high, "ends a range with an escape")
             low = members[-1]
+            if reader.fold and len(low) == 2 and low[0].isalpha():
+                low = low[0]  # a folded letter (as written, then its other case)
             if len(low) != 1 and not (len(low) == 2 and low[0] == "\\"):
                 raise PatternError("-", "after a class has no exact common form")
             if not (low[-1].isascii() and high.isascii()):
                 raise PatternError(f"{low[-1]}-{high}", "is a range beyond ASCII")
             members[-1] = f"{low}-{_class_literal(high)}"
+            if reader.fold:
+                members[-1] = _folded_range(low[-1], high)
+            continue
+        if reader.fold and char.isalpha():
+            _check_foldable(char)
+            members.append(char + char.swapcase())
             continue
         members.append(_class_literal(char))
     if not members:
@@ -182,11 +219,16 @@ def _quantifier(reader: _Reader) -> str | None:
     return text
 
 
-def translate_pattern(pattern: str, flavour: str, *, whole: bool, lazy: bool = True) -> str:
+def translate_pattern(
+    pattern: str, flavour: str, *, whole: bool, lazy: bool = True, fold: bool = False
+) -> str:
     """``pattern`` of ``flavour`` as a LIKE_REGEX pattern with the same matches; with
     ``whole``, it must match the whole string (Snowflake's REGEXP_LIKE); without ``lazy``,
-    a lazy quantifier is refused (it matches the same strings, but not the same text)."""
-    reader = _Reader(pattern, flavour, lazy=lazy)
+    a lazy quantifier is refused (it matches the same strings, but not the same text); with
+    ``fold``, letters match in either case (a match flag 'i'), spelled as classes of both
+    cases, since the standard's flag is not rendered and RE2 folds Unicode where Java does
+    not: a letter beyond ASCII is refused."""
+    reader = _Reader(pattern, flavour, lazy=lazy, fold=fold)
     out: list[str] = []
     depth = 0
     atom = False  # whether the last piece can take a quantifier
@@ -227,7 +269,7 @@ def translate_pattern(pattern: str, flavour: str, *, whole: bool, lazy: bool = T
             out.append("\\" + char)
             atom = True
         else:
-            out.append(char)
+            out.append(_folded(char) if reader.fold else char)
             atom = True
         if atom and reader.peek() in ("*", "+", "?", "{"):
             out.append(_quantifier(reader) or "")
@@ -419,3 +461,77 @@ def regexp_replace(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     rest = exp.Substring(this=clone(text), start=lit(width + 1))
     replaced = exp.DPipe(this=clone(replacement), expression=rest)
     return exp.Case(ifs=[exp.If(this=matched, true=replaced)], default=clone(text))
+
+
+@rule(
+    "FN-REGEXP-SIMILAR",
+    "rewrite",
+    ("teradata",),
+    (exp.Anonymous,),
+    "Teradata's REGEXP_SIMILAR(s, 'p' [, 'c' | 'i']) is 1 when the whole of s matches p, 0 "
+    "when it does not, NULL when s is NULL (Teradata's documentation): CASE WHEN s "
+    "LIKE_REGEX '^(p)$' THEN 1 WHEN s IS NOT NULL THEN 0 END, an INTEGER, with p rewritten "
+    "element by element as FN-REGEXP-LIKE does. Matching is case sensitive by default and "
+    "under 'c' (also when the match argument is NULL or empty); under 'i' each ASCII letter "
+    "of the pattern becomes a class of both its cases ([a-c] becomes [a-cA-C]), and a letter "
+    "beyond ASCII, a range mixing letters and other characters, [:upper:] and [:lower:] are "
+    "refused. The 'n', 'm', 'l' and 'x' arguments, a pattern or argument that is not a "
+    "literal, and CHAR arguments (whose trailing pad blanks the function sees) are refused.",
+    (
+        (
+            "teradata",
+            "SELECT REGEXP_SIMILAR(c_name, 'cust[a-z]*#[0-9]+', 'i') AS p FROM SALES_DB.CUSTOMER",
+            'SELECT CASE WHEN "customer"."c_name" LIKE_REGEX '
+            "'^([cC][uU][sS][tT][a-zA-Z]*#[0-9]+)$' THEN 1 "
+            'WHEN NOT "customer"."c_name" IS NULL THEN 0 END AS "p" '
+            'FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def regexp_similar(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not (isinstance(node, exp.Anonymous) and node.name.upper() == "REGEXP_SIMILAR"):
+        return None
+    arguments = node.expressions
+    if len(arguments) not in (2, 3):
+        ctx.report("error", "FN-REGEXP-SIMILAR", node, "REGEXP_SIMILAR takes 2 or 3 arguments")
+        return node
+    text, pattern = arguments[0], arguments[1]
+    match = arguments[2] if len(arguments) == 3 else exp.Null()
+    if isinstance(match, exp.Null) or (isinstance(match, exp.Literal) and match.name == ""):
+        match = lit("c")  # documented: a NULL or empty match argument is the default, 'c'
+    if not (isinstance(match, exp.Literal) and match.is_string and match.name in ("c", "i")):
+        ctx.report(
+            "error",
+            "FN-REGEXP-SIMILAR",
+            match,
+            f"match argument {match.sql('teradata')} (newline, multi-line, long-string and "
+            "blank-ignoring modes) has no exact common form; only 'c' and 'i' translate",
+        )
+        return node
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        ctx.report(
+            "error",
+            "FN-REGEXP-SIMILAR",
+            pattern,
+            "a regular expression that is not a literal cannot be checked for flavour-specific "
+            "syntax; write it as a literal",
+        )
+        return node
+    if type_of(text) not in (exp.DType.VARCHAR, exp.DType.TEXT, exp.DType.NVARCHAR):
+        ctx.report(
+            "error",
+            "FN-REGEXP-SIMILAR",
+            text,
+            "REGEXP_SIMILAR of a value not known to be VARCHAR (a CHAR holds pad blanks the "
+            "function matches; a number is converted to text by Teradata's rules): CAST it to "
+            "VARCHAR first",
+        )
+        return node
+    try:
+        regex = translate_pattern(pattern.name, SIMILAR_FLAVOUR, whole=True, fold=match.name == "i")
+    except PatternError as error:
+        ctx.report("error", "FN-REGEXP-SIMILAR", pattern, f"regular expression element {error}")
+        return node
+    matches = exp.RegexpLike(this=clone(text), expression=lit(regex))
+    known = exp.Not(this=exp.Is(this=clone(text), expression=exp.Null()))
+    return exp.Case(ifs=[exp.If(this=matches, true=lit(1)), exp.If(this=known, true=lit(0))])

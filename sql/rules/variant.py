@@ -958,7 +958,8 @@ def variant_null(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "JSON null, a missing item, a NULL. The standard's `JSON_VALUE(v, 'strict $.size()' "
     "RETURNING BIGINT)` counts them (T821, T831, item method T832), under `JSON_EXISTS(v, "
     "'strict $ ? (@.type() == \"array\")')` (T835), which is FALSE or NULL for all the rest. "
-    "ARRAY_SIZE of anything else (ARRAY_CONSTRUCT, SPLIT, ARRAY_AGG) is refused (ARRAY-AGG).",
+    "ARRAY_SIZE of an ARRAY_CONSTRUCT is ARRAY-CONSTRUCT's; of anything else (SPLIT, "
+    "ARRAY_AGG) it is refused (ARRAY-AGG).",
     (
         (
             "snowflake",
@@ -971,6 +972,18 @@ def variant_null(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def variant_array_size(node: exp.ArraySize, ctx: Context) -> exp.Expr | None:
+    kind = node.this.type
+    if (
+        isinstance(node.this, exp.Array)
+        and isinstance(kind, exp.DataType)
+        and kind.is_type(exp.DType.ARRAY)
+    ):
+        # ARRAY-CONSTRUCT typed it: the standard's CARDINALITY counts its elements
+        size = exp.ArraySize(this=clone(node.this))
+        size.type = exp.DataType.build("BIGINT")
+        return size
+    if isinstance(node.this, exp.Array):
+        return None  # ARRAY-CONSTRUCT refused it
     try:
         access = json_access(node.this, ctx) if node.args.get("expression") is None else None
     except Refusal as refusal:

@@ -526,7 +526,7 @@ def test_source_expressions_copied_by_a_rule_are_still_translated():
     [
         ("oracle", "SELECT TO_CHAR(o_orderdate, 'J-YYYY') AS m FROM SALES.ORDERS", "J"),
         ("snowflake", "SELECT TO_CHAR(o_orderdate, 'YYYY-WW') AS m FROM SALES.ORDERS", "WW"),
-        ("redshift", "SELECT TO_CHAR(o_orderdate, 'Mon YYYY') AS m FROM sales.orders", "Mon"),
+        ("redshift", "SELECT TO_CHAR(o_orderdate, 'RM YYYY') AS m FROM sales.orders", "RM"),
     ],
 )
 def test_a_format_element_without_exact_form_is_refused_by_name(dialect, source, element):

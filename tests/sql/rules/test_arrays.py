@@ -352,3 +352,81 @@ def test_a_row_value_constructor_is_not_read_as_a_row_type():
     tree = exp.maybe_parse('SELECT ROW(1, "x") = ROW(1, "y") AS "z" FROM "t"', dialect=Ansi)
     assert tree.find(exp.DataType) is None
     assert tree.sql("duckdb") == 'SELECT ROW(1, "x") = ROW(1, "y") AS "z" FROM "t"'
+
+
+def _as_python(value):
+    """A Spark Row (a struct) as the dict DuckDB gives for a struct."""
+    return value.asDict(recursive=True) if hasattr(value, "asDict") else value
+
+
+# BigQuery STRUCT constructors: a row value with the fields BigQuery names (an alias, a
+# column's name, the typed syntax's names) and types, on both engines.
+STRUCTS = (
+    "SELECT id, STRUCT(id, point.x AS px, STRUCT(id AS k, 7 AS one) AS inner_row) AS s,"
+    " STRUCT<n INT64, t STRING>(1, 'a') AS typed FROM p.g.genomes",
+    "SELECT ARRAY_AGG(STRUCT(id AS k, point.x AS px) ORDER BY id DESC LIMIT 1)[OFFSET(0)]"
+    " AS latest FROM p.g.genomes",
+)
+STRUCT_ROWS = (
+    [
+        (1, {"id": 1, "px": 1.5, "inner_row": {"k": 1, "one": 7}}, {"n": 1, "t": "a"}),
+        (2, {"id": 2, "px": None, "inner_row": {"k": 2, "one": 7}}, {"n": 1, "t": "a"}),
+        (3, {"id": 3, "px": 2.0, "inner_row": {"k": 3, "one": 7}}, {"n": 1, "t": "a"}),
+    ],
+    [({"k": 3, "px": 2.0},)],
+)
+STRUCT_TYPES = (
+    [
+        ("id", "BIGINT", "bigint"),
+        (
+            "s",
+            "STRUCT(id BIGINT, px DOUBLE, inner_row STRUCT(k BIGINT, one BIGINT))",
+            "struct<id:bigint,px:double,inner_row:struct<k:bigint,one:bigint>>",
+        ),
+        ("typed", "STRUCT(n BIGINT, t VARCHAR)", "struct<n:bigint,t:string>"),
+    ],
+    [("latest", "STRUCT(k BIGINT, px DOUBLE)", "struct<k:bigint,px:double>")],
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected", "types"), list(zip(STRUCTS, STRUCT_ROWS, STRUCT_TYPES, strict=True))
+)
+def test_struct_constructors_give_the_same_rows_and_types_on_both_engines(
+    spark_engine, genomes, source, expected, types
+):
+    ansi_sql = _local(_ansi(source))
+    with duckdb.connect() as con:
+        con.execute(f"CREATE VIEW genomes AS SELECT * FROM read_parquet('{genomes}')")
+        result = con.sql(render(ansi_sql, "duckdb"))
+        duckdb_types = [
+            (name, str(kind)) for name, kind in zip(result.columns, result.types, strict=True)
+        ]
+        on_duckdb = result.fetchall()
+    spark = spark_engine.session()
+    spark.read.parquet(str(genomes)).createOrReplaceTempView("genomes")
+    frame = spark.sql(render(ansi_sql, "spark"))
+    spark_types = [(f.name, f.dataType.simpleString()) for f in frame.schema.fields]
+    on_spark = [tuple(_as_python(v) for v in row) for row in frame.collect()]
+    assert sorted(on_duckdb, key=repr) == sorted(on_spark, key=repr) == expected, ansi_sql
+    assert duckdb_types == [(name, kind) for name, kind, _ in types]
+    assert spark_types == [(name, kind) for name, _, kind in types]
+
+
+@pytest.mark.parametrize(
+    ("source", "words"),
+    [
+        ("SELECT STRUCT(id + 1) AS s FROM p.g.genomes", "without a name"),
+        ("SELECT STRUCT(id, id AS ID) AS s FROM p.g.genomes", "second STRUCT field"),
+        ("SELECT STRUCT<x FLOAT64>(id) AS s FROM p.g.genomes", "coercion"),
+        (
+            "SELECT STRUCT(CAST(id AS NUMERIC) * 2 AS n) AS s FROM p.g.genomes",
+            "computed NUMERIC",
+        ),
+    ],
+)
+def test_struct_constructors_without_a_standard_form_are_refused(source, words):
+    with pytest.raises(TranslationError) as raised:
+        _ansi(source)
+    errors = [d for d in raised.value.diagnostics if d.rule == "ROW-CONSTRUCTOR"]
+    assert errors and words in errors[0].message

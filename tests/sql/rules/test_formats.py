@@ -23,6 +23,7 @@ CATALOG = Catalog(
         "oracle": {("S", "MOMENTS"): "raw.moments"},
         "snowflake": {("S", "MOMENTS"): "raw.moments"},
         "teradata": {("s", "moments"): "raw.moments"},
+        "redshift": {("s", "moments"): "raw.moments"},
     },
     opaque={},
     sources=("test_formats.py",),
@@ -209,7 +210,13 @@ def test_teradata_format_phrases_print_the_dates_digits(spark_engine):
     ("dialect", "source", "rule", "named"),
     [
         # week numbers, time zones and fractions have no fixed text here
-        ("bigquery", "SELECT FORMAT_DATE('%G', d) AS a FROM p.s.moments", "FMT-DATETIME", "%G"),
+        ("redshift", "SELECT TO_CHAR(d, 'IYY') AS a FROM s.moments", "FMT-DATETIME", "IYY"),
+        (
+            "redshift",
+            "SELECT TO_CHAR(ts, 'HH24:MI:SS.MS') AS a FROM s.moments",
+            "FMT-DATETIME",
+            "MS",
+        ),
         ("bigquery", "SELECT FORMAT_DATE('%Z', d) AS a FROM p.s.moments", "FMT-DATETIME", "%Z"),
         # a one-letter .NET format is a standard (culture) pattern; fractions are refused
         ("tsql", "SELECT FORMAT(d, 'd') AS a FROM dbo.moments", "FMT-DATETIME", "'d'"),
@@ -282,3 +289,71 @@ def test_snowflake_title_case_names_translate():
         "SELECT TO_CHAR(d, 'Dy, DD Mon YYYY') AS a FROM S.MOMENTS", "snowflake", catalog=CATALOG
     ).ansi_sql
     assert "'Thu'" in ansi_sql and "'Feb'" in ansi_sql and "'Thursday'" not in ansi_sql
+
+
+def _redshift(d: dt.date, t: dt.datetime) -> tuple[str, str]:
+    # TO_CHAR(d, 'YYYY-"Q"Q IYYY-IW Mon MON mon Month DY Day WW W DDD') and
+    # TO_CHAR(ts, 'Q HH12 Mon'), as Redshift's datetime format strings are documented: names
+    # in the element's case, MONTH and DAY blank-padded to 9, MON and DY 3 characters
+    month, day = MONTHS[d.month - 1], DAYS[d.weekday()]
+    iso_year, iso_week, _ = d.isocalendar()
+    yday = d.timetuple().tm_yday
+    quarter = (d.month + 2) // 3
+    return (
+        f"{d.year:04d}-Q{quarter} {iso_year:04d}-{iso_week:02d} {month[:3]} "
+        f"{month[:3].upper()} {month[:3].lower()} {month.ljust(9)} {day[:3].upper()} "
+        f"{day.ljust(9)} {(yday + 6) // 7:02d} {(d.day + 6) // 7} {yday:03d}",
+        f"{(t.month + 2) // 3} {_hour12(t):02d} {MONTHS[t.month - 1][:3]}",
+    )
+
+
+def test_redshift_models_print_quarters_iso_years_and_names_as_written(spark_engine):
+    translation = translate(
+        "SELECT id, TO_CHAR(d, 'YYYY-\"Q\"Q IYYY-IW Mon MON mon Month DY Day WW W DDD') AS a,"
+        " TO_CHAR(ts, 'Q HH12 Mon') AS b FROM s.moments",
+        "redshift",
+        catalog=CATALOG,
+    )
+    assert any(
+        d.severity == "warning" and "date_language" in d.message for d in translation.diagnostics
+    )
+    expected = sorted((i, *_redshift(d, t)) for i, d, t in MOMENTS)
+    on_duckdb, on_spark = _rows(translation.ansi_sql, spark_engine)
+    assert on_duckdb == on_spark == expected, translation.ansi_sql
+
+
+def test_snowflake_timestamp_models_print_title_case_names(spark_engine):
+    ansi_sql = translate(
+        "SELECT id, TO_CHAR(ts, 'Mon DD, YYYY HH24:MI') AS a FROM S.MOMENTS",
+        "snowflake",
+        catalog=CATALOG,
+    ).ansi_sql
+    expected = sorted(
+        (i, f"{MONTHS[t.month - 1][:3]} {t.day:02d}, {t.year:04d} {t.hour:02d}:{t.minute:02d}")
+        for i, _, t in MOMENTS
+    )
+    on_duckdb, on_spark = _rows(ansi_sql, spark_engine)
+    assert on_duckdb == on_spark == expected, ansi_sql
+
+
+def test_bigquery_iso_year_prints_four_digits_and_stops_before_year_1000(spark_engine):
+    translation = translate(
+        "SELECT id, FORMAT_DATE('%G-%V', d) AS a FROM p.s.moments", "bigquery", catalog=CATALOG
+    )
+    assert translation.guards == ("FMT-DATETIME",)
+    later = translation.ansi_sql.replace(
+        '"raw"."moments" AS "moments"', '"raw"."moments" AS "moments" WHERE "moments"."id" <> 3'
+    )
+    expected = sorted(
+        (i, f"{d.isocalendar()[0]}-{d.isocalendar()[1]:02d}") for i, d, _ in MOMENTS if i != 3
+    )
+    on_duckdb, on_spark = _rows(later, spark_engine)
+    assert on_duckdb == on_spark == expected, later
+    # year 5: the width is not documented, and each engine stops on that row
+    year_five = translation.ansi_sql.replace(
+        '"raw"."moments" AS "moments"', "(SELECT 3 AS id, DATE '0005-03-07' AS d) AS \"moments\""
+    )
+    with pytest.raises(duckdb.Error, match="FMT-DATETIME"):
+        duckdb.sql(render(year_five, "duckdb")).fetchall()
+    with pytest.raises(Exception, match="FMT-DATETIME"):
+        spark_engine.session().sql(render(year_five, "spark")).collect()

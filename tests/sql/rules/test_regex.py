@@ -123,3 +123,53 @@ def test_regex_predicates_without_exact_form_are_refused(dialect, source):
     with pytest.raises(TranslationError) as raised:
         translate(source, dialect)
     assert [d.rule for d in raised.value.diagnostics] == ["FN-REGEXP-LIKE"]
+
+
+# Teradata's REGEXP_SIMILAR: 1 when the whole string matches, 0 when not, NULL for NULL;
+# case sensitive by default and under 'c', either case under 'i' (Teradata's documentation).
+SIMILAR = [
+    ("'Cust(omer)?#[0-9]+'", {"Customer#01", "Cust#7"}),
+    ("'cust(omer)?#[0-9]+', 'i'", {"Customer#01", "customer#01", "Cust#7"}),
+    ("'[b-c][A-U]+#0[0-1]', 'i'", {"Customer#01", "customer#01"}),
+    ("'a.b', 'c'", {"a.b"}),  # a period is not a newline
+    ("'a.b', ''", {"a.b"}),  # an empty match argument is the default
+]
+
+
+def test_regexp_similar_is_one_when_the_whole_string_matches_on_both_engines(tables):
+    con, spark = tables
+    columns = ", ".join(
+        f"REGEXP_SIMILAR(c_name, {arguments}) AS m{i}" for i, (arguments, _) in enumerate(SIMILAR)
+    )
+    source = f"SELECT c_name, {columns} FROM SALES_DB.CUSTOMER"
+    ansi_sql = translate(source, "teradata").ansi_sql.replace('"raw"."customer"', '"customer"')
+    on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall(), key=repr)
+    on_spark = sorted((tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect()), key=repr)
+    expected = sorted(
+        (
+            (name, *(None if name is None else int(name in matched) for _, matched in SIMILAR))
+            for name in NAMES
+        ),
+        key=repr,
+    )
+    assert on_duckdb == on_spark == expected, ansi_sql
+
+
+@pytest.mark.parametrize(
+    ("arguments", "element"),
+    [
+        ("'a.b', 'n'", "'n'"),  # a period matching a newline
+        ("'a.b', 'im'", "'im'"),
+        ("c_phone", "not a literal"),
+        ("'caf\u00e9', 'i'", "\u00e9"),  # a letter beyond ASCII, folded differently
+        ("'[0-z]', 'i'", "0-z"),
+        ("'[[:upper:]]', 'i'", "[:upper:]"),
+    ],
+)
+def test_regexp_similar_without_exact_form_is_refused(arguments, element):
+    source = f"SELECT REGEXP_SIMILAR(c_name, {arguments}) AS m FROM SALES_DB.CUSTOMER"
+    with pytest.raises(TranslationError) as raised:
+        translate(source, "teradata")
+    [diagnostic] = raised.value.diagnostics
+    assert diagnostic.rule == "FN-REGEXP-SIMILAR"
+    assert element in diagnostic.message

@@ -4,6 +4,8 @@ not document refused by name."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import duckdb
 import pytest
 
@@ -11,6 +13,7 @@ from sql.catalog import Catalog
 from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.translate import translate
+from tests.sql.engine_tables import rows_on_engines
 
 CATALOG = Catalog(
     tables={
@@ -77,3 +80,36 @@ def test_undocumented_conversions_are_refused_by_name(query, words):
     [error] = [d for d in raised.value.diagnostics if d.severity == "error"]
     assert (error.rule, error.col) == ("TD-TO-CHAR", 8)
     assert words in error.message
+
+
+# CAST(x AS DATE FORMAT '...') of a DATE or TIMESTAMP: Teradata's FORMAT phrase sets how the
+# DATE is shown, so the value is the date itself (the timestamp's date).
+# Teradata's conversion syntax, x (DATE [,] FORMAT '...'), is the same CAST: text read by the
+# format, a DATE as it is.
+DATE_CAST = (
+    "SELECT CAST(d AS DATE FORMAT 'MM/DD/YYYY') AS a, CAST(ts AS DATE FORMAT 'YYYYMMDD') AS b, "
+    "'2024/02/29' (DATE, FORMAT 'YYYY/MM/DD') AS c, d (DATE FORMAT 'DD.MM.YYYY') AS e "
+    "FROM s.other"
+)
+DATE_ROWS = (
+    "SELECT * FROM (VALUES (DATE '2024-02-29', TIMESTAMP '1999-12-31 23:59:59')) AS t(d, ts)"
+)
+
+
+def test_cast_of_a_date_with_a_format_phrase_is_the_date_on_both_engines(spark_engine):
+    ansi = translate(DATE_CAST, "teradata", catalog=CATALOG).ansi_sql
+    spark = spark_engine.session().newSession()
+    on_duckdb, on_spark = rows_on_engines(spark, ansi, other=DATE_ROWS)
+    expected = [(dt.date(2024, 2, 29), dt.date(1999, 12, 31), *[dt.date(2024, 2, 29)] * 2)]
+    assert on_duckdb == on_spark == expected, ansi
+
+
+def test_cast_of_a_number_with_a_date_format_phrase_is_refused():
+    # A number converts by Teradata's internal date encoding, not by the FORMAT phrase.
+    with pytest.raises(TranslationError) as raised:
+        translate(
+            "SELECT CAST(m AS DATE FORMAT 'YYYYMMDD') AS x FROM s.other",
+            "teradata",
+            catalog=CATALOG,
+        )
+    assert [d.rule for d in raised.value.diagnostics if d.severity == "error"] == ["FMT-TO-CHAR"]

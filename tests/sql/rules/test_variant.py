@@ -194,15 +194,17 @@ CASES = [
     (
         # ARRAY_SIZE counts an array's elements (0 for an empty one, nested arrays one each),
         # and is NULL for an object (the whole payload), a scalar (row 5's "k y"), a JSON
-        # null (row 5's items), a missing item and a NULL VARIANT (row 3)
+        # null (row 5's items), a missing item and a NULL VARIANT (row 3); an ARRAY_CONSTRUCT
+        # of N arguments has N elements, a NULL one too
         "SELECT id, ARRAY_SIZE(payload:items) AS n, ARRAY_SIZE(payload) AS r,"
-        ' ARRAY_SIZE(payload:"k y") AS k, ARRAY_SIZE(payload:nope) AS m FROM APP.EVENTS',
+        ' ARRAY_SIZE(payload:"k y") AS k, ARRAY_SIZE(payload:nope) AS m,'
+        " ARRAY_SIZE(ARRAY_CONSTRUCT(id, NULL, id)) AS c FROM APP.EVENTS",
         [
-            (1, 2, None, 1, None),
-            (2, 0, None, 0, None),
-            (3, None, None, None, None),
-            (4, 4, None, None, None),
-            (5, None, None, None, None),
+            (1, 2, None, 1, None, 3),
+            (2, 0, None, 0, None, 3),
+            (3, None, None, None, None, 3),
+            (4, 4, None, None, None, 3),
+            (5, None, None, None, None, 3),
         ],
     ),
     (
@@ -583,7 +585,11 @@ def test_the_flatten_of_the_rule_catalog_counts_from_zero():
         ),
         # ARRAY_SIZE of an array that is not a VARIANT: its elements are VARIANTs
         ("SELECT ARRAY_SIZE(SPLIT('a,b', ',')) AS n FROM APP.EVENTS", "ARRAY-AGG", "1:8"),
-        ("SELECT ARRAY_SIZE(ARRAY_CONSTRUCT(id)) AS n FROM APP.EVENTS", "ARRAY-AGG", "1:19"),
+        ("SELECT ARRAY_SIZE(ARRAY_CONSTRUCT(id, 'x')) AS n FROM APP.EVENTS", "ARRAY-AGG", "1:19"),
+        ("SELECT ARRAY_SIZE(ARRAY_CONSTRUCT()) AS n FROM APP.EVENTS", "ARRAY-AGG", "1:19"),
+        # an ARRAY_CONSTRUCT's elements are VARIANTs: read one, or output it, and it is one
+        ("SELECT ARRAY_CONSTRUCT(id, id)[0] AS n FROM APP.EVENTS", "ARRAY-AGG", "1:8"),
+        ("SELECT ARRAY_CONSTRUCT(id, id) AS a FROM APP.EVENTS", "ARRAY-AGG", "1:8"),
         ("SELECT ARRAY_SIZE(payload[id]) AS n FROM APP.EVENTS", "VARIANT-PATH", "1:19"),
     ],
 )
