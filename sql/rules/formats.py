@@ -139,7 +139,11 @@ ELEMENTS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     "W": lambda v: cast(_week_of(extract("DAY", v)), "VARCHAR"),  # weeks from the 1st
 }
 # Oracle-model elements the dialect's models lack (Snowflake's have no week elements).
-NOT_IN_MODELS = {"snowflake": {"IW", "IYYY", "WW", "W"}}
+# Snowflake documents YYYY, YY, MM, MON, MMMM, DD, DY, HH24, HH12, AM/PM, MI, SS, FF and the
+# time zone elements only: Oracle's Q, DDD and HH are not elements of its models (SnowConvert
+# writes Redshift's Q as QUARTER, DDD as DAYOFYEAR, HH as HH12), so they are refused, never read
+# as Oracle reads them.
+NOT_IN_MODELS = {"snowflake": {"IW", "IYYY", "WW", "W", "Q", "DDD", "HH"}}
 # Elements of other dialects' formats, under names of their own (never scanned in a model).
 OTHER_ELEMENTS: dict[str, Callable[[exp.Expr], exp.Expr]] = {
     # BigQuery's %Y: as many digits as the year takes

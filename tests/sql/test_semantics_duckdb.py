@@ -457,10 +457,10 @@ CASES = [
     # patterns as sqlglot reads them)
     (
         "snowflake",
-        "SELECT TO_CHAR(o_orderdate, 'YYYY-MM-DD') AS d, TO_VARCHAR(o_orderdate, 'yy/q') AS q,"
+        "SELECT TO_CHAR(o_orderdate, 'YYYY-MM-DD') AS d, TO_VARCHAR(o_orderdate, 'yy/mm') AS m,"
         " TO_CHAR(TO_TIMESTAMP_NTZ('2024-03-01 09:05:07.5'), 'YYYYMMDD HH24:MI:SS') AS t"
         " FROM SALES.ORDERS WHERE o_orderkey = 1",
-        [("2024-01-31", "24/1", "20240301 09:05:07")],
+        [("2024-01-31", "24/01", "20240301 09:05:07")],
     ),
     (
         "oracle",

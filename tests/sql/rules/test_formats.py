@@ -222,8 +222,11 @@ def test_teradata_format_phrases_print_the_dates_digits(spark_engine):
         ("tsql", "SELECT FORMAT(d, 'd') AS a FROM dbo.moments", "FMT-DATETIME", "'d'"),
         ("tsql", "SELECT FORMAT(ts, 'HH:mm:ss.fff') AS a FROM dbo.moments", "FMT-DATETIME", "fff"),
         ("tsql", "SELECT FORMAT(ts, 'yyyy', 'de-DE') AS a FROM dbo.moments", "FMT-TO-CHAR", ""),
-        # Snowflake's models have no week elements
+        # Snowflake's models have no week, quarter, day-of-year or bare HH elements
         ("snowflake", "SELECT TO_CHAR(d, 'IW') AS a FROM S.MOMENTS", "FMT-DATETIME", "IW"),
+        ("snowflake", "SELECT TO_CHAR(d, 'YYYY-Q') AS a FROM S.MOMENTS", "FMT-DATETIME", "Q"),
+        ("snowflake", "SELECT TO_VARCHAR(d, 'DDD') AS a FROM S.MOMENTS", "FMT-DATETIME", "DDD"),
+        ("snowflake", "SELECT TO_CHAR(ts, 'HH:MI') AS a FROM S.MOMENTS", "FMT-DATETIME", "HH"),
         # a time of day in the format of a DATE is an error in BigQuery
         ("bigquery", "SELECT FORMAT_DATE('%H', d) AS a FROM p.s.moments", "FMT-DATETIME", "HH24"),
         # names, milliseconds: styles refused
