@@ -4,6 +4,7 @@ them reused gives what building them afresh gives."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,9 @@ def test_validation_over_built_scopes_raises_what_sqlglot_raises(query):
         sqlglot.parse_one(query), schema=SCHEMA, validate_qualify_columns=False, identify=True
     )
     mine = _error(lambda t: sql.scopes.validate_columns(traverse_scope(t)), tree)
-    assert mine == _error(validate_qualify_columns, tree)
+    theirs = _error(validate_qualify_columns, tree)
+    # The same message without sqlglot's "Line: n, Col: m" (the diagnostic states ours).
+    assert mine == (theirs and re.sub(r" Line: \d+, Col: \d+$", "", theirs))
 
 
 @pytest.fixture
