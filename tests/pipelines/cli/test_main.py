@@ -295,32 +295,6 @@ def test_ui_serves_the_runs_of_plumbline_run(run_home):
     assert runs == [{"status": "SUCCESS", "jobName": "materialize_all_job"}]
 
 
-def test_mlflow_ui_serves_the_tracking_store_training_writes_to(tmp_path):
-    """`plumbline mlflow-ui` opens MLflow over PLUMBLINE_MLFLOW_URI: a run logged there by the
-    same resource the training asset uses is listed by the server's REST API."""
-
-    from pipelines.resources import MlflowResource
-    from pipelines.settings import Settings
-
-    home = tmp_path / "home"
-    settings = Settings(home=home)
-    tracking = MlflowResource(
-        tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)
-    )
-    client = tracking.client()
-    run = client.create_run(tracking.experiment_id(), run_name="smoke")
-    client.log_metric(run.info.run_id, "val_auc", 0.9)
-    client.set_terminated(run.info.run_id)
-
-    body = {"experiment_ids": [tracking.experiment_id()]}
-    runs = post_to_server(
-        "mlflow-ui", {"PLUMBLINE_HOME": str(home)}, "/api/2.0/mlflow/runs/search", body
-    )["runs"]
-    [listed] = runs
-    assert listed["info"]["run_id"] == run.info.run_id
-    assert listed["data"]["metrics"][0]["value"] == 0.9
-
-
 def test_models_history_prints_every_alias_move(tmp_path):
     from pipelines.registry.versions import AliasHistory, AliasMove
 

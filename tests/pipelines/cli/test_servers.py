@@ -1,12 +1,14 @@
 """`plumbline ui` and `plumbline mlflow-ui` stop, with every process they started, on the
 `kill <pid>` a user sends to one started in the background, and on Ctrl-C."""
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import time
 import urllib.request
+from pathlib import Path
 
 import psutil
 import pytest
@@ -29,6 +31,22 @@ def as_background_job() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _log_a_run(home: Path) -> tuple[str, str]:
+    """A finished run with one metric in ``home``'s tracking store, logged as training does."""
+    from pipelines.resources import MlflowResource
+    from pipelines.settings import Settings
+
+    settings = Settings(home=home)
+    tracking = MlflowResource(
+        tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)
+    )
+    client = tracking.client()
+    run = client.create_run(tracking.experiment_id(), run_name="smoke")
+    client.log_metric(run.info.run_id, "val_auc", 0.9)
+    client.set_terminated(run.info.run_id)
+    return tracking.experiment_id(), run.info.run_id
+
+
 def running(processes: list[psutil.Process]) -> list[psutil.Process]:
     alive = []
     for process in processes:
@@ -49,9 +67,12 @@ def running(processes: list[psutil.Process]) -> list[psutil.Process]:
     ],
 )
 def test_a_server_stops_with_its_children_on_a_signal(tmp_path, command, path, signum):
+    """Each server answers, then stops with every process it started. `plumbline mlflow-ui`
+    first shows a run logged into PLUMBLINE_MLFLOW_URI by the resource training uses."""
     port = free_port()
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
     environment["PLUMBLINE_HOME"] = str(tmp_path / "home")
+    logged = _log_a_run(tmp_path / "home") if command == "mlflow-ui" else None
     server = subprocess.Popen(
         [PLUMBLINE, command, "--port", str(port)],
         env=environment,
@@ -71,6 +92,17 @@ def test_a_server_stops_with_its_children_on_a_signal(tmp_path, command, path, s
                 assert server.poll() is None, f"plumbline {command} exited"
                 assert time.monotonic() < deadline, f"{command} did not answer within 180 s"
                 time.sleep(1)
+        if logged is not None:
+            experiment, run_id = logged
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/2.0/mlflow/runs/search",
+                data=json.dumps({"experiment_ids": [experiment]}).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(request, timeout=30) as response:
+                [listed] = json.load(response)["runs"]
+            assert listed["info"]["run_id"] == run_id
+            assert listed["data"]["metrics"][0]["value"] == 0.9
         family = psutil.Process(server.pid).children(recursive=True)
         # dagster dev runs a webserver, a daemon and a code server; mlflow ui a uvicorn.
         assert len(family) >= (3 if command == "ui" else 2), family
