@@ -14,7 +14,7 @@ import hashlib
 import json
 import math
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -141,3 +141,36 @@ def contract_result(
         outcomes=ordered,
         failing_rows=tuple(masking.row(plain(row)) for row in rows[:MAX_FAILING_ROWS]),
     )
+
+
+def failing_row_matches(
+    failed: Iterable[tuple[str | None, Mapping[str, Any]]],
+    key: Sequence[str],
+    columns: Sequence[str],
+) -> list[dict[str, Any]]:
+    """Which whole rows show the failed expectations, as ``{column: value}`` matches (a row
+    matches when every column equals its value, NULL matching NULL): the rows GX's
+    ``partial_unexpected_index_list`` names by ``key``, else those holding an unexpected
+    value (or combination of values, for a compound key). At most MAX_FAILING_ROWS of each
+    kind; each engine turns them into its own query."""
+    matches: list[dict[str, Any]] = []
+    keys: list[tuple] = []
+    for column, result in failed:
+        indexed = [
+            entry
+            for entry in result.get("partial_unexpected_index_list") or ()
+            if isinstance(entry, Mapping) and key and all(name in entry for name in key)
+        ]
+        for entry in indexed:
+            value = tuple(entry[name] for name in key)
+            if value not in keys:
+                keys.append(value)
+        if indexed:
+            continue
+        for value in list(result.get("partial_unexpected_list") or ())[:MAX_FAILING_ROWS]:
+            if isinstance(value, Mapping) and value and set(value) <= set(columns):
+                matches.append(dict(value))
+            elif not isinstance(value, Mapping) and column in columns:
+                matches.append({column: value})
+    matches += [dict(zip(key, value, strict=True)) for value in keys[:MAX_FAILING_ROWS]]
+    return matches

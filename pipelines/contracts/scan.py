@@ -48,6 +48,7 @@ from pipelines.contracts.results import (
     ExpectationOutcome,
     contract_result,
     describe,
+    failing_row_matches,
     sql_outcomes,
 )
 from pipelines.lake.duckdb_limits import connection_config
@@ -633,33 +634,10 @@ def _failing_rows(
     """Up to MAX_FAILING_ROWS whole rows that violate the failed expectations: those GX's
     lists name by primary key, or else those holding an unexpected value (or combination
     of values); in file order, which DuckDB keeps (validate_parquet_gx's query)."""
-    conditions: list[exp.Expression] = []
-    keys: list[tuple] = []
-    for column, result in failed:
-        indexed = [
-            entry
-            for entry in result.get("partial_unexpected_index_list") or ()
-            if isinstance(entry, Mapping) and key and all(name in entry for name in key)
-        ]
-        for entry in indexed:
-            value = tuple(entry[name] for name in key)
-            if value not in keys:
-                keys.append(value)
-        if indexed:
-            continue
-        for value in list(result.get("partial_unexpected_list") or ())[:MAX_FAILING_ROWS]:
-            if isinstance(value, Mapping) and value and set(value) <= set(columns):
-                conditions.append(
-                    exp.and_(*(_equals(name, item, aggregates) for name, item in value.items()))
-                )
-            elif not isinstance(value, Mapping) and column in columns:
-                conditions.append(_equals(column, value, aggregates))
-    for value in keys[:MAX_FAILING_ROWS]:
-        conditions.append(
-            exp.and_(
-                *(_equals(name, item, aggregates) for name, item in zip(key, value, strict=True))
-            )
-        )
+    conditions = [
+        exp.and_(*(_equals(name, value, aggregates) for name, value in match.items()))
+        for match in failing_row_matches(failed, key, columns)
+    ]
     if not conditions:
         return []
     query = (

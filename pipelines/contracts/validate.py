@@ -32,6 +32,7 @@ from pipelines.contracts.results import (
     ExpectationOutcome,
     contract_result,
     describe,
+    failing_row_matches,
     sql_outcomes,
 )
 
@@ -278,29 +279,10 @@ def _failing_rows_query(
         column = staged.c[name]
         return column.is_(None) if value is None else column == value
 
-    conditions: list[Any] = []
-    keys: list[tuple] = []
-    for column, result in failed:
-        indexed = [
-            entry
-            for entry in result.get("partial_unexpected_index_list") or ()
-            if isinstance(entry, Mapping) and key and all(name in entry for name in key)
-        ]
-        for entry in indexed:
-            value = tuple(entry[name] for name in key)
-            if value not in keys:
-                keys.append(value)
-        if indexed:
-            continue
-        for value in list(result.get("partial_unexpected_list") or ())[:MAX_FAILING_ROWS]:
-            if isinstance(value, Mapping) and value and set(value) <= set(columns):
-                conditions.append(sa.and_(*(equals(name, item) for name, item in value.items())))
-            elif not isinstance(value, Mapping) and column in columns:
-                conditions.append(equals(column, value))
-    for value in keys[:MAX_FAILING_ROWS]:
-        conditions.append(
-            sa.and_(*(equals(name, item) for name, item in zip(key, value, strict=True)))
-        )
+    conditions = [
+        sa.and_(*(equals(name, value) for name, value in match.items()))
+        for match in failing_row_matches(failed, key, columns)
+    ]
     return sa.select(staged).where(sa.or_(sa.false(), *conditions)).limit(MAX_FAILING_ROWS)
 
 
