@@ -226,7 +226,36 @@ def reconcile_baseline(home: Path, steps: dict[str, dict[str, Any]], tables: int
         )
         built = lake.current("warehouse", name).path
         compared[name] = compare(built, reference)
+    if largest:
+        compared["changed_value"] = changed_value(
+            lake.current("warehouse", largest[0]).path, home / "reference" / largest[0], home
+        )
     return compared
+
+
+def changed_value(built: Path, reference: Path, home: Path) -> dict[str, Any]:
+    """The largest table against its reference with one value changed (one row's
+    ``reconcile_bench.CHANGED_COLUMN``, the row in the middle): it must be caught, and the
+    column and the row on each side named."""
+    from benchmarks.reconcile_bench import CHANGED_COLUMN, _changed_copy
+    from pipelines.warehouse.reconcile import reconcile
+
+    changed = home / "reference-changed.parquet"
+    _changed_copy(reference, changed)
+    started = time.perf_counter()
+    result = reconcile(built, changed, scratch=home / "reconcile-scratch")
+    seconds = time.perf_counter() - started
+    return {
+        "rows": result.actual_rows,
+        "column": CHANGED_COLUMN,
+        "seconds": round(seconds, 3),
+        "caught": not result.passed,
+        "unmatched": [result.only_in_table, result.only_in_reference],
+        "columns_differing": result.columns_differing,
+        "named_row_in_table": result.sample_only_in_table[:1],
+        "named_row_in_reference": result.sample_only_in_reference[:1],
+        "compared_by": result.compared_by,
+    }
 
 
 def run(
