@@ -14,6 +14,7 @@ from pathlib import Path
 
 import yaml
 
+from sql import yaml_text
 from sql.paths import DEFAULT_ASSUMPTIONS_PATH
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -202,7 +203,7 @@ def load_assumptions(path: Path = DEFAULT_ASSUMPTIONS_PATH) -> Assumptions:
     if not path.is_file():
         return Assumptions()
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml_text.safe_load(path.read_text()) or {}
     except yaml.YAMLError as exc:
         raise AssumptionError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(data, dict):

@@ -30,6 +30,7 @@ import yaml
 from sqlglot import exp
 from sqlglot.dialects.dialect import NormalizationStrategy
 
+from sql import yaml_text
 from sql.ansi import parse_type
 from sql.assumptions import Assumptions
 from sql.diagnostics import Diagnostic, TranslationError
@@ -647,7 +648,7 @@ def load_catalog(path: Path = DEFAULT_CATALOG_PATH, *, project_tables: bool = Fa
     come from its translation (the caller checks that one does: ``undeclared_names``)."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_text.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise CatalogError(f"{path}: cannot read catalog: {exc.strerror}") from None
     except UnicodeDecodeError as exc:

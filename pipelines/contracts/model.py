@@ -24,6 +24,7 @@ from open_data_contract_standard.model import (
 )
 
 from pipelines.contracts.errors import ContractError
+from sql import yaml_text
 
 # Logical types of ODCS v3 (schema.json, SchemaProperty.logicalType) ...
 ODCS_LOGICAL_TYPES = frozenset(
@@ -142,7 +143,7 @@ def _dotted(location: Sequence[str | int]) -> str:
 def _parse(path: Path) -> tuple[dict[str, Any], OpenDataContractStandard]:
     file = str(path)
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        document = yaml_text.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ContractError(file, "<document>", f"cannot read the file: {exc}") from exc
     except UnicodeDecodeError as exc:
