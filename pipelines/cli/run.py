@@ -160,13 +160,14 @@ def latest_data_versions(
 ) -> dict[str, str | None]:
     """The data version of each asset's latest materialization on ``instance`` (None for one
     never materialized, or materialized without a data version)."""
-    versions: dict[str, str | None] = {}
-    for key in keys:
-        event = instance.get_latest_materialization_event(key)
-        materialization = event.asset_materialization if event is not None else None
-        versions[key.to_user_string()] = (
-            materialization.tags.get(DATA_VERSION_TAG) if materialization is not None else None
-        )
+    versions: dict[str, str | None] = {key.to_user_string(): None for key in keys}
+    # One read of the asset records, not a query per asset.
+    for record in instance.get_asset_records(list(keys)):
+        entry = record.asset_entry.last_materialization
+        materialization = entry.asset_materialization if entry is not None else None
+        if materialization is not None:
+            tags = materialization.tags or {}
+            versions[record.asset_entry.asset_key.to_user_string()] = tags.get(DATA_VERSION_TAG)
     return versions
 
 

@@ -213,9 +213,10 @@ def schema_version(path: Path) -> str | None:
 
 
 @functools.cache
+@functools.cache
 def latest_schema_version() -> str:
     """The revision this MLflow's migrations end at (read with Alembic's own API from the
-    migrations MLflow ships)."""
+    migrations MLflow ships; once a process: Alembic reads every migration file to find it)."""
     import mlflow.store
     from alembic.script import ScriptDirectory
 
