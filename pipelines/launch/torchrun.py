@@ -7,8 +7,10 @@ client that runs these commands is ``pipelines.pipes.local``.
 
 from __future__ import annotations
 
+import glob
 import sys
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 from models.job import TRAINING_MODULE, TrainingJob
@@ -18,11 +20,21 @@ LOOPBACK_INTERFACE = "lo"
 RENDEZVOUS_FILE = "rendezvous"
 
 
-def default_nproc() -> int:
-    """One process per GPU; two on a CPU-only machine (gloo)."""
+# Device files a GPU torch can use: NVIDIA's driver, and AMD's (ROCm builds of torch report
+# AMD GPUs through torch.cuda). Without any, torch.cuda.is_available() is False.
+GPU_DEVICE_FILES = ("/dev/nvidia[0-9]*", "/dev/kfd")
+CPU_PROCESSES = 2
+
+
+def default_nproc(device_files: Sequence[str] = GPU_DEVICE_FILES) -> int:
+    """One process per GPU; two on a CPU-only machine (gloo). Where no GPU device file
+    exists the answer is known without importing torch (seconds: a rerun asks only to find
+    the training it reuses)."""
+    if not any(glob.glob(pattern) for pattern in device_files):
+        return CPU_PROCESSES
     import torch
 
-    return torch.cuda.device_count() if torch.cuda.is_available() else 2
+    return torch.cuda.device_count() if torch.cuda.is_available() else CPU_PROCESSES
 
 
 def loopback_torchrun(

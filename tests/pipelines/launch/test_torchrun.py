@@ -34,3 +34,16 @@ def test_each_command_has_its_own_rendezvous_id(tmp_path):
     first, second = (torchrun_command(tmp_path / "job.json", 2, 0) for _ in range(2))
     ids = [[arg for arg in command if arg.startswith("--rdzv-id=")] for command in (first, second)]
     assert len(ids[0]) == len(ids[1]) == 1 and ids[0] != ids[1]
+
+
+def test_without_a_gpu_device_file_two_processes_and_torchs_own_answer_agrees(tmp_path):
+    import torch
+
+    from pipelines.launch.torchrun import CPU_PROCESSES, GPU_DEVICE_FILES, default_nproc
+
+    assert default_nproc([str(tmp_path / "nvidia[0-9]*")]) == CPU_PROCESSES
+    # Where a device file exists, torch decides (on this machine: no GPU, so two as well).
+    (tmp_path / "nvidia0").touch()
+    expected = torch.cuda.device_count() if torch.cuda.is_available() else CPU_PROCESSES
+    assert default_nproc([str(tmp_path / "nvidia[0-9]*")]) == expected
+    assert default_nproc(GPU_DEVICE_FILES) == expected
