@@ -124,7 +124,9 @@ def audit_bundle(
     client = mlflow_tracking.client()
     audited = audited_version(context, config, client)
     version = audited.version
-    sources = audit_sources(lake.lake(), ansi_store.path(), client, context.instance)
+    sources = audit_sources(
+        lake.lake(), ansi_store.path(), client, context.instance, audit.pinned_files()
+    )
     try:
         issued = issue_or_reuse(
             sources,

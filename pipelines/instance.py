@@ -23,6 +23,7 @@ from typing import Any
 import dagster as dg
 
 from pipelines.audit.collect import RunFinder, Sources
+from pipelines.audit.pinned import PinnedFiles
 from pipelines.lake.store import Lake
 from pipelines.registry.versions import AliasHistory
 
@@ -122,16 +123,22 @@ def run_finder(instance: dg.DagsterInstance) -> RunFinder:
 
 
 def audit_sources(
-    lake: Lake, ansi_root: Path, client: Any, instance: dg.DagsterInstance | None
+    lake: Lake,
+    ansi_root: Path,
+    client: Any,
+    instance: dg.DagsterInstance | None,
+    pinned: PinnedFiles | None = None,
 ) -> Sources:
-    """The audit's sources: the lake, the ANSI store, MLflow, the alias history and, when
-    there is one, the Dagster instance (without it each table's run is recorded as a gap)."""
+    """The audit's sources: the lake, the ANSI store, MLflow, the alias history, where the
+    issued bundles' SQL files are pinned and, when there is one, the Dagster instance
+    (without it each table's run is recorded as a gap)."""
     return Sources(
         lake=lake,
         ansi_root=ansi_root,
         client=client,
         alias_history=AliasHistory.in_lake(lake.root),
         runs=None if instance is None else run_finder(instance),
+        pinned=pinned,
     )
 
 

@@ -20,6 +20,7 @@ from sql.paths import REPOSITORY_ROOT
 
 if TYPE_CHECKING:
     from pipelines.audit.collect import TableSubject
+    from pipelines.audit.pinned import PinnedFiles
 
 
 class LakeResource(dg.ConfigurableResource):
@@ -255,6 +256,12 @@ class AuditResource(dg.ConfigurableResource):
         from pipelines.audit.store import table_version_dir
 
         return table_version_dir(Path(self.root), subject)
+
+    def pinned_files(self) -> PinnedFiles:
+        """Where the SQL files of the bundles issued here are kept, by sha256."""
+        from pipelines.audit.pinned import PinnedFiles
+
+        return PinnedFiles(Path(self.root))
 
 
 def resources_for(settings: Settings, **launcher: Any) -> dict[str, dg.ConfigurableResource]:

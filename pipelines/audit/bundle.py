@@ -24,7 +24,7 @@ import datetime as dt
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +102,9 @@ OPTIONAL_NODE_FIELDS = frozenset({"gap"})
 @dataclass(frozen=True)
 class Bundle:
     data: dict[str, Any]
+    # The bytes its SQL links pinned, by sha256, as they were collected: what issuing it
+    # keeps (pipelines.audit.pinned). Empty for a bundle read from a file.
+    pinned_bytes: Mapping[str, bytes] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def root_digest(self) -> str:
@@ -161,8 +164,10 @@ def seal_bundle(
     created_at: str,
     made_by: dict[str, str],
     auditor: dict[str, Any],
+    pinned_bytes: Mapping[str, bytes] | None = None,
 ) -> Bundle:
-    """Seal ``nodes`` and the header into a bundle (see the module docstring)."""
+    """Seal ``nodes`` and the header into a bundle (see the module docstring);
+    ``pinned_bytes``: the bytes its links pinned (:attr:`Bundle.pinned_bytes`)."""
     sealed = seal(nodes)
     header = {
         "format": FORMAT,
@@ -181,7 +186,8 @@ def seal_bundle(
             "field_digests": digests,
             "root_digest": bundle_root_digest(root_node.digest, digests),
             "nodes": [n.to_dict() for n in sealed],
-        }
+        },
+        dict(pinned_bytes or {}),
     )
 
 
@@ -221,6 +227,7 @@ def _sealed_chain(sources: Sources, subject: Subject, made_by: dict[str, str] | 
         created_at=collected.created_at,
         made_by=made_by or {},
         auditor=auditor_environment(),
+        pinned_bytes=collected.files,
     )
 
 
@@ -499,13 +506,36 @@ def registry_differences(bundle: Bundle, client: Any) -> list[Difference]:
     return []
 
 
+@dataclass(frozen=True)
+class Verification:
+    """What ``--verify`` found: the links that no longer hold (none: the bundle verifies),
+    and, as information, the links verified against the copies the bundle pinned whose
+    file is another one now (``superseded``: a later translation, an edited legacy file)."""
+
+    differences: list[Difference]
+    superseded: list[str]
+
+
 def verify_bundle(
     bundle: Bundle, sources: Sources, *, dagster_root_digests: list[str] | None = None
 ) -> list[Difference]:
+    """The links of ``bundle`` that no longer hold (:func:`verification`). Empty: all hold."""
+    return verification(bundle, sources, dagster_root_digests=dagster_root_digests).differences
+
+
+def verification(
+    bundle: Bundle, sources: Sources, *, dagster_root_digests: list[str] | None = None
+) -> Verification:
     """Every link of ``bundle`` that no longer holds: the file's own seal
     (:func:`check_bundle`), then, recomputed from the sources, each node's content, the root
     digest on the MLflow model version (a model version's bundle) and (when given) in the
-    audit asset's Dagster metadata. Empty: all hold.
+    audit asset's Dagster metadata.
+
+    A SQL link that pinned its files (its content's ``pinned`` digests) is recomputed from
+    those copies (``sources.pinned``), not from the files as they are now: the lake version
+    the bundle names was built from them. A copy missing or altered fails that link, naming
+    the file; a file changed since is reported in ``superseded``. A link of a bundle issued
+    before pins is recomputed from the files as they are, as it always was.
 
     A table's bundle reads no MLflow (``sources.client`` may be None), and no registry keeps
     its root digest: each node is recomputed from the sources all the same, but a header
@@ -516,7 +546,7 @@ def verify_bundle(
     if isinstance(subject, ModelSubject):
         kept = registry_differences(bundle, sources.client)
         if any(d.message == NOT_REGISTERED for d in kept):
-            return [*differences, *kept]
+            return Verification([*differences, *kept], [])
         differences.extend(kept)
     if dagster_root_digests is not None and bundle.root_digest not in dagster_root_digests:
         differences.append(
@@ -524,6 +554,12 @@ def verify_bundle(
                 bundle.data["root"], "no audit_bundle materialization in Dagster records this root"
             )
         )
-    current = collect(sources, subject, created_at=bundle.data["created_at"])
-    differences.extend(compare(bundle.nodes, seal(current.nodes.values())))
-    return differences
+    recorded = bundle.nodes
+    current = collect(
+        sources,
+        subject,
+        created_at=bundle.data["created_at"],
+        recorded={node.id: node for node in recorded},
+    )
+    differences.extend(compare(recorded, seal(current.nodes.values())))
+    return Verification(differences, current.superseded)

@@ -32,9 +32,16 @@ from typing import Any
 from sqlglot.errors import SqlglotError
 
 from pipelines.audit.chain import AuditError, Node
+from pipelines.audit.pinned import PinnedFileError, PinnedFiles, sha256_hex
 from pipelines.lake.store import Lake, LakeError, digest_files, manifest_data_version
 from pipelines.registry.versions import ALIAS_TAG_PREFIX, AliasHistory, RegistryError
-from pipelines.translation.store import StoreError, read_stored_manifest, sha256_bytes, sha256_text
+from pipelines.translation.store import (
+    StoredTranslation,
+    StoreError,
+    parse_stored_manifest,
+    sha256_bytes,
+    sha256_text,
+)
 from sql.lineage import column_sources, projection_lines
 from sql.paths import REPOSITORY_ROOT
 
@@ -91,6 +98,11 @@ class Sources:
     # repo_root (the TPC-H demo's sql/ansi), absolute (a user's project's folder), or None
     # for a project that has none (every warehouse table is then a translation).
     portable_root: Path | None = Path("sql", "ansi")
+    # Where an issued bundle's SQL files are kept, by sha256 (pipelines.audit.pinned): a
+    # chain collected with it records, in each SQL link, the digests of the bytes it was
+    # collected from. None: no link records any (a bundle then verifies against the files
+    # as they are, as a bundle issued before pins does).
+    pinned: PinnedFiles | None = None
 
     @property
     def native_ansi_root(self) -> Path | None:
@@ -167,6 +179,12 @@ def subject_from_fields(fields: Mapping[str, str]) -> Subject:
 class Collected:
     created_at: str
     nodes: dict[str, Node] = field(default_factory=dict)
+    # The bytes the SQL links pinned, by sha256: what issuing the bundle keeps.
+    files: dict[str, bytes] = field(default_factory=dict)
+    # Recollected for --verify: the links verified against their pinned copies whose file is
+    # another one now (a later translation, an edited legacy file): information, not a
+    # failure.
+    superseded: list[str] = field(default_factory=list)
 
     def add(self, node: Node) -> Node:
         self.nodes.setdefault(node.id, node)
@@ -276,26 +294,38 @@ def recorded_path(repo: Path, path: Path) -> str:
     return Path(os.path.normpath(path.absolute())).as_posix()
 
 
-def file_record(repo: Path, path: Path) -> dict[str, Any]:
-    """sha256, size in lines, and git state of a file, named by :func:`recorded_path`. A
-    file outside ``repo`` has the git state of the checkout that holds it, if one does (a
-    user's project is a repository of its own)."""
-    shown = recorded_path(repo, path)
+def bytes_record(repo: Path, path: Path, data: bytes) -> dict[str, Any]:
+    """What ``data``, the bytes of ``path``, says of the file: its name
+    (:func:`recorded_path`), sha256 and size in lines."""
+    return {
+        "path": recorded_path(repo, path),
+        "sha256": sha256_bytes(data),
+        "lines": data.decode(errors="replace").count("\n"),
+    }
+
+
+def git_record(repo: Path, path: Path) -> dict[str, Any]:
+    """The git state of ``path``: the last commit that changed it, and whether it differs
+    from that commit now. A file outside ``repo`` has the git state of the checkout that
+    holds it, if one does (a user's project is a repository of its own)."""
     resolved = path.resolve()
     if resolved.is_relative_to(repo.resolve()):
-        where, name = repo, shown
+        where, name = repo, recorded_path(repo, path)
     else:
         where, name = resolved.parent, resolved.name
-    data = path.read_bytes()
     commit = _git(where, "log", "-1", "--format=%H", "--", name) or None
     changed = _git(where, "status", "--porcelain", "--", name)
     return {
-        "path": shown,
-        "sha256": sha256_bytes(data),
-        "lines": data.decode(errors="replace").count("\n"),
         "git_commit": commit,
         "uncommitted_changes": bool(changed) if changed is not None else None,
     }
+
+
+def file_record(repo: Path, path: Path, data: bytes | None = None) -> dict[str, Any]:
+    """sha256, size in lines, and git state of a file (its bytes ``data`` when they were
+    read already), named by :func:`recorded_path`."""
+    data = path.read_bytes() if data is None else data
+    return {**bytes_record(repo, path, data), **git_record(repo, path)}
 
 
 def package_versions() -> dict[str, str]:
@@ -323,10 +353,26 @@ def _without_volatile(tags: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in sorted(tags.items()) if not k.startswith(VOLATILE_TAG_PREFIXES)}
 
 
+# The files a SQL link describes, by role: a table written in ANSI SQL its file, a
+# translation its stored SQL and manifest, a legacy file itself.
+FILE, STORED_SQL, STORED_MANIFEST = "file", "sql", "manifest"
+
+
 class Collector:
-    def __init__(self, sources: Sources, created_at: str) -> None:
+    """Collects a chain. ``recorded`` (for --verify: the bundle's nodes, whose seal held)
+    says which SQL links pinned their files when the bundle was issued: those are
+    recollected from the pinned copies, every other link from the sources as they are."""
+
+    def __init__(
+        self, sources: Sources, created_at: str, recorded: Mapping[str, Node] | None = None
+    ) -> None:
         self.sources = sources
         self.out = Collected(created_at)
+        self.recorded = recorded
+        # Issuing: record the digest of every SQL file read, and keep its bytes.
+        self._pinning = recorded is None and sources.pinned is not None
+        self._reads: dict[tuple[str, str], tuple[bytes | None, str | None]] = {}
+        self._pinned: dict[str, dict[str, str]] = {}  # node id -> role -> sha256 read
         self.features: list[str] = []
         # (table, its ANSI SQL) -> the sources of each of its columns: sqlglot computes the
         # lineage of every output column at once, so one call per table, not per column.
@@ -522,33 +568,46 @@ class Collector:
     # -- SQL ------------------------------------------------------------------------------
     def sql(self, table: str, built_sha: str | None) -> Node:
         node_id = f"ansi:{table}"
+        title = f"ANSI SQL of {table}"
         native = self._native_sql(table)
         if native is not None:
-            record = file_record(self.sources.repo_root, native)
+            data, problem = self._read(node_id, FILE, native)
+            if data is None:
+                shown = recorded_path(self.sources.repo_root, native)
+                content = {"written_in": "ansi", "built_sha256": built_sha, "path": shown}
+                return self.out.add(Node(node_id, "ansi_sql", title, content, gap=problem))
+            record = self._file_record(node_id, native, data)
             gap = None
             if record["sha256"] != built_sha:
                 gap = f"{record['path']} is not the SQL this table was built from"
             content = {"written_in": "ansi", "built_sha256": built_sha, **record}
-            return self.out.add(Node(node_id, "ansi_sql", f"ANSI SQL of {table}", content, gap=gap))
+            return self.out.add(
+                Node(node_id, "ansi_sql", title, self._with_pins(node_id, content), gap=gap)
+            )
         sql_path = self.sources.ansi_root / f"{table}.sql"
-        try:
-            stored = read_stored_manifest(self.sources.ansi_root, table)
-        except StoreError:
-            stored = None
-        if stored is None or not sql_path.is_file():
+        stored, problem = self._stored_translation(table)
+        sql_data = None
+        if stored is not None:
+            sql_data, problem = self._read(node_id, STORED_SQL, sql_path)
+        if stored is None or sql_data is None:
+            if self._recorded_pins(node_id) is None:
+                problem = f"{sql_path}: the translation this table was built from is not stored"
+            # A pinned copy that fails is this link's alone: the walk goes on to the legacy
+            # file the bundle names, which is verified against its own copy.
             return self.out.add(
                 Node(
                     node_id,
                     "ansi_sql",
-                    f"ANSI SQL of {table}",
+                    title,
                     {"built_sha256": built_sha},
-                    gap=f"{sql_path}: the translation this table was built from is not stored",
+                    self._recorded_parents(node_id),
+                    gap=problem,
                 )
             )
         content = {
             "written_in": "translation",
             "built_sha256": built_sha,
-            "stored_sha256": _text_sha256(sql_path),
+            "stored_sha256": _text_sha256(sql_data),
             "rules_applied": stored.rules_applied,
             "warnings": stored.diagnostics,
             "assumptions": stored.assumed_settings,
@@ -567,7 +626,7 @@ class Collector:
             )
         parents = [self.legacy(Path(stored.source_path), stored.dialect).id]
         return self.out.add(
-            Node(node_id, "ansi_sql", f"ANSI SQL of {table}", content, parents, gap)
+            Node(node_id, "ansi_sql", title, self._with_pins(node_id, content), parents, gap)
         )
 
     def legacy(self, path: Path, dialect: str) -> Node:
@@ -577,18 +636,127 @@ class Collector:
         full = path if path.is_absolute() else repo / path
         shown = recorded_path(repo, full)
         node_id = f"legacy:{shown}"
-        if not full.is_file():
-            return self.out.add(
-                Node(node_id, "legacy_sql", shown, {"path": shown}, gap="file not found")
-            )
-        content = {"dialect": dialect, **file_record(repo, full)}
-        return self.out.add(Node(node_id, "legacy_sql", shown, content))
+        if node_id in self.out.nodes:
+            return self.out.nodes[node_id]
+        data, problem = self._read(node_id, FILE, full)
+        if data is None:
+            return self.out.add(Node(node_id, "legacy_sql", shown, {"path": shown}, gap=problem))
+        content = {"dialect": dialect, **self._file_record(node_id, full, data)}
+        return self.out.add(Node(node_id, "legacy_sql", shown, self._with_pins(node_id, content)))
 
     def _native_sql(self, table: str) -> Path | None:
-        """The file of ``table`` when the project writes it in ANSI SQL, else None."""
+        """The file of ``table`` when the project writes it in ANSI SQL, else None (a link
+        that pinned it: where it was, whether or not it is there now)."""
+        pins = self._recorded_pins(f"ansi:{table}")
+        if pins is not None:  # a table rewritten in ANSI SQL since is still a translation
+            return self._recorded_path(f"ansi:{table}") if FILE in pins else None
         root = self.sources.native_ansi_root
         native = None if root is None else root / f"{table}.sql"
         return native if native is not None and native.is_file() else None
+
+    def _stored_translation(self, table: str) -> tuple[StoredTranslation | None, str | None]:
+        """The stored translation of ``table`` (its manifest), or why there is none."""
+        store = self.sources.ansi_root
+        data, problem = self._read(f"ansi:{table}", STORED_MANIFEST, store / f"{table}.json")
+        if data is None:
+            return None, problem
+        try:
+            return parse_stored_manifest(data, store, table), None
+        except StoreError as exc:
+            return None, str(exc)
+
+    # -- the bytes a SQL link describes ----------------------------------------------------
+    def _read(self, node_id: str, role: str, path: Path) -> tuple[bytes | None, str | None]:
+        """The bytes of ``path`` that link ``node_id`` describes as ``role``, or None and
+        why not: the pinned copy when the bundle being verified pinned them (and, when the
+        file is another now, a note of it), else the file as it is. Read once per chain."""
+        key = (node_id, role)
+        if key not in self._reads:
+            pins = self._recorded_pins(node_id)
+            if pins is not None and role in pins:
+                self._reads[key] = self._read_pinned(node_id, role, path, pins[role])
+            else:
+                self._reads[key] = self._read_current(node_id, role, path)
+        return self._reads[key]
+
+    def _read_current(self, node_id: str, role: str, path: Path) -> tuple[bytes | None, str | None]:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None, "file not found"
+        if self._pinning:
+            hex_digest = sha256_hex(data)
+            self.out.files[hex_digest] = data
+            self._pinned.setdefault(node_id, {})[role] = hex_digest
+        return data, None
+
+    def _read_pinned(
+        self, node_id: str, role: str, path: Path, hex_digest: str
+    ) -> tuple[bytes | None, str | None]:
+        store = self.sources.pinned
+        if store is None:
+            return None, f"the bundle pinned {path}, and these sources keep no pinned copies"
+        try:
+            data = store.read(hex_digest)
+        except PinnedFileError as exc:
+            return None, f"{exc} (the bundle's copy of {path})"
+        self._pinned.setdefault(node_id, {})[role] = hex_digest
+        try:
+            now = sha256_hex(path.read_bytes())
+        except OSError:
+            now = None
+        if now != hex_digest:
+            what = "is gone" if now is None else f"holds other bytes now (sha256 {now[:12]}...)"
+            self.out.superseded.append(
+                f"{node_id}: {path} {what}; verified against the copy the bundle pinned "
+                f"({hex_digest[:12]}...)"
+            )
+        return data, None
+
+    def _with_pins(self, node_id: str, content: dict[str, Any]) -> dict[str, Any]:
+        """``content`` with the digests of the files it was collected from, when they were
+        pinned (issuing with a store of pinned copies, or verifying a link that pinned)."""
+        pinned = self._pinned.get(node_id)
+        return {**content, "pinned": dict(sorted(pinned.items()))} if pinned else content
+
+    def _file_record(self, node_id: str, path: Path, data: bytes) -> dict[str, Any]:
+        """:func:`file_record` of ``data``; for a link recollected from its pinned copy, the
+        git state it recorded (the repository's state when the bundle was issued: a later
+        commit of the file must not fail it), sealed with the link."""
+        repo = self.sources.repo_root
+        if self._recorded_pins(node_id) is None:
+            return file_record(repo, path, data)
+        recorded = self.recorded[node_id].content
+        git = {name: recorded.get(name) for name in ("git_commit", "uncommitted_changes")}
+        return {**bytes_record(repo, path, data), **git}
+
+    def _recorded_pins(self, node_id: str) -> dict[str, str] | None:
+        """The digests link ``node_id`` of the bundle being verified pinned, or None (not
+        verifying, no such link, or one issued before pins)."""
+        node = None if self.recorded is None else self.recorded.get(node_id)
+        pins = None if node is None else node.content.get("pinned")
+        if isinstance(pins, dict) and pins and all(isinstance(v, str) for v in pins.values()):
+            return pins
+        return None
+
+    def _recorded_path(self, node_id: str) -> Path:
+        """The file the bundle being verified names in link ``node_id``."""
+        return self.sources.repo_root / str(self.recorded[node_id].content.get("path", ""))
+
+    def _recorded_parents(self, node_id: str) -> list[str]:
+        """For a pinned translation link whose copies fail: the legacy links the bundle
+        gives it, collected (each against its own pinned copy), so that only this link
+        fails."""
+        if self._recorded_pins(node_id) is None:
+            return []
+        parents = []
+        for parent_id in self.recorded[node_id].parents:
+            parent = self.recorded.get(parent_id)
+            if parent is None or parent.kind != "legacy_sql":
+                continue
+            dialect = str(parent.content.get("dialect", ""))
+            parents.append(self.legacy(self._recorded_path(parent_id), dialect).id)
+        return parents
 
     # -- column lineage -------------------------------------------------------------------
     def column_lineage(self, name: str, version: str) -> Node:
@@ -633,10 +801,13 @@ class Collector:
                 continue
             try:
                 ansi = (
-                    (self.sources.ansi_root / f"{table_}.sql").read_text()
+                    self._stored_sql_text(table_)
                     if where["written_in"] == "translation"
                     else sql_text
                 )
+                if ansi is None:
+                    hop["gap"] = f"the stored ANSI SQL of {table_} cannot be read"
+                    continue
                 found = projection_lines(sql_text, where["dialect"], column_)
                 sources = self._sources_of(table_, ansi, column_)
             except (UnicodeDecodeError, SqlglotError) as exc:
@@ -676,19 +847,30 @@ class Collector:
         native = self._native_sql(table)
         if native is not None:
             shown = recorded_path(self.sources.repo_root, native)
-            return native.read_text(), {"written_in": "ansi", "dialect": None, "path": shown}
-        try:
-            stored = read_stored_manifest(self.sources.ansi_root, table)
-        except StoreError:
+            data, problem = self._read(f"ansi:{table}", FILE, native)
+            if data is None:
+                return None, f"{shown}: {problem}"
+            return _text(data), {"written_in": "ansi", "dialect": None, "path": shown}
+        stored, _ = self._stored_translation(table)
+        if stored is None:
             return None, f"no stored translation for {table}"
-        legacy = self.sources.repo_root / stored.source_path
-        if not legacy.is_file():
+        repo = self.sources.repo_root
+        legacy = repo / stored.source_path
+        data, _ = self._read(f"legacy:{recorded_path(repo, legacy)}", FILE, legacy)
+        if data is None:
             return None, f"{stored.source_path} not found"
-        return legacy.read_text(), {
+        return _text(data), {
             "written_in": "translation",
             "dialect": stored.dialect,
             "path": stored.source_path,
         }
+
+    def _stored_sql_text(self, table: str) -> str | None:
+        """The stored ANSI SQL of ``table`` as its link read it, or None when it cannot be
+        (its link says why); UnicodeDecodeError when it is no longer text."""
+        path = self.sources.ansi_root / f"{table}.sql"
+        data, _ = self._read(f"ansi:{table}", STORED_SQL, path)
+        return None if data is None else _text(data)
 
     def _schema_of(self, ansi_sql: str) -> dict[str, dict[str, dict[str, str]]]:
         """Column types of the tables ``ansi_sql`` reads, from the pinned versions the chain
@@ -744,13 +926,19 @@ def artifact_digests(
     return dict(sorted(found.items())), None
 
 
-def _text_sha256(path: Path) -> str:
-    """sha256 of a text file as the build hashed it (its text); of its bytes when it is no
-    longer text, which then matches nothing recorded."""
+def _text(data: bytes) -> str:
+    """``data`` read as a text file is (UTF-8, universal newlines); UnicodeDecodeError when
+    it is not text."""
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _text_sha256(data: bytes) -> str:
+    """sha256 of a text file's bytes ``data`` as the build hashed it (its text); of its bytes
+    when it is no longer text, which then matches nothing recorded."""
     try:
-        return sha256_text(path.read_text())
+        return sha256_text(_text(data))
     except UnicodeDecodeError:
-        return sha256_bytes(path.read_bytes())
+        return sha256_bytes(data)
 
 
 def _parquet_columns(folder: Path) -> dict[str, str]:
@@ -779,11 +967,17 @@ def _iso_ms(millis: int | None) -> str | None:
     return dt.datetime.fromtimestamp(millis / 1000, tz=dt.UTC).isoformat()
 
 
-def collect(sources: Sources, subject: Subject, created_at: str | None = None) -> Collected:
+def collect(
+    sources: Sources,
+    subject: Subject,
+    created_at: str | None = None,
+    recorded: Mapping[str, Node] | None = None,
+) -> Collected:
     """Every node of ``subject``'s chain (unsealed: digests come from ``seal``), rooted at
-    ``subject.root``. A table's is the walk that a model's takes below its training set."""
+    ``subject.root``. A table's is the walk that a model's takes below its training set.
+    ``recorded``: the nodes of the bundle being verified (see :class:`Collector`)."""
     created = created_at or dt.datetime.now(dt.UTC).isoformat()
-    collector = Collector(sources, created)
+    collector = Collector(sources, created, recorded)
     if isinstance(subject, TableSubject):
         collector.table(subject.zone, subject.table, subject.version)
     else:

@@ -21,7 +21,11 @@ says so in its own materialization (``reused_audit_bundle``, the issuing run).
 A bundle verifies only while the lake keeps every table version it names, so each of them
 is pinned for the bundle (:func:`pin_bundle`, holder ``bundle-<root digest>``) before the
 bundle is written, and again whenever it is handed on; :func:`pin_issued_bundles` pins those
-of every bundle under an audit root (the bundles issued before pins were).
+of every bundle under an audit root (the bundles issued before pins were). Likewise the SQL
+files its ``ansi:`` and ``legacy:`` links describe, which a later translation or an edit
+rewrites in place: the bytes they were collected from are kept write-once by sha256 under
+``<audit root>/.pinned`` (:func:`keep_pinned_files`, :mod:`pipelines.audit.pinned`), and the
+bundle verifies against those.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from pipelines.audit.collect import (
     auditor_environment,
     collect,
 )
+from pipelines.audit.pinned import PinnedFiles
 from pipelines.audit.report import render_report
 from pipelines.lake.store import Lake, LakeError
 
@@ -179,14 +184,45 @@ def pin_issued_bundles(lake: Lake, audit_root: Path) -> int:
     return read
 
 
-def pin_before_issue(lake: Lake, bundle: Bundle) -> None:
-    """:func:`pin_bundle` before a bundle is issued: AuditError when a version it names left
-    the lake since it was collected."""
+def pinned_digests(bundle: Bundle) -> dict[str, str]:
+    """The sha256 of every file copy ``bundle``'s links pinned, with the link that names it
+    (a link that is a gap names none)."""
+    named = {}
+    for node in bundle.nodes:
+        pins = node.content.get("pinned")
+        if node.gap is None and isinstance(pins, dict):
+            named.update({str(hex_digest): node.id for hex_digest in pins.values()})
+    return named
+
+
+def keep_pinned_files(bundle: Bundle, pinned: PinnedFiles | None) -> None:
+    """Keep, in ``pinned``, every file copy ``bundle`` names: from the bytes it was collected
+    from (:attr:`Bundle.pinned_bytes`), or already there. AuditError naming the link and the
+    file when one is neither, or when a copy there was altered (it is never replaced)."""
+    named = pinned_digests(bundle)
+    if named and pinned is None:
+        raise AuditError("the bundle pins SQL files, and these sources keep no pinned copies")
+    for hex_digest, node_id in sorted(named.items()):
+        data = bundle.pinned_bytes.get(hex_digest)
+        try:
+            if data is None:
+                pinned.read(hex_digest)
+            else:
+                pinned.keep(data)
+        except AuditError as exc:
+            raise AuditError(f"{node_id}: {exc}") from None
+
+
+def pin_before_issue(lake: Lake, bundle: Bundle, pinned: PinnedFiles | None = None) -> None:
+    """:func:`pin_bundle` and :func:`keep_pinned_files` before a bundle is issued:
+    AuditError when a version it names left the lake since it was collected, or a file copy
+    it names cannot be kept."""
     gone = pin_bundle(lake, bundle)
     if gone:
         raise AuditError(
             f"{', '.join(gone)}: pruned from the lake while the bundle was made; audit again"
         )
+    keep_pinned_files(bundle, pinned)
 
 
 def issue_bundle(bundle: Bundle, version_dir: Path) -> tuple[Path, Path]:
@@ -288,6 +324,8 @@ def issue_or_reuse(
                 refused = [Difference(subject.root, f"{shown}: not the report of its bundle")]
             if not refused:
                 pin_bundle(sources.lake, bundle)  # pinned again: it may predate its pins
+                # Its links are the chain collected now, link for link: the same bytes.
+                keep_pinned_files(Bundle(bundle.data, collected.files), sources.pinned)
                 return Issued(bundle, earlier, report, reused=True)
     bundle = seal_bundle(
         current,
@@ -295,7 +333,8 @@ def issue_or_reuse(
         created_at=collected.created_at,
         made_by=made_by,
         auditor=auditor_environment(),
+        pinned_bytes=collected.files,
     )
-    pin_before_issue(sources.lake, bundle)
+    pin_before_issue(sources.lake, bundle, sources.pinned)
     bundle_path, report_path = issue_bundle(bundle, version_dir)
     return Issued(bundle, bundle_path, report_path, reused=False, refused=refused)

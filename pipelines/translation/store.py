@@ -205,8 +205,15 @@ def read_stored_manifest(store: Path, name: str) -> StoredTranslation:
     manifest_path = store / f"{name}.json"
     if not manifest_path.is_file():
         raise StoreError(f"{manifest_path}: no stored translation; materialize ansi/{name} first")
+    return parse_stored_manifest(manifest_path.read_bytes(), store, name)
+
+
+def parse_stored_manifest(data: bytes, store: Path, name: str) -> StoredTranslation:
+    """The manifest of ``ansi/<name>`` whose bytes are ``data``, read as if it lay in
+    ``store`` (an audit reads a copy it pinned so); StoreError when it is not one."""
+    manifest_path = store / f"{name}.json"
     try:
-        record = json.loads(manifest_path.read_bytes())
+        record = json.loads(data)
         return _from_manifest(record, store)
     except (ValueError, TypeError, AttributeError) as exc:
         # Truncated, appended to or garbage: JSONDecodeError and UnicodeDecodeError are

@@ -20,10 +20,12 @@ from pipelines.audit.bundle import (
     folder_tag,
     read_bundle,
     root_tag,
+    verification,
     verify_bundle,
 )
 from pipelines.audit.chain import AuditError
 from pipelines.audit.collect import resolve
+from pipelines.audit.pinned import PinnedFiles
 from pipelines.audit.store import bundle_holder
 from pipelines.instance import audit_sources
 from pipelines.lake.store import MANIFEST, Lake, digest_files
@@ -72,14 +74,20 @@ def client(home):
     return mlflow.MlflowClient(tracking_uri=uri, registry_uri=uri)
 
 
-def sources(home, client, instance, *, repo: Path | None = None):
-    found = audit_sources(Lake(home / "lake"), home / "ansi", client, instance)
+def sources(home, client, instance, *, repo: Path | None = None, pinned: bool = False):
+    """The audit's sources in ``home``; ``pinned``: with the store of pinned SQL copies the
+    audit asset keeps its bundles' in (a bundle the asset issued is verified against it)."""
+    kept = PinnedFiles(home / "audit") if pinned else None
+    found = audit_sources(Lake(home / "lake"), home / "ansi", client, instance, kept)
     found.repo_root = repo or home / "repo"
     return found
 
 
 @pytest.fixture(scope="module")
 def bundle(home, client, instance):
+    """A bundle collected without pinned copies, as bundles were issued before pins: its
+    SQL links are verified against the files as they are (tests/pipelines/audit/
+    test_pinned.py covers the pinned ones)."""
     built = build_bundle(sources(home, client, instance), MODEL, "1", requested=MODEL)
     client.set_model_version_tag(MODEL, "1", root_tag(built), built.root_digest)
     return built
@@ -153,11 +161,27 @@ def test_the_asset_writes_a_bundle_and_report_and_keeps_the_root_on_mlflow(home,
     assert (
         verify_bundle(
             written,
-            sources(home, client, instance, repo=REPOSITORY_ROOT),  # the asset read the real repo
+            sources(home, client, instance, repo=REPOSITORY_ROOT, pinned=True),  # the real repo
             dagster_root_digests=[metadata["root_digest"]],
         )
         == []
     )
+    # Its SQL links pinned their files: a later translation (rewritten SQL and manifest) is
+    # said, not failed, and the column lineage is traced through the pinned SQL still.
+    translated = [home / "ansi" / "delay_features.sql", home / "ansi" / "delay_features.json"]
+    saved = [path.read_bytes() for path in translated]
+    manifest = json.loads(saved[1])
+    translated[0].write_text(manifest["ansi_sql"] + "-- translated again\n")
+    translated[1].write_text(json.dumps({**manifest, "translator_version": "next-release"}))
+    try:
+        found = verification(
+            written, sources(home, client, instance, repo=REPOSITORY_ROOT, pinned=True)
+        )
+    finally:
+        for path, data in zip(translated, saved, strict=True):
+            path.write_bytes(data)
+    assert found.differences == []
+    assert sorted(note.split(" ")[1] for note in found.superseded) == sorted(map(str, translated))
     check = instance.get_latest_asset_check_evaluation_record(
         dg.AssetCheckKey(AUDIT_BUNDLE_KEY, "audit_bundle_complete")
     )
@@ -225,7 +249,7 @@ def test_a_run_over_unchanged_data_reuses_the_bundle_and_rebuilds_a_tampered_one
     assert (
         verify_bundle(
             read_bundle(new),
-            sources(home, client, instance, repo=REPOSITORY_ROOT),
+            sources(home, client, instance, repo=REPOSITORY_ROOT, pinned=True),
             dagster_root_digests=[rebuilt["root_digest"]],
         )
         == []
@@ -325,7 +349,7 @@ def test_the_new_model_run_registers_scores_and_audits_the_named_model(home, cli
         assert path.read_bytes() == content
     for path in [*earlier, new_bundle]:
         # The asset read the real repository (the legacy files' git commits).
-        found = sources(home, client, instance, repo=REPOSITORY_ROOT)
+        found = sources(home, client, instance, repo=REPOSITORY_ROOT, pinned=True)
         assert verify_bundle(read_bundle(path), found) == [], path
 
 
@@ -370,7 +394,7 @@ def test_a_copied_home_trains_registers_and_audits_on_its_own(home, instance, tm
     assert (
         verify_bundle(
             read_bundle(in_home(metadata["bundle"], copy)),
-            sources(copy, copied, instance, repo=REPOSITORY_ROOT),
+            sources(copy, copied, instance, repo=REPOSITORY_ROOT, pinned=True),
             dagster_root_digests=[metadata["root_digest"]],
         )
         == []

@@ -19,6 +19,7 @@ def _audit_sources(settings: Settings, *, registry: bool = True):
     reads no MLflow) the sources have no MLflow client: a project without a model has no
     MLflow store, and MLflow is not even imported."""
     client = _registry_client(settings) if registry else None
+    from pipelines.audit.pinned import PinnedFiles
     from pipelines.instance import audit_sources
     from pipelines.lake.store import Lake
 
@@ -27,7 +28,14 @@ def _audit_sources(settings: Settings, *, registry: bool = True):
         import dagster as dg
 
         instance = dg.DagsterInstance.from_config(str(settings.dagster_home))
-    return audit_sources(Lake(settings.lake_root), settings.ansi_root, client, instance), instance
+    sources = audit_sources(
+        Lake(settings.lake_root),
+        settings.ansi_root,
+        client,
+        instance,
+        PinnedFiles(settings.audit_root),
+    )
+    return sources, instance
 
 
 def _registry_client(settings: Settings):
@@ -128,7 +136,7 @@ def audit(
         build_table_bundle,
         read_bundle,
         stamp_root,
-        verify_bundle,
+        verification,
     )
     from pipelines.audit.chain import AuditError
     from pipelines.audit.collect import (
@@ -163,9 +171,10 @@ def audit(
                 if isinstance(audited, TableSubject)
                 else _audit_sources(settings)
             )
-            differences = verify_bundle(
+            found = verification(
                 bundle, sources, dagster_root_digests=_dagster_roots(instance, bundle)
             )
+            differences = found.differences
             if differences:
                 click.echo(
                     f"FAILED: {len(differences)} link(s) of {audited}'s audit chain "
@@ -178,6 +187,8 @@ def audit(
                 f"OK: all {len(bundle.nodes)} links of {audited}'s audit chain hold "
                 f"(root {bundle.root_digest})"
             )
+            for note in found.superseded:
+                click.echo(f"  superseded since the bundle: {note}")
             return
         assert subject is not None
         if of_table:
@@ -208,7 +219,7 @@ def audit(
         sys.exit(1)
     try:
         # Kept in the lake for as long as the bundle is: it is to verify against them.
-        pin_before_issue(sources.lake, bundle)
+        pin_before_issue(sources.lake, bundle, sources.pinned)
         if out is not None:
             bundle_path, report_path = write_bundle(bundle, out)
         else:

@@ -23,6 +23,7 @@ import pytest
 from pipelines.audit.bundle import BUNDLE_FILE, check_bundle, read_bundle
 from pipelines.audit.chain import AuditError, bundle_root_digest, digest
 from pipelines.audit.collect import file_record, recorded_path
+from pipelines.audit.pinned import PinnedFiles
 from pipelines.cli.init import init_project
 from pipelines.lake.store import Lake
 from pipelines.translation.store import sha256_bytes
@@ -239,12 +240,14 @@ def test_a_chain_of_migrated_queries_is_built_audited_and_linted(shop, tmp_path)
 
 @contextlib.contextmanager
 def changed(path: Path, change: Callable[[Path], None]) -> Iterator[None]:
-    saved = path.read_bytes()
+    saved, mode = path.read_bytes(), path.stat().st_mode
+    path.chmod(mode | 0o200)  # a pinned copy is kept read-only: an edit is deliberate
     change(path)
     try:
         yield
     finally:
         path.write_bytes(saved)
+        path.chmod(mode)
 
 
 def _recompressed(path: Path) -> None:
@@ -255,7 +258,7 @@ def _edited(path: Path) -> None:
     path.write_text(path.read_text().replace("SUM(", "sum("))
 
 
-def _raw_file(shop: Path) -> tuple[Path, str, str]:
+def _raw_file(shop: Path, issued: Path) -> tuple[Path, str, str]:
     version = lake(shop).current("raw", "orders")
     name = version.path.name
     return (
@@ -265,19 +268,25 @@ def _raw_file(shop: Path) -> tuple[Path, str, str]:
     )
 
 
-def _legacy_file(shop: Path) -> tuple[Path, str, str]:
-    path = shop / "legacy" / "snowflake" / "daily_revenue.sql"
-    return path, f"legacy:{path}", "sha256: was"
+def _pinned(shop: Path, issued: Path, node_id: str, role: str) -> tuple[Path, str, str]:
+    """The copy of a SQL file the bundle pinned when it was issued: what verification
+    reads for its link (the file itself may change legitimately since)."""
+    [node] = [n for n in read_bundle(issued).nodes if n.id == node_id]
+    path = PinnedFiles(shop / HOME / "audit").path(node.content["pinned"][role])
+    return path, node_id, f"the pinned copy {path} was altered"
 
 
-def _stored_ansi(shop: Path) -> tuple[Path, str, str]:
-    path = shop / HOME / "ansi" / "daily_revenue.sql"
-    return path, "ansi:daily_revenue", f"{path}: the stored ANSI SQL"
+def _legacy_file(shop: Path, issued: Path) -> tuple[Path, str, str]:
+    legacy = shop / "legacy" / "snowflake" / "daily_revenue.sql"
+    return _pinned(shop, issued, f"legacy:{legacy}", "file")
 
 
-def _portable_ansi(shop: Path) -> tuple[Path, str, str]:
-    path = shop / "portable" / f"{TABLE}.sql"
-    return path, f"ansi:{TABLE}", f"{path} is not the SQL this table was built from"
+def _stored_ansi(shop: Path, issued: Path) -> tuple[Path, str, str]:
+    return _pinned(shop, issued, "ansi:daily_revenue", "sql")
+
+
+def _portable_ansi(shop: Path, issued: Path) -> tuple[Path, str, str]:
+    return _pinned(shop, issued, f"ansi:{TABLE}", "file")
 
 
 def _appended(path: Path) -> None:
@@ -292,9 +301,8 @@ def _garbage(path: Path) -> None:
     path.write_bytes(bytes(range(256)) * 4)  # no magic bytes, not UTF-8, not JSON
 
 
-def _stored_manifest(shop: Path) -> tuple[Path, str, str]:
-    path = shop / HOME / "ansi" / "daily_revenue.json"
-    return path, "ansi:daily_revenue", "not stored"
+def _stored_manifest(shop: Path, issued: Path) -> tuple[Path, str, str]:
+    return _pinned(shop, issued, "ansi:daily_revenue", "manifest")
 
 
 # (which file, how it is changed): each makes verification fail naming that link alone.
@@ -319,7 +327,7 @@ TAMPERING = [
 
 @pytest.mark.parametrize(("case", "where", "change"), TAMPERING, ids=[t[0] for t in TAMPERING])
 def test_verify_names_each_tampered_link(shop, issued, case, where, change):
-    path, node, message = where(shop)
+    path, node, message = where(shop, issued)
     with changed(path, change):
         failed = audit(shop, "--verify", str(issued))
     assert failed.exit_code == 1, failed.output
@@ -327,11 +335,30 @@ def test_verify_names_each_tampered_link(shop, issued, case, where, change):
     assert header.startswith("FAILED: ") and f"of warehouse/{TABLE}@" in header
     named = [line for line in lines if line.startswith(f"  {node}: ")]
     assert named and any(message in line for line in named), failed.stdout
-    # Only that link fails; what it alone linked to (a manifest names the legacy file) is
-    # reported unreachable, never as changed.
+    # Only that link fails; what it alone linked to is reported unreachable, never as
+    # changed.
     others = [line for line in lines if line not in named]
     assert all(line.endswith("no longer reachable from the chain's root") for line in others)
     assert audit(shop, "--verify", str(issued)).exit_code == 0  # restored: all hold again
+
+
+def test_sql_files_changed_since_the_bundle_are_said_and_verify(shop, issued):
+    """The SQL files as they are now are not what the bundle describes: it describes the
+    copies it pinned (the lake version it names was built from them). A file changed since,
+    however, is said: the reviewer learns the bundle is not of the current SQL."""
+    legacy = shop / "legacy" / "snowflake" / "daily_revenue.sql"
+    ansi = shop / HOME / "ansi"
+    files = [legacy, ansi / "daily_revenue.sql", ansi / "daily_revenue.json"]
+    files.append(shop / "portable" / f"{TABLE}.sql")
+    with contextlib.ExitStack() as stack:
+        for path in files:
+            stack.enter_context(changed(path, _appended))
+        verified = audit(shop, "--verify", str(issued))
+    assert verified.exit_code == 0, verified.output
+    [ok, *notes] = verified.stdout.splitlines()
+    assert ok.startswith("OK: ")
+    assert sorted(line.split(" ")[7] for line in notes) == sorted(map(str, files))
+    assert all(line.startswith("  superseded since the bundle: ") for line in notes)
 
 
 def test_a_table_bundle_of_format_2_still_verifies(shop, issued, tmp_path):
