@@ -14,6 +14,10 @@ costliest step; what a rewrite can make stale is bounded:
 - every NULL under a stale node (typed NULL only while an annotation runs, which the
   coercions around it read).
 
+A set operation that is not stale keeps its branches' types, but its own column types live
+only in the annotator while it runs: they are computed again from its branches' projections
+before a stale column that may read it is typed.
+
 A subtree a rule copied unchanged from the parsed source keeps the types it was copied with
 (``meta["changed"]`` marks what a rule replaced or changed in place, and copies carry it).
 
