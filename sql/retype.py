@@ -14,6 +14,10 @@ costliest step; what a rewrite can make stale is bounded:
 - every NULL under a stale node (typed NULL only while an annotation runs, which the
   coercions around it read).
 
+A set operation that is not stale keeps its branches' types, but its own column types live
+only in the annotator while it runs: they are computed again from its branches' projections
+before a stale column that may read it is typed.
+
 A subtree a rule copied unchanged from the parsed source keeps the types it was copied with
 (``meta["changed"]`` marks what a rule replaced or changed in place, and copies carry it).
 
@@ -217,7 +221,20 @@ def retype(
     if any(isinstance(node, exp.Column | exp.TableColumn) for node in nodes):
         # A stale column is typed from its scope: every scope is annotated from its root,
         # so every node that is not stale counts as visited.
-        annotator._visited.update((id(n), n) for n in order if id(n) not in stale)
+        visited = annotator._visited
+        operations: list[exp.SetOperation] = []
+        for n in order:
+            if id(n) not in stale:
+                visited[id(n)] = n
+                if isinstance(n, exp.SetOperation):
+                    operations.append(n)
+        # A set operation's column types live in the annotator while it runs, not on its
+        # nodes: a stale column reading a derived table over one that is not stale (a BigQuery
+        # wildcard's UNION, the array an UNNEST a rule wrote reads) would be typed UNKNOWN.
+        # They are computed again from its branches' projections, inner operations first
+        # (each outer one takes its operands' types), not by annotating the branches again.
+        for operation in reversed(operations):
+            annotator._annotate_set_operation(operation)
         return annotate_in_scopes(annotator, root, scopes or build_scopes(root))
     # Otherwise no scope is needed (they cost a walk to build): annotation descends from
     # the root through stale nodes only, and stops at the first node that is not.

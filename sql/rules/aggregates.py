@@ -458,11 +458,14 @@ def pair_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 @rule(
     "FN-ANY-VALUE",
     "rewrite",
-    ("bigquery",),
+    ("bigquery", "snowflake"),
     (exp.AnyValue,),
     "BigQuery's `ANY_VALUE(x)` is x from some row of the group, any row it likes, skipping "
-    "rows where x is NULL (NULL when every x is NULL or there is no row). `MIN(x)` is one of "
-    "those choices, and the same on every engine, so it is an exact translation. `ANY_VALUE(x HAVING MAX|MIN y)`, "
+    "rows where x is NULL (NULL when every x is NULL or there is no row); Snowflake's is "
+    '"some value of the expression from the group", non-deterministic (its documentation '
+    "does not say whether a NULL may be chosen beside other values). `MIN(x)` is one of "
+    "those choices in both, and the same on every engine, so it is an exact translation; "
+    "the window form too (`MIN(x) OVER (PARTITION BY ...)`). `ANY_VALUE(x HAVING MAX|MIN y)`, "
     "which picks among the rows with the largest (smallest) y, and x of a type without an "
     "order (ARRAY, STRUCT) are refused.",
     (
@@ -471,6 +474,13 @@ def pair_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             "SELECT o_custkey, ANY_VALUE(o_orderstatus) AS s FROM sales.orders GROUP BY o_custkey",
             'SELECT "orders"."o_custkey" AS "o_custkey", MIN("orders"."o_orderstatus") AS "s" '
             'FROM "raw"."orders" AS "orders" GROUP BY "orders"."o_custkey"',
+        ),
+        (
+            "snowflake",
+            "SELECT o_custkey, ANY_VALUE(o_orderstatus) OVER (PARTITION BY o_custkey) AS s "
+            "FROM SALES.ORDERS",
+            'SELECT "orders"."o_custkey" AS "o_custkey", MIN("orders"."o_orderstatus") OVER '
+            '(PARTITION BY "orders"."o_custkey") AS "s" FROM "raw"."orders" AS "orders"',
         ),
     ),
 )

@@ -120,3 +120,25 @@ def test_only_what_a_rewrite_reaches_is_stale():
     assert id(outer_x) in stale  # what reads the output column it changed
     assert id(outer_y) not in stale  # what reads an output column it did not
     assert id(next(tree.find_all(exp.Mul))) not in stale
+
+
+def test_a_column_read_from_a_set_operation_that_is_not_stale_keeps_its_type():
+    # A BigQuery wildcard reads a UNION ALL of its tables; a rule rewriting an UNNEST of one
+    # of its columns makes the columns reading that column stale, not the UNION: they are
+    # typed from the branches' projections (lite__bq002 and bq008 were refused DIV-INTEGER).
+    hits = "ARRAY<STRUCT<n BIGINT>>"
+    schema = {"t1": {"id": "BIGINT", "hits": hits}, "t2": {"id": "BIGINT", "hits": hits}}
+    tree = sqlglot.parse_one(
+        "SELECT u.id AS id, x.h AS e FROM (SELECT t1.id AS id, t1.hits AS hits FROM t1 UNION ALL "
+        "SELECT t2.id AS id, t2.hits AS hits FROM t2) AS u CROSS JOIN UNNEST(u.hits) AS x(h)",
+        read="duckdb",
+    )
+    annotate_types(tree, schema=schema, dialect="duckdb")
+    unnest = next(tree.find_all(exp.Unnest))
+    rewritten = unnest.expressions[0].replace(exp.column("hits", "u"))
+    retype(tree, [rewritten], schema, "duckdb")
+    whole = annotate_types(tree.copy(), schema=schema, dialect="duckdb")
+    assert _types(tree) == _types(whole)
+    assert rewritten.type.sql("duckdb") == "STRUCT(n BIGINT)[]"
+    element = next(c for c in tree.find_all(exp.Column) if c.table == "x")
+    assert element.type.sql("duckdb") == "STRUCT(n BIGINT)"

@@ -279,12 +279,31 @@ def test_pair_statistics_follow_the_standard_and_the_source(engines, dialect, na
                 assert got == pytest.approx(expected, rel=1e-12), (group, ansi_sql)
 
 
-def test_any_value_is_one_of_the_groups_non_null_values(engines):
-    on_duckdb, on_spark, ansi_sql = _run(engines, "bigquery", "ANY_VALUE(o_totalprice)")
+# BigQuery documents ANY_VALUE as skipping NULLs; Snowflake as "some value of the expression
+# from the group": a group's non-NULL value is a result each allows.
+@pytest.mark.parametrize("dialect", ["bigquery", "snowflake"])
+def test_any_value_is_one_of_the_groups_non_null_values(engines, dialect):
+    on_duckdb, on_spark, ansi_sql = _run(engines, dialect, "ANY_VALUE(o_totalprice)")
     assert on_duckdb == on_spark, ansi_sql
     for group, value in on_duckdb:
         present = {D(p) for _, k, p, _, _ in ROWS if k == group and p is not None}
         assert value in present if present else value is None, (group, ansi_sql)
+
+
+def test_snowflake_any_value_over_a_partition_is_one_of_its_values(engines):
+    con, spark = engines
+    source = (
+        "SELECT o_orderkey, ANY_VALUE(o_totalprice) OVER (PARTITION BY o_custkey) AS v "
+        "FROM SALES.ORDERS"
+    )
+    ansi_sql = translate(source, "snowflake").ansi_sql.replace('"raw"."orders"', '"orders"')
+    on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall())
+    on_spark = sorted(tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect())
+    assert on_duckdb == on_spark, ansi_sql
+    group = {o: k for o, k, _, _, _ in ROWS}
+    for order, value in on_duckdb:
+        present = {D(p) for _, k, p, _, _ in ROWS if k == group[order] and p is not None}
+        assert value in present if present else value is None, (order, ansi_sql)
 
 
 @pytest.mark.parametrize(
@@ -298,6 +317,7 @@ def test_any_value_is_one_of_the_groups_non_null_values(engines):
         ("oracle", "CORR(o_totalprice, o_shippriority)", "FN-PAIR-AGGREGATE"),
         ("teradata", "REGR_SLOPE(o_totalprice, o_shippriority)", "FN-PAIR-AGGREGATE"),
         ("bigquery", "ANY_VALUE(o_orderdate HAVING MAX o_totalprice)", "FN-ANY-VALUE"),
+        ("snowflake", "MIN_BY(o_orderdate, o_totalprice)", "ANSI-UNSUPPORTED"),
         ("teradata", "MEDIAN(o_totalprice)", "FN-MEDIAN"),
         (
             "snowflake",
