@@ -328,8 +328,8 @@ def _with_cursor(
     SourceErrors, raised after their except blocks rather than in them so that they carry no
     driver exception (whose text may hold what the redaction removes). Every driver message
     passes through ``pipelines.lake.database_url``'s redaction."""
-    url = _database_url(source, environ)
-    dbapi = _dbapi()
+    url = source_database_url(source, environ)
+    dbapi = postgres_dbapi()
     try:
         connection = dbapi.connect(url.url)
     except dbapi.Error as error:
@@ -344,8 +344,10 @@ def _with_cursor(
     raise SourceError(source, problem)
 
 
-def _dbapi():
-    # Imported on use: the driver loads a shared library that file sources never need.
+def postgres_dbapi():
+    """The PostgreSQL ADBC driver's DB-API module (sources, and reconciliation against a
+    legacy database). Imported on use: the driver loads a shared library that file sources
+    never need."""
     import adbc_driver_postgresql.dbapi
 
     return adbc_driver_postgresql.dbapi
@@ -356,7 +358,7 @@ def _driver_version(source: DatabaseSource) -> str:
     return f"{package} {importlib.metadata.version(package)}"
 
 
-def _database_url(source: DatabaseSource, environ: Mapping[str, str]) -> DatabaseUrl:
+def source_database_url(source: DatabaseSource, environ: Mapping[str, str]) -> DatabaseUrl:
     """The URL from ``environ[url_env]``, checked and with a connect timeout, with the
     secrets in it that no message may show."""
     text = environ.get(source.url_env, "").strip()

@@ -99,15 +99,15 @@ class DatabaseSide:
     def session(self) -> Iterator[_Session]:
         # Imported on use: the driver loads a shared library, and the functions are the
         # sources' own (one place that reads a URL and scrubs a driver's messages).
-        from pipelines.lake.ingest import _database_url, _dbapi
+        from pipelines.lake.ingest import postgres_dbapi, source_database_url
 
         database = self.database
         proxy = DatabaseSource("reconciliation", database.url_env, "reconciliation")
         try:
-            url = _database_url(proxy, self.environ)
+            url = source_database_url(proxy, self.environ)
         except SourceError as error:
             raise LegacyDatabaseError(f"{database.describe()}: {error.problem}") from None
-        dbapi = _dbapi()
+        dbapi = postgres_dbapi()
         problem = None
         try:
             connection = dbapi.connect(url.url)
