@@ -106,6 +106,11 @@ def test_a_server_stops_with_its_children_on_a_signal(tmp_path, command, path, s
         family = psutil.Process(server.pid).children(recursive=True)
         # dagster dev runs a webserver, a daemon and a code server; mlflow ui a uvicorn.
         assert len(family) >= (3 if command == "ui" else 2), family
+        if command == "mlflow-ui":
+            # Without MLflow's job runner and its Huey consumers (the GenAI view's jobs),
+            # each a process loading MLflow at every start.
+            commands = [" ".join(process.cmdline()) for process in running(family)]
+            assert not [c for c in commands if "huey" in c or "jobs._job_runner" in c], commands
 
         started = time.monotonic()
         # Ctrl-C reaches the terminal's foreground process group; `kill` the one process.
