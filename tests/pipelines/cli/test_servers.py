@@ -58,20 +58,29 @@ def running(processes: list[psutil.Process]) -> list[psutil.Process]:
     return alive
 
 
+RUNS_QUERY = "{ runsOrError { ... on Runs { results { status jobName } } } }"
+
+
 @pytest.mark.parametrize(
-    ("command", "path", "signum"),
+    ("command", "path", "signum", "after_a_run"),
     [
-        ("ui", "/server_info", signal.SIGTERM),
-        ("ui", "/server_info", signal.SIGINT),
-        ("mlflow-ui", "/health", signal.SIGTERM),
+        ("ui", "/server_info", signal.SIGTERM, True),
+        ("ui", "/server_info", signal.SIGINT, False),
+        ("mlflow-ui", "/health", signal.SIGTERM, False),
     ],
 )
-def test_a_server_stops_with_its_children_on_a_signal(tmp_path, command, path, signum):
+def test_a_server_stops_with_its_children_on_a_signal(
+    tmp_path, request, command, path, signum, after_a_run
+):
     """Each server answers, then stops with every process it started. `plumbline mlflow-ui`
-    first shows a run logged into PLUMBLINE_MLFLOW_URI by the resource training uses."""
+    first shows a run logged into PLUMBLINE_MLFLOW_URI by the resource training uses;
+    `plumbline ui` over a home where `plumbline run` succeeded (a copy of the session's run,
+    tests/model_path.py) is `dagster dev` over the same instance: it lists that run."""
     port = free_port()
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
     environment["PLUMBLINE_HOME"] = str(tmp_path / "home")
+    if after_a_run:
+        request.getfixturevalue("model_path_run").copy_home(tmp_path / "home")
     logged = _log_a_run(tmp_path / "home") if command == "mlflow-ui" else None
     server = subprocess.Popen(
         [PLUMBLINE, command, "--port", str(port)],
@@ -94,15 +103,24 @@ def test_a_server_stops_with_its_children_on_a_signal(tmp_path, command, path, s
                 time.sleep(1)
         if logged is not None:
             experiment, run_id = logged
-            request = urllib.request.Request(
+            search = urllib.request.Request(
                 f"http://127.0.0.1:{port}/api/2.0/mlflow/runs/search",
                 data=json.dumps({"experiment_ids": [experiment]}).encode(),
                 headers={"Content-Type": "application/json"},
             )
-            with urllib.request.urlopen(request, timeout=30) as response:
+            with urllib.request.urlopen(search, timeout=30) as response:
                 [listed] = json.load(response)["runs"]
             assert listed["info"]["run_id"] == run_id
             assert listed["data"]["metrics"][0]["value"] == 0.9
+        if after_a_run:
+            graphql = urllib.request.Request(
+                f"http://127.0.0.1:{port}/graphql",
+                data=json.dumps({"query": RUNS_QUERY}).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(graphql, timeout=30) as response:
+                runs = json.load(response)["data"]["runsOrError"]["results"]
+            assert runs == [{"status": "SUCCESS", "jobName": "materialize_all_job"}]
         family = psutil.Process(server.pid).children(recursive=True)
         # dagster dev runs a webserver, a daemon and a code server; mlflow ui a uvicorn.
         assert len(family) >= (3 if command == "ui" else 2), family
