@@ -84,6 +84,15 @@ def model_path_run(tmp_path_factory: pytest.TempPathFactory) -> ModelPathRun:
 
 
 @pytest.fixture(scope="session")
+def mlflow_store_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding an empty MLflow store, made once per test process, for
+    tests/mlflow_store.py's copy_store."""
+    from tests.mlflow_store import make_template
+
+    return make_template(tmp_path_factory.mktemp("mlflow-template"))
+
+
+@pytest.fixture(scope="session")
 def spark_engine():
     """One local SparkSession per test process (each xdist worker): Spark takes seconds to
     start."""
