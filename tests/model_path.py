@@ -8,8 +8,8 @@ MLflow store and the MLflow UI's address (PLUMBLINE_MLFLOW_UI_URL) on a port fre
 ran. `tests/browser` serves its pages; `tests/pipelines/cli/test_run_progress.py` reads its
 console and runs again. About 100 s: built once instead of once per file.
 
-Under xdist the first worker to ask builds it under a file lock in the session's shared
-temporary folder (the pytest-xdist way to do something once across workers), records its
+Under xdist the first worker to ask builds it under a file lock (``flock``) in the session's
+shared temporary folder (the pytest-xdist way to do something once across workers), records its
 outcome beside it, and every other worker reads that record. The home is shared: a test never
 writes to it. One that runs something over it (a second `plumbline run`, `dagster dev`,
 whose instance writes into the home) works on a copy (:meth:`ModelPathRun.copy_home`).
@@ -17,6 +17,7 @@ whose instance writes into the home) works on a copy (:meth:`ModelPathRun.copy_h
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -26,8 +27,6 @@ import sys
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
-
-from filelock import FileLock
 
 from sql.paths import REPOSITORY_ROOT
 
@@ -99,7 +98,9 @@ def built_once(root: Path) -> ModelPathRun:
     """The run in ``root``: built there by the first caller (under a lock, so that concurrent
     callers in other processes wait for it), read from its record by the others. A failed run
     is recorded too, so that it fails each test that reads it once, not once per worker."""
-    with FileLock(str(root) + ".lock"):
+    with open(f"{root}.lock", "a") as lock:
+        # Released when the file closes, or when a builder that dies holding it goes.
+        fcntl.flock(lock, fcntl.LOCK_EX)
         record = root / RECORD
         if record.exists():
             return _load(record)
