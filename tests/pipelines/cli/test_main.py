@@ -11,6 +11,7 @@ import dagster as dg
 import pytest
 
 from sql.paths import REPOSITORY_ROOT
+from tests.mlflow_store import copy_store
 
 PLUMBLINE = str(Path(sys.executable).parent / "plumbline")
 
@@ -315,7 +316,7 @@ def test_models_history_prints_every_alias_move(tmp_path):
     assert len(other.stdout.splitlines()) == 2
 
 
-def test_models_history_of_an_unknown_model_is_an_error(tmp_path):
+def test_models_history_of_an_unknown_model_is_an_error(tmp_path, mlflow_store_template):
     """A model with no moves is an answer when it is registered, and a mistake when it is
     not: exit 1 and a line naming it and the registered models, as `plumbline audit` does."""
     from pipelines.resources import MlflowResource
@@ -329,6 +330,7 @@ def test_models_history_of_an_unknown_model_is_an_error(tmp_path):
     assert "registered models: none yet" in before.stderr
     assert not (home / "mlflow.db").exists()  # looking created no store
 
+    copy_store(mlflow_store_template, home)  # an empty store (tests/mlflow_store.py)
     settings = Settings(home=home)
     client = MlflowResource(
         tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)

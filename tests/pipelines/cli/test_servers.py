@@ -14,6 +14,7 @@ import psutil
 import pytest
 
 from pipelines.cli.commands.servers import mlflow_ui_address
+from tests.mlflow_store import copy_store
 from tests.pipelines.cli.test_main import PLUMBLINE
 
 STOPPED_WITHIN = 20.0
@@ -31,11 +32,13 @@ def as_background_job() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _log_a_run(home: Path) -> tuple[str, str]:
-    """A finished run with one metric in ``home``'s tracking store, logged as training does."""
+def _log_a_run(home: Path, store_template: Path) -> tuple[str, str]:
+    """A finished run with one metric in ``home``'s tracking store (a copy of an empty one:
+    tests/mlflow_store.py), logged as training does."""
     from pipelines.resources import MlflowResource
     from pipelines.settings import Settings
 
+    copy_store(store_template, home)
     settings = Settings(home=home)
     tracking = MlflowResource(
         tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)
@@ -81,7 +84,9 @@ def test_a_server_stops_with_its_children_on_a_signal(
     environment["PLUMBLINE_HOME"] = str(tmp_path / "home")
     if after_a_run:
         request.getfixturevalue("model_path_run").copy_home(tmp_path / "home")
-    logged = _log_a_run(tmp_path / "home") if command == "mlflow-ui" else None
+    logged = None
+    if command == "mlflow-ui":
+        logged = _log_a_run(tmp_path / "home", request.getfixturevalue("mlflow_store_template"))
     server = subprocess.Popen(
         [PLUMBLINE, command, "--port", str(port)],
         env=environment,
