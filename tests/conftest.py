@@ -31,6 +31,7 @@ if os.environ.get("PYTEST_XDIST_WORKER") and not should_test_connect:
 
 from assets.raw import raw_assets
 from pipelines.resources import LakeResource, TpchResource
+from tests.model_path import ModelPathRun, built_once
 from tests.process_groups import install as stop_servers_however_the_run_ends
 
 
@@ -70,6 +71,25 @@ def raw_lake(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dg.Execute
 def raw_lake_root(raw_lake) -> Path:
     """The session's TPC-H lake (see raw_lake)."""
     return raw_lake[0]
+
+
+@pytest.fixture(scope="session")
+def model_path_run(tmp_path_factory: pytest.TempPathFactory) -> ModelPathRun:
+    """`plumbline run` of the model's path into a home, once per test session for all the
+    xdist workers (tests/model_path.py): read it, never write to it (copy_home first)."""
+    base = tmp_path_factory.getbasetemp()
+    # A worker's base is <session base>/popen-gwN: the session's folder is shared by all.
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return built_once(shared / "model-path")
+
+
+@pytest.fixture(scope="session")
+def mlflow_store_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding an empty MLflow store, made once per test process, for
+    tests/mlflow_store.py's copy_store."""
+    from tests.mlflow_store import make_template
+
+    return make_template(tmp_path_factory.mktemp("mlflow-template"))
 
 
 @pytest.fixture(scope="session")

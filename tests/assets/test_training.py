@@ -37,6 +37,7 @@ from pipelines.step_usage import StepUsage
 from pipelines.warehouse.build import WAREHOUSE_ZONE
 from sql.paths import CONTRACTS_ROOT
 from tests.legacy import demo_legacy
+from tests.mlflow_store import copy_store
 
 UPSTREAM = {"delay_features", "training_set", "open_lines"}
 FAST = {"epochs": 2, "batch_size": 512}
@@ -67,12 +68,14 @@ def new_home(tmp_path_factory, raw_lake_root) -> Path:
     return home
 
 
-def copy_home(source: Path, tmp_path_factory) -> Path:
+def copy_home(source: Path, tmp_path_factory, store_template: Path) -> Path:
     """A new home holding a copy of ``source``'s lake (raw stays the shared symlink),
-    translations and published contracts."""
+    translations and published contracts, and an empty MLflow store of its own (a copy of
+    ``store_template``: tests/mlflow_store.py)."""
     home = tmp_path_factory.mktemp("home")
     for name in ("lake", "ansi", "contracts"):
         shutil.copytree(source / name, home / name, symlinks=True)
+    copy_store(store_template, home)
     return home
 
 
@@ -90,8 +93,8 @@ def upstream_home(tmp_path_factory, raw_lake_root):
 
 
 @pytest.fixture(scope="module")
-def home(tmp_path_factory, upstream_home):
-    return copy_home(upstream_home, tmp_path_factory)
+def home(tmp_path_factory, upstream_home, mlflow_store_template):
+    return copy_home(upstream_home, tmp_path_factory, mlflow_store_template)
 
 
 @pytest.fixture(scope="module")
@@ -301,12 +304,13 @@ def test_a_killed_worker_resumes_from_the_checkpoint(home, trained):
     assert uninterrupted["world_size"] == resumed["world_size"] == 2
 
 
-def test_a_failing_worker_shows_its_traceback(home, tmp_path):
+def test_a_failing_worker_shows_its_traceback(home, tmp_path, mlflow_store_template):
     """A training set missing a feature column: every worker fails; the asset's error is the
     worker's traceback, not torchrun's exit code."""
     lake = Lake(home / "lake")
     good = lake.current(WAREHOUSE_ZONE, "training_set")
     bad_home = tmp_path / "bad"
+    copy_store(mlflow_store_template, bad_home)
     bad_lake = Lake(bad_home / "lake")
     with bad_lake.stage(WAREHOUSE_ZONE, "training_set") as staging:
         table = pq.read_table(good.path).drop_columns(["quantity"])
@@ -372,10 +376,13 @@ def _train_and_register(home, registration=None, **training):
     return result, events["registered_model"]
 
 
-def test_registration_gate_history_and_idempotence(tmp_path_factory, upstream_home):
+def test_registration_gate_history_and_idempotence(
+    tmp_path_factory, upstream_home, mlflow_store_template
+):
     from pipelines.registry.versions import AliasHistory
 
-    home = copy_home(upstream_home, tmp_path_factory)  # its own MLflow store and registry
+    # Its own MLflow store and registry.
+    home = copy_home(upstream_home, tmp_path_factory, mlflow_store_template)
     uri = f"sqlite:///{home / 'mlflow.db'}"
     client = mlflow.MlflowClient(tracking_uri=uri, registry_uri=uri)
     # At this tiny scale the first model is held to a looser bar than the default.
@@ -449,7 +456,7 @@ def test_registration_gate_history_and_idempotence(tmp_path_factory, upstream_ho
 
 
 def test_each_registration_names_its_own_run_when_trainings_interleave(
-    tmp_path_factory, upstream_home
+    tmp_path_factory, upstream_home, mlflow_store_template
 ):
     """Run A trains; between A's delay_model and registered_model steps a whole run B trains
     on the same instance. A registers A's model: "the latest materialization of
@@ -457,7 +464,8 @@ def test_each_registration_names_its_own_run_when_trainings_interleave(
     from assets.registry import registered_model
     from assets.training import DELAY_MODEL_KEY
 
-    home = copy_home(upstream_home, tmp_path_factory)  # its own MLflow store and registry
+    # Its own MLflow store and registry.
+    home = copy_home(upstream_home, tmp_path_factory, mlflow_store_template)
     uri = f"sqlite:///{home / 'mlflow.db'}"
     client = mlflow.MlflowClient(tracking_uri=uri, registry_uri=uri)
     other_runs: list[dg.ExecuteInProcessResult] = []

@@ -11,7 +11,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ import pytest
 from pipelines.cli.environment import prepare_environment
 from pipelines.settings import Settings
 from sql.paths import REPOSITORY_ROOT
+from tests.model_path import ModelPathRun
 from tests.process_groups import start_group, stop_group
 
 BIN = Path(sys.executable).parent
@@ -32,8 +32,6 @@ DEFAULT_SCREENSHOTS = REPOSITORY_ROOT / ".artifacts" / "browser"
 # Set in CI: a missing browser fails the test instead of skipping it.
 REQUIRE_SETTING = "PLUMBLINE_REQUIRE_BROWSER"
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
-# The smallest scale the suite builds everything at (tests/conftest.py's TEST_SCALE).
-RUN_SCALE = "0.01"
 
 
 @dataclass(frozen=True)
@@ -97,37 +95,18 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def prepared_home(tmp_path_factory: pytest.TempPathFactory) -> PreparedHome:
-    """A `plumbline run` at the suite's scale into a fresh home, as a user runs it, of the
+def prepared_home(
+    model_path_run: ModelPathRun, tmp_path_factory: pytest.TempPathFactory
+) -> PreparedHome:
+    """A home where `plumbline run` at the suite's scale succeeded, as a user runs it, of the
     assets the pages show and all they read (the model's path, from the raw tables through
     warehouse/delay_features to the audit bundle), with the MLflow UI's address
-    (PLUMBLINE_MLFLOW_UI_URL) on a free port that ``mlflow_ui`` serves later. The command
-    runs this checkout's code (`python -m`), as `make run` does."""
-    home = tmp_path_factory.mktemp("browser") / "home"
-    mlflow_ui_url = f"http://127.0.0.1:{_free_port()}"
-    environment = _environment_without_plumbline_settings() | {
-        "PLUMBLINE_HOME": str(home),
-        "PLUMBLINE_MLFLOW_UI_URL": mlflow_ui_url,
-    }
-    # Output to files, not pipes: a compute-log `tail -F` that outlives the run would hold
-    # a pipe open (see tests/pipelines/cli/test_main.py's plumbline()).
-    with tempfile.TemporaryFile("w+") as output:
-        done = subprocess.run(
-            [
-                *(sys.executable, "-m", "pipelines.cli.main", "run", "--scale", RUN_SCALE),
-                *("--select", "+key:models/audit_bundle"),
-            ],
-            cwd=REPOSITORY_ROOT,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env=environment,
-            timeout=540,
-        )
-        output.seek(0)
-        text = output.read()
-    assert done.returncode == 0, text
-    return PreparedHome(Settings(home=home, mlflow_ui_url=mlflow_ui_url), text)
+    (PLUMBLINE_MLFLOW_UI_URL) on a port that ``mlflow_ui`` serves later: a copy of the
+    session's shared run (tests/model_path.py), since `dagster dev` writes into its home."""
+    output = model_path_run.stdout + model_path_run.stderr
+    assert model_path_run.returncode == 0, output
+    home = model_path_run.copy_home(tmp_path_factory.mktemp("browser") / "home")
+    return PreparedHome(Settings(home=home, mlflow_ui_url=model_path_run.mlflow_ui_url), output)
 
 
 def _ui_environment(settings: Settings) -> dict[str, str]:

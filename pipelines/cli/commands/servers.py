@@ -26,9 +26,10 @@ from sql.paths import REPOSITORY_ROOT
 STOP_SECONDS = 15.0
 
 
-def serve(command: list[str], name: str) -> NoReturn:
+def serve(command: list[str], name: str, env: dict[str, str] | None = None) -> NoReturn:
     """Run a server ``command`` until it exits, or until this process gets SIGTERM or
-    SIGINT; then stop it and every process it started, and exit 128 + the signal.
+    SIGINT; then stop it and every process it started, and exit 128 + the signal. ``env``:
+    the server's environment (default: this process's).
 
     The server is a child in a process group of its own, and a signal is passed on to the
     whole group as SIGINT, the Ctrl-C that both servers shut down cleanly on. Why not
@@ -45,7 +46,7 @@ def serve(command: list[str], name: str) -> NoReturn:
     # Installed before the child starts: it then begins with both signals at their default.
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, stop)
-    server = subprocess.Popen(command, start_new_session=True)
+    server = subprocess.Popen(command, start_new_session=True, env=env)
     while not received:
         try:
             sys.exit(server.wait(timeout=0.2))
@@ -129,6 +130,14 @@ def mlflow_ui_command(settings: Settings, host: str, port: int) -> list[str]:
         "--workers",
         "1",
     ]
+
+
+def mlflow_ui_environment() -> dict[str, str]:
+    """This process's environment, with MLflow's job execution off unless set: it runs the
+    GenAI view's jobs (scorers, prompt optimization) in a Huey consumer per kind of job, each
+    a process that loads MLflow (seconds of CPU at every start, and they delay the stop), for
+    pages the model-training view does not have."""
+    return {"MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"} | dict(os.environ)
 
 
 # Where `plumbline mlflow-ui` listens when PLUMBLINE_MLFLOW_UI_URL names no local address.
@@ -226,4 +235,4 @@ def mlflow_ui(host: str | None, port: int | None) -> None:
         f"MLflow UI on {experiment_page(address.url)} "
         f"({redact(settings.mlflow_uri)}); stop it with Ctrl-C, or `kill` its process id"
     )
-    serve(command, "the MLflow UI")
+    serve(command, "the MLflow UI", mlflow_ui_environment())

@@ -2,19 +2,16 @@
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import dagster as dg
 import pytest
 
 from sql.paths import REPOSITORY_ROOT
-from tests.process_groups import start_group, stop_group
+from tests.mlflow_store import copy_store
 
 PLUMBLINE = str(Path(sys.executable).parent / "plumbline")
 
@@ -36,48 +33,25 @@ def plumbline(*args: str, env: dict[str, str] | None = None, timeout: int = 300)
         return subprocess.CompletedProcess(done.args, done.returncode, out.read(), err.read())
 
 
-def plumbline_in_process(*args: str, env: dict[str, str]):
-    """The same command in this process, with the same environment rules as ``plumbline``:
-    for a test's further invocations once the console script has been run, since each start
-    of it loads Dagster and MLflow (seconds)."""
+def plumbline_in_process(*args: str, env: dict[str, str], stdin: str | None = None):
+    """The same command in this process, with the same environment rules as ``plumbline``
+    (and ``stdin`` as its standard input): for a test's further invocations once the console
+    script has been run, since each start of it loads Dagster and MLflow (seconds)."""
     from click.testing import CliRunner
 
     from pipelines.cli.main import main
 
     environment = {k: None for k in os.environ if k.startswith("PLUMBLINE_")} | env
-    return CliRunner().invoke(main, list(args), env=environment)
+    return CliRunner().invoke(main, list(args), input=stdin, env=environment, prog_name="plumbline")
 
 
-def post_to_server(command: str, env: dict[str, str], path: str, body: dict) -> dict:
-    """Start ``plumbline <command> --port P``, POST JSON ``body`` to ``path`` until it
-    answers (at most 120 s), stop the server, return the JSON reply."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
-    server = start_group(
-        [PLUMBLINE, command, "--port", str(port)],
-        env={**environment, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}{path}",
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(request, timeout=5) as response:
-                    return json.load(response)
-            except OSError:
-                assert server.poll() is None, f"plumbline {command} exited"
-                assert time.monotonic() < deadline, f"{command} did not answer within 120 s"
-                time.sleep(1)
-    finally:
-        stop_group(server)
+def plumbline_here(*args: str, env: dict[str, str] | None = None, stdin: str | None = None):
+    """``plumbline_in_process`` as ``plumbline`` answers (a CompletedProcess): for the rows of
+    a table whose first row ran the console script. Only for commands that refuse or answer
+    before they export settings into the environment (``run`` past its flags, ``ui`` and
+    ``mlflow-ui`` do), which would outlive the call in this process."""
+    result = plumbline_in_process(*args, env=env or {}, stdin=stdin)
+    return subprocess.CompletedProcess(list(args), result.exit_code, result.stdout, result.stderr)
 
 
 def test_main_holds_only_the_parser():
@@ -106,42 +80,67 @@ def test_main_holds_only_the_parser():
     assert [name for name, module in sorted(found.items()) if module == "pipelines.cli.main"] == []
 
 
+# The first row of each table runs the console script (the process a user starts: its
+# imports, its exit code); the others the same command in this process (plumbline_here), since
+# each start of the script costs seconds.
 @pytest.mark.parametrize(
-    "args",
+    ("args", "run_with"),
     [
-        ["--help"],
-        ["run", "--help"],
-        ["ui", "--help"],
-        ["mlflow-ui", "--help"],
-        ["contracts", "lint", "--help"],
-        ["translate", "--help"],
-        ["query", "--help"],
-        ["audit", "--help"],
-        ["bench", "gpu", "--help"],
+        (["--help"], plumbline),
+        (["run", "--help"], plumbline_here),
+        (["ui", "--help"], plumbline_here),
+        (["mlflow-ui", "--help"], plumbline_here),
+        (["contracts", "lint", "--help"], plumbline_here),
+        (["translate", "--help"], plumbline_here),
+        (["query", "--help"], plumbline_here),
+        (["audit", "--help"], plumbline_here),
+        (["bench", "gpu", "--help"], plumbline_here),
     ],
 )
-def test_help_everywhere(args):
-    result = plumbline(*args)
+def test_help_everywhere(args, run_with):
+    result = run_with(*args)
     assert result.returncode == 0, result.stderr
     assert "Usage: plumbline" in result.stdout
 
 
 @pytest.mark.parametrize(
-    ("args", "env", "message"),
+    ("args", "env", "message", "run_with"),
     [
-        (["--scale", "0"], {}, "--scale must be a positive number"),
-        (["--scale", "abc"], {}, "--scale must be a positive number"),
-        (["--engine", "oracle"], {}, "--engine must be one of duckdb, spark; got 'oracle'"),
-        ([], {"PLUMBLINE_SCALE": "-1"}, "PLUMBLINE_SCALE must be a positive number"),
-        ([], {"PLUMBLINE_ENGINE": "oracle"}, "PLUMBLINE_ENGINE must be one of duckdb, spark"),
-        (["--select", "key:no/such/asset"], {}, "--select 'key:no/such/asset' matches no asset"),
-        (["--select", ""], {}, "--select '' is empty; leave --select out"),
-        (["--select", "  "], {}, "--select '  ' is empty"),
+        (["--scale", "0"], {}, "--scale must be a positive number", plumbline),
+        (["--scale", "abc"], {}, "--scale must be a positive number", plumbline_here),
+        (
+            ["--engine", "oracle"],
+            {},
+            "--engine must be one of duckdb, spark; got 'oracle'",
+            plumbline_here,
+        ),
+        (
+            [],
+            {"PLUMBLINE_SCALE": "-1"},
+            "PLUMBLINE_SCALE must be a positive number",
+            plumbline_here,
+        ),
+        (
+            [],
+            {"PLUMBLINE_ENGINE": "oracle"},
+            "PLUMBLINE_ENGINE must be one of duckdb, spark",
+            plumbline_here,
+        ),
+        # A selection is refused after the settings are exported (and the definitions
+        # loaded, whose warnings would reach stderr): the console script's.
+        (
+            ["--select", "key:no/such/asset"],
+            {},
+            "--select 'key:no/such/asset' matches no asset",
+            plumbline,
+        ),
+        (["--select", ""], {}, "--select '' is empty; leave --select out", plumbline),
+        (["--select", "  "], {}, "--select '  ' is empty", plumbline),
     ],
 )
-def test_bad_input_is_one_line_exit_2_and_creates_nothing(tmp_path, args, env, message):
+def test_bad_input_is_one_line_exit_2_and_creates_nothing(tmp_path, args, env, message, run_with):
     home = tmp_path / "home"
-    result = plumbline("run", *args, env={"PLUMBLINE_HOME": str(home), **env})
+    result = run_with("run", *args, env={"PLUMBLINE_HOME": str(home), **env})
     assert result.returncode == 2
     assert result.stderr.strip().count("\n") == 0, result.stderr
     assert message in result.stderr
@@ -150,17 +149,22 @@ def test_bad_input_is_one_line_exit_2_and_creates_nothing(tmp_path, args, env, m
 
 
 @pytest.mark.parametrize(
-    ("args", "code", "message"),
+    ("args", "code", "message", "run_with"),
     [
-        ([], 2, "give either MODEL[@VERSION|@ALIAS] or --verify BUNDLE"),
-        (["delivery_delay", "--verify", "b.json"], 2, "give either"),
-        (["--verify", "b.json", "--out", "x"], 2, "--verify takes no --out or --openlineage"),
-        (["delivery_delay"], 1, "no MLflow store at sqlite:///"),
-        (["@3"], 2, "expected MODEL[@VERSION|@ALIAS]"),
+        ([], 2, "give either MODEL[@VERSION|@ALIAS] or --verify BUNDLE", plumbline),
+        (["delivery_delay", "--verify", "b.json"], 2, "give either", plumbline_here),
+        (
+            ["--verify", "b.json", "--out", "x"],
+            2,
+            "--verify takes no --out or --openlineage",
+            plumbline_here,
+        ),
+        (["delivery_delay"], 1, "no MLflow store at sqlite:///", plumbline),
+        (["@3"], 2, "expected MODEL[@VERSION|@ALIAS]", plumbline_here),
     ],
 )
-def test_audit_refuses_bad_input_in_one_line(tmp_path, args, code, message):
-    result = plumbline("audit", *args, env={"PLUMBLINE_HOME": str(tmp_path / "home")})
+def test_audit_refuses_bad_input_in_one_line(tmp_path, args, code, message, run_with):
+    result = run_with("audit", *args, env={"PLUMBLINE_HOME": str(tmp_path / "home")})
     assert result.returncode == code, result.stdout + result.stderr
     assert result.stderr.strip().count("\n") == 0, result.stderr
     assert message in result.stderr
@@ -168,7 +172,7 @@ def test_audit_refuses_bad_input_in_one_line(tmp_path, args, code, message):
 
 def test_an_unwritable_home_is_refused(tmp_path):
     (tmp_path / "a-file").write_text("")
-    result = plumbline("run", env={"PLUMBLINE_HOME": str(tmp_path / "a-file" / "home")})
+    result = plumbline_here("run", env={"PLUMBLINE_HOME": str(tmp_path / "a-file" / "home")})
     assert result.returncode == 2
     assert result.stderr.startswith("plumbline: error: PLUMBLINE_HOME must be")
     assert (tmp_path / "a-file").read_text() == ""
@@ -177,7 +181,7 @@ def test_an_unwritable_home_is_refused(tmp_path):
 @pytest.fixture(scope="module")
 def run_home(tmp_path_factory):
     """One `plumbline run` of raw/orders and raw/region into a fresh PLUMBLINE_HOME, shared
-    by the tests that read what it left (its output, the instance, the lake, the UI)."""
+    by the tests that read what it left (its output, the instance, the lake)."""
     home = tmp_path_factory.mktemp("run") / "home"
     result = plumbline(
         "run",
@@ -217,7 +221,7 @@ def test_run_materializes_through_the_persistent_instance(run_home, monkeypatch)
     table = plumbline("query", "SELECT COUNT(*) AS n FROM raw.orders", env=env)
     assert table.returncode == 0, table.stderr
     assert "15000" in table.stdout
-    csv = plumbline("query", "SELECT r_name FROM raw.region ORDER BY 1", "--csv", env=env)
+    csv = plumbline_here("query", "SELECT r_name FROM raw.region ORDER BY 1", "--csv", env=env)
     assert csv.stdout.splitlines() == [
         '"r_name"',
         '"AFRICA"',
@@ -226,7 +230,7 @@ def test_run_materializes_through_the_persistent_instance(run_home, monkeypatch)
         '"EUROPE"',
         '"MIDDLE EAST"',
     ]
-    missing = plumbline("query", "SELECT * FROM raw.lineitem", env=env)
+    missing = plumbline_here("query", "SELECT * FROM raw.lineitem", env=env)
     assert missing.returncode == 1
     assert "reads raw.lineitem, which is not among its inputs" in missing.stderr
 
@@ -283,18 +287,6 @@ def test_dg_lists_the_definitions_of_the_project(tmp_path):
     # `dg check defs` runs in `make lint`, which CI runs before the tests.
 
 
-def test_ui_serves_the_runs_of_plumbline_run(run_home):
-    """`plumbline ui` is `dagster dev` over the same instance: the run is listed there."""
-
-    home, result = run_home
-    assert result.returncode == 0, result.stdout + result.stderr
-    env = {"PLUMBLINE_HOME": str(home)}
-    query = "{ runsOrError { ... on Runs { results { status jobName } } } }"
-    reply = post_to_server("ui", env, "/graphql", {"query": query})
-    runs = reply["data"]["runsOrError"]["results"]
-    assert runs == [{"status": "SUCCESS", "jobName": "materialize_all_job"}]
-
-
 def test_models_history_prints_every_alias_move(tmp_path):
     from pipelines.registry.versions import AliasHistory, AliasMove
 
@@ -316,15 +308,15 @@ def test_models_history_prints_every_alias_move(tmp_path):
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
     assert len(lines) == 3 and "better" in lines[2] and "r2" in lines[2]
-    as_json = plumbline("models", "history", "--json", env=env)
+    as_json = plumbline_here("models", "history", "--json", env=env)
     assert [json.loads(line)["to_version"] for line in as_json.stdout.splitlines()] == ["1", "2"]
     # Moves are history enough: the model need not be in this home's registry.
-    other = plumbline("models", "history", "other", env=env)
+    other = plumbline_here("models", "history", "other", env=env)
     assert other.returncode == 0, other.stderr
     assert len(other.stdout.splitlines()) == 2
 
 
-def test_models_history_of_an_unknown_model_is_an_error(tmp_path):
+def test_models_history_of_an_unknown_model_is_an_error(tmp_path, mlflow_store_template):
     """A model with no moves is an answer when it is registered, and a mistake when it is
     not: exit 1 and a line naming it and the registered models, as `plumbline audit` does."""
     from pipelines.resources import MlflowResource
@@ -338,19 +330,20 @@ def test_models_history_of_an_unknown_model_is_an_error(tmp_path):
     assert "registered models: none yet" in before.stderr
     assert not (home / "mlflow.db").exists()  # looking created no store
 
+    copy_store(mlflow_store_template, home)  # an empty store (tests/mlflow_store.py)
     settings = Settings(home=home)
     client = MlflowResource(
         tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)
     ).client()
     for name in ("delivery_delay", "churn"):
         client.create_registered_model(name)
-    registered = plumbline("models", "history", "delivery_delay", env=env)
+    registered = plumbline_here("models", "history", "delivery_delay", env=env)
     assert registered.returncode == 0, registered.stderr
     assert registered.stdout.strip() == "no alias moves recorded for delivery_delay"
-    unknown = plumbline("models", "history", "NO_SUCH_MODEL", env=env)
+    unknown = plumbline_here("models", "history", "NO_SUCH_MODEL", env=env)
     assert unknown.returncode == 1 and unknown.stdout == ""
     [line] = unknown.stderr.splitlines()
     assert "no registered model 'NO_SUCH_MODEL'" in line
     assert line.endswith("registered models: churn, delivery_delay")
-    as_json = plumbline("models", "history", "NO_SUCH_MODEL", "--json", env=env)
+    as_json = plumbline_here("models", "history", "NO_SUCH_MODEL", "--json", env=env)
     assert as_json.returncode == 1 and as_json.stdout == ""

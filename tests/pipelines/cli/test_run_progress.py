@@ -1,8 +1,11 @@
 """What `plumbline run` shows while it works: each training epoch as the Pipes message comes
 in, reused and skipped assets marked as such, and third-party output in the run's log file
-instead of the console. Two real runs of the training's upstream into one fresh home."""
+instead of the console. Two real runs into one home: the session's run of the model's path
+(tests/model_path.py, shared with tests/browser), then one of the training's upstream in a
+copy of its home."""
 
 import re
+import subprocess
 from pathlib import Path
 
 import dagster as dg
@@ -30,15 +33,20 @@ THIRD_PARTY = re.compile(r"\b(mlflow|alembic|great_expectations|urllib3)\b|it/s\
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """Two runs into one home: the first builds the model and what it reads, the second
-    finds the raw tables in place, the tables skipped (their code and inputs unchanged) and
-    the training reused (the same training set, code and config: it does not train again)."""
-    home = tmp_path_factory.mktemp("progress") / "home"
+def runs(model_path_run, tmp_path_factory):
+    """Two runs into one home: the first (the session's run of the model's path,
+    tests/model_path.py) builds the model and what it reads; the second, in a copy of that
+    home, finds the raw tables in place, the tables skipped (their code and inputs unchanged)
+    and the training reused (the same training set, code and config: it does not train
+    again)."""
+    first = subprocess.CompletedProcess(
+        [], model_path_run.returncode, model_path_run.stdout, model_path_run.stderr
+    )
+    assert first.returncode == 0, first.stdout + first.stderr
+    home = model_path_run.copy_home(tmp_path_factory.mktemp("progress") / "home")
     env = {"PLUMBLINE_HOME": str(home)}
-    first = plumbline("run", "--scale", "0.01", "--select", SELECTION, env=env, timeout=540)
     second = plumbline("run", "--scale", "0.01", "--select", SELECTION, env=env, timeout=540)
-    return home, first, second
+    return model_path_run.home, home, first, second
 
 
 def status_of(stdout: str, asset: str) -> str:
@@ -48,7 +56,7 @@ def status_of(stdout: str, asset: str) -> str:
 
 
 def test_each_epoch_is_shown_while_the_model_trains(runs):
-    _, first, _ = runs
+    _, _, first, _ = runs
     assert first.returncode == 0, first.stdout + first.stderr
     lines = first.stdout.splitlines()
     epochs = [(i, EPOCH.match(line)) for i, line in enumerate(lines)]
@@ -63,7 +71,7 @@ def test_each_epoch_is_shown_while_the_model_trains(runs):
 
 
 def test_third_party_output_goes_to_the_log_file_not_the_console(runs):
-    home, first, _ = runs
+    home, _, first, _ = runs
     assert first.returncode == 0, first.stdout + first.stderr
     console = [line for line in (first.stdout + first.stderr).splitlines()]
     assert [line for line in console if THIRD_PARTY.search(line)] == []
@@ -84,7 +92,7 @@ def test_third_party_output_goes_to_the_log_file_not_the_console(runs):
 
 
 def test_a_second_run_marks_reused_and_skipped_assets(runs):
-    home, first, second = runs
+    _, home, first, second = runs
     assert first.returncode == 0, first.stdout + first.stderr
     assert second.returncode == 0, second.stdout + second.stderr
     for asset in ("raw/orders", "warehouse/delay_features", "warehouse/training_set"):

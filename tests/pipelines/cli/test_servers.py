@@ -14,6 +14,7 @@ import psutil
 import pytest
 
 from pipelines.cli.commands.servers import mlflow_ui_address
+from tests.mlflow_store import copy_store
 from tests.pipelines.cli.test_main import PLUMBLINE
 
 STOPPED_WITHIN = 20.0
@@ -31,11 +32,13 @@ def as_background_job() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _log_a_run(home: Path) -> tuple[str, str]:
-    """A finished run with one metric in ``home``'s tracking store, logged as training does."""
+def _log_a_run(home: Path, store_template: Path) -> tuple[str, str]:
+    """A finished run with one metric in ``home``'s tracking store (a copy of an empty one:
+    tests/mlflow_store.py), logged as training does."""
     from pipelines.resources import MlflowResource
     from pipelines.settings import Settings
 
+    copy_store(store_template, home)
     settings = Settings(home=home)
     tracking = MlflowResource(
         tracking_uri=settings.mlflow_uri, artifact_root=str(settings.mlflow_artifacts)
@@ -58,21 +61,32 @@ def running(processes: list[psutil.Process]) -> list[psutil.Process]:
     return alive
 
 
+RUNS_QUERY = "{ runsOrError { ... on Runs { results { status jobName } } } }"
+
+
 @pytest.mark.parametrize(
-    ("command", "path", "signum"),
+    ("command", "path", "signum", "after_a_run"),
     [
-        ("ui", "/server_info", signal.SIGTERM),
-        ("ui", "/server_info", signal.SIGINT),
-        ("mlflow-ui", "/health", signal.SIGTERM),
+        ("ui", "/server_info", signal.SIGTERM, True),
+        ("ui", "/server_info", signal.SIGINT, False),
+        ("mlflow-ui", "/health", signal.SIGTERM, False),
     ],
 )
-def test_a_server_stops_with_its_children_on_a_signal(tmp_path, command, path, signum):
+def test_a_server_stops_with_its_children_on_a_signal(
+    tmp_path, request, command, path, signum, after_a_run
+):
     """Each server answers, then stops with every process it started. `plumbline mlflow-ui`
-    first shows a run logged into PLUMBLINE_MLFLOW_URI by the resource training uses."""
+    first shows a run logged into PLUMBLINE_MLFLOW_URI by the resource training uses;
+    `plumbline ui` over a home where `plumbline run` succeeded (a copy of the session's run,
+    tests/model_path.py) is `dagster dev` over the same instance: it lists that run."""
     port = free_port()
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PLUMBLINE_")}
     environment["PLUMBLINE_HOME"] = str(tmp_path / "home")
-    logged = _log_a_run(tmp_path / "home") if command == "mlflow-ui" else None
+    if after_a_run:
+        request.getfixturevalue("model_path_run").copy_home(tmp_path / "home")
+    logged = None
+    if command == "mlflow-ui":
+        logged = _log_a_run(tmp_path / "home", request.getfixturevalue("mlflow_store_template"))
     server = subprocess.Popen(
         [PLUMBLINE, command, "--port", str(port)],
         env=environment,
@@ -94,18 +108,32 @@ def test_a_server_stops_with_its_children_on_a_signal(tmp_path, command, path, s
                 time.sleep(1)
         if logged is not None:
             experiment, run_id = logged
-            request = urllib.request.Request(
+            search = urllib.request.Request(
                 f"http://127.0.0.1:{port}/api/2.0/mlflow/runs/search",
                 data=json.dumps({"experiment_ids": [experiment]}).encode(),
                 headers={"Content-Type": "application/json"},
             )
-            with urllib.request.urlopen(request, timeout=30) as response:
+            with urllib.request.urlopen(search, timeout=30) as response:
                 [listed] = json.load(response)["runs"]
             assert listed["info"]["run_id"] == run_id
             assert listed["data"]["metrics"][0]["value"] == 0.9
+        if after_a_run:
+            graphql = urllib.request.Request(
+                f"http://127.0.0.1:{port}/graphql",
+                data=json.dumps({"query": RUNS_QUERY}).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            with urllib.request.urlopen(graphql, timeout=30) as response:
+                runs = json.load(response)["data"]["runsOrError"]["results"]
+            assert runs == [{"status": "SUCCESS", "jobName": "materialize_all_job"}]
         family = psutil.Process(server.pid).children(recursive=True)
         # dagster dev runs a webserver, a daemon and a code server; mlflow ui a uvicorn.
         assert len(family) >= (3 if command == "ui" else 2), family
+        if command == "mlflow-ui":
+            # Without MLflow's job runner and its Huey consumers (the GenAI view's jobs),
+            # each a process loading MLflow at every start.
+            commands = [" ".join(process.cmdline()) for process in running(family)]
+            assert not [c for c in commands if "huey" in c or "jobs._job_runner" in c], commands
 
         started = time.monotonic()
         # Ctrl-C reaches the terminal's foreground process group; `kill` the one process.

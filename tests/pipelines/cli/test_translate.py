@@ -1,4 +1,6 @@
-"""`plumbline translate` through the console script: other tools script against it."""
+"""`plumbline translate`: other tools script against it. Its exit codes and streams through
+the console script (the first tests), and each other answer in this process (``translate``:
+a start of the script costs seconds)."""
 
 import json
 import re
@@ -9,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sql.paths import REPOSITORY_ROOT
+from tests.pipelines.cli.test_main import plumbline_here
 
 PLUMBLINE = str(Path(sys.executable).parent / "plumbline")
 DIAGNOSTIC = re.compile(
@@ -17,14 +20,19 @@ DIAGNOSTIC = re.compile(
 RULES_DOC = REPOSITORY_ROOT / "docs" / "translation-rules.md"
 
 
-def translate(*args: str, stdin: str = ""):
+def translate_with_console_script(*args: str, stdin: str = ""):
     return subprocess.run(
         [PLUMBLINE, "translate", *args], input=stdin, capture_output=True, text=True, timeout=120
     )
 
 
+def translate(*args: str, stdin: str = "", env: dict[str, str] | None = None):
+    """``plumbline translate`` in this process, answering as the console script does."""
+    return plumbline_here("translate", *args, env=env, stdin=stdin)
+
+
 def test_stdin_translates_to_ansi_on_stdout():
-    result = translate(
+    result = translate_with_console_script(
         "--from", "tsql", stdin="SELECT TOP 5 o_orderkey FROM dbo.Orders ORDER BY o_orderkey"
     )
     assert result.returncode == 0, result.stderr
@@ -35,7 +43,7 @@ def test_stdin_translates_to_ansi_on_stdout():
 def test_a_refusal_is_located_on_stderr_with_exit_1(tmp_path):
     path = tmp_path / "buyers.sql"
     path.write_text("SELECT\n  APPROX_COUNT_DISTINCT(o_custkey) AS buyers\nFROM SALES.ORDERS\n")
-    result = translate("--from", "snowflake", str(path))
+    result = translate_with_console_script("--from", "snowflake", str(path))
     assert result.returncode == 1
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
@@ -148,13 +156,11 @@ def test_several_catalogs_merge_and_a_conflict_is_a_usage_error(tmp_path):
     assert result.returncode == 2
     [line] = result.stderr.strip().splitlines()
     assert "other.yaml" in line and "mine.yaml" in line
-    env_result = subprocess.run(
-        [PLUMBLINE, "translate", "--from", "snowflake"],
-        input="SELECT id FROM LOGISTICS.PUBLIC.SHIPMENTS",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**__import__("os").environ, "PLUMBLINE_CATALOG": str(mine)},
+    env_result = translate(
+        "--from",
+        "snowflake",
+        stdin="SELECT id FROM LOGISTICS.PUBLIC.SHIPMENTS",
+        env={"PLUMBLINE_CATALOG": str(mine)},
     )
     assert env_result.returncode == 0, env_result.stderr
 
@@ -175,19 +181,16 @@ def test_a_script_prints_each_table_it_defines(tmp_path):
 
 
 def test_strict_refuses_the_portable_functions_and_json_names_them():
-    # The module, not the console script: run from this checkout.
-    command = [sys.executable, "-m", "pipelines.cli.main", "translate", "--from", "snowflake"]
     source = (
         "SELECT SPLIT_PART(c_phone, '-', -1) AS area, TRY_TO_NUMBER(c_phone) AS n "
         "FROM SALES.CUSTOMER"
     )
-    run = {"input": source, "capture_output": True, "text": True, "timeout": 120}
-    named = subprocess.run([*command, "--json"], cwd=REPOSITORY_ROOT, **run)
+    named = translate("--from", "snowflake", "--json", stdin=source)
     assert named.returncode == 0, named.stderr
     assert json.loads(named.stdout)["portable_functions"] == ["RAISE_ERROR", "SPLIT_PART"]
     # TRY_TO_NUMBER of text Snowflake states no value for stops the query: a run-time guard
     assert json.loads(named.stdout)["guards"] == ["FN-TRY-CAST-NUMBER"]
-    strict = subprocess.run([*command, "--strict"], cwd=REPOSITORY_ROOT, **run)
+    strict = translate("--from", "snowflake", "--strict", stdin=source)
     assert strict.returncode == 1
     first, second = strict.stderr.splitlines()
     assert first.startswith("<stdin>:1:8: error[PORTABLE-STRICT]: SPLIT_PART ")
@@ -196,36 +199,22 @@ def test_strict_refuses_the_portable_functions_and_json_names_them():
     )
 
 
-def _module_translate(*args: str, stdin: str = ""):
-    # The module of this checkout (the console script may import another one).
-    return subprocess.run(
-        [sys.executable, "-m", "pipelines.cli.main", "translate", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPOSITORY_ROOT,
-    )
-
-
 def test_param_gives_a_bigquery_query_parameter_its_value_and_json_records_it():
     query = "SELECT o_orderkey FROM sales.orders WHERE o_orderdate = @submission_date"
-    result = _module_translate(
+    result = translate(
         "--from", "bigquery", "--param", "submission_date:DATE:1998-08-15", "--json", stdin=query
     )
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
     assert "CAST('1998-08-15' AS DATE)" in payload["ansi_sql"]
     assert payload["query_parameters"] == {"submission_date": "DATE:1998-08-15"}
-    refused = _module_translate("--from", "bigquery", stdin=query)
+    refused = translate("--from", "bigquery", stdin=query)
     assert refused.returncode == 1
     assert "error[SCRIPT-PARAMETER]" in refused.stderr and "--param" in refused.stderr
 
 
 @pytest.mark.parametrize("bad", ["submission_date:DATE:2024-13-01", "submission_date"])
 def test_a_bad_param_is_a_usage_error_naming_it(bad):
-    result = _module_translate(
-        "--from", "bigquery", "--param", bad, stdin="SELECT @submission_date AS d"
-    )
+    result = translate("--from", "bigquery", "--param", bad, stdin="SELECT @submission_date AS d")
     assert result.returncode == 2
     assert "--param" in result.stderr and "submission_date" in result.stderr

@@ -7,10 +7,13 @@ import mlflow
 import pytest
 
 from pipelines.resources import EXPERIMENT_KIND, EXPERIMENT_KIND_TAG, MlflowResource
+from tests.mlflow_store import copy_store
 
 
 @pytest.fixture
-def resource(tmp_path) -> MlflowResource:
+def resource(tmp_path, mlflow_store_template) -> MlflowResource:
+    # An empty store copied, not migrated again (tests/mlflow_store.py).
+    copy_store(mlflow_store_template, tmp_path)
     return MlflowResource(
         tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}",
         artifact_root=str(tmp_path / "mlartifacts"),
