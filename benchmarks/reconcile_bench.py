@@ -124,13 +124,14 @@ def _table():
 
 
 def _changed_copy(snapshot: Path, out: Path) -> None:
-    """``snapshot`` with one row's CHANGED_COLUMN one more (the row in the middle)."""
-    import duckdb
+    """``snapshot`` with one row's CHANGED_COLUMN one more (the row in the middle), written
+    within the process's DuckDB memory limit (at SF10 the table has 58 M rows)."""
     from sqlglot import exp
 
     from pipelines.lake.store import parquet_source
+    from pipelines.warehouse.engines.duckdb_engine import connect_duckdb
 
-    with duckdb.connect() as con:
+    with connect_duckdb() as con:
         relation = con.read_parquet(parquet_source(snapshot))
         rows = relation.count("*").fetchall()[0][0]
         relation.create_view("snapshot")
