@@ -83,15 +83,17 @@ def compare(
     key: Sequence[str] = (),
     repeat: int = 1,
     scratch: Path | None = None,
+    memory_limit: str | None = None,
 ) -> dict[str, Any]:
     """plumbline's reconciliation of two Parquet tables beside the naive ``EXCEPT ALL`` of
-    the same two, best of ``repeat`` each, with both verdicts (they must agree)."""
+    the same two (held to ``memory_limit``, else DuckDB's default of 80 % of the machine),
+    best of ``repeat`` each, with both verdicts (they must agree)."""
     from pipelines.warehouse.reconcile import reconcile
 
     plumbline_s, result = _best(
         lambda: reconcile(built, reference, key=key, scratch=scratch), repeat
     )
-    naive_s, counts = _best(lambda: except_all(built, reference), repeat)
+    naive_s, counts = _best(lambda: except_all(built, reference, memory_limit), repeat)
     return {
         "plumbline_s": round(plumbline_s, 3),
         "except_all_s": round(naive_s, 3),

@@ -200,7 +200,9 @@ def reconcile_baseline(home: Path, steps: dict[str, dict[str, Any]], tables: int
     compare = getattr(reconcile_bench, "compare", None)
     if compare is None:
         return {"skipped": "benchmarks.reconcile_bench has no compare()"}
+    from pipelines.lake.duckdb_limits import DuckDBLimits, set_limits
     from pipelines.lake.store import Lake
+    from pipelines.settings import DEFAULT_DUCKDB_MEMORY_LIMIT
     from pipelines.translation.store import translate_sources
     from pipelines.warehouse.build import warehouse_tables
     from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine
@@ -208,6 +210,11 @@ def reconcile_baseline(home: Path, steps: dict[str, dict[str, Any]], tables: int
     from sql.catalog import load_catalog
     from sql.paths import LEGACY_ROOT
 
+    # The run's DuckDB limit for this process's connections too (the reference queries, the
+    # reconciliation, the changed copy) and for the naive EXCEPT ALL beside it: DuckDB's own
+    # default is 80 % of the machine per database (at SF10 EXCEPT ALL grew past 12 GB).
+    memory_limit = os.environ.get("PLUMBLINE_DUCKDB_MEMORY_LIMIT") or DEFAULT_DUCKDB_MEMORY_LIMIT
+    set_limits(DuckDBLimits(memory_limit=memory_limit, spill_root=home / "spill"))
     lake = Lake(home / "lake")
     reconciled = {
         t.name: t
@@ -246,7 +253,7 @@ def reconcile_baseline(home: Path, steps: dict[str, dict[str, Any]], tables: int
             "passed": result.passed,
         }
         if len(compared) < tables:
-            compared[name] = compare(built, reference)
+            compared[name] = compare(built, reference, memory_limit=memory_limit)
     if by_rows:
         compared["changed_value"] = changed_value(
             lake.current("warehouse", by_rows[0]).path, home / "reference" / by_rows[0], home
