@@ -36,6 +36,7 @@ from sql.assumptions import Assumptions
 from sql.diagnostics import Diagnostic, TranslationError
 from sql.paths import DEFAULT_CATALOG_PATH, repository_relative
 from sql.source_dialects import semantics
+from sql.tree import clone
 
 # The type sqlglot sees for a column whose declared type has no exact ANSI form: a
 # user-defined type that annotation carries through CTEs and derived tables, so every
@@ -485,7 +486,7 @@ def _with_meta(
     """The type of a column declared [NOT] CASESPECIFIC, of a declared legacy type or stored
     as another type: its own object, carrying these to every expression annotation types
     with it."""
-    typed = parse_type(kind).copy()
+    typed = clone(parse_type(kind))  # read for every statement: no deep copy
     if casespecific is not None:
         typed.meta["casespecific"] = casespecific
     if declared is not None:

@@ -488,13 +488,17 @@ def _qualify(
     ctx: Context,
     opaque: bool,
     paths: Sequence[exp.Expr] | None = None,
+    walked: list[exp.Expr] | None = None,
 ) -> exp.Expr:
     """``tree`` qualified and typed against ``schema``; ``opaque``: whether a table it reads
     has a column of an opaque type; ``paths``: its columns and outermost dots, when its names
-    are folded already and nothing is marked case-sensitive (else None)."""
+    are folded already and nothing is marked case-sensitive (else None); ``walked``, if
+    given, receives ``preorder`` of the result where the walk quoting names serves as it."""
     try:
-        tree = _qualified(tree, schema, ctx.dialect, paths)
+        tree = _qualified(tree, schema, ctx.dialect, paths, walked)
         if "WILDCARD-TABLES" in ctx.applied:
+            if walked is not None:
+                walked.clear()  # the suffixes resolved are new nodes
             wildcards.resolve_suffixes(tree, ctx)
             wildcards.keep_read_columns(tree, ctx)
             ctx.raise_errors()
@@ -518,7 +522,11 @@ def _qualify(
 
 
 def _qualified(
-    tree: exp.Expr, schema: MappingSchema, dialect: str, paths: Sequence[exp.Expr] | None
+    tree: exp.Expr,
+    schema: MappingSchema,
+    dialect: str,
+    paths: Sequence[exp.Expr] | None,
+    walked: list[exp.Expr] | None = None,
 ) -> exp.Expr:
     """sqlglot's ``qualify(tree, dialect, schema, validate_qualify_columns=False,
     quote_identifiers=True, identify=True)`` (validated over the scopes built once), less
@@ -526,7 +534,12 @@ def _qualified(
     ``normalize_identifiers`` would change no name; only the original names of column paths
     it records (``dot_parts``, read by ``qualify_columns`` and ``annotate_types``) are
     recorded here, from ``paths``. Quoting walks the tree in pre-order rather than sqlglot's
-    breadth-first generator: only the names qualification wrote are unquoted."""
+    breadth-first generator: only the names qualification wrote are unquoted.
+
+    ``walked``, if given, receives that walk (the tree's nodes in pre-order) unless the tree
+    has a dot path: annotation, which changes no other part of the tree, may replace a
+    dot's field name (``_restore_dot_parts``). The translator walks the annotated tree
+    once less."""
     if paths is None:
         tree = normalize_identifiers(tree, dialect=dialect, store_original_column_identifiers=True)
     else:
@@ -545,10 +558,17 @@ def _qualified(
                 root.meta["dot_parts"] = parts
     tree = qualify_tables(tree, dialect=dialect)
     tree = qualify_columns(tree, schema)
-    for node in preorder(tree):
+    order = preorder(tree)
+    dots = False
+    for node in order:
         # Dialect.quote_identifier(node, identify=True): a name under a function stays as is.
-        if isinstance(node, exp.Identifier) and not node.quoted:
-            node.set("quoted", not isinstance(node.parent, exp.Func))
+        if isinstance(node, exp.Identifier):
+            if not node.quoted:
+                node.set("quoted", not isinstance(node.parent, exp.Func))
+        elif isinstance(node, exp.Dot):
+            dots = True
+    if walked is not None and not dots:
+        walked.extend(order)
     return tree
 
 
@@ -635,8 +655,11 @@ _PRECHECKS = (exp.Select, exp.Column, exp.Star, exp.Qualify)
 _PRECHECKED: dict[type, type | None] = {}
 
 
-def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, tuple[str, ...]]:
-    """The folded query rewritten into ANSI-only nodes, and the lake tables it reads."""
+def _rewrite(
+    tree: exp.Expr, catalog: Catalog, ctx: Context
+) -> tuple[exp.Expr, tuple[str, ...], list[exp.Expr] | None]:
+    """The folded query rewritten into ANSI-only nodes, the lake tables it reads, and
+    ``preorder`` of the rewritten query where the last walk of it still holds (else None)."""
     dialect = ctx.dialect
     # Each walk over the tree costs about as much as a rule phase: the checks before the
     # syntax rules share one, and name resolution and folding another.
@@ -696,11 +719,13 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
         _mark_recursive(tree)
     schema = _typed_schema(catalog, dialect, source_tables)
     opaque = any(catalog.opaque.get(t) for t in source_tables)
-    tree = _qualify(tree, schema, ctx, opaque, paths)
+    order = []
+    tree = _qualify(tree, schema, ctx, opaque, paths, order)
     ctx.rewritten.clear()
     # ``order`` is a walk of the tree as it was when ``ctx.rewritten`` held ``walked`` rewrites:
-    # still the tree's while no rule has rewritten anything since.
-    order, walked = preorder(tree), 0
+    # still the tree's while no rule has rewritten anything since. Qualification's own walk
+    # serves where annotation changed no node (all but a dot path's field names).
+    order, walked, applications = order or preorder(tree), 0, ctx.applications
     tree = apply_rules(tree, ctx, "typed", order)
     for phase in ("arithmetic", "final"):
         ctx.raise_errors()
@@ -710,7 +735,7 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
         if not by_type:
             continue
         if len(ctx.rewritten) != walked:
-            order, walked = preorder(tree), len(ctx.rewritten)
+            order, walked, applications = preorder(tree), len(ctx.rewritten), ctx.applications
         matched = candidates(order, dialect, phase)
         if matched:
             if ctx.rewritten:
@@ -721,7 +746,18 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
                 walked = 0
             tree = apply_rules(tree, ctx, phase, order, matched)
     ctx.raise_errors()
+    # The last walk still holds where no rule applied since it, annotating again changed no
+    # dot path's field name (sqlglot's _restore_dot_parts may replace one), PORTABLE-TYPE
+    # casts nothing (its casts are the only change it makes) and neither QUALIFY nor the
+    # lake's types are rewritten.
+    unchanged = (
+        ctx.applications == applications
+        and "PORTABLE-TYPE" not in ctx.applied
+        and not has_qualify
+        and exp.Dot not in set(map(type, order))
+    )
     tree = portable_output_types(tree, ctx)
+    unchanged = unchanged and "PORTABLE-TYPE" not in ctx.applied
     if semantics(dialect).ARRAYS_ARE_TYPED:
         tree = array_outputs(tree, ctx)
         ctx.raise_errors()
@@ -736,7 +772,8 @@ def _rewrite(tree: exp.Expr, catalog: Catalog, ctx: Context) -> tuple[exp.Expr, 
     )
     if any(catalog.physical.get(t) for t in source_tables) or any(texts.values()):
         tree = _read_lake_types(tree, catalog, texts)
-    return tree, source_tables
+        unchanged = False
+    return tree, source_tables, order if unchanged else None
 
 
 def _text_columns(catalog: Catalog, table: str) -> frozenset[str]:
@@ -1191,12 +1228,13 @@ def _translate_definition(
     strict: bool = False,
 ) -> Translation:
     try:
-        tree, source_tables = _rewrite(definition.query, catalog, ctx)
+        tree, source_tables, walked = _rewrite(definition.query, catalog, ctx)
         if definition.variable_uses:
             _refuse_shadowed_variables(definition, catalog, source_tables, ctx)
-        # One walk finds the portable calls and serves the checks before generation; the
+        # One walk finds the portable calls and serves the checks before generation (the
+        # last walk of the rules' phases, where nothing has changed the tree since); the
         # strict refusals are reported in portable.uses' (breadth-first) order.
-        nodes = preorder(tree)
+        nodes = preorder(tree) if walked is None else walked
         calls = (
             portable.uses(tree)
             if strict

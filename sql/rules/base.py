@@ -43,6 +43,10 @@ class Context:
     # What the rules changed since types were last annotated (each replacement, and each
     # node a rule changed in place): the only places whose types may now be stale.
     rewritten: list[exp.Expr] = field(default_factory=list)
+    # How many times a rule applied (rewrote, or changed the tree in place whatever its
+    # action: an info rule may drop a node): a walk of the tree taken at the same count
+    # is still the tree's, as far as the rules go.
+    applications: int = 0
     # ``node_offset`` of each parsed statement, found while it was first walked.
     statement_offsets: dict[int, tuple[exp.Expr, int | None]] = field(
         default_factory=dict, repr=False
@@ -220,6 +224,7 @@ def apply_rules(
             if result is None:
                 continue
             ctx.applied.add(candidate.id)
+            ctx.applications += 1
             if result is node:
                 # Changed in place: as a whole, unless the rule named what it wrote (wrote).
                 if candidate.action == "rewrite" and len(ctx.rewritten) == recorded:

@@ -9,6 +9,7 @@ from sqlglot import exp
 
 from sql.diagnostics import node_offset
 from sql.portable import PortableRaiseError
+from sql.tree import clone
 
 E = TypeVar("E", bound=exp.Expr)
 
@@ -171,41 +172,6 @@ def typed(node: exp.Expr, dtype: str) -> exp.Expr:
 def paren(node: exp.Expr) -> exp.Expr:
     simple = (exp.Column, exp.Literal, exp.Paren, exp.Func, exp.Cast, exp.Null)
     return node if isinstance(node, simple) else exp.Paren(this=node)
-
-
-def clone(node: E) -> E:
-    """A copy of ``node``'s subtree, like ``node.copy()`` at a fraction of its cost: the copy
-    shares the type annotations (as sqlglot's own schema lookups share one DataType among
-    every column they type; nothing changes a type in place) and copies ``meta`` shallowly
-    (its values are token positions and flags). Rules copy an operand they use twice, or
-    one that stays in the tree, many times per statement."""
-    root = node.__class__()
-    stack: list[tuple[exp.Expr, exp.Expr]] = [(node, root)]
-    while stack:
-        source, copy = stack.pop()
-        if source.comments is not None:
-            copy.comments = list(source.comments)
-        if source._type is not None:
-            copy._type = source._type
-        if source._meta is not None:
-            copy._meta = dict(source._meta)
-        for key, value in source.args.items():
-            if isinstance(value, exp.Expr):
-                child = value.__class__()
-                stack.append((value, child))
-                copy.set(key, child)
-            elif type(value) is list:
-                copy.args[key] = []
-                for item in value:
-                    if isinstance(item, exp.Expr):
-                        child = item.__class__()
-                        stack.append((item, child))
-                        copy.append(key, child)
-                    else:
-                        copy.append(key, item)
-            else:
-                copy.args[key] = value
-    return root
 
 
 def own(node: exp.Expr) -> exp.Expr:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from sqlglot import exp
@@ -513,8 +513,18 @@ class Typer:
 
     system: TypeSystem
     projections: Projections
+    # Each node's type, once computed: a derived table's column read by several columns of
+    # the output is typed once (nothing changes the tree while one Typer types it).
+    known: dict[int, Numeric | None] = field(default_factory=dict, compare=False, repr=False)
 
     def __call__(self, node: exp.Expr) -> Numeric | None:
+        known = self.known
+        key = id(node)
+        if key not in known:
+            known[key] = self._type(node)
+        return known[key]
+
+    def _type(self, node: exp.Expr) -> Numeric | None:
         if isinstance(node, exp.Window):
             return self(node.this)
         if isinstance(node, exp.Distinct):
