@@ -8,7 +8,7 @@ scan with GX's verdicts, without GX) / ``validate_spark`` (GX on Spark) / ``vali
 leave a validation masked (``Masker``; ``TableMasking`` masks other reports, such as a
 reconciliation's rows, by the same classification). No Dagster here: assets wire these up.
 
-May import: pipelines.lake.
+May import: sql, pipelines.lake.
 """
 
 from pipelines.contracts.breaking import Change, check_version_bump, classify_changes
