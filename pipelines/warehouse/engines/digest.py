@@ -21,6 +21,13 @@ the whole concatenation, 64 bytes a row, in one string (370 MB at TPC-H scale 1,
 scale 10) and sorted in memory. Here DuckDB sorts the row hashes (spilling beyond its memory
 limit) and streams them in batches into one sha256 here: the same digest, in memory that
 does not grow with the table (:func:`sorted_hash_digest`).
+
+The canonical text of a number is what ``format('{:.12g}', CAST(x AS DOUBLE))`` writes, and
+that call was the costliest part of a row's text (half the content digest's time on TPC-H
+lineitem). Integers, and decimals of at most 12 significant digits, between 1e-4 and 1e12 in
+magnitude (or zero) are written from their own text instead (:func:`number_text`): the same
+bytes, which tests check at every boundary of every numeric type, so every digest a lake
+already records stays what it was.
 """
 
 from __future__ import annotations
@@ -73,7 +80,7 @@ def sorted_hash_digest(con: Any, header: str) -> str:
 # 12 significant digits, with 1e-4 <= |x| < 1e12 (or zero), that text is the value's own
 # digits: the double is within a few ulps of the value, so its rounding to 12 significant
 # digits is the value, printed in fixed notation with trailing zeros (and a trailing point)
-# dropped. There the number's own text is written, a third of the cost; elsewhere ``format``.
+# dropped. There the number's own text is written; elsewhere ``format``.
 GENERAL_DIGITS = 12
 FIXED_BELOW = 10**GENERAL_DIGITS  # |x| from here on prints as 1e+12
 FIXED_FROM_SCALE = 4  # |x| below 1e-4 prints as 1e-05
@@ -92,10 +99,15 @@ def _typed(value: str, duckdb_type: str) -> exp.Expr:
     return exp.cast(exp.Literal.string(value), duckdb_type, dialect="duckdb")
 
 
-def _fixed_or_general(col: exp.Expr, fixed: exp.Expr, condition: exp.Expr | None) -> exp.Expr:
+def _fixed_or_general(
+    col: exp.Expr, fixed: exp.Expr, condition: exp.Expr | None, general: exp.Expr | None = None
+) -> exp.Expr:
+    """``fixed`` where ``condition`` holds (always, without one), else ``general`` (the
+    number's general format unless given)."""
     if condition is None:
         return fixed
-    return exp.Case(ifs=[exp.If(this=condition, true=fixed)], default=general_number(col))
+    default = general if general is not None else general_number(col)
+    return exp.Case(ifs=[exp.If(this=condition, true=fixed)], default=default)
 
 
 def number_text(col: exp.Expr, duckdb_type: str) -> exp.Expr:
@@ -142,6 +154,17 @@ def number_text(col: exp.Expr, duckdb_type: str) -> exp.Expr:
     return _fixed_or_general(col, fixed, exp.and_(*conditions) if conditions else None)
 
 
+def date_text(col: exp.Expr) -> exp.Expr:
+    """``strftime(x, '%Y-%m-%d')``: a date's canonical text. From the year 1 on (and for
+    infinity) DuckDB's own text of a date is the same, at a third of the cost; before it,
+    DuckDB writes ``0006-01-01 (BC)`` where strftime writes ``-5-01-01``."""
+    general = exp.func("strftime", col, exp.Literal.string("%Y-%m-%d"))
+    first = exp.cast(exp.Literal.string("0001-01-01"), "DATE")
+    return _fixed_or_general(
+        col, exp.cast(col, "VARCHAR"), exp.GTE(this=col, expression=first), general
+    )
+
+
 def canonical_value(column: str, duckdb_type: str) -> exp.Expr:
     """The canonical text of one column's value (NULL stays NULL), as a DuckDB expression."""
     col = exp.column(column, quoted=True)
@@ -149,7 +172,7 @@ def canonical_value(column: str, duckdb_type: str) -> exp.Expr:
     if upper.startswith(NUMERIC_PREFIXES):
         text: exp.Expr = number_text(col, upper)
     elif upper == "DATE":
-        text = exp.func("strftime", col, exp.Literal.string("%Y-%m-%d"))
+        text = date_text(col)
     elif upper.startswith("TIMESTAMP"):
         text = exp.func("strftime", col, exp.Literal.string("%Y-%m-%dT%H:%M:%S.%f"))
     else:
@@ -212,8 +235,8 @@ class TableDigests:
 
 
 def table_digests(path: Path) -> TableDigests:
-    """Both digests of the Parquet table at ``path`` (a folder of files or one file), in one
-    read of it."""
+    """Both digests of the Parquet table at ``path`` (a folder of files or one file): two
+    scans of it, one for each digest's row hashes."""
     with connect_duckdb() as con:
         relation = con.read_parquet(parquet_source(path))
         columns = [c.lower() for c in relation.columns]

@@ -102,6 +102,26 @@ def test_binary_floating_point_keeps_the_general_format(duckdb_type):
     )
 
 
+def test_date_text_is_strftime():
+    """Year 1 and the years around it (DuckDB's 0001-12-31 (BC) is strftime's 0-12-31), the
+    four- and five-digit years, the last date, the infinities, NULL and random days."""
+    rng = random.Random("DATE")
+    texts = ["0001-01-01", "0001-12-31", "0999-12-31", "9999-12-31", "10000-01-01"]
+    texts += ["5877642-06-25", "5877642-06-25 (BC)", "0001-01-01 (BC)", "0001-12-31 (BC)"]
+    texts += ["0002-01-01 (BC)", "infinity", "-infinity", None]
+    days = [rng.randrange(-1_000_000, 3_000_000) for _ in range(500)]
+    new = digest.date_text(exp.column("x")).sql("duckdb")
+    with duckdb.connect() as con:
+        differing = con.execute(
+            "SELECT x FROM (SELECT TRY_CAST(v AS DATE) AS x FROM "
+            "(SELECT unnest(?::VARCHAR[]) AS v UNION ALL "
+            "SELECT CAST(DATE '1970-01-01' + d AS VARCHAR) FROM (SELECT unnest(?::INTEGER[]) d))) "
+            f"WHERE strftime(x, '%Y-%m-%d') IS DISTINCT FROM ({new})",
+            [texts, days],
+        ).fetchall()
+    assert differing == []
+
+
 @pytest.mark.parametrize(
     ("duckdb_type", "shortened"),
     [
@@ -181,6 +201,7 @@ SELECT
   i / 7.0 AS ratio,
   (i / 3.0)::FLOAT AS single,
   DATE '1992-01-01' + (i % 3000)::INTEGER AS day,
+  CASE WHEN i % 50 = 0 THEN DATE '0001-01-01' - (i // 50)::INTEGER ELSE NULL END AS old_day,
   TIMESTAMP '2020-01-01 00:00:00' + to_microseconds(i::BIGINT * 12345678) AS at,
   CASE WHEN i % 4 = 0 THEN NULL ELSE 'v' || i END AS label
 FROM range(2000) r(i)
