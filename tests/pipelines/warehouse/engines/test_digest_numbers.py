@@ -173,11 +173,20 @@ def _reference_content(con: duckdb.DuckDBPyConnection, columns, types) -> str:
 
 
 def _reference_exact(con: duckdb.DuckDBPyConnection, columns, types) -> str:
-    # exact_row_hashes_sql has not changed: the reference is only its string_agg form.
+    def value(column: str) -> exp.Expr:
+        text = exp.cast(exp.column(column, quoted=True), "VARCHAR")
+        length = exp.cast(exp.func("length", text), "VARCHAR")
+        prefixed = exp.DPipe(
+            this=exp.DPipe(this=length, expression=exp.Literal.string(":")), expression=text
+        )
+        return exp.func("coalesce", prefixed, exp.Literal.string(r"\N"))
+
+    row = exp.func("concat", *(value(c) for c in columns))
+    hashes = exp.select(exp.alias_(exp.func("sha256", row), "row_hash")).from_("t").sql("duckdb")
     header = "\x1f".join(f"{c} {t}" for c, t in zip(columns, types, strict=True)) + "\n"
     [(found,)] = con.execute(
         f"SELECT sha256(? || coalesce(string_agg(row_hash, '' ORDER BY row_hash), '')) "
-        f"FROM ({digest.exact_row_hashes_sql(columns, 't')})",
+        f"FROM ({hashes})",
         [header],
     ).fetchall()
     return found
