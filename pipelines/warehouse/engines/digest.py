@@ -23,11 +23,13 @@ limit) and streams them in batches into one sha256 here: the same digest, in mem
 does not grow with the table (:func:`sorted_hash_digest`).
 
 The canonical text of a number is what ``format('{:.12g}', CAST(x AS DOUBLE))`` writes, and
-that call was the costliest part of a row's text (half the content digest's time on TPC-H
-lineitem). Integers, and decimals of at most 12 significant digits, between 1e-4 and 1e12 in
-magnitude (or zero) are written from their own text instead (:func:`number_text`): the same
-bytes, which tests check at every boundary of every numeric type, so every digest a lake
-already records stays what it was.
+that call was the costliest part of a row's text (over 40% of the content digest's CPU on
+TPC-H lineitem). Integers, and decimals of at most 12 significant digits, between 1e-4 and
+1e12 in magnitude (or zero) are written from their own text instead (:func:`number_text`),
+dates from the year 1 on likewise (:func:`date_text`), and a row's texts are joined by one
+``concat`` call (:func:`concat`): the same bytes, which tests check at every boundary of
+every numeric type, so every digest a lake already records stays what it was
+(docs/benchmarks.md: 38% less CPU on TPC-H SF1 lineitem).
 """
 
 from __future__ import annotations
