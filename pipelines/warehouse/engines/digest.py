@@ -21,11 +21,21 @@ the whole concatenation, 64 bytes a row, in one string (370 MB at TPC-H scale 1,
 scale 10) and sorted in memory. Here DuckDB sorts the row hashes (spilling beyond its memory
 limit) and streams them in batches into one sha256 here: the same digest, in memory that
 does not grow with the table (:func:`sorted_hash_digest`).
+
+The canonical text of a number is what ``format('{:.12g}', CAST(x AS DOUBLE))`` writes, and
+that call was the costliest part of a row's text (over 40% of the content digest's CPU on
+TPC-H lineitem). Integers, and decimals of at most 12 significant digits, between 1e-4 and
+1e12 in magnitude (or zero) are written from their own text instead (:func:`number_text`),
+dates from the year 1 on likewise (:func:`date_text`), and a row's texts are joined by one
+``concat`` call (:func:`concat`): the same bytes, which tests check at every boundary of
+every numeric type, so every digest a lake already records stays what it was
+(docs/benchmarks.md: 38% less CPU on TPC-H SF1 lineitem).
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,14 +77,104 @@ def sorted_hash_digest(con: Any, header: str) -> str:
     return digest.hexdigest()
 
 
+# ``format('{:.12g}', CAST(x AS DOUBLE))`` is the canonical text of every number, and the
+# slowest expression of a row's text. Where a value is an integer, or a decimal of at most
+# 12 significant digits, with 1e-4 <= |x| < 1e12 (or zero), that text is the value's own
+# digits: the double is within a few ulps of the value, so its rounding to 12 significant
+# digits is the value, printed in fixed notation with trailing zeros (and a trailing point)
+# dropped. There the number's own text is written; elsewhere ``format``.
+GENERAL_DIGITS = 12
+FIXED_BELOW = 10**GENERAL_DIGITS  # |x| from here on prints as 1e+12
+FIXED_FROM_SCALE = 4  # |x| below 1e-4 prints as 1e-05
+# Integers whose every value lies below 1e12: their text is always their own digits.
+NARROW_INTEGERS = frozenset({"TINYINT", "SMALLINT", "INTEGER", "UTINYINT", "USMALLINT", "UINTEGER"})
+WIDE_INTEGER_TYPES = frozenset({"BIGINT", "UBIGINT", "HUGEINT", "UHUGEINT"})
+DECIMAL_TYPE = re.compile(r"DECIMAL\((\d+),\s*(\d+)\)")
+
+
+def general_number(col: exp.Expr) -> exp.Expr:
+    """``format('{:.12g}', CAST(x AS DOUBLE))``: any number's canonical text."""
+    return exp.func("format", exp.Literal.string("{:.12g}"), exp.cast(col, "DOUBLE"))
+
+
+def _typed(value: str, duckdb_type: str) -> exp.Expr:
+    return exp.cast(exp.Literal.string(value), duckdb_type, dialect="duckdb")
+
+
+def _fixed_or_general(
+    col: exp.Expr, fixed: exp.Expr, condition: exp.Expr | None, general: exp.Expr | None = None
+) -> exp.Expr:
+    """``fixed`` where ``condition`` holds (always, without one), else ``general`` (the
+    number's general format unless given)."""
+    if condition is None:
+        return fixed
+    default = general if general is not None else general_number(col)
+    return exp.Case(ifs=[exp.If(this=condition, true=fixed)], default=default)
+
+
+def number_text(col: exp.Expr, duckdb_type: str) -> exp.Expr:
+    """The text ``format('{:.12g}', CAST(x AS DOUBLE))`` writes for the number ``col`` of
+    ``duckdb_type``, computed from the number's own text where that provably is the same
+    (see above; tests/pipelines/warehouse/engines/test_digest_numbers.py checks it at every
+    boundary of every numeric type)."""
+    text = exp.cast(col, "VARCHAR")
+    if duckdb_type in NARROW_INTEGERS:
+        return text
+    if duckdb_type in WIDE_INTEGER_TYPES:
+        below = exp.LT(this=col, expression=_typed(str(FIXED_BELOW), duckdb_type))
+        if duckdb_type.startswith("U"):
+            return _fixed_or_general(col, text, below)
+        above = exp.GT(this=col, expression=_typed(str(-FIXED_BELOW), duckdb_type))
+        return _fixed_or_general(col, text, exp.and_(above, below))
+    decimal = DECIMAL_TYPE.fullmatch(duckdb_type)
+    if decimal is None:  # FLOAT, DOUBLE: no shorter way to the same text
+        return general_number(col)
+    precision, scale = int(decimal.group(1)), int(decimal.group(2))
+    if scale - GENERAL_DIGITS > FIXED_FROM_SCALE:  # below 1e-4 wherever 12 digits suffice
+        return general_number(col)
+    if precision == scale:  # DuckDB writes DECIMAL(2,2) 0.5 as .50: widen it to 0.50
+        widened = exp.cast(col, f"DECIMAL({precision + 1},{scale})", dialect="duckdb")
+        text = exp.cast(widened, "VARCHAR")
+    # The text has every digit of the scale: 12.50 -> 12.5, 3.00 -> 3, 0.00 -> 0.
+    fixed = (
+        text
+        if scale == 0
+        else exp.func(
+            "rtrim", exp.func("rtrim", text, exp.Literal.string("0")), exp.Literal.string(".")
+        )
+    )
+    conditions: list[exp.Expr] = []
+    magnitude = exp.func("abs", col)
+    if precision > GENERAL_DIGITS:  # at most 12 digits: |x| < 10 ** (12 - scale)
+        bound = FIXED_BELOW // 10**scale if scale <= GENERAL_DIGITS else None
+        limit = str(bound) if bound is not None else "0." + "0" * (scale - GENERAL_DIGITS - 1) + "1"
+        conditions.append(exp.LT(this=magnitude, expression=_typed(limit, duckdb_type)))
+    if scale > FIXED_FROM_SCALE:  # 0, or |x| >= 1e-4
+        small = exp.GTE(this=magnitude, expression=_typed("0.0001", duckdb_type))
+        zero = exp.EQ(this=col, expression=_typed("0", duckdb_type))
+        conditions.append(exp.paren(exp.or_(zero, small)))
+    return _fixed_or_general(col, fixed, exp.and_(*conditions) if conditions else None)
+
+
+def date_text(col: exp.Expr) -> exp.Expr:
+    """``strftime(x, '%Y-%m-%d')``: a date's canonical text. From the year 1 on (and for
+    infinity) DuckDB's own text of a date is the same, at a third of the cost; before it,
+    DuckDB writes ``0006-01-01 (BC)`` where strftime writes ``-5-01-01``."""
+    general = exp.func("strftime", col, exp.Literal.string("%Y-%m-%d"))
+    first = exp.cast(exp.Literal.string("0001-01-01"), "DATE")
+    return _fixed_or_general(
+        col, exp.cast(col, "VARCHAR"), exp.GTE(this=col, expression=first), general
+    )
+
+
 def canonical_value(column: str, duckdb_type: str) -> exp.Expr:
     """The canonical text of one column's value (NULL stays NULL), as a DuckDB expression."""
     col = exp.column(column, quoted=True)
     upper = duckdb_type.upper()
     if upper.startswith(NUMERIC_PREFIXES):
-        text: exp.Expr = exp.func("format", exp.Literal.string("{:.12g}"), exp.cast(col, "DOUBLE"))
+        text: exp.Expr = number_text(col, upper)
     elif upper == "DATE":
-        text = exp.func("strftime", col, exp.Literal.string("%Y-%m-%d"))
+        text = date_text(col)
     elif upper.startswith("TIMESTAMP"):
         text = exp.func("strftime", col, exp.Literal.string("%Y-%m-%dT%H:%M:%S.%f"))
     else:
@@ -88,43 +188,56 @@ def canonical(column: str, duckdb_type: str) -> exp.Expr:
 
 
 def row_hashes_sql(columns: list[str], types: list[str], source: str) -> str:
-    """SELECT sha256(canonical row) AS row_hash FROM ``source`` (a view name)."""
-    row = exp.func(
-        "concat_ws",
-        exp.Literal.string("\x1f"),
-        *(canonical(c, t) for c, t in zip(columns, types, strict=True)),
-    )
+    """SELECT sha256(canonical row) AS row_hash FROM ``source`` (a view name): the values'
+    texts joined with ``\x1f``."""
+    values = [canonical(c, t) for c, t in zip(columns, types, strict=True)]
+    if values:
+        # No value is NULL (canonical writes \N), so concat_ws is concat with the separator
+        # between them, which DuckDB computes at less cost.
+        parts = [values[0]]
+        for value in values[1:]:
+            parts += [exp.Literal.string("\x1f"), value]
+        row = concat(*parts)
+    else:
+        row = exp.func("concat_ws", exp.Literal.string("\x1f"))
     return (
         exp.select(exp.alias_(exp.func("sha256", row), "row_hash"))
         .from_(exp.to_identifier(source, quoted=True))
         .sql("duckdb")
     )
+
+
+def concat(*parts: exp.Expr) -> exp.Expr:
+    """DuckDB's ``concat(a, b, ...)`` as one call (NULL parts read as empty): sqlglot writes
+    its Concat as ``a || b || ...``, a chain of pairs that costs DuckDB more than twice as
+    much over a row of 16 values."""
+    return exp.Anonymous(this="concat", expressions=list(parts))
 
 
 def exact_value(column: str) -> exp.Expr:
     """One value's exact text, prefixed with its length (``5:12.50``), NULL as ``\\N``."""
     text = exp.cast(exp.column(column, quoted=True), "VARCHAR")
-    prefixed = exp.DPipe(
-        this=exp.DPipe(
-            this=exp.cast(exp.func("length", text), "VARCHAR"), expression=exp.Literal.string(":")
-        ),
-        expression=text,
-    )
-    return exp.func("coalesce", prefixed, exp.Literal.string(NULL))
+    prefixed = concat(exp.cast(exp.func("length", text), "VARCHAR"), exp.Literal.string(":"), text)
+    null = exp.Is(this=text, expression=exp.Null())
+    return exp.Case(ifs=[exp.If(this=null, true=exp.Literal.string(NULL))], default=prefixed)
 
 
 def exact_row_hashes_sql(columns: list[str], source: str) -> str:
     """SELECT sha256(exact row) AS row_hash FROM ``source`` (a view name)."""
-    row = (
-        exp.func("concat", *(exact_value(c) for c in columns))
-        if columns
-        else exp.Literal.string("")
-    )
-    return (
-        exp.select(exp.alias_(exp.func("sha256", row), "row_hash"))
-        .from_(exp.to_identifier(source, quoted=True))
-        .sql("duckdb")
-    )
+    table: exp.Expr = exp.to_identifier(source, quoted=True)
+    if not columns:
+        row: exp.Expr = exp.Literal.string("")
+    else:
+        row = concat(*(exact_value(c) for c in columns))
+        # Each value cast to text once, below the row: exact_value's length and text then
+        # read that text (the cast of a text to text is none), where DuckDB otherwise cast
+        # each value twice (a sixth of the exact row hashes' time on TPC-H lineitem).
+        texts = (
+            exp.alias_(exp.cast(exp.column(c, quoted=True), "VARCHAR"), c, quoted=True)
+            for c in columns
+        )
+        table = exp.select(*texts).from_(table).subquery(exp.to_identifier(source, quoted=True))
+    return exp.select(exp.alias_(exp.func("sha256", row), "row_hash")).from_(table).sql("duckdb")
 
 
 @dataclass(frozen=True)
@@ -137,8 +250,8 @@ class TableDigests:
 
 
 def table_digests(path: Path) -> TableDigests:
-    """Both digests of the Parquet table at ``path`` (a folder of files or one file), in one
-    read of it."""
+    """Both digests of the Parquet table at ``path`` (a folder of files or one file): two
+    scans of it, one for each digest's row hashes."""
     with connect_duckdb() as con:
         relation = con.read_parquet(parquet_source(path))
         columns = [c.lower() for c in relation.columns]
