@@ -220,6 +220,43 @@ def stderr_to(path: Path) -> Iterator[None]:
         os.close(saved)
 
 
+# Dagster mirrors each step's captured stdout and stderr to this process's own with a
+# `tail -F` child, and starts a Python watcher (its `watch_orphans` script) that kills the
+# tail should this process die (dagster._core.execution.compute_logs).
+MIRROR_COMMAND = ("tail", "-F")
+MIRROR_WATCHER = "watch_orphans.py"
+
+
+def stop_leftover_log_mirrors(timeout: float = 5.0) -> list[int]:
+    """Stop the log mirrors a finished run left running; the pids stopped.
+
+    A step's mirror is stopped when the step's capture ends, but a tail that outlives it
+    keeps this process's stdout and stderr open after this process exits: whoever reads
+    ``plumbline run`` through a pipe (a test, ``| tee``, a CI log) then waits for an end of
+    file that never comes. Once the run is over no step captures anything, so every tail
+    still running among this process's children is a leftover."""
+    import psutil
+
+    leftovers = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            command = child.cmdline()
+        except psutil.Error:
+            continue
+        if tuple(command[:2]) == MIRROR_COMMAND or any(
+            part.endswith(MIRROR_WATCHER) for part in command[1:2]
+        ):
+            leftovers.append(child)
+    for child in leftovers:
+        with contextlib.suppress(psutil.Error):
+            child.terminate()
+    _, alive = psutil.wait_procs(leftovers, timeout=timeout)
+    for child in alive:
+        with contextlib.suppress(psutil.Error):
+            child.kill()
+    return [child.pid for child in leftovers]
+
+
 def _innermost_message(error: object) -> str:
     while getattr(error, "cause", None) is not None:
         error = error.cause  # type: ignore[attr-defined]
@@ -448,6 +485,7 @@ def run_assets(
                 break
             time.sleep(POLL_SECONDS)
         worker.join()
+        stop_leftover_log_mirrors()
         if "error" in box:
             raise box["error"]  # type: ignore[misc]
         result: dg.JobExecutionResult = box["result"]  # type: ignore[assignment]

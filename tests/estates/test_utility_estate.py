@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -70,14 +71,24 @@ class User:
     transcript: list[tuple[str, int, str]] = field(default_factory=list)
 
     def run(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-        done = subprocess.run(
-            [str(BIN / "plumbline"), *args],
-            cwd=cwd or self.project,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
+        # Output through files, not pipes: a pipe's reader waits for every process holding
+        # its other end, and a grandchild left running (a Dagster log mirror) would hold it
+        # past the command's exit; the command's own exit is what this waits for.
+        with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+            process = subprocess.run(
+                [str(BIN / "plumbline"), *args],
+                cwd=cwd or self.project,
+                env=self.env,
+                stdout=out,
+                stderr=err,
+                text=True,
+                timeout=600,
+            )
+            out.seek(0)
+            err.seek(0)
+            done = subprocess.CompletedProcess(
+                process.args, process.returncode, out.read(), err.read()
+            )
         self.record(args, done)
         return done
 

@@ -19,3 +19,26 @@ def test_each_assets_latest_data_version_in_one_read():
             "untagged": None,
             "never": None,
         }
+
+
+def test_a_log_mirror_left_running_is_stopped_and_nothing_else(tmp_path):
+    """A `tail -F` (Dagster's mirror of a step's output) still running when the run is over
+    would hold a reader of `plumbline run`'s pipes open after it exits: it is stopped; any
+    other child is left alone."""
+    import subprocess
+
+    from pipelines.cli.run import stop_leftover_log_mirrors
+
+    log = tmp_path / "step.out"
+    log.write_text("")
+    mirror = subprocess.Popen(["tail", "-F", "-c", "+0", str(log)], stdout=subprocess.DEVNULL)
+    other = subprocess.Popen(["sleep", "30"])
+    try:
+        assert stop_leftover_log_mirrors() == [mirror.pid]
+        assert mirror.wait(timeout=10) is not None
+        assert other.poll() is None
+        assert stop_leftover_log_mirrors() == []
+    finally:
+        other.kill()
+        other.wait()
+        mirror.kill()
