@@ -10,7 +10,6 @@ the error it always raised, with the wording and location users have seen.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import yaml
@@ -26,9 +25,9 @@ def safe_load(text: str) -> Any:
         return yaml.safe_load(text)
 
 
-def safe_load_all(text: str) -> Iterator[Any]:
-    """``yaml.safe_load_all(text)`` as a list, faster."""
+def safe_load_all(text: str) -> list[Any]:
+    """``list(yaml.safe_load_all(text))``, faster."""
     try:
-        return iter(list(yaml.load_all(text, Loader=_FAST)))
+        return list(yaml.load_all(text, Loader=_FAST))
     except yaml.YAMLError:
-        return iter(list(yaml.safe_load_all(text)))
+        return list(yaml.safe_load_all(text))

@@ -135,7 +135,7 @@ class CodeLocation:
             if ".venv" in path.parts or ".plumbline" in path.parts:
                 continue
             try:
-                documents = list(yaml_text.safe_load_all(path.read_text()))
+                documents = yaml_text.safe_load_all(path.read_text())
             except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
                 mark = getattr(exc, "problem_mark", None)
                 where = f"{mark.line + 1}:{mark.column + 1}" if mark is not None else ""

@@ -243,8 +243,8 @@ def stop_leftover_log_mirrors(timeout: float = 5.0) -> list[int]:
             command = child.cmdline()
         except psutil.Error:
             continue
-        if tuple(command[:2]) == MIRROR_COMMAND or any(
-            part.endswith(MIRROR_WATCHER) for part in command[1:2]
+        if tuple(command[:2]) == MIRROR_COMMAND or (
+            len(command) > 1 and command[1].endswith(MIRROR_WATCHER)
         ):
             leftovers.append(child)
     for child in leftovers:

@@ -22,7 +22,7 @@ def test_the_values_of_yaml_safe_load(text):
 
 def test_every_document_of_a_stream():
     text = "a: 1\n---\nb: 2\n"
-    assert list(yaml_text.safe_load_all(text)) == list(yaml.safe_load_all(text))
+    assert yaml_text.safe_load_all(text) == list(yaml.safe_load_all(text))
 
 
 @pytest.mark.parametrize(

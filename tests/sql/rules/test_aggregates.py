@@ -64,8 +64,14 @@ def engines(spark_engine):
 def _run(engines, dialect: str, select: str) -> tuple[list[tuple], list[tuple], str]:
     """The translation of ``SELECT o_custkey, <select> AS v FROM orders GROUP BY o_custkey``
     run on both engines: (DuckDB rows, Spark rows, ANSI SQL), ordered by o_custkey."""
-    con, spark = engines
     source = f"SELECT o_custkey, {select} AS v FROM {TABLES[dialect]} GROUP BY o_custkey"
+    return _run_query(engines, source, dialect)
+
+
+def _run_query(engines, source: str, dialect: str) -> tuple[list[tuple], list[tuple], str]:
+    """The translation of ``source`` (over the orders table) run on both engines: (DuckDB
+    rows, Spark rows, ANSI SQL), each sorted."""
+    con, spark = engines
     ansi_sql = translate(source, dialect).ansi_sql.replace('"raw"."orders"', '"orders"')
     on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall())
     on_spark = sorted(tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect())
@@ -180,14 +186,11 @@ def test_medians_of_doubles_are_doubles(engines, dialect, aggregate):
 
 
 def test_keep_as_a_window_gives_each_row_its_partitions_value(engines):
-    con, spark = engines
     source = (
         "SELECT o_custkey, MAX(o_totalprice) KEEP (DENSE_RANK FIRST ORDER BY o_orderdate) "
         "OVER (PARTITION BY o_custkey) AS v FROM SALES.ORDERS"
     )
-    ansi_sql = translate(source, "oracle").ansi_sql.replace('"raw"."orders"', '"orders"')
-    on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall())
-    on_spark = sorted(tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect())
+    on_duckdb, on_spark, ansi_sql = _run_query(engines, source, "oracle")
     per_group = dict(_by_group([D("2.00"), D("7.50"), None, D("-4.10"), D("2.00"), D("2.00")]))
     expected = sorted((row[1], per_group[row[1]]) for row in ROWS)
     assert on_duckdb == on_spark == expected, ansi_sql
@@ -291,14 +294,11 @@ def test_any_value_is_one_of_the_groups_non_null_values(engines, dialect):
 
 
 def test_snowflake_any_value_over_a_partition_is_one_of_its_values(engines):
-    con, spark = engines
     source = (
         "SELECT o_orderkey, ANY_VALUE(o_totalprice) OVER (PARTITION BY o_custkey) AS v "
         "FROM SALES.ORDERS"
     )
-    ansi_sql = translate(source, "snowflake").ansi_sql.replace('"raw"."orders"', '"orders"')
-    on_duckdb = sorted(con.sql(render(ansi_sql, "duckdb")).fetchall())
-    on_spark = sorted(tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect())
+    on_duckdb, on_spark, ansi_sql = _run_query(engines, source, "snowflake")
     assert on_duckdb == on_spark, ansi_sql
     group = {o: k for o, k, _, _, _ in ROWS}
     for order, value in on_duckdb:

@@ -164,6 +164,11 @@ def _reference_content(con: duckdb.DuckDBPyConnection, columns, types) -> str:
     )
     hashes = exp.select(exp.alias_(exp.func("sha256", row), "row_hash")).from_("t").sql("duckdb")
     header = "\x1f".join(c.lower() for c in columns) + "\n"
+    return _sorted_digest(con, hashes, header)
+
+
+def _sorted_digest(con: duckdb.DuckDBPyConnection, hashes: str, header: str) -> str:
+    """main's digest in one query: sha256 of the header and the sorted row hashes."""
     [(found,)] = con.execute(
         f"SELECT sha256(? || coalesce(string_agg(row_hash, '' ORDER BY row_hash), '')) "
         f"FROM ({hashes})",
@@ -184,12 +189,7 @@ def _reference_exact(con: duckdb.DuckDBPyConnection, columns, types) -> str:
     row = exp.func("concat", *(value(c) for c in columns))
     hashes = exp.select(exp.alias_(exp.func("sha256", row), "row_hash")).from_("t").sql("duckdb")
     header = "\x1f".join(f"{c} {t}" for c, t in zip(columns, types, strict=True)) + "\n"
-    [(found,)] = con.execute(
-        f"SELECT sha256(? || coalesce(string_agg(row_hash, '' ORDER BY row_hash), '')) "
-        f"FROM ({hashes})",
-        [header],
-    ).fetchall()
-    return found
+    return _sorted_digest(con, hashes, header)
 
 
 MIXED_TABLE = """
