@@ -30,6 +30,7 @@ import dagster as dg
 
 from pipelines.cli.location import DEMO_MODULE, CodeLocation
 from pipelines.definitions import MATERIALIZE_ALL_JOB
+from pipelines.event_log_files import held_event_log
 from pipelines.instance import fail_abandoned_runs, process_tags
 from pipelines.lake.duckdb_limits import remove_stale_spill
 from pipelines.lake.store import Lake
@@ -419,6 +420,7 @@ def run_assets(
     started = time.monotonic()
     log_path = run_log_path(settings, time.time())
     with (
+        held_event_log(settings.dagster_home),
         dg.DagsterInstance.get() as instance,
         stderr_to(log_path),
         open(log_path, "a", encoding="utf-8") as log,
