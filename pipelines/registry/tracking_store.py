@@ -16,6 +16,9 @@ import contextlib
 import errno
 import fcntl
 import functools
+import hashlib
+import importlib.metadata
+import importlib.util
 import logging
 import sqlite3
 import subprocess
@@ -142,7 +145,7 @@ def _ensure(path: Path, artifact_root: str) -> None:
         return
     reasons = half_made(path)
     if not reasons:
-        if schema_version(path) != latest_schema_version():
+        if not at_latest_schema(path):
             _upgrade(path)
         relocate(path)
         return
@@ -213,16 +216,52 @@ def schema_version(path: Path) -> str | None:
 
 
 @functools.cache
-@functools.cache
 def latest_schema_version() -> str:
-    """The revision this MLflow's migrations end at (read with Alembic's own API from the
-    migrations MLflow ships; once a process: Alembic reads every migration file to find it)."""
-    import mlflow.store
+    """The revision this MLflow's migrations end at, read with Alembic's own API from the
+    migrations MLflow ships (Alembic imports every migration file to find it: most of a
+    second, once a process)."""
     from alembic.script import ScriptDirectory
 
-    migrations = Path(mlflow.store.__file__).parent / "db_migrations"
-    [head] = ScriptDirectory(str(migrations)).get_heads()
+    [head] = ScriptDirectory(str(_migrations_folder())).get_heads()
     return head
+
+
+def _migrations_folder() -> Path:
+    # Found without importing mlflow (seconds), which a store at its schema does not need.
+    spec = importlib.util.find_spec("mlflow")
+    if spec is None or spec.origin is None:
+        raise TrackingStoreError("MLflow is not installed in this environment")
+    return Path(spec.origin).parent / "store" / "db_migrations"
+
+
+def _migrations_key() -> str:
+    """What the latest revision is a function of: the installed MLflow's version and the
+    names of the migrations it ships (each named by its revision)."""
+    names = sorted(p.name for p in (_migrations_folder() / "versions").glob("*.py"))
+    text = "\n".join([importlib.metadata.version("mlflow"), *names])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _head_record(path: Path) -> Path:
+    return path.with_name(f".{path.name}.schema-head")
+
+
+def at_latest_schema(path: Path) -> bool:
+    """Whether the store at ``path`` is at this MLflow's latest revision. The latest revision
+    is remembered beside the store, keyed by :func:`_migrations_key`, so that a command on a
+    store already at it does not read every migration again; any other record is ignored
+    and rewritten."""
+    current = schema_version(path)
+    record = _head_record(path)
+    key = _migrations_key()
+    with contextlib.suppress(OSError, ValueError):
+        recorded_key, head = record.read_text().split()
+        if recorded_key == key:
+            return current == head
+    head = latest_schema_version()
+    with contextlib.suppress(OSError):
+        write_atomic(record, f"{key} {head}\n")
+    return current == head
 
 
 def _upgrade(path: Path) -> None:

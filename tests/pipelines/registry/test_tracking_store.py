@@ -13,6 +13,7 @@ from mlflow import MlflowClient
 
 from pipelines.registry.tracking_store import (
     TrackingStoreError,
+    at_latest_schema,
     ensure_tracking_store,
     half_made,
     latest_schema_version,
@@ -153,5 +154,26 @@ def test_a_store_of_an_older_mlflow_is_migrated_on_a_copy_and_keeps_its_runs(tmp
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         ".mlflow.db.folder",
         ".mlflow.db.lock",
+        ".mlflow.db.schema-head",
         "mlflow.db",
     ]
+
+
+def test_the_latest_revision_is_remembered_for_this_mlflow_only(tmp_path):
+    db = tmp_path / "mlflow.db"
+    ensure_tracking_store(uri(db), tmp_path.as_uri())
+    record = tmp_path / ".mlflow.db.schema-head"
+    assert not record.exists()  # a store just created is at the head: nothing to compare
+    assert at_latest_schema(db)
+    key, head = record.read_text().split()
+    assert head == latest_schema_version() == schema_version(db)
+    # The record is what is compared while its key is this MLflow's: a record naming
+    # another head makes the store read as behind it (so the record is what was read) ...
+    record.write_text(f"{key} 0000feedbeef\n")
+    assert not at_latest_schema(db)
+    # ... and a record of another MLflow (another key), or unreadable, is read again from
+    # the migrations and rewritten.
+    for stale in (f"{'0' * 64} 0000feedbeef\n", "garbage"):
+        record.write_text(stale)
+        assert at_latest_schema(db)
+        assert record.read_text() == f"{key} {head}\n"
