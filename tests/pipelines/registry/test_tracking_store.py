@@ -19,6 +19,7 @@ from pipelines.registry.tracking_store import (
     latest_schema_version,
     schema_version,
 )
+from tests.mlflow_store import copy_store
 from tests.tmpfs import tmpfs
 
 
@@ -159,11 +160,13 @@ def test_a_store_of_an_older_mlflow_is_migrated_on_a_copy_and_keeps_its_runs(tmp
     ]
 
 
-def test_the_latest_revision_is_remembered_for_this_mlflow_only(tmp_path):
+def test_the_latest_revision_is_remembered_for_this_mlflow_only(tmp_path, mlflow_store_template):
+    copy_store(mlflow_store_template, tmp_path)
     db = tmp_path / "mlflow.db"
-    ensure_tracking_store(uri(db), tmp_path.as_uri())
     record = tmp_path / ".mlflow.db.schema-head"
-    assert not record.exists()  # a store just created is at the head: nothing to compare
+    assert not record.exists()  # a store just created is at the head: nothing compared
+    ensure_tracking_store(uri(db), tmp_path.as_uri())
+    assert record.is_file()
     assert at_latest_schema(db)
     key, head = record.read_text().split()
     assert head == latest_schema_version() == schema_version(db)
