@@ -895,3 +895,36 @@ def array_to_string(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         ifs=[exp.If(this=exp.Is(this=clone(array), expression=exp.Null()), true=exp.Null())],
         default=subquery,
     )
+
+
+@rule(
+    "ROW-STAR",
+    "refuse",
+    ("bigquery",),
+    (exp.Dot,),
+    "`expr.*` over an expression that is not a column (`IF(c, t1, t2).* REPLACE (...)`, "
+    "where BigQuery reads each table alias as a STRUCT of its row) is refused: which columns "
+    "it gives depends on the STRUCT's type, which such an expression does not declare here; "
+    "name the columns (CASE WHEN c THEN t1.a ELSE t2.a END AS a, ...). A STRUCT column's "
+    "`s.*` is read through the column's declared type.",
+    (
+        (
+            "bigquery",
+            "SELECT IF(o.o_orderkey > 0, o, o).* FROM sales.orders AS o",
+            "1:11",
+        ),
+    ),
+    phase="syntax",
+)
+def row_star(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not isinstance(node.expression, exp.Star) or isinstance(node.this, (exp.Column, exp.Dot)):
+        return None
+    ctx.report(
+        "error",
+        "ROW-STAR",
+        node.this,
+        f"`.*` over {node.this.key.upper()}(...) expands the STRUCT it gives (BigQuery reads a "
+        "table alias as a STRUCT of its row), whose fields are not declared here; name the "
+        "columns instead",
+    )
+    return node

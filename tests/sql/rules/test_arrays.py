@@ -319,6 +319,8 @@ def test_a_null_array_or_index_gives_null_not_an_error(spark_engine, genomes):
             "ARRAY-AGG-ELEMENT",
             "1:8",
         ),
+        # `.*` over an expression's STRUCT (a table alias read as its row): fields undeclared
+        ("SELECT IF(id > 1, g, g).* FROM p.g.genomes AS g", "ROW-STAR", "1:11"),
         # ARRAY_TO_STRING of a delimiter that is not a literal, of a value not an array
         (
             "SELECT ARRAY_TO_STRING(tags, tags[OFFSET(0)]) AS s FROM p.g.genomes",
