@@ -313,7 +313,10 @@ def test_a_union_beyond_the_column_bound_is_refused_naming_its_size():
 def test_a_correlated_unnest_of_a_wildcard_column_is_refused_saying_why():
     # sqlglot finds an UNNEST's element type through a table or a SELECT, not through the
     # union a wildcard becomes: the names read from it stay unresolved, and the message says
-    # so rather than sqlglot's "missing source schemas" (the catalog has them).
+    # so rather than sqlglot's "missing source schemas" (the catalog has them). Reading the
+    # union through a SELECT resolves them, but Spark 4 then fails to run a correlated
+    # subquery over the UNNEST of a union's column (NoSuchElementException in
+    # PushProjectionThroughUnion), so the refusal stays.
     params = 'ROW("key" VARCHAR, "v" BIGINT) ARRAY'
     catalog = _catalog({f"events_{day}": {"id": "BIGINT", "params": params} for day in (1, 2)})
     source = (
