@@ -902,9 +902,10 @@ def array_to_string(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "refuse",
     ("bigquery",),
     (exp.Dot,),
-    "`expr.*` over an expression that is not a column (`IF(c, t1, t2).* REPLACE (...)`, "
-    "where BigQuery reads each table alias as a STRUCT of its row) is refused: which columns "
-    "it gives depends on the STRUCT's type, which such an expression does not declare here; "
+    "`expr.*` over an expression that reads a table alias as a value (`IF(c, t1, t2).* "
+    "REPLACE (...)`, where BigQuery reads each alias as a STRUCT of its row) is refused: "
+    "which columns it gives depends on the STRUCT's type, which such an expression does not "
+    "declare here; "
     "name the columns (CASE WHEN c THEN t1.a ELSE t2.a END AS a, ...). A STRUCT column's "
     "`s.*` is read through the column's declared type.",
     (
@@ -919,6 +920,19 @@ def array_to_string(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def row_star(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not isinstance(node.expression, exp.Star) or isinstance(node.this, (exp.Column, exp.Dot)):
         return None
+    select = node.find_ancestor(exp.Select)
+    if select is None:
+        return None
+    sources = [select.args["from_"].this] if select.args.get("from_") else []
+    sources += [join.this for join in select.args.get("joins") or ()]
+    aliases = {source.alias_or_name.lower() for source in sources}
+    rows = [
+        column
+        for column in node.this.find_all(exp.Column)
+        if not column.table and column.name.lower() in aliases
+    ]
+    if not rows:
+        return None  # a STRUCT value of a declared type: sqlglot expands its `.*`
     ctx.report(
         "error",
         "ROW-STAR",
