@@ -462,3 +462,10 @@ def test_struct_constructors_without_a_standard_form_are_refused(source, words):
         _ansi(source)
     errors = [d for d in raised.value.diagnostics if d.rule == "ROW-CONSTRUCTOR"]
     assert errors and words in errors[0].message
+
+
+def test_row_star_leaves_the_star_of_a_declared_struct_alone():
+    # ROW-STAR is about a table alias read as a row value; an element of ARRAY<STRUCT> of a
+    # declared type keeps what it translated to before.
+    ansi_sql = _ansi("SELECT ARRAY_AGG(point ORDER BY id)[OFFSET(0)].* FROM p.g.genomes")
+    assert ansi_sql.rstrip().endswith('FROM "raw"."genomes" AS "genomes"')
