@@ -739,7 +739,8 @@ _FORMAT_SPECIFIER = re.compile(r"%([-+ #0']*)([0-9]*|\*)(\.(?:[0-9]*|\*))?([a-zA
     "NULL, as BigQuery documents for these specifiers. Other specifiers are refused by name: "
     "%f, %e and %g round a FLOAT64 to a precision by a rule the documentation does not state "
     "(and Spark's Java formatter rounds otherwise than C's printf), %t / %T print BigQuery's "
-    "literal forms, and flags, widths and precisions pad by rules of their own.",
+    "literal forms, and flags, widths and precisions pad by rules of their own; a '%' that "
+    "starts no specifier (BigQuery rejects the format) is refused too.",
     (
         (
             "bigquery",
@@ -758,7 +759,19 @@ def bigquery_format(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return node
     pieces: list[exp.Expr] = []
     text, at = template.name, 0
-    for match in _FORMAT_SPECIFIER.finditer(text):
+    matches = list(_FORMAT_SPECIFIER.finditer(text))
+    starts = [0, *(m.end() for m in matches)]
+    ends = [*(m.start() for m in matches), len(text)]
+    between = [text[start:end] for start, end in zip(starts, ends, strict=True)]
+    if any("%" in part for part in between):
+        ctx.report(
+            "error",
+            "FN-FORMAT",
+            node,
+            "FORMAT's format has a '%' that starts no specifier, which BigQuery rejects",
+        )
+        return node
+    for match in matches:
         if match.start() > at:
             pieces.append(lit(text[at : match.start()]))
         at = match.end()

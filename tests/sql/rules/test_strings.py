@@ -184,6 +184,7 @@ def test_defaults_without_an_exact_form_stay_refused(dialect, sql, message):
         ("SELECT FORMAT('%t', c_name) AS v FROM sales.customer", "FN-FORMAT", "%t"),
         ("SELECT FORMAT('%d', c_name) AS v FROM sales.customer", "FN-FORMAT", "VARCHAR"),
         ("SELECT FORMAT(c_name, 1) AS v FROM sales.customer", "FN-FORMAT", "not a literal"),
+        ("SELECT FORMAT('100%', c_name) AS v FROM sales.customer", "FN-FORMAT", "no specifier"),
     ],
 )
 def test_bigquery_string_functions_without_an_exact_form_are_refused(sql, rule, message):
