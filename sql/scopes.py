@@ -74,12 +74,40 @@ def validate_columns(scopes: Sequence[Scope]) -> None:
             column = scope.external_columns[0]
             for_table = f" for table: '{column.table}'" if column.table else ""
             raise UnresolvedColumn(
-                f"Column '{column.name}' could not be resolved{for_table}.", column
+                f"Column '{column.name}' could not be resolved{for_table}."
+                + ("" if column.table else _unnest_field_hint(scope, column)),
+                column,
             )
         unqualified.extend(scope.unqualified_columns)
     if unqualified:
         column = unqualified[0]
         raise UnresolvedColumn(f"Ambiguous column '{column.name}'", column)
+
+
+def _unnest_field_hint(scope: Scope, column: exp.Column) -> str:
+    """What a bare name no source has may be, beside an UNNEST with a name: BigQuery reads a
+    field of its STRUCT elements by the field's bare name too, which qualification does not
+    resolve where the elements' type is not known (a STRUCT built in the query)."""
+    values = []
+    for source in scope.sources.values():
+        unnest = source.expression if isinstance(source, Scope) else None
+        alias = unnest.args.get("alias") if isinstance(unnest, exp.Unnest) else None
+        if not isinstance(alias, exp.TableAlias) or column.find_ancestor(exp.Unnest) is unnest:
+            continue
+        kind = unnest.type
+        if kind is not None and not kind.is_type(exp.DType.UNKNOWN):
+            continue  # its fields are known, and the name is not one of them
+        # BigQuery's `UNNEST(a) AS x` names the values: qualification makes x the column
+        # of a range of its own naming (`_2(x)`).
+        value = alias.columns[0].name if alias.columns else alias.name
+        values.append(f"{value}.{column.name}")
+    if not values:
+        return ""
+    return (
+        " If it is a field of the STRUCT elements of an UNNEST (BigQuery reads such a field by "
+        f"its bare name), name it through the UNNEST's alias ({', '.join(values)}): the "
+        "elements' type must be known to read it."
+    )
 
 
 def annotate(annotator: TypeAnnotator, root: exp.Expr, scopes: Sequence[Scope]) -> exp.Expr:

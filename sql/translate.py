@@ -475,6 +475,20 @@ def _ansi_type(kind: str) -> exp.DataType:
 _QUOTED_POSITION = re.compile(r" ?\(?Line: \d+, Col: \d+\)?")
 
 
+# sqlglot's words for a column of a correlated subquery beside a source whose columns it
+# does not know: every catalog table has its columns, so that source is a table function or
+# an UNNEST whose element type it did not find.
+_MISSING_SCHEMAS = re.compile(r"^Cannot resolve '([^']*)' due to missing source schemas$")
+
+
+def _missing_schemas(match: re.Match[str]) -> str:
+    return (
+        f"Column '{match.group(1)}' could not be resolved: the subquery that reads it has a "
+        "source whose columns are not known here (an UNNEST whose element type was not found, "
+        "as for a column of a wildcard table read in a correlated subquery, or a table function)"
+    )
+
+
 def _locate_column(tree: exp.Expr, message: str) -> exp.Expr | None:
     for column in tree.find_all(exp.Column):
         if column.name and f"'{column.name}'" in message:
@@ -513,6 +527,7 @@ def _qualify(
             node = _locate_column(tree, str(error))
         # One location per diagnostic, ours: none quoted in the message as well.
         message = _QUOTED_POSITION.sub("", str(error).splitlines()[0]).rstrip()
+        message = _MISSING_SCHEMAS.sub(_missing_schemas, message)
         ctx.report("error", "COLUMN-UNKNOWN", node, message)
         ctx.raise_errors()
         raise  # unreachable: raise_errors raised

@@ -32,7 +32,7 @@ from sqlglot import exp
 
 from sql.ansi import RowValue
 from sql.rules.base import Context, rule
-from sql.rules.build import INTEGER_TYPES, clone, integer_literal, lit, typed
+from sql.rules.build import INTEGER_TYPES, STRING_TYPES, clone, guarded, integer_literal, lit, typed
 from sql.rules.conditionals import in_array_literal
 from sql.rules.portable_types import branches
 
@@ -797,3 +797,148 @@ def row_constructor(node: exp.Struct, ctx: Context) -> exp.Expr | None:
     result = exp.Cast(this=row, to=kind)
     result.type = kind.copy()
     return result
+
+
+# The range and columns of the elements ARRAY_TO_STRING reads (its own subquery's names).
+_ELEMENTS, _VALUE, _ORDINAL = "_array_to_string", "v", "o"
+
+
+def _element(name: str) -> exp.Column:
+    return exp.column(name, table=_ELEMENTS, quoted=True)
+
+
+@rule(
+    "FN-ARRAY-TO-STRING",
+    "rewrite",
+    ("bigquery",),
+    (exp.ArrayToString,),
+    "BigQuery's ARRAY_TO_STRING(a, d [, null_text]) of an ARRAY<STRING>, with d and null_text "
+    "string literals, is the standard's LISTAGG of the elements in their order (S091, T625) "
+    "in a subquery over UNNEST(a) WITH ORDINALITY: '' for an empty array (COALESCE), NULL for "
+    "a NULL one (a CASE), each NULL element null_text when it is given. Without null_text "
+    "BigQuery documents that a NULL element is left out with the delimiter before it; LISTAGG "
+    "leaves NULLs out too, and the two agree except where the first element is NULL and a "
+    "later one is not (the next element's delimiter has no NULL after it to go with): there "
+    "the query stops (a guard). BYTES arrays, a delimiter or null_text that is not a string "
+    "literal are refused.",
+    (
+        (
+            "bigquery",
+            "SELECT ARRAY_TO_STRING(tags, ', ') AS t FROM `acme-dw.web.pages`",
+            'SELECT CASE WHEN "pages"."tags" IS NULL THEN NULL ELSE (SELECT CASE WHEN '
+            'MIN(CASE WHEN NOT "_array_to_string"."v" IS NULL THEN "_array_to_string"."o" END) '
+            "> 1 THEN RAISE_ERROR('FN-ARRAY-TO-STRING: BigQuery does not document the delimiter "
+            'after a leading NULL element\') ELSE COALESCE(LISTAGG("_array_to_string"."v", '
+            "', ') WITHIN GROUP (ORDER BY \"_array_to_string\".\"o\" ASC NULLS LAST), '') END FROM "
+            'UNNEST("pages"."tags") WITH ORDINALITY AS "_array_to_string"("v", "o")) END AS "t" '
+            'FROM "raw"."pages" AS "pages"',
+        ),
+    ),
+)
+def array_to_string(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    array, delimiter, null_text = node.this, node.expression, node.args.get("null")
+    kind = array_type(array)
+    if kind is None or _element_type(kind).this not in STRING_TYPES:
+        what = "an ARRAY<STRING>" if kind is None else f"an array of {_element_type(kind).sql()}"
+        return _refuse(
+            ctx,
+            "FN-ARRAY-TO-STRING",
+            node,
+            f"ARRAY_TO_STRING is translated for an ARRAY<STRING>, not {what}"
+            if kind is not None
+            else "ARRAY_TO_STRING of a value not known to be an ARRAY<STRING> (declare its type)",
+        )
+    for argument, name in ((delimiter, "delimiter"), (null_text, "null_text")):
+        if argument is not None and not (isinstance(argument, exp.Literal) and argument.is_string):
+            return _refuse(
+                ctx,
+                "FN-ARRAY-TO-STRING",
+                argument,
+                f"ARRAY_TO_STRING's {name} is translated as a string literal (LISTAGG's "
+                "separator is one)",
+            )
+    value: exp.Expr = _element(_VALUE)
+    if null_text is not None:
+        value = exp.Coalesce(this=value, expressions=[clone(null_text)])
+    ordered = exp.Order(this=value, expressions=[exp.Ordered(this=_element(_ORDINAL))])
+    joined = exp.Coalesce(
+        this=exp.GroupConcat(this=ordered, separator=clone(delimiter)), expressions=[lit("")]
+    )
+    if null_text is None:
+        first_present = exp.Min(
+            this=exp.Case(
+                ifs=[
+                    exp.If(
+                        this=exp.Not(this=exp.Is(this=_element(_VALUE), expression=exp.Null())),
+                        true=_element(_ORDINAL),
+                    )
+                ]
+            )
+        )
+        joined = guarded(
+            joined,
+            exp.GT(this=first_present, expression=lit(1)),
+            "FN-ARRAY-TO-STRING",
+            "BigQuery does not document the delimiter after a leading NULL element",
+            node,
+        )
+    elements = exp.Unnest(
+        expressions=[clone(array)],
+        alias=exp.TableAlias(
+            this=exp.to_identifier(_ELEMENTS, quoted=True),
+            columns=[exp.to_identifier(_VALUE, quoted=True)],
+        ),
+        offset=exp.to_identifier(_ORDINAL, quoted=True),
+    )
+    subquery = exp.Subquery(this=exp.select(joined).from_(elements))
+    return exp.Case(
+        ifs=[exp.If(this=exp.Is(this=clone(array), expression=exp.Null()), true=exp.Null())],
+        default=subquery,
+    )
+
+
+@rule(
+    "ROW-STAR",
+    "refuse",
+    ("bigquery",),
+    (exp.Dot,),
+    "`expr.*` over an expression that reads a table alias as a value (`IF(c, t1, t2).* "
+    "REPLACE (...)`, where BigQuery reads each alias as a STRUCT of its row) is refused: "
+    "which columns it gives depends on the STRUCT's type, which such an expression does not "
+    "declare here; "
+    "name the columns (CASE WHEN c THEN t1.a ELSE t2.a END AS a, ...). A STRUCT column's "
+    "`s.*` is read through the column's declared type.",
+    (
+        (
+            "bigquery",
+            "SELECT IF(o.o_orderkey > 0, o, o).* FROM sales.orders AS o",
+            "1:11",
+        ),
+    ),
+    phase="syntax",
+)
+def row_star(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not isinstance(node.expression, exp.Star) or isinstance(node.this, (exp.Column, exp.Dot)):
+        return None
+    select = node.find_ancestor(exp.Select)
+    if select is None:
+        return None
+    sources = [select.args["from_"].this] if select.args.get("from_") else []
+    sources += [join.this for join in select.args.get("joins") or ()]
+    aliases = {source.alias_or_name.lower() for source in sources}
+    rows = [
+        column
+        for column in node.this.find_all(exp.Column)
+        if not column.table and column.name.lower() in aliases
+    ]
+    if not rows:
+        return None  # a STRUCT value of a declared type: sqlglot expands its `.*`
+    ctx.report(
+        "error",
+        "ROW-STAR",
+        node.this,
+        f"`.*` over {node.this.key.upper()}(...) expands the STRUCT it gives (BigQuery reads a "
+        "table alias as a STRUCT of its row), whose fields are not declared here; name the "
+        "columns instead",
+    )
+    return node

@@ -293,6 +293,9 @@ for _day, _added in ((1, ""), (2, ', "coupon" VARCHAR')):
 # Instants (a BigQuery TIMESTAMP), read by the examples of functions of a TIMESTAMP.
 EXAMPLE_TABLES["raw.sessions"] = {"id": "BIGINT", "started_at": "TIMESTAMP WITH TIME ZONE"}
 EXAMPLE_LEGACY["bigquery"][("acme-dw", "web", "sessions")] = "raw.sessions"
+# An ARRAY<STRING> column, read by the examples of array functions.
+EXAMPLE_TABLES["raw.pages"] = {"id": "BIGINT", "tags": "VARCHAR ARRAY"}
+EXAMPLE_LEGACY["bigquery"][("acme-dw", "web", "pages")] = "raw.pages"
 
 
 # Oracle DATEs (TIMESTAMP(0) with their declared type) and a T-SQL datetime, read by the

@@ -801,7 +801,11 @@ def months_between(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "DATE('YYYY-MM-DD') a DATE literal. DATE of a TIMESTAMP (an instant) without a time zone "
     "is its date in UTC, BigQuery's default zone, as its CAST to DATE is: CAST(x AS DATE) in "
     "plumbline's engine sessions, which are pinned to UTC (DuckDB's connect_duckdb, Spark's "
-    "spark.sql.session.timeZone). DATE with a time zone or of a string column is refused.",
+    "spark.sql.session.timeZone). DATE with a time zone is refused, and so is DATE of a "
+    "string that is not a literal: BigQuery accepts DATE(STRING) but its documentation "
+    "describes only DATE of a DATE, DATETIME or TIMESTAMP and DATE(year, month, day), so "
+    "which texts it reads, and how, is not stated (CAST(s AS DATE), CAST-FROM-TEXT, and "
+    "PARSE_DATE are).",
     (
         (
             "bigquery",
@@ -839,10 +843,53 @@ def date_of(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return cast(clone(value), "DATE")
     if kind == exp.DType.TIMESTAMPLTZ:
         what = "a TIMESTAMP (an instant: its date depends on the time zone)"
+    elif kind in STRING_TYPES:
+        ctx.report(
+            "error",
+            "FN-DATE-OF",
+            node,
+            "DATE of a STRING that is not a literal: BigQuery's documentation describes DATE "
+            "of a DATE, DATETIME or TIMESTAMP and DATE(year, month, day) only, not which texts "
+            "DATE(STRING) reads or how; write CAST(s AS DATE) (the canonical YYYY-[M]M-[D]D, "
+            "translated) or PARSE_DATE with a format",
+        )
+        return None
     else:
         what = f"a {kind.value}" if kind else "a value of unknown type"
     ctx.report("error", "FN-DATE-OF", node, f"DATE of {what} has no exact ANSI form; CAST it")
     return None
+
+
+@rule(
+    "FN-TIMESTAMP-OF",
+    "refuse",
+    ("bigquery",),
+    (exp.Timestamp,),
+    "BigQuery's TIMESTAMP(x [, zone]) of a string, DATE or DATETIME that is not a literal "
+    "makes an instant (of a string without a zone: its canonical YYYY-[M]M-[D]D[( |T)"
+    "[H]H:[M]M:[S]S[.F]] text read in UTC). The target has no type for an instant that the "
+    "engines share (TIMESTAMP WITH TIME ZONE keeps an offset, and DuckDB's and Spark's "
+    "differ), so no query builds one: refused. A literal's instant is "
+    "read at translation where a function consumes it (FN-UNIX-CONSTANT); "
+    "TIMESTAMP columns of the catalog are read as they are.",
+    (("bigquery", "SELECT TIMESTAMP(o_comment) AS t FROM sales.orders", "1:8"),),
+)
+def timestamp_of(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    value = node.this
+    if isinstance(value, exp.Literal) or value is None:
+        return None  # folded where consumed (sql/rules/instants.py), else the generator's
+    kind = type_of(value)
+    what = "a STRING" if kind in STRING_TYPES else f"a {kind.value}" if kind else "a value"
+    ctx.report(
+        "error",
+        "FN-TIMESTAMP-OF",
+        node,
+        f"TIMESTAMP of {what} makes a BigQuery TIMESTAMP, an instant, which has no type in the "
+        "target that DuckDB and Spark share (TIMESTAMP WITH TIME ZONE keeps an offset); keep "
+        "the instant out of the query (read a TIMESTAMP column) or compute on DATE or "
+        "DATETIME values",
+    )
+    return node
 
 
 @rule(

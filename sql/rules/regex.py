@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from sql import portable
 from sql.rules.base import Context, rule
-from sql.rules.build import STRING_TYPES, clone, lit, type_of
+from sql.rules.build import STRING_TYPES, clone, guarded, lit, type_of
 from sql.source_dialects import semantics
 
 # Characters with a meaning in some flavour outside a class: written escaped.
@@ -461,6 +462,145 @@ def regexp_replace(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     rest = exp.Substring(this=clone(text), start=lit(width + 1))
     replaced = exp.DPipe(this=clone(replacement), expression=rest)
     return exp.Case(ifs=[exp.If(this=matched, true=replaced)], default=clone(text))
+
+
+# BigQuery's REGEXP_REPLACE(s, 'P1(.*)P2', r): plain text, one greedy group, plain text.
+_SPAN = "(.*)"
+# Text written in the ANSI output of the rule's guard: the character `.` does not match.
+_NEWLINE = "\n"
+
+
+def _span_parts(pattern: str) -> tuple[str, str] | None:
+    """(P1, P2) of 'P1(.*)P2', each non-empty and of plain characters; None otherwise."""
+    before, found, after = pattern.partition(_SPAN)
+    if not found or not before or not after:
+        return None
+    if not (set(before) <= _PLAIN and set(after) <= _PLAIN):
+        return None
+    return before, after
+
+
+def _replacement_parts(replacement: str) -> list[str | int] | None:
+    """The replacement as text and group numbers (only \\1 here); None where it has any
+    other backslash (\\0, \\\\, a group the pattern lacks)."""
+    parts: list[str | int] = []
+    for index, piece in enumerate(replacement.split("\\1")):
+        if "\\" in piece:
+            return None
+        if index:
+            parts.append(1)
+        if piece:
+            parts.append(piece)
+    return parts
+
+
+def _add(node: exp.Expr, amount: int) -> exp.Expr:
+    return exp.Add(this=node, expression=lit(amount)) if amount else node
+
+
+@rule(
+    "FN-REGEXP-REPLACE-SPAN",
+    "rewrite",
+    ("bigquery",),
+    (exp.RegexpReplace,),
+    "BigQuery's REGEXP_REPLACE(s, 'P1(.*)P2', r) (RE2, every match replaced), with P1 and P2 "
+    "non-empty plain text (letters, digits, blanks and punctuation without a regex meaning) "
+    "and r text with \\1 for the group: the first match starts at the first P1 and, `.*` "
+    "being greedy, ends with the last P2 after it, and nothing after that can match again. "
+    "So with i = POSITION(P1 IN s) and j the start of the last P2 (found in REVERSE(s), the "
+    "portable REVERSE), s becomes SUBSTRING(s FROM 1 FOR i - 1) || r with \\1 the text "
+    "between || SUBSTRING(s FROM j + LENGTH(P2)) when P1 and a later P2 occur, else s "
+    "unchanged; NULL in, NULL out. RE2's `.` does not match a newline: where that span holds "
+    "one, the query stops (a guard: each line is matched apart there). Other patterns "
+    "(classes, anchors, alternatives, repetitions), a lazy (.*?), other back references, "
+    "and patterns or replacements that are not literals keep no exact form.",
+    (
+        (
+            "bigquery",
+            "SELECT REGEXP_REPLACE(o_comment, 'Any (.*) Activity', 'New \\\\1 Profile') AS r "
+            "FROM sales.orders",
+            'SELECT CASE WHEN NOT POSITION(\'Any \' IN "orders"."o_comment") = 0 AND NOT '
+            'POSITION(\'ytivitcA \' IN REVERSE("orders"."o_comment")) = 0 AND CHAR_LENGTH('
+            '"orders"."o_comment") - POSITION(\'ytivitcA \' IN REVERSE("orders".'
+            '"o_comment")) - 7 >= POSITION(\'Any \' IN "orders"."o_comment") + 4 THEN CASE '
+            "WHEN POSITION(U&'\\000A' IN SUBSTRING(\"orders\".\"o_comment\" FROM POSITION('Any ' IN "
+            '"orders"."o_comment") FOR CHAR_LENGTH("orders"."o_comment") - POSITION('
+            "'ytivitcA ' IN REVERSE(\"orders\".\"o_comment\")) - 7 + 9 - POSITION('Any ' IN "
+            '"orders"."o_comment"))) > 0 THEN RAISE_ERROR(\'FN-REGEXP-REPLACE-SPAN: '
+            "BigQuery matches each line of this text apart (`.` does not match a newline)') "
+            'ELSE SUBSTRING("orders"."o_comment" FROM 1 FOR POSITION(\'Any \' IN "orders".'
+            '"o_comment") - 1) || \'New \' || SUBSTRING("orders"."o_comment" FROM POSITION('
+            '\'Any \' IN "orders"."o_comment") + 4 FOR CHAR_LENGTH("orders"."o_comment") '
+            "- POSITION('ytivitcA ' IN REVERSE(\"orders\".\"o_comment\")) - 7 - POSITION('Any ' "
+            'IN "orders"."o_comment") - 4) || \' Profile\' || SUBSTRING("orders".'
+            '"o_comment" FROM CHAR_LENGTH("orders"."o_comment") - POSITION(\'ytivitcA \' IN '
+            'REVERSE("orders"."o_comment")) - 7 + 9) END ELSE "orders"."o_comment" END '
+            'AS "r" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def regexp_replace_span(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    pattern, replacement = node.expression, node.args.get("replacement")
+    if any(node.args.get(k) is not None for k in ("position", "occurrence", "modifiers")):
+        return None
+    if not (
+        type_of(node.this) in STRING_TYPES
+        and isinstance(pattern, exp.Literal)
+        and pattern.is_string
+        and isinstance(replacement, exp.Literal)
+        and replacement.is_string
+    ):
+        return None  # left to the ANSI generator, which refuses REGEXP_REPLACE
+    span = _span_parts(pattern.name)
+    parts = _replacement_parts(replacement.name)
+    if span is None or parts is None:
+        return None
+    before, after = span
+    text = node.this
+
+    def first() -> exp.Expr:  # where P1 first occurs (0: nowhere)
+        return exp.StrPosition(this=clone(text), substr=lit(before))
+
+    def from_end() -> exp.Expr:  # where the last P2 ends, counted from the end (0: nowhere)
+        return exp.StrPosition(
+            this=portable.PortableReverse(this=clone(text)), substr=lit(after[::-1])
+        )
+
+    def last() -> exp.Expr:  # where the last P2 starts
+        return exp.Sub(
+            this=exp.Sub(this=exp.Length(this=clone(text)), expression=from_end()),
+            expression=lit(len(after) - 2),
+        )
+
+    def piece(start: exp.Expr, length: exp.Expr | None = None) -> exp.Expr:
+        return exp.Substring(this=clone(text), start=start, length=length)
+
+    group = piece(
+        _add(first(), len(before)),
+        exp.Sub(this=exp.Sub(this=last(), expression=first()), expression=lit(len(before))),
+    )
+    match_length = exp.Sub(this=_add(last(), len(after)), expression=first())
+    replaced: exp.Expr = piece(lit(1), exp.Sub(this=first(), expression=lit(1)))
+    for part in parts:
+        replaced = exp.DPipe(this=replaced, expression=group.copy() if part == 1 else lit(part))
+    replaced = exp.DPipe(this=replaced, expression=piece(_add(last(), len(after))))
+    matched = exp.and_(
+        exp.Not(this=exp.EQ(this=first(), expression=lit(0))),
+        exp.Not(this=exp.EQ(this=from_end(), expression=lit(0))),
+        exp.GTE(this=last(), expression=_add(first(), len(before))),
+    )
+    spans_lines = exp.GT(
+        this=exp.StrPosition(this=piece(first(), match_length), substr=lit(_NEWLINE)),
+        expression=lit(0),
+    )
+    value = guarded(
+        replaced,
+        spans_lines,
+        "FN-REGEXP-REPLACE-SPAN",
+        "BigQuery matches each line of this text apart (`.` does not match a newline)",
+        node,
+    )
+    return exp.Case(ifs=[exp.If(this=matched, true=value)], default=clone(text))
 
 
 @rule(

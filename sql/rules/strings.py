@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from sql import portable
@@ -10,6 +12,7 @@ from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import (
     INTEGER_TYPES,
     STRING_TYPES,
+    cast,
     clone,
     guarded,
     integer_literal,
@@ -692,6 +695,135 @@ def contains(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None  # left to the ANSI generator, which refuses CONTAINS
     found = exp.StrPosition(this=clone(text), substr=clone(part))
     return exp.GT(this=found, expression=lit(0))
+
+
+@rule(
+    "FN-CONTAINS-SUBSTR",
+    "refuse",
+    ("bigquery",),
+    (exp.Contains,),
+    "BigQuery's CONTAINS_SUBSTR(x, s) normalizes both sides with NFKC and case-folds them "
+    "before it searches (documented), so '\uff0b' (a full-width plus) contains '+' and "
+    "'STRASSE' contains 'straße'; the standard's LOWER and POSITION do neither, and which "
+    "characters the normalization changes is Unicode's table, not a rule SQL can state: "
+    "refused. (sqlglot reads it as CONTAINS(LOWER(x), LOWER(s)), which is not the same.)",
+    (("bigquery", "SELECT CONTAINS_SUBSTR(c_name, '+') AS c FROM sales.customer", "1:8"),),
+)
+def contains_substr(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    ctx.report(
+        "error",
+        "FN-CONTAINS-SUBSTR",
+        node,
+        "CONTAINS_SUBSTR searches after NFKC normalization and case folding (a full-width "
+        "'\uff0b' contains '+'), which the standard's LOWER and POSITION do not do; write "
+        "STRPOS(x, s) > 0 for a search of the text as it is",
+    )
+    return node
+
+
+# BigQuery FORMAT's specifiers translated: the conversion letter -> the argument types it
+# takes here. %d and %i print an INT64 in decimal, %s a STRING as it is: what CAST to
+# VARCHAR and the string give. Flags, widths and precisions are not read here.
+_FORMAT_CONVERSIONS = {"d": INTEGER_TYPES, "i": INTEGER_TYPES, "s": STRING_TYPES}
+_FORMAT_SPECIFIER = re.compile(r"%([-+ #0']*)([0-9]*|\*)(\.(?:[0-9]*|\*))?([a-zA-Z%])")
+
+
+@rule(
+    "FN-FORMAT",
+    "rewrite",
+    ("bigquery",),
+    (exp.Format,),
+    "BigQuery's FORMAT('...', v, ...) with a literal format of text, %% and the bare "
+    "specifiers %d or %i of an INT64 (its decimal digits, CAST(v AS VARCHAR)) and %s of a "
+    "STRING (the string) is the concatenation of those pieces: NULL when an argument is "
+    "NULL, as BigQuery documents for these specifiers. Other specifiers are refused by name: "
+    "%f, %e and %g round a FLOAT64 to a precision by a rule the documentation does not state "
+    "(and Spark's Java formatter rounds otherwise than C's printf), %t / %T print BigQuery's "
+    "literal forms, and flags, widths and precisions pad by rules of their own; a '%' that "
+    "starts no specifier (BigQuery rejects the format) is refused too.",
+    (
+        (
+            "bigquery",
+            "SELECT FORMAT('%s-%d (100%%)', c_name, c_custkey) AS f FROM sales.customer",
+            'SELECT "customer"."c_name" || \'-\' || CAST("customer"."c_custkey" AS VARCHAR) '
+            '|| \' (100%)\' AS "f" FROM "raw"."customer" AS "customer"',
+        ),
+    ),
+)
+def bigquery_format(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    template, values = node.this, list(node.expressions)
+    if not (isinstance(template, exp.Literal) and template.is_string):
+        ctx.report(
+            "error", "FN-FORMAT", node, "FORMAT with a format that is not a literal is not read"
+        )
+        return node
+    pieces: list[exp.Expr] = []
+    text, at = template.name, 0
+    matches = list(_FORMAT_SPECIFIER.finditer(text))
+    starts = [0, *(m.end() for m in matches)]
+    ends = [*(m.start() for m in matches), len(text)]
+    between = [text[start:end] for start, end in zip(starts, ends, strict=True)]
+    if any("%" in part for part in between):
+        ctx.report(
+            "error",
+            "FN-FORMAT",
+            node,
+            "FORMAT's format has a '%' that starts no specifier, which BigQuery rejects",
+        )
+        return node
+    for match in matches:
+        if match.start() > at:
+            pieces.append(lit(text[at : match.start()]))
+        at = match.end()
+        flags, width, precision, letter = match.groups()
+        if letter == "%" and not (flags or width or precision):
+            pieces.append(lit("%"))
+            continue
+        if flags or width or precision or letter not in _FORMAT_CONVERSIONS:
+            ctx.report(
+                "error",
+                "FN-FORMAT",
+                node,
+                f"FORMAT's specifier {match.group(0)} has no exact ANSI form here: only %d, %i "
+                "and %s without flags, width or precision translate ("
+                + (
+                    "BigQuery does not document how %f, %e and %g round a FLOAT64"
+                    if letter in "eEfFgG"
+                    else "the others print by rules of their own"
+                )
+                + ")",
+            )
+            return node
+        if not values:
+            ctx.report("error", "FN-FORMAT", node, "FORMAT has fewer arguments than specifiers")
+            return node
+        value = values.pop(0)
+        if type_of(value) not in _FORMAT_CONVERSIONS[letter]:
+            kind = type_of(value)
+            ctx.report(
+                "error",
+                "FN-FORMAT",
+                value,
+                f"FORMAT's %{letter} of a {kind.value if kind else 'value of unknown type'} is "
+                "not translated (%d and %i of an INT64, %s of a STRING)",
+            )
+            return node
+        pieces.append(clone(value) if letter == "s" else cast(clone(value), "VARCHAR"))
+    if at < len(text) or not pieces:
+        pieces.append(lit(text[at:]))
+    if values:
+        ctx.report("error", "FN-FORMAT", node, "FORMAT has more arguments than specifiers")
+        return node
+    merged: list[exp.Expr] = []
+    for piece in pieces:  # adjacent text is one literal: ' (100' || '%' is ' (100%'
+        if merged and all(isinstance(p, exp.Literal) for p in (merged[-1], piece)):
+            merged[-1] = lit(merged[-1].name + piece.name)
+        else:
+            merged.append(piece)
+    result = merged[0]
+    for piece in merged[1:]:
+        result = exp.DPipe(this=result, expression=piece)
+    return result
 
 
 @rule(

@@ -60,6 +60,30 @@ def test_validation_over_built_scopes_raises_what_sqlglot_raises(query):
     assert mine == (theirs and re.sub(r" Line: \d+, Col: \d+$", "", theirs))
 
 
+@pytest.mark.parametrize(
+    ("source", "hint"),
+    [
+        # a bare field of the STRUCT elements of a named UNNEST whose element type is unknown
+        (
+            "SELECT type FROM (SELECT [STRUCT('a' AS type, mystery.fn(1) AS position)] AS arr)"
+            " AS c, UNNEST(c.arr) AS picked",
+            "(picked.type)",
+        ),
+        # a name that no known element type has: no hint
+        ("SELECT nope FROM sales.customer AS c", None),
+    ],
+)
+def test_an_unresolved_bare_name_beside_a_named_unnest_says_how_to_reach_a_field(source, hint):
+    with pytest.raises(TranslationError) as raised:
+        translate(source, "bigquery")
+    [diagnostic] = raised.value.diagnostics
+    assert diagnostic.rule == "COLUMN-UNKNOWN"
+    if hint is None:
+        assert "UNNEST" not in diagnostic.message
+    else:
+        assert hint in diagnostic.message and "bare name" in diagnostic.message
+
+
 @pytest.fixture
 def builds(monkeypatch) -> list[object]:
     """Every scope build during a translation (each is a walk per scope)."""

@@ -308,3 +308,23 @@ def test_a_union_beyond_the_column_bound_is_refused_naming_its_size():
         catalog=catalog,
     )
     assert len(pruned.source_tables) == 10
+
+
+def test_a_correlated_unnest_of_a_wildcard_column_is_refused_saying_why():
+    # sqlglot finds an UNNEST's element type through a table or a SELECT, not through the
+    # union a wildcard becomes: the names read from it stay unresolved, and the message says
+    # so rather than sqlglot's "missing source schemas" (the catalog has them). Reading the
+    # union through a SELECT resolves them, but Spark 4 then fails to run a correlated
+    # subquery over the UNNEST of a union's column (NoSuchElementException in
+    # PushProjectionThroughUnion), so the refusal stays.
+    params = 'ROW("key" VARCHAR, "v" BIGINT) ARRAY'
+    catalog = _catalog({f"events_{day}": {"id": "BIGINT", "params": params} for day in (1, 2)})
+    source = (
+        "SELECT id, (SELECT v FROM UNNEST(params) WHERE key = 'a') AS v FROM `shop.web.events_*`"
+    )
+    with pytest.raises(TranslationError) as raised:
+        translate(source, "bigquery", catalog=catalog)
+    errors = [d for d in raised.value.diagnostics if d.severity == "error"]
+    assert [(d.rule, d.line, d.col) for d in errors] == [("COLUMN-UNKNOWN", 1, 20)]
+    assert "an UNNEST whose element type was not found" in errors[0].message
+    assert "missing source schemas" not in errors[0].message

@@ -219,6 +219,16 @@ CASES = [
         " FROM p.g.genomes WHERE id > 5",
         [(None, None)],
     ),
+    # ARRAY_TO_STRING (BigQuery's documentation): the elements in order with the delimiter,
+    # a NULL element left out with the delimiter before it or written as null_text, '' for
+    # an empty array, NULL for a NULL one
+    (
+        "SELECT id, ARRAY_TO_STRING(tags, ', ') AS s,"
+        " ARRAY_TO_STRING([tags[SAFE_OFFSET(0)], tags[SAFE_OFFSET(5)], tags[SAFE_OFFSET(1)]],"
+        " '-') AS n, ARRAY_TO_STRING([tags[SAFE_OFFSET(1)], tags[SAFE_OFFSET(5)]], '-', 'NA')"
+        " AS t FROM p.g.genomes",
+        [(1, "x, y", "x-y", "y-NA"), (2, "", "", "NA-NA"), (3, None, "", "NA-NA")],
+    ),
 ]
 
 
@@ -245,6 +255,19 @@ def test_an_index_out_of_range_fails_on_both_engines(spark_engine, genomes, sour
     with pytest.raises(duckdb.Error, match="array element error"):
         _on_duckdb(ansi_sql, genomes)
     with pytest.raises(Exception, match=r"array element error|INVALID_ARRAY_INDEX"):
+        _on_spark(spark_engine, ansi_sql, genomes)
+
+
+def test_array_to_string_stops_where_a_leading_null_precedes_an_element(spark_engine, genomes):
+    # BigQuery leaves a NULL element out "with its preceding delimiter": after a leading NULL
+    # the next element's delimiter is not documented ('-y' or 'y'), so the query stops.
+    ansi_sql = _ansi(
+        "SELECT ARRAY_TO_STRING([tags[SAFE_OFFSET(5)], tags[SAFE_OFFSET(1)]], '-') AS s"
+        " FROM p.g.genomes WHERE id = 1"
+    )
+    with pytest.raises(duckdb.Error, match="FN-ARRAY-TO-STRING"):
+        _on_duckdb(ansi_sql, genomes)
+    with pytest.raises(Exception, match="FN-ARRAY-TO-STRING"):
         _on_spark(spark_engine, ansi_sql, genomes)
 
 
@@ -296,6 +319,15 @@ def test_a_null_array_or_index_gives_null_not_an_error(spark_engine, genomes):
             "ARRAY-AGG-ELEMENT",
             "1:8",
         ),
+        # `.*` over an expression's STRUCT (a table alias read as its row): fields undeclared
+        ("SELECT IF(id > 1, g, g).* FROM p.g.genomes AS g", "ROW-STAR", "1:11"),
+        # ARRAY_TO_STRING of a delimiter that is not a literal, of a value not an array
+        (
+            "SELECT ARRAY_TO_STRING(tags, tags[OFFSET(0)]) AS s FROM p.g.genomes",
+            "FN-ARRAY-TO-STRING",
+            "1:30",
+        ),
+        ("SELECT ARRAY_TO_STRING(point, ',') AS s FROM p.g.genomes", "FN-ARRAY-TO-STRING", "1:8"),
         # a LIMIT inside any other aggregate bounds its values: not a FETCH
         (
             "SELECT STRING_AGG(t, ',' LIMIT 1) AS s FROM p.g.genomes, UNNEST(tags) AS t",
@@ -430,3 +462,10 @@ def test_struct_constructors_without_a_standard_form_are_refused(source, words):
         _ansi(source)
     errors = [d for d in raised.value.diagnostics if d.rule == "ROW-CONSTRUCTOR"]
     assert errors and words in errors[0].message
+
+
+def test_row_star_leaves_the_star_of_a_declared_struct_alone():
+    # ROW-STAR is about a table alias read as a row value; an element of ARRAY<STRUCT> of a
+    # declared type keeps what it translated to before.
+    ansi_sql = _ansi("SELECT ARRAY_AGG(point ORDER BY id)[OFFSET(0)].* FROM p.g.genomes")
+    assert ansi_sql.rstrip().endswith('FROM "raw"."genomes" AS "genomes"')

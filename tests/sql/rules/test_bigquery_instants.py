@@ -10,6 +10,7 @@ import pytest
 
 from pipelines.warehouse.engines.duckdb_engine import connect_duckdb
 from sql.catalog import Catalog
+from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.translate import translate
 
@@ -81,3 +82,21 @@ def test_instants_read_in_utc_on_both_engines(engines, expression, expected):
     on_spark = {r[0]: r[1] for r in spark.sql(render(ansi_sql, "spark")).collect()}
     assert [on_duckdb[i] for i in range(len(INSTANTS))] == expected, ansi_sql
     assert [on_spark[i] for i in range(len(INSTANTS))] == expected, ansi_sql
+
+
+@pytest.mark.parametrize(
+    ("expression", "rule", "says"),
+    [
+        # DATE(STRING) is a signature BigQuery's documentation does not describe.
+        ("DATE(o_comment)", "FN-DATE-OF", "CAST(s AS DATE)"),
+        # An instant made in the query has no type the engines share.
+        ("TIMESTAMP(o_comment)", "FN-TIMESTAMP-OF", "instant"),
+        ("TIMESTAMP(o_orderdate)", "FN-TIMESTAMP-OF", "instant"),
+    ],
+)
+def test_strings_and_dates_made_instants_are_refused_with_the_reason(expression, rule, says):
+    with pytest.raises(TranslationError) as raised:
+        translate(f"SELECT {expression} AS v FROM sales.orders", "bigquery")
+    [diagnostic] = raised.value.diagnostics
+    assert (diagnostic.rule, diagnostic.line, diagnostic.col) == (rule, 1, 8)
+    assert says in diagnostic.message

@@ -57,7 +57,14 @@ def tables(spark_engine):
         "(NULL)" if n is None else "('" + n.replace("\n", "' || CHR(10) || '") + "')" for n in NAMES
     )
     rows = f"SELECT * FROM (VALUES {values}) AS t(c_name)"
-    with engine_tables(spark_engine, customer=rows) as engines:
+    usages = ", ".join(
+        f"({key}, NULL)"
+        if text is None
+        else f"({key}, '" + text.replace("\n", "' || CHR(10) || '") + "')"
+        for key, (text, _) in enumerate(SPANS)
+    )
+    usage_rows = f"SELECT * FROM (VALUES {usages}) AS t(c_custkey, c_name)"
+    with engine_tables(spark_engine, customer=rows, usages=usage_rows) as engines:
         yield engines
 
 
@@ -123,6 +130,66 @@ def test_regex_predicates_without_exact_form_are_refused(dialect, source):
     with pytest.raises(TranslationError) as raised:
         translate(source, dialect)
     assert [d.rule for d in raised.value.diagnostics] == ["FN-REGEXP-LIKE"]
+
+
+# BigQuery's REGEXP_REPLACE(s, 'Any (.*) Activity', 'New \\1 Profile Created'): RE2 replaces
+# every leftmost match; the greedy `.*` runs to the last ' Activity' of the line, and `.`
+# does not match a newline. (text, BigQuery's result), written by hand.
+SPANS = [
+    ("Any Firefox Desktop Activity", "New Firefox Desktop Profile Created"),
+    ("x Any a Activity b Activity y", "x New a Activity b Profile Created y"),
+    ("Any  Activity", "New  Profile Created"),  # an empty group
+    ("Any Activity", "Any Activity"),  # the blank is P1's or P2's, not both
+    ("Activity Any x", "Activity Any x"),
+    ("Any caf\u00e9 Activity", "New caf\u00e9 Profile Created"),
+    ("Any x Activity\nAny y", "New x Profile Created\nAny y"),  # the match is on one line
+    ("", ""),
+    (None, None),
+]
+
+
+def test_bigquery_regexp_replace_of_a_span_on_both_engines(tables):
+    con, spark = tables
+    source = (
+        "SELECT c_custkey, REGEXP_REPLACE(c_name, 'Any (.*) Activity', "
+        "'New \\\\1 Profile Created') AS r FROM sales.customer"
+    )
+    ansi_sql = translate(source, "bigquery").ansi_sql.replace('"raw"."customer"', '"usages"')
+    expected = {key: result for key, (_, result) in enumerate(SPANS)}
+    assert dict(con.sql(render(ansi_sql, "duckdb")).fetchall()) == expected
+    assert dict(spark.sql(render(ansi_sql, "spark")).collect()) == expected
+
+
+def test_bigquery_regexp_replace_across_a_line_break_stops_on_both_engines(tables):
+    con, spark = tables
+    source = (
+        "SELECT REGEXP_REPLACE(c_name, 'a(.*)b', 'x') AS r FROM sales.customer "
+        "WHERE c_name LIKE 'a%'"
+    )
+    ansi_sql = translate(source, "bigquery").ansi_sql.replace('"raw"."customer"', '"customer"')
+    # 'a.b' is replaced; 'a\nb' has no match in BigQuery, whose `.` is no newline: it stops.
+    for run in (
+        lambda: con.sql(render(ansi_sql, "duckdb")).fetchall(),
+        lambda: spark.sql(render(ansi_sql, "spark")).collect(),
+    ):
+        with pytest.raises(Exception, match="FN-REGEXP-REPLACE-SPAN"):
+            run()
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        "'Any (.*?) Activity', 'x'",  # lazy: the first ' Activity', not the last
+        "'^Any (.*) Activity', 'x'",  # an anchor
+        "'Any (.*) Activity', '\\\\0'",  # the whole match
+        "'(.*) Activity', 'x'",  # no text before the group
+        "'Any (.*) Activity', c_phone",
+    ],
+)
+def test_bigquery_regexp_replace_without_exact_form_is_refused(arguments):
+    source = f"SELECT REGEXP_REPLACE(c_name, {arguments}) AS r FROM sales.customer"
+    with pytest.raises(TranslationError, match="REGEXPREPLACE"):
+        translate(source, "bigquery")
 
 
 # Teradata's REGEXP_SIMILAR: 1 when the whole string matches, 0 when not, NULL for NULL;

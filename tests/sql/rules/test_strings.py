@@ -78,6 +78,13 @@ CASES = [
         {1: "", 2: "  ab", 4: "xxabxx", 5: "abcdef", 6: "\t\xa0 ab", 7: "xxx"},
     ),
     ("bigquery", "TRIM(s, 'x')", {1: "   ", 2: "  ab  ", 4: "ab", 5: "abcdef", 6: WHITE, 7: ""}),
+    # BigQuery FORMAT: %s of a STRING, %d of an INT64, %% a percent sign; NULL when an
+    # argument is (BigQuery's documentation)
+    (
+        "bigquery",
+        "FORMAT('%s/%d %%', s2, n)",
+        {1: "b/1 %", 4: "x/-1 %", 5: "cd/-1 %", 6: "z/2 %", 7: "x/3 %"},
+    ),
     # Snowflake TRIM: blanks only
     ("snowflake", "TRIM(s)", {1: "", 2: "ab", 4: "xxabxx", 5: "abcdef", 6: WHITE, 7: "xxx"}),
     # T-SQL positions before the first character, RIGHT past the start
@@ -160,6 +167,31 @@ def test_an_invisible_character_is_written_as_a_unicode_escape():
 def test_defaults_without_an_exact_form_stay_refused(dialect, sql, message):
     with pytest.raises(TranslationError, match=message):
         translate(sql, dialect)
+
+
+@pytest.mark.parametrize(
+    ("sql", "rule", "message"),
+    [
+        # NFKC normalization and case folding before the search
+        (
+            "SELECT CONTAINS_SUBSTR(c_name, '+') AS v FROM sales.customer",
+            "FN-CONTAINS-SUBSTR",
+            "NFKC",
+        ),
+        # %f's rounding of a FLOAT64 is not documented; widths pad by rules of their own
+        ("SELECT FORMAT('%3.2f', c_acctbal) AS v FROM sales.customer", "FN-FORMAT", "%3.2f"),
+        ("SELECT FORMAT('%5d', c_custkey) AS v FROM sales.customer", "FN-FORMAT", "%5d"),
+        ("SELECT FORMAT('%t', c_name) AS v FROM sales.customer", "FN-FORMAT", "%t"),
+        ("SELECT FORMAT('%d', c_name) AS v FROM sales.customer", "FN-FORMAT", "VARCHAR"),
+        ("SELECT FORMAT(c_name, 1) AS v FROM sales.customer", "FN-FORMAT", "not a literal"),
+        ("SELECT FORMAT('100%', c_name) AS v FROM sales.customer", "FN-FORMAT", "no specifier"),
+    ],
+)
+def test_bigquery_string_functions_without_an_exact_form_are_refused(sql, rule, message):
+    with pytest.raises(TranslationError) as raised:
+        translate(sql, "bigquery")
+    [diagnostic] = raised.value.diagnostics
+    assert diagnostic.rule == rule and message in diagnostic.message
 
 
 @pytest.mark.parametrize(
