@@ -189,6 +189,10 @@ class Semantics:
     DATE_NUMBERS_ARE_INT = False  # DATEDIFF and DATEPART return INT, not BIGINT
     DATE_STRING_TYPE = "DATE"  # the type an ISO date string converts to as a date argument
     DATE_TEXT_READ_BY_INPUT_FORMAT = False  # TO_DATE(text) reads it by DATE_INPUT_FORMAT
+    # DATE_PART(EPOCH_SECOND | EPOCH_MILLISECOND | EPOCH_MICROSECOND | EPOCH_NANOSECOND, ts)
+    # counts whole units from 1970-01-01 00:00:00 to a timestamp without time zone, the
+    # fraction dropped (Snowflake's DATE_PART examples); of a DATE, EPOCH_SECOND only
+    EPOCH_DATE_PARTS = False
     # text converted to a date without a format is read by NLS_DATE_FORMAT, the session's
     # format model (sql/rules/date_strings.py)
     DATE_TEXT_READ_BY_NLS_FORMAT = False
@@ -266,6 +270,7 @@ class PlumblineSnowflake(Snowflake, Semantics):
     HAS_VARIANT = True
     INITCAP_WORDS_DOCUMENTED = True
     INTEGER_DIVISION_IS_DECIMAL = True
+    EPOCH_DATE_PARTS = True
     ISO_TIMESTAMP_STRINGS = True
     LAST_DAY_TAKES_WEEK = True
     LISTAGG_DEFAULT_SEPARATOR = ""

@@ -45,3 +45,83 @@ def test_oracle_last_day_keeps_the_time_of_day_on_both_engines(spark_engine, cat
 def test_oracle_last_day_of_fractional_seconds_is_refused(catalog):
     with pytest.raises(TranslationError, match="fractional seconds"):
         translate("SELECT LAST_DAY(ts) AS v FROM sales.t", "oracle", catalog=catalog)
+
+
+# Snowflake's DATE_PART(EPOCH_*), against the values of its DATE_PART examples
+# (https://docs.snowflake.com/en/sql-reference/functions/date_part: '2024-04-08 23:39:20.123'
+# is 1712619560 seconds and 1712619560123 milliseconds after 1970-01-01 00:00:00, the
+# fraction dropped) and Unix times worked out by hand.
+SNOWFLAKE_DDL = "CREATE TABLE sales.e (id NUMBER(10), d DATE, ts TIMESTAMP_NTZ(6))"
+
+
+def _epoch_rows(*rows: str) -> str:
+    return (
+        "SELECT id, CAST(d AS DATE) AS d, CAST(ts AS TIMESTAMP) AS ts FROM (VALUES "
+        + ", ".join(rows)
+        + ") AS v(id, d, ts)"
+    )
+
+
+@pytest.fixture(scope="module")
+def snowflake_catalog(tmp_path_factory):
+    return imported_catalog(tmp_path_factory.mktemp("snowflake"), "snowflake", SNOWFLAKE_DDL)
+
+
+def test_snowflake_epoch_parts_of_written_moments_are_read_at_translation(snowflake_catalog):
+    source = (
+        "SELECT DATE_PART(EPOCH_SECOND, '2024-04-08 23:39:20.123'::TIMESTAMP) AS s, "
+        "DATE_PART(epoch_millisecond, CAST('2024-04-08 23:39:20.123' AS TIMESTAMP)) AS ms, "
+        "DATE_PART(EPOCH_MICROSECOND, '2014-03-01'::TIMESTAMP) AS us, "
+        "DATE_PART(EPOCH_NANOSECOND, '1969-12-31 23:59:59.5'::TIMESTAMP) AS ns, "
+        "EXTRACT(EPOCH_SECOND FROM '2024-04-08'::DATE) AS d"
+    )
+    ansi_sql = translate(source, "snowflake", catalog=snowflake_catalog).ansi_sql
+    assert " ".join(ansi_sql.split()) == (
+        'SELECT CAST(1712619560 AS BIGINT) AS "s", CAST(1712619560123 AS BIGINT) AS "ms", '
+        'CAST(1393632000000000 AS BIGINT) AS "us", CAST(-500000000 AS BIGINT) AS "ns", '
+        'CAST(1712534400 AS BIGINT) AS "d"'
+    )
+
+
+def test_snowflake_epoch_seconds_of_columns_on_both_engines(spark_engine, snowflake_catalog):
+    source = "SELECT id, DATE_PART(EPOCH_SECOND, d) AS d, DATE_PART(EPOCH, ts) AS ts FROM sales.e"
+    ansi_sql = translate(source, "snowflake", catalog=snowflake_catalog).ansi_sql
+    rows = _epoch_rows(
+        "(1, '2024-04-08', '2024-04-08 23:39:20.123')",
+        "(2, '1969-12-31', '1969-12-31 23:59:59')",  # before 1970, a whole second: exact
+        "(3, '1970-01-01', '1970-01-01 00:00:00.999999')",
+        "(4, NULL, NULL)",
+    )
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session().newSession(), ansi_sql, e=rows)
+    want = [(1, 1712534400, 1712619560), (2, -86400, -1), (3, 0, 0), (4, None, None)]
+    assert sorted(on_duckdb, key=repr) == sorted(on_spark, key=repr) == sorted(want, key=repr)
+
+
+def test_snowflake_epoch_second_stops_before_1970_on_a_fraction(spark_engine, snowflake_catalog):
+    """Rounded down it is -1, toward zero 0: Snowflake's documentation does not say which."""
+    source = "SELECT DATE_PART(EPOCH_SECOND, ts) AS ts FROM sales.e"
+    result = translate(source, "snowflake", catalog=snowflake_catalog)
+    assert result.guards == ("DATE-PART",)
+    rows = _epoch_rows("(1, NULL, '1969-12-31 23:59:59.5')")
+    with pytest.raises(Exception, match="DATE-PART"):
+        rows_on_engines(spark_engine.session().newSession(), result.ansi_sql, e=rows)
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("SELECT DATE_PART(EPOCH_MILLISECOND, ts) AS v FROM sales.e", "sub-second"),
+        ("SELECT DATE_PART(EPOCH_MICROSECOND, d) AS v FROM sales.e", "of a DATE"),
+        (
+            "SELECT DATE_PART(EPOCH_SECOND, '1969-12-31 23:59:59.5'::TIMESTAMP) AS v",
+            "rounds down or toward zero",
+        ),
+        ("SELECT DATE_PART(EPOCH_SECOND, id) AS v FROM sales.e", "not a DATE or a TIMESTAMP"),
+    ],
+)
+def test_snowflake_epoch_parts_without_an_exact_form_are_refused(
+    snowflake_catalog, source, message
+):
+    with pytest.raises(TranslationError, match=message) as raised:
+        translate(source, "snowflake", catalog=snowflake_catalog)
+    assert [d.rule for d in raised.value.diagnostics] == ["DATE-PART"]
