@@ -93,6 +93,9 @@ class Semantics:
     # as PostgreSQL); the standard's LIKE has no escape character then.
     LIKE_BACKSLASH_ESCAPES = False
     LIKE_BRACKET_CLASSES = False  # LIKE reads [...] as a character class
+    # A regular expression's match flag 'i' matches letters in either case, how far beyond
+    # ASCII its case folding goes undocumented (Snowflake: "case-insensitive matching")
+    REGEX_FLAG_I_FOLDS_CASE = False
     # What LISTAGG / STRING_AGG put between values when the call names no separator (Oracle
     # and Redshift document NULL, which puts nothing; Snowflake ''; BigQuery ','); None: the
     # call must name one (T-SQL), or the dialect documents no default (Teradata).
@@ -278,6 +281,7 @@ class PlumblineSnowflake(Snowflake, Semantics):
     PERCENTILE_OF_DECIMAL_IS_DECIMAL = True
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
     RATIO_TO_REPORT_OF_ZERO_IS_NULL = True
+    REGEX_FLAG_I_FOLDS_CASE = True
     TIMESTAMP_FOLLOWS_TYPE_MAPPING = True
     TO_NUMBER_IS_INTEGER = True
     TRUNCATED_WEEKS_START_MONDAY = True
