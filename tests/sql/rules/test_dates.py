@@ -51,7 +51,10 @@ def test_oracle_last_day_of_fractional_seconds_is_refused(catalog):
 # (https://docs.snowflake.com/en/sql-reference/functions/date_part: '2024-04-08 23:39:20.123'
 # is 1712619560 seconds and 1712619560123 milliseconds after 1970-01-01 00:00:00, the
 # fraction dropped) and Unix times worked out by hand.
-SNOWFLAKE_DDL = "CREATE TABLE sales.e (id NUMBER(10), d DATE, ts TIMESTAMP_NTZ(6))"
+SNOWFLAKE_DDL = (
+    "CREATE TABLE sales.e (id NUMBER(10), d DATE, ts TIMESTAMP_NTZ(6));\n"
+    "CREATE TABLE sales.texts (id NUMBER(10), txt VARCHAR(30))"
+)
 
 
 def _epoch_rows(*rows: str) -> str:
@@ -125,3 +128,20 @@ def test_snowflake_epoch_parts_without_an_exact_form_are_refused(
     with pytest.raises(TranslationError, match=message) as raised:
         translate(source, "snowflake", catalog=snowflake_catalog)
     assert [d.rule for d in raised.value.diagnostics] == ["DATE-PART"]
+
+
+def test_snowflake_date_diff_reads_the_type_of_a_scalar_subquery(spark_engine, snowflake_catalog):
+    """The scalar subquery's type is its one column's, here a CTE column a rule rewrote
+    (TO_TIMESTAMP of text) after the query's types were annotated."""
+    source = (
+        "WITH c AS (SELECT id, TO_TIMESTAMP(txt) AS t FROM sales.texts), "
+        "m AS (SELECT MAX(t) AS mt FROM c) "
+        "SELECT id, DATEDIFF(day, MAX(t), (SELECT mt FROM m)) AS d FROM c GROUP BY id"
+    )
+    ansi_sql = translate(source, "snowflake", catalog=snowflake_catalog).ansi_sql
+    rows = (
+        "SELECT * FROM (VALUES (1, '2024-01-01'), (1, '2024-01-05'), (2, '2024-01-10')) "
+        "AS v(id, txt)"
+    )
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session().newSession(), ansi_sql, texts=rows)
+    assert on_duckdb == on_spark == [(1, 5), (2, 0)]
