@@ -548,8 +548,9 @@ def _first_of_ties(value: exp.Expr, key: exp.Expr, largest: bool, *, last: bool)
     "(WHERE k IS NOT NULL)[1]` (S098) with a run-time guard: the tied rows hold more than "
     "one x exactly when that element IS DISTINCT FROM the one ordered `x DESC NULLS LAST`, "
     "and then the statement stops (FN-MIN-BY). The array form (a third argument), the "
-    "window form, and an x that is a float (-0.0 and 0.0 tie as one value), an array, an "
-    "object or of unknown type are refused.",
+    "window form, an x that is a float (-0.0 and 0.0 tie as one value), an array, an "
+    "object or of unknown type, and a k that is an array, an object or of unknown type are "
+    "refused.",
     (
         (
             "snowflake",
@@ -591,6 +592,17 @@ def min_by(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             value,
             f"{name} of a value that is a float, an array, an object or of unknown type: the "
             "guard on tied keys needs values that compare equal only when they are one value",
+        )
+        return node
+    if type_of(key) in _UNORDERED_TYPES - {exp.DType.DOUBLE, exp.DType.FLOAT} or (
+        type_of(key) is None
+    ):
+        ctx.report(
+            "error",
+            "FN-MIN-BY",
+            key,
+            f"{name} by a key that is an array, an object or of unknown type, whose order "
+            "Snowflake and the engines do not share",
         )
         return node
     largest = isinstance(node, exp.ArgMax)

@@ -583,6 +583,9 @@ def _written_nanoseconds(value: exp.Expr) -> int | None:
     if match is None or (value.to.this == exp.DType.DATE and match.group(4) is not None):
         return None
     year, month, day, hour, minute, second, fraction = match.groups()
+    precision = value.to.expressions
+    if precision and len(fraction or "") > int(precision[0].this.name):
+        return None  # TIMESTAMP(p) keeps fewer digits than the text has
     try:
         moment = dt.datetime(
             int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0)
@@ -619,7 +622,7 @@ def _epoch_part(node: exp.Expr, part: str, ctx: Context) -> exp.Expr | None:
         problem = f"{part} of a value that is not a DATE or a TIMESTAMP without time zone; CAST it"
     elif problem is None and digits:
         problem = (
-            f"{part} of a timestamp that is not written out: the engines' EXTRACT(SECOND) "
+            f"{part} of a timestamp that is not written out (at its precision): the engines' EXTRACT(SECOND) "
             "keep different fractions, so sub-second counts have no exact common form"
         )
     if problem is not None:

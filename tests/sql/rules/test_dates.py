@@ -120,6 +120,11 @@ def test_snowflake_epoch_second_stops_before_1970_on_a_fraction(spark_engine, sn
             "rounds down or toward zero",
         ),
         ("SELECT DATE_PART(EPOCH_SECOND, id) AS v FROM sales.e", "not a DATE or a TIMESTAMP"),
+        # TIMESTAMP(3) keeps three of the four digits written
+        (
+            "SELECT DATE_PART(EPOCH_MICROSECOND, '2014-03-01 00:00:00.1234'::TIMESTAMP(3)) AS v",
+            "at its precision",
+        ),
     ],
 )
 def test_snowflake_epoch_parts_without_an_exact_form_are_refused(
