@@ -319,6 +319,10 @@ def _time_boundaries(end: exp.Expr, start: exp.Expr, unit: str) -> exp.Expr:
             'SELECT CAST((EXTRACT(YEAR FROM "lineitem"."l_receiptdate") - EXTRACT(YEAR FROM "lineitem"."l_commitdate")) * 12 + EXTRACT(MONTH FROM "lineitem"."l_receiptdate") - EXTRACT(MONTH FROM "lineitem"."l_commitdate") AS BIGINT) AS "m" FROM "raw"."lineitem" AS "lineitem"',
         ),
     ),
+    # After the typed rules and a new annotation: an operand may read a column of another
+    # WITH query that a typed rule rewrote (TO_TIMESTAMP of text), whose type the typed
+    # phase's walk, which visits later WITH queries first, has not seen yet.
+    phase="arithmetic",
 )
 def date_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     unit = _canonical_unit(_unit(node))

@@ -135,18 +135,30 @@ def test_snowflake_epoch_parts_without_an_exact_form_are_refused(
     assert [d.rule for d in raised.value.diagnostics] == ["DATE-PART"]
 
 
-def test_snowflake_date_diff_reads_the_type_of_a_scalar_subquery(spark_engine, snowflake_catalog):
-    """The scalar subquery's type is its one column's, here a CTE column a rule rewrote
-    (TO_TIMESTAMP of text) after the query's types were annotated."""
+TEXT_ROWS = (
+    "SELECT * FROM (VALUES (1, '2024-01-01'), (1, '2024-01-05'), (2, '2024-01-10')) AS v(id, txt)"
+)
+# Each reads a column of an earlier WITH query that a typed rule rewrote (TO_TIMESTAMP of
+# text, spider2 sf_local003's shape) after the query's types were annotated.
+LATEST = "WITH c AS (SELECT id, TO_TIMESTAMP(txt) AS t FROM sales.texts), m AS (SELECT MAX(t) AS mt FROM c)"
+
+
+def test_snowflake_dateadd_reads_the_type_of_a_scalar_subquery(spark_engine, snowflake_catalog):
+    """A scalar subquery has its one column's type (the typed DATE-ADD reads it)."""
+    source = f"{LATEST} SELECT DATEADD(day, 1, (SELECT mt FROM m)) AS d"
+    ansi_sql = translate(source, "snowflake", catalog=snowflake_catalog).ansi_sql
+    spark = spark_engine.session().newSession()
+    on_duckdb, on_spark = rows_on_engines(spark, ansi_sql, texts=TEXT_ROWS)
+    assert on_duckdb == on_spark == [(T(2024, 1, 11),)]
+
+
+def test_snowflake_date_diff_in_a_later_with_query(spark_engine, snowflake_catalog):
+    """DATE-DIFF runs after the typed rules rewrote the WITH queries it reads."""
     source = (
-        "WITH c AS (SELECT id, TO_TIMESTAMP(txt) AS t FROM sales.texts), "
-        "m AS (SELECT MAX(t) AS mt FROM c) "
-        "SELECT id, DATEDIFF(day, MAX(t), (SELECT mt FROM m)) AS d FROM c GROUP BY id"
+        f"{LATEST}, r AS (SELECT id, DATEDIFF(day, MAX(t), (SELECT mt FROM m)) AS d "
+        "FROM c GROUP BY id) SELECT id, d FROM r"
     )
     ansi_sql = translate(source, "snowflake", catalog=snowflake_catalog).ansi_sql
-    rows = (
-        "SELECT * FROM (VALUES (1, '2024-01-01'), (1, '2024-01-05'), (2, '2024-01-10')) "
-        "AS v(id, txt)"
-    )
-    on_duckdb, on_spark = rows_on_engines(spark_engine.session().newSession(), ansi_sql, texts=rows)
+    spark = spark_engine.session().newSession()
+    on_duckdb, on_spark = rows_on_engines(spark, ansi_sql, texts=TEXT_ROWS)
     assert on_duckdb == on_spark == [(1, 5), (2, 0)]
