@@ -30,8 +30,9 @@ REFUSAL_CLASSES = (
     "`TO_TIMESTAMP_LTZ` / `_TZ` depend on the session time zone.",
     "**Semantics the sources and engines disagree on.** `CORR`, `COVAR_*` and `REGR_*` "
     "of Oracle NUMBER or Teradata decimal arguments return decimals (`FN-PAIR-AGGREGATE` "
-    "translates them over doubles); `MIN_BY` / `MAX_BY` pick an unspecified row on ties; "
-    "the text of "
+    "translates them over doubles); `MIN_BY` / `MAX_BY` pick an unspecified row on ties "
+    "(translated with a guard that stops where the tied rows differ, `FN-MIN-BY`; refused "
+    "for floats and the array form); the text of "
     "a float, a BigQuery NUMERIC, an Oracle or Teradata number or date, or a timestamp "
     "(`CAST-TO-TEXT`) follows per-dialect formatting; `TRY_CAST` / `SAFE_CAST` / "
     "`TRY_TO_NUMBER` / `TO_DATE` of a string (`FN-TRY-CAST`, `TSORDSTODATE`) follow each "

@@ -93,6 +93,9 @@ class Semantics:
     # as PostgreSQL); the standard's LIKE has no escape character then.
     LIKE_BACKSLASH_ESCAPES = False
     LIKE_BRACKET_CLASSES = False  # LIKE reads [...] as a character class
+    # A regular expression's match flag 'i' matches letters in either case, how far beyond
+    # ASCII its case folding goes undocumented (Snowflake: "case-insensitive matching")
+    REGEX_FLAG_I_FOLDS_CASE = False
     # What LISTAGG / STRING_AGG put between values when the call names no separator (Oracle
     # and Redshift document NULL, which puts nothing; Snowflake ''; BigQuery ','); None: the
     # call must name one (T-SQL), or the dialect documents no default (Teradata).
@@ -189,6 +192,10 @@ class Semantics:
     DATE_NUMBERS_ARE_INT = False  # DATEDIFF and DATEPART return INT, not BIGINT
     DATE_STRING_TYPE = "DATE"  # the type an ISO date string converts to as a date argument
     DATE_TEXT_READ_BY_INPUT_FORMAT = False  # TO_DATE(text) reads it by DATE_INPUT_FORMAT
+    # DATE_PART(EPOCH_SECOND | EPOCH_MILLISECOND | EPOCH_MICROSECOND | EPOCH_NANOSECOND, ts)
+    # counts whole units from 1970-01-01 00:00:00 to a timestamp without time zone, the
+    # fraction dropped (Snowflake's DATE_PART examples); of a DATE, EPOCH_SECOND only
+    EPOCH_DATE_PARTS = False
     # text converted to a date without a format is read by NLS_DATE_FORMAT, the session's
     # format model (sql/rules/date_strings.py)
     DATE_TEXT_READ_BY_NLS_FORMAT = False
@@ -266,6 +273,7 @@ class PlumblineSnowflake(Snowflake, Semantics):
     HAS_VARIANT = True
     INITCAP_WORDS_DOCUMENTED = True
     INTEGER_DIVISION_IS_DECIMAL = True
+    EPOCH_DATE_PARTS = True
     ISO_TIMESTAMP_STRINGS = True
     LAST_DAY_TAKES_WEEK = True
     LISTAGG_DEFAULT_SEPARATOR = ""
@@ -273,6 +281,7 @@ class PlumblineSnowflake(Snowflake, Semantics):
     PERCENTILE_OF_DECIMAL_IS_DECIMAL = True
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
     RATIO_TO_REPORT_OF_ZERO_IS_NULL = True
+    REGEX_FLAG_I_FOLDS_CASE = True
     TIMESTAMP_FOLLOWS_TYPE_MAPPING = True
     TO_NUMBER_IS_INTEGER = True
     TRUNCATED_WEEKS_START_MONDAY = True

@@ -6,7 +6,7 @@ from sqlglot import exp
 
 from sql.ansi import PAIR_AGGREGATES
 from sql.rules.base import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, cast, clone, lit, type_of, typed
+from sql.rules.build import INTEGER_TYPES, cast, clone, guarded, lit, type_of, typed
 from sql.rules.dialect_specific import trailing_blanks_guard
 from sql.source_dialects import semantics
 
@@ -498,3 +498,122 @@ def any_value(node: exp.AnyValue, ctx: Context) -> exp.Expr | None:
         )
         return node
     return exp.Min(this=clone(value))
+
+
+# Types MIN_BY / MAX_BY may return under the tie guard: the guard needs an order on the
+# value, and equal values of it that are one value (-0.0 and 0.0 of a float are equal, and
+# Snowflake may return either).
+_UNORDERED_TYPES = {
+    exp.DType.ARRAY,
+    exp.DType.STRUCT,
+    exp.DType.MAP,
+    exp.DType.OBJECT,
+    exp.DType.VARIANT,
+    exp.DType.JSON,
+    exp.DType.DOUBLE,
+    exp.DType.FLOAT,
+    exp.DType.UNKNOWN,
+}
+
+
+def _first_of_ties(value: exp.Expr, key: exp.Expr, largest: bool, *, last: bool) -> exp.Expr:
+    """``ARRAY_AGG(value ORDER BY key, value) FILTER (WHERE key IS NOT NULL)[1]``: the value
+    of a row with the smallest (``largest``: largest) key, the tied rows ordered by their
+    values: NULL first and then ascending (``last``: descending and NULL after them)."""
+    keys = [
+        exp.Ordered(this=clone(key), desc=largest, nulls_first=False),
+        exp.Ordered(this=clone(value), desc=last, nulls_first=not last),
+    ]
+    present = exp.Not(this=exp.Is(this=clone(key), expression=exp.Null()))
+    aggregate = exp.Filter(
+        this=exp.ArrayAgg(this=exp.Order(this=clone(value), expressions=keys)),
+        expression=exp.Where(this=present),
+    )
+    element = exp.Bracket(this=aggregate, expressions=[lit(1)])
+    if isinstance(value.type, exp.DataType):
+        element.type = value.type.copy()
+    return element
+
+
+@rule(
+    "FN-MIN-BY",
+    "rewrite",
+    ("snowflake",),
+    (exp.ArgMin, exp.ArgMax),
+    "Snowflake's `MIN_BY(x, k)` / `MAX_BY(x, k)` (ARG_MIN / ARG_MAX) is x on a row with the "
+    "smallest (largest) k, rows whose k is NULL ignored, NULL when every k is NULL; x is "
+    "not skipped when NULL. Where several rows hold that k, Snowflake's documentation calls "
+    "the result non-deterministic: it is exact only when those rows hold one x. So the "
+    "translation is the standard's `ARRAY_AGG(x ORDER BY k, x ASC NULLS FIRST) FILTER "
+    "(WHERE k IS NOT NULL)[1]` (S098) with a run-time guard: the tied rows hold more than "
+    "one x exactly when that element IS DISTINCT FROM the one ordered `x DESC NULLS LAST`, "
+    "and then the statement stops (FN-MIN-BY). The array form (a third argument), the "
+    "window form, an x that is a float (-0.0 and 0.0 tie as one value), an array, an "
+    "object or of unknown type, and a k that is an array, an object or of unknown type are "
+    "refused.",
+    (
+        (
+            "snowflake",
+            "SELECT o_custkey, MIN_BY(o_orderkey, o_totalprice) AS k FROM SALES.ORDERS "
+            "GROUP BY o_custkey",
+            'SELECT "orders"."o_custkey" AS "o_custkey", CASE WHEN (ARRAY_AGG('
+            '"orders"."o_orderkey" ORDER BY "orders"."o_totalprice" ASC NULLS LAST, '
+            '"orders"."o_orderkey" ASC NULLS FIRST) FILTER(WHERE NOT "orders"."o_totalprice" '
+            'IS NULL))[1] IS DISTINCT FROM (ARRAY_AGG("orders"."o_orderkey" ORDER BY '
+            '"orders"."o_totalprice" ASC NULLS LAST, "orders"."o_orderkey" DESC NULLS LAST) '
+            'FILTER(WHERE NOT "orders"."o_totalprice" IS NULL))[1] THEN RAISE_ERROR(\'FN-MIN-BY: '
+            "rows tied on the smallest or largest key hold different values, of which Snowflake "
+            'returns any\') ELSE (ARRAY_AGG("orders"."o_orderkey" ORDER BY '
+            '"orders"."o_totalprice" ASC NULLS LAST, "orders"."o_orderkey" ASC NULLS FIRST) '
+            'FILTER(WHERE NOT "orders"."o_totalprice" IS NULL))[1] END AS "k" FROM "raw"."orders" '
+            'AS "orders" GROUP BY "orders"."o_custkey"',
+        ),
+    ),
+)
+def min_by(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    value, key = node.this, node.expression
+    name = "MIN_BY" if isinstance(node, exp.ArgMin) else "MAX_BY"
+    if node.args.get("count") is not None:
+        ctx.report(
+            "error",
+            "FN-MIN-BY",
+            node,
+            f"{name} with a number of values returns an array, whose order among tied keys "
+            "Snowflake does not fix",
+        )
+        return node
+    if isinstance(node.parent, exp.Window):
+        ctx.report("error", "FN-MIN-BY", node, f"{name} as a window function is not translated")
+        return node
+    if type_of(value) in _UNORDERED_TYPES or type_of(value) is None:
+        ctx.report(
+            "error",
+            "FN-MIN-BY",
+            value,
+            f"{name} of a value that is a float, an array, an object or of unknown type: the "
+            "guard on tied keys needs values that compare equal only when they are one value",
+        )
+        return node
+    if type_of(key) in _UNORDERED_TYPES - {exp.DType.DOUBLE, exp.DType.FLOAT} or (
+        type_of(key) is None
+    ):
+        ctx.report(
+            "error",
+            "FN-MIN-BY",
+            key,
+            f"{name} by a key that is an array, an object or of unknown type, whose order "
+            "Snowflake and the engines do not share",
+        )
+        return node
+    largest = isinstance(node, exp.ArgMax)
+    first = _first_of_ties(value, key, largest, last=False)
+    other = _first_of_ties(value, key, largest, last=True)
+    differs = exp.NullSafeNEQ(this=first, expression=other)
+    return guarded(
+        _first_of_ties(value, key, largest, last=False),
+        differs,
+        "FN-MIN-BY",
+        "rows tied on the smallest or largest key hold different values, of which Snowflake "
+        "returns any",
+        at=node,
+    )

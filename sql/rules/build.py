@@ -56,6 +56,14 @@ def _structural_type(node: exp.Expr) -> exp.DType | None:
         return node.args["to"].this
     if isinstance(node, exp.Column):
         return _derived_column_type(node)
+    if isinstance(node, exp.Subquery):
+        # A scalar subquery has the type of its one output column.
+        query = node.this
+        while isinstance(query, exp.Subquery):
+            query = query.this
+        if isinstance(query, exp.Select) and len(query.selects) == 1:
+            return type_of(query.selects[0].unalias())
+        return None
     if isinstance(node, (exp.Count, exp.Extract)):
         return exp.DType.BIGINT
     if isinstance(node, (exp.Min, exp.Max, exp.Neg, exp.Abs, exp.Nullif)):

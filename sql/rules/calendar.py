@@ -121,12 +121,18 @@ def date_literal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             else "DATE_INPUT_FORMAT (AUTO: a format detected per value, an integer string "
             "counting seconds since 1970)"
         )
-        ctx.report(
-            "error",
-            "DATE-LITERAL",
-            node,
-            f"{name} of a string reads it by {how}: no exact ANSI form; give the value a DATE type",
-        )
+        if type_of(value) is None and not isinstance(value, exp.Literal):
+            # e.g. TO_TIMESTAMP_LTZ(n), whose date depends on the session's time zone
+            message = (
+                f"{name} of a value of unknown type (text is read by {how}): no exact ANSI "
+                "form; give the value a DATE or TIMESTAMP type"
+            )
+        else:
+            message = (
+                f"{name} of a string reads it by {how}: no exact ANSI form; give the value a "
+                "DATE type"
+            )
+        ctx.report("error", "DATE-LITERAL", node, message)
         return node
     return None
 

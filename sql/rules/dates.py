@@ -8,6 +8,9 @@ in some engines.
 
 from __future__ import annotations
 
+import datetime as dt
+import re
+
 from sqlglot import exp
 
 from sql.assumptions import WEEKDAYS
@@ -25,6 +28,7 @@ from sql.rules.build import (
     day_number,
     extract,
     first_of_month,
+    guarded,
     interval,
     last_of_month,
     lit,
@@ -315,6 +319,10 @@ def _time_boundaries(end: exp.Expr, start: exp.Expr, unit: str) -> exp.Expr:
             'SELECT CAST((EXTRACT(YEAR FROM "lineitem"."l_receiptdate") - EXTRACT(YEAR FROM "lineitem"."l_commitdate")) * 12 + EXTRACT(MONTH FROM "lineitem"."l_receiptdate") - EXTRACT(MONTH FROM "lineitem"."l_commitdate") AS BIGINT) AS "m" FROM "raw"."lineitem" AS "lineitem"',
         ),
     ),
+    # After the typed rules and a new annotation: an operand may read a column of another
+    # WITH query that a typed rule rewrote (TO_TIMESTAMP of text), whose type the typed
+    # phase's walk, which visits later WITH queries first, has not seen yet.
+    phase="arithmetic",
 )
 def date_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     unit = _canonical_unit(_unit(node))
@@ -469,7 +477,15 @@ def timestamp_diff(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "year of its Thursday; T-SQL's week (week 1 holds January 1, weeks start on the assumed "
     "DATEFIRST day: a TSQL-DATEFIRST warning) and BigQuery's WEEK / WEEK(<day>) (days before "
     "the year's first such day are week 0) from the day of year and the weekday. Weeks that "
-    "other settings decide (Snowflake WEEK, WEEK_OF_YEAR_POLICY) are refused.",
+    "other settings decide (Snowflake WEEK, WEEK_OF_YEAR_POLICY) are refused. Snowflake's "
+    "EPOCH_SECOND / _MILLISECOND / _MICROSECOND / _NANOSECOND count whole units from "
+    "1970-01-01 00:00:00, the fraction dropped (its DATE_PART examples): of a moment the "
+    "query writes out (CAST('yyyy-mm-dd[ hh:mi:ss[.f]]' AS TIMESTAMP)) read at translation; "
+    "EPOCH_SECOND of a DATE or TIMESTAMP from whole days, hours, minutes and seconds, with a "
+    "guard that stops on a moment before 1970 with a fraction of a second (rounded down or "
+    "toward zero: undocumented). Sub-second counts of a column (the engines' EXTRACT(SECOND) "
+    "keep different fractions) and the sub-second parts of a DATE (an error in Snowflake) are "
+    "refused.",
     (
         (
             "tsql",
@@ -498,6 +514,8 @@ def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     )
     if part in CALENDAR_PARTS:
         return None
+    if part in EPOCH_PARTS and semantics(ctx.dialect).EPOCH_DATE_PARTS:
+        return _epoch_part(node, part, ctx)
     if part in EXTRACTABLE:
         return extract(part, node.expression)
     if part == "QUARTER":
@@ -539,6 +557,105 @@ def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         )
     ctx.report("error", "DATE-PART", node, message)
     return None
+
+
+# Snowflake's epoch parts and their aliases -> the decimal digits of a second each counts.
+EPOCH_PARTS = {
+    "EPOCH": 0, "EPOCH_SECOND": 0, "EPOCH_SECONDS": 0,
+    "EPOCH_MILLISECOND": 3, "EPOCH_MILLISECONDS": 3,
+    "EPOCH_MICROSECOND": 6, "EPOCH_MICROSECONDS": 6,
+    "EPOCH_NANOSECOND": 9, "EPOCH_NANOSECONDS": 9,
+}  # fmt: skip
+# A timestamp the query writes out, as the standard reads CAST('...' AS TIMESTAMP).
+_WRITTEN_MOMENT = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?)?"
+)
+BIGINT_RANGE = range(-(2**63), 2**63)
+
+
+def _written_nanoseconds(value: exp.Expr) -> int | None:
+    """Nanoseconds from 1970-01-01 00:00:00 to CAST('yyyy-mm-dd[ hh:mi:ss[.f]]' AS
+    TIMESTAMP | DATE), a moment the query writes out; None for anything else."""
+    if not (
+        isinstance(value, exp.Cast)
+        and value.to.this in (exp.DType.TIMESTAMP, exp.DType.DATE)
+        and isinstance(value.this, exp.Literal)
+        and value.this.is_string
+    ):
+        return None
+    match = _WRITTEN_MOMENT.fullmatch(value.this.name)
+    if match is None or (value.to.this == exp.DType.DATE and match.group(4) is not None):
+        return None
+    year, month, day, hour, minute, second, fraction = match.groups()
+    precision = value.to.expressions
+    if precision and len(fraction or "") > int(precision[0].this.name):
+        return None  # TIMESTAMP(p) keeps fewer digits than the text has
+    try:
+        moment = dt.datetime(
+            int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0)
+        )
+    except ValueError:
+        return None
+    seconds = (moment - dt.datetime(1970, 1, 1)) // dt.timedelta(seconds=1)
+    return seconds * 10**9 + int((fraction or "").ljust(9, "0"))
+
+
+def _epoch_part(node: exp.Expr, part: str, ctx: Context) -> exp.Expr | None:
+    """Snowflake's DATE_PART(EPOCH_*, value): whole units since 1970-01-01 00:00:00."""
+    digits = EPOCH_PARTS[part]
+    value = _unwrap(node.expression, ctx)
+    unit = 10 ** (9 - digits)
+    written = _written_nanoseconds(value)
+    problem = None
+    if written is not None:
+        count, rest = divmod(written, unit)
+        if rest and written < 0:
+            problem = (
+                f"{part} of a moment before 1970 with a fraction of its unit: Snowflake "
+                "does not document whether the count rounds down or toward zero"
+            )
+        elif count not in BIGINT_RANGE:
+            problem = f"{part} of this moment does not fit a BIGINT"
+        else:
+            number: exp.Expr = exp.Literal.number(abs(count))
+            return cast(exp.Neg(this=number) if count < 0 else number, "BIGINT")
+    kind = type_of(value)
+    if problem is None and kind == exp.DType.DATE and digits:
+        problem = f"Snowflake does not support {part} of a DATE (EPOCH_SECOND only)"
+    elif problem is None and kind not in (exp.DType.DATE, *TIMESTAMP_TYPES):
+        problem = f"{part} of a value that is not a DATE or a TIMESTAMP without time zone; CAST it"
+    elif problem is None and digits:
+        problem = (
+            f"{part} of a timestamp that is not written out (at its precision): the engines' EXTRACT(SECOND) "
+            "keep different fractions, so sub-second counts have no exact common form"
+        )
+    if problem is not None:
+        ctx.report("error", "DATE-PART", node, problem)
+        return None
+    moment = cast(value, "TIMESTAMP") if kind == exp.DType.DATE else clone(value)
+    epoch = cast(lit(EPOCH), "TIMESTAMP")
+    seconds = cast(_time_boundaries(moment, epoch, "SECOND"), "BIGINT")
+    precision = value.type.expressions if isinstance(value.type, exp.DataType) else []
+    whole = (
+        kind == exp.DType.DATE
+        or (len(precision) == 1 and precision[0].this.name == "0")
+        or (isinstance(value, exp.Cast) and type_of(value.this) == exp.DType.DATE)
+    )
+    if whole:
+        return seconds
+    # Before 1970 a fraction of a second makes the count one less rounded down than toward
+    # zero, and Snowflake's documentation does not say which it is: there the statement
+    # stops; elsewhere the count is the whole seconds, as rounded down.
+    fraction = exp.NEQ(this=clone(value), expression=epoch_timestamp(seconds, 0))
+    before = exp.LT(this=clone(value), expression=cast(lit(EPOCH), "TIMESTAMP"))
+    return guarded(
+        seconds,
+        exp.And(this=before, expression=fraction),
+        "DATE-PART",
+        f"{part} of a moment before 1970 with a fraction of a second, which Snowflake "
+        "does not document rounding down or toward zero",
+        at=node,
+    )
 
 
 def _truncate(

@@ -73,19 +73,50 @@ def _check_foldable(char: str) -> None:
         raise PatternError(char, "is a letter beyond ASCII, whose case folding differs")
 
 
-def _folded(char: str) -> str:
+# Characters beyond ASCII that a Unicode simple case mapping (upper, lower or folding) takes
+# to an ASCII letter, by that letter; the other ASCII-only foldings of a character beyond
+# ASCII (ß, ẞ, ﬀ, ﬁ, ﬂ, ﬃ, ﬄ, ﬅ, ﬆ to ss, ff, fi, fl, ffi, ffl, st) all start with f or s.
+UNICODE_CASE_VARIANTS = {"i": "\u0130\u0131", "k": "\u212a"}
+UNFOLDABLE = set("fsFS")
+
+
+def _case_variants(char: str, reader: _Reader) -> str:
+    """The other characters a letter of the pattern matches under case-insensitive matching:
+    its other case, and under ``unicode_fold`` with ``wide`` its Unicode case variants."""
+    if reader.unicode_fold and char in UNFOLDABLE:
+        raise PatternError(
+            char,
+            "under case-insensitive matching may match a ligature or ß, as the source "
+            "does not document",
+        )
+    extra = UNICODE_CASE_VARIANTS.get(char.lower(), "") if reader.wide else ""
+    return char.swapcase() + extra
+
+
+def _folded(char: str, reader: _Reader) -> str:
     """A character outside a class, matching either case where it is a letter."""
     if not char.isalpha():
         return char
     _check_foldable(char)
-    return f"[{char}{char.swapcase()}]"
+    return f"[{char}{_case_variants(char, reader)}]"
 
 
-def _folded_range(low: str, high: str) -> str:
+def _folded_range(low: str, high: str, reader: _Reader) -> str:
     """The range low-high and, where it holds letters, the same letters in the other case:
     a range of letters of one case, or one without letters."""
     if low.isalpha() and high.isalpha() and low.islower() == high.islower():
-        return f"{low}-{high}{low.swapcase()}-{high.swapcase()}"
+        extra = ""
+        if reader.unicode_fold:
+            held = {chr(c).lower() for c in range(ord(low), ord(high) + 1)}
+            if held & {"f", "s"}:
+                raise PatternError(
+                    f"{low}-{high}",
+                    "holds f or s, which under case-insensitive matching "
+                    "may match a ligature or ß, as the source does not document",
+                )
+            if reader.wide:
+                extra = "".join(v for k, v in UNICODE_CASE_VARIANTS.items() if k in held)
+        return f"{low}-{high}{low.swapcase()}-{high.swapcase()}{extra}"
     letters = [c for c in map(chr, range(ord(low), ord(high) + 1)) if c.isalpha()]
     if letters:
         raise PatternError(f"{low}-{high}", "mixes letters and other characters, in either case")
@@ -103,6 +134,13 @@ class _Reader:
     at: int = 0
     lazy: bool = True  # whether a lazy quantifier may be read as a greedy one
     fold: bool = False  # case-insensitive: each ASCII letter matches both of its cases
+    # Case-insensitive where the source does not say how far its folding goes (Snowflake's
+    # 'i'): letters some Unicode case mapping relates to characters beyond ASCII are refused
+    # (f and s: ligatures and ß fold to ff, fi, fl, ss, st) or, with ``wide``, matched with
+    # those characters too (i: dotless i and dotted capital I; k: the Kelvin sign), the
+    # reading a guard compares.
+    unicode_fold: bool = False
+    wide: bool = False
 
     def peek(self, ahead: int = 0) -> str:
         index = self.at + ahead
@@ -121,6 +159,12 @@ def _escape(reader: _Reader, in_class: bool) -> str:
         raise PatternError("\\", "ends the pattern")
     if char in CHARACTER_ESCAPES:
         return CHARACTER_ESCAPES[char]
+    if reader.unicode_fold and char in "wW":
+        raise PatternError(
+            "\\" + char,
+            "under case-insensitive matching may hold more "
+            "letters than ASCII's, as the source does not document",
+        )
     if char in CLASS_ESCAPES:
         return CLASS_ESCAPES[char] if in_class else f"[{CLASS_ESCAPES[char]}]"
     if char in NEGATED_CLASS_ESCAPES and not in_class:
@@ -154,6 +198,8 @@ def _bracket(reader: _Reader) -> str:
                 raise PatternError(f"[:{name}:]", "has no exact common form")
             if reader.fold and name in ("upper", "lower"):
                 raise PatternError(f"[:{name}:]", "under case-insensitive matching")
+            if reader.unicode_fold and name in ("alpha", "alnum", "xdigit"):
+                raise PatternError(f"[:{name}:]", "holds f or s under case-insensitive matching")
             members.append(POSIX_CLASSES[name])
             reader.at = end + 2
             continue
@@ -183,15 +229,18 @@ def _bracket(reader: _Reader) -> str:
                 raise PatternError(f"{low[-1]}-{high}", "is a range beyond ASCII")
             members[-1] = f"{low}-{_class_literal(high)}"
             if reader.fold:
-                members[-1] = _folded_range(low[-1], high)
+                members[-1] = _folded_range(low[-1], high, reader)
             continue
         if reader.fold and char.isalpha():
             _check_foldable(char)
-            members.append(char + char.swapcase())
+            members.append(char + _case_variants(char, reader))
             continue
         members.append(_class_literal(char))
     if not members:
         raise PatternError("[]", "is empty")
+    if negated and reader.unicode_fold and any(c.isalpha() for c in "".join(members)):
+        # a negated class shrinks as the folding widens: no reading bounds the others
+        raise PatternError("[^", "of letters under case-insensitive matching")
     return "[" + ("^" if negated else "") + "".join(members) + "]"
 
 
@@ -220,21 +269,59 @@ def _quantifier(reader: _Reader) -> str | None:
     return text
 
 
+def _word_literal(char: str, reader: _Reader) -> bool:
+    """Whether ``char``, written plainly in the pattern, matches only word characters (ASCII
+    letters, digits, _) in every reading of the match flags."""
+    if not (char.isascii() and (char.isalnum() or char == "_")):
+        return False
+    return not (reader.fold and char.lower() in UNICODE_CASE_VARIANTS)
+
+
+def _needless_boundary(reader: _Reader, whole: bool) -> bool:
+    """Whether the \\b the reader is at (its backslash read) is the first or last element
+    of a pattern that must match the whole string, beside a plain word character: at the
+    start (end) of the string, a boundary holds exactly when the first (last) character is a
+    word character, which that literal is."""
+    pattern, at = reader.pattern, reader.at
+    if not whole or reader.peek() != "b":
+        return False
+    if at == 1:
+        following = pattern[2:3]
+        quantified = pattern[3:4] in ("*", "+", "?", "{")
+        return bool(following) and not quantified and _word_literal(following, reader)
+    if at == len(pattern) - 1 and at >= 2:
+        before, escaped = pattern[at - 2], pattern[at - 3 : at - 2] == "\\"
+        return not escaped and _word_literal(before, reader)
+    return False
+
+
 def translate_pattern(
-    pattern: str, flavour: str, *, whole: bool, lazy: bool = True, fold: bool = False
+    pattern: str,
+    flavour: str,
+    *,
+    whole: bool,
+    lazy: bool = True,
+    fold: bool = False,
+    unicode_fold: bool = False,
+    wide: bool = False,
 ) -> str:
     """``pattern`` of ``flavour`` as a LIKE_REGEX pattern with the same matches; with
     ``whole``, it must match the whole string (Snowflake's REGEXP_LIKE); without ``lazy``,
     a lazy quantifier is refused (it matches the same strings, but not the same text); with
     ``fold``, letters match in either case (a match flag 'i'), spelled as classes of both
     cases, since the standard's flag is not rendered and RE2 folds Unicode where Java does
-    not: a letter beyond ASCII is refused."""
-    reader = _Reader(pattern, flavour, lazy=lazy, fold=fold)
+    not: a letter beyond ASCII is refused; ``unicode_fold`` and ``wide``: see ``_Reader``. A
+    \\b first or last in a ``whole`` pattern, beside a plain word character, always holds
+    and is dropped; any other is refused."""
+    reader = _Reader(pattern, flavour, lazy=lazy, fold=fold, unicode_fold=unicode_fold, wide=wide)
     out: list[str] = []
     depth = 0
     atom = False  # whether the last piece can take a quantifier
     while reader.at < len(pattern):
         char = reader.take()
+        if char == "\\" and _needless_boundary(reader, whole):
+            reader.take()
+            continue
         if char == "\\":
             out.append(_escape(reader, in_class=False))
             atom = True
@@ -270,7 +357,7 @@ def translate_pattern(
             out.append("\\" + char)
             atom = True
         else:
-            out.append(_folded(char) if reader.fold else char)
+            out.append(_folded(char, reader) if reader.fold else char)
             atom = True
         if atom and reader.peek() in ("*", "+", "?", "{"):
             out.append(_quantifier(reader) or "")
@@ -349,9 +436,17 @@ def like_class_pattern(pattern: str) -> tuple[str, bool]:
     "REGEXP_CONTAINS, Oracle REGEXP_LIKE and Redshift ~ (a match anywhere). The pattern is "
     "rewritten element by element into syntax with one meaning in XQuery, RE2 and Java: `.` and "
     "\\d, \\w, \\s and POSIX [:digit:]-style classes become explicit ASCII classes as the "
-    "source reads them, non-capturing groups and lazy quantifiers become plain ones. Patterns "
-    "that are not literals, match flags, back-references, look-arounds, word boundaries, "
-    "Unicode properties and Oracle's empty pattern (NULL) are refused, naming the element.",
+    "source reads them, non-capturing groups and lazy quantifiers become plain ones. A word "
+    "boundary \\b first or last in Snowflake's whole-string match, beside a plain word "
+    "character, always holds and is dropped. Snowflake's match flag 'i' writes each ASCII "
+    "letter as a class of both its cases; since Snowflake does not document whether its "
+    "folding also takes the dotless i and dotted capital I to i, or the Kelvin sign to k, a "
+    "pattern holding i or k carries a guard that stops where the narrowest and the widest "
+    "readings differ, and the letters f and s (ß and ligatures fold to ss, st, ff, fi, fl), "
+    "\\w, letter POSIX classes and negated classes of letters are refused under 'i'. "
+    "Patterns that are not literals, other match flags, back-references, look-arounds, other "
+    "word boundaries, Unicode properties and Oracle's empty pattern (NULL) are refused, "
+    "naming the element.",
     (
         (
             "snowflake",
@@ -370,14 +465,17 @@ def like_class_pattern(pattern: str) -> tuple[str, bool]:
 def regexp_like(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     pattern = node.expression
     flag = node.args.get("flag")
-    if flag is not None and not (isinstance(flag, exp.Literal) and flag.name in ("", "c")):
+    flags = ("", "c", "i") if semantics(ctx.dialect).REGEX_FLAG_I_FOLDS_CASE else ("", "c")
+    if flag is not None and not (isinstance(flag, exp.Literal) and flag.name in flags):
         ctx.report(
             "error",
             "FN-REGEXP-LIKE",
             flag,
-            f"match flags {flag.sql()} (case, newline modes) have no exact common form",
+            f"match flags {flag.sql()} (case, newline modes) have no exact common form"
+            + ("; only 'c' and 'i' translate" if "i" in flags else ""),
         )
         return node
+    fold = flag is not None and flag.name == "i"
     if not (isinstance(pattern, exp.Literal) and pattern.is_string):
         ctx.report(
             "error",
@@ -390,14 +488,42 @@ def regexp_like(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if semantics(ctx.dialect).EMPTY_STRING_IS_NULL and pattern.name == "":
         ctx.report("error", "FN-REGEXP-LIKE", pattern, "Oracle reads the empty pattern as NULL")
         return node
+    whole = bool(node.args.get("full_match"))
     try:
-        text = translate_pattern(
-            pattern.name, FLAVOURS[ctx.dialect], whole=bool(node.args.get("full_match"))
+        text, wide = (
+            translate_pattern(
+                pattern.name,
+                FLAVOURS[ctx.dialect],
+                whole=whole,
+                fold=fold,
+                unicode_fold=fold,
+                wide=wide,
+            )
+            for wide in (False, True)
         )
     except PatternError as error:
         ctx.report("error", "FN-REGEXP-LIKE", pattern, f"regular expression element {error}")
         return node
-    return exp.RegexpLike(this=clone(node.this), expression=lit(text))
+    matches = exp.RegexpLike(this=clone(node.this), expression=lit(text))
+    if wide == text:
+        return matches
+    # The pattern holds i or k: whether Snowflake's 'i' also matches the dotless i and the
+    # dotted capital I (i), or the Kelvin sign (k), it does not document. Every reading
+    # gives one answer exactly when the narrowest and the widest do (the pattern has no
+    # negated class of letters, so a wider class only adds matches): where they differ the
+    # statement stops.
+    differs = exp.NEQ(
+        this=exp.RegexpLike(this=clone(node.this), expression=lit(text)),
+        expression=exp.RegexpLike(this=clone(node.this), expression=lit(wide)),
+    )
+    return guarded(
+        matches,
+        differs,
+        "FN-REGEXP-LIKE",
+        "case-insensitive matching of a text holding a dotless i, a dotted capital I or a "
+        "Kelvin sign, which Snowflake does not document folding to i or k",
+        at=node,
+    )
 
 
 # Characters that stand for themselves in every flavour's pattern outside a class.

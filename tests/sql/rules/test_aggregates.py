@@ -196,6 +196,45 @@ def test_keep_as_a_window_gives_each_row_its_partitions_value(engines):
     assert on_duckdb == on_spark == expected, ansi_sql
 
 
+# Snowflake's MIN_BY / MAX_BY per its documentation: x on a row with the smallest (largest)
+# key, NULL keys ignored (customer 3's prices are all NULL), a NULL x returned as it is
+# (customer 2's priority 7 is on a row without a date), tied rows holding one x (customer 6's
+# priorities are 3 and 3, both dated 2024-01-01).
+MIN_BY_CASES = [
+    ("MIN_BY(o_orderkey, o_totalprice)", [1, 5, None, 10, 11, 13]),
+    ("MAX_BY(o_orderkey, o_totalprice)", [4, 7, None, 10, 12, 14]),
+    ("ARG_MIN(o_orderdate, o_shippriority)", [JAN1, None, FEB1, MAY5, JAN1, JAN1]),
+    ("MAX_BY(o_orderdate, o_shippriority)", [MAR1, JAN1, FEB1, MAY5, date(2024, 1, 2), JAN1]),
+]
+
+
+@pytest.mark.parametrize(("aggregate", "expected"), MIN_BY_CASES)
+def test_snowflake_min_by_gives_the_value_of_the_extreme_row(engines, aggregate, expected):
+    on_duckdb, on_spark, ansi_sql = _run(engines, "snowflake", aggregate)
+    assert on_duckdb == on_spark == _by_group(expected), ansi_sql
+
+
+# Rows tied on the key with different values, of which Snowflake returns any: customer 6's
+# priorities 3 and 3 (and dates, both 2024-01-01) hold prices 1.00 and 2.00; customer 2's
+# latest date is on a row without a price and on one of 7.50 (NULL is a different value).
+@pytest.mark.parametrize(
+    ("aggregate", "tied"),
+    [("MIN_BY(o_totalprice, o_shippriority)", "6"), ("MAX_BY(o_totalprice, o_orderdate)", "2, 6")],
+)
+def test_snowflake_min_by_stops_where_tied_rows_differ(engines, aggregate, tied):
+    con, spark = engines
+    source = f"SELECT o_custkey, {aggregate} AS v FROM SALES.ORDERS GROUP BY o_custkey"
+    ansi_sql = translate(source, "snowflake").ansi_sql.replace('"raw"."orders"', '"orders"')
+    with pytest.raises(duckdb.Error, match="FN-MIN-BY"):
+        con.sql(render(ansi_sql, "duckdb")).fetchall()
+    with pytest.raises(Exception, match="FN-MIN-BY"):
+        spark.sql(render(ansi_sql, "spark")).collect()
+    # without those customers it runs: the guard stops only on a group whose tied rows differ
+    others = source.replace("GROUP BY", f"WHERE o_custkey NOT IN ({tied}) GROUP BY")
+    on_duckdb, on_spark, ansi_sql = _run_query(engines, others, "snowflake")
+    assert on_duckdb == on_spark and len(on_duckdb) == 6 - len(tied.split(",")), ansi_sql
+
+
 # BigQuery's analytic PERCENTILE_CONT(x, p) of FLOAT64 prices per customer: RN = 1 + p * (N - 1)
 # over the non-NULL values sorted, interpolated between the two around it (the definition
 # BigQuery documents, NULLs ignored by default), the partition's value on each of its rows.
@@ -317,7 +356,11 @@ def test_snowflake_any_value_over_a_partition_is_one_of_its_values(engines):
         ("oracle", "CORR(o_totalprice, o_shippriority)", "FN-PAIR-AGGREGATE"),
         ("teradata", "REGR_SLOPE(o_totalprice, o_shippriority)", "FN-PAIR-AGGREGATE"),
         ("bigquery", "ANY_VALUE(o_orderdate HAVING MAX o_totalprice)", "FN-ANY-VALUE"),
-        ("snowflake", "MIN_BY(o_orderdate, o_totalprice)", "ANSI-UNSUPPORTED"),
+        # the array form, whose order among tied keys Snowflake does not fix
+        ("snowflake", "MIN_BY(o_orderdate, o_totalprice, 2)", "FN-MIN-BY"),
+        # -0.0 and 0.0 tie as one value, and Snowflake may return either
+        ("snowflake", "MAX_BY(o_totalprice::FLOAT, o_orderdate)", "FN-MIN-BY"),
+        ("snowflake", "MIN_BY(o_orderkey, NULL)", "FN-MIN-BY"),  # a key of no known order
         ("teradata", "MEDIAN(o_totalprice)", "FN-MEDIAN"),
         (
             "snowflake",
@@ -360,6 +403,11 @@ def test_aggregates_without_an_exact_form_are_refused(dialect, aggregate, rule):
             "snowflake",
             "SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY o_totalprice) OVER "
             "(PARTITION BY o_custkey) AS v FROM SALES.ORDERS",
+        ),
+        (
+            "snowflake",
+            "SELECT MIN_BY(o_orderkey, o_totalprice) OVER (PARTITION BY o_custkey) AS v "
+            "FROM SALES.ORDERS",
         ),
         # BigQuery's NUMERIC result rounds to its scale as it does not document; RESPECT NULLS
         (

@@ -121,3 +121,14 @@ def test_snowflake_to_date_of_a_string_is_refused():
         translate(
             "SELECT TO_DATE(CAST(id AS VARCHAR)) AS v FROM S.TRIPS", "snowflake", catalog=CATALOG
         )
+
+
+def test_snowflake_date_of_a_value_of_unknown_type_is_refused_as_such():
+    """TO_TIMESTAMP_LTZ's value is the session time zone's wall clock (spider2 sf_bq294)."""
+    with pytest.raises(TranslationError, match="DATE of a value of unknown type") as raised:
+        translate(
+            "SELECT DATE(TO_TIMESTAMP_LTZ(id / 1000000)) AS v FROM S.TRIPS",
+            "snowflake",
+            catalog=CATALOG,
+        )
+    assert "DATE-LITERAL" in {d.rule for d in raised.value.diagnostics}

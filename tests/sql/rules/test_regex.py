@@ -8,7 +8,7 @@ from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.rules.regex import PatternError, translate_pattern
 from sql.translate import translate
-from tests.sql.engine_tables import engine_tables
+from tests.sql.engine_tables import engine_tables, rows_on_engines
 
 NAMES = [
     "Customer#01",
@@ -120,7 +120,7 @@ def test_common_elements_are_spelled_for_every_flavour():
 @pytest.mark.parametrize(
     ("dialect", "source"),
     [
-        ("snowflake", "SELECT c_name FROM SALES.CUSTOMER WHERE REGEXP_LIKE(c_name, 'a', 'i')"),
+        ("snowflake", "SELECT c_name FROM SALES.CUSTOMER WHERE REGEXP_LIKE(c_name, 'a', 'm')"),
         ("bigquery", "SELECT c_name FROM sales.customer WHERE REGEXP_CONTAINS(c_name, c_phone)"),
         ("oracle", "SELECT c_name FROM SALES.CUSTOMER WHERE REGEXP_LIKE(c_name, '')"),
         ("snowflake", "SELECT c_name FROM SALES.CUSTOMER WHERE REGEXP_LIKE(c_name, '(a)\\\\1')"),
@@ -190,6 +190,90 @@ def test_bigquery_regexp_replace_without_exact_form_is_refused(arguments):
     source = f"SELECT REGEXP_REPLACE(c_name, {arguments}) AS r FROM sales.customer"
     with pytest.raises(TranslationError, match="REGEXPREPLACE"):
         translate(source, "bigquery")
+
+
+# Snowflake's 'i' ("case-insensitive matching"): each ASCII letter in either case. Whether
+# it also folds the dotless i, the dotted capital I and the Kelvin sign to i and k it does not
+# document: where that decides the match the statement stops; 'cla\u0131m x' matches
+# in no reading, so it does not.
+CLAIMS = ["claim", "CLAIM", "Claim", "claims", "a claim", "clam", "cla\u0131m x", None]
+CLAIM_ROWS = "SELECT * FROM (VALUES {}) AS t(c_name)"
+
+
+def _claim_rows(names: list[str | None]) -> str:
+    return CLAIM_ROWS.format(", ".join("(NULL)" if n is None else f"('{n}')" for n in names))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("\\\\bclaim\\\\b", ["claim", "CLAIM", "Claim"]),  # spider2 sf_bq210's pattern
+        ("cl[a-e]IM", ["claim", "CLAIM", "Claim"]),
+        ("(a )?CL[A]im", ["claim", "CLAIM", "Claim", "a claim"]),
+        ("cla.m x", ["cla\u0131m x"]),
+    ],
+)
+def test_snowflake_case_insensitive_regexp_like_on_both_engines(spark_engine, pattern, expected):
+    source = f"SELECT c_name FROM SALES.CUSTOMER WHERE REGEXP_LIKE(c_name, '{pattern}', 'i')"
+    ansi_sql = translate(source, "snowflake").ansi_sql
+    spark = spark_engine.session().newSession()
+    on_duckdb, on_spark = rows_on_engines(spark, ansi_sql, customer=_claim_rows(CLAIMS))
+    assert on_duckdb == on_spark == sorted(((n,) for n in expected), key=repr), ansi_sql
+
+
+@pytest.mark.parametrize("name", ["cla\u0131m", "CLA\u0130M", "\u212aiwi"])
+def test_snowflake_case_insensitive_regexp_like_stops_where_its_folding_decides(spark_engine, name):
+    source = (
+        "SELECT c_name FROM SALES.CUSTOMER WHERE REGEXP_LIKE(c_name, 'claim', 'i') "
+        "OR REGEXP_LIKE(c_name, 'kiwi', 'i')"
+    )
+    result = translate(source, "snowflake")
+    assert result.guards == ("FN-REGEXP-LIKE",)
+    spark = spark_engine.session().newSession()
+    with pytest.raises(Exception, match="FN-REGEXP-LIKE"):
+        rows_on_engines(spark, result.ansi_sql, customer=_claim_rows([name]))
+
+
+@pytest.mark.parametrize(
+    ("pattern", "element"),
+    [
+        ("cust", "s"),  # ß and the ligatures fold to ss, st, ff, fi, fl
+        ("[a-z]+", "a-z"),
+        ("\\\\w+", "\\w"),
+        ("[^a]+", "[^"),
+        ("[[:alpha:]]", "[:alpha:]"),
+        ("-\\\\bclaim", "\\b"),  # a boundary beside a character that is no word character
+    ],
+)
+def test_snowflake_case_insensitive_elements_without_exact_form_are_refused(pattern, element):
+    source = f"SELECT c_name FROM SALES.CUSTOMER WHERE REGEXP_LIKE(c_name, '{pattern}', 'i')"
+    with pytest.raises(TranslationError) as raised:
+        translate(source, "snowflake")
+    (diagnostic,) = raised.value.diagnostics
+    assert diagnostic.rule == "FN-REGEXP-LIKE"
+    assert f"'{element}'" in diagnostic.message
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("\\bclaim\\b", "^(claim)$"),
+        ("\\b9\\b", "^(9)$"),
+        ("claim_\\b", "^(claim_)$"),
+    ],
+)
+def test_word_boundaries_at_the_ends_of_a_whole_match_always_hold(pattern, expected):
+    assert translate_pattern(pattern, "posix", whole=True) == expected
+
+
+@pytest.mark.parametrize(
+    "pattern", ["\\bclaim", "claim\\b", "a\\b-", "\\b-a", "\\ba?b", "\\d\\b", "(a)\\b"]
+)
+def test_other_word_boundaries_are_refused(pattern):
+    whole = pattern not in ("\\bclaim", "claim\\b")  # a match anywhere: not at the ends
+    with pytest.raises(PatternError) as raised:
+        translate_pattern(pattern, "posix", whole=whole)
+    assert raised.value.element == "\\b"
 
 
 # Teradata's REGEXP_SIMILAR: 1 when the whole string matches, 0 when not, NULL for NULL;
