@@ -16,11 +16,11 @@ from typing import TypeVar
 
 from sqlglot import exp
 
-# Node types whose arguments are never nodes (sqlglot's ``arg_types``: names, literal text,
-# flags): nearly half the nodes of a parsed query, most of them identifiers.
 E = TypeVar("E", bound=exp.Expr)
 
-_LEAVES = frozenset({exp.Identifier, exp.Literal, exp.Null, exp.Boolean})
+# Node types whose arguments are never nodes (sqlglot's ``arg_types``: names, literal text,
+# flags): nearly half the nodes of a parsed query, most of them identifiers.
+NO_CHILDREN = frozenset({exp.Identifier, exp.Literal, exp.Null, exp.Boolean})
 
 
 def preorder(node: exp.Expr) -> list[exp.Expr]:
@@ -28,7 +28,7 @@ def preorder(node: exp.Expr) -> list[exp.Expr]:
     stack = [node]
     pop, push, add = stack.pop, stack.append, nodes.append
     expr = exp.Expr
-    leaves = _LEAVES
+    leaves = NO_CHILDREN
     while stack:
         current = pop()
         add(current)

@@ -142,3 +142,36 @@ def test_a_column_read_from_a_set_operation_that_is_not_stale_keeps_its_type():
     assert rewritten.type.sql("duckdb") == "STRUCT(n BIGINT)[]"
     element = next(c for c in tree.find_all(exp.Column) if c.table == "x")
     assert element.type.sql("duckdb") == "STRUCT(n BIGINT)"
+
+
+@pytest.mark.parametrize(
+    "dialect", ["snowflake", "tsql", "teradata", "oracle", "bigquery", "redshift"]
+)
+def test_what_rules_write_whose_type_is_its_own_types_like_a_whole_annotation(dialect):
+    # Literals, units, type names and intervals of a literal amount are typed without the
+    # annotator's walk (sql/retype.py: _type_self_typed); their parents by the annotator.
+    schema = {"t": {"a": "INT", "d": "DATE"}}
+    tree = sqlglot.parse_one("SELECT t.a AS a, t.d AS d FROM t AS t", read="duckdb")
+    annotate_types(tree, schema=schema, dialect=dialect)
+    a, d = (projection.this for projection in tree.selects)
+    written = [
+        a.replace(
+            exp.Add(
+                this=exp.Cast(this=a.copy(), to=exp.DataType.build("DECIMAL(10, 2)")),
+                expression=exp.Literal.number("1.5"),
+            )
+        ),
+        d.replace(
+            exp.Add(
+                this=d.copy(),
+                expression=exp.Interval(this=exp.Literal.string("3"), unit=exp.var("DAY")),
+            )
+        ),
+    ]
+    tree.select(exp.Literal.string("x").as_("s"), exp.true().as_("b"), copy=False)
+    written.extend(projection.this for projection in tree.selects[2:])
+    retype(tree, written, schema, dialect)
+    whole = annotate_types(tree.copy(), schema=schema, dialect=dialect)
+    assert _types(tree) == _types(whole)
+    literals = list(tree.find_all(exp.Literal))
+    assert len(literals) == 5 and all(literal.meta.get("nonnull") for literal in literals)
