@@ -225,22 +225,30 @@ _SELF_TYPED = frozenset(
         exp.DataTypeParam,
         exp.Boolean,
         exp.Interval,
+        # Typed by sqlglot's own annotator function for them, which reads the node alone.
+        exp.Cast,  # its target type
+        exp.TryCast,
+        exp.Extract,  # by the part extracted
     }
 )
+_CALLED = (exp.Cast, exp.TryCast, exp.Extract)
 _SHARED_TYPES: dict[exp.DType, exp.DataType] = {}  # shared, as sqlglot's schema shares them
-_SELF_TYPED_RULES: dict[int, dict[type, exp.DType | bool | None]] = {}
+_SELF_TYPED_RULES: dict[int, dict[type, object]] = {}
 
 
-def _self_typed_rules(metadata: dict) -> dict[type, exp.DType | bool | None]:
-    """For each leaf kind the annotator of ``metadata`` types from the node alone: the type
-    it gives (None: a literal, by its text; True: a DataType, left as is). Others are
-    left to the annotator."""
-    rules: dict[type, exp.DType | bool | None] = {}
+def _self_typed_rules(metadata: dict) -> dict[type, object]:
+    """For each kind of ``_SELF_TYPED`` the annotator of ``metadata`` types from the node
+    alone: the type it gives (None: a literal, by its text; True: a DataType, left as is;
+    a function: sqlglot's annotator function for it). Others are left to the annotator."""
+    rules: dict[type, object] = {}
     for kind in _SELF_TYPED:
         spec = metadata.get(kind)
-        if kind is exp.Literal or kind is exp.DataType:
-            if spec is EXPRESSION_METADATA.get(kind):
-                rules[kind] = None if kind is exp.Literal else True
+        if kind is exp.Literal or kind is exp.DataType or kind in _CALLED:
+            if spec is EXPRESSION_METADATA.get(kind):  # not a dialect's own
+                if kind is exp.Literal:
+                    rules[kind] = None
+                else:
+                    rules[kind] = True if kind is exp.DataType else spec["annotator"]
         elif spec is None:
             rules[kind] = exp.DType.UNKNOWN
         elif set(spec) == {"returns"}:
@@ -272,8 +280,9 @@ def _type_self_typed(nodes: list[exp.Expr], stale: set[int], annotator: TypeAnno
         if known is not None:
             return known
         kind = type(node)
-        if kind not in rules:
-            done[key] = False
+        meta = node._meta
+        if kind not in rules or (meta is not None and "dot_parts" in meta):
+            done[key] = False  # a path's start: annotation may rename the path's fields
             return False
         # The stale nodes under it first, as the annotator would (children before parents).
         for value in node.args.values():
@@ -290,8 +299,10 @@ def _type_self_typed(nodes: list[exp.Expr], stale: set[int], annotator: TypeAnno
             else:
                 node._type = _shared_type(exp.DType.DOUBLE)
             node.meta["nonnull"] = True
-        elif rule is not True:
+        elif isinstance(rule, exp.DType):
             node._type = _shared_type(rule)
+        elif rule is not True:
+            rule(annotator, node)  # as TypeAnnotator.annotate_expression calls it
         visited[key] = node
         done[key] = True
         return True
