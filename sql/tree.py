@@ -78,22 +78,27 @@ def clone(node: E) -> E:
             copy._type = source._type
         if source._meta is not None:
             copy._meta = dict(source._meta)
+        # What ``copy.set`` and ``copy.append`` do for a node just built (no hash to clear,
+        # the child's parent, key and position set), without their calls and checks.
+        args = copy.args
         for key, value in source.args.items():
             if isinstance(value, exp.Expr):
                 child = value.__class__()
                 stack.append((value, child))
-                copy.set(key, child)
+                child.parent, child.arg_key = copy, key
+                args[key] = child
             elif type(value) is list:
-                copy.args[key] = []
+                items: list = []
                 for item in value:
                     if isinstance(item, exp.Expr):
                         child = item.__class__()
                         stack.append((item, child))
-                        copy.append(key, child)
-                    else:
-                        copy.append(key, item)
+                        child.parent, child.arg_key, child.index = copy, key, len(items)
+                        item = child
+                    items.append(item)
+                args[key] = items
             else:
-                copy.args[key] = value
+                args[key] = value
     return root
 
 
