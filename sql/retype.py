@@ -37,11 +37,12 @@ from sqlglot import exp
 from sqlglot.optimizer.annotate_types import TypeAnnotator
 from sqlglot.optimizer.scope import Scope
 from sqlglot.schema import Schema, ensure_schema
+from sqlglot.typing import EXPRESSION_METADATA
 
 from sql.scopes import annotate as annotate_in_scopes
 from sql.scopes import attached
 from sql.scopes import build as build_scopes
-from sql.tree import preorder
+from sql.tree import NO_CHILDREN, preorder
 
 
 def _readers(
@@ -92,7 +93,22 @@ def _written(node: exp.Expr) -> list[exp.Expr]:
     parsed source (no node in them built or changed by a rule), which keep the types they
     were copied with. A node is written when it, or a node under it, is."""
     written = {id(node): node}
-    for inner in preorder(node):
+    # One walk, in any order (what is stale is a set), that looks at each node as it goes.
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    expr = exp.Expr
+    leaves = NO_CHILDREN  # their arguments are never nodes
+    while stack:
+        inner = pop()
+        kind = type(inner)
+        if kind not in leaves:
+            for value in inner.args.values():
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, expr):
+                            push(item)
+                elif isinstance(value, expr):
+                    push(value)
         meta = inner._meta
         if meta and meta.get("source") and not meta.get("generated") and not meta.get("changed"):
             continue  # copied unchanged from the parsed source
@@ -195,6 +211,107 @@ def _under(node: exp.Expr, stale: dict[int, exp.Expr], root: exp.Expr) -> bool:
     return False
 
 
+# Nodes whose annotated type depends on nothing but the node (literals, units, type names,
+# intervals of a literal amount): a third of the stale nodes over the legacy corpus. Typed
+# here directly as sqlglot's annotator types them, rather than through its walk (two stack
+# entries, a child generator, a dispatch and a new DataType per node); each ``_SELF_TYPED``
+# type's annotation in the dialect's metadata is checked to be the one written here.
+_SELF_TYPED = frozenset(
+    {
+        exp.Literal,  # VARCHAR, INT or DOUBLE, never null (TypeAnnotator._annotate_literal)
+        exp.DataType,  # left untyped (its annotator is ``lambda _, e: e``); its parameters typed
+        exp.Var,
+        exp.Identifier,
+        exp.DataTypeParam,
+        exp.Boolean,
+        exp.Interval,
+        # Typed by sqlglot's own annotator function for them, which reads the node alone.
+        exp.Cast,  # its target type
+        exp.TryCast,
+        exp.Extract,  # by the part extracted
+    }
+)
+_CALLED = (exp.Cast, exp.TryCast, exp.Extract)
+_SHARED_TYPES: dict[exp.DType, exp.DataType] = {}  # shared, as sqlglot's schema shares them
+_SELF_TYPED_RULES: dict[int, dict[type, object]] = {}
+
+
+def _self_typed_rules(metadata: dict) -> dict[type, object]:
+    """For each kind of ``_SELF_TYPED`` the annotator of ``metadata`` types from the node
+    alone: the type it gives (None: a literal, by its text; True: a DataType, left as is;
+    a function: sqlglot's annotator function for it). Others are left to the annotator."""
+    rules: dict[type, object] = {}
+    for kind in _SELF_TYPED:
+        spec = metadata.get(kind)
+        if kind is exp.Literal or kind is exp.DataType or kind in _CALLED:
+            if spec is EXPRESSION_METADATA.get(kind):  # not a dialect's own
+                if kind is exp.Literal:
+                    rules[kind] = None
+                else:
+                    rules[kind] = True if kind is exp.DataType else spec["annotator"]
+        elif spec is None:
+            rules[kind] = exp.DType.UNKNOWN
+        elif set(spec) == {"returns"}:
+            rules[kind] = spec["returns"]
+    return rules
+
+
+def _shared_type(dtype: exp.DType) -> exp.DataType:
+    kind = _SHARED_TYPES.get(dtype)
+    if kind is None:
+        kind = _SHARED_TYPES[dtype] = dtype.into_expr()
+    return kind
+
+
+def _type_self_typed(nodes: list[exp.Expr], stale: set[int], annotator: TypeAnnotator) -> None:
+    """Type the stale nodes of ``nodes`` that are leaves in the sense of ``_SELF_TYPED`` (with
+    every stale node under them), and count them as visited: the annotator then types only
+    the others, reading these types as it would have given them."""
+    metadata = annotator.expression_metadata
+    rules = _SELF_TYPED_RULES.get(id(metadata))
+    if rules is None:
+        rules = _SELF_TYPED_RULES[id(metadata)] = _self_typed_rules(metadata)
+    visited = annotator._visited
+    done: dict[int, bool] = {}
+
+    def typed(node: exp.Expr) -> bool:
+        key = id(node)
+        known = done.get(key)
+        if known is not None:
+            return known
+        kind = type(node)
+        meta = node._meta
+        if kind not in rules or (meta is not None and "dot_parts" in meta):
+            done[key] = False  # a path's start: annotation may rename the path's fields
+            return False
+        # The stale nodes under it first, as the annotator would (children before parents).
+        for value in node.args.values():
+            for child in value if type(value) is list else (value,):
+                if isinstance(child, exp.Expr) and id(child) in stale and not typed(child):
+                    done[key] = False
+                    return False
+        rule = rules[kind]
+        if rule is None:  # a literal
+            if node.is_string:
+                node._type = _shared_type(exp.DType.VARCHAR)
+            elif node.is_int:
+                node._type = _shared_type(exp.DType.INT)
+            else:
+                node._type = _shared_type(exp.DType.DOUBLE)
+            node.meta["nonnull"] = True
+        elif isinstance(rule, exp.DType):
+            node._type = _shared_type(rule)
+        elif rule is not True:
+            rule(annotator, node)  # as TypeAnnotator.annotate_expression calls it
+        visited[key] = node
+        done[key] = True
+        return True
+
+    for node in nodes:
+        if type(node) in rules:
+            typed(node)
+
+
 def retype(
     root: exp.Expr,
     rewritten: Sequence[exp.Expr],
@@ -216,6 +333,7 @@ def retype(
         if node._meta:
             node._meta.pop("changed", None)
     annotator = TypeAnnotator(schema=ensure_schema(schema, dialect=dialect))
+    _type_self_typed(nodes, stale, annotator)
     # ``_visited`` is the annotator's own record of what it has typed (sqlglot pinned <31);
     # tests/sql/test_retype.py fails if what this skips no longer matches a whole annotation.
     if any(isinstance(node, exp.Column | exp.TableColumn) for node in nodes):

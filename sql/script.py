@@ -31,7 +31,7 @@ from sql.rules import Context
 from sql.rules.types import INSERT_LENGTH_META
 from sql.session import ScriptSession
 from sql.source_dialects import JoinIndex, StorageOption, semantics
-from sql.tree import breadth_first, preorder
+from sql.tree import breadth_first, clone, preorder
 from sql.udf import TempFunctions
 from sql.variables import ScriptVariables
 
@@ -294,11 +294,13 @@ class _Helpers:
         needed = self.needed(query)
         if not needed:
             return query
-        query = query.copy()
+        # ``clone``, not ``copy``: the parsed trees carry no types yet and only token
+        # positions and flags in ``meta`` (a deep copy was a quarter of the script split's time).
+        query = clone(query)
         existing = query.args.get("with_")
         ctes = [
             exp.CTE(
-                this=self.queries[name].copy(),
+                this=clone(self.queries[name]),
                 alias=exp.TableAlias(this=exp.to_identifier(name)),
             )
             for name in needed

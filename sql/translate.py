@@ -730,7 +730,10 @@ def _rewrite(
     _fold_identifiers(identifiers + written, dialect)
     if "WILDCARD-TABLES" in ctx.applied:
         paths = None  # the expanded tables are new nodes
-    if semantics(dialect).CTES_RECURSE_WITHOUT_KEYWORD:
+    # Only a query with a CTE has a WITH to mark (the walk above found every CTE).
+    if semantics(dialect).CTES_RECURSE_WITHOUT_KEYWORD and (
+        ctes or "WILDCARD-TABLES" in ctx.applied
+    ):
         _mark_recursive(tree)
     schema = _typed_schema(catalog, dialect, source_tables)
     opaque = any(catalog.opaque.get(t) for t in source_tables)
@@ -833,10 +836,14 @@ def _read_lake_types(
     the query reads of it, qualified like the rest of the output, so that annotation types
     them (a script's later table, a chain's reader)."""
     read: dict[str, set[str]] = {}
-    for column in tree.find_all(exp.Column):
-        if column.table:
-            read.setdefault(column.table, set()).add(column.name)
-    for table in list(tree.find_all(exp.Table)):
+    tables: list[exp.Table] = []
+    for node in preorder(tree):  # one walk; each table is rewritten on its own, in any order
+        if isinstance(node, exp.Column):
+            if node.table:
+                read.setdefault(node.table, set()).add(node.name)
+        elif isinstance(node, exp.Table):
+            tables.append(node)
+    for table in tables:
         key = f"{table.db}.{table.name}"
         if key not in catalog.tables or not isinstance(table.parent, (exp.From, exp.Join)):
             continue
@@ -866,7 +873,8 @@ def _read_lake_types(
             alias=exp.TableAlias(this=exp.to_identifier(inner, quoted=True)),
         )
         alias = exp.TableAlias(this=exp.to_identifier(table.alias_or_name, quoted=True))
-        table.replace(exp.Subquery(this=exp.select(*columns).from_(stored), alias=alias))
+        query = exp.select(*columns).from_(stored, copy=False)  # all of it built here
+        table.replace(exp.Subquery(this=query, alias=alias))
     return tree
 
 

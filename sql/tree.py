@@ -16,11 +16,11 @@ from typing import TypeVar
 
 from sqlglot import exp
 
-# Node types whose arguments are never nodes (sqlglot's ``arg_types``: names, literal text,
-# flags): nearly half the nodes of a parsed query, most of them identifiers.
 E = TypeVar("E", bound=exp.Expr)
 
-_LEAVES = frozenset({exp.Identifier, exp.Literal, exp.Null, exp.Boolean})
+# Node types whose arguments are never nodes (sqlglot's ``arg_types``: names, literal text,
+# flags): nearly half the nodes of a parsed query, most of them identifiers.
+NO_CHILDREN = frozenset({exp.Identifier, exp.Literal, exp.Null, exp.Boolean})
 
 
 def preorder(node: exp.Expr) -> list[exp.Expr]:
@@ -28,7 +28,7 @@ def preorder(node: exp.Expr) -> list[exp.Expr]:
     stack = [node]
     pop, push, add = stack.pop, stack.append, nodes.append
     expr = exp.Expr
-    leaves = _LEAVES
+    leaves = NO_CHILDREN
     while stack:
         current = pop()
         add(current)
@@ -78,22 +78,27 @@ def clone(node: E) -> E:
             copy._type = source._type
         if source._meta is not None:
             copy._meta = dict(source._meta)
+        # What ``copy.set`` and ``copy.append`` do for a node just built (no hash to clear,
+        # the child's parent, key and position set), without their calls and checks.
+        args = copy.args
         for key, value in source.args.items():
             if isinstance(value, exp.Expr):
                 child = value.__class__()
                 stack.append((value, child))
-                copy.set(key, child)
+                child.parent, child.arg_key = copy, key
+                args[key] = child
             elif type(value) is list:
-                copy.args[key] = []
+                items: list = []
                 for item in value:
                     if isinstance(item, exp.Expr):
                         child = item.__class__()
                         stack.append((item, child))
-                        copy.append(key, child)
-                    else:
-                        copy.append(key, item)
+                        child.parent, child.arg_key, child.index = copy, key, len(items)
+                        item = child
+                    items.append(item)
+                args[key] = items
             else:
-                copy.args[key] = value
+                args[key] = value
     return root
 
 

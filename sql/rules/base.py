@@ -16,7 +16,7 @@ from sql.assumptions import SETTING_DIALECTS, AssumptionError, Assumptions
 from sql.diagnostics import Diagnostic, LineIndex, Severity, TranslationError, node_offset
 from sql.scopes import SCOPE_NODES
 from sql.source_dialects import DIALECTS
-from sql.tree import preorder
+from sql.tree import NO_CHILDREN, preorder
 
 Action = Literal["rewrite", "warn", "refuse", "info"]
 Phase = Literal["syntax", "typed", "arithmetic", "final"]
@@ -252,14 +252,41 @@ def _mark_generated(result: exp.Expr, ctx: Context) -> None:
     """What a rule built is ANSI already; what it copied from the source (marked at parse
     time) still needs the later phases, e.g. a date subtraction repeated inside the CASE that
     replaces SIGN(...)."""
-    for written in preorder(result):
+    # One walk that marks as it goes (no list of the nodes first; any order): rules write
+    # several thousand nodes per statement, and this runs over each of them.
+    stack = [result]
+    pop, push = stack.pop, stack.append
+    expr = exp.Expr
+    scoped = _SCOPED
+    leaves = NO_CHILDREN  # their arguments are never nodes
+    found_scope = False
+    while stack:
+        written = pop()
         meta = written._meta
         if meta is None:
             written._meta = {"generated": True}
         elif "start" not in meta and not meta.get("source"):
             meta["generated"] = True
-        if isinstance(written, SCOPE_NODES):
-            ctx.scopes = None  # a query or table written or copied
+        kind = type(written)
+        scope = scoped.get(kind)
+        if scope is None:
+            scope = scoped[kind] = issubclass(kind, SCOPE_NODES)
+        found_scope = found_scope or scope
+        if kind in leaves:
+            continue
+        for value in written.args.values():
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, expr):
+                        push(item)
+            elif isinstance(value, expr):
+                push(value)
+    if found_scope:
+        ctx.scopes = None  # a query or table written or copied
+
+
+# Whether each node type is one of SCOPE_NODES, filled on first sight.
+_SCOPED: dict[type, bool] = {}
 
 
 def candidates(order: list[exp.Expr], dialect: str, phase: Phase) -> list[exp.Expr]:

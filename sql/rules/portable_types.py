@@ -18,7 +18,7 @@ narrowest type that holds what either engine computes, which changes no value.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
@@ -525,51 +525,31 @@ class Typer:
         return known[key]
 
     def _type(self, node: exp.Expr) -> Numeric | None:
-        if isinstance(node, exp.Window):
-            return self(node.this)
-        if isinstance(node, exp.Distinct):
-            return self(node.expressions[0]) if len(node.expressions) == 1 else None
-        if isinstance(node, exp.Column):
-            defining = self.projections.defining(node)
-            if defining is None:
-                return numeric_of(node.type)
-            return self.common(self(p) for p in defining) if defining else None
-        if isinstance(node, exp.Literal):
-            return OPAQUE if node.is_string else self.system.literal(node)
-        if isinstance(node, (exp.Dot, exp.Bracket)):
-            # A field of a row, an element of an array: of the type the catalog declares.
+        # Which of the cases below a node falls in depends on its class alone (save one, whose
+        # guard _case checks): looked up once per class rather than tested case by case.
+        kind = type(node)
+        case = _CASES.get(kind)
+        if case is None:
+            case = _CASES[kind] = _case(kind)
+        return case(self, node)
+
+    def _column(self, node: exp.Column) -> Numeric | None:
+        defining = self.projections.defining(node)
+        if defining is None:
             return numeric_of(node.type)
-        if isinstance(node, (exp.Cast, exp.TryCast)):
-            return numeric_of(node.to)
-        if isinstance(node, (exp.Null, exp.Boolean, exp.Predicate, exp.Connector, exp.Not)):
-            return OPAQUE
-        if isinstance(node, SAME_AS_ARGUMENT):
-            return self(node.this)
-        if isinstance(node, exp.WithinGroup) and isinstance(node.this, exp.PercentileDisc):
-            # one of the sorted values, of their type
-            keys = node.expression.expressions if isinstance(node.expression, exp.Order) else []
-            return self(keys[0].this) if len(keys) == 1 else None
-        if isinstance(node, exp.Subquery):
-            selects = branches(node)
-            return self(selects[0].expressions[0].unalias()) if len(selects) == 1 else None
-        for node_type, attribute in RANKING.items():
-            if isinstance(node, node_type):
-                return getattr(self.system, attribute)
-        if isinstance(node, APPROXIMATE):
-            return DOUBLE
-        if isinstance(node, exp.Count):
-            return self.system.COUNT
-        if isinstance(node, (exp.Length, exp.StrPosition, exp.ArraySize)):
-            return self.system.LENGTH
-        if isinstance(node, exp.Extract):
-            return self._extract(node)
-        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
-            return self._arithmetic(node)
-        if isinstance(node, exp.Div):
-            return self._division(node)
-        if isinstance(node, (exp.Case, exp.If, exp.Coalesce, exp.Greatest, exp.Least)):
-            return self._common(node)
-        return self._aggregate_or_function(node)
+        return self.common(self(p) for p in defining) if defining else None
+
+    def _literal(self, node: exp.Literal) -> Numeric | None:
+        return OPAQUE if node.is_string else self.system.literal(node)
+
+    def _sorted_value(self, node: exp.WithinGroup) -> Numeric | None:
+        # one of the sorted values, of their type
+        keys = node.expression.expressions if isinstance(node.expression, exp.Order) else []
+        return self(keys[0].this) if len(keys) == 1 else None
+
+    def _subquery(self, node: exp.Subquery) -> Numeric | None:
+        selects = branches(node)
+        return self(selects[0].expressions[0].unalias()) if len(selects) == 1 else None
 
     def common(self, types: Iterable[Numeric | None]) -> Numeric | None:
         return common(types, self.system.REAL_WITH_EXACT)
@@ -655,6 +635,65 @@ class Typer:
             # names. A function annotation could not type is assumed to be one of those.
             return OPAQUE
         return annotated if annotated in (REAL, DOUBLE) else None
+
+
+# Typer's cases in the order they are tried: the node classes each takes, and what it gives.
+# A case with a guard takes only the nodes the guard holds for; the others go on to the next.
+_Case = Callable[[Typer, exp.Expr], Numeric | None]
+_ORDERED_CASES: tuple[tuple[tuple[type, ...], _Case, Callable[[exp.Expr], bool] | None], ...] = (
+    ((exp.Window,), lambda typer, node: typer(node.this), None),
+    (
+        (exp.Distinct,),
+        lambda typer, node: typer(node.expressions[0]) if len(node.expressions) == 1 else None,
+        None,
+    ),
+    ((exp.Column,), Typer._column, None),
+    ((exp.Literal,), Typer._literal, None),
+    # A field of a row, an element of an array: of the type the catalog declares.
+    ((exp.Dot, exp.Bracket), lambda typer, node: numeric_of(node.type), None),
+    ((exp.Cast, exp.TryCast), lambda typer, node: numeric_of(node.to), None),
+    (
+        (exp.Null, exp.Boolean, exp.Predicate, exp.Connector, exp.Not),
+        lambda typer, node: OPAQUE,
+        None,
+    ),
+    (SAME_AS_ARGUMENT, lambda typer, node: typer(node.this), None),
+    (
+        (exp.WithinGroup,),
+        Typer._sorted_value,
+        lambda node: isinstance(node.this, exp.PercentileDisc),
+    ),
+    ((exp.Subquery,), Typer._subquery, None),
+    *(
+        (
+            (node_type,),
+            lambda typer, node, attribute=attribute: getattr(typer.system, attribute),
+            None,
+        )
+        for node_type, attribute in RANKING.items()
+    ),
+    (APPROXIMATE, lambda typer, node: DOUBLE, None),
+    ((exp.Count,), lambda typer, node: typer.system.COUNT, None),
+    ((exp.Length, exp.StrPosition, exp.ArraySize), lambda typer, node: typer.system.LENGTH, None),
+    ((exp.Extract,), Typer._extract, None),
+    ((exp.Add, exp.Sub, exp.Mul, exp.Mod), Typer._arithmetic, None),
+    ((exp.Div,), Typer._division, None),
+    ((exp.Case, exp.If, exp.Coalesce, exp.Greatest, exp.Least), Typer._common, None),
+)
+_CASES: dict[type, _Case] = {}
+
+
+def _case(kind: type, start: int = 0) -> _Case:
+    """The first of ``_ORDERED_CASES`` from ``start`` that takes nodes of class ``kind``
+    (any other node: an aggregate or function)."""
+    for index in range(start, len(_ORDERED_CASES)):
+        types, case, guard = _ORDERED_CASES[index]
+        if issubclass(kind, types):
+            if guard is None:
+                return case
+            otherwise = _case(kind, index + 1)
+            return lambda typer, node: case(typer, node) if guard(node) else otherwise(typer, node)
+    return Typer._aggregate_or_function
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ def test_a_clone_is_the_same_tree_with_the_same_types_and_meta():
     pairs = list(zip(tree.walk(), copied.walk(), strict=True))
     assert all(type(a) is type(b) and a is not b for a, b in pairs)
     assert all(a.type == b.type and a.meta == b.meta for a, b in pairs)
+    assert all((a.arg_key, a.index) == (b.arg_key, b.index) for a, b in pairs[1:])
     assert [a.comments for a, _ in pairs] == [b.comments for _, b in pairs]
 
 

@@ -142,3 +142,38 @@ def test_a_column_read_from_a_set_operation_that_is_not_stale_keeps_its_type():
     assert rewritten.type.sql("duckdb") == "STRUCT(n BIGINT)[]"
     element = next(c for c in tree.find_all(exp.Column) if c.table == "x")
     assert element.type.sql("duckdb") == "STRUCT(n BIGINT)"
+
+
+@pytest.mark.parametrize(
+    "dialect", ["snowflake", "tsql", "teradata", "oracle", "bigquery", "redshift"]
+)
+def test_what_rules_write_whose_type_is_its_own_types_like_a_whole_annotation(dialect):
+    # Literals, units, type names, intervals of a literal amount, CASTs and EXTRACTs over
+    # what they copied are typed without the annotator's walk (sql/retype.py:
+    # _type_self_typed); their parents by the annotator.
+    schema = {"t": {"a": "INT", "d": "DATE"}}
+    tree = sqlglot.parse_one("SELECT t.a AS a, t.d AS d FROM t AS t", read="duckdb")
+    annotate_types(tree, schema=schema, dialect=dialect)
+    for node in tree.walk():
+        node.meta["source"] = True  # parsed, as the translator marks it
+    a, d = (projection.this for projection in tree.selects)
+    cast = exp.Cast(this=a.copy(), to=exp.DataType.build("DECIMAL(10, 2)"))
+    extract = exp.Extract(this=exp.var("DAY"), expression=d.copy())
+    written = [
+        a.replace(exp.Add(this=cast, expression=exp.Literal.number("1.5"))),
+        d.replace(
+            exp.Add(
+                this=d.copy(),
+                expression=exp.Interval(this=exp.Literal.string("3"), unit=exp.var("DAY")),
+            )
+        ),
+    ]
+    tree.select(extract.as_("e"), exp.Literal.string("x").as_("s"), exp.true().as_("b"), copy=False)
+    written.extend(projection.this for projection in tree.selects[2:])
+    retype(tree, written, schema, dialect)
+    whole = annotate_types(tree.copy(), schema=schema, dialect=dialect)
+    assert _types(tree) == _types(whole)
+    extract = tree.selects[2].this  # (as_ aliased a copy)
+    assert cast.type is cast.to and extract.type.this == exp.DType.INT  # as annotation gives
+    literals = list(tree.find_all(exp.Literal))
+    assert len(literals) == 5 and all(literal.meta.get("nonnull") for literal in literals)
