@@ -26,6 +26,7 @@ alone.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sqlite3
 import threading
@@ -53,7 +54,7 @@ def held_event_log(dagster_home: Path) -> Iterator[dict[str, sqlite3.Connection]
         if not isinstance(connection, sqlite3.Connection):
             return
         path = _main_file(connection)
-        if path is None or not os.path.realpath(path).startswith(folder):
+        if path is None or not _real(path).startswith(folder):
             return
         connection.execute("PRAGMA synchronous = NORMAL")
         with lock:
@@ -77,6 +78,11 @@ def held_event_log(dagster_home: Path) -> Iterator[dict[str, sqlite3.Connection]
                 with contextlib.suppress(sqlite3.Error):
                     keeper.close()
             held.clear()
+
+
+@functools.lru_cache(maxsize=256)
+def _real(path: str) -> str:
+    return os.path.realpath(path)
 
 
 def _main_file(connection: sqlite3.Connection) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,7 +89,24 @@ class AnsiStoreResource(dg.ConfigurableResource):
     def catalog(self) -> Catalog:
         # A legacy name may name a table the project's legacy SQL builds (checked when the
         # code location loads: pipelines.translation.store.with_project_tables).
-        return load_catalogs([Path(f) for f in self.catalog_files], project_tables=True)
+        return _catalog_of(tuple((Path(f), _file_state(Path(f))) for f in self.catalog_files))
+
+
+def _file_state(path: Path) -> tuple[int, int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None  # load_catalogs says why, naming the file
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+@functools.lru_cache(maxsize=8)
+def _catalog_of(files: tuple[tuple[Path, tuple[int, int, int] | None], ...]) -> Catalog:
+    """The catalog of ``files`` as they are now (each with its inode, size and modification
+    time): read once a process while no file changes, where every translation and every
+    warehouse step of a run asked for it (~80 reads of the same YAML in the demo's run).
+    A Catalog is frozen and nothing changes its mappings once it is built."""
+    return load_catalogs([path for path, _ in files], project_tables=True)
 
 
 class EngineResource(dg.ConfigurableResource):

@@ -5,7 +5,7 @@ from assets.ansi import build_ansi_assets, rules_markdown
 from pipelines.resources import AnsiStoreResource, LakeResource
 from pipelines.translation.store import DuplicateNameError, LegacySql, legacy_sources
 from pipelines.warehouse.lineage_view import markdown_text
-from sql.catalog import load_catalog
+from sql.catalog import CatalogError, load_catalog
 from sql.paths import LEGACY_ROOT
 from sql.rules import load_all
 from tests.legacy import demo_legacy
@@ -137,3 +137,18 @@ def test_rules_applied_show_what_each_rule_does():
     assert lines[:2] == ["| rule | what it does |", "| --- | --- |"]
     assert lines[2] == f"| {rule_id} | {markdown_text(catalog[rule_id].description)} |"
     assert lines[3] == "| NOT\\|A-RULE | (not in the rule catalog) |"
+
+
+def test_the_catalog_is_read_once_while_its_file_is_unchanged(tmp_path):
+    catalog_file = tmp_path / "catalog.yaml"
+    catalog_file.write_text("tables:\n  raw.t:\n    a: INTEGER\n")
+    store = AnsiStoreResource(root=str(tmp_path / "ansi"), catalog_files=[str(catalog_file)])
+    first = store.catalog()
+    assert store.catalog() is first  # every step of a run asks: one read
+    catalog_file.write_text("tables:\n  raw.t:\n    a: INTEGER\n    b: VARCHAR\n")
+    changed = store.catalog()
+    assert changed is not first
+    assert dict(changed.tables["raw.t"]) == {"a": "INTEGER", "b": "VARCHAR"}
+    catalog_file.unlink()
+    with pytest.raises(CatalogError, match="catalog.yaml"):
+        store.catalog()
