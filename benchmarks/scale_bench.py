@@ -258,7 +258,9 @@ def reconcile_baseline(home: Path, steps: dict[str, dict[str, Any]], tables: int
         compared["changed_value"] = changed_value(
             lake.current("warehouse", by_rows[0]).path, home / "reference" / by_rows[0], home
         )
-    measured = [t["compare_over_build"] for t in split.values() if t["compare_over_build"]]
+    measured = [
+        t["compare_over_build"] for t in split.values() if t["compare_over_build"] is not None
+    ]
     compared["against_written_reference"] = {
         "tables": split,
         "compare_over_build_whole": _ratio(
