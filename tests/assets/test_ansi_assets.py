@@ -150,5 +150,5 @@ def test_the_catalog_is_read_once_while_its_file_is_unchanged(tmp_path):
     assert changed is not first
     assert dict(changed.tables["raw.t"]) == {"a": "INTEGER", "b": "VARCHAR"}
     catalog_file.unlink()
-    with pytest.raises(CatalogError, match="catalog.yaml"):
+    with pytest.raises(CatalogError, match=r"catalog\.yaml"):
         store.catalog()
