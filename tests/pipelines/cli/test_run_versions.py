@@ -1,6 +1,7 @@
 """pipelines.cli.run.latest_data_versions: what each asset's latest materialization was."""
 
 import dagster as dg
+import pytest
 
 from pipelines.cli.run import DATA_VERSION_TAG, latest_data_versions
 
@@ -42,3 +43,29 @@ def test_a_log_mirror_left_running_is_stopped_and_nothing_else(tmp_path):
         other.kill()
         other.wait()
         mirror.kill()
+
+
+# What a child of a process that ran stoppable_children() ignores (SigIgn of /proc), run in
+# a fresh interpreter whose SIGTERM was inherited as ignored, as from a test worker.
+SIGTERM_CHILD = """
+import signal, subprocess, sys
+from pipelines.cli.run import stoppable_children
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if sys.argv[1] == "reset":
+    stoppable_children()
+child = subprocess.run(["grep", "SigIgn", "/proc/self/status"], capture_output=True, text=True)
+print(int(child.stdout.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
+"""
+
+
+@pytest.mark.parametrize(("reset", "ignored"), [("reset", "0"), ("keep", "1")])
+def test_a_run_lets_its_children_be_stopped_with_sigterm(reset, ignored):
+    """Dagster stops its log mirrors with SIGTERM and waits up to 30 s for each: a run whose
+    SIGTERM was inherited as ignored hands it on to them no more."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", SIGTERM_CHILD, reset], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == ignored, done.stderr
