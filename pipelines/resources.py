@@ -160,7 +160,7 @@ class MlflowResource(dg.ConfigurableResource):
 
         store = (self.tracking_uri, Path(self.artifact_root).absolute().as_uri())
         # Checked once per process: an asset asks for several clients, and each check opens
-        # the store, takes its lock and reads Alembic's migrations.
+        # the store and takes its lock.
         if store not in _CHECKED_STORES:
             try:
                 ensure_tracking_store(*store)

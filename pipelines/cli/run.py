@@ -1,7 +1,7 @@
 """``plumbline run``: execute the asset graph through Dagster with a progress display.
 
 The run goes through ``dg.execute_job`` against the persistent instance in
-``$DAGSTER_HOME`` with the default multiprocess executor, so it is recorded like a run
+``$DAGSTER_HOME`` with the job's in-process executor, so it is recorded like a run
 launched from the UI. Progress is read back from the instance's event log while the run
 executes in a worker thread: step starts, materializations (marked ``reused``,
 ``unchanged`` or ``skipped: unchanged inputs`` when no new data came of them), check results,
@@ -222,9 +222,11 @@ def stderr_to(path: Path) -> Iterator[None]:
         os.close(saved)
 
 
-# Dagster mirrors each step's captured stdout and stderr to this process's own with a
-# `tail -F` child, and starts a Python watcher (its `watch_orphans` script) that kills the
-# tail should this process die (dagster._core.execution.compute_logs).
+# Dagster mirrors the run's captured stdout and stderr to this process's own with a `tail -F`
+# child each (the in-process executor captures once a run, not once a step), and starts a
+# Python watcher (its `watch_orphans` script) that kills the tail should this process die
+# (dagster._core.execution.compute_logs). With SIGTERM at its default (stoppable_children),
+# Dagster's own cleanup stops them; what is left here is a safety net.
 MIRROR_COMMAND = ("tail", "-F")
 MIRROR_WATCHER = "watch_orphans.py"
 
