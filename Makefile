@@ -31,6 +31,11 @@ $(STAMP): pyproject.toml $(PIP_LOCK) $(LOCK)
 	@$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check --require-hashes -r $(LOCK)
 	@echo "install: plumbline itself (editable)"
 	@$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@# Its bytecode too, as pip compiles every other package's: every plumbline process (each
+	@# command, each Dagster step) would otherwise compile the sources again where the
+	@# environment sets PYTHONDONTWRITEBYTECODE (a container's usual setting). Python checks
+	@# each file's timestamp, so an edited module is still read from its source.
+	@$(BIN)/python -m compileall -q -j 0 plumbline assets pipelines sql models >/dev/null
 	@cp $(LOCK) $(VENV)/plumbline-requirements.lock
 	@rm -f $(VENV)/.installed*
 	@touch $(STAMP)
@@ -45,8 +50,11 @@ lock:
 run: $(STAMP)
 	$(BIN)/plumbline run
 
+# The suite starts hundreds of Python processes over the same sources, tests included: they
+# keep their compiled bytecode (__pycache__, ignored by git) even where the environment
+# sets PYTHONDONTWRITEBYTECODE.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest
 
 ui: $(STAMP)
 	$(BIN)/plumbline ui
