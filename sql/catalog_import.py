@@ -13,6 +13,7 @@ databases are told apart by their qualifiers (``<schema>__<table>``, then
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -580,12 +581,18 @@ def _nested_type(kind: exp.DataType, dialect: str) -> str | None:
     return f"ROW({', '.join(fields)})"
 
 
+@functools.cache
+def _dialect_type_name(kind: exp.DType, dialect: str) -> str:
+    """The dialect's own name for the type sqlglot read (INT64, STRING, NUMERIC, ...):
+    written once per type and dialect, not once per field of every nested column (a
+    BigQuery schema's STRUCTs hold thousands)."""
+    return exp.DataType(this=kind).sql(dialect=SOURCE_DIALECTS[dialect]).upper()
+
+
 def _part_type(kind: exp.DataType, dialect: str) -> str | None:
     if kind.args.get("nested"):
         return _nested_type(kind, dialect)
-    # The dialect's own name for the type sqlglot read (INT64, STRING, NUMERIC, ...).
-    name = exp.DataType(this=kind.this).sql(dialect=SOURCE_DIALECTS[dialect]).upper()
-    rule = TYPES[dialect].get(name)
+    rule = TYPES[dialect].get(_dialect_type_name(kind.this, dialect))
     return None if rule is None else rule(_params(kind))
 
 
