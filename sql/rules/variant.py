@@ -63,6 +63,9 @@ FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
 # SPLIT_TO_TABLE's, as the FLATTEN of a SPLIT it is written as (meta key of that FLATTEN)
 SPLIT_TO_TABLE_COLUMNS = ("seq", "index", "value")
 SPLIT_TO_TABLE = "split_to_table"
+# meta key of the ANSI ARRAY_AGG that sql/rules/aggregated_arrays.py wrote for a Snowflake
+# one whose elements only FLATTEN reads
+AGGREGATED_ARRAY = "aggregated_array"
 
 
 class Refusal(Exception):
@@ -84,7 +87,9 @@ def _flatten_range(column: exp.Column) -> exp.Expr | None:
         argument = source.this.this
         if isinstance(argument, exp.Kwarg):
             argument = argument.expression
-        return None if isinstance(argument, exp.Split) else source  # elements: VARCHAR
+        if isinstance(argument, exp.Split) or aggregated_array(argument):
+            return None  # elements: VARCHAR
+        return source
     if isinstance(source, exp.Table) and isinstance(source.this, JsonTable):
         return source
     return None
@@ -211,6 +216,29 @@ def json_access(node: exp.Expr, ctx: Context) -> tuple[exp.Expr, tuple[Step, ...
     raise Refusal(node, "a VARIANT subscript is translated with a literal key or index")
 
 
+def aggregated_array(node: exp.Expr, depth: int = 0) -> bool:
+    """Whether ``node`` is a Snowflake ARRAY_AGG of strings (or what AGGREGATED-ARRAY wrote
+    for one), or a column of a CTE or derived table that is one in every branch, passed on
+    as it is through any number of them."""
+    if depth > 16:
+        return False
+    if node.meta.get(AGGREGATED_ARRAY):
+        return True
+    if isinstance(node, exp.WithinGroup):
+        node = node.this
+    if isinstance(node, exp.ArrayAgg):
+        value = node.this
+        if isinstance(value, exp.Distinct) and len(value.expressions) == 1:
+            value = value.expressions[0]
+        while isinstance(value, exp.Paren):
+            value = value.this
+        return isinstance(value.type, exp.DataType) and value.type.this in STRING_TYPES
+    if not isinstance(node, exp.Column):
+        return False
+    projections = derived_projections(node)
+    return bool(projections) and all(aggregated_array(p, depth + 1) for p in projections)
+
+
 def _variant_cast(node: exp.Expr | None) -> bool:
     """``x::VARIANT``: of a VARIANT it is the same value (of anything else, no path)."""
     return isinstance(node, exp.Cast) and node.to.is_type(exp.DType.VARIANT)
@@ -321,7 +349,7 @@ def _strict_position(top: exp.Expr) -> bool:
             isinstance(select, exp.Select)
             and parent.parent.arg_key == "order"
             and not any(select.args.get(k) for k in ("limit", "offset", "fetch"))
-            and _holder(select) is not None
+            and holder(select) is not None
         )
     return False
 
@@ -415,13 +443,13 @@ def _variant_coalesce(node: exp.Expr | None) -> bool:
     return bool(accesses) and all(a in accesses or _is_text(a) for a in arguments)
 
 
-def _holder(select: exp.Select) -> exp.Expr | None:
+def holder(select: exp.Select) -> exp.Expr | None:
     """The CTE or derived table (in FROM or a JOIN) whose query ``select`` is, or None."""
-    holder = select.parent
-    if isinstance(holder, exp.CTE) or (
-        isinstance(holder, exp.Subquery) and isinstance(holder.parent, exp.From | exp.Join)
+    parent = select.parent
+    if isinstance(parent, exp.CTE) or (
+        isinstance(parent, exp.Subquery) and isinstance(parent.parent, exp.From | exp.Join)
     ):
-        return holder
+        return parent
     return None
 
 
@@ -439,7 +467,7 @@ def _read_as_string(top: exp.Expr, depth: int) -> str | None:
     select = alias.parent
     if not isinstance(select, exp.Select) or select.args.get("distinct"):
         return None
-    if _holder(select) is None:
+    if holder(select) is None:
         return None
     name = alias.alias
     if [p.alias_or_name for p in select.expressions].count(name) != 1:
@@ -448,14 +476,14 @@ def _read_as_string(top: exp.Expr, depth: int) -> str | None:
     for join in root.find_all(exp.Join):
         if any(i.name == name for i in join.args.get("using") or ()):
             return None  # USING compares the column as it is
-    readers = [c for c in root.find_all(exp.Column) if c.name == name and _reads(c, select)]
+    readers = [c for c in root.find_all(exp.Column) if c.name == name and reads(c, select)]
     kinds = {_string_reader(c, depth) for c in readers}
     if not readers or None in kinds:
         return None
     return STRICT if STRICT in kinds or _grouped_alike(top) else LENIENT
 
 
-def _reads(column: exp.Column, select: exp.Select) -> bool:
+def reads(column: exp.Column, select: exp.Select) -> bool:
     source = range_source(column)
     if isinstance(source, exp.Subquery):
         return source.this is select
@@ -720,11 +748,14 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
     except Refusal as refusal:
         return _refuse(refusal.node, ctx, str(refusal))
     split = isinstance(source, exp.Split)
-    if access is None and not split:
+    # Elements that are strings, as a SPLIT's are: an ARRAY_AGG of strings
+    aggregated = access is None and not split and source is not None and aggregated_array(source)
+    if access is None and not split and not aggregated:
         return _refuse(
             source if source is not None else node,
             ctx,
-            "FLATTEN of a value that is not a VARIANT (or SPLIT of a string) is not translated",
+            "FLATTEN of a value that is not a VARIANT, a SPLIT of a string or an ARRAY_AGG of "
+            "strings is not translated",
         )
     side = (join.side or "").upper()
     on = join.args.get("on")
@@ -755,6 +786,14 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             column.type = exp.DataType.build("BIGINT")  # SPLIT_TO_TABLE counts from 1
         elif column.name == "value" and rows_of_text:
             column.type = exp.DataType.build("VARCHAR")  # SPLIT_TO_TABLE's VALUE is VARCHAR
+        elif column.name == "index" and aggregated:
+            return _refuse(
+                column,
+                ctx,
+                "FLATTEN's INDEX of an ARRAY_AGG is not translated: Snowflake leaves the order "
+                "of its elements unpredictable without WITHIN GROUP (ORDER BY ...) and among "
+                "rows tied on its keys",
+            )
         elif column.name == "index":
             ordinal = clone(column)
             ordinal.type = exp.DataType.build("BIGINT")
@@ -763,7 +802,7 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             column.replace(minus)
         elif column.name != "value":
             return _refuse(column, ctx, f"the {column.name.upper()} column is not translated")
-        elif split:
+        elif split or aggregated:
             top = _top(column)
             if top is not column or not (
                 _cast_to(column.parent, STRING_TYPES) or _reading(column) is not None
@@ -771,8 +810,9 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
                 return _refuse(
                     top,
                     ctx,
-                    "FLATTEN's VALUE of a SPLIT is translated where it is read as a string "
-                    "(cast, compared, grouped, matched, passed to a string function)",
+                    f"FLATTEN's VALUE of {'a SPLIT' if split else 'an ARRAY_AGG of strings'} is "
+                    "translated where it is read as a string (cast, compared, grouped, matched, "
+                    "passed to a string function)",
                 )
             column.type = exp.DataType.build("VARCHAR")
         elif reading := _reading(column):
@@ -785,7 +825,12 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
                 "FLATTEN's VALUE is translated when cast to a string or read through a path",
             )
     if split:
-        return _split_rows(node, join, side, source, name)
+        call = PortableSplit(this=clone(source.this), delimiter=clone(source.expression))
+        return _element_rows(join, side, call, name)
+    if aggregated:
+        array = clone(source)
+        array.meta[AGGREGATED_ARRAY] = True  # AGGREGATED-ARRAY: read by FLATTEN
+        return _element_rows(join, side, array, name)
     json_text, steps = access
     path = JsonPath(steps)
     # Snowflake expands nothing for a missing item or one of the "wrong kind of compound"
@@ -826,16 +871,13 @@ def _split_refusal(split: exp.Split) -> str | None:
     return None
 
 
-def _split_rows(
-    node: exp.Lateral, join: exp.Join, side: str, split: exp.Split, name: str
-) -> exp.Expr:
-    """``LATERAL FLATTEN(input => SPLIT(s, sep)) AS f`` as the standard's collection
-    derived table over the portable SPLIT: ``UNNEST(SPLIT(s, sep)) WITH ORDINALITY AS
-    f(value, index)``."""
-    call = PortableSplit(this=clone(split.this), delimiter=clone(split.expression))
-    call.type = exp.DataType.build("VARCHAR[]")
+def _element_rows(join: exp.Join, side: str, array: exp.Expr, name: str) -> exp.Expr:
+    """``LATERAL FLATTEN(input => a) AS f`` over an array of strings (the portable SPLIT of
+    a string, an ARRAY_AGG of strings) as the standard's collection derived table
+    ``UNNEST(a) WITH ORDINALITY AS f(value, index)``."""
+    array.type = exp.DataType.build("VARCHAR[]")
     rows = exp.Unnest(
-        expressions=[call],
+        expressions=[array],
         alias=exp.TableAlias(
             this=exp.to_identifier(name, quoted=True),
             columns=[exp.to_identifier("value", quoted=True)],
@@ -984,6 +1026,13 @@ def variant_array_size(node: exp.ArraySize, ctx: Context) -> exp.Expr | None:
         return size
     if isinstance(node.this, exp.Array):
         return None  # ARRAY-CONSTRUCT refused it
+    aggregate = node.this.this if isinstance(node.this, exp.WithinGroup) else node.this
+    if isinstance(aggregate, exp.ArrayAgg) and node.args.get("expression") is None:
+        # Snowflake's ARRAY_AGG leaves NULLs out (and DISTINCT, duplicates): its size is
+        # the count of the values, 0 over none as [] has (AGGREGATED-ARRAY)
+        count = exp.Count(this=clone(aggregate.this))
+        count.type = exp.DataType.build("BIGINT")
+        return count
     try:
         access = json_access(node.this, ctx) if node.args.get("expression") is None else None
     except Refusal as refusal:
