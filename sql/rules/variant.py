@@ -27,7 +27,12 @@ structural too, a key of an array or an index of an object is simply missing.
   a string or another VARIANT), a path is its *strict* string form: no item is NULL, a string
   is itself, a JSON null (a value of its own there, not NULL) or any other item raises.
 - ``LATERAL FLATTEN(input => SPLIT(s, ','))`` and ``LATERAL SPLIT_TO_TABLE(s, ',')`` are the
-  standard's ``UNNEST(SPLIT(s, ',')) WITH ORDINALITY`` over the portable SPLIT.
+  standard's ``UNNEST(SPLIT(s, ',')) WITH ORDINALITY`` over the portable SPLIT, and FLATTEN
+  of an ARRAY_AGG of strings ``UNNEST`` of the standard's ARRAY_AGG
+  (sql/rules/aggregated_arrays.py).
+- A path (or MIN / MAX / ANY_VALUE of one) that is an output column of a CTE or derived
+  table no query reads is NULL, with a warning: Snowflake never fails on it and nothing
+  sees it.
 
 Refused, naming the construct: a path used other than cast to a string, a number or a
 BOOLEAN or compared as above (compared with a number, output as a VARIANT, cast to a date),
@@ -154,6 +159,77 @@ def _cte_query(node: exp.Expr, name: str) -> exp.Expr | None:
                 return cte.this
         scope = scope.parent
     return None
+
+
+# Aggregates that never fail on a VARIANT in Snowflake and return one of its values: an
+# output column of one of them is read exactly where the path is.
+UNREAD_WRAPPERS = (exp.Max, exp.Min, exp.AnyValue)
+
+
+def unread_column(top: exp.Expr) -> str | None:
+    """The name of the output column ``top`` is (itself, or under MIN / MAX / ANY_VALUE)
+    when that column belongs to a CTE or derived table (a branch of a UNION ALL of one
+    included) that no query reads, not even to count its distinct rows; None otherwise.
+    Nothing it holds can change the result then, and a path never fails in Snowflake."""
+    node = top
+    while isinstance(node.parent, UNREAD_WRAPPERS) and node.parent.this is node:
+        node = node.parent
+    alias = node.parent
+    if not isinstance(alias, exp.Alias) or alias.this is not node:
+        return None
+    select = alias.parent
+    if not isinstance(select, exp.Select) or select.args.get("distinct"):
+        return None
+    position = next(i for i, p in enumerate(select.expressions) if p is alias)
+    query: exp.Expr = select
+    while isinstance(query.parent, exp.SetOperation):
+        if not isinstance(query.parent, exp.Union) or query.parent.args.get("distinct"):
+            return None  # UNION, INTERSECT and EXCEPT compare every column
+        query = query.parent
+    if not isinstance(query.parent, exp.CTE) and holder(select) is None:
+        return None  # the statement's own output, or a subquery whose reader is not a name
+    first = branches(query)[0] if isinstance(query, exp.SetOperation) else select
+    if len(first.expressions) <= position:
+        return None
+    name = first.expressions[position].alias_or_name
+    root = select.root()
+    if any(not isinstance(star.parent, exp.Count) for star in root.find_all(exp.Star)):
+        return None  # a * qualification did not expand: a reader this cannot see
+    if any(j.args.get("using") or j.args.get("method") for j in root.find_all(exp.Join)):
+        return None  # USING and NATURAL read columns by name
+    for column in root.find_all(exp.Column):
+        if column.name != name:
+            continue
+        if not column.table and column.find_ancestor(exp.Select) is select:
+            return None  # its own SELECT reads the alias (ORDER BY, QUALIFY, a later item)
+        source = range_source(column)
+        if source is query.parent or (
+            isinstance(source, exp.Table)
+            and not source.db
+            and _cte_query(source, source.name) is query
+        ):
+            return None
+    for clause in ("group", "order"):
+        keys = select.args.get(clause)
+        for key in keys.expressions if keys is not None else ():
+            key = key.this if isinstance(key, exp.Ordered) else key
+            if isinstance(key, exp.Literal) and key.is_int and int(key.name) == position + 1:
+                return None  # read by its position
+    return name
+
+
+def unread_null(top: exp.Expr, name: str, ctx: Context, rule_id: str) -> exp.Expr:
+    """A typed NULL for the VARIANT access ``top`` of the unread output column ``name``,
+    with a warning that says so."""
+    null = exp.Cast(this=exp.Null(), to=exp.DataType.build("VARCHAR"))
+    null.type = exp.DataType.build("VARCHAR")
+    ctx.report(
+        "warning",
+        rule_id,
+        top,
+        f"column {name} holds a VARIANT value that no query reads: written as NULL",
+    )
+    return null
 
 
 def _written_name(identifier: exp.Identifier, ctx: Context) -> str:
@@ -602,8 +678,12 @@ def _scalar_value(
     "above, takes each path's strict form: no item falls through to the next argument, a "
     "JSON null (where Snowflake's COALESCE stops) raises. `path = TRUE / FALSE` as a filter "
     "conjunct reads a JSON boolean. Keys "
-    "keep their case. A path used otherwise (compared with a number, tested for NULL, "
-    "ordered where the order is seen, output as a VARIANT, cast to a date) is refused.",
+    "keep their case. A path that is (or that MIN / MAX / ANY_VALUE, which never fail on a "
+    "VARIANT, make) an output column of a CTE or derived table no query reads (no reader by "
+    "name or position, no DISTINCT, UNION or INTERSECT comparing it, no unexpanded *) is "
+    "written as `CAST(NULL AS VARCHAR)` with a warning: it cannot change the result. A path "
+    "used otherwise (computed on, compared with a number, tested for NULL, ordered where the "
+    "order is seen, output as a VARIANT, cast to a date) is refused, saying which.",
     (
         (
             "snowflake",
@@ -669,14 +749,51 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return _form(node, string_value(*access, strict=reading == STRICT))
     if _consumed(node):
         return None
+    if node is _top(node) and (unread := unread_column(node)) is not None:
+        return unread_null(node, unread, ctx, "VARIANT-PATH")
     ctx.report(
         "error",
         "VARIANT-PATH",
         _top(node),
-        "a VARIANT value is translated when cast to a string (::string); compared, output or "
-        "computed on as a VARIANT it has no exact standard form",
+        "a VARIANT value is translated when cast to a string (::string), a number or a "
+        "BOOLEAN; " + variant_use(_top(node)),
     )
     return node
+
+
+def variant_use(top: exp.Expr) -> str:
+    """What the VARIANT access ``top`` is used as, and why that has no exact form."""
+    parent = top.parent
+    select = parent.parent if isinstance(parent, exp.Alias) else None
+    if isinstance(select, exp.Select) and (
+        holder(select) is not None or isinstance(select.parent, exp.SetOperation)
+    ):
+        return (
+            f"the column {parent.alias} of VARIANT values is translated where every query "
+            "reading it reads it as a string (or none reads it), and here it is read "
+            "otherwise (computed on, compared with a number, made DISTINCT, output); cast "
+            "it where it is defined (::string, ::float, ::number(p, s))"
+        )
+    if isinstance(parent, exp.Alias):
+        return (
+            "output as it is, a column of VARIANT values has no standard type (the lake "
+            "holds their JSON text); cast it (::string, ::float, ::number(p, s))"
+        )
+    if isinstance(parent, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Neg | exp.Sum | exp.Avg):
+        return (
+            "Snowflake computes on a VARIANT number in the type its JSON text gives it (an "
+            "integer, a fixed-point decimal or a double), which the result keeps; cast it "
+            "(::float, ::number(p, s)) to compute in one type"
+        )
+    if isinstance(parent, exp.Max | exp.Min | exp.GT | exp.GTE | exp.LT | exp.LTE):
+        return (
+            "Snowflake orders VARIANT values across JSON types by its own rules and returns "
+            "a VARIANT; cast it (::string, ::float) to compare in one type"
+        )
+    return (
+        "used as a VARIANT (compared with a number, ordered where the order is seen, "
+        "output, cast to a date) it has no exact standard form"
+    )
 
 
 @rule(
@@ -692,7 +809,8 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "wrapper). A NULL or missing input, a scalar and a JSON null give no rows, as in "
     "Snowflake (a zero-row expansion); `LEFT JOIN` keeps the row (`ON TRUE`). FLATTEN of "
     "an object raises at run time instead of giving Snowflake's row per key; PATH, OUTER, "
-    "RECURSIVE and MODE, and the SEQ, KEY, PATH and THIS columns, are refused. FLATTEN of "
+    "RECURSIVE and MODE, and the SEQ, KEY, PATH and THIS columns, are refused; a VALUE no "
+    "query reads (an unread CTE column, as VARIANT-PATH says) is NULL. FLATTEN of "
     "`SPLIT(s, sep)` (a string, a literal non-empty separator) is the standard's collection "
     "derived table `UNNEST(SPLIT(s, sep)) WITH ORDINALITY AS f(value, index)` (S091) over "
     "the portable SPLIT, whose fields are Snowflake's (empty ones kept, '' one empty field, "
@@ -818,11 +936,15 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
         elif reading := _reading(column):
             form = _form(column, string_value(clone(column), (0,), strict=reading == STRICT))
             column.replace(form)
+        elif (unread := unread_column(_top(column))) is not None:
+            top = _top(column)
+            top.replace(unread_null(top, unread, ctx, "VARIANT-FLATTEN"))
         elif not _consumed(column):
             return _refuse(
                 _top(column),
                 ctx,
-                "FLATTEN's VALUE is translated when cast to a string or read through a path",
+                "FLATTEN's VALUE is translated when cast to a string or read through a path; "
+                + variant_use(_top(column)),
             )
     if split:
         call = PortableSplit(this=clone(source.this), delimiter=clone(source.expression))
