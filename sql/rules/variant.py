@@ -1197,7 +1197,9 @@ def parse_json(node: exp.ParseJSON, ctx: Context) -> exp.Expr:
         "error",
         "VARIANT-PARSE-JSON",
         node,
-        f"{name}: Snowflake's JSON reader accepts unquoted keys and rejects repeated ones, "
-        "where the engines' readers differ; read a VARIANT column with paths instead",
+        f"{name}: Snowflake's JSON reader accepts unquoted keys and rejects repeated ones "
+        "(PARSE_JSON fails, TRY_PARSE_JSON is NULL), where DuckDB's reader keeps the first of "
+        "repeated keys and accepts trailing commas and NaN, and no SQL on the engines tells "
+        "such text apart to guard it; read a VARIANT column with paths instead",
     )
     return node

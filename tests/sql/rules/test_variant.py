@@ -661,6 +661,27 @@ def test_a_refused_variant_says_what_it_is_used_as(source, reason):
     assert any(reason in d.message for d in raised.value.diagnostics)
 
 
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        ('{"a": "x", "a": "y"}', "x"),  # Snowflake's PARSE_JSON fails (TRY_: NULL)
+        ('{"a": "x", "b": [1, 2,]}', "x"),  # not JSON
+        ('{"a": "x", "b": NaN}', "x"),  # not JSON
+    ],
+)
+def test_duckdb_reads_text_snowflakes_parse_json_does_not(text, read):
+    """Why VARIANT-PARSE-JSON stays refused: DuckDB reads a value from these texts, which
+    no SQL of the engines tells apart from JSON to guard (if this fails, look again)."""
+    with duckdb.connect() as con:
+        assert con.execute("SELECT json_extract_string(?, '$.a')", [text]).fetchone() == (read,)
+    with pytest.raises(TranslationError, match="keeps the first of repeated keys"):
+        translate(
+            "SELECT TRY_PARSE_JSON(id::string):a::string AS a FROM APP.EVENTS",
+            "snowflake",
+            catalog=CATALOG,
+        )
+
+
 def test_a_variant_column_of_a_union_all_is_still_a_variant():
     ansi_sql = _ansi(
         "WITH c AS (SELECT id, payload AS p FROM APP.EVENTS UNION ALL"
