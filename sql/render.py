@@ -915,26 +915,22 @@ def _ordering(key: int, count: int, orders: list[tuple[bool, bool]]) -> str:
 
 
 def _array_agg_for_spark(tree: exp.Expr) -> exp.Expr:
-    """ARRAY_AGG([DISTINCT] x [ORDER BY k ...]) [FILTER (WHERE c)] -> Spark's COLLECT_LIST
-    (COLLECT_SET for DISTINCT), which drops NULLs and has no order: each value goes in a
-    struct with its keys (a struct is never NULL), sorted by a comparator that spells out the
-    ORDER BY, then unwrapped; NULL when no row is aggregated (COLLECT_LIST gives an empty
-    array)."""
+    """ARRAY_AGG(x [ORDER BY k ...]) [FILTER (WHERE c)] -> Spark's COLLECT_LIST, which drops
+    NULLs and has no order: each value goes in a struct with its keys (a struct is never
+    NULL), sorted by a comparator that spells out the ORDER BY, then unwrapped; NULL when no
+    row is aggregated (COLLECT_LIST gives an empty array)."""
     for node in reversed(list(tree.find_all(exp.ArrayAgg))):
         filtered = node.parent if isinstance(node.parent, exp.Filter) else None
         body = node.this
         order = body if isinstance(body, exp.Order) else None
         value = order.this if order is not None else body
-        distinct = isinstance(value, exp.Distinct) and len(value.expressions) == 1
-        if distinct:
-            value = value.expressions[0]
         keys = [o.this for o in order.expressions] if order is not None else []
         orders = [
             (not o.args.get("desc"), bool(o.args.get("nulls_first")))
             for o in (order.expressions if order is not None else [])
         ]
         fields = ", ".join(["__x AS __v", *(f"__p{i} AS __k{i}" for i in range(len(keys)))])
-        collected = f"{'COLLECT_SET' if distinct else 'COLLECT_LIST'}(STRUCT({fields}))"
+        collected = f"COLLECT_LIST(STRUCT({fields}))"
         if keys:
             collected = f"ARRAY_SORT({collected}, (__l, __r) -> {_ordering(0, len(keys), orders)})"
         template = (
@@ -946,7 +942,7 @@ def _array_agg_for_spark(tree: exp.Expr) -> exp.Expr:
             if not column.table and column.name in values:
                 column.replace(values[column.name].copy())
         if filtered is not None:
-            for aggregate in list(form.find_all(exp.Count, exp.ArrayAgg, exp.ArrayUniqueAgg)):
+            for aggregate in list(form.find_all(exp.Count, exp.ArrayAgg)):
                 aggregate.replace(
                     exp.Filter(this=aggregate.copy(), expression=filtered.expression.copy())
                 )
@@ -954,9 +950,7 @@ def _array_agg_for_spark(tree: exp.Expr) -> exp.Expr:
         window = target.parent if isinstance(target.parent, exp.Window) else None
         if window is not None:
             # Over a window, each aggregate of the form is over that window.
-            for aggregate in list(
-                form.find_all(exp.Filter, exp.Count, exp.ArrayAgg, exp.ArrayUniqueAgg)
-            ):
+            for aggregate in list(form.find_all(exp.Filter, exp.Count, exp.ArrayAgg)):
                 if isinstance(aggregate.parent, exp.Filter):
                     continue
                 over = window.copy()

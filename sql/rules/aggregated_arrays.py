@@ -9,12 +9,15 @@ multiset of its elements:
 
 - ``ARRAY_SIZE(ARRAY_AGG([DISTINCT] x))`` counts the values that are not NULL: it is
   ``COUNT([DISTINCT] x)`` (VARIANT-ARRAY-SIZE writes it), 0 over no values as [] has.
-- ``ARRAY_AGG([DISTINCT] s)`` of a string, output by a CTE or derived table whose every
-  reader is a FLATTEN (or passes the column on to one) is the standard's
-  ``ARRAY_AGG([DISTINCT] s) FILTER (WHERE s IS NOT NULL)`` of ``VARCHAR ARRAY``, and the
-  FLATTEN its ``UNNEST ... WITH ORDINALITY`` (VARIANT-FLATTEN): one row per element, its
-  VALUE (a VARIANT string in Snowflake) read as the string. No elements is NULL here
-  where Snowflake has []: FLATTEN gives no rows for either, and nothing else reads it.
+- ``ARRAY_AGG(s)`` of a string, output by a CTE or derived table whose every reader is a
+  FLATTEN (or passes the column on to one) is the standard's ``ARRAY_AGG(s) FILTER (WHERE
+  s IS NOT NULL)`` of ``VARCHAR ARRAY``, and the FLATTEN its ``UNNEST ... WITH
+  ORDINALITY`` (VARIANT-FLATTEN): one row per element, its VALUE (a VARIANT string in
+  Snowflake) read as the string. No elements is NULL here where Snowflake has []: FLATTEN
+  gives no rows for either, and nothing else reads it. The standard's ARRAY_AGG has no
+  DISTINCT (SQL:2016 10.9), so ``ARRAY_AGG(DISTINCT s)`` is ``ARRAY_AGG(s ORDER BY s)``
+  and its FLATTEN keeps the first element of each run of equal ones (a condition in the
+  WHERE clause of the FLATTEN's SELECT, so a comma or CROSS join only).
 
 Refused, naming the construct: an ARRAY_AGG read any other way (an output column, a
 comparison, a subscript, ARRAY_TO_STRING, IS NULL), of a value that is not a string, as a
@@ -28,7 +31,14 @@ from sqlglot import exp
 
 from sql.rules.base import Context, rule
 from sql.rules.build import clone
-from sql.rules.variant import AGGREGATED_ARRAY, STRING_TYPES, holder, reads
+from sql.rules.variant import (
+    AGGREGATED_ARRAY,
+    ALL_ELEMENTS,
+    DISTINCT_ELEMENTS,
+    STRING_TYPES,
+    holder,
+    reads,
+)
 
 
 def _value(node: exp.ArrayAgg) -> tuple[exp.Expr, bool] | None:
@@ -74,7 +84,7 @@ def _flatten_input(column: exp.Column) -> bool:
     """``column`` is a FLATTEN's input, or the UNNEST's that VARIANT-FLATTEN wrote for one
     (a FLATTEN later in the walk than the ARRAY_AGG it reads)."""
     parent = column.parent
-    if isinstance(parent, exp.Unnest):
+    if isinstance(parent, exp.Unnest | exp.Bracket):
         return bool(column.meta.get(AGGREGATED_ARRAY))
     if isinstance(parent, exp.Kwarg) and parent.expression is column:
         parent = parent.parent
@@ -96,30 +106,36 @@ def _passed_on(column: exp.Column, depth: int) -> bool:
     "rewrite",
     ("snowflake",),
     (exp.ArrayAgg, exp.WithinGroup),
-    "Snowflake's `ARRAY_AGG([DISTINCT] s)` of a string whose array only FLATTEN reads (an "
-    "output column of a CTE or derived table every reader of which is a FLATTEN's input, "
-    "directly or passed on as it is) is the standard's `ARRAY_AGG([DISTINCT] s) FILTER (WHERE "
-    "s IS NOT NULL)` (S098), a `VARCHAR ARRAY`, and the FLATTEN is `UNNEST(a) WITH "
-    "ORDINALITY` (VARIANT-FLATTEN): Snowflake leaves NULLs out of the array and its "
-    "elements are VARIANT strings, read as the strings (`f.value::string`, compared, "
-    "matched, passed to a string function). An array of no elements is NULL here where "
-    "Snowflake has `[]`, which FLATTEN expands alike to no rows. `ARRAY_SIZE(ARRAY_AGG([DISTINCT] "
-    "x))` is `COUNT([DISTINCT] x)` (VARIANT-ARRAY-SIZE). WITHIN GROUP (ORDER BY ...) orders "
-    "nothing anyone reads and is dropped. Refused (ARRAY-AGG): an ARRAY_AGG read otherwise "
-    "(output, compared, indexed, ARRAY_TO_STRING, IS NULL: a VARIANT array whose order "
-    "Snowflake leaves unpredictable, which no ANSI array holds), of a value that is not a "
-    "string, as a window function, and FLATTEN's INDEX over one.",
+    "Snowflake's `ARRAY_AGG(s)` of a string whose array only FLATTEN reads (an output "
+    "column of a CTE or derived table every reader of which is a FLATTEN's input, directly "
+    "or passed on as it is) is the standard's `ARRAY_AGG(s) FILTER (WHERE s IS NOT NULL)` "
+    "(S098), a `VARCHAR ARRAY`, and the FLATTEN is `UNNEST(a) WITH ORDINALITY` "
+    "(VARIANT-FLATTEN): Snowflake leaves NULLs out of the array and its elements are "
+    "VARIANT strings, read as the strings (`f.value::string`, compared, matched, passed to a "
+    "string function). An array of no elements is NULL here where Snowflake has `[]`, which "
+    "FLATTEN expands alike to no rows. The standard's ARRAY_AGG has no DISTINCT: "
+    "`ARRAY_AGG(DISTINCT s)` is `ARRAY_AGG(s ORDER BY s)`, and its FLATTEN (a comma or CROSS "
+    "join) keeps the first of each run of equal elements, `CASE WHEN f.index = 1 THEN TRUE "
+    "ELSE a[f.index - 1] <> f.value END` in its SELECT's WHERE. "
+    "`ARRAY_SIZE(ARRAY_AGG([DISTINCT] x))` is `COUNT([DISTINCT] x)` (VARIANT-ARRAY-SIZE). "
+    "WITHIN GROUP (ORDER BY ...) orders nothing anyone reads and is dropped. Refused "
+    "(ARRAY-AGG): an ARRAY_AGG read otherwise (output, compared, indexed, ARRAY_TO_STRING, "
+    "IS NULL: a VARIANT array whose order Snowflake leaves unpredictable, which no ANSI array "
+    "holds), of a value that is not a string, as a window function; FLATTEN's INDEX over one "
+    "and a LEFT JOIN FLATTEN of a DISTINCT one (VARIANT-FLATTEN).",
     (
         (
             "snowflake",
             "WITH c AS (SELECT o_custkey, ARRAY_AGG(DISTINCT o_orderstatus) AS s "
             "FROM SALES.ORDERS GROUP BY o_custkey) "
             "SELECT c.o_custkey, f.value::string AS status FROM c, LATERAL FLATTEN(input => c.s) AS f",
-            'WITH "c" AS (SELECT "orders"."o_custkey" AS "o_custkey", ARRAY_AGG(DISTINCT '
-            '"orders"."o_orderstatus") FILTER(WHERE NOT "orders"."o_orderstatus" IS NULL) AS '
-            '"s" FROM "raw"."orders" AS "orders" GROUP BY "orders"."o_custkey") SELECT '
-            '"c"."o_custkey" AS "o_custkey", CAST("f"."value" AS VARCHAR) AS "status" FROM "c" '
-            'AS "c" CROSS JOIN UNNEST("c"."s") WITH ORDINALITY AS "f"("value", "index")',
+            'WITH "c" AS (SELECT "orders"."o_custkey" AS "o_custkey", ARRAY_AGG('
+            '"orders"."o_orderstatus" ORDER BY "orders"."o_orderstatus" ASC NULLS LAST) '
+            'FILTER(WHERE NOT "orders"."o_orderstatus" IS NULL) AS "s" FROM "raw"."orders" AS '
+            '"orders" GROUP BY "orders"."o_custkey") SELECT "c"."o_custkey" AS "o_custkey", '
+            'CAST("f"."value" AS VARCHAR) AS "status" FROM "c" AS "c" CROSS JOIN UNNEST('
+            '"c"."s") WITH ORDINALITY AS "f"("value", "index") WHERE CASE WHEN "f"."index" = 1 '
+            'THEN TRUE ELSE "c"."s"["f"."index" - 1] <> "f"."value" END',
         ),
     ),
 )
@@ -141,13 +157,15 @@ def aggregated_strings(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     value, distinct = _value(node) or (node.this, False)
     inner: exp.Expr = clone(value)
     if distinct:
-        inner = exp.Distinct(expressions=[inner])
+        # The standard's ARRAY_AGG has no DISTINCT: sorted, equal values are neighbours,
+        # and VARIANT-FLATTEN keeps the first of each
+        inner = exp.Order(this=inner, expressions=[exp.Ordered(this=clone(value))])
     present = exp.Not(this=exp.Is(this=clone(value), expression=exp.Null()))
     aggregate = exp.Filter(this=exp.ArrayAgg(this=inner), expression=exp.Where(this=present))
     aggregate.type = exp.DataType(
         this=exp.DType.ARRAY, expressions=[value.type.copy()], nested=True
     )
-    aggregate.meta[AGGREGATED_ARRAY] = True
+    aggregate.meta[AGGREGATED_ARRAY] = DISTINCT_ELEMENTS if distinct else ALL_ELEMENTS
     return aggregate  # a WITHIN GROUP goes with it: no reader sees the order
 
 

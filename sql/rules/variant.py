@@ -71,6 +71,8 @@ SPLIT_TO_TABLE = "split_to_table"
 # meta key of the ANSI ARRAY_AGG that sql/rules/aggregated_arrays.py wrote for a Snowflake
 # one whose elements only FLATTEN reads
 AGGREGATED_ARRAY = "aggregated_array"
+# What it holds: every value that is not NULL, or (ARRAY_AGG(DISTINCT s)) each once, sorted
+ALL_ELEMENTS, DISTINCT_ELEMENTS = "all", "distinct"
 
 
 class Refusal(Exception):
@@ -292,27 +294,31 @@ def json_access(node: exp.Expr, ctx: Context) -> tuple[exp.Expr, tuple[Step, ...
     raise Refusal(node, "a VARIANT subscript is translated with a literal key or index")
 
 
-def aggregated_array(node: exp.Expr, depth: int = 0) -> bool:
-    """Whether ``node`` is a Snowflake ARRAY_AGG of strings (or what AGGREGATED-ARRAY wrote
-    for one), or a column of a CTE or derived table that is one in every branch, passed on
-    as it is through any number of them."""
+def aggregated_array(node: exp.Expr, depth: int = 0) -> str | None:
+    """What ``node`` holds when it is a Snowflake ARRAY_AGG of strings (or what
+    AGGREGATED-ARRAY wrote for one), or a column of a CTE or derived table that is one in
+    every branch, passed on as it is through any number of them: DISTINCT_ELEMENTS for
+    ARRAY_AGG(DISTINCT s), ALL_ELEMENTS for ARRAY_AGG(s); None otherwise."""
     if depth > 16:
-        return False
-    if node.meta.get(AGGREGATED_ARRAY):
-        return True
+        return None
+    written = node.meta.get(AGGREGATED_ARRAY)
+    if written:
+        return written
     if isinstance(node, exp.WithinGroup):
         node = node.this
     if isinstance(node, exp.ArrayAgg):
-        value = node.this
+        value, kind = node.this, ALL_ELEMENTS
         if isinstance(value, exp.Distinct) and len(value.expressions) == 1:
-            value = value.expressions[0]
+            value, kind = value.expressions[0], DISTINCT_ELEMENTS
         while isinstance(value, exp.Paren):
             value = value.this
-        return isinstance(value.type, exp.DataType) and value.type.this in STRING_TYPES
+        string = isinstance(value.type, exp.DataType) and value.type.this in STRING_TYPES
+        return kind if string else None
     if not isinstance(node, exp.Column):
-        return False
+        return None
     projections = derived_projections(node)
-    return bool(projections) and all(aggregated_array(p, depth + 1) for p in projections)
+    kinds = {aggregated_array(p, depth + 1) for p in projections or ()}
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def _variant_cast(node: exp.Expr | None) -> bool:
@@ -891,6 +897,13 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             ctx,
             f"the columns keep their names ({', '.join(c.upper() for c in expected)})",
         )
+    if aggregated == DISTINCT_ELEMENTS and side == "LEFT":
+        return _refuse(
+            join,
+            ctx,
+            "FLATTEN of an ARRAY_AGG(DISTINCT ...) is translated in a comma or CROSS join (its "
+            "duplicates are dropped in the WHERE clause)",
+        )
     if split:
         refused = _split_refusal(source)
         if refused is not None:
@@ -951,7 +964,9 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
         return _element_rows(join, side, call, name)
     if aggregated:
         array = clone(source)
-        array.meta[AGGREGATED_ARRAY] = True  # AGGREGATED-ARRAY: read by FLATTEN
+        array.meta[AGGREGATED_ARRAY] = aggregated  # AGGREGATED-ARRAY: read by FLATTEN
+        if aggregated == DISTINCT_ELEMENTS:
+            _first_of_each(join, source, name, ctx)
         return _element_rows(join, side, array, name)
     json_text, steps = access
     path = JsonPath(steps)
@@ -991,6 +1006,36 @@ def _split_refusal(split: exp.Split) -> str | None:
         # Snowflake's empty separator gives [s], the portable SPLIT's the characters of s
         return "SPLIT (SPLIT_TO_TABLE) into rows is translated with a literal, non-empty separator"
     return None
+
+
+def _first_of_each(join: exp.Join, source: exp.Expr, name: str, ctx: Context) -> None:
+    """The standard's ARRAY_AGG has no DISTINCT (SQL:2016 10.9): AGGREGATED-ARRAY sorts the
+    values instead, and the FLATTEN keeps the first of each run of equal ones, in the WHERE
+    clause of its SELECT: ``CASE WHEN f.index = 1 THEN TRUE ELSE a[f.index - 1] <> f.value
+    END`` (a CASE, so that a[0] is never read). An inner join of the FLATTEN: the condition
+    drops the same rows there as in its ON."""
+    ordinal = exp.column("index", table=name, quoted=True)
+    ordinal.type = exp.DataType.build("BIGINT")
+    previous = exp.Sub(this=clone(ordinal), expression=lit(1))
+    previous.type = exp.DataType.build("BIGINT")
+    array = clone(source)
+    array.meta[AGGREGATED_ARRAY] = DISTINCT_ELEMENTS  # read by FLATTEN's own condition
+    element = exp.Bracket(this=array, expressions=[previous])
+    element.type = exp.DataType.build("VARCHAR")
+    value = exp.column("value", table=name, quoted=True)
+    value.type = exp.DataType.build("VARCHAR")
+    first = exp.Case(
+        ifs=[exp.If(this=exp.EQ(this=ordinal, expression=lit(1)), true=exp.true())],
+        default=exp.NEQ(this=element, expression=value),
+    )
+    first.type = exp.DataType.build("BOOLEAN")
+    select = join.parent
+    where = select.args.get("where")
+    condition = (
+        first if where is None else exp.And(this=exp.Paren(this=where.this), expression=first)
+    )
+    select.set("where", exp.Where(this=condition))
+    ctx.wrote(first)
 
 
 def _element_rows(join: exp.Join, side: str, array: exp.Expr, name: str) -> exp.Expr:

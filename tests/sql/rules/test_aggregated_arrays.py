@@ -56,6 +56,16 @@ CASES = [
         [("f", 1), ("o", 1), ("p", 1)],
     ),
     (
+        # two FLATTENs of DISTINCT arrays beside a WHERE of the query's own (customer 1:
+        # ['F', 'O'] twice, 2 x 2 rows; customer 3: ['P'], filtered out)
+        "WITH a AS (SELECT o_custkey, ARRAY_AGG(DISTINCT o_orderstatus) AS s FROM SALES.ORDERS"
+        " GROUP BY o_custkey)"
+        " SELECT a.o_custkey, x.value::string AS x, y.value::string AS y"
+        " FROM a, LATERAL FLATTEN(input => a.s) AS x, LATERAL FLATTEN(input => a.s) AS y"
+        " WHERE a.o_custkey < 3",
+        [(1, "F", "F"), (1, "F", "O"), (1, "O", "F"), (1, "O", "O")],
+    ),
+    (
         # ARRAY_SIZE counts the values that are not NULL: 0 for [] (customer 2)
         "SELECT o_custkey, ARRAY_SIZE(ARRAY_AGG(o_orderstatus)) AS n,"
         " ARRAY_SIZE(ARRAY_AGG(DISTINCT o_orderstatus)) AS d FROM SALES.ORDERS GROUP BY o_custkey",
@@ -101,6 +111,13 @@ def test_elements_and_sizes_are_snowflakes(spark, source, expected):
             "WITH a AS (SELECT o_custkey, ARRAY_AGG(o_orderstatus) AS s FROM SALES.ORDERS"
             " GROUP BY o_custkey) SELECT f.index AS i FROM a, LATERAL FLATTEN(input => a.s) AS f",
             "INDEX of an ARRAY_AGG",
+        ),
+        # a LEFT JOIN FLATTEN of a DISTINCT one: its duplicates are dropped in WHERE
+        (
+            "WITH a AS (SELECT o_custkey, ARRAY_AGG(DISTINCT o_orderstatus) AS s"
+            " FROM SALES.ORDERS GROUP BY o_custkey) SELECT f.value::string AS v FROM a"
+            " LEFT JOIN LATERAL FLATTEN(input => a.s) AS f",
+            "comma or CROSS join",
         ),
         # VALUE output as it is: a VARIANT string
         (
