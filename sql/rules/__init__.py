@@ -46,6 +46,7 @@ __all__ = [
 def load_all() -> dict[str, Rule]:
     """Import every rule module so the catalog is complete; returns it sorted by id."""
     from sql.rules import (  # noqa: F401  (imported for their registrations)
+        aggregated_arrays,
         aggregates,
         arrays,
         auto_dates,

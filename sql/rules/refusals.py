@@ -142,6 +142,12 @@ def _refuse(rule_id: str, why: str):
             and isinstance(node, TYPED_ARRAYS)
         ):
             return None  # FN-IN-UNNEST and sql/rules/arrays.py, once types are known
+        if (
+            rule_id == "ARRAY-AGG"
+            and semantics(ctx.dialect).HAS_VARIANT
+            and isinstance(node, exp.ArrayAgg)
+        ):
+            return None  # AGGREGATED-ARRAY (sql/rules/aggregated_arrays.py), once typed
         if rule_id == "ARRAY-AGG" and semantics(ctx.dialect).HAS_VARIANT and _variant_access(node):
             return None  # sql/rules/variant.py, once the VARIANT columns are typed
         if (

@@ -27,7 +27,12 @@ structural too, a key of an array or an index of an object is simply missing.
   a string or another VARIANT), a path is its *strict* string form: no item is NULL, a string
   is itself, a JSON null (a value of its own there, not NULL) or any other item raises.
 - ``LATERAL FLATTEN(input => SPLIT(s, ','))`` and ``LATERAL SPLIT_TO_TABLE(s, ',')`` are the
-  standard's ``UNNEST(SPLIT(s, ',')) WITH ORDINALITY`` over the portable SPLIT.
+  standard's ``UNNEST(SPLIT(s, ',')) WITH ORDINALITY`` over the portable SPLIT, and FLATTEN
+  of an ARRAY_AGG of strings ``UNNEST`` of the standard's ARRAY_AGG
+  (sql/rules/aggregated_arrays.py).
+- A path (or MIN / MAX / ANY_VALUE of one) that is an output column of a CTE or derived
+  table no query reads is NULL, with a warning: Snowflake never fails on it and nothing
+  sees it.
 
 Refused, naming the construct: a path used other than cast to a string, a number or a
 BOOLEAN or compared as above (compared with a number, output as a VARIANT, cast to a date),
@@ -63,6 +68,11 @@ FLATTEN_COLUMNS = ("seq", "key", "path", "index", "value", "this")
 # SPLIT_TO_TABLE's, as the FLATTEN of a SPLIT it is written as (meta key of that FLATTEN)
 SPLIT_TO_TABLE_COLUMNS = ("seq", "index", "value")
 SPLIT_TO_TABLE = "split_to_table"
+# meta key of the ANSI ARRAY_AGG that sql/rules/aggregated_arrays.py wrote for a Snowflake
+# one whose elements only FLATTEN reads
+AGGREGATED_ARRAY = "aggregated_array"
+# What it holds: every value that is not NULL, or (ARRAY_AGG(DISTINCT s)) each once, sorted
+ALL_ELEMENTS, DISTINCT_ELEMENTS = "all", "distinct"
 
 
 class Refusal(Exception):
@@ -84,7 +94,9 @@ def _flatten_range(column: exp.Column) -> exp.Expr | None:
         argument = source.this.this
         if isinstance(argument, exp.Kwarg):
             argument = argument.expression
-        return None if isinstance(argument, exp.Split) else source  # elements: VARCHAR
+        if isinstance(argument, exp.Split) or aggregated_array(argument):
+            return None  # elements: VARCHAR
+        return source
     if isinstance(source, exp.Table) and isinstance(source.this, JsonTable):
         return source
     return None
@@ -151,6 +163,77 @@ def _cte_query(node: exp.Expr, name: str) -> exp.Expr | None:
     return None
 
 
+# Aggregates that never fail on a VARIANT in Snowflake and return one of its values: an
+# output column of one of them is read exactly where the path is.
+UNREAD_WRAPPERS = (exp.Max, exp.Min, exp.AnyValue)
+
+
+def unread_column(top: exp.Expr) -> str | None:
+    """The name of the output column ``top`` is (itself, or under MIN / MAX / ANY_VALUE)
+    when that column belongs to a CTE or derived table (a branch of a UNION ALL of one
+    included) that no query reads, not even to count its distinct rows; None otherwise.
+    Nothing it holds can change the result then, and a path never fails in Snowflake."""
+    node = top
+    while isinstance(node.parent, UNREAD_WRAPPERS) and node.parent.this is node:
+        node = node.parent
+    alias = node.parent
+    if not isinstance(alias, exp.Alias) or alias.this is not node:
+        return None
+    select = alias.parent
+    if not isinstance(select, exp.Select) or select.args.get("distinct"):
+        return None
+    position = next(i for i, p in enumerate(select.expressions) if p is alias)
+    query: exp.Expr = select
+    while isinstance(query.parent, exp.SetOperation):
+        if not isinstance(query.parent, exp.Union) or query.parent.args.get("distinct"):
+            return None  # UNION, INTERSECT and EXCEPT compare every column
+        query = query.parent
+    if not isinstance(query.parent, exp.CTE) and holder(select) is None:
+        return None  # the statement's own output, or a subquery whose reader is not a name
+    first = branches(query)[0] if isinstance(query, exp.SetOperation) else select
+    if len(first.expressions) <= position:
+        return None
+    name = first.expressions[position].alias_or_name
+    root = select.root()
+    if any(not isinstance(star.parent, exp.Count) for star in root.find_all(exp.Star)):
+        return None  # a * qualification did not expand: a reader this cannot see
+    if any(j.args.get("using") or j.args.get("method") for j in root.find_all(exp.Join)):
+        return None  # USING and NATURAL read columns by name
+    for column in root.find_all(exp.Column):
+        if column.name != name:
+            continue
+        if not column.table and column.find_ancestor(exp.Select) is select:
+            return None  # its own SELECT reads the alias (ORDER BY, QUALIFY, a later item)
+        source = range_source(column)
+        if source is query.parent or (
+            isinstance(source, exp.Table)
+            and not source.db
+            and _cte_query(source, source.name) is query
+        ):
+            return None
+    for clause in ("group", "order"):
+        keys = select.args.get(clause)
+        for key in keys.expressions if keys is not None else ():
+            key = key.this if isinstance(key, exp.Ordered) else key
+            if isinstance(key, exp.Literal) and key.is_int and int(key.name) == position + 1:
+                return None  # read by its position
+    return name
+
+
+def unread_null(top: exp.Expr, name: str, ctx: Context, rule_id: str) -> exp.Expr:
+    """A typed NULL for the VARIANT access ``top`` of the unread output column ``name``,
+    with a warning that says so."""
+    null = exp.Cast(this=exp.Null(), to=exp.DataType.build("VARCHAR"))
+    null.type = exp.DataType.build("VARCHAR")
+    ctx.report(
+        "warning",
+        rule_id,
+        top,
+        f"column {name} holds a VARIANT value that no query reads: written as NULL",
+    )
+    return null
+
+
 def _written_name(identifier: exp.Identifier, ctx: Context) -> str:
     """A path key as the source wrote it: name folding lower-cased the identifier, but a
     key of a VARIANT is case-sensitive and keeps its case, quoted or not."""
@@ -209,6 +292,33 @@ def json_access(node: exp.Expr, ctx: Context) -> tuple[exp.Expr, tuple[Step, ...
     if index.is_int and int(index.name) >= 0:
         return base, (*steps, int(index.name))
     raise Refusal(node, "a VARIANT subscript is translated with a literal key or index")
+
+
+def aggregated_array(node: exp.Expr, depth: int = 0) -> str | None:
+    """What ``node`` holds when it is a Snowflake ARRAY_AGG of strings (or what
+    AGGREGATED-ARRAY wrote for one), or a column of a CTE or derived table that is one in
+    every branch, passed on as it is through any number of them: DISTINCT_ELEMENTS for
+    ARRAY_AGG(DISTINCT s), ALL_ELEMENTS for ARRAY_AGG(s); None otherwise."""
+    if depth > 16:
+        return None
+    written = node.meta.get(AGGREGATED_ARRAY)
+    if written:
+        return written
+    if isinstance(node, exp.WithinGroup):
+        node = node.this
+    if isinstance(node, exp.ArrayAgg):
+        value, kind = node.this, ALL_ELEMENTS
+        if isinstance(value, exp.Distinct) and len(value.expressions) == 1:
+            value, kind = value.expressions[0], DISTINCT_ELEMENTS
+        while isinstance(value, exp.Paren):
+            value = value.this
+        string = isinstance(value.type, exp.DataType) and value.type.this in STRING_TYPES
+        return kind if string else None
+    if not isinstance(node, exp.Column):
+        return None
+    projections = derived_projections(node)
+    kinds = {aggregated_array(p, depth + 1) for p in projections or ()}
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def _variant_cast(node: exp.Expr | None) -> bool:
@@ -321,7 +431,7 @@ def _strict_position(top: exp.Expr) -> bool:
             isinstance(select, exp.Select)
             and parent.parent.arg_key == "order"
             and not any(select.args.get(k) for k in ("limit", "offset", "fetch"))
-            and _holder(select) is not None
+            and holder(select) is not None
         )
     return False
 
@@ -415,13 +525,13 @@ def _variant_coalesce(node: exp.Expr | None) -> bool:
     return bool(accesses) and all(a in accesses or _is_text(a) for a in arguments)
 
 
-def _holder(select: exp.Select) -> exp.Expr | None:
+def holder(select: exp.Select) -> exp.Expr | None:
     """The CTE or derived table (in FROM or a JOIN) whose query ``select`` is, or None."""
-    holder = select.parent
-    if isinstance(holder, exp.CTE) or (
-        isinstance(holder, exp.Subquery) and isinstance(holder.parent, exp.From | exp.Join)
+    parent = select.parent
+    if isinstance(parent, exp.CTE) or (
+        isinstance(parent, exp.Subquery) and isinstance(parent.parent, exp.From | exp.Join)
     ):
-        return holder
+        return parent
     return None
 
 
@@ -439,7 +549,7 @@ def _read_as_string(top: exp.Expr, depth: int) -> str | None:
     select = alias.parent
     if not isinstance(select, exp.Select) or select.args.get("distinct"):
         return None
-    if _holder(select) is None:
+    if holder(select) is None:
         return None
     name = alias.alias
     if [p.alias_or_name for p in select.expressions].count(name) != 1:
@@ -448,14 +558,14 @@ def _read_as_string(top: exp.Expr, depth: int) -> str | None:
     for join in root.find_all(exp.Join):
         if any(i.name == name for i in join.args.get("using") or ()):
             return None  # USING compares the column as it is
-    readers = [c for c in root.find_all(exp.Column) if c.name == name and _reads(c, select)]
+    readers = [c for c in root.find_all(exp.Column) if c.name == name and reads(c, select)]
     kinds = {_string_reader(c, depth) for c in readers}
     if not readers or None in kinds:
         return None
     return STRICT if STRICT in kinds or _grouped_alike(top) else LENIENT
 
 
-def _reads(column: exp.Column, select: exp.Select) -> bool:
+def reads(column: exp.Column, select: exp.Select) -> bool:
     source = range_source(column)
     if isinstance(source, exp.Subquery):
         return source.this is select
@@ -574,8 +684,12 @@ def _scalar_value(
     "above, takes each path's strict form: no item falls through to the next argument, a "
     "JSON null (where Snowflake's COALESCE stops) raises. `path = TRUE / FALSE` as a filter "
     "conjunct reads a JSON boolean. Keys "
-    "keep their case. A path used otherwise (compared with a number, tested for NULL, "
-    "ordered where the order is seen, output as a VARIANT, cast to a date) is refused.",
+    "keep their case. A path that is (or that MIN / MAX / ANY_VALUE, which never fail on a "
+    "VARIANT, make) an output column of a CTE or derived table no query reads (no reader by "
+    "name or position, no DISTINCT, UNION or INTERSECT comparing it, no unexpanded *) is "
+    "written as `CAST(NULL AS VARCHAR)` with a warning: it cannot change the result. A path "
+    "used otherwise (computed on, compared with a number, tested for NULL, ordered where the "
+    "order is seen, output as a VARIANT, cast to a date) is refused, saying which.",
     (
         (
             "snowflake",
@@ -641,14 +755,51 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return _form(node, string_value(*access, strict=reading == STRICT))
     if _consumed(node):
         return None
+    if node is _top(node) and (unread := unread_column(node)) is not None:
+        return unread_null(node, unread, ctx, "VARIANT-PATH")
     ctx.report(
         "error",
         "VARIANT-PATH",
         _top(node),
-        "a VARIANT value is translated when cast to a string (::string); compared, output or "
-        "computed on as a VARIANT it has no exact standard form",
+        "a VARIANT value is translated when cast to a string (::string), a number or a "
+        "BOOLEAN; " + variant_use(_top(node)),
     )
     return node
+
+
+def variant_use(top: exp.Expr) -> str:
+    """What the VARIANT access ``top`` is used as, and why that has no exact form."""
+    parent = top.parent
+    select = parent.parent if isinstance(parent, exp.Alias) else None
+    if isinstance(select, exp.Select) and (
+        holder(select) is not None or isinstance(select.parent, exp.SetOperation)
+    ):
+        return (
+            f"the column {parent.alias} of VARIANT values is translated where every query "
+            "reading it reads it as a string (or none reads it), and here it is read "
+            "otherwise (computed on, compared with a number, made DISTINCT, output); cast "
+            "it where it is defined (::string, ::float, ::number(p, s))"
+        )
+    if isinstance(parent, exp.Alias):
+        return (
+            "output as it is, a column of VARIANT values has no standard type (the lake "
+            "holds their JSON text); cast it (::string, ::float, ::number(p, s))"
+        )
+    if isinstance(parent, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Neg | exp.Sum | exp.Avg):
+        return (
+            "Snowflake computes on a VARIANT number in the type its JSON text gives it (an "
+            "integer, a fixed-point decimal or a double), which the result keeps; cast it "
+            "(::float, ::number(p, s)) to compute in one type"
+        )
+    if isinstance(parent, exp.Max | exp.Min | exp.GT | exp.GTE | exp.LT | exp.LTE):
+        return (
+            "Snowflake orders VARIANT values across JSON types by its own rules and returns "
+            "a VARIANT; cast it (::string, ::float) to compare in one type"
+        )
+    return (
+        "used as a VARIANT (compared with a number, ordered where the order is seen, "
+        "output, cast to a date) it has no exact standard form"
+    )
 
 
 @rule(
@@ -664,7 +815,8 @@ def variant_path(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "wrapper). A NULL or missing input, a scalar and a JSON null give no rows, as in "
     "Snowflake (a zero-row expansion); `LEFT JOIN` keeps the row (`ON TRUE`). FLATTEN of "
     "an object raises at run time instead of giving Snowflake's row per key; PATH, OUTER, "
-    "RECURSIVE and MODE, and the SEQ, KEY, PATH and THIS columns, are refused. FLATTEN of "
+    "RECURSIVE and MODE, and the SEQ, KEY, PATH and THIS columns, are refused; a VALUE no "
+    "query reads (an unread CTE column, as VARIANT-PATH says) is NULL. FLATTEN of "
     "`SPLIT(s, sep)` (a string, a literal non-empty separator) is the standard's collection "
     "derived table `UNNEST(SPLIT(s, sep)) WITH ORDINALITY AS f(value, index)` (S091) over "
     "the portable SPLIT, whose fields are Snowflake's (empty ones kept, '' one empty field, "
@@ -720,11 +872,14 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
     except Refusal as refusal:
         return _refuse(refusal.node, ctx, str(refusal))
     split = isinstance(source, exp.Split)
-    if access is None and not split:
+    # Elements that are strings, as a SPLIT's are: an ARRAY_AGG of strings
+    aggregated = access is None and not split and source is not None and aggregated_array(source)
+    if access is None and not split and not aggregated:
         return _refuse(
             source if source is not None else node,
             ctx,
-            "FLATTEN of a value that is not a VARIANT (or SPLIT of a string) is not translated",
+            "FLATTEN of a value that is not a VARIANT, a SPLIT of a string or an ARRAY_AGG of "
+            "strings is not translated",
         )
     side = (join.side or "").upper()
     on = join.args.get("on")
@@ -742,6 +897,13 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             ctx,
             f"the columns keep their names ({', '.join(c.upper() for c in expected)})",
         )
+    if aggregated == DISTINCT_ELEMENTS and side == "LEFT":
+        return _refuse(
+            join,
+            ctx,
+            "FLATTEN of an ARRAY_AGG(DISTINCT ...) is translated in a comma or CROSS join (its "
+            "duplicates are dropped in the WHERE clause)",
+        )
     if split:
         refused = _split_refusal(source)
         if refused is not None:
@@ -755,6 +917,14 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             column.type = exp.DataType.build("BIGINT")  # SPLIT_TO_TABLE counts from 1
         elif column.name == "value" and rows_of_text:
             column.type = exp.DataType.build("VARCHAR")  # SPLIT_TO_TABLE's VALUE is VARCHAR
+        elif column.name == "index" and aggregated:
+            return _refuse(
+                column,
+                ctx,
+                "FLATTEN's INDEX of an ARRAY_AGG is not translated: Snowflake leaves the order "
+                "of its elements unpredictable without WITHIN GROUP (ORDER BY ...) and among "
+                "rows tied on its keys",
+            )
         elif column.name == "index":
             ordinal = clone(column)
             ordinal.type = exp.DataType.build("BIGINT")
@@ -763,7 +933,7 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
             column.replace(minus)
         elif column.name != "value":
             return _refuse(column, ctx, f"the {column.name.upper()} column is not translated")
-        elif split:
+        elif split or aggregated:
             top = _top(column)
             if top is not column or not (
                 _cast_to(column.parent, STRING_TYPES) or _reading(column) is not None
@@ -771,21 +941,33 @@ def flatten(node: exp.Lateral, ctx: Context) -> exp.Expr | None:
                 return _refuse(
                     top,
                     ctx,
-                    "FLATTEN's VALUE of a SPLIT is translated where it is read as a string "
-                    "(cast, compared, grouped, matched, passed to a string function)",
+                    f"FLATTEN's VALUE of {'a SPLIT' if split else 'an ARRAY_AGG of strings'} is "
+                    "translated where it is read as a string (cast, compared, grouped, matched, "
+                    "passed to a string function)",
                 )
             column.type = exp.DataType.build("VARCHAR")
         elif reading := _reading(column):
             form = _form(column, string_value(clone(column), (0,), strict=reading == STRICT))
             column.replace(form)
+        elif (unread := unread_column(_top(column))) is not None:
+            top = _top(column)
+            top.replace(unread_null(top, unread, ctx, "VARIANT-FLATTEN"))
         elif not _consumed(column):
             return _refuse(
                 _top(column),
                 ctx,
-                "FLATTEN's VALUE is translated when cast to a string or read through a path",
+                "FLATTEN's VALUE is translated when cast to a string or read through a path; "
+                + variant_use(_top(column)),
             )
     if split:
-        return _split_rows(node, join, side, source, name)
+        call = PortableSplit(this=clone(source.this), delimiter=clone(source.expression))
+        return _element_rows(join, side, call, name)
+    if aggregated:
+        array = clone(source)
+        array.meta[AGGREGATED_ARRAY] = aggregated  # AGGREGATED-ARRAY: read by FLATTEN
+        if aggregated == DISTINCT_ELEMENTS:
+            _first_of_each(join, source, name, ctx)
+        return _element_rows(join, side, array, name)
     json_text, steps = access
     path = JsonPath(steps)
     # Snowflake expands nothing for a missing item or one of the "wrong kind of compound"
@@ -826,16 +1008,43 @@ def _split_refusal(split: exp.Split) -> str | None:
     return None
 
 
-def _split_rows(
-    node: exp.Lateral, join: exp.Join, side: str, split: exp.Split, name: str
-) -> exp.Expr:
-    """``LATERAL FLATTEN(input => SPLIT(s, sep)) AS f`` as the standard's collection
-    derived table over the portable SPLIT: ``UNNEST(SPLIT(s, sep)) WITH ORDINALITY AS
-    f(value, index)``."""
-    call = PortableSplit(this=clone(split.this), delimiter=clone(split.expression))
-    call.type = exp.DataType.build("VARCHAR[]")
+def _first_of_each(join: exp.Join, source: exp.Expr, name: str, ctx: Context) -> None:
+    """The standard's ARRAY_AGG has no DISTINCT (SQL:2016 10.9): AGGREGATED-ARRAY sorts the
+    values instead, and the FLATTEN keeps the first of each run of equal ones, in the WHERE
+    clause of its SELECT: ``CASE WHEN f.index = 1 THEN TRUE ELSE a[f.index - 1] <> f.value
+    END`` (a CASE, so that a[0] is never read). An inner join of the FLATTEN: the condition
+    drops the same rows there as in its ON."""
+    ordinal = exp.column("index", table=name, quoted=True)
+    ordinal.type = exp.DataType.build("BIGINT")
+    previous = exp.Sub(this=clone(ordinal), expression=lit(1))
+    previous.type = exp.DataType.build("BIGINT")
+    array = clone(source)
+    array.meta[AGGREGATED_ARRAY] = DISTINCT_ELEMENTS  # read by FLATTEN's own condition
+    element = exp.Bracket(this=array, expressions=[previous])
+    element.type = exp.DataType.build("VARCHAR")
+    value = exp.column("value", table=name, quoted=True)
+    value.type = exp.DataType.build("VARCHAR")
+    first = exp.Case(
+        ifs=[exp.If(this=exp.EQ(this=ordinal, expression=lit(1)), true=exp.true())],
+        default=exp.NEQ(this=element, expression=value),
+    )
+    first.type = exp.DataType.build("BOOLEAN")
+    select = join.parent
+    where = select.args.get("where")
+    condition = (
+        first if where is None else exp.And(this=exp.Paren(this=where.this), expression=first)
+    )
+    select.set("where", exp.Where(this=condition))
+    ctx.wrote(first)
+
+
+def _element_rows(join: exp.Join, side: str, array: exp.Expr, name: str) -> exp.Expr:
+    """``LATERAL FLATTEN(input => a) AS f`` over an array of strings (the portable SPLIT of
+    a string, an ARRAY_AGG of strings) as the standard's collection derived table
+    ``UNNEST(a) WITH ORDINALITY AS f(value, index)``."""
+    array.type = exp.DataType.build("VARCHAR[]")
     rows = exp.Unnest(
-        expressions=[call],
+        expressions=[array],
         alias=exp.TableAlias(
             this=exp.to_identifier(name, quoted=True),
             columns=[exp.to_identifier("value", quoted=True)],
@@ -984,6 +1193,13 @@ def variant_array_size(node: exp.ArraySize, ctx: Context) -> exp.Expr | None:
         return size
     if isinstance(node.this, exp.Array):
         return None  # ARRAY-CONSTRUCT refused it
+    aggregate = node.this.this if isinstance(node.this, exp.WithinGroup) else node.this
+    if isinstance(aggregate, exp.ArrayAgg) and node.args.get("expression") is None:
+        # Snowflake's ARRAY_AGG leaves NULLs out (and DISTINCT, duplicates): its size is
+        # the count of the values, 0 over none as [] has (AGGREGATED-ARRAY)
+        count = exp.Count(this=clone(aggregate.this))
+        count.type = exp.DataType.build("BIGINT")
+        return count
     try:
         access = json_access(node.this, ctx) if node.args.get("expression") is None else None
     except Refusal as refusal:
@@ -1026,7 +1242,9 @@ def parse_json(node: exp.ParseJSON, ctx: Context) -> exp.Expr:
         "error",
         "VARIANT-PARSE-JSON",
         node,
-        f"{name}: Snowflake's JSON reader accepts unquoted keys and rejects repeated ones, "
-        "where the engines' readers differ; read a VARIANT column with paths instead",
+        f"{name}: Snowflake's JSON reader accepts unquoted keys and rejects repeated ones "
+        "(PARSE_JSON fails, TRY_PARSE_JSON is NULL), where DuckDB's reader keeps the first of "
+        "repeated keys and accepts trailing commas and NaN, and no SQL on the engines tells "
+        "such text apart to guard it; read a VARIANT column with paths instead",
     )
     return node
