@@ -314,11 +314,14 @@ def _shared_type(dtype: exp.DType) -> exp.DataType:
     return kind
 
 
-def _type_by_children(order: Sequence[exp.Expr], stale: set[int], annotator: TypeAnnotator) -> None:
-    """Type the stale nodes of ``order`` (the tree in pre-order) whose annotation reads only
-    the node and its children, once their stale children are typed, and count them as
-    visited: the annotator's walk then types only the others (columns, queries, paths and
-    what holds one of them), reading these types as it would have given them.
+def type_by_children(
+    order: Sequence[exp.Expr], annotator: TypeAnnotator, stale: set[int] | None = None
+) -> None:
+    """Type the ``stale`` nodes of ``order`` (the tree in pre-order; None: every node, for a
+    first annotation) whose annotation reads only the node and its children, once their
+    stale children are typed, and count them as visited: the annotator's walk then types
+    only the others (columns, queries, paths and what holds one of them), reading these
+    types as it would have given them.
 
     Each is typed as ``TypeAnnotator.annotate_expression`` types it (its metadata's
     annotator function, or the type it returns, or UNKNOWN), children before parents as
@@ -334,7 +337,7 @@ def _type_by_children(order: Sequence[exp.Expr], stale: set[int], annotator: Typ
     missing = _MISSING
     for node in reversed(order):  # children before their parents
         key = id(node)
-        if key not in stale:
+        if stale is not None and key not in stale:
             continue
         kind = type(node)
         rule = rules.get(kind, missing)
@@ -385,7 +388,7 @@ def retype(
         if node._meta:
             node._meta.pop("changed", None)
     annotator = TypeAnnotator(schema=ensure_schema(schema, dialect=dialect))
-    _type_by_children(order, stale, annotator)
+    type_by_children(order, annotator, stale)
     # ``_visited`` is the annotator's own record of what it has typed (sqlglot pinned <31);
     # tests/sql/test_retype.py fails if what this skips no longer matches a whole annotation.
     if any(isinstance(node, exp.Column | exp.TableColumn) for node in nodes):
