@@ -93,9 +93,9 @@ def _readers(
     return {(table, name) for name in names for table in tables | {""}}
 
 
-def _written(node: exp.Expr) -> list[exp.Expr]:
-    """``node`` and what in it a rule wrote: not the subtrees it copied unchanged from the
-    parsed source (no node in them built or changed by a rule), which keep the types they
+def _written(node: exp.Expr) -> dict[int, exp.Expr]:
+    """``node`` and what in it a rule wrote, by id: not the subtrees it copied unchanged from
+    the parsed source (no node in them built or changed by a rule), which keep the types they
     were copied with. A node is written when it, or a node under it, is."""
     written = {id(node): node}
     # One walk, in any order (what is stale is a set), that looks at each node as it goes.
@@ -120,7 +120,7 @@ def _written(node: exp.Expr) -> list[exp.Expr]:
         while id(inner) not in written:  # up to ``node``, which is in already
             written[id(inner)] = inner
             inner = inner.parent
-    return list(written.values())
+    return written
 
 
 # What may read a stale node from elsewhere in the tree, and whether each node type is one
@@ -154,7 +154,9 @@ def stale_nodes(
         if isinstance(node, exp.Table):
             references.setdefault(node.name, set()).add(node.alias_or_name)
         else:
-            leaves.append((node, (node.table, node.name) if isinstance(node, exp.Column) else None))
+            # (node.table, node.name), without the properties' calls: a column per few nodes.
+            read = (node.text("table"), node.text("this")) if isinstance(node, exp.Column) else None
+            leaves.append((node, read))
     climbed: set[int] = set()  # nodes ``up`` went through: so did it through their ancestors
     branch_names: dict[int, set[str]] = {}
 
@@ -184,8 +186,8 @@ def stale_nodes(
     for node in reversed(rewritten):
         if id(node) not in covered and attached(node, root):  # else replaced again later
             written = _written(node)
-            covered.update(id(inner) for inner in written)
-            stale.update((id(inner), inner) for inner in written)
+            covered.update(written)
+            stale.update(written)
             up(node)
     operations: set[int] = set()
     while True:  # until nothing more is stale
