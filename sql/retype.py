@@ -25,7 +25,12 @@ sqlglot's annotator is run over the whole tree with every other node already cou
 visited, so it infers exactly those nodes again from their children and scopes; every other
 node keeps the type the last annotation gave it, which an annotation of the whole tree would
 give it again. (``overwrite_types=False`` cannot do this: a CAST always has a known type, so
-a stale expression under one would be skipped.)
+a stale expression under one would be skipped.) Before that walk, the stale nodes whose type
+sqlglot infers from the node and its children alone (operators, CASEs, functions, aliases,
+literals, CASTs: most of what rules write and their parents up to the first column or query)
+are typed by the annotator's own function for each, children first, and counted as visited:
+the walk, two stack entries and a child generator per node, then goes through the columns,
+queries and paths only.
 ``tests/sql/test_retype.py`` checks that, node by node, against annotating the whole tree.
 """
 
@@ -88,9 +93,9 @@ def _readers(
     return {(table, name) for name in names for table in tables | {""}}
 
 
-def _written(node: exp.Expr) -> list[exp.Expr]:
-    """``node`` and what in it a rule wrote: not the subtrees it copied unchanged from the
-    parsed source (no node in them built or changed by a rule), which keep the types they
+def _written(node: exp.Expr) -> dict[int, exp.Expr]:
+    """``node`` and what in it a rule wrote, by id: not the subtrees it copied unchanged from
+    the parsed source (no node in them built or changed by a rule), which keep the types they
     were copied with. A node is written when it, or a node under it, is."""
     written = {id(node): node}
     # One walk, in any order (what is stale is a set), that looks at each node as it goes.
@@ -115,7 +120,7 @@ def _written(node: exp.Expr) -> list[exp.Expr]:
         while id(inner) not in written:  # up to ``node``, which is in already
             written[id(inner)] = inner
             inner = inner.parent
-    return list(written.values())
+    return written
 
 
 # What may read a stale node from elsewhere in the tree, and whether each node type is one
@@ -149,7 +154,9 @@ def stale_nodes(
         if isinstance(node, exp.Table):
             references.setdefault(node.name, set()).add(node.alias_or_name)
         else:
-            leaves.append((node, (node.table, node.name) if isinstance(node, exp.Column) else None))
+            # (node.table, node.name), without the properties' calls: a column per few nodes.
+            read = (node.text("table"), node.text("this")) if isinstance(node, exp.Column) else None
+            leaves.append((node, read))
     climbed: set[int] = set()  # nodes ``up`` went through: so did it through their ancestors
     branch_names: dict[int, set[str]] = {}
 
@@ -179,8 +186,8 @@ def stale_nodes(
     for node in reversed(rewritten):
         if id(node) not in covered and attached(node, root):  # else replaced again later
             written = _written(node)
-            covered.update(id(inner) for inner in written)
-            stale.update((id(inner), inner) for inner in written)
+            covered.update(written)
+            stale.update(written)
             up(node)
     operations: set[int] = set()
     while True:  # until nothing more is stale
@@ -232,6 +239,23 @@ _SELF_TYPED = frozenset(
     }
 )
 _CALLED = (exp.Cast, exp.TryCast, exp.Extract)
+# What the annotator types from more than the node and its children: a column (its scope's
+# sources), a query, subquery or set operation (their scopes' projections, a struct
+# dialect's query type), a path (its original field names, restored on its parent), a
+# table column, an UNNEST or an array or struct built from a query (the query's type).
+_FROM_ELSEWHERE = (
+    exp.Column,
+    exp.TableColumn,
+    exp.Query,
+    exp.Subquery,
+    exp.Dot,
+    exp.Unnest,
+    exp.Array,
+    exp.Struct,
+    exp.Table,
+    exp.TableAlias,
+    exp.Lateral,
+)
 _SHARED_TYPES: dict[exp.DType, exp.DataType] = {}  # shared, as sqlglot's schema shares them
 _SELF_TYPED_RULES: dict[int, dict[type, object]] = {}
 
@@ -256,6 +280,35 @@ def _self_typed_rules(metadata: dict) -> dict[type, object]:
     return rules
 
 
+def _by_children_rule(kind: type, metadata: dict) -> object:
+    """How ``TypeAnnotator.annotate_expression`` types a node of ``kind`` once its children
+    are typed, where that reads nothing but the node and its children: the annotator
+    function of ``metadata`` for it (called as it calls it), the type it returns, or
+    UNKNOWN; False for the kinds it types from a scope or the tree around them (columns,
+    queries, set operations, paths), which are left to its walk."""
+    if issubclass(kind, _FROM_ELSEWHERE):
+        return False
+    spec = metadata.get(kind)
+    if spec and (annotator := spec.get("annotator")):
+        return annotator
+    if spec and (returns := spec.get("returns")):
+        return _Returns(returns)
+    return _Returns(exp.DType.UNKNOWN)
+
+
+class _Returns:
+    """A type the annotator sets through ``_set_type`` (which records a NULL type, to be
+    replaced by the dialect's default at the end of the annotation)."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype: object) -> None:
+        self.dtype = dtype
+
+
+_MISSING = object()
+
+
 def _shared_type(dtype: exp.DType) -> exp.DataType:
     kind = _SHARED_TYPES.get(dtype)
     if kind is None:
@@ -263,34 +316,42 @@ def _shared_type(dtype: exp.DType) -> exp.DataType:
     return kind
 
 
-def _type_self_typed(nodes: list[exp.Expr], stale: set[int], annotator: TypeAnnotator) -> None:
-    """Type the stale nodes of ``nodes`` that are leaves in the sense of ``_SELF_TYPED`` (with
-    every stale node under them), and count them as visited: the annotator then types only
-    the others, reading these types as it would have given them."""
+def type_by_children(
+    order: Sequence[exp.Expr], annotator: TypeAnnotator, stale: set[int] | None = None
+) -> None:
+    """Type the ``stale`` nodes of ``order`` (the tree in pre-order; None: every node, for a
+    first annotation) whose annotation reads only the node and its children, once their
+    stale children are typed, and count them as visited: the annotator's walk then types
+    only the others (columns, queries, paths and what holds one of them), reading these
+    types as it would have given them.
+
+    Each is typed as ``TypeAnnotator.annotate_expression`` types it (its metadata's
+    annotator function, or the type it returns, or UNKNOWN), children before parents as
+    that walk goes, so every annotator reads the types it would read there; literals, units,
+    type names and the like by the shortcuts of ``_self_typed_rules``."""
     metadata = annotator.expression_metadata
     rules = _SELF_TYPED_RULES.get(id(metadata))
     if rules is None:
         rules = _SELF_TYPED_RULES[id(metadata)] = _self_typed_rules(metadata)
     visited = annotator._visited
-    done: dict[int, bool] = {}
-
-    def typed(node: exp.Expr) -> bool:
+    set_type = annotator._set_type
+    blocked: set[int] = set()  # parents of a stale node left to the walk: left to it too
+    missing = _MISSING
+    for node in reversed(order):  # children before their parents
         key = id(node)
-        known = done.get(key)
-        if known is not None:
-            return known
+        if stale is not None and key not in stale:
+            continue
         kind = type(node)
+        rule = rules.get(kind, missing)
+        if rule is missing:
+            rule = rules[kind] = _by_children_rule(kind, metadata)
         meta = node._meta
-        if kind not in rules or (meta is not None and "dot_parts" in meta):
-            done[key] = False  # a path's start: annotation may rename the path's fields
-            return False
-        # The stale nodes under it first, as the annotator would (children before parents).
-        for value in node.args.values():
-            for child in value if type(value) is list else (value,):
-                if isinstance(child, exp.Expr) and id(child) in stale and not typed(child):
-                    done[key] = False
-                    return False
-        rule = rules[kind]
+        if rule is False or key in blocked or (meta is not None and "dot_parts" in meta):
+            # (A path's start: annotation may rename the path's fields.)
+            parent = node.parent
+            if parent is not None:
+                blocked.add(id(parent))
+            continue
         if rule is None:  # a literal
             if node.is_string:
                 node._type = _shared_type(exp.DType.VARCHAR)
@@ -299,17 +360,13 @@ def _type_self_typed(nodes: list[exp.Expr], stale: set[int], annotator: TypeAnno
             else:
                 node._type = _shared_type(exp.DType.DOUBLE)
             node.meta["nonnull"] = True
+        elif type(rule) is _Returns:
+            set_type(node, rule.dtype)  # as annotate_expression sets a returned type
         elif isinstance(rule, exp.DType):
             node._type = _shared_type(rule)
         elif rule is not True:
             rule(annotator, node)  # as TypeAnnotator.annotate_expression calls it
         visited[key] = node
-        done[key] = True
-        return True
-
-    for node in nodes:
-        if type(node) in rules:
-            typed(node)
 
 
 def retype(
@@ -333,7 +390,7 @@ def retype(
         if node._meta:
             node._meta.pop("changed", None)
     annotator = TypeAnnotator(schema=ensure_schema(schema, dialect=dialect))
-    _type_self_typed(nodes, stale, annotator)
+    type_by_children(order, annotator, stale)
     # ``_visited`` is the annotator's own record of what it has typed (sqlglot pinned <31);
     # tests/sql/test_retype.py fails if what this skips no longer matches a whole annotation.
     if any(isinstance(node, exp.Column | exp.TableColumn) for node in nodes):

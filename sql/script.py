@@ -261,7 +261,7 @@ class _Helpers:
 
         if not any(reads_helper(t) for t in query.find_all(exp.Table)):
             return query
-        query = query.copy()
+        query = clone(query)  # parsed, not typed yet: as ``with_ctes`` copies
         for table in [t for t in query.find_all(exp.Table) if reads_helper(t)]:
             version = self.current[_key(table)]
             # Read as the version's CTE, still known by the name the script gave it.
@@ -627,7 +627,7 @@ def split_script(
                     ctx, "error", "PROC-STATEMENT", statement, "SELECT ... INTO a permanent table"
                 )
                 continue
-            query = statement.copy()
+            query = clone(statement)  # parsed, not typed yet
             query.set("into", None)
             if readable(query, statement):
                 add_helper(_key(into.this), query, statement, uses)

@@ -50,7 +50,7 @@ from sql.diagnostics import (
     offset_to_line_col,
 )
 from sql.parameters import ParameterError, QueryParameter, parameter_values
-from sql.retype import retype
+from sql.retype import retype, type_by_children
 from sql.rules import Context, apply_rules, load_all, rules_for
 from sql.rules.arrays import array_outputs
 from sql.rules.base import candidates
@@ -519,6 +519,8 @@ def _qualify(
         ctx.scopes = scopes.build(tree)
         scopes.validate_columns(ctx.scopes)
         annotator = TypeAnnotator(schema=ensure_schema(schema, dialect=ctx.dialect))
+        if walked:  # what a node's children decide typed without the annotator's walk
+            type_by_children(walked, annotator)
         tree = scopes.annotate(annotator, tree, ctx.scopes)
     except OptimizeError as error:
         if isinstance(error, scopes.UnresolvedColumn):

@@ -1,7 +1,8 @@
 """Annotating only what the rules changed gives every node the type that annotating the whole
 tree gives it: checked before every phase of every translation of the rule catalog's
 examples and the legacy corpus, and (when ``../shared/corpora`` is present) a sample of real
-queries."""
+queries; so does the first annotation, which types what children decide without sqlglot's
+walk."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from pathlib import Path
 import pytest
 import sqlglot
 from sqlglot import exp
-from sqlglot.optimizer.annotate_types import annotate_types
+from sqlglot.optimizer.annotate_types import TypeAnnotator, annotate_types
 
+import sql.retype
+import sql.scopes
 import sql.translate
 from benchmarks.corpora import (
     build_catalog,
@@ -65,7 +68,21 @@ def checked_retype(monkeypatch) -> dict[str, list]:
             seen["differences"].append((dialect, result.sql(), differing))
         return result
 
+    # The first annotation too (sql/translate.py types what children decide before it:
+    # retype.type_by_children over the whole tree).
+    annotate = sql.scopes.annotate
+
+    def first_compared(annotator, root, scopes):
+        result = annotate(annotator, root, scopes)
+        whole = annotate_types(root.copy(), schema=annotator.schema, dialect=annotator.dialect)
+        seen["first"].append(result)
+        if _types(result) != _types(whole):
+            seen["differences"].append(("first", result.sql(), None))
+        return result
+
+    seen["first"] = []
     monkeypatch.setattr(sql.translate, "retype", compared)
+    monkeypatch.setattr(sql.scopes, "annotate", first_compared)
     return seen
 
 
@@ -83,6 +100,7 @@ def test_rule_examples_and_legacy_corpus_retype_like_a_whole_annotation(checked_
         _translate(path.read_text(), path.parent.name)
     assert checked_retype["differences"] == []
     assert len(checked_retype["calls"]) >= len(LEGACY_FILES) // 2  # the comparison ran
+    assert len(checked_retype["first"]) >= len(LEGACY_FILES)
 
 
 @pytest.mark.skipif(not CORPORA.is_dir(), reason=f"no corpora at {CORPORA}")
@@ -150,7 +168,7 @@ def test_a_column_read_from_a_set_operation_that_is_not_stale_keeps_its_type():
 def test_what_rules_write_whose_type_is_its_own_types_like_a_whole_annotation(dialect):
     # Literals, units, type names, intervals of a literal amount, CASTs and EXTRACTs over
     # what they copied are typed without the annotator's walk (sql/retype.py:
-    # _type_self_typed); their parents by the annotator.
+    # type_by_children); their parents too (the next case).
     schema = {"t": {"a": "INT", "d": "DATE"}}
     tree = sqlglot.parse_one("SELECT t.a AS a, t.d AS d FROM t AS t", read="duckdb")
     annotate_types(tree, schema=schema, dialect=dialect)
@@ -177,3 +195,53 @@ def test_what_rules_write_whose_type_is_its_own_types_like_a_whole_annotation(di
     assert cast.type is cast.to and extract.type.this == exp.DType.INT  # as annotation gives
     literals = list(tree.find_all(exp.Literal))
     assert len(literals) == 5 and all(literal.meta.get("nonnull") for literal in literals)
+
+
+@pytest.mark.parametrize(
+    ("dialect", "depth"),
+    # One chain deeper than Python's recursion limit (a long concatenation a rule wrote).
+    [
+        ("snowflake", 1100),
+        ("tsql", 2),
+        ("teradata", 2),
+        ("oracle", 2),
+        ("bigquery", 2),
+        ("redshift", 2),
+    ],
+)
+def test_what_rules_write_over_typed_operands_is_typed_without_the_annotators_walk(
+    dialect, depth, monkeypatch
+):
+    # Operators, CASEs, COALESCEs, parentheses and aliases a rule wrote over what is typed
+    # are typed by sqlglot's own annotator function for each, children before parents
+    # (sql/retype.py: type_by_children), NULLs included. Only the column the rule wrote
+    # is left to the annotator's walk.
+    schema = {"t": {"a": "INT", "s": "VARCHAR"}}
+    tree = sqlglot.parse_one("SELECT t.a AS a, t.s AS s FROM t AS t", read="duckdb")
+    annotate_types(tree, schema=schema, dialect=dialect)
+    for node in tree.walk():
+        node.meta["source"] = True  # parsed, as the translator marks it
+    a, s = (projection.this for projection in tree.selects)
+    chain: exp.Expr = a.copy()
+    for _ in range(depth):
+        chain = exp.Add(this=chain, expression=exp.Literal.number(1))
+    case = exp.Case(
+        ifs=[exp.If(this=exp.GT(this=a.copy(), expression=exp.Literal.number(1)), true=chain)],
+        default=exp.Paren(this=exp.Coalesce(this=exp.Null(), expressions=[a.copy()])),
+    )
+    written = [a.replace(case), s.replace(exp.Column(this=exp.to_identifier("s", quoted=True)))]
+    typed_first: list[set[int]] = []  # what is typed when the annotator's walk starts
+
+    class Annotator(TypeAnnotator):
+        def annotate_expression(self, expression, scope=None):
+            typed_first.append(set(self._visited))
+            return super().annotate_expression(expression, scope)
+
+    monkeypatch.setattr(sql.retype, "TypeAnnotator", Annotator)
+    retype(tree, written, schema, dialect)
+    whole = annotate_types(tree.copy(), schema=schema, dialect=dialect)
+    assert _types(tree) == _types(whole)
+    assert tree.selects[0].type.this == exp.DType.INT
+    # The walk starts from the query (a column is typed from its scope) with the CASE and
+    # everything in it typed already.
+    assert typed_first and {id(node) for node in case.walk()} <= typed_first[0]
