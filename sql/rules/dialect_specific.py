@@ -13,7 +13,7 @@ from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, clone, guarded, lit, t
 from sql.rules.case_sensitivity import compare as case_compare
 from sql.rules.case_sensitivity import text_type
 from sql.rules.day_arithmetic import ORACLE_DATE_META
-from sql.rules.strings import BLANKS_UNDECIDED, tsql_blank_guard, tsql_like_value
+from sql.rules.strings import BLANKS_KEPT, BLANKS_UNDECIDED, tsql_blank_guard, tsql_like_value
 from sql.source_dialects import semantics
 
 
@@ -495,7 +495,10 @@ def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not text_type(node.this):
         return None
-    treatment = tsql_like_value(node, ctx)
+    # Teradata's LIKE keeps the value's trailing blanks ("Pad characters are significant in
+    # both the character expression, and in the pattern string"): SQL Server's drop is T-SQL's.
+    by_collation = semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION
+    treatment = tsql_like_value(node, ctx) if by_collation else BLANKS_KEPT
     if treatment is None:
         return node
     compared = case_compare(node, clone(node), ("this", "expression"), ctx)
@@ -516,8 +519,13 @@ def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "its column's declared one (catalog `casespecific`), else the session's default, NOT "
     "CASESPECIFIC in TERA mode and CASESPECIFIC in ANSI mode (the teradata_session_mode "
     "assumption, a warning where it decides). Case blind, both sides become the portable "
-    "TRANSLATE(x, 'a..z', 'A..Z') (=, <, IN, LIKE, BETWEEN); refused: an expression over a "
-    "declared column (its attribute is not documented) and LIKE with a letter as ESCAPE.",
+    "TRANSLATE(x, 'a..z', 'A..Z') (=, <, IN, LIKE, BETWEEN). LIKE keeps the value's trailing "
+    "blanks (Teradata: pad characters are significant). A letter as LIKE's ESCAPE is read at "
+    "translation by Teradata's rules (the letter followed by _, % or itself is that character) "
+    "and the pattern escaped with a backslash before folding. Refused: an expression over a "
+    "declared column (its attribute is not documented), a letter ESCAPE with a pattern that is "
+    "not a literal, holds the letter's other case (which of them escapes is not documented) or "
+    "escapes another character (a Teradata error).",
     (
         (
             "teradata",
@@ -525,6 +533,14 @@ def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
             'WHERE TRANSLATE("customer"."c_name", \'abcdefghijklmnopqrstuvwxyz\', '
             "'ABCDEFGHIJKLMNOPQRSTUVWXYZ') LIKE 'CUSTOMER#0001%'",
+        ),
+        (
+            "teradata",
+            "SELECT c_custkey FROM SALES_DB.CUSTOMER WHERE c_name (NOT CS) LIKE 'Cusx_%' "
+            "ESCAPE 'x'",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
+            'WHERE TRANSLATE("customer"."c_name", \'abcdefghijklmnopqrstuvwxyz\', '
+            "'ABCDEFGHIJKLMNOPQRSTUVWXYZ') LIKE 'CUS\\_%' ESCAPE '\\'",
         ),
         (
             "teradata",
