@@ -403,6 +403,8 @@ class PlumblineTeradata(Teradata, Semantics):
             # CREATE JOIN INDEX: sqlglot keeps it as an opaque command. Its options (FALLBACK,
             # CHECKSUM = ..., MAP = ...) are storage; its query is read, to fail on bad SQL.
             texts = [token.text.upper() for token in self._tokens[self._index : self._index + 2]]
+            if texts == ["RECURSIVE", "VIEW"]:
+                return self._parse_recursive_view()
             if texts != ["JOIN", "INDEX"]:
                 return super()._parse_create()
             self._advance(2)
@@ -417,6 +419,59 @@ class PlumblineTeradata(Teradata, Semantics):
                 self.raise_error("CREATE JOIN INDEX ... AS SELECT: expected AS")
             self._parse_select()
             return self.expression(JoinIndex(this=name))
+
+        def _parse_recursive_view(self) -> exp.Create:
+            """CREATE / REPLACE RECURSIVE VIEW v (c, ...) AS (seed UNION ALL recursive): as
+            the SQL standard defines a recursive view, the view of ``WITH RECURSIVE v (c, ...)
+            AS (query) SELECT c, ... FROM v``. Teradata allows UNION ALL as the only set
+            operator of the definition (SQL Data Definition Language, CREATE RECURSIVE VIEW:
+            "Recursive View Definition Restrictions"); another one is Teradata's error."""
+            replace = self._prev.token_type == TokenType.REPLACE
+            recursive = self._curr
+            self._advance(2)  # RECURSIVE VIEW
+            name = self._parse_table_parts(schema=True)
+            columns = (
+                self._parse_wrapped_id_vars()
+                if self._curr and self._curr.token_type == TokenType.L_PAREN
+                else []
+            )
+            if not self._match(TokenType.ALIAS):
+                self.raise_error("CREATE RECURSIVE VIEW ... AS (query): expected AS")
+            query = self._parse_select(nested=True)
+            while isinstance(query, exp.Subquery) and not query.alias:
+                query = query.this
+            if not isinstance(query, exp.Query):
+                self.raise_error("CREATE RECURSIVE VIEW ... AS (query): expected a query")
+            for operation in query.find_all(exp.SetOperation):
+                if not isinstance(operation, exp.Union) or operation.args.get("distinct"):
+                    written = {exp.Union: "UNION", exp.Intersect: "INTERSECT"}.get(
+                        type(operation), "EXCEPT"
+                    )
+                    self.raise_error(
+                        f"RECURSIVE VIEW {name.sql(self.dialect)} with {written}: Teradata "
+                        "allows UNION ALL as the only set operator of a recursive view and "
+                        "rejects the definition; write UNION ALL",
+                        recursive,
+                    )
+            bare = exp.to_identifier(name.name, quoted=name.this.quoted)
+            if name.args.get("db"):
+                # The CTE is named without the database: the definition's own reads follow it.
+                for read in query.find_all(exp.Table):
+                    if read.name.lower() == name.name.lower() and (
+                        read.db.lower() == name.db.lower()
+                    ):
+                        read.replace(exp.Table(this=bare.copy(), alias=read.args.get("alias")))
+            cte = exp.CTE(
+                this=query,
+                alias=exp.TableAlias(this=bare.copy(), columns=[c.copy() for c in columns]),
+            )
+            outer = exp.select(*([c.copy() for c in columns] or ["*"]))
+            outer = outer.from_(exp.Table(this=bare.copy()))
+            outer.set("with_", exp.With(expressions=[cte], recursive=True))
+            this = exp.Schema(this=name, expressions=columns) if columns else name
+            return self.expression(
+                exp.Create(this=this, kind="VIEW", replace=replace, expression=outer)
+            )
 
         def _parse_types(self, *args, **kwargs) -> exp.Expr | None:
             parsed = super()._parse_types(*args, **kwargs)

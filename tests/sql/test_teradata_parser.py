@@ -4,10 +4,12 @@ than failing somewhere inside them."""
 
 from __future__ import annotations
 
+import duckdb
 import pytest
 import sqlglot
 
 from sql.diagnostics import TranslationError
+from sql.render import render
 from sql.source_dialects import CaseSpecific, PlumblineTeradata
 from sql.translate import translate_script
 
@@ -66,6 +68,20 @@ def test_a_call_is_still_a_call():
             "PARSE",
             "1:15",
             "JSON_TABLE (ON query USING ROWEXPR",
+        ),
+        # Teradata allows UNION ALL as the only set operator of a recursive view.
+        (
+            "REPLACE RECURSIVE VIEW v (x) AS (SELECT 1 UNION SELECT x * 2 FROM v WHERE x < 9);",
+            "PARSE",
+            "1:9",
+            "RECURSIVE VIEW v with UNION: Teradata allows UNION ALL as the only set operator",
+        ),
+        (
+            "CREATE RECURSIVE VIEW v (x) AS (SELECT a FROM t UNION ALL SELECT x FROM v\n"
+            "EXCEPT SELECT a FROM t);",
+            "PARSE",
+            "1:8",
+            "with EXCEPT",
         ),
         # sqlglot reads TIME and TIMESTAMP targets alike; the TIME one is refused by name.
         (
@@ -130,3 +146,22 @@ def test_a_join_index_of_unreadable_sql_is_a_parse_error():
     with pytest.raises(TranslationError) as raised:
         translate_script("CREATE JOIN INDEX ji AS SELEC a FROM t;", "teradata", file="s.sql")
     assert [d.rule for d in raised.value.diagnostics] == ["PARSE"]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # The SQL standard's recursive view is the view of WITH RECURSIVE v (x) AS (...)
+        # SELECT x FROM v: the seed's row, then each row the recursive statement adds.
+        "REPLACE RECURSIVE VIEW v (x) AS (SELECT 1 UNION ALL SELECT x * 2 FROM v WHERE x < 50);",
+        "CREATE RECURSIVE VIEW db1.v (x) AS (\n"
+        "  SELECT 1 AS x\n  UNION ALL\n  SELECT x * 2 FROM db1.v WHERE x < 50\n);",
+    ],
+)
+def test_a_recursive_view_is_the_view_of_a_recursive_query(spark_engine, script):
+    [view] = translate_script(script, "teradata", file="s.sql").tables
+    assert (view.name, view.defines, view.columns) == ("v", "view", ("x",))
+    expected = [(1,), (2,), (4,), (8,), (16,), (32,), (64,)]
+    assert sorted(duckdb.sql(render(view.ansi_sql, "duckdb")).fetchall()) == expected
+    on_spark = spark_engine.session().sql(render(view.ansi_sql, "spark")).collect()
+    assert sorted(tuple(r) for r in on_spark) == expected
