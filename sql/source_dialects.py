@@ -378,6 +378,10 @@ def _parse_partition_by(parser: Teradata.Parser) -> exp.Property:
     return parser.expression(ColumnPartitioning(expressions=groups))
 
 
+# A Teradata request written after a LOCKING modifier carries the modifier's text here.
+LOCKING_META = "teradata_locking"
+
+
 class PlumblineTeradata(Teradata, Semantics):
     COUNT_IS_INTEGER = True
     DATE_DIFFERENCE_IS_DAY_COUNT = True
@@ -555,7 +559,14 @@ class PlumblineTeradata(Teradata, Semantics):
                 if rest[:1] in (["PROCEDURE"], ["MACRO"]):
                     self.raise_error(f"{rest[0]}: stored procedures and macros are not translated")
             self._refuse_substitution_variables()
-            return super()._parse_statement()
+            statement = super()._parse_statement()
+            if isinstance(statement, exp.LockingStatement) and statement.expression is not None:
+                # LOCKING ... FOR ACCESS / READ / WRITE <request>: the lock the request takes,
+                # not what it computes. The request is read; the script notes the modifier.
+                request = statement.expression
+                request.meta[LOCKING_META] = statement.this.sql(self.dialect)
+                return request
+            return statement
 
         def _refuse_substitution_variables(self) -> None:
             # ${name} is a shell's or a scheduler's variable, replaced in the text before it
