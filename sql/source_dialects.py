@@ -323,6 +323,52 @@ def _parse_case_n(parser: Teradata.Parser) -> CaseN:
     return parser.expression(CaseN(expressions=conditions, **extras))
 
 
+class RangeN(exp.Expression, exp.Func):
+    """Teradata's ``RANGE_N(x BETWEEN start [AND end] [EACH size], ... [, NO RANGE [OR
+    UNKNOWN]] [, UNKNOWN])``, a row partitioning of a table: ``this`` the tested value,
+    ``expressions`` one Tuple (start, end, size) per range (``*`` an unbounded end, a missing
+    part NULL), and which of the extra partitions are given."""
+
+    arg_types = {
+        "this": True,
+        "expressions": True,
+        "no_range": False,
+        "or_unknown": False,
+        "unknown": False,
+    }
+
+
+def _parse_range_n(parser: Teradata.Parser) -> RangeN:
+    def bound() -> exp.Expr | None:
+        if parser._match(TokenType.STAR):
+            return exp.Star()
+        return parser._parse_bitwise()
+
+    tested = parser._parse_bitwise()
+    if not parser._match(TokenType.BETWEEN):
+        parser.raise_error("RANGE_N (x BETWEEN ...): expected BETWEEN")
+    ranges: list[exp.Expr] = []
+    extras: dict[str, bool] = {}
+    while True:
+        if not extras.get("unknown") and parser._match_text_seq("NO", "RANGE"):
+            extras["no_range"] = True
+            if parser._match_text_seq("OR", "UNKNOWN"):
+                extras["or_unknown"] = True
+        elif ranges and not extras.get("or_unknown") and parser._match_text_seq("UNKNOWN"):
+            extras["unknown"] = True
+        elif extras:
+            parser.raise_error("RANGE_N ends with NO RANGE [OR UNKNOWN], then UNKNOWN")
+        else:
+            start = bound()
+            end = bound() if parser._match(TokenType.AND) else None
+            size = parser._parse_bitwise() if parser._match_text_seq("EACH") else None
+            parts = [p if p is not None else exp.Null() for p in (start, end, size)]
+            ranges.append(exp.Tuple(expressions=parts))
+        if not parser._match(TokenType.COMMA):
+            break
+    return parser.expression(RangeN(this=tested, expressions=ranges, **extras))
+
+
 class CaseSpecific(exp.Expression):
     """Teradata's data type attribute ``expr ([NOT] CASESPECIFIC)`` (or ``CS``): ``expr``'s
     value, compared case-sensitively or not (``not_``) wherever it is compared."""
@@ -400,7 +446,12 @@ class PlumblineTeradata(Teradata, Semantics):
 
     class Parser(Teradata.Parser):
         # CASE_N's NO CASE / UNKNOWN cases are not expressions: sqlglot stops at them.
-        FUNCTION_PARSERS = {**Teradata.Parser.FUNCTION_PARSERS, "CASE_N": _parse_case_n}
+        FUNCTION_PARSERS = {
+            **Teradata.Parser.FUNCTION_PARSERS,
+            "CASE_N": _parse_case_n,
+            # sqlglot's RANGE_N stops at a second range, NO RANGE and UNKNOWN.
+            "RANGE_N": _parse_range_n,
+        }
         PROPERTY_PARSERS = {**Teradata.Parser.PROPERTY_PARSERS, "PARTITION BY": _parse_partition_by}
 
         def _parse_create(self) -> exp.Expr:

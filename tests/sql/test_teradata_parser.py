@@ -122,12 +122,37 @@ def test_teradata_constructs_without_a_translation_are_refused_by_name(script, r
             "PARTITION BY CASE_N(a < 10, NO CASE)",
             ("a", "b"),
         ),
+        # Row partitioning by ranges: several ranges, unbounded ends, the extra partitions.
+        (
+            "CREATE MULTISET TABLE t (a INTEGER, b DATE) PRIMARY INDEX (a) PARTITION BY "
+            "RANGE_N (b BETWEEN DATE '2007-01-01' AND DATE '2022-01-01' EACH INTERVAL '1' "
+            "MONTH, NO RANGE OR UNKNOWN)",
+            ("a", "b"),
+        ),
+        (
+            "CREATE MULTISET TABLE t (a INTEGER, b DATE) PRIMARY INDEX (a) PARTITION BY "
+            "(RANGE_N (a BETWEEN *, 1, 5 AND 10, 11 AND * , NO RANGE, UNKNOWN), "
+            "CASE_N (b < DATE '2020-01-01', NO CASE))",
+            ("a", "b"),
+        ),
     ],
 )
 def test_storage_clauses_of_a_table_are_read_and_change_no_rows(ddl, columns):
     [table] = translate_script(ddl, "teradata", file="s.sql").tables
     assert table.columns == columns
     assert "1 = 0" in table.ansi_sql
+
+
+def test_range_n_in_a_query_is_refused_by_name():
+    with pytest.raises(TranslationError) as raised:
+        translate_script(
+            "CREATE MULTISET TABLE t (a INTEGER);\nSELECT RANGE_N(a BETWEEN 1 AND 9 EACH 2) AS p "
+            "FROM t;",
+            "teradata",
+            file="s.sql",
+        )
+    found = [(d.rule, d.line, d.message) for d in raised.value.diagnostics]
+    assert found == [("ANSI-UNSUPPORTED", 2, "RANGEN has no exact ANSI SQL form")], found
 
 
 def test_a_join_index_is_dropped_with_a_note():
