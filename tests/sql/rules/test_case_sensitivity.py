@@ -391,3 +391,40 @@ def test_an_expression_agreeing_with_the_session_default_is_decided(declared):
 )
 def test_teradata_letter_escapes_are_read_by_its_escape_rules(pattern, escape, written):
     assert backslash_escaped(pattern, escape)[0] == written
+
+
+CHAR_CATALOG = """
+tables:
+  raw.codes:
+    k: INTEGER
+    c: CHAR(5)
+legacy:
+  teradata:
+    db1.codes: raw.codes
+"""
+
+
+@pytest.mark.parametrize(
+    ("where", "expected"),
+    [
+        # Teradata's CHAR(5) value 'ab' is 'ab' and three blanks, which LIKE matches as it is
+        # ("Pad characters are significant"), whether the lake holds the blanks or not
+        ("c LIKE 'ab'", []),
+        ("c LIKE 'AB___'", [1, 2]),
+        ("c LIKE 'ab%'", [1, 2]),
+        ("c LIKE '%b'", []),
+        ("c NOT LIKE 'a_ %'", []),
+    ],
+)
+def test_teradata_like_reads_a_char_value_with_its_pad_on_both_engines(
+    spark_engine, tmp_path, where, expected
+):
+    path = tmp_path / "catalog.yaml"
+    path.write_text(CHAR_CATALOG)
+    source = f"SELECT k FROM db1.codes WHERE {where}"
+    ansi_sql = translate(source, "teradata", catalog=load_catalog(path)).ansi_sql
+    rows = "(SELECT * FROM (VALUES (1, 'ab'), (2, 'ab   ')) AS t(k, c))"
+    ansi_sql = ansi_sql.replace('"raw"."codes"', rows)
+    on_duckdb = sorted(r[0] for r in duckdb.sql(render(ansi_sql, "duckdb")).fetchall())
+    on_spark = sorted(r[0] for r in spark_engine.session().sql(render(ansi_sql, "spark")).collect())
+    assert on_duckdb == on_spark == expected, ansi_sql
