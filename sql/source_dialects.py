@@ -387,6 +387,20 @@ class ColumnPartitioning(exp.Property):
     arg_types = {"expressions": False}
 
 
+class AmpMap(exp.Property):
+    """Teradata's table option ``MAP = map_name [COLOCATE USING colocation_name]``: which
+    AMPs store the table's rows, never which rows it holds."""
+
+    arg_types = {"this": True, "colocation": False}
+
+
+def _parse_amp_map(parser: Teradata.Parser) -> AmpMap:
+    parser._match(TokenType.EQ)
+    name = parser._parse_id_var()
+    colocation = parser._parse_id_var() if parser._match_text_seq("COLOCATE", "USING") else None
+    return parser.expression(AmpMap(this=name, colocation=colocation))
+
+
 class JoinIndex(exp.Expression):
     """Teradata's ``CREATE JOIN INDEX name [, option ...] AS SELECT ...``: a stored join the
     optimizer may read instead of its tables, which no query can name (its rows are always
@@ -452,7 +466,11 @@ class PlumblineTeradata(Teradata, Semantics):
             # sqlglot's RANGE_N stops at a second range, NO RANGE and UNKNOWN.
             "RANGE_N": _parse_range_n,
         }
-        PROPERTY_PARSERS = {**Teradata.Parser.PROPERTY_PARSERS, "PARTITION BY": _parse_partition_by}
+        PROPERTY_PARSERS = {
+            **Teradata.Parser.PROPERTY_PARSERS,
+            "PARTITION BY": _parse_partition_by,
+            "MAP": _parse_amp_map,
+        }
 
         def _parse_create(self) -> exp.Expr:
             # CREATE JOIN INDEX: sqlglot keeps it as an opaque command. Its options (FALLBACK,

@@ -122,6 +122,17 @@ def test_teradata_constructs_without_a_translation_are_refused_by_name(script, r
             "PARTITION BY CASE_N(a < 10, NO CASE)",
             ("a", "b"),
         ),
+        # The AMP map a table is stored on (Teradata 16.10+, as SHOW TABLE writes it).
+        (
+            "CREATE SET TABLE t, FALLBACK, NO BEFORE JOURNAL, CHECKSUM = DEFAULT, "
+            "DEFAULT MERGEBLOCKRATIO, MAP = TD_MAP1 (a INTEGER, b DATE) PRIMARY INDEX (a)",
+            ("a", "b"),
+        ),
+        (
+            "CREATE TABLE t, MAP = TenAMP_Map COLOCATE USING MyGroups_Group4 (a INTEGER, "
+            "b DATE) UNIQUE PRIMARY INDEX (a)",
+            ("a", "b"),
+        ),
         # Row partitioning by ranges: several ranges, unbounded ends, the extra partitions.
         (
             "CREATE MULTISET TABLE t (a INTEGER, b DATE) PRIMARY INDEX (a) PARTITION BY "
