@@ -147,6 +147,17 @@ class ScriptSession:
             return True
         if isinstance(statement, exp.Command | exp.Alter) and self._alter_session(statement, busy):
             return True
+        if isinstance(statement, exp.Comment):
+            self.ctx.report(
+                "info",
+                "SESSION-SETTING",
+                statement,
+                f"COMMENT ON {statement.args.get('kind') or ''} {statement.this.sql()} skipped: "
+                "it sets the object's description in the data dictionary, not what a query "
+                "returns",
+                statement=True,
+            )
+            return True
         if isinstance(statement, exp.Set) and _query_bands(statement):
             self.ctx.report(
                 "info",

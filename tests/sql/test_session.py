@@ -178,6 +178,18 @@ def test_teradata_database_and_collect_statistics():
     ) in notes
 
 
+@pytest.mark.parametrize("dialect", ["teradata", "oracle", "snowflake"])
+def test_comment_on_is_skipped_with_an_info_line(dialect):
+    script = (
+        "CREATE TABLE t (a INTEGER);\nCOMMENT ON TABLE t IS 'the orders';\n"
+        "COMMENT ON COLUMN t.a IS 'the key';"
+    )
+    (table,) = translate_script(script, dialect, file="s.sql").tables
+    notes = {(d.rule, d.severity, d.line, d.col) for d in table.diagnostics}
+    assert {("SESSION-SETTING", "info", 2, 1), ("SESSION-SETTING", "info", 3, 1)} <= notes
+    assert any("COMMENT ON COLUMN t.a skipped" in d.message for d in table.diagnostics)
+
+
 def test_teradata_query_bands_and_locking_modifiers_are_skipped_and_their_requests_read():
     script = (
         "SET QUERY_BAND = 'job=nightly;' UPDATE FOR SESSION;\n"
