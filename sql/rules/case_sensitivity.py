@@ -341,7 +341,11 @@ def compare(node: exp.Expr, rewritten: exp.Expr, operands: Sequence[str], ctx: C
         # Read at translation by Teradata's escape rules, then escaped with a backslash,
         # which folding leaves alone.
         rewritten.set("expression", lit(escaped))
-        node.parent.set("expression", lit("\\"))
+        backslash = lit("\\")
+        node.parent.set("expression", backslash)
+        # A change in place, outside the rewrite: retyped as the engine retypes a rewrite's.
+        ctx.rewritten.append(backslash)
+        backslash.meta["changed"] = True
     warn(decision, node, ctx, "string comparison")
     for name in operands:
         value = rewritten.args.get(name)
