@@ -35,7 +35,7 @@ from sqlglot import exp
 from sql.assumptions import NAMESPACE_LEVELS, AssumptionError, dialect_settings
 from sql.diagnostics import node_offset
 from sql.rules import Context
-from sql.source_dialects import SessionSetting, semantics
+from sql.source_dialects import LOCKING_META, SessionSetting, semantics
 
 # Settings that change how a statement runs (locks, plans, messages, transactions), never
 # which rows or values it returns.
@@ -147,6 +147,38 @@ class ScriptSession:
             return True
         if isinstance(statement, exp.Command | exp.Alter) and self._alter_session(statement, busy):
             return True
+        if isinstance(statement, exp.Comment):
+            self.ctx.report(
+                "info",
+                "SESSION-SETTING",
+                statement,
+                f"COMMENT ON {statement.args.get('kind') or ''} {statement.this.sql()} skipped: "
+                "it sets the object's description in the data dictionary, not what a query "
+                "returns",
+                statement=True,
+            )
+            return True
+        if isinstance(statement, exp.Set) and _query_bands(statement):
+            self.ctx.report(
+                "info",
+                "SESSION-SETTING",
+                statement,
+                "SET QUERY_BAND skipped: it tags the session's or transaction's requests with "
+                "names and values for workload management and accounting, not what a query "
+                "returns",
+                statement=True,
+            )
+            return True
+        if statement.meta.get(LOCKING_META):
+            self.ctx.report(
+                "info",
+                "SESSION-SETTING",
+                statement,
+                f"{statement.meta[LOCKING_META]} skipped: the lock says which other sessions' "
+                "changes Teradata lets the request see or wait for, not what it computes from "
+                "the rows it reads",
+                statement=True,
+            )
         if isinstance(statement, exp.Command) and _statistics(statement):
             self.ctx.report(
                 "info",
@@ -291,6 +323,12 @@ def _session_parameters(statement: exp.Command | exp.Alter) -> list[tuple[str, s
                 return []
             pairs.append((equation.this.name.upper(), value.name))
     return pairs
+
+
+def _query_bands(statement: exp.Set) -> bool:
+    """Teradata's ``SET QUERY_BAND = '...' [UPDATE] FOR SESSION | TRANSACTION``."""
+    items = statement.expressions
+    return bool(items) and all(isinstance(item, exp.QueryBand) for item in items)
 
 
 def _statistics(statement: exp.Command) -> str | None:

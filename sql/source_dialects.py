@@ -323,6 +323,52 @@ def _parse_case_n(parser: Teradata.Parser) -> CaseN:
     return parser.expression(CaseN(expressions=conditions, **extras))
 
 
+class RangeN(exp.Expression, exp.Func):
+    """Teradata's ``RANGE_N(x BETWEEN start [AND end] [EACH size], ... [, NO RANGE [OR
+    UNKNOWN]] [, UNKNOWN])``, a row partitioning of a table: ``this`` the tested value,
+    ``expressions`` one Tuple (start, end, size) per range (``*`` an unbounded end, a missing
+    part NULL), and which of the extra partitions are given."""
+
+    arg_types = {
+        "this": True,
+        "expressions": True,
+        "no_range": False,
+        "or_unknown": False,
+        "unknown": False,
+    }
+
+
+def _parse_range_n(parser: Teradata.Parser) -> RangeN:
+    def bound() -> exp.Expr | None:
+        if parser._match(TokenType.STAR):
+            return exp.Star()
+        return parser._parse_bitwise()
+
+    tested = parser._parse_bitwise()
+    if not parser._match(TokenType.BETWEEN):
+        parser.raise_error("RANGE_N (x BETWEEN ...): expected BETWEEN")
+    ranges: list[exp.Expr] = []
+    extras: dict[str, bool] = {}
+    while True:
+        if not extras.get("unknown") and parser._match_text_seq("NO", "RANGE"):
+            extras["no_range"] = True
+            if parser._match_text_seq("OR", "UNKNOWN"):
+                extras["or_unknown"] = True
+        elif ranges and not extras.get("or_unknown") and parser._match_text_seq("UNKNOWN"):
+            extras["unknown"] = True
+        elif extras:
+            parser.raise_error("RANGE_N ends with NO RANGE [OR UNKNOWN], then UNKNOWN")
+        else:
+            start = bound()
+            end = bound() if parser._match(TokenType.AND) else None
+            size = parser._parse_bitwise() if parser._match_text_seq("EACH") else None
+            parts = [p if p is not None else exp.Null() for p in (start, end, size)]
+            ranges.append(exp.Tuple(expressions=parts))
+        if not parser._match(TokenType.COMMA):
+            break
+    return parser.expression(RangeN(this=tested, expressions=ranges, **extras))
+
+
 class CaseSpecific(exp.Expression):
     """Teradata's data type attribute ``expr ([NOT] CASESPECIFIC)`` (or ``CS``): ``expr``'s
     value, compared case-sensitively or not (``not_``) wherever it is compared."""
@@ -339,6 +385,20 @@ class ColumnPartitioning(exp.Property):
     ``expressions``: the column groups, each a Tuple of its columns."""
 
     arg_types = {"expressions": False}
+
+
+class AmpMap(exp.Property):
+    """Teradata's table option ``MAP = map_name [COLOCATE USING colocation_name]``: which
+    AMPs store the table's rows, never which rows it holds."""
+
+    arg_types = {"this": True, "colocation": False}
+
+
+def _parse_amp_map(parser: Teradata.Parser) -> AmpMap:
+    parser._match(TokenType.EQ)
+    name = parser._parse_id_var()
+    colocation = parser._parse_id_var() if parser._match_text_seq("COLOCATE", "USING") else None
+    return parser.expression(AmpMap(this=name, colocation=colocation))
 
 
 class JoinIndex(exp.Expression):
@@ -378,6 +438,10 @@ def _parse_partition_by(parser: Teradata.Parser) -> exp.Property:
     return parser.expression(ColumnPartitioning(expressions=groups))
 
 
+# A Teradata request written after a LOCKING modifier carries the modifier's text here.
+LOCKING_META = "teradata_locking"
+
+
 class PlumblineTeradata(Teradata, Semantics):
     COUNT_IS_INTEGER = True
     DATE_DIFFERENCE_IS_DAY_COUNT = True
@@ -396,13 +460,24 @@ class PlumblineTeradata(Teradata, Semantics):
 
     class Parser(Teradata.Parser):
         # CASE_N's NO CASE / UNKNOWN cases are not expressions: sqlglot stops at them.
-        FUNCTION_PARSERS = {**Teradata.Parser.FUNCTION_PARSERS, "CASE_N": _parse_case_n}
-        PROPERTY_PARSERS = {**Teradata.Parser.PROPERTY_PARSERS, "PARTITION BY": _parse_partition_by}
+        FUNCTION_PARSERS = {
+            **Teradata.Parser.FUNCTION_PARSERS,
+            "CASE_N": _parse_case_n,
+            # sqlglot's RANGE_N stops at a second range, NO RANGE and UNKNOWN.
+            "RANGE_N": _parse_range_n,
+        }
+        PROPERTY_PARSERS = {
+            **Teradata.Parser.PROPERTY_PARSERS,
+            "PARTITION BY": _parse_partition_by,
+            "MAP": _parse_amp_map,
+        }
 
         def _parse_create(self) -> exp.Expr:
             # CREATE JOIN INDEX: sqlglot keeps it as an opaque command. Its options (FALLBACK,
             # CHECKSUM = ..., MAP = ...) are storage; its query is read, to fail on bad SQL.
             texts = [token.text.upper() for token in self._tokens[self._index : self._index + 2]]
+            if texts == ["RECURSIVE", "VIEW"]:
+                return self._parse_recursive_view()
             if texts != ["JOIN", "INDEX"]:
                 return super()._parse_create()
             self._advance(2)
@@ -417,6 +492,59 @@ class PlumblineTeradata(Teradata, Semantics):
                 self.raise_error("CREATE JOIN INDEX ... AS SELECT: expected AS")
             self._parse_select()
             return self.expression(JoinIndex(this=name))
+
+        def _parse_recursive_view(self) -> exp.Create:
+            """CREATE / REPLACE RECURSIVE VIEW v (c, ...) AS (seed UNION ALL recursive): as
+            the SQL standard defines a recursive view, the view of ``WITH RECURSIVE v (c, ...)
+            AS (query) SELECT c, ... FROM v``. Teradata allows UNION ALL as the only set
+            operator of the definition (SQL Data Definition Language, CREATE RECURSIVE VIEW:
+            "Recursive View Definition Restrictions"); another one is Teradata's error."""
+            replace = self._prev.token_type == TokenType.REPLACE
+            recursive = self._curr
+            self._advance(2)  # RECURSIVE VIEW
+            name = self._parse_table_parts(schema=True)
+            columns = (
+                self._parse_wrapped_id_vars()
+                if self._curr and self._curr.token_type == TokenType.L_PAREN
+                else []
+            )
+            if not self._match(TokenType.ALIAS):
+                self.raise_error("CREATE RECURSIVE VIEW ... AS (query): expected AS")
+            query = self._parse_select(nested=True)
+            while isinstance(query, exp.Subquery) and not query.alias:
+                query = query.this
+            if not isinstance(query, exp.Query):
+                self.raise_error("CREATE RECURSIVE VIEW ... AS (query): expected a query")
+            for operation in query.find_all(exp.SetOperation):
+                if not isinstance(operation, exp.Union) or operation.args.get("distinct"):
+                    written = {exp.Union: "UNION", exp.Intersect: "INTERSECT"}.get(
+                        type(operation), "EXCEPT"
+                    )
+                    self.raise_error(
+                        f"RECURSIVE VIEW {name.sql(self.dialect)} with {written}: Teradata "
+                        "allows UNION ALL as the only set operator of a recursive view and "
+                        "rejects the definition; write UNION ALL",
+                        recursive,
+                    )
+            bare = exp.to_identifier(name.name, quoted=name.this.quoted)
+            if name.args.get("db"):
+                # The CTE is named without the database: the definition's own reads follow it.
+                for read in query.find_all(exp.Table):
+                    if read.name.lower() == name.name.lower() and (
+                        read.db.lower() == name.db.lower()
+                    ):
+                        read.replace(exp.Table(this=bare.copy(), alias=read.args.get("alias")))
+            cte = exp.CTE(
+                this=query,
+                alias=exp.TableAlias(this=bare.copy(), columns=[c.copy() for c in columns]),
+            )
+            outer = exp.select(*([c.copy() for c in columns] or ["*"]))
+            outer = outer.from_(exp.Table(this=bare.copy()))
+            outer.set("with_", exp.With(expressions=[cte], recursive=True))
+            this = exp.Schema(this=name, expressions=columns) if columns else name
+            return self.expression(
+                exp.Create(this=this, kind="VIEW", replace=replace, expression=outer)
+            )
 
         def _parse_types(self, *args, **kwargs) -> exp.Expr | None:
             parsed = super()._parse_types(*args, **kwargs)
@@ -500,7 +628,14 @@ class PlumblineTeradata(Teradata, Semantics):
                 if rest[:1] in (["PROCEDURE"], ["MACRO"]):
                     self.raise_error(f"{rest[0]}: stored procedures and macros are not translated")
             self._refuse_substitution_variables()
-            return super()._parse_statement()
+            statement = super()._parse_statement()
+            if isinstance(statement, exp.LockingStatement) and statement.expression is not None:
+                # LOCKING ... FOR ACCESS / READ / WRITE <request>: the lock the request takes,
+                # not what it computes. The request is read; the script notes the modifier.
+                request = statement.expression
+                request.meta[LOCKING_META] = statement.this.sql(self.dialect)
+                return request
+            return statement
 
         def _refuse_substitution_variables(self) -> None:
             # ${name} is a shell's or a scheduler's variable, replaced in the text before it

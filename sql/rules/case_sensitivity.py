@@ -319,14 +319,33 @@ def compare(node: exp.Expr, rewritten: exp.Expr, operands: Sequence[str], ctx: C
         return node
     escape = node.parent.expression if isinstance(node.parent, exp.Escape) else None
     if isinstance(escape, exp.Literal) and escape.name.lower() in LOWER:
-        ctx.report(
-            "error",
-            _rule_id(ctx, node),
-            node,
-            f"LIKE without case with a letter as ESCAPE character ({decision.why}) is not "
-            "translated: folding the pattern would change its escape",
+        pattern = unwrap(node.expression)
+        problem = (
+            "a pattern that is not a literal"
+            if not (isinstance(pattern, exp.Literal) and pattern.is_string)
+            else None
         )
-        return node
+        escaped = None
+        if problem is None:
+            escaped, problem = backslash_escaped(pattern.name, escape.name)
+        if escaped is None:
+            ctx.report(
+                "error",
+                _rule_id(ctx, node),
+                node,
+                f"LIKE without case ({decision.why}) with the letter {escape.name!r} as ESCAPE "
+                f"character and {problem} is not translated: folding the pattern to upper "
+                "case would change which characters escape",
+            )
+            return node
+        # Read at translation by Teradata's escape rules, then escaped with a backslash,
+        # which folding leaves alone.
+        rewritten.set("expression", lit(escaped))
+        backslash = lit("\\")
+        node.parent.set("expression", backslash)
+        # A change in place, outside the rewrite: retyped as the engine retypes a rewrite's.
+        ctx.rewritten.append(backslash)
+        backslash.meta["changed"] = True
     warn(decision, node, ctx, "string comparison")
     for name in operands:
         value = rewritten.args.get(name)
@@ -335,6 +354,38 @@ def compare(node: exp.Expr, rewritten: exp.Expr, operands: Sequence[str], ctx: C
         elif value is not None:
             rewritten.set(name, fold(value))
     return _strip(rewritten)
+
+
+def backslash_escaped(pattern: str, escape: str) -> tuple[str | None, str | None]:
+    """Teradata's LIKE ``pattern`` with the letter ``escape`` as ESCAPE, written with a
+    backslash as the escape instead: (pattern, None), or (None, why it has no such form).
+
+    Teradata (SQL Functions, Expressions, and Predicates: "ESCAPE Feature of LIKE") scans
+    the pattern left to right: characters are taken at face value until the ESCAPE
+    character; that character followed by _, % or itself is that one character, literally;
+    followed by anything else (or nothing) the scan stops with an error. Which instances of
+    a letter are the ESCAPE character when case is ignored is not documented: a pattern that
+    holds the letter's other case has no reading here."""
+    if escape.swapcase() in pattern:
+        return None, f"its other case {escape.swapcase()!r} in the pattern"
+    written, i = [], 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == escape:
+            following = pattern[i + 1 : i + 2]
+            if following not in ("_", "%", escape):
+                return None, (
+                    f"{escape!r} followed by {following!r} in the pattern, which Teradata "
+                    "rejects (an ESCAPE character escapes only _, % or itself)"
+                    if following
+                    else f"{escape!r} ending the pattern, which Teradata rejects"
+                )
+            written.append(following if following == escape else "\\" + following)
+            i += 2
+            continue
+        written.append("\\\\" if char == "\\" else char)
+        i += 1
+    return "".join(written), None
 
 
 def _arguments(node: exp.Expr, names: Sequence[str]) -> list[exp.Expr]:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from sql.portable import PortableRpad
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, clone, guarded, lit, type_of
 from sql.rules.case_sensitivity import compare as case_compare
-from sql.rules.case_sensitivity import text_type
+from sql.rules.case_sensitivity import text_type, unwrap
 from sql.rules.day_arithmetic import ORACLE_DATE_META
-from sql.rules.strings import BLANKS_UNDECIDED, tsql_blank_guard, tsql_like_value
+from sql.rules.strings import BLANKS_KEPT, BLANKS_UNDECIDED, tsql_blank_guard, tsql_like_value
 from sql.source_dialects import semantics
 
 
@@ -495,14 +496,35 @@ def pad_comparison(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not text_type(node.this):
         return None
-    treatment = tsql_like_value(node, ctx)
+    # Teradata's LIKE keeps the value's trailing blanks ("Pad characters are significant in
+    # both the character expression, and in the pattern string"): SQL Server's drop is T-SQL's.
+    by_collation = semantics(ctx.dialect).TEXT_COMPARES_BY_COLLATION
+    treatment = tsql_like_value(node, ctx) if by_collation else BLANKS_KEPT
     if treatment is None:
         return node
-    compared = case_compare(node, clone(node), ("this", "expression"), ctx)
+    rewritten = clone(node)
+    length = None if by_collation else _char_length(node.this)
+    if length is not None:
+        # A Teradata CHAR(n) value is its text padded with blanks to n, which LIKE matches
+        # as it is; a lake value may hold its pad or not: trimmed, then padded to n.
+        trimmed = exp.Trim(this=clone(unwrap(node.this)), position="TRAILING", expression=lit(" "))
+        rewritten.set("this", PortableRpad(this=trimmed, length=lit(length), pad=lit(" ")))
+    compared = case_compare(node, rewritten, ("this", "expression"), ctx)
     if treatment == BLANKS_UNDECIDED and isinstance(compared, exp.Like):
         ctx.applied.add("LIKE-PATTERN")
         return tsql_blank_guard(compared, node)
     return compared
+
+
+def _char_length(value: exp.Expr) -> int | None:
+    """n of a value typed CHAR(n), else None."""
+    kind = unwrap(value).type
+    if not isinstance(kind, exp.DataType) or kind.this not in (exp.DType.CHAR, exp.DType.NCHAR):
+        return None
+    params = [p.this for p in kind.expressions]
+    if len(params) != 1 or not (isinstance(params[0], exp.Literal) and params[0].is_int):
+        return None
+    return int(params[0].name)
 
 
 @rule(
@@ -516,8 +538,14 @@ def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "its column's declared one (catalog `casespecific`), else the session's default, NOT "
     "CASESPECIFIC in TERA mode and CASESPECIFIC in ANSI mode (the teradata_session_mode "
     "assumption, a warning where it decides). Case blind, both sides become the portable "
-    "TRANSLATE(x, 'a..z', 'A..Z') (=, <, IN, LIKE, BETWEEN); refused: an expression over a "
-    "declared column (its attribute is not documented) and LIKE with a letter as ESCAPE.",
+    "TRANSLATE(x, 'a..z', 'A..Z') (=, <, IN, LIKE, BETWEEN). LIKE keeps the value's trailing "
+    "blanks (Teradata: pad characters are significant), a CHAR(n) value's pad included: "
+    "RPAD(TRIM(TRAILING ' ' FROM c), n, ' '), whether the lake holds the pad or not. A letter as LIKE's ESCAPE is read at "
+    "translation by Teradata's rules (the letter followed by _, % or itself is that character) "
+    "and the pattern escaped with a backslash before folding. Refused: an expression over a "
+    "declared column (its attribute is not documented), a letter ESCAPE with a pattern that is "
+    "not a literal, holds the letter's other case (which of them escapes is not documented) or "
+    "escapes another character (a Teradata error).",
     (
         (
             "teradata",
@@ -525,6 +553,14 @@ def collation(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
             'WHERE TRANSLATE("customer"."c_name", \'abcdefghijklmnopqrstuvwxyz\', '
             "'ABCDEFGHIJKLMNOPQRSTUVWXYZ') LIKE 'CUSTOMER#0001%'",
+        ),
+        (
+            "teradata",
+            "SELECT c_custkey FROM SALES_DB.CUSTOMER WHERE c_name (NOT CS) LIKE 'Cusx_%' "
+            "ESCAPE 'x'",
+            'SELECT "customer"."c_custkey" AS "c_custkey" FROM "raw"."customer" AS "customer" '
+            'WHERE TRANSLATE("customer"."c_name", \'abcdefghijklmnopqrstuvwxyz\', '
+            "'ABCDEFGHIJKLMNOPQRSTUVWXYZ') LIKE 'CUS\\_%' ESCAPE '\\'",
         ),
         (
             "teradata",

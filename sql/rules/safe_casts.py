@@ -1,4 +1,4 @@
-"""SAFE_CAST of a string to an integer, with the source's reading of the text spelled out.
+"""SAFE_CAST of a string to a number, with the source's reading of the text spelled out.
 
 BigQuery's SAFE_CAST(s AS INT64) returns NULL exactly where CAST raises, and which strings
 CAST reads is fixed by its implementation (ZetaSQL ``StringToNumeric<int64_t>``): blanks
@@ -9,6 +9,11 @@ ends, takes one optional sign and then only digits of its base, and fails on ove
 the accepted strings are two regular languages, checked with LIKE_REGEX, plus a range test
 on the digits; the value of a decimal string is the engines' CAST (both read a sign, leading
 zeros and surrounding whitespace), that of a hexadecimal one is computed digit by digit.
+
+BigQuery's SAFE_CAST(s AS FLOAT64) reads the text as absl::SimpleAtod does (C's strtod over
+the whole string, ASCII whitespace around it skipped): plain decimals translate, text no
+reading of a float takes is NULL, and the rest (inf, nan, hexadecimal floats, long exponents)
+is guarded (FN-TRY-CAST-FLOAT, below).
 
 Snowflake's TRY_CAST / TRY_TO_NUMBER of a string to NUMBER(p, s) reads it as TO_NUMBER does
 (FN-TO-NUMBER: the CAST, rounding half away from zero) and is NULL where that fails ("returns
@@ -203,6 +208,94 @@ def safe_cast_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         value = read_int64(node.this.name)
         return cast(exp.Null() if value is None else lit(value), "BIGINT")
     return bigquery_text_to_int64(node.this)
+
+
+# BigQuery's CAST(s AS FLOAT64) is ZetaSQL's StringToNumeric<double>, absl::SimpleAtod: the
+# whole string, ASCII whitespace around it skipped, read as a C strtod number. Every string
+# it may read matches ANY_FLOAT64 (a decimal or hexadecimal float, inf / infinity / nan in
+# any case, nan(chars), an optional sign); abseil's later reader (from_chars) takes a subset
+# of these. A plain decimal of at most 100 digits each side and a 1- or 2-digit exponent,
+# blanks around it, is read alike by both readers and by the engines' CAST, each rounding to
+# the nearest double, never out of range: PLAIN_FLOAT64.
+_DECIMAL_FLOAT = "([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?"
+_HEX_FLOAT = "0[xX]([0-9a-fA-F]+\\.?[0-9a-fA-F]*|\\.[0-9a-fA-F]+)([pP][+-]?[0-9]+)?"
+_SPECIAL_FLOAT = "[iI][nN][fF]([iI][nN][iI][tT][yY])?|[nN][aA][nN](\\([0-9A-Za-z_]*\\))?"
+ANY_FLOAT64 = (
+    f"^{_SPACE_CLASS}*[+-]?({_DECIMAL_FLOAT}|{_HEX_FLOAT}|{_SPECIAL_FLOAT}){_SPACE_CLASS}*$"
+)
+# ANY_FLOAT64 as the ANSI text writes it: a Unicode literal, the vertical tab and form feed
+# escaped (the rule's example).
+_ANY_FLOAT64_SQL = (
+    "U&'"
+    + ANY_FLOAT64.replace("\\", "\\\\").replace("\x0b", "\\000B").replace("\x0c", "\\000C")
+    + "'"
+)
+PLAIN_FLOAT64 = "^ *[+-]?([0-9]{1,100}(\\.[0-9]{0,100})?|\\.[0-9]{1,100})([eE][+-]?[0-9]{1,2})? *$"
+
+
+def is_bigquery_text_to_float64(node: exp.Expr, dialect: str) -> bool:
+    """SAFE_CAST of a string to FLOAT64 in BigQuery: FN-TRY-CAST-FLOAT translates it."""
+    return (
+        semantics(dialect).TEXT_TO_INTEGER_IS_DOCUMENTED  # BigQuery's: its numbers' reader
+        and isinstance(node, exp.TryCast)
+        and node.args["to"].this == exp.DType.DOUBLE
+        and type_of(node.this) in STRING_TYPES
+    )
+
+
+@rule(
+    "FN-TRY-CAST-FLOAT",
+    "rewrite",
+    ("bigquery",),
+    (exp.TryCast,),
+    "BigQuery SAFE_CAST(s AS FLOAT64) of a string reads it as a floating point literal "
+    "(ZetaSQL's StringToNumeric, absl::SimpleAtod: the whole string, ASCII whitespace around "
+    "it skipped, as C's strtod reads it) and is NULL where that fails. A plain decimal ('+' or "
+    "'-', up to 100 digits each side of the point, an exponent of 1 or 2 digits, blanks "
+    "around it) is the engines' CAST of the text without its blanks (each rounds to the "
+    "nearest double; no such value is out of range); a string no reading of a float takes "
+    "(no digit, a letter outside inf / infinity / nan / an exponent / hex digits, a comma) "
+    "is NULL; the rest (inf, nan, hexadecimal floats, exponents of 3 digits, tabs around "
+    "the number), whose value the engines do not produce alike or BigQuery's reader "
+    "versions read differently, stops the query at run time, a guard naming the rule.",
+    (
+        (
+            "bigquery",
+            "SELECT SAFE_CAST(o_comment AS FLOAT64) AS f FROM sales.orders",
+            'SELECT CAST(CASE WHEN "orders"."o_comment" LIKE_REGEX '
+            f"'{PLAIN_FLOAT64}' THEN TRIM(BOTH ' ' FROM \"orders\".\"o_comment\") WHEN "
+            '"orders"."o_comment" IS NULL OR NOT "orders"."o_comment" LIKE_REGEX '
+            f"{_ANY_FLOAT64_SQL} THEN NULL ELSE RAISE_ERROR('FN-TRY-CAST-FLOAT: text BigQuery "
+            "reads as a float the engines do not read alike (inf, nan, a hexadecimal float, "
+            "an exponent of 3 digits or more, whitespace other than blanks around it)') END AS "
+            'DOUBLE PRECISION) AS "f" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+)
+def safe_cast_float(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not is_bigquery_text_to_float64(node, ctx.dialect):
+        return None
+    text = node.this
+
+    def matches(pattern: str) -> exp.Expr:
+        return exp.RegexpLike(this=clone(text), expression=lit(pattern))
+
+    plain = exp.Trim(this=clone(text), position="BOTH", expression=lit(" "))
+    not_a_float = exp.or_(
+        exp.Is(this=clone(text), expression=exp.Null()), exp.not_(matches(ANY_FLOAT64))
+    )
+    undocumented = failure(
+        "FN-TRY-CAST-FLOAT",
+        "text BigQuery reads as a float the engines do not read alike (inf, nan, a "
+        "hexadecimal float, an exponent of 3 digits or more, whitespace other than blanks "
+        "around it)",
+        node,
+    )
+    zones = [
+        exp.If(this=matches(PLAIN_FLOAT64), true=plain),
+        exp.If(this=not_a_float, true=exp.Null()),
+    ]
+    return exp.Cast(this=exp.Case(ifs=zones, default=undocumented), to=node.args["to"].copy())
 
 
 def _decimal_params(target: exp.DataType) -> tuple[int, int] | None:

@@ -98,7 +98,11 @@ rule(
     "Session settings a script states (sql/session.py): a setting that changes no result "
     "(SET NOCOUNT, XACT_ABORT, TRANSACTION ISOLATION LEVEL, ...), a standard value (SET "
     "ANSI_NULLS ON, QUOTED_IDENTIFIER ON, ANSI_WARNINGS ON, ...), a statistics refresh "
-    "(COLLECT STATISTICS, UPDATE STATISTICS) and Synapse's table options (WITH (DISTRIBUTION "
+    "(COLLECT STATISTICS, UPDATE STATISTICS), COMMENT ON (a description in the data "
+    "dictionary), Teradata's SET QUERY_BAND (workload "
+    "management's name-value tags) and LOCKING ... FOR ACCESS / READ / WRITE before a request "
+    "(the lock it takes: which concurrent changes it sees or waits for; the request is read) "
+    "and Synapse's table options (WITH (DISTRIBUTION "
     "= HASH(k), CLUSTERED COLUMNSTORE INDEX, HEAP, PARTITION (...))) are skipped with an info "
     "line; SET DATEFIRST n, SET LANGUAGE us_english, USE db, Teradata's DATABASE db, Oracle's "
     "ALTER SESSION SET NLS_DATE_FORMAT / NLS_DATE_LANGUAGE / CURRENT_SCHEMA and Snowflake's "
@@ -118,7 +122,8 @@ rule(
         ),
         (
             "teradata",
-            "DATABASE SALES_DB; COLLECT STATISTICS ON ORDERS COLUMN (O_ORDERKEY); SEL o_orderkey FROM orders",
+            "DATABASE SALES_DB; SET QUERY_BAND = 'job=daily;' FOR SESSION; COLLECT STATISTICS ON "
+            "ORDERS COLUMN (O_ORDERKEY); LOCKING ROW FOR ACCESS SEL o_orderkey FROM orders",
             'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders"',
         ),
     ),

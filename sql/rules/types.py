@@ -15,7 +15,11 @@ from sql.rules.build import (
     lit,
     type_of,
 )
-from sql.rules.safe_casts import is_bigquery_text_to_int64, is_snowflake_text_to_decimal
+from sql.rules.safe_casts import (
+    is_bigquery_text_to_float64,
+    is_bigquery_text_to_int64,
+    is_snowflake_text_to_decimal,
+)
 from sql.source_dialects import semantics
 
 # Precision and scale of DECIMAL / NUMERIC / NUMBER written without them.
@@ -225,7 +229,8 @@ def cannot_fail(value: exp.Expr, target: exp.DataType) -> bool:
     "cannot fail (to the same type, an integer to a wider integer, a float or a wide enough "
     "decimal, a DATE to a TIMESTAMP, an integer or a date to an unbounded string) it is that CAST, which then follows the CAST rules; any conversion that can fail "
     "(a string to a number or date, a narrowing) is refused, since ANSI CAST raises there, "
-    "except strings whose reading is known: BigQuery's to INT64 (FN-TRY-CAST-TEXT), "
+    "except strings whose reading is known: BigQuery's to INT64 (FN-TRY-CAST-TEXT) and "
+    "FLOAT64 (FN-TRY-CAST-FLOAT), "
     "Snowflake's to NUMBER (FN-TRY-CAST-NUMBER) and to DATE / TIMESTAMP_NTZ (SF-AUTO-DATE).",
     (
         (
@@ -241,6 +246,8 @@ def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     assert isinstance(node, exp.TryCast)
     if is_bigquery_text_to_int64(node, ctx.dialect):
         return None  # FN-TRY-CAST-TEXT reads the string as BigQuery does
+    if is_bigquery_text_to_float64(node, ctx.dialect):
+        return None  # FN-TRY-CAST-FLOAT reads the plain decimals, makes the rest raise
     if is_snowflake_text_to_decimal(node, ctx.dialect):
         return None  # FN-TRY-CAST-NUMBER reads the plain decimals, makes the rest raise
     target = node.args["to"]
@@ -265,7 +272,8 @@ def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr | None:
                 else "formats detected per value or set by the session"
             )
             why = (
-                f"{why}, and of strings only BigQuery's SAFE_CAST to INT64, whose accepted text "
+                f"{why}, and of strings only BigQuery's SAFE_CAST to INT64 or FLOAT64 and "
+                "Snowflake's TRY_CAST to NUMBER or a date, whose accepted text "
                 f"is known: which strings {ctx.dialect} reads as {target.sql().upper()} is not "
                 f"stated exactly ({details})"
             )

@@ -344,6 +344,19 @@ def test_declared_case_attributes_are_kept():
     )
 
 
+def test_teradata_ddl_as_show_table_writes_it_imports():
+    # Table options (MAP, CHECKSUM, ...) and RANGE_N row partitioning: storage only.
+    ddl = (
+        "CREATE SET TABLE d.t, FALLBACK, NO BEFORE JOURNAL, CHECKSUM = DEFAULT, "
+        "DEFAULT MERGEBLOCKRATIO, MAP = TD_MAP1 (k INTEGER NOT NULL, d DATE FORMAT "
+        "'YYYY-MM-DD') PRIMARY INDEX (k) PARTITION BY RANGE_N (d BETWEEN DATE '2007-01-01' "
+        "AND DATE '2022-01-01' EACH INTERVAL '1' MONTH, NO RANGE OR UNKNOWN);"
+    )
+    imported = import_ddl([("t.sql", ddl)], "teradata")
+    assert imported.diagnostics == ()
+    assert imported.catalog_tables() == {"raw.t": {"k": "INTEGER", "d": "DATE"}}
+
+
 def test_case_insensitive_collations_are_flagged():
     ddl = "CREATE TABLE dbo.t (a VARCHAR(10) COLLATE Latin1_General_CI_AS)"
     imported = import_ddl([("t.sql", ddl)], "tsql")

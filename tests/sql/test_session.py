@@ -178,6 +178,40 @@ def test_teradata_database_and_collect_statistics():
     ) in notes
 
 
+@pytest.mark.parametrize("dialect", ["teradata", "oracle", "snowflake"])
+def test_comment_on_is_skipped_with_an_info_line(dialect):
+    script = (
+        "CREATE TABLE t (a INTEGER);\nCOMMENT ON TABLE t IS 'the orders';\n"
+        "COMMENT ON COLUMN t.a IS 'the key';"
+    )
+    (table,) = translate_script(script, dialect, file="s.sql").tables
+    notes = {(d.rule, d.severity, d.line, d.col) for d in table.diagnostics}
+    assert {("SESSION-SETTING", "info", 2, 1), ("SESSION-SETTING", "info", 3, 1)} <= notes
+    assert any("COMMENT ON COLUMN t.a skipped" in d.message for d in table.diagnostics)
+
+
+def test_teradata_query_bands_and_locking_modifiers_are_skipped_and_their_requests_read():
+    script = (
+        "SET QUERY_BAND = 'job=nightly;' UPDATE FOR SESSION;\n"
+        "LOCKING TABLE SALES_DB.orders FOR ACCESS\n"
+        "SEL o_orderkey FROM SALES_DB.orders WHERE o_orderkey > 7;"
+    )
+    (table,) = translate_script(script, "teradata", file="s.sql").tables
+    assert table.source_tables == ("raw.orders",)
+    assert "> 7" in table.ansi_sql and "LOCK" not in table.ansi_sql
+    notes = {d.format() for d in table.diagnostics}
+    assert (
+        "s.sql:1:1: info[SESSION-SETTING]: SET QUERY_BAND skipped: it tags the session's or "
+        "transaction's requests with names and values for workload management and accounting, "
+        "not what a query returns"
+    ) in notes
+    assert (
+        "s.sql:2:1: info[SESSION-SETTING]: LOCKING TABLE SALES_DB.orders FOR ACCESS skipped: "
+        "the lock says which other sessions' changes Teradata lets the request see or wait "
+        "for, not what it computes from the rows it reads"
+    ) in notes
+
+
 @pytest.mark.parametrize(
     "guard",
     [

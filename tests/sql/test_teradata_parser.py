@@ -4,10 +4,12 @@ than failing somewhere inside them."""
 
 from __future__ import annotations
 
+import duckdb
 import pytest
 import sqlglot
 
 from sql.diagnostics import TranslationError
+from sql.render import render
 from sql.source_dialects import CaseSpecific, PlumblineTeradata
 from sql.translate import translate_script
 
@@ -67,6 +69,20 @@ def test_a_call_is_still_a_call():
             "1:15",
             "JSON_TABLE (ON query USING ROWEXPR",
         ),
+        # Teradata allows UNION ALL as the only set operator of a recursive view.
+        (
+            "REPLACE RECURSIVE VIEW v (x) AS (SELECT 1 UNION SELECT x * 2 FROM v WHERE x < 9);",
+            "PARSE",
+            "1:9",
+            "RECURSIVE VIEW v with UNION: Teradata allows UNION ALL as the only set operator",
+        ),
+        (
+            "CREATE RECURSIVE VIEW v (x) AS (SELECT a FROM t UNION ALL SELECT x FROM v\n"
+            "EXCEPT SELECT a FROM t);",
+            "PARSE",
+            "1:8",
+            "with EXCEPT",
+        ),
         # sqlglot reads TIME and TIMESTAMP targets alike; the TIME one is refused by name.
         (
             "SELECT CAST('15h33m' AS TIME(0) FORMAT 'HHhMIm') AS t;",
@@ -106,12 +122,48 @@ def test_teradata_constructs_without_a_translation_are_refused_by_name(script, r
             "PARTITION BY CASE_N(a < 10, NO CASE)",
             ("a", "b"),
         ),
+        # The AMP map a table is stored on (Teradata 16.10+, as SHOW TABLE writes it).
+        (
+            "CREATE SET TABLE t, FALLBACK, NO BEFORE JOURNAL, CHECKSUM = DEFAULT, "
+            "DEFAULT MERGEBLOCKRATIO, MAP = TD_MAP1 (a INTEGER, b DATE) PRIMARY INDEX (a)",
+            ("a", "b"),
+        ),
+        (
+            "CREATE TABLE t, MAP = TenAMP_Map COLOCATE USING MyGroups_Group4 (a INTEGER, "
+            "b DATE) UNIQUE PRIMARY INDEX (a)",
+            ("a", "b"),
+        ),
+        # Row partitioning by ranges: several ranges, unbounded ends, the extra partitions.
+        (
+            "CREATE MULTISET TABLE t (a INTEGER, b DATE) PRIMARY INDEX (a) PARTITION BY "
+            "RANGE_N (b BETWEEN DATE '2007-01-01' AND DATE '2022-01-01' EACH INTERVAL '1' "
+            "MONTH, NO RANGE OR UNKNOWN)",
+            ("a", "b"),
+        ),
+        (
+            "CREATE MULTISET TABLE t (a INTEGER, b DATE) PRIMARY INDEX (a) PARTITION BY "
+            "(RANGE_N (a BETWEEN *, 1, 5 AND 10, 11 AND * , NO RANGE, UNKNOWN), "
+            "CASE_N (b < DATE '2020-01-01', NO CASE))",
+            ("a", "b"),
+        ),
     ],
 )
 def test_storage_clauses_of_a_table_are_read_and_change_no_rows(ddl, columns):
     [table] = translate_script(ddl, "teradata", file="s.sql").tables
     assert table.columns == columns
     assert "1 = 0" in table.ansi_sql
+
+
+def test_range_n_in_a_query_is_refused_by_name():
+    with pytest.raises(TranslationError) as raised:
+        translate_script(
+            "CREATE MULTISET TABLE t (a INTEGER);\nSELECT RANGE_N(a BETWEEN 1 AND 9 EACH 2) AS p "
+            "FROM t;",
+            "teradata",
+            file="s.sql",
+        )
+    found = [(d.rule, d.line, d.message) for d in raised.value.diagnostics]
+    assert found == [("ANSI-UNSUPPORTED", 2, "RANGEN has no exact ANSI SQL form")], found
 
 
 def test_a_join_index_is_dropped_with_a_note():
@@ -130,3 +182,22 @@ def test_a_join_index_of_unreadable_sql_is_a_parse_error():
     with pytest.raises(TranslationError) as raised:
         translate_script("CREATE JOIN INDEX ji AS SELEC a FROM t;", "teradata", file="s.sql")
     assert [d.rule for d in raised.value.diagnostics] == ["PARSE"]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # The SQL standard's recursive view is the view of WITH RECURSIVE v (x) AS (...)
+        # SELECT x FROM v: the seed's row, then each row the recursive statement adds.
+        "REPLACE RECURSIVE VIEW v (x) AS (SELECT 1 UNION ALL SELECT x * 2 FROM v WHERE x < 50);",
+        "CREATE RECURSIVE VIEW db1.v (x) AS (\n"
+        "  SELECT 1 AS x\n  UNION ALL\n  SELECT x * 2 FROM db1.v WHERE x < 50\n);",
+    ],
+)
+def test_a_recursive_view_is_the_view_of_a_recursive_query(spark_engine, script):
+    [view] = translate_script(script, "teradata", file="s.sql").tables
+    assert (view.name, view.defines, view.columns) == ("v", "view", ("x",))
+    expected = [(1,), (2,), (4,), (8,), (16,), (32,), (64,)]
+    assert sorted(duckdb.sql(render(view.ansi_sql, "duckdb")).fetchall()) == expected
+    on_spark = spark_engine.session().sql(render(view.ansi_sql, "spark")).collect()
+    assert sorted(tuple(r) for r in on_spark) == expected

@@ -12,6 +12,7 @@ from sql.catalog import load_catalog, merge_catalogs
 from sql.diagnostics import TranslationError
 from sql.render import render
 from sql.rules.base import example_catalog
+from sql.rules.case_sensitivity import backslash_escaped
 from sql.translate import translate, translate_script
 
 NAMES = ["foo", "FOO", "Foo", "bar", "é", "É", "", "ß", "SS", None]
@@ -53,6 +54,31 @@ CASES = [
     ("teradata", {}, "SELECT c_name FROM T WHERE c_name = 'é'", ["é"]),
     ("teradata", {}, "SELECT c_name FROM T WHERE c_name = 'ss'", ["SS"]),
     ("teradata", {}, "SELECT c_name FROM T WHERE c_name LIKE 'f_O'", ["FOO", "Foo", "foo"]),
+    # a letter as ESCAPE: read by Teradata's escape rules ('oo' is one literal o, 'a_' a
+    # literal _), then matched without case
+    (
+        "teradata",
+        {},
+        "SELECT c_name FROM T WHERE c_name LIKE 'foooo' ESCAPE 'o'",
+        ["FOO", "Foo", "foo"],
+    ),
+    (
+        "teradata",
+        {},
+        "SELECT c_name FROM T WHERE c_name LIKE 'F%' ESCAPE 'x'",
+        ["FOO", "Foo", "foo"],
+    ),
+    (
+        "teradata",
+        {},
+        "SELECT c_name FROM T WHERE c_name NOT LIKE 'ba_' ESCAPE 'a'",
+        ["", "FOO", "Foo", "SS", "bar", "foo", "ß", "É", "é"],
+    ),
+    # Teradata's LIKE keeps trailing blanks ("Pad characters are significant"): 'foo ' is
+    # not LIKE 'foo', and is LIKE 'foo_'
+    ("teradata", {}, "SELECT c_name FROM T WHERE c_name || ' ' LIKE 'foo'", []),
+    ("teradata", {}, "SELECT c_name FROM T WHERE c_name || ' ' LIKE 'fo_'", []),
+    ("teradata", {}, "SELECT c_name FROM T WHERE c_name || ' ' LIKE 'foo_'", ["FOO", "Foo", "foo"]),
     (
         "teradata",
         {},
@@ -185,9 +211,23 @@ def test_comparisons_return_the_rows_the_source_returns_on_both_engines(
         (
             "teradata",
             {},
-            "SELECT c_name FROM T WHERE c_name LIKE 'fa_%' ESCAPE 'a'",
+            "SELECT c_name FROM T WHERE c_name LIKE 'fA_%' ESCAPE 'a'",
             "TD-CASESPECIFIC",
-            "ESCAPE",
+            "its other case 'A'",
+        ),
+        (
+            "teradata",
+            {},
+            "SELECT c_name FROM T WHERE c_name LIKE 'fab%' ESCAPE 'a'",
+            "TD-CASESPECIFIC",
+            "which Teradata rejects",
+        ),
+        (
+            "teradata",
+            {},
+            "SELECT c_name FROM T WHERE c_name LIKE c_mktsegment ESCAPE 'a'",
+            "TD-CASESPECIFIC",
+            "not a literal",
         ),
         (
             "tsql",
@@ -336,3 +376,55 @@ def test_an_expression_agreeing_with_the_session_default_is_decided(declared):
     translate(query, "teradata", catalog=declared, assumptions=ansi)
     written = query.replace("AS s,", "(CASESPECIFIC) AS s,")
     assert "TRANSLATE" not in translate(written, "teradata", catalog=declared).ansi_sql
+
+
+@pytest.mark.parametrize(
+    ("pattern", "escape", "written"),
+    [
+        ("0foo%", "o", "0fo%"),  # oo: the letter itself, then % a wildcard
+        ("2ba_", "a", "2b\\_"),
+        ("a%\\_x_", "x", "a%\\\\_\\_"),  # a backslash is escaped, x_ is a literal _
+        ("fo", "o", None),  # the ESCAPE character ends the pattern
+        ("fob", "o", None),  # ... or escapes a character that is not _, % or itself
+        ("fOo_", "o", None),  # the letter's other case: which one escapes is not documented
+    ],
+)
+def test_teradata_letter_escapes_are_read_by_its_escape_rules(pattern, escape, written):
+    assert backslash_escaped(pattern, escape)[0] == written
+
+
+CHAR_CATALOG = """
+tables:
+  raw.codes:
+    k: INTEGER
+    c: CHAR(5)
+legacy:
+  teradata:
+    db1.codes: raw.codes
+"""
+
+
+@pytest.mark.parametrize(
+    ("where", "expected"),
+    [
+        # Teradata's CHAR(5) value 'ab' is 'ab' and three blanks, which LIKE matches as it is
+        # ("Pad characters are significant"), whether the lake holds the blanks or not
+        ("c LIKE 'ab'", []),
+        ("c LIKE 'AB___'", [1, 2]),
+        ("c LIKE 'ab%'", [1, 2]),
+        ("c LIKE '%b'", []),
+        ("c NOT LIKE 'a_ %'", []),
+    ],
+)
+def test_teradata_like_reads_a_char_value_with_its_pad_on_both_engines(
+    spark_engine, tmp_path, where, expected
+):
+    path = tmp_path / "catalog.yaml"
+    path.write_text(CHAR_CATALOG)
+    source = f"SELECT k FROM db1.codes WHERE {where}"
+    ansi_sql = translate(source, "teradata", catalog=load_catalog(path)).ansi_sql
+    rows = "(SELECT * FROM (VALUES (1, 'ab'), (2, 'ab   ')) AS t(k, c))"
+    ansi_sql = ansi_sql.replace('"raw"."codes"', rows)
+    on_duckdb = sorted(r[0] for r in duckdb.sql(render(ansi_sql, "duckdb")).fetchall())
+    on_spark = sorted(r[0] for r in spark_engine.session().sql(render(ansi_sql, "spark")).collect())
+    assert on_duckdb == on_spark == expected, ansi_sql

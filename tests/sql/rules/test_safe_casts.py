@@ -1,6 +1,7 @@
 """BigQuery SAFE_CAST of strings to INT64 on DuckDB and Spark, against what BigQuery's CAST
 reads (ZetaSQL's StringToNumeric<int64_t>: leading blanks, then a sign and 0x for base 16,
-else base 10; ASCII whitespace around; the INT64 range), written out by hand per string."""
+else base 10; ASCII whitespace around; the INT64 range), written out by hand per string; to
+FLOAT64 (a floating point literal, NULL where it is none) and Snowflake's TRY_ numbers."""
 
 from __future__ import annotations
 
@@ -110,8 +111,6 @@ def test_a_string_literal_is_read_at_translation(text, value):
 @pytest.mark.parametrize(
     ("dialect", "source"),
     [
-        # BigQuery FLOAT64: out-of-range text is infinity there, an error on DuckDB
-        ("bigquery", "SELECT SAFE_CAST(o_comment AS FLOAT64) AS n FROM sales.orders"),
         ("bigquery", "SELECT SAFE_CAST(o_comment AS NUMERIC) AS n FROM sales.orders"),
     ],
 )
@@ -195,3 +194,73 @@ def test_snowflake_try_number_guard_is_reported_and_strict_refuses_it():
     assert translate(source, "snowflake").guards == ("FN-TRY-CAST-NUMBER",)
     with pytest.raises(TranslationError, match="run-time guard of FN-TRY-CAST-NUMBER"):
         translate(source, "snowflake", strict=True)
+
+
+# BigQuery SAFE_CAST(text AS FLOAT64): "the same form as a valid floating point literal"
+# (BigQuery's conversion rules), NULL where the CAST fails; blanks around it are skipped
+# (absl::SimpleAtod). RAISES: text BigQuery reads whose value the translation does not
+# produce (infinities, NaN, hexadecimal floats, 3-digit exponents, tabs around it).
+FLOAT_CASES = [
+    ("1.5", 1.5),
+    ("-2.5e3", -2500.0),
+    ("+.5", 0.5),
+    ("1.", 1.0),
+    ("00012.50", 12.5),
+    ("1E-5", 1e-05),
+    (" 7 ", 7.0),
+    ("0.1", 0.1),
+    ("-0", -0.0),
+    ("123456789012345678901234567890", 1.2345678901234568e29),
+    ("9" * 100 + "e99", 1e199),
+    ("", None),
+    ("   ", None),
+    ("abc", None),
+    ("1,5", None),
+    ("1.5.5", None),
+    ("--1", None),
+    ("+", None),
+    ("1e", None),
+    ("e5", None),
+    ("$5", None),
+    ("\uff11", None),  # a full-width digit
+    (None, None),
+    ("inf", RAISES),
+    ("-Infinity", RAISES),
+    ("NaN", RAISES),
+    ("0x1p3", RAISES),
+    ("1e400", RAISES),
+    ("\t1.5", RAISES),
+]
+
+
+def test_bigquery_safe_cast_to_float64_reads_plain_decimals_nulls_the_rest_or_stops(
+    spark_engine,
+):
+    ansi_sql = translate(
+        "SELECT SAFE_CAST(o_comment AS FLOAT64) AS f FROM sales.orders", "bigquery"
+    ).ansi_sql
+    valued = [(k, t, value) for k, (t, value) in enumerate(FLOAT_CASES) if value != RAISES]
+    values = ", ".join(
+        f"({k}, {'CAST(NULL AS VARCHAR)' if t is None else repr(t)})" for k, t, _ in valued
+    )
+    keyed = ansi_sql.replace("SELECT", 'SELECT "orders"."o_orderkey",', 1).replace(
+        '"raw"."orders" AS "orders"',
+        f"(SELECT * FROM (VALUES {values}) AS t(o_orderkey, o_comment)) AS orders",
+    )
+    spark = spark_engine.session()
+    on_duckdb = dict(duckdb.connect().sql(render(keyed, "duckdb")).fetchall())
+    on_spark = {r[0]: r[1] for r in spark.sql(render(keyed, "spark")).collect()}
+    expected = {k: value for k, _, value in valued}
+    assert on_duckdb == expected
+    assert on_spark == expected
+    assert [str(on_duckdb[k]) for k, t, _ in valued if t == "-0"] == ["-0.0"]  # the sign kept
+    for text in [text for text, value in FLOAT_CASES if value == RAISES]:
+        results = first_values(over_one_text(ansi_sql, text, "o_comment"), spark)
+        assert all("FN-TRY-CAST-FLOAT" in str(r) for r in results), (text, results)
+
+
+def test_bigquery_safe_cast_to_float64_guard_is_reported_and_strict_refuses_it():
+    source = "SELECT SAFE_CAST(o_comment AS FLOAT64) AS f FROM sales.orders"
+    assert translate(source, "bigquery").guards == ("FN-TRY-CAST-FLOAT",)
+    with pytest.raises(TranslationError, match="run-time guard of FN-TRY-CAST-FLOAT"):
+        translate(source, "bigquery", strict=True)
