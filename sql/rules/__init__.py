@@ -74,6 +74,7 @@ def load_all() -> dict[str, Rule]:
         regex_substr,
         safe_casts,
         scripting,
+        set_types,
         strings,
         teradata_dates,
         teradata_formats,

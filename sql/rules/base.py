@@ -334,6 +334,13 @@ EXAMPLE_TABLES["raw.shipments"] = {
 }
 EXAMPLE_TABLES["raw.scans"] = {"id": "BIGINT", "scanned_at": "TIMESTAMP(3)"}
 EXAMPLE_LEGACY["oracle"] = {("LOGISTICS", "SHIPMENTS"): "raw.shipments"}
+# Teradata text of declared lengths, read by the set operation examples (TD-SET-TYPES).
+EXAMPLE_TABLES["raw.regions_short"] = {"code": "VARCHAR(3)", "name": "VARCHAR(10)"}
+EXAMPLE_TABLES["raw.regions_long"] = {"code": "VARCHAR(8)", "name": "VARCHAR(40)"}
+EXAMPLE_LEGACY["teradata"] = {
+    ("sales_db", "regions_short"): "raw.regions_short",
+    ("sales_db", "regions_long"): "raw.regions_long",
+}
 EXAMPLE_LEGACY["tsql"] = {("dbo", "scans"): "raw.scans"}
 EXAMPLE_DECLARED = {
     "raw.shipments": {"shipped_at": ("oracle", "DATE"), "delivered_at": ("oracle", "DATE")},

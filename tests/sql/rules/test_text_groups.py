@@ -28,10 +28,10 @@ CATALOG = """
 tables:
   raw.names:
     k: BIGINT
-    c_name: VARCHAR
+    c_name: VARCHAR(25)
   raw.others:
     k: BIGINT
-    c_name: VARCHAR
+    c_name: VARCHAR(25)
 legacy:
   tsql:
     dbo.names: raw.names
