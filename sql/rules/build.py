@@ -31,6 +31,18 @@ STRING_TYPES = {
 TIMESTAMP_TYPES = {exp.DType.TIMESTAMP, exp.DType.DATETIME, exp.DType.DATETIME2}
 
 
+def type_params(dtype: exp.DataType) -> tuple[int, ...] | None:
+    """The integer parameters of ``dtype`` (DECIMAL(12, 2) -> (12, 2), VARCHAR -> ()); None if
+    not all are integers."""
+    values = []
+    for param in dtype.expressions:
+        value = param.this if isinstance(param, exp.DataTypeParam) else param
+        if not (isinstance(value, exp.Literal) and value.is_int):
+            return None
+        values.append(int(value.name))
+    return tuple(values)
+
+
 def type_of(node: exp.Expr) -> exp.DType | None:
     """The annotated type of ``node``, or None when annotation could not tell."""
     if isinstance(node, exp.Paren):

@@ -10,7 +10,15 @@ from sqlglot import exp
 
 from sql.portable import PortableRpad
 from sql.rules.base import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, NUMERIC_TYPES, clone, guarded, lit, type_of
+from sql.rules.build import (
+    INTEGER_TYPES,
+    NUMERIC_TYPES,
+    clone,
+    guarded,
+    lit,
+    type_of,
+    type_params,
+)
 from sql.rules.case_sensitivity import compare as case_compare
 from sql.rules.case_sensitivity import text_type, unwrap
 from sql.rules.day_arithmetic import ORACLE_DATE_META
@@ -521,10 +529,8 @@ def _char_length(value: exp.Expr) -> int | None:
     kind = unwrap(value).type
     if not isinstance(kind, exp.DataType) or kind.this not in (exp.DType.CHAR, exp.DType.NCHAR):
         return None
-    params = [p.this for p in kind.expressions]
-    if len(params) != 1 or not (isinstance(params[0], exp.Literal) and params[0].is_int):
-        return None
-    return int(params[0].name)
+    params = type_params(kind)
+    return params[0] if params is not None and len(params) == 1 else None
 
 
 @rule(

@@ -167,14 +167,20 @@ def read_int64(text: str) -> int | None:
     return value if -(2**63) <= value < 2**63 else None
 
 
-def is_bigquery_text_to_int64(node: exp.Expr, dialect: str) -> bool:
-    """SAFE_CAST of a string to INT64 in BigQuery: FN-TRY-CAST-TEXT translates it."""
+def _bigquery_text_to(node: exp.Expr, dialect: str, target: exp.DType) -> bool:
+    """SAFE_CAST of a string to ``target`` in BigQuery, whose reader of numbers is
+    documented (ZetaSQL's StringToNumeric)."""
     return (
         semantics(dialect).TEXT_TO_INTEGER_IS_DOCUMENTED
         and isinstance(node, exp.TryCast)
-        and node.args["to"].this == exp.DType.BIGINT
+        and node.args["to"].this == target
         and type_of(node.this) in STRING_TYPES
     )
+
+
+def is_bigquery_text_to_int64(node: exp.Expr, dialect: str) -> bool:
+    """SAFE_CAST of a string to INT64 in BigQuery: FN-TRY-CAST-TEXT translates it."""
+    return _bigquery_text_to(node, dialect, exp.DType.BIGINT)
 
 
 @rule(
@@ -235,12 +241,7 @@ PLAIN_FLOAT64 = "^ *[+-]?([0-9]{1,100}(\\.[0-9]{0,100})?|\\.[0-9]{1,100})([eE][+
 
 def is_bigquery_text_to_float64(node: exp.Expr, dialect: str) -> bool:
     """SAFE_CAST of a string to FLOAT64 in BigQuery: FN-TRY-CAST-FLOAT translates it."""
-    return (
-        semantics(dialect).TEXT_TO_INTEGER_IS_DOCUMENTED  # BigQuery's: its numbers' reader
-        and isinstance(node, exp.TryCast)
-        and node.args["to"].this == exp.DType.DOUBLE
-        and type_of(node.this) in STRING_TYPES
-    )
+    return _bigquery_text_to(node, dialect, exp.DType.DOUBLE)
 
 
 @rule(

@@ -27,21 +27,22 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import Context, rule
-from sql.rules.build import STRING_TYPES, clone, lit
+from sql.rules.build import INTEGER_TYPES, STRING_TYPES, clone, lit, type_params
 from sql.rules.portable_types import branches
 
 RULE = "TD-SET-TYPES"
-_INTEGERS = {
-    exp.DType.TINYINT,
-    exp.DType.SMALLINT,
-    exp.DType.INT,
-    exp.DType.BIGINT,
-}
-_DECIMALS = {exp.DType.DECIMAL}
+# What _text answers for a later text column whose conversion has no exact form here.
+REFUSE = "refuse"
+# Later column types whose places a narrower first column rounds away.
+_FRACTIONS = {exp.DType.DECIMAL, exp.DType.DOUBLE, exp.DType.FLOAT}
+
+
+def _value(projection: exp.Expr) -> exp.Expr:
+    return projection.unalias() if isinstance(projection, exp.Alias) else projection
 
 
 def _data_type(projection: exp.Expr) -> exp.DataType | None:
-    node = projection.unalias() if isinstance(projection, exp.Alias) else projection
+    node = _value(projection)
     while isinstance(node, exp.Paren):
         node = node.this
     data_type = node.type
@@ -50,27 +51,16 @@ def _data_type(projection: exp.Expr) -> exp.DataType | None:
     return data_type
 
 
-def _params(data_type: exp.DataType) -> list[int] | None:
-    values = []
-    for param in data_type.expressions:
-        value = param.this if isinstance(param, exp.DataTypeParam) else param
-        if not (isinstance(value, exp.Literal) and value.is_int):
-            return None
-        values.append(int(value.name))
-    return values
-
-
 def _length(data_type: exp.DataType) -> int | None:
-    params = _params(data_type)
+    params = type_params(data_type)
     return params[0] if params else None
 
 
 def _scale(data_type: exp.DataType) -> int | None:
-    if data_type.this in _INTEGERS:
+    """Places after the point: 0 for an integer, s of DECIMAL(p, s); None otherwise."""
+    if data_type.this in INTEGER_TYPES:
         return 0
-    if data_type.this not in _DECIMALS:
-        return None
-    params = _params(data_type)
+    params = type_params(data_type) if data_type.this is exp.DType.DECIMAL else None
     if params is None:
         return None
     return params[1] if len(params) > 1 else 0
@@ -111,17 +101,18 @@ def first_select_types(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         head_type = _data_type(head)
         if head_type is None:
             continue
+        head_source = _source(first, _value(head))
         for select in later:
             if position >= len(select.selects):
                 return None  # a column count Teradata refuses; left to the engines' error
             projection = select.selects[position]
             value = _value(projection)
             own = _data_type(projection)
-            if _same_column(first, _value(head), select, value):
+            if head_source is not None and head_source == _source(select, value):
                 continue  # one column of one table: one type, nothing converted
             if head_type.this in STRING_TYPES:
                 outcome = _text(head, head_type, value, own)
-                if outcome == "refuse":
+                if outcome == REFUSE:
                     ctx.report(
                         "error",
                         RULE,
@@ -158,9 +149,6 @@ def first_select_types(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return node if changed else None
 
 
-_FRACTIONS = {exp.DType.DECIMAL, exp.DType.DOUBLE, exp.DType.FLOAT}
-
-
 def _source(select: exp.Select, value: exp.Expr) -> tuple[str, ...] | None:
     """(catalog, db, table, column) of a column that reads a table of ``select``'s FROM
     directly; None for anything else."""
@@ -170,15 +158,6 @@ def _source(select: exp.Select, value: exp.Expr) -> tuple[str, ...] | None:
         if table.parent_select is select and table.alias_or_name == value.table:
             return (table.catalog, table.db, table.name, value.name)
     return None
-
-
-def _same_column(first: exp.Select, head: exp.Expr, select: exp.Select, value: exp.Expr) -> bool:
-    source = _source(first, head)
-    return source is not None and source == _source(select, value)
-
-
-def _value(projection: exp.Expr) -> exp.Expr:
-    return projection.unalias() if isinstance(projection, exp.Alias) else projection
 
 
 def _shown(head: exp.Expr, head_type: exp.DataType) -> str:
@@ -196,7 +175,7 @@ def _text(
     head: exp.Expr, head_type: exp.DataType, value: exp.Expr, own: exp.DataType | None
 ) -> int | str | None:
     """None: the later column's text stays as it is; an int n: cut it to n characters;
-    "refuse": Teradata's conversion of it has no exact form here."""
+    REFUSE: Teradata's conversion of it has no exact form here."""
     if own is not None and own.this not in STRING_TYPES:
         return None  # not text: its conversion to text is not this rule's
     first = _value(head)
@@ -211,13 +190,16 @@ def _text(
             return None
         if isinstance(value, exp.Null):
             return None
-        return "refuse"
+        return REFUSE
     if isinstance(value, exp.Null):
         return None
     length = _length(head_type)
-    if length is None or head_type.this is exp.DType.CHAR:
-        own_same = own is not None and own.this is head_type.this and _length(own) == length
-        return None if own_same and length is not None else "refuse"
+    if length is None:
+        return REFUSE
+    if head_type.this is exp.DType.CHAR:
+        # Teradata pads shorter text to n: only the same CHAR(n) is certainly unchanged.
+        same = own is not None and own.this is exp.DType.CHAR and _length(own) == length
+        return None if same else REFUSE
     own_length = None if own is None else _length(own)
     if own_length is not None and own_length <= length:
         return None

@@ -14,6 +14,7 @@ from sql.rules.build import (
     guarded,
     lit,
     type_of,
+    type_params,
 )
 from sql.rules.safe_casts import (
     is_bigquery_text_to_float64,
@@ -187,23 +188,12 @@ INTEGER_DIGITS = {
 PRINTABLE_TYPES = {*INTEGER_TYPES, exp.DType.DATE}
 
 
-def _params(dtype: exp.DataType) -> tuple[int, ...] | None:
-    """The integer parameters of ``dtype`` (DECIMAL(12, 2) -> (12, 2)); None if not all are."""
-    values = []
-    for param in dtype.expressions:
-        value = param.this if isinstance(param, exp.DataTypeParam) else param
-        if not (isinstance(value, exp.Literal) and value.is_int):
-            return None
-        values.append(int(value.name))
-    return tuple(values)
-
-
 def cannot_fail(value: exp.Expr, target: exp.DataType) -> bool:
     """Whether CAST(value AS target) succeeds for every value of ``value``'s type: then the
     source's TRY_CAST / SAFE_CAST is that CAST."""
     source = type_of(value)
     to = target.this
-    params = _params(target)
+    params = type_params(target)
     if source is None or params is None:
         return False
     if value.type is not None and value.type == target:
