@@ -139,6 +139,14 @@ def _common_table(table: exp.Table) -> exp.CTE | None:
 
 
 def _derived_column_type(column: exp.Column) -> exp.DType | None:
+    value = derived_value(column)
+    return type_of(value) if value is not None else None
+
+
+def derived_value(column: exp.Column) -> exp.Expr | None:
+    """What a column of a WITH query or a derived table stands for: the projection (its
+    value, unaliased) of that query's SELECT that the column names; None where it reads a
+    table, a set operation or anything else."""
     select = column.find_ancestor(exp.Select)
     while select is not None:
         sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
@@ -158,7 +166,7 @@ def _derived_column_type(column: exp.Column) -> exp.DType | None:
             if isinstance(query, exp.Select):
                 for projection in query.selects:
                     if projection.alias_or_name == column.name:
-                        return type_of(projection.unalias())
+                        return projection.unalias()
         select = select.find_ancestor(exp.Select)
     return None
 
