@@ -9,32 +9,127 @@ standard, DuckDB and Spark give the column a type that holds both sides, so the 
 comes out whole: a different value, with no error. So (TD-SET-TYPES):
 
 - a later SELECT's text column is cut to the first SELECT's declared length n with
-  ``SUBSTRING(x FROM 1 FOR n)`` wherever its own length is larger or not known (the cut is
-  the conversion itself: VARCHAR(n) keeps the first n characters);
+  ``SUBSTRING(x FROM 1 FOR n)`` wherever its own length is larger (the cut is the
+  conversion itself: VARCHAR(n) keeps the first n characters);
+- a later number that the first SELECT's exact type may not hold is guarded: where it lies
+  outside that type's range the statement stops (``RAISE_ERROR``), as Teradata stops with a
+  numeric overflow (error 2616), and every other value is Teradata's. The first type is
+  the column's declared one (a BYTEINT column is -128..127 though the lake stores SMALLINT)
+  or, for a literal, the one Teradata's "Integer Literals" and "Decimal Literals" give it:
+  ``1`` is BYTEINT, ``1000`` SMALLINT, ``70000`` INTEGER, a larger one DECIMAL(n, 0),
+  ``1.25`` DECIMAL(3, 2). This is why a recursive query seeded with ``SELECT 1`` stops at
+  128 in Teradata; a guard rather than a refusal, because the rows up to there are exact,
+  and a query whose data never overflows keeps working, as it does in Teradata;
 - refused, located at the later SELECT's column, wherever the conversion would change values
-  in a way that has no exact form here: the first SELECT's text column of unknown length (a
-  literal, an expression) or CHAR(n) (Teradata pads shorter text to n) over a later column of
-  another type, and a later DECIMAL with more places than the first's (Teradata rounds them
-  away) or a fraction under a first integer column. The message says how to write it so that
-  it translates: a CAST in the first SELECT to the type that holds both.
+  in a way that has no exact form here, with how to write it so that it translates:
+  - the first SELECT's text column of unknown length (a literal, an expression) or CHAR(n)
+    (Teradata pads shorter text to n) over a later column of another type or length;
+  - a later DECIMAL with more places than the first's (Teradata rounds them away) or a
+    fraction under a first integer column;
+  - a later TIMESTAMP(q) or TIME(q) under a first TIMESTAMP(p) or TIME(p) with p < q:
+    Teradata's "TIMESTAMP-to-TIMESTAMP Conversion" documents an error for a target of lower
+    precision, and nothing documents what a set operation does with the digits (truncated,
+    rounded or an error), so no form is known to be exact;
+  - a later DATE under a first TIMESTAMP, or the reverse: Teradata converts between them
+    through the session time zone ("DATE-to-TIMESTAMP Conversion": the time 00:00:00
+    adjusted to UTC by the session's displacement; "TIMESTAMP-to-DATE" AT LOCAL), a setting
+    the text does not show, and the engines keep a TIMESTAMP where Teradata gives a DATE;
+  - a later column whose type is not known here (an expression the type annotation cannot
+    type, a column of a table whose type is not declared) under a first column of any type
+    above: whether its values change cannot be told. A CAST in the later SELECT (or the
+    type declared in the catalog) translates.
 
-Left as written: later columns of the first's type or narrower, and wider integers (Teradata
-raises a numeric overflow there; no value differs).
+A column of a WITH query or a derived table that is a literal has the literal's type (and
+length), so ``WITH f(y) AS (SELECT 'foo'), g(y) AS (SELECT 'FOO') SELECT y FROM f UNION ALL
+SELECT y FROM g`` is two literals of one length, as without the WITH queries.
+
+Left as written: later columns of the first's type or narrower, NULL, one column of one table
+on both sides, and first columns of approximate numbers (FLOAT: the engines' common type is
+the same DOUBLE) or of types these checks do not cover.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from decimal import Decimal, localcontext
+
 from sqlglot import exp
 
+from sql.catalog import declared_type
 from sql.rules.base import Context, rule
-from sql.rules.build import INTEGER_TYPES, STRING_TYPES, clone, lit, type_params
+from sql.rules.build import (
+    INTEGER_TYPES,
+    STRING_TYPES,
+    clone,
+    derived_value,
+    guarded,
+    lit,
+    type_params,
+)
 from sql.rules.portable_types import branches
 
 RULE = "TD-SET-TYPES"
-# What _text answers for a later text column whose conversion has no exact form here.
-REFUSE = "refuse"
 # Later column types whose places a narrower first column rounds away.
 _FRACTIONS = {exp.DType.DECIMAL, exp.DType.DOUBLE, exp.DType.FLOAT}
+# Fractional-second digits of a TIMESTAMP or TIME written without them: the ANSI defaults,
+# which the catalog's types follow (Teradata's TIME is imported as TIME(6)).
+_DEFAULT_FRACTION = {exp.DType.TIMESTAMP: 6, exp.DType.TIME: 0}
+# Teradata's integer types by the values they hold ("Integer Data Types"); BYTEINT is known
+# from the column's declared type, the lake stores it as SMALLINT.
+_INTEGER_RANGES = {
+    "BYTEINT": (-128, 127),
+    "SMALLINT": (-32768, 32767),
+    "INTEGER": (-2147483648, 2147483647),
+    "BIGINT": (-9223372036854775808, 9223372036854775807),
+}
+_RANGE_OF_TYPE = {
+    exp.DType.TINYINT: "BYTEINT",
+    exp.DType.SMALLINT: "SMALLINT",
+    exp.DType.INT: "INTEGER",
+    exp.DType.BIGINT: "BIGINT",
+}
+# Digits of the decimal arithmetic that checks a literal's places (DECIMAL(38) at most).
+_PRECISION = 80
+# Nesting of WITH queries and derived tables followed to find what a column stands for.
+_MAX_DEPTH = 32
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Cut the later text to ``length`` characters."""
+
+    length: int
+
+
+@dataclass(frozen=True)
+class Guard:
+    """Stop where the later number lies outside ``low``..``high``, the first type's range."""
+
+    low: Decimal
+    high: Decimal
+    type_name: str
+
+
+@dataclass(frozen=True)
+class Refuse:
+    message: str
+
+
+@dataclass(frozen=True)
+class Exact:
+    """What an exact number type holds: ``places`` after the point, values within
+    ``low``..``high``; ``name`` as messages show it. ``widest`` is set where Teradata's
+    documentation leaves the range open between ``high`` and it (a decimal literal
+    written with a leading zero: its precision may or may not count that zero)."""
+
+    name: str
+    places: int
+    low: Decimal
+    high: Decimal
+    widest: Decimal | None = None
+
+
+Outcome = Cut | Guard | Refuse | None
 
 
 def _value(projection: exp.Expr) -> exp.Expr:
@@ -51,19 +146,22 @@ def _data_type(projection: exp.Expr) -> exp.DataType | None:
     return data_type
 
 
+def _origin(value: exp.Expr) -> exp.Expr:
+    """What ``value`` stands for: through parentheses and the columns of WITH queries and
+    derived tables (a column of ``WITH f(y) AS (SELECT 'foo')`` is the literal 'foo')."""
+    for _ in range(_MAX_DEPTH):
+        while isinstance(value, exp.Paren):
+            value = value.this
+        found = derived_value(value) if isinstance(value, exp.Column) and value.table else None
+        if found is None:
+            return value
+        value = found
+    return value
+
+
 def _length(data_type: exp.DataType) -> int | None:
     params = type_params(data_type)
     return params[0] if params else None
-
-
-def _scale(data_type: exp.DataType) -> int | None:
-    """Places after the point: 0 for an integer, s of DECIMAL(p, s); None otherwise."""
-    if data_type.this in INTEGER_TYPES:
-        return 0
-    params = type_params(data_type) if data_type.this is exp.DType.DECIMAL else None
-    if params is None:
-        return None
-    return params[1] if len(params) > 1 else 0
 
 
 @rule(
@@ -73,11 +171,17 @@ def _scale(data_type: exp.DataType) -> int | None:
     (exp.Union, exp.Intersect, exp.Except),
     "Teradata converts the columns of every later SELECT of a UNION / INTERSECT / EXCEPT (a "
     "recursive query's recursive part too) to the types of the first SELECT's: text longer "
-    "than the first SELECT's VARCHAR(n) is cut to n characters without an error. A later "
-    "text column longer than n, or of unknown length, is written SUBSTRING(x FROM 1 FOR n). "
-    "Refused: a first text column of unknown length (a literal, an expression) or CHAR(n) "
-    "(padded) over a later column of another type, and a later DECIMAL with more places "
-    "than the first column's (rounded away); a CAST in the first SELECT translates.",
+    "than the first SELECT's VARCHAR(n) is cut to n characters without an error, a number "
+    "the first column's type does not hold raises a numeric overflow. A later text column "
+    "longer than n is written SUBSTRING(x FROM 1 FOR n); a later number wider than the first "
+    "column's type (a literal's is Teradata's: 1 is BYTEINT) is guarded to raise outside "
+    "that type's range. Refused: a first text column of unknown length or CHAR(n) (padded) "
+    "over a later column of another type; a later DECIMAL with more places than the first "
+    "column's (rounded away); a later TIMESTAMP or TIME of more fractional digits than the "
+    "first's (Teradata documents an error, not what a set operation gives); a DATE under a "
+    "TIMESTAMP or the reverse (converted through the session time zone); and a later column "
+    "of unknown type under any of these. A CAST in the first SELECT, or in the later one, "
+    "translates.",
     (
         (
             "teradata",
@@ -101,52 +205,80 @@ def first_select_types(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         head_type = _data_type(head)
         if head_type is None:
             continue
-        head_source = _source(first, _value(head))
+        head_value = _value(head)
+        head_source = _source(first, head_value)
+        head_origin = _origin(head_value)
         for select in later:
             if position >= len(select.selects):
                 return None  # a column count Teradata refuses; left to the engines' error
             projection = select.selects[position]
             value = _value(projection)
-            own = _data_type(projection)
             if head_source is not None and head_source == _source(select, value):
                 continue  # one column of one table: one type, nothing converted
-            if head_type.this in STRING_TYPES:
-                outcome = _text(head, head_type, value, own)
-                if outcome == REFUSE:
-                    ctx.report(
-                        "error",
-                        RULE,
-                        value,
-                        "Teradata converts this column to the type of the first SELECT's column "
-                        f"({_shown(head, head_type)}), which can change its text; declare the "
-                        "columns' lengths in the catalog as the legacy DDL does (`plumbline "
-                        "catalog import`), or CAST the first SELECT's column to a VARCHAR(n) "
-                        "that holds every SELECT's values",
-                    )
-                    return node
-                if isinstance(outcome, int):
-                    cut = exp.Substring(this=clone(value), start=lit(1), length=lit(outcome))
-                    if isinstance(projection, exp.Alias):
-                        value.replace(cut)
-                    else:
-                        projection.replace(exp.alias_(cut, projection.alias_or_name))
-                    ctx.wrote(cut)
-                    changed = True
+            origin = _origin(value)
+            if isinstance(origin, exp.Null):
                 continue
-            if own is None or own.this not in _FRACTIONS:
-                continue
-            head_scale, own_scale = _scale(head_type), _scale(own)
-            if head_scale is not None and (own_scale is None or own_scale > head_scale):
-                ctx.report(
-                    "error",
-                    RULE,
-                    value,
-                    f"Teradata converts this column ({own.sql()}) to the first SELECT's type "
-                    f"({head_type.sql()}), rounding away the places that type does not hold; "
-                    "CAST the first SELECT's column to a type that holds every SELECT's values",
-                )
+            outcome = _outcome(head_origin, head_type, origin, _data_type(projection))
+            if isinstance(outcome, Refuse):
+                ctx.report("error", RULE, value, outcome.message)
                 return node
+            if outcome is None:
+                continue
+            written = _written(value, outcome, head_type)
+            if isinstance(projection, exp.Alias):
+                value.replace(written)
+            else:
+                projection.replace(exp.alias_(written, projection.alias_or_name))
+            ctx.wrote(written)
+            changed = True
     return node if changed else None
+
+
+def _written(value: exp.Expr, outcome: Cut | Guard, head_type: exp.DataType) -> exp.Expr:
+    if isinstance(outcome, Cut):
+        return exp.Substring(this=clone(value), start=lit(1), length=lit(outcome.length))
+    outside = exp.Or(
+        this=exp.LT(this=clone(value), expression=_number(outcome.low)),
+        expression=exp.GT(this=clone(value), expression=_number(outcome.high)),
+    )
+    why = (
+        f"numeric overflow: Teradata converts this value to the first SELECT's type "
+        f"({outcome.type_name}), which holds {outcome.low} to {outcome.high}"
+    )
+    return guarded(clone(value), outside, RULE, why, at=value)
+
+
+def _number(value: Decimal) -> exp.Expr:
+    text = str(value)
+    if text.startswith("-"):
+        return exp.Neg(this=exp.Literal.number(text[1:]))
+    return exp.Literal.number(text)
+
+
+def _outcome(
+    head: exp.Expr, head_type: exp.DataType, value: exp.Expr, own: exp.DataType | None
+) -> Outcome:
+    """How Teradata's conversion of a later SELECT's column (``value``, of type ``own``) to
+    the first SELECT's (``head``, of ``head_type``) is written exactly: None, as it is."""
+    if own is None and isinstance(value, exp.Literal):
+        own = exp.DataType.build("VARCHAR" if value.is_string else "DECIMAL")
+    if head_type.this in STRING_TYPES:
+        return _text(head, head_type, value, own)
+    head_number = _exact(head, head_type)
+    if head_number is not None:
+        return _numeric(head_number, value, own)
+    if head_type.this in (exp.DType.TIMESTAMP, exp.DType.TIME, exp.DType.DATE):
+        return _moment(head_type, own)
+    return None
+
+
+def _unknown(head_shown: str) -> Refuse:
+    return Refuse(
+        f"the type of this column is not known here, and Teradata converts it to the first "
+        f"SELECT's type ({head_shown}), which can change its values; CAST it in this SELECT "
+        "to the type it has, or declare the column's type in the catalog as the legacy DDL "
+        "does (`plumbline catalog import`)"
+    )
 
 
 def _source(select: exp.Select, value: exp.Expr) -> tuple[str, ...] | None:
@@ -161,9 +293,8 @@ def _source(select: exp.Select, value: exp.Expr) -> tuple[str, ...] | None:
 
 
 def _shown(head: exp.Expr, head_type: exp.DataType) -> str:
-    value = _value(head)
-    if isinstance(value, exp.Literal):
-        return f"the literal {value.sql()}"
+    if isinstance(head, exp.Literal):
+        return f"the literal {head.sql()}"
     return (
         head_type.sql()
         if _length(head_type) is not None
@@ -173,34 +304,155 @@ def _shown(head: exp.Expr, head_type: exp.DataType) -> str:
 
 def _text(
     head: exp.Expr, head_type: exp.DataType, value: exp.Expr, own: exp.DataType | None
-) -> int | str | None:
-    """None: the later column's text stays as it is; an int n: cut it to n characters;
-    REFUSE: Teradata's conversion of it has no exact form here."""
+) -> Outcome:
     if own is not None and own.this not in STRING_TYPES:
         return None  # not text: its conversion to text is not this rule's
-    first = _value(head)
-    if isinstance(first, exp.Literal) and first.is_string:
-        # A literal's own type (its length) is not stated here: only a literal of the same
-        # length is certainly unchanged.
-        if (
-            isinstance(value, exp.Literal)
-            and value.is_string
-            and len(value.name) == len(first.name)
-        ):
-            return None
-        if isinstance(value, exp.Null):
-            return None
-        return REFUSE
-    if isinstance(value, exp.Null):
-        return None
+    changes = Refuse(
+        "Teradata converts this column to the type of the first SELECT's column "
+        f"({_shown(head, head_type)}), which can change its text; declare the "
+        "columns' lengths in the catalog as the legacy DDL does (`plumbline "
+        "catalog import`), or CAST the first SELECT's column to a VARCHAR(n) "
+        "that holds every SELECT's values"
+    )
+    if isinstance(head, exp.Literal) and head.is_string:
+        # A literal's type is VARCHAR of its length: only a literal of that length is
+        # certainly unchanged.
+        same = (
+            isinstance(value, exp.Literal) and value.is_string and len(value.name) == len(head.name)
+        )
+        return None if same else changes
     length = _length(head_type)
     if length is None:
-        return REFUSE
+        return changes
     if head_type.this is exp.DType.CHAR:
         # Teradata pads shorter text to n: only the same CHAR(n) is certainly unchanged.
         same = own is not None and own.this is exp.DType.CHAR and _length(own) == length
-        return None if same else REFUSE
-    own_length = None if own is None else _length(own)
+        return None if same else changes
+    if own is None:
+        return _unknown(head_type.sql())
+    own_length = _length(own)
+    if isinstance(value, exp.Literal):
+        own_length = len(value.name)
     if own_length is not None and own_length <= length:
         return None
-    return length
+    return Cut(length)
+
+
+def _exact(node: exp.Expr, data_type: exp.DataType | None) -> Exact | None:
+    """What Teradata's exact number type of ``node`` holds: a number literal's by its
+    digits, a column's by its declared type; None for anything else."""
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+        return None if node.this.is_string else _literal_type("-" + node.this.name)
+    if isinstance(node, exp.Literal):
+        return None if node.is_string else _literal_type(node.name)
+    if data_type is None:
+        return None
+    declared = declared_type(data_type)
+    if declared is not None and declared[0] == "teradata" and declared[1].upper() == "BYTEINT":
+        return _integer("BYTEINT")
+    if data_type.this in INTEGER_TYPES:
+        return _integer(_RANGE_OF_TYPE[data_type.this])
+    if data_type.this is exp.DType.DECIMAL:
+        params = type_params(data_type)
+        if not params:
+            return None
+        precision, places = params[0], params[1] if len(params) > 1 else 0
+        return _decimal(precision, places)
+    return None
+
+
+def _integer(name: str) -> Exact:
+    low, high = _INTEGER_RANGES[name]
+    return Exact(name, 0, Decimal(low), Decimal(high))
+
+
+def _decimal(precision: int, places: int) -> Exact:
+    high = Decimal(10) ** (precision - places) - Decimal(1).scaleb(-places)
+    return Exact(f"DECIMAL({precision}, {places})", places, -high, high)
+
+
+def _literal_type(text: str) -> Exact | None:
+    """Teradata's type of a number literal ("Integer Literals": the smallest of BYTEINT,
+    SMALLINT, INTEGER that holds it, else DECIMAL(n, 0); "Decimal Literals": the digits
+    written are the precision, those after the point the places); None for a FLOAT one."""
+    digits = text.removeprefix("-")
+    if not digits or any(c not in "0123456789." for c in digits) or digits.count(".") > 1:
+        return None  # 1e5: a FLOAT literal
+    whole, point, fraction = digits.partition(".")
+    if not point:
+        number = int(text)
+        for name in ("BYTEINT", "SMALLINT", "INTEGER"):
+            low, high = _INTEGER_RANGES[name]
+            if low <= number <= high:
+                return _integer(name)
+        return _decimal(len(whole.lstrip("0")), 0)
+    significant = whole.lstrip("0")
+    exact = _decimal(len(significant) + len(fraction), len(fraction))
+    if significant == whole:
+        return exact
+    # "0.5": whether the leading zero counts as a digit of the precision is not written.
+    widest = _decimal(len(whole) + len(fraction), len(fraction)).high
+    return replace(exact, widest=widest)
+
+
+def _numeric(head: Exact, value: exp.Expr, own: exp.DataType | None) -> Outcome:
+    shown = value.sql() if _exact(value, None) is not None or own is None else own.sql()
+    rounded = Refuse(
+        f"Teradata converts this column ({shown}) to "
+        f"the first SELECT's type ({head.name}), rounding away the places that type does "
+        "not hold; CAST the first SELECT's column to a type that holds every SELECT's values"
+    )
+    if _exact(value, None) is not None:
+        # A literal: its own value, not its type's range (5 under a BYTEINT column fits).
+        with localcontext(prec=_PRECISION):
+            amount = Decimal(value.sql())
+            if amount != amount.quantize(Decimal(1).scaleb(-head.places)):
+                return rounded
+        low = high = amount
+    elif own is None:
+        return _unknown(head.name)
+    elif own.this not in _FRACTIONS and own.this not in INTEGER_TYPES:
+        return None  # not a number: its conversion to a number is not this rule's
+    else:
+        number = _exact(value, own)
+        if number is None or number.places > head.places:
+            return rounded
+        low, high = number.low, number.high
+    if head.low <= low and high <= head.high:
+        return None
+    if head.widest is not None:
+        return Refuse(
+            "Teradata converts this column to the type of the first SELECT's literal, whose "
+            f"precision its documentation leaves open ({head.name} or wider: whether the "
+            "leading zero counts), so whether it overflows is not known; CAST the first "
+            "SELECT's literal to a type that holds every SELECT's values"
+        )
+    return Guard(head.low, head.high, head.name)
+
+
+def _moment(head_type: exp.DataType, own: exp.DataType | None) -> Outcome:
+    if own is None:
+        return _unknown(head_type.sql())
+    kinds = {head_type.this, own.this}
+    if kinds == {exp.DType.DATE, exp.DType.TIMESTAMP}:
+        return Refuse(
+            f"Teradata converts this column ({own.sql()}) to the first SELECT's type "
+            f"({head_type.sql()}) through the session time zone, a setting the SQL does not "
+            "show, where the engines keep a TIMESTAMP; write the conversion as a CAST in this "
+            "SELECT, or CAST the first SELECT's column to the type of this one"
+        )
+    same_kind = head_type.this is own.this and head_type.this in _DEFAULT_FRACTION
+    if same_kind and _fraction(own) > _fraction(head_type):
+        return Refuse(
+            f"Teradata converts this column ({own.sql()}) to the first SELECT's type "
+            f"({head_type.sql()}), of fewer fractional-second digits: its documentation "
+            "gives an error for a conversion to a lower precision and does not say what a "
+            "set operation does with the digits, so no exact form is known; CAST the first "
+            f"SELECT's column to {own.sql()}"
+        )
+    return None
+
+
+def _fraction(data_type: exp.DataType) -> int:
+    params = type_params(data_type)
+    return params[0] if params else _DEFAULT_FRACTION[data_type.this]

@@ -8,9 +8,11 @@ on Spark."""
 
 from __future__ import annotations
 
+import duckdb
 import pytest
 
 from sql.diagnostics import TranslationError
+from sql.render import render
 from sql.translate import translate_script
 from tests.sql.engine_tables import imported_catalog, rows_on_engines
 
@@ -129,3 +131,180 @@ def test_one_column_of_one_table_on_both_sides_is_left_as_written(tmp_path):
         catalog,
     )
     assert "SUBSTRING" not in ansi
+
+
+NUMBERS_DDL = """
+CREATE TABLE sales.numbers (k INTEGER, b BYTEINT, sm SMALLINT, dc DECIMAL(8,2));
+CREATE TABLE sales.moments (t0 TIMESTAMP(0), t6 TIMESTAMP(6), tm0 TIME(0), tm6 TIME(6), d DATE,
+  s VARCHAR(10));
+"""
+
+
+@pytest.fixture(scope="module")
+def numbers(tmp_path_factory):
+    return imported_catalog(tmp_path_factory.mktemp("set_numbers"), "teradata", NUMBERS_DDL)
+
+
+def numbers_rows(*rows: tuple) -> str:
+    values = ", ".join(f"({k}, {b}, {sm}, {dc})" for k, b, sm, dc in rows)
+    return f"SELECT * FROM (VALUES {values}) AS t(k, b, sm, dc)"
+
+
+# A literal 1 is BYTEINT in Teradata, a BYTEINT column -128..127 (the lake's SMALLINT holds
+# more), a DECIMAL(8, 2) up to 999999.99: a later SELECT's wider number is guarded.
+GUARDED = (
+    "SELECT 1 AS n, b, dc FROM sales.numbers WHERE k = 1 UNION ALL "
+    "SELECT k, sm, k FROM sales.numbers WHERE k > 1"
+)
+
+
+def test_a_later_number_the_first_type_does_not_hold_raises_as_teradata_does(numbers, spark_engine):
+    ansi = translate(GUARDED, numbers)
+    assert ansi.count("'TD-SET-TYPES: numeric overflow") == 3, ansi
+    fits = numbers_rows((1, 5, 7, 1.25), (2, 100, 127, 3.5))
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session(), ansi, numbers=fits)
+    assert on_duckdb == on_spark == [(1, 5, 1.25), (2, 127, 2)]
+    overflows = numbers_rows((1, 5, 7, 1.25), (2, 100, 128, 3.5))
+    with pytest.raises(duckdb.Error, match="TD-SET-TYPES"):
+        rows_on_engines(spark_engine.session(), ansi, numbers=overflows)
+    spark_sql = render(
+        ansi.replace('"raw"."numbers" AS "numbers"', f"({overflows}) AS numbers"), "spark"
+    )
+    with pytest.raises(Exception, match="TD-SET-TYPES"):
+        spark_engine.session().sql(spark_sql).collect()
+
+
+def test_a_recursive_query_seeded_with_a_literal_stops_where_teradata_overflows(numbers):
+    recursive = (
+        "WITH RECURSIVE v(x) AS (SELECT 1 FROM sales.numbers WHERE k = 1 UNION ALL "
+        "SELECT x * 2 FROM v WHERE x < {limit}) SELECT x FROM v"
+    )
+    one = numbers_rows((1, 5, 7, 1.25))
+    fits = translate(recursive.format(limit=50), numbers)
+    duckdb_sql = render(
+        fits.replace('"raw"."numbers" AS "numbers"', f"({one}) AS numbers"), "duckdb"
+    )
+    assert sorted(duckdb.connect().sql(duckdb_sql).fetchall()) == [(2**i,) for i in range(7)]
+    overflows = translate(recursive.format(limit=100), numbers)  # 64 * 2 = 128
+    duckdb_sql = render(
+        overflows.replace('"raw"."numbers" AS "numbers"', f"({one}) AS numbers"), "duckdb"
+    )
+    with pytest.raises(duckdb.Error, match="BYTEINT"):
+        duckdb.connect().sql(duckdb_sql).fetchall()
+
+
+@pytest.mark.parametrize(
+    ("sql", "located", "says"),
+    [
+        (  # Teradata documents an error for a lower precision, not what a UNION gives
+            "SELECT t0 FROM sales.moments UNION ALL SELECT t6 FROM sales.moments",
+            "1:47",
+            "fractional-second digits",
+        ),
+        (
+            "SELECT tm0 FROM sales.moments UNION SELECT tm6 FROM sales.moments",
+            "1:44",
+            "fractional-second digits",
+        ),
+        (  # through the session time zone, both ways
+            "SELECT t0 FROM sales.moments UNION ALL SELECT d FROM sales.moments",
+            "1:47",
+            "session time zone",
+        ),
+        (
+            "SELECT d FROM sales.moments UNION ALL SELECT t6 FROM sales.moments",
+            "1:46",
+            "session time zone",
+        ),
+        (  # a later column of unknown type under a text of known length
+            "SELECT s FROM sales.moments UNION ALL SELECT REGEXP_REPLACE(s, 'a', 'b') "
+            "FROM sales.moments",
+            "1:46",
+            "not known here",
+        ),
+        (  # ... under a DATE, a DECIMAL, a literal
+            "SELECT d FROM sales.moments UNION ALL SELECT CASE WHEN s = 'a' THEN NULL END "
+            "FROM sales.moments",
+            "1:56",
+            "not known here",
+        ),
+        (
+            "SELECT dc FROM sales.numbers UNION ALL SELECT CASE WHEN k = 1 THEN NULL END "
+            "FROM sales.numbers",
+            "1:57",
+            "(DECIMAL(8, 2)), which can change",
+        ),
+        (
+            "SELECT 1 AS n FROM sales.numbers UNION ALL SELECT CASE WHEN k = 1 THEN NULL END "
+            "FROM sales.numbers",
+            "1:61",
+            "(BYTEINT), which can change",
+        ),
+        (  # "0.5": DECIMAL(1, 1) or DECIMAL(2, 1), the documentation does not say
+            "SELECT 0.5 AS n FROM sales.numbers UNION ALL SELECT 2.5 FROM sales.numbers",
+            "1:53",
+            "leaves open",
+        ),
+        (  # 1.5 is DECIMAL(2, 1): 2.55 is rounded
+            "SELECT 1.5 AS n FROM sales.numbers UNION ALL SELECT 2.55 FROM sales.numbers",
+            "1:53",
+            "(2.55) to the first SELECT's type (DECIMAL(2, 1)), rounding away",
+        ),
+    ],
+)
+def test_a_conversion_of_unknown_result_is_refused_at_the_later_column(numbers, sql, located, says):
+    with pytest.raises(TranslationError) as raised:
+        translate(sql, numbers)
+    message = str(raised.value)
+    assert f"q.sql:{located}: error[TD-SET-TYPES]" in message and says in message, message
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT t6 FROM sales.moments UNION ALL SELECT t0 FROM sales.moments",
+        "SELECT tm6 FROM sales.moments UNION SELECT tm0 FROM sales.moments",
+        "SELECT t0 FROM sales.moments UNION ALL SELECT NULL FROM sales.moments",
+        "SELECT d FROM sales.moments UNION ALL SELECT d FROM sales.moments WHERE s = 'a'",
+        "SELECT -128 AS n FROM sales.numbers UNION ALL SELECT 127 FROM sales.numbers",
+        "SELECT 1.5 AS n FROM sales.numbers UNION ALL SELECT 2.50 FROM sales.numbers",
+        "SELECT 1000 AS n, 1 AS m FROM sales.numbers UNION ALL SELECT sm, b FROM sales.numbers",
+        "SELECT dc FROM sales.numbers UNION ALL SELECT sm FROM sales.numbers",
+    ],
+)
+def test_a_later_column_the_first_type_holds_is_left_as_written(numbers, sql):
+    ansi = translate(sql, numbers)
+    assert "TD-SET-TYPES" not in ansi and "SUBSTRING" not in ansi, ansi
+
+
+def test_a_with_querys_literal_has_the_literals_type(catalog):
+    # teradata_examples/case-sensitivity.sql: two WITH queries' literals of one length.
+    ansi = translate(
+        "WITH f(x, y) AS (SELECT 1, 'foo'), g(x, y) AS (SELECT 2, 'bar') "
+        "SELECT x, y FROM f UNION ALL SELECT x, y FROM g",
+        catalog,
+    )
+    assert sorted(duckdb.connect().sql(render(ansi, "duckdb")).fetchall()) == [
+        (1, "foo"),
+        (2, "bar"),
+    ]
+    with pytest.raises(TranslationError, match=r"1:87: error\[TD-SET-TYPES\].*literal 'foo'"):
+        translate(
+            "WITH f(y) AS (SELECT 'foo'), g(y) AS (SELECT 'food') "
+            "SELECT y FROM f UNION ALL SELECT y FROM g",
+            catalog,
+        )
+    # A WITH query's literal longer than the first SELECT's VARCHAR(10) is cut as a literal
+    # would be; one no longer is left whole.
+    cut = translate(
+        "WITH f(y) AS (SELECT 'value 3 abcdefghijk'), g(y) AS (SELECT 'short') "
+        "SELECT s FROM sales.short_names UNION ALL SELECT y FROM f UNION ALL SELECT y FROM g",
+        catalog,
+    )
+    assert cut.count("SUBSTRING") == 1, cut
+    rows = cut.replace('"raw"."short_names" AS "short_names"', f"({SHORT}) AS short_names")
+    assert sorted(duckdb.connect().sql(render(rows, "duckdb")).fetchall()) == [
+        ("short",),
+        ("t2 row 1 a",),
+        ("value 3 ab",),
+    ]
