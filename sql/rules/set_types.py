@@ -67,6 +67,8 @@ from sql.rules.build import (
     type_params,
 )
 from sql.rules.portable_types import branches
+from sql.tree import preorder
+from sql.variables import VOLATILE
 
 RULE = "TD-SET-TYPES"
 # Later column types whose places a narrower first column rounds away.
@@ -224,6 +226,18 @@ def first_select_types(node: exp.Expr, ctx: Context) -> exp.Expr | None:
                 return node
             if outcome is None:
                 continue
+            if isinstance(outcome, Guard) and any(isinstance(n, VOLATILE) for n in preorder(value)):
+                # The guard reads the value three times: each would be another.
+                ctx.report(
+                    "error",
+                    RULE,
+                    value,
+                    f"Teradata raises a numeric overflow where this value lies outside the first "
+                    f"SELECT's type ({outcome.type_name}), and a guard would compute it again, "
+                    "which gives another value here; CAST the first SELECT's column to a type "
+                    "that holds every SELECT's values",
+                )
+                return node
             written = _written(value, outcome, head_type)
             if isinstance(projection, exp.Alias):
                 value.replace(written)
