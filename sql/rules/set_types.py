@@ -9,17 +9,27 @@ standard, DuckDB and Spark give the column a type that holds both sides, so the 
 comes out whole: a different value, with no error. So (TD-SET-TYPES):
 
 - a later SELECT's text column is cut to the first SELECT's declared length n with
-  ``SUBSTRING(x FROM 1 FOR n)`` wherever its own length is larger (the cut is the
-  conversion itself: VARCHAR(n) keeps the first n characters);
+  ``SUBSTRING(x FROM 1 FOR n)`` wherever its own length is larger or not declared (the cut
+  is the conversion itself: VARCHAR(n) keeps the first n characters). A length is known
+  from a catalog column, a CAST or a literal; an expression's type here is sqlglot's, not
+  Teradata's (a CASE of a VARCHAR(10) column and a longer literal is VARCHAR(10) here), so
+  a first column that is one has a length not known;
 - a later number that the first SELECT's exact type may not hold is guarded: where it lies
   outside that type's range the statement stops (``RAISE_ERROR``), as Teradata stops with a
   numeric overflow (error 2616), and every other value is Teradata's. The first type is
-  the column's declared one (a BYTEINT column is -128..127 though the lake stores SMALLINT)
-  or, for a literal, the one Teradata's "Integer Literals" and "Decimal Literals" give it:
-  ``1`` is BYTEINT, ``1000`` SMALLINT, ``70000`` INTEGER, a larger one DECIMAL(n, 0),
-  ``1.25`` DECIMAL(3, 2). This is why a recursive query seeded with ``SELECT 1`` stops at
-  128 in Teradata; a guard rather than a refusal, because the rows up to there are exact,
-  and a query whose data never overflows keeps working, as it does in Teradata;
+  a catalog column's declared one (a BYTEINT column is -128..127 though the lake stores
+  SMALLINT), a CAST's, or a literal's as Teradata's "Integer Literals" and "Decimal
+  Literals" give it: ``1`` is BYTEINT, ``1000`` SMALLINT, ``70000`` INTEGER, a larger one
+  DECIMAL(n, 0), ``1.25`` DECIMAL(3, 2). So a recursive query seeded with ``SELECT 1``
+  stops at 128, in Teradata and here. A guard rather than a refusal: Teradata's answer
+  where the value does not fit is an error, and the guard gives that error, not a value;
+  every row before it is exact, and a query whose data never overflows runs as it does in
+  Teradata. A later value needs no guard only where its own type (declared, a CAST's, a
+  literal's value) fits; an expression's type here is sqlglot's, not the engines' range
+  (``MAX(d) * 2`` exceeds d's DECIMAL(8, 2)). A first column of any other expression has
+  sqlglot's type, not Teradata's (SUM of a DECIMAL(8, 2) is wider there), so where it
+  overflows is not known: left as written, since Teradata raises there rather than giving
+  another value;
 - refused, located at the later SELECT's column, wherever the conversion would change values
   in a way that has no exact form here, with how to write it so that it translates:
   - the first SELECT's text column of unknown length (a literal, an expression) or CHAR(n)
@@ -175,9 +185,9 @@ def _length(data_type: exp.DataType) -> int | None:
     "recursive query's recursive part too) to the types of the first SELECT's: text longer "
     "than the first SELECT's VARCHAR(n) is cut to n characters without an error, a number "
     "the first column's type does not hold raises a numeric overflow. A later text column "
-    "longer than n is written SUBSTRING(x FROM 1 FOR n); a later number wider than the first "
-    "column's type (a literal's is Teradata's: 1 is BYTEINT) is guarded to raise outside "
-    "that type's range. Refused: a first text column of unknown length or CHAR(n) (padded) "
+    "longer than n is written SUBSTRING(x FROM 1 FOR n); a later number that may not fit the "
+    "first column's type (declared, a CAST's, or a literal's as Teradata types it: 1 is "
+    "BYTEINT) is guarded to raise outside that type's range. Refused: a first text column of unknown length or CHAR(n) (padded) "
     "over a later column of another type; a later DECIMAL with more places than the first "
     "column's (rounded away); a later TIMESTAMP or TIME of more fractional digits than the "
     "first's (Teradata documents an error, not what a set operation gives); a DATE under a "
@@ -280,10 +290,24 @@ def _outcome(
         return _text(head, head_type, value, own)
     head_number = _exact(head, head_type)
     if head_number is not None:
-        return _numeric(head_number, value, own)
+        return _numeric(head_number, _declared(head), value, own)
     if head_type.this in (exp.DType.TIMESTAMP, exp.DType.TIME, exp.DType.DATE):
         return _moment(head_type, own)
     return None
+
+
+def _declared(node: exp.Expr) -> bool:
+    """Whether ``node``'s type here is the one Teradata gives it: a literal's (by its digits),
+    a CAST's, a catalog table's column (its declared type). Other expressions are typed by
+    sqlglot's rules, not Teradata's (SUM of a DECIMAL(8, 2) is DECIMAL(8, 2) there, wider in
+    Teradata), so neither a range to guard nor a range that needs no guard."""
+    if isinstance(node, exp.Neg):
+        node = node.this
+    if isinstance(node, (exp.Literal, exp.Cast)):
+        return True
+    select = node.find_ancestor(exp.Select) if isinstance(node, exp.Column) else None
+    source = _source(select, node) if select is not None else None
+    return source is not None and bool(source[1])  # a WITH query's name has no database
 
 
 def _unknown(head_shown: str) -> Refuse:
@@ -309,11 +333,9 @@ def _source(select: exp.Select, value: exp.Expr) -> tuple[str, ...] | None:
 def _shown(head: exp.Expr, head_type: exp.DataType) -> str:
     if isinstance(head, exp.Literal):
         return f"the literal {head.sql()}"
-    return (
-        head_type.sql()
-        if _length(head_type) is not None
-        else f"{head_type.sql()} of unknown length"
-    )
+    if _length(head_type) is not None and _declared(head):
+        return head_type.sql()
+    return f"{head_type.this.value} of unknown length"
 
 
 def _text(
@@ -335,18 +357,20 @@ def _text(
             isinstance(value, exp.Literal) and value.is_string and len(value.name) == len(head.name)
         )
         return None if same else changes
-    length = _length(head_type)
+    # An expression's length here is sqlglot's, not Teradata's (a CASE of a VARCHAR(10)
+    # column and a longer literal is VARCHAR(10) here): only a declared one is known.
+    length = _length(head_type) if _declared(head) else None
     if length is None:
         return changes
+    own_length = _length(own) if own is not None and _declared(value) else None
+    if isinstance(value, exp.Literal):
+        own_length = len(value.name)
     if head_type.this is exp.DType.CHAR:
         # Teradata pads shorter text to n: only the same CHAR(n) is certainly unchanged.
-        same = own is not None and own.this is exp.DType.CHAR and _length(own) == length
+        same = own is not None and own.this is exp.DType.CHAR and own_length == length
         return None if same else changes
     if own is None:
         return _unknown(head_type.sql())
-    own_length = _length(own)
-    if isinstance(value, exp.Literal):
-        own_length = len(value.name)
     if own_length is not None and own_length <= length:
         return None
     return Cut(length)
@@ -409,7 +433,9 @@ def _literal_type(text: str) -> Exact | None:
     return replace(exact, widest=widest)
 
 
-def _numeric(head: Exact, value: exp.Expr, own: exp.DataType | None) -> Outcome:
+def _numeric(
+    head: Exact, head_declared: bool, value: exp.Expr, own: exp.DataType | None
+) -> Outcome:
     shown = value.sql() if _exact(value, None) is not None or own is None else own.sql()
     rounded = Refuse(
         f"Teradata converts this column ({shown}) to "
@@ -432,6 +458,13 @@ def _numeric(head: Exact, value: exp.Expr, own: exp.DataType | None) -> Outcome:
         if number is None or number.places > head.places:
             return rounded
         low, high = number.low, number.high
+        if not _declared(value):
+            # Its range here is sqlglot's, not the engines': only a guard is sure.
+            low, high = min(low, head.low - 1), max(high, head.high + 1)
+    if not head_declared:
+        # Teradata's type of the first column is not known here, so neither is where it
+        # overflows. Teradata raises there, it changes no value; left as written.
+        return None
     if head.low <= low and high <= head.high:
         return None
     if head.widest is not None:

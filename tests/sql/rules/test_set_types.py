@@ -54,6 +54,32 @@ def test_longer_text_of_a_later_select_is_cut_to_the_first_selects_length(catalo
     assert on_duckdb == on_spark == expected
 
 
+def test_an_expressions_length_is_not_taken_for_teradatas(catalog):
+    # sqlglot types this CASE VARCHAR(10), Teradata VARCHAR(15): its longer text is cut.
+    ansi = translate(
+        "SELECT s FROM sales.short_names UNION ALL SELECT CASE WHEN k = 1 THEN s ELSE "
+        "'longer than ten' END FROM sales.short_names",
+        catalog,
+    )
+    rows = (
+        "SELECT * FROM (VALUES (1, 't2 row 1 a', 'ab', 1.25), (2, 'x', 'cd', 2.5)) AS t(k, s, c, d)"
+    )
+    ansi = ansi.replace('"raw"."short_names" AS "short_names"', f"({rows}) AS short_names")
+    assert sorted(duckdb.connect().sql(render(ansi, "duckdb")).fetchall()) == [
+        ("longer tha",),
+        ("t2 row 1 a",),
+        ("t2 row 1 a",),
+        ("x",),
+    ]
+    # ... and a first column's length is not known from it.
+    with pytest.raises(TranslationError, match=r"1:89: error\[TD-SET-TYPES\].*VARCHAR of unknown"):
+        translate(
+            "SELECT CASE WHEN k = 1 THEN s ELSE 'x' END AS v FROM sales.short_names UNION ALL "
+            "SELECT n FROM sales.long_names",
+            catalog,
+        )
+
+
 def test_a_later_select_no_longer_than_the_first_is_left_as_written(catalog):
     ansi = translate(
         "SELECT k, s FROM sales.long_names UNION SELECT k, s FROM sales.short_names", catalog
@@ -172,6 +198,11 @@ def test_a_later_number_the_first_type_does_not_hold_raises_as_teradata_does(num
     )
     with pytest.raises(Exception, match="TD-SET-TYPES"):
         spark_engine.session().sql(spark_sql).collect()
+    # A later expression's range is not its type here (MAX(dc) * 2 exceeds DECIMAL(8, 2)).
+    doubled = translate(
+        "SELECT dc FROM sales.numbers UNION ALL SELECT MAX(dc) * 2 FROM sales.numbers", numbers
+    )
+    assert doubled.count("'TD-SET-TYPES: numeric overflow") == 1, doubled
 
 
 def test_a_recursive_query_seeded_with_a_literal_stops_where_teradata_overflows(numbers):
@@ -276,6 +307,9 @@ def test_a_conversion_of_unknown_result_is_refused_at_the_later_column(numbers, 
         "SELECT 1.5 AS n FROM sales.numbers UNION ALL SELECT 2.50 FROM sales.numbers",
         "SELECT 1000 AS n, 1 AS m FROM sales.numbers UNION ALL SELECT sm, b FROM sales.numbers",
         "SELECT dc FROM sales.numbers UNION ALL SELECT sm FROM sales.numbers",
+        # SUM's type in Teradata is wider than the DECIMAL(8, 2) typed here: where it
+        # overflows is not known, and no value differs (Teradata raises there)
+        "SELECT SUM(dc) AS n FROM sales.numbers UNION ALL SELECT k FROM sales.numbers",
     ],
 )
 def test_a_later_column_the_first_type_holds_is_left_as_written(numbers, sql):
