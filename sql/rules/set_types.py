@@ -39,7 +39,9 @@ comes out whole: a different value, with no error. So (TD-SET-TYPES):
   - a later TIMESTAMP(q) or TIME(q) under a first TIMESTAMP(p) or TIME(p) with p < q:
     Teradata's "TIMESTAMP-to-TIMESTAMP Conversion" documents an error for a target of lower
     precision, and nothing documents what a set operation does with the digits (truncated,
-    rounded or an error), so no form is known to be exact;
+    rounded or an error), so no form is known to be exact. p and q are declared ones (a
+    catalog column's, a CAST's); an expression's digits here are sqlglot's, so a later one's
+    q is taken as 6 and a first one's p as 0;
   - a later DATE under a first TIMESTAMP, or the reverse: Teradata converts between them
     through the session time zone ("DATE-to-TIMESTAMP Conversion": the time 00:00:00
     adjusted to UTC by the session's displacement; "TIMESTAMP-to-DATE" AT LOCAL), a setting
@@ -292,7 +294,7 @@ def _outcome(
     if head_number is not None:
         return _numeric(head_number, _declared(head), value, own)
     if head_type.this in (exp.DType.TIMESTAMP, exp.DType.TIME, exp.DType.DATE):
-        return _moment(head_type, own)
+        return _moment(head_type, _declared(head), own, _declared(value))
     return None
 
 
@@ -477,7 +479,9 @@ def _numeric(
     return Guard(head.low, head.high, head.name)
 
 
-def _moment(head_type: exp.DataType, own: exp.DataType | None) -> Outcome:
+def _moment(
+    head_type: exp.DataType, head_declared: bool, own: exp.DataType | None, own_declared: bool
+) -> Outcome:
     if own is None:
         return _unknown(head_type.sql())
     kinds = {head_type.this, own.this}
@@ -488,14 +492,21 @@ def _moment(head_type: exp.DataType, own: exp.DataType | None) -> Outcome:
             "show, where the engines keep a TIMESTAMP; write the conversion as a CAST in this "
             "SELECT, or CAST the first SELECT's column to the type of this one"
         )
-    same_kind = head_type.this is own.this and head_type.this in _DEFAULT_FRACTION
-    if same_kind and _fraction(own) > _fraction(head_type):
+    if head_type.this is not own.this or head_type.this not in _DEFAULT_FRACTION:
+        return None
+    # Fractional digits as Teradata has them: declared ones; an expression's (typed by
+    # sqlglot) may be as many as six, and a first column's is not known below that.
+    digits = _fraction(own) if own_declared else 6
+    if digits > (_fraction(head_type) if head_declared else 0):
+        kind = head_type.this.value
+        shown = head_type.sql() if head_declared else f"{kind} of unknown precision"
+        own_shown = own.sql() if own_declared else f"{kind} of up to 6 fractional digits"
         return Refuse(
-            f"Teradata converts this column ({own.sql()}) to the first SELECT's type "
-            f"({head_type.sql()}), of fewer fractional-second digits: its documentation "
+            f"Teradata converts this column ({own_shown}) to the first SELECT's type "
+            f"({shown}), which may hold fewer fractional-second digits: its documentation "
             "gives an error for a conversion to a lower precision and does not say what a "
             "set operation does with the digits, so no exact form is known; CAST the first "
-            f"SELECT's column to {own.sql()}"
+            f"SELECT's column to {own.sql() if own_declared else f'{own.this.value}(6)'}"
         )
     return None
 

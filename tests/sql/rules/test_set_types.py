@@ -237,6 +237,12 @@ def test_a_recursive_query_seeded_with_a_literal_stops_where_teradata_overflows(
             "1:44",
             "fractional-second digits",
         ),
+        (  # an expression's digits are not known: up to six
+            "SELECT t0 FROM sales.moments UNION ALL SELECT t0 + INTERVAL '1' DAY "
+            "FROM sales.moments",
+            "1:47",
+            "(TIMESTAMP of up to 6 fractional digits) to the first SELECT's type (TIMESTAMP(0))",
+        ),
         (  # through the session time zone, both ways
             "SELECT t0 FROM sales.moments UNION ALL SELECT d FROM sales.moments",
             "1:47",
@@ -301,6 +307,7 @@ def test_a_conversion_of_unknown_result_is_refused_at_the_later_column(numbers, 
     [
         "SELECT t6 FROM sales.moments UNION ALL SELECT t0 FROM sales.moments",
         "SELECT tm6 FROM sales.moments UNION SELECT tm0 FROM sales.moments",
+        "SELECT t6 FROM sales.moments UNION ALL SELECT t0 + INTERVAL '1' DAY FROM sales.moments",
         "SELECT t0 FROM sales.moments UNION ALL SELECT NULL FROM sales.moments",
         "SELECT d FROM sales.moments UNION ALL SELECT d FROM sales.moments WHERE s = 'a'",
         "SELECT -128 AS n FROM sales.numbers UNION ALL SELECT 127 FROM sales.numbers",
