@@ -35,7 +35,9 @@ comes out whole: a different value, with no error. So (TD-SET-TYPES):
   - the first SELECT's text column of unknown length (a literal, an expression) or CHAR(n)
     (Teradata pads shorter text to n) over a later column of another type or length;
   - a later DECIMAL with more places than the first's (Teradata rounds them away) or a
-    fraction under a first integer column;
+    fraction under a first integer column; an expression's places are those Teradata gives
+    it (``PORTABLE-TYPE``'s Teradata types: a product of two DECIMAL(8, 2) has 4), not
+    sqlglot's (2);
   - a later TIMESTAMP(q) or TIME(q) under a first TIMESTAMP(p) or TIME(p) with p < q:
     Teradata's "TIMESTAMP-to-TIMESTAMP Conversion" documents an error for a target of lower
     precision, and nothing documents what a set operation does with the digits (truncated,
@@ -62,6 +64,7 @@ the same DOUBLE) or of types these checks do not cover.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
 
@@ -78,7 +81,7 @@ from sql.rules.build import (
     lit,
     type_params,
 )
-from sql.rules.portable_types import branches
+from sql.rules.portable_types import SOURCES, Projections, Typer, branches
 from sql.tree import preorder
 from sql.variables import VOLATILE
 
@@ -215,6 +218,12 @@ def first_select_types(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return None
     first, later = selects[0], selects[1:]
     changed = False
+    teradata = Typer(SOURCES["teradata"], Projections.of(node.root()))
+
+    def places(value: exp.Expr) -> int | None:
+        typed = teradata(value)
+        return typed.scale if typed is not None and typed.is_exact else None
+
     for position, head in enumerate(first.selects):
         head_type = _data_type(head)
         if head_type is None:
@@ -232,7 +241,7 @@ def first_select_types(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             origin = _origin(value)
             if isinstance(origin, exp.Null):
                 continue
-            outcome = _outcome(head_origin, head_type, origin, _data_type(projection))
+            outcome = _outcome(head_origin, head_type, origin, _data_type(projection), places)
             if isinstance(outcome, Refuse):
                 ctx.report("error", RULE, value, outcome.message)
                 return node
@@ -282,7 +291,11 @@ def _number(value: Decimal) -> exp.Expr:
 
 
 def _outcome(
-    head: exp.Expr, head_type: exp.DataType, value: exp.Expr, own: exp.DataType | None
+    head: exp.Expr,
+    head_type: exp.DataType,
+    value: exp.Expr,
+    own: exp.DataType | None,
+    places: Callable[[exp.Expr], int | None],
 ) -> Outcome:
     """How Teradata's conversion of a later SELECT's column (``value``, of type ``own``) to
     the first SELECT's (``head``, of ``head_type``) is written exactly: None, as it is."""
@@ -292,7 +305,7 @@ def _outcome(
         return _text(head, head_type, value, own)
     head_number = _exact(head, head_type)
     if head_number is not None:
-        return _numeric(head_number, _declared(head), value, own)
+        return _numeric(head_number, _declared(head), value, own, places)
     if head_type.this in (exp.DType.TIMESTAMP, exp.DType.TIME, exp.DType.DATE):
         return _moment(head_type, _declared(head), own, _declared(value))
     return None
@@ -436,20 +449,25 @@ def _literal_type(text: str) -> Exact | None:
 
 
 def _numeric(
-    head: Exact, head_declared: bool, value: exp.Expr, own: exp.DataType | None
+    head: Exact,
+    head_declared: bool,
+    value: exp.Expr,
+    own: exp.DataType | None,
+    places: Callable[[exp.Expr], int | None],
 ) -> Outcome:
-    shown = value.sql() if _exact(value, None) is not None or own is None else own.sql()
-    rounded = Refuse(
-        f"Teradata converts this column ({shown}) to "
-        f"the first SELECT's type ({head.name}), rounding away the places that type does "
-        "not hold; CAST the first SELECT's column to a type that holds every SELECT's values"
-    )
+    def rounded(shown: str) -> Refuse:
+        return Refuse(
+            f"Teradata converts this column ({shown}) to the first SELECT's type "
+            f"({head.name}), rounding away the places that type does not hold; CAST the "
+            "first SELECT's column to a type that holds every SELECT's values"
+        )
+
     if _exact(value, None) is not None:
         # A literal: its own value, not its type's range (5 under a BYTEINT column fits).
         with localcontext(prec=_PRECISION):
             amount = Decimal(value.sql())
             if amount != amount.quantize(Decimal(1).scaleb(-head.places)):
-                return rounded
+                return rounded(value.sql())
         low = high = amount
     elif own is None:
         return _unknown(head.name)
@@ -457,10 +475,19 @@ def _numeric(
         return None  # not a number: its conversion to a number is not this rule's
     else:
         number = _exact(value, own)
-        if number is None or number.places > head.places:
-            return rounded
+        declared = _declared(value)
+        # sqlglot types a product of DECIMAL(8, 2) columns DECIMAL(8, 2); Teradata's (and
+        # the engines') has 4 places (sql/rules/portable_types.py types it as Teradata does).
+        own_places = None if number is None else number.places if declared else places(value)
+        if number is None or own_places is None or own_places > head.places:
+            expression = (
+                "an expression whose places are not known"
+                if own_places is None
+                else f"an expression of {own_places} places"
+            )
+            return rounded(own.sql() if declared else expression)
         low, high = number.low, number.high
-        if not _declared(value):
+        if not declared:
             # Its range here is sqlglot's, not the engines': only a guard is sure.
             low, high = min(low, head.low - 1), max(high, head.high + 1)
     if not head_declared:

@@ -288,6 +288,11 @@ def test_a_recursive_query_seeded_with_a_literal_stops_where_teradata_overflows(
             "1:53",
             "leaves open",
         ),
+        (  # sqlglot types the product DECIMAL(8, 2); Teradata's has 4 places
+            "SELECT dc FROM sales.numbers UNION ALL SELECT dc * dc FROM sales.numbers",
+            "1:47",
+            "(an expression of 4 places) to the first SELECT's type (DECIMAL(8, 2)), rounding",
+        ),
         (  # 1.5 is DECIMAL(2, 1): 2.55 is rounded
             "SELECT 1.5 AS n FROM sales.numbers UNION ALL SELECT 2.55 FROM sales.numbers",
             "1:53",
