@@ -38,6 +38,7 @@ comes out whole: a different value, with no error. So (TD-SET-TYPES):
     fraction under a first integer column; an expression's places are those Teradata gives
     it (``PORTABLE-TYPE``'s Teradata types: a product of two DECIMAL(8, 2) has 4), not
     sqlglot's (2);
+  - a later fraction under a first DECIMAL whose places are not known here (a quotient's);
   - a later TIMESTAMP(q) or TIME(q) under a first TIMESTAMP(p) or TIME(p) with p < q:
     Teradata's "TIMESTAMP-to-TIMESTAMP Conversion" documents an error for a target of lower
     precision, and nothing documents what a set operation does with the digits (truncated,
@@ -176,6 +177,12 @@ def _origin(value: exp.Expr) -> exp.Expr:
     return value
 
 
+def _type(origin: exp.Expr, annotated: exp.DataType | None) -> exp.DataType | None:
+    """A CAST's own type (annotation may drop its parameters: DECIMAL(5, 0) is DECIMAL
+    there), else the annotated one."""
+    return origin.to if isinstance(origin, exp.Cast) else annotated
+
+
 def _length(data_type: exp.DataType) -> int | None:
     params = type_params(data_type)
     return params[0] if params else None
@@ -225,12 +232,12 @@ def first_select_types(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return typed.scale if typed is not None and typed.is_exact else None
 
     for position, head in enumerate(first.selects):
-        head_type = _data_type(head)
+        head_value = _value(head)
+        head_origin = _origin(head_value)
+        head_type = _type(head_origin, _data_type(head))
         if head_type is None:
             continue
-        head_value = _value(head)
         head_source = _source(first, head_value)
-        head_origin = _origin(head_value)
         for select in later:
             if position >= len(select.selects):
                 return None  # a column count Teradata refuses; left to the engines' error
@@ -241,7 +248,8 @@ def first_select_types(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             origin = _origin(value)
             if isinstance(origin, exp.Null):
                 continue
-            outcome = _outcome(head_origin, head_type, origin, _data_type(projection), places)
+            own = _type(origin, _data_type(projection))
+            outcome = _outcome(head_origin, head_type, origin, own, places)
             if isinstance(outcome, Refuse):
                 ctx.report("error", RULE, value, outcome.message)
                 return node
@@ -259,7 +267,7 @@ def first_select_types(node: exp.Expr, ctx: Context) -> exp.Expr | None:
                     "that holds every SELECT's values",
                 )
                 return node
-            written = _written(value, outcome, head_type)
+            written = _written(value, outcome)
             if isinstance(projection, exp.Alias):
                 value.replace(written)
             else:
@@ -269,7 +277,7 @@ def first_select_types(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return node if changed else None
 
 
-def _written(value: exp.Expr, outcome: Cut | Guard, head_type: exp.DataType) -> exp.Expr:
+def _written(value: exp.Expr, outcome: Cut | Guard) -> exp.Expr:
     if isinstance(outcome, Cut):
         return exp.Substring(this=clone(value), start=lit(1), length=lit(outcome.length))
     outside = exp.Or(
@@ -306,6 +314,12 @@ def _outcome(
     head_number = _exact(head, head_type)
     if head_number is not None:
         return _numeric(head_number, _declared(head), value, own, places)
+    if head_type.this is exp.DType.DECIMAL and (own is None or own.this in _FRACTIONS):
+        return Refuse(
+            "Teradata converts this column to the first SELECT's type (DECIMAL of places not "
+            "known here), which may round its places away; CAST the first SELECT's column to "
+            "a DECIMAL(p, s) that holds every SELECT's values"
+        )
     if head_type.this in (exp.DType.TIMESTAMP, exp.DType.TIME, exp.DType.DATE):
         return _moment(head_type, _declared(head), own, _declared(value))
     return None

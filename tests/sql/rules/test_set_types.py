@@ -293,6 +293,17 @@ def test_a_recursive_query_seeded_with_a_literal_stops_where_teradata_overflows(
             "1:47",
             "(an expression of 4 places) to the first SELECT's type (DECIMAL(8, 2)), rounding",
         ),
+        (  # a CAST's type is its own, though annotation drops its parameters
+            "SELECT CAST(k AS DECIMAL(5, 0)) AS n FROM sales.numbers UNION ALL SELECT dc "
+            "FROM sales.numbers",
+            "1:74",
+            "(DECIMAL(8, 2)) to the first SELECT's type (DECIMAL(5, 0)), rounding",
+        ),
+        (  # a quotient's places are not known here
+            "SELECT dc / 3 AS n FROM sales.numbers UNION ALL SELECT dc FROM sales.numbers",
+            "1:56",
+            "DECIMAL of places not known here",
+        ),
         (  # 1.5 is DECIMAL(2, 1): 2.55 is rounded
             "SELECT 1.5 AS n FROM sales.numbers UNION ALL SELECT 2.55 FROM sales.numbers",
             "1:53",
