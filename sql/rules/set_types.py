@@ -45,10 +45,14 @@ comes out whole: a different value, with no error. So (TD-SET-TYPES):
     rounded or an error), so no form is known to be exact. p and q are declared ones (a
     catalog column's, a CAST's); an expression's digits here are sqlglot's, so a later one's
     q is taken as 6 and a first one's p as 0;
-  - a later DATE under a first TIMESTAMP, or the reverse: Teradata converts between them
-    through the session time zone ("DATE-to-TIMESTAMP Conversion": the time 00:00:00
-    adjusted to UTC by the session's displacement; "TIMESTAMP-to-DATE" AT LOCAL), a setting
-    the text does not show, and the engines keep a TIMESTAMP where Teradata gives a DATE;
+  - a later DATE under a first TIMESTAMP, or the reverse (or TIME and TIMESTAMP): Teradata
+    converts between them through the session time zone ("DATE-to-TIMESTAMP Conversion":
+    the time 00:00:00 adjusted to UTC by the session's displacement; "TIMESTAMP-to-DATE" AT
+    LOCAL; a TIME takes the current date), a setting the text does not show, and the
+    engines keep a TIMESTAMP where Teradata gives a DATE;
+  - a later column of another kind than the first's (text, number, date and time): Teradata
+    converts it by its own rules (a number to text through its format, text to a number or
+    a date by parsing it), where the engines give the column a common type instead;
   - a later column whose type is not known here (an expression the type annotation cannot
     type, a column of a table whose type is not declared) under a first column of any type
     above: whether its values change cannot be told. A CAST in the later SELECT (or the
@@ -75,6 +79,7 @@ from sql.catalog import declared_type
 from sql.rules.base import Context, rule
 from sql.rules.build import (
     INTEGER_TYPES,
+    NUMERIC_TYPES,
     STRING_TYPES,
     clone,
     derived_value,
@@ -92,6 +97,15 @@ _FRACTIONS = {exp.DType.DECIMAL, exp.DType.DOUBLE, exp.DType.FLOAT}
 # Fractional-second digits of a TIMESTAMP or TIME written without them: the ANSI defaults,
 # which the catalog's types follow (Teradata's TIME is imported as TIME(6)).
 _DEFAULT_FRACTION = {exp.DType.TIMESTAMP: 6, exp.DType.TIME: 0}
+_MOMENTS = {
+    exp.DType.DATE,
+    exp.DType.TIME,
+    exp.DType.TIMETZ,
+    exp.DType.TIMESTAMP,
+    exp.DType.TIMESTAMPTZ,
+    exp.DType.TIMESTAMPLTZ,
+    exp.DType.DATETIME,
+}
 # Teradata's integer types by the values they hold ("Integer Data Types"); BYTEINT is known
 # from the column's declared type, the lake stores it as SMALLINT.
 _INTEGER_RANGES = {
@@ -203,8 +217,9 @@ def _length(data_type: exp.DataType) -> int | None:
     "over a later column of another type; a later DECIMAL with more places than the first "
     "column's (rounded away); a later TIMESTAMP or TIME of more fractional digits than the "
     "first's (Teradata documents an error, not what a set operation gives); a DATE under a "
-    "TIMESTAMP or the reverse (converted through the session time zone); and a later column "
-    "of unknown type under any of these. A CAST in the first SELECT, or in the later one, "
+    "TIMESTAMP or the reverse (converted through the session time zone); a later column of "
+    "another kind (text, number, date and time: Teradata's own conversion); and a later "
+    "column of unknown type under any of these. A CAST in the first SELECT, or in the later one, "
     "translates.",
     (
         (
@@ -309,6 +324,14 @@ def _outcome(
     the first SELECT's (``head``, of ``head_type``) is written exactly: None, as it is."""
     if own is None and isinstance(value, exp.Literal):
         own = exp.DataType.build("VARCHAR" if value.is_string else "DECIMAL")
+    head_family, own_family = _family(head_type), _family(own)
+    if head_family is not None and own_family is not None and head_family != own_family:
+        return Refuse(
+            f"Teradata converts this column ({own.sql()}) to the first SELECT's type "
+            f"({head_type.sql()}) by its own conversion rules ({own_family} to {head_family}: "
+            "formats, padding, the session time zone), where the engines give the column "
+            "another type; CAST it in this SELECT to the first SELECT's type"
+        )
     if head_type.this in STRING_TYPES:
         return _text(head, head_type, value, own)
     head_number = _exact(head, head_type)
@@ -322,6 +345,20 @@ def _outcome(
         )
     if head_type.this in (exp.DType.TIMESTAMP, exp.DType.TIME, exp.DType.DATE):
         return _moment(head_type, _declared(head), own, _declared(value))
+    return None
+
+
+def _family(data_type: exp.DataType | None) -> str | None:
+    """text, number or datetime: the kinds between which Teradata's conversion in a set
+    operation is another operation than the engines' common type; None for the others."""
+    if data_type is None:
+        return None
+    if data_type.this in STRING_TYPES:
+        return "text"
+    if data_type.this in NUMERIC_TYPES:
+        return "number"
+    if data_type.this in _MOMENTS:
+        return "datetime"
     return None
 
 
@@ -525,13 +562,13 @@ def _moment(
 ) -> Outcome:
     if own is None:
         return _unknown(head_type.sql())
-    kinds = {head_type.this, own.this}
-    if kinds == {exp.DType.DATE, exp.DType.TIMESTAMP}:
+    if _family(own) == "datetime" and head_type.this is not own.this:
         return Refuse(
             f"Teradata converts this column ({own.sql()}) to the first SELECT's type "
-            f"({head_type.sql()}) through the session time zone, a setting the SQL does not "
-            "show, where the engines keep a TIMESTAMP; write the conversion as a CAST in this "
-            "SELECT, or CAST the first SELECT's column to the type of this one"
+            f"({head_type.sql()}) through the session time zone (a TIME with the current "
+            "date), a setting the SQL does not show, where the engines keep the wider type; "
+            "write the conversion as a CAST in this SELECT, or CAST the first SELECT's column "
+            "to the type of this one"
         )
     if head_type.this is not own.this or head_type.this not in _DEFAULT_FRACTION:
         return None

@@ -253,6 +253,21 @@ def test_a_recursive_query_seeded_with_a_literal_stops_where_teradata_overflows(
             "1:46",
             "session time zone",
         ),
+        (  # another kind: Teradata's conversion, the engines' common type
+            "SELECT s FROM sales.moments UNION ALL SELECT t0 FROM sales.moments",
+            "1:46",
+            "(datetime to text",
+        ),
+        (
+            "SELECT 1 AS n FROM sales.numbers UNION ALL SELECT '2' FROM sales.numbers",
+            "1:51",
+            "(text to number",
+        ),
+        (
+            "SELECT t6 FROM sales.moments UNION ALL SELECT tm6 FROM sales.moments",
+            "1:47",
+            "(a TIME with the current date)",
+        ),
         (  # a later column of unknown type under a text of known length
             "SELECT s FROM sales.moments UNION ALL SELECT REGEXP_REPLACE(s, 'a', 'b') "
             "FROM sales.moments",
