@@ -26,6 +26,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 from sql.ansi import Ansi
+from sql.portable import PortableRaiseError
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import TIMESTAMP_TYPES, data_type, type_of
 from sql.scopes import build as build_scopes
@@ -603,7 +604,12 @@ class Typer:
             values = [node.args.get("true"), node.args.get("false")]
         else:
             values = [node.this, *node.expressions]
-        typed = [self(v) for v in values if v is not None and not isinstance(v, exp.Null)]
+        # A guard's failing branch (RAISE_ERROR) is never a value: the type is the others'.
+        typed = [
+            self(v)
+            for v in values
+            if v is not None and not isinstance(v, (exp.Null, PortableRaiseError))
+        ]
         if any(t is not None and t.kind == "DECIMAL" for t in typed):
             # Integers widen to the decimal of their digits, which differ (BIGINT is
             # DECIMAL(19, 0) on DuckDB, DECIMAL(20, 0) on Spark).

@@ -216,6 +216,12 @@ def test_a_recursive_query_seeded_with_a_literal_stops_where_teradata_overflows(
         fits.replace('"raw"."numbers" AS "numbers"', f"({one}) AS numbers"), "duckdb"
     )
     assert sorted(duckdb.connect().sql(duckdb_sql).fetchall()) == [(2**i,) for i in range(7)]
+    # The guard's RAISE_ERROR branch is no value: the column's type is still one on both
+    # engines (no PORTABLE-TYPE warning).
+    [table] = translate_script(
+        recursive.format(limit=50), "teradata", file="q.sql", catalog=numbers
+    ).tables
+    assert not [d for d in table.diagnostics if d.rule == "PORTABLE-TYPE"], table.diagnostics
     overflows = translate(recursive.format(limit=100), numbers)  # 64 * 2 = 128
     duckdb_sql = render(
         overflows.replace('"raw"."numbers" AS "numbers"', f"({one}) AS numbers"), "duckdb"
