@@ -39,6 +39,10 @@ comes out whole: a different value, with no error. So (TD-SET-TYPES):
     it (``PORTABLE-TYPE``'s Teradata types: a product of two DECIMAL(8, 2) has 4), not
     sqlglot's (2);
   - a later fraction under a first DECIMAL whose places are not known here (a quotient's);
+  - a later number under a first decimal literal written with a leading zero (``0.5``:
+    whether the zero counts in its precision is not written), unless it fits the narrower
+    reading; and a later number to guard that calls RANDOM() or the like (the guard would
+    compute another value than the one it returns);
   - a later TIMESTAMP(q) or TIME(q) under a first TIMESTAMP(p) or TIME(p) with p < q:
     Teradata's "TIMESTAMP-to-TIMESTAMP Conversion" documents an error for a target of lower
     precision, and nothing documents what a set operation does with the digits (truncated,
