@@ -28,9 +28,9 @@ import sqlglot
 from sqlglot import exp
 
 from sql.rules import Context
+from sql.rules.build import VOLATILE
 from sql.source_dialects import semantics
 from sql.tree import preorder
-from sql.variables import VOLATILE
 
 
 @dataclass(frozen=True)

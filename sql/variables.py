@@ -25,20 +25,10 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from sql.rules import Context
+from sql.rules.build import VOLATILE
 from sql.source_dialects import semantics
 from sql.tree import preorder
 
-# Functions whose value differs between two evaluations (or between the assignment and a use
-# in a later statement): a variable holding one cannot be replaced by the expression.
-VOLATILE: tuple[type[exp.Expr], ...] = (
-    exp.CurrentDate,
-    exp.CurrentDatetime,
-    exp.CurrentTime,
-    exp.CurrentTimestamp,
-    exp.Rand,
-    exp.Randn,
-    exp.Uuid,
-)
 # Past this many nodes a value (each use copies it) is refused rather than grown further:
 # `SET @x = @x + @x` repeated doubles it each time.
 MAX_VALUE_NODES = 2000

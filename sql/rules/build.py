@@ -30,6 +30,19 @@ STRING_TYPES = {
 }
 TIMESTAMP_TYPES = {exp.DType.TIMESTAMP, exp.DType.DATETIME, exp.DType.DATETIME2}
 
+# Functions whose value differs between two evaluations (or between the assignment and a use
+# in a later statement): a variable holding one cannot be replaced by the expression, nor a
+# guard read one twice.
+VOLATILE: tuple[type[exp.Expr], ...] = (
+    exp.CurrentDate,
+    exp.CurrentDatetime,
+    exp.CurrentTime,
+    exp.CurrentTimestamp,
+    exp.Rand,
+    exp.Randn,
+    exp.Uuid,
+)
+
 
 def type_params(dtype: exp.DataType) -> tuple[int, ...] | None:
     """The integer parameters of ``dtype`` (DECIMAL(12, 2) -> (12, 2), VARCHAR -> ()); None if

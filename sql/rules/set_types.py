@@ -85,6 +85,7 @@ from sql.rules.build import (
     INTEGER_TYPES,
     NUMERIC_TYPES,
     STRING_TYPES,
+    VOLATILE,
     clone,
     derived_value,
     guarded,
@@ -93,7 +94,6 @@ from sql.rules.build import (
 )
 from sql.rules.portable_types import SOURCES, Projections, Typer, branches
 from sql.tree import preorder
-from sql.variables import VOLATILE
 
 RULE = "TD-SET-TYPES"
 # Later column types whose places a narrower first column rounds away.
