@@ -185,11 +185,13 @@ def ansi_asset(
         except StoreError as exc:
             raise dg.Failure(description=str(exc)) from exc
         for table in stored:
-            context.log.info(
-                f"{source.path.name} -> {table.name}: "
-                f"{'unchanged, kept' if table.reused else 'translated'}"
-                f" ({len(table.rules_applied)} rules, {len(table.diagnostics)} diagnostics)"
-            )
+            if not table.reused:
+                # A kept translation says so in its metadata (reused_stored_translation): a
+                # rerun writes no log event per legacy file.
+                context.log.info(
+                    f"{source.path.name} -> {table.name}: translated"
+                    f" ({len(table.rules_applied)} rules, {len(table.diagnostics)} diagnostics)"
+                )
             yield dg.MaterializeResult(
                 asset_key=[ANSI_ZONE, table.name],
                 metadata={**_metadata(table, lake.home or None), **usage.metadata()},

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -297,26 +297,32 @@ def register_version(client, name: str, *, run_id: str, model_uri: str, tags: di
     )
 
 
-def alias_version(client, name: str, alias: str) -> str | None:
+def _alias_target(client, name: str, alias: str):
+    """The model version ``alias`` points at (its tags included), or None."""
     from mlflow.exceptions import MlflowException
 
     try:
-        return str(client.get_model_version_by_alias(name, alias).version)
+        return client.get_model_version_by_alias(name, alias)
     except MlflowException as exc:
         if exc.error_code in ("RESOURCE_DOES_NOT_EXIST", "INVALID_PARAMETER_VALUE"):
             return None
         raise
 
 
-def _tag_move(client, move: AliasMove) -> None:
+def alias_version(client, name: str, alias: str) -> str | None:
+    target = _alias_target(client, name, alias)
+    return str(target.version) if target is not None else None
+
+
+def _tag_move(client, move: AliasMove, tags: Mapping[str, str] | None = None) -> None:
+    """Mirror ``move`` as a tag of the version it moved to; nothing is written when
+    ``tags`` (that version's, as read) already hold it."""
     stamp = dt.datetime.fromisoformat(move.moved_at).strftime("%Y%m%dT%H%M%S%fZ")
+    key = f"{ALIAS_TAG_PREFIX}{move.alias}.{stamp}"
+    if tags is not None and tags.get(key) == move.tag_value():
+        return
     with_retries(
-        lambda: client.set_model_version_tag(
-            move.model,
-            move.to_version,
-            f"{ALIAS_TAG_PREFIX}{move.alias}.{stamp}",
-            move.tag_value(),
-        ),
+        lambda: client.set_model_version_tag(move.model, move.to_version, key, move.tag_value()),
         f"tag {move.model} v{move.to_version}",
     )
 
@@ -339,11 +345,13 @@ def move_alias(
     finds the alias already there without a record and records it then.
     """
     version = str(version)
-    current = with_retries(lambda: alias_version(client, name, alias), f"read {name}@{alias}")
+    target = with_retries(lambda: _alias_target(client, name, alias), f"read {name}@{alias}")
+    current = str(target.version) if target is not None else None
     recorded = [m for m in history.moves(name) if m.alias == alias]
     last = recorded[-1] if recorded else None
     if current == version and last is not None and last.to_version == version:
-        _tag_move(client, last)  # idempotent: repairs a tag lost to an interruption
+        # Repairs a tag lost to an interruption; a rerun that finds it there writes nothing.
+        _tag_move(client, last, target.tags)
         return None
     if current == version:  # moved by an interrupted attempt, never recorded
         reason = f"{reason} (recorded on retry after an interrupted move)"

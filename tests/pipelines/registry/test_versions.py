@@ -7,6 +7,7 @@ import re
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from mlflow import MlflowClient
 from mlflow.exceptions import MlflowException
 from mlflow.protos.databricks_pb2 import INTERNAL_ERROR, INVALID_PARAMETER_VALUE
 
@@ -109,6 +110,45 @@ def test_alias_moves_are_recorded_once_in_order_and_as_version_tags(client, tmp_
     tags = client.get_model_version(NAME, "2").tags
     [trail] = [v for k, v in tags.items() if k.startswith(ALIAS_TAG_PREFIX)]
     assert re.fullmatch(r"champion: v1 -> v2 at 2026-01-01 00:00:0\d UTC, Dagster run r2: b", trail)
+
+
+class TagWriteCounter(MlflowClient):
+    """The real client, counting the version tags it writes."""
+
+    tag_writes = 0
+
+    def set_model_version_tag(self, *args, **kwargs):
+        self.tag_writes += 1
+        return super().set_model_version_tag(*args, **kwargs)
+
+
+def test_a_lost_move_tag_is_written_again_and_a_present_one_is_not(client, tmp_path):
+    history = AliasHistory(tmp_path / "history")
+    run_id = logged_run(client, tmp_path)
+    version = register_version(
+        client, NAME, run_id=run_id, model_uri=f"runs:/{run_id}/model", tags={}
+    ).version
+    move = move_alias(client, history, NAME, "champion", version, dagster_run_id="r", reason="x")
+    [key] = [
+        k for k in client.get_model_version(NAME, version).tags if k.startswith(ALIAS_TAG_PREFIX)
+    ]
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"  # the client fixture's store
+    counting = TagWriteCounter(tracking_uri=uri, registry_uri=uri)
+    # A rerun that finds the alias, its record and its tag in place writes nothing.
+    assert (
+        move_alias(counting, history, NAME, "champion", version, dagster_run_id="r2", reason="y")
+        is None
+    )
+    assert counting.tag_writes == 0
+    # The tag lost to an interruption is written again, as the move recorded it.
+    client.delete_model_version_tag(NAME, version, key)
+    assert (
+        move_alias(counting, history, NAME, "champion", version, dagster_run_id="r3", reason="z")
+        is None
+    )
+    assert counting.tag_writes == 1
+    assert client.get_model_version(NAME, version).tags[key] == move.tag_value()
+    assert history.moves(NAME) == [move]
 
 
 def test_an_interrupted_move_is_recorded_by_the_retry(client, tmp_path):
