@@ -506,9 +506,13 @@ def shown_path(path: str | Path, home: str | Path | None = None) -> str:
 
 
 def parse_cron(value: object, setting: str) -> str:
+    text = str(value).strip()
+    if text == DEFAULT_RETRAIN_CRON:
+        # The default is a valid schedule (tests/pipelines/test_settings.py checks it through
+        # Dagster): a command that reads the settings need not import Dagster for it.
+        return text
     import dagster as dg
 
-    text = str(value).strip()
     try:
         # Dagster's own rule for a schedule's cron string (five fields, no 30 February),
         # through its public API: the schedule this setting makes would refuse the same.

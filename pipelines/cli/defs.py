@@ -12,11 +12,14 @@ import shutil
 import textwrap
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import dagster as dg
 
 from pipelines.cli.location import LocationError, find_location
+
+if TYPE_CHECKING:
+    import dagster as dg
 
 
 def _wrapped(text: str, width: int, indent: str) -> list[str]:

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import dagster as dg
-
 from pipelines.cli.errors import configuration_mistake, one_line
 from pipelines.project import COMPONENT_TYPE
 from sql.paths import REPOSITORY_ROOT
 
 if TYPE_CHECKING:
+    import dagster as dg
+
     from pipelines.project import Project, ProjectProblems
 
 DEMO_MODULE = "pipelines.definitions"
@@ -95,6 +95,8 @@ class CodeLocation:
                 f"{self.root / 'pyproject.toml'}: code location module {self.module!r} "
                 f"cannot be imported ({exc})"
             ) from None
+        import dagster as dg
+
         found = getattr(module, "defs", None)
         defs = found() if callable(found) else found
         if not isinstance(defs, dg.Definitions):
@@ -167,6 +169,8 @@ class CodeLocation:
 
     def reconstructable_job(self, name: str):
         """``name`` as ``dg.execute_job`` takes it: rebuilt from this location in any process."""
+        import dagster as dg
+
         return dg.build_reconstructable_job(
             "pipelines.cli.location",
             "location_job",

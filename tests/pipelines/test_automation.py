@@ -25,7 +25,7 @@ from pipelines.definitions import build_definitions
 from pipelines.lake.raw import raw_data_digest
 from pipelines.lake.store import Lake
 from pipelines.resources import LakeResource
-from pipelines.settings import Settings, SettingsError
+from pipelines.settings import DEFAULT_RETRAIN_CRON, Settings, SettingsError
 
 
 def evaluate(lake_root, cursor=None):
@@ -65,6 +65,12 @@ def test_the_weekly_schedule_runs_retrain_job_on_the_configured_cron():
 def test_a_bad_cron_setting_is_refused():
     with pytest.raises(SettingsError, match="PLUMBLINE_RETRAIN_CRON must be a cron expression"):
         Settings.from_env({"PLUMBLINE_RETRAIN_CRON": "every monday"})
+
+
+def test_the_default_cron_that_settings_take_unchecked_is_one_dagster_takes():
+    # Settings skip Dagster's check for the default (a command need not import Dagster).
+    schedule = dg.ScheduleDefinition(name="d", cron_schedule=DEFAULT_RETRAIN_CRON, job_name="j")
+    assert schedule.cron_schedule == Settings.from_env({}).retrain_cron == DEFAULT_RETRAIN_CRON
 
 
 def test_retrain_job_covers_the_training_path_and_not_the_raw_data(tmp_path):
