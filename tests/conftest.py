@@ -42,36 +42,46 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # The files that take longest (seconds of a whole run with three workers, measured
-# 2026-12-07 with `pytest --durations=0`), longest first. xdist's --dist loadfile hands out
-# files in collection order to whichever worker runs low, so a long file collected last
-# (tests/test_secrets.py) ran alone at the end; starting the longest first (the usual
+# 2026-12-07 17:10 with `pytest --durations=0`, the machine shared), longest first. xdist's
+# --dist loadfile hands out files in collection order to whichever worker runs low, so a
+# long file collected last ran alone at the end; starting the longest first (the usual
 # longest-processing-time order) ends the workers closer together: 967 s against 918 s for
-# that run's file times replayed in each order. Re-measure when a file grows past these.
+# an earlier run's file times replayed in each order. Re-measure when a file grows past these.
 LONGEST_FIRST = (
-    "tests/assets/test_warehouse_assets.py",  # 203
-    "tests/assets/test_training.py",  # 191
-    "tests/estates/test_utility_estate.py",  # 173
-    "tests/assets/test_audit.py",  # 161
-    "tests/sql/test_translations_run.py",  # 157 (with the corpora)
-    "tests/browser/test_asset_pages.py",  # 112
-    "tests/pipelines/warehouse/test_spark_cluster.py",  # 91
-    "tests/pipelines/test_second_project.py",  # 86
-    "tests/test_secrets.py",  # 78
-    "tests/pipelines/cli/test_main.py",  # 73
-    "tests/sql/rules/test_variant.py",  # 58
-    "tests/pipelines/contracts/test_validate.py",  # 55
-    "tests/pipelines/cli/test_run_healing.py",  # 55
-    "tests/pipelines/contracts/test_paths_agree.py",  # 51
-    "tests/pipelines/cli/test_servers.py",  # 49
-    "tests/pipelines/contracts/test_scan.py",  # 49
-    "tests/pipelines/test_component.py",  # 45
-    "tests/test_process_groups.py",  # 44
-    "tests/pipelines/warehouse/test_portability.py",  # 44
+    "tests/assets/test_warehouse_assets.py",  # 257
+    "tests/assets/test_training.py",  # 245
+    "tests/estates/test_utility_estate.py",  # 239
+    "tests/assets/test_audit.py",  # 203
+    "tests/sql/test_translations_run.py",  # 157 with the corpora (skipped without)
+    "tests/browser/test_asset_pages.py",  # 185
+    "tests/pipelines/test_second_project.py",  # 135
+    "tests/pipelines/warehouse/test_spark_cluster.py",  # 127
+    "tests/pipelines/cli/test_main.py",  # 85
+    "tests/sql/rules/test_variant.py",  # 83
+    "tests/pipelines/contracts/test_validate.py",  # 73
+    "tests/test_secrets.py",  # 73
+    "tests/pipelines/cli/test_run_healing.py",  # 68
+    "tests/pipelines/contracts/test_paths_agree.py",  # 60
+    "tests/pipelines/test_component.py",  # 57
+    "tests/pipelines/cli/test_servers.py",  # 57
+    "tests/pipelines/contracts/test_scan.py",  # 53
+    "tests/pipelines/cli/test_fuzz.py",  # 47
+    "tests/pipelines/warehouse/test_portability.py",  # 45
+    "tests/sql/test_corpus.py",  # 45
     "tests/pipelines/audit/test_table_bundle.py",  # 40
-    "tests/assets/test_raw_assets.py",  # 39
-    "tests/sql/rules/test_conversions.py",  # 38
-    "tests/sql/test_corpus.py",  # 37
-    "tests/pipelines/contracts/test_masking.py",  # 34
+    "tests/pipelines/registry/test_tracking_store.py",  # 39
+    "tests/sql/rules/test_conversions.py",  # 37
+    "tests/pipelines/launch/test_loopback.py",  # 33
+    "tests/assets/test_raw_assets.py",  # 30
+    "tests/benchmarks/test_load_bench.py",  # 28
+    "tests/pipelines/registry/test_tracking_server.py",  # 25
+    "tests/sql/rules/test_aggregates.py",  # 25
+    "tests/pipelines/cli/test_translate_templates.py",  # 24
+    "tests/sql/rules/test_arrays.py",  # 23
+    "tests/pipelines/cli/test_run_progress.py",  # 22
+    "tests/pipelines/cli/test_make_install.py",  # 22
+    "tests/pipelines/warehouse/engines/test_engines.py",  # 22
+    "tests/sql/rules/test_tsql_expressions.py",  # 20
 )
 
 
