@@ -583,14 +583,21 @@ def casespecific(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 # The fractional-second digits each dialect's CURRENT_TIMESTAMP gives without a precision:
 # with that precision it is the bare function, which SESSION-TIME translates. Snowflake's
 # default (9) is left out: its clock may give more than the engines' six digits, and how
-# it cuts them to a precision is not documented. Redshift documents no precision argument.
+# it cuts them to a precision is not documented. The Redshift documentation found gives
+# neither a default nor the cut.
 CLOCK_DEFAULT_PRECISION = {"oracle": 6, "teradata": 6}
+CLOCK_DIALECTS = {
+    "oracle": "Oracle",
+    "redshift": "Redshift",
+    "snowflake": "Snowflake",
+    "teradata": "Teradata",
+}
 
 
 @rule(
     "CLOCK-PRECISION",
     "refuse",
-    ("oracle", "redshift", "snowflake", "teradata"),
+    tuple(CLOCK_DIALECTS),
     (exp.CurrentTimestamp,),
     "CURRENT_TIMESTAMP(p) / LOCALTIMESTAMP(p) with a fractional-second precision: with the "
     "dialect's default precision (6 in Teradata and Oracle) it is CURRENT_TIMESTAMP; any other "
@@ -609,7 +616,9 @@ def clock_precision(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     precision = node.args.get("this")
     if precision is None:
         return None
-    digits = int(precision.name) if isinstance(precision, exp.Literal) else None
+    digits = (
+        int(precision.name) if isinstance(precision, exp.Literal) and precision.is_int else None
+    )
     if digits is not None and digits == CLOCK_DEFAULT_PRECISION.get(ctx.dialect):
         return None  # the bare function: SESSION-TIME translates it
     what = f"{digits} fractional-second digits" if digits is not None else "a precision"
@@ -617,8 +626,8 @@ def clock_precision(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         "error",
         "CLOCK-PRECISION",
         node,
-        f"the current timestamp with {what}: {ctx.dialect} does not document whether the "
-        "clock's further digits are truncated or rounded"
+        f"the current timestamp with {what}: {CLOCK_DIALECTS[ctx.dialect]} does not document "
+        "whether the clock's further digits are truncated or rounded"
         + (" (and the engines keep six digits only)" if (digits or 0) > 6 else "")
         + "; write CURRENT_TIMESTAMP without a precision where its six fractional digits "
         "may stay",

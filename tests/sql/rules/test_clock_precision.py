@@ -42,14 +42,14 @@ def test_the_default_precision_is_the_bare_function(dialect, call):
 @pytest.mark.parametrize(
     ("dialect", "call", "why"),
     [
-        ("teradata", "CURRENT_TIMESTAMP(0)", "0 fractional-second digits: teradata"),
+        ("teradata", "CURRENT_TIMESTAMP(0)", "0 fractional-second digits: Teradata"),
         ("teradata", "CURRENT_TIMESTAMP(2)", "2 fractional-second digits"),
-        ("oracle", "CURRENT_TIMESTAMP(3)", "3 fractional-second digits: oracle"),
+        ("oracle", "CURRENT_TIMESTAMP(3)", "3 fractional-second digits: Oracle"),
         ("snowflake", "CURRENT_TIMESTAMP(0)", "truncated or rounded; write"),
         ("snowflake", "LOCALTIMESTAMP(3)", "3 fractional-second digits"),
-        ("snowflake", "CURRENT_TIMESTAMP(6)", "6 fractional-second digits: snowflake"),
+        ("snowflake", "CURRENT_TIMESTAMP(6)", "6 fractional-second digits: Snowflake"),
         ("snowflake", "CURRENT_TIMESTAMP(9)", "engines keep six digits only"),
-        ("redshift", "CURRENT_TIMESTAMP(0)", "0 fractional-second digits: redshift"),
+        ("redshift", "CURRENT_TIMESTAMP(0)", "0 fractional-second digits: Redshift"),
     ],
 )
 def test_another_precision_is_refused_at_the_call(dialect, call, why):
