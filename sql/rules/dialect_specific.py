@@ -580,6 +580,61 @@ def casespecific(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return collation(node, ctx)
 
 
+# The fractional-second digits each dialect's CURRENT_TIMESTAMP gives without a precision:
+# with that precision it is the bare function, which SESSION-TIME translates. Snowflake's
+# default (9) is left out: its clock may give more than the engines' six digits, and how
+# it cuts them to a precision is not documented. The Redshift documentation found gives
+# neither a default nor the cut.
+CLOCK_DEFAULT_PRECISION = {"oracle": 6, "teradata": 6}
+CLOCK_DIALECTS = {
+    "oracle": "Oracle",
+    "redshift": "Redshift",
+    "snowflake": "Snowflake",
+    "teradata": "Teradata",
+}
+
+
+@rule(
+    "CLOCK-PRECISION",
+    "refuse",
+    tuple(CLOCK_DIALECTS),
+    (exp.CurrentTimestamp,),
+    "CURRENT_TIMESTAMP(p) / LOCALTIMESTAMP(p) with a fractional-second precision: with the "
+    "dialect's default precision (6 in Teradata and Oracle) it is CURRENT_TIMESTAMP; any other "
+    "precision is refused at the call, because none of Teradata, Oracle, Snowflake and "
+    "Redshift documents whether the clock's digits beyond p are truncated or rounded (a "
+    "rounded CURRENT_TIMESTAMP(0) can be the next second, even the next day), and the "
+    "engines keep six digits, not Snowflake's nine. Write CURRENT_TIMESTAMP without a "
+    "precision where its six digits may stay.",
+    (
+        ("teradata", "SELECT CURRENT_TIMESTAMP(0) AS loaded_at FROM SALES_DB.REGION", "1:8"),
+        ("snowflake", "SELECT LOCALTIMESTAMP(3) AS loaded_at FROM sales.region", "1:8"),
+    ),
+    phase="syntax",
+)
+def clock_precision(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    precision = node.args.get("this")
+    if precision is None:
+        return None
+    digits = (
+        int(precision.name) if isinstance(precision, exp.Literal) and precision.is_int else None
+    )
+    if digits is not None and digits == CLOCK_DEFAULT_PRECISION.get(ctx.dialect):
+        return None  # the bare function: SESSION-TIME translates it
+    what = f"{digits} fractional-second digits" if digits is not None else "a precision"
+    ctx.report(
+        "error",
+        "CLOCK-PRECISION",
+        node,
+        f"the current timestamp with {what}: {CLOCK_DIALECTS[ctx.dialect]} does not document "
+        "whether the clock's further digits are truncated or rounded"
+        + (" (and the engines keep six digits only)" if (digits or 0) > 6 else "")
+        + "; write CURRENT_TIMESTAMP without a precision where its six fractional digits "
+        "may stay",
+    )
+    return node
+
+
 @rule(
     "SESSION-TIME",
     "warn",

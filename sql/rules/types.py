@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from sql.diagnostics import node_offset
 from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import (
     INTEGER_TYPES,
@@ -323,6 +324,60 @@ def cast_to_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         node,
         f"the text of a {source.value} value in this dialect differs from the engines'; "
         "format it explicitly (e.g. with TO_CHAR and a format) or keep the value typed",
+    )
+    return node
+
+
+# Types whose parameter is a number of fractional-second digits (T-SQL's DATETIME2(p) is
+# TIMESTAMP(p) in the ANSI output).
+_SECONDS_TYPES = {*TIMESTAMP_TYPES, exp.DType.TIME}
+
+
+@rule(
+    "CAST-SECONDS-PRECISION",
+    "refuse",
+    ALL_DIALECTS,
+    (exp.Cast,),
+    "CAST to TIMESTAMP(p) / TIME(p) / DATETIME2(p) with fewer than six fractional-second digits "
+    "of a value that may have more is refused: DuckDB rounds it to p digits (TIMESTAMP(0) of "
+    "23:59:59.9 is the next day) and Spark has no such type and keeps all six, so the same "
+    "ANSI gives two values. Translated where the value has at most p digits: a DATE, a "
+    "TIMESTAMP(q) with q <= p, a string literal with at most p digits.",
+    (
+        (
+            "teradata",
+            "SELECT CAST(CAST(o_orderdate AS TIMESTAMP) AS TIMESTAMP(0)) AS t FROM SALES_DB.ORDERS",
+            "1:18",
+        ),
+    ),
+    phase="final",
+)
+def cast_seconds_precision(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    target = node.args["to"]
+    if target.this not in _SECONDS_TYPES:
+        return None
+    params = type_params(target)
+    if not params or params[0] >= 6:
+        return None
+    digits = params[0]
+    value = node.this
+    if type_of(value) == exp.DType.DATE:
+        return None
+    if isinstance(value, exp.Literal) and value.is_string:
+        _, _, fraction = value.name.partition(".")
+        if len(fraction.rstrip()) <= digits:
+            return None
+    elif value.type is not None and value.type.this in TIMESTAMP_TYPES:
+        given = type_params(value.type)
+        if given and given[0] <= digits:
+            return None
+    ctx.report(
+        "error",
+        "CAST-SECONDS-PRECISION",
+        value if node_offset(value) is not None else node,
+        f"CAST to {digits} fractional-second digits of a value that may have more: DuckDB "
+        "rounds it and Spark keeps six digits, so the engines disagree; cast to the type "
+        "without a precision, or to DATE",
     )
     return node
 
