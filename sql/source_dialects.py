@@ -141,7 +141,7 @@ class Semantics:
     # INSERT of text longer than a VARCHAR(n) column fails (T-SQL: with ANSI_WARNINGS ON, the
     # default of every client library), where a CAST to VARCHAR(n) cuts it
     INSERT_CHECKS_TEXT_LENGTH = False
-    TEXT_TO_INTEGER_IS_DOCUMENTED = False  # which text CAST(... AS INT64) reads is fixed
+    TEXT_TO_NUMBER_IS_DOCUMENTED = False  # which text CAST(... AS INT64 or FLOAT64) reads is fixed
     # LOG(x) is the base-10 logarithm; sqlglot leaves these a one-argument LOG (the other
     # dialects' LOG(x) is read as LN).
     LOG_DEFAULTS_TO_BASE_10 = False
@@ -736,7 +736,7 @@ class PlumblineBigQuery(BigQuery, Semantics):
     REGEX_EXTRACT_RETURNS_ITS_GROUP = True
     SCRIPT_VARIABLES = True
     TEMP_FUNCTIONS = True
-    TEXT_TO_INTEGER_IS_DOCUMENTED = True
+    TEXT_TO_NUMBER_IS_DOCUMENTED = True
     TRIM_REMOVES_WHITESPACE = True
     VARIABLES_ARE_BARE_NAMES = True
     WEEKDAY_WEEK_PARTS = True

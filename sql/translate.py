@@ -988,9 +988,9 @@ def _generate(tree: exp.Expr, ctx: Context, nodes: list[exp.Expr] | None = None)
         if problem is not None:
             ctx.report("error", "ANSI-UNSUPPORTED", node, problem)
         if type(node) not in ansi.ALLOWED_EXPRESSIONS and not ansi.row_field(node):
-            ctx.report(
-                "error", "ANSI-UNSUPPORTED", node, f"{node.key.upper()} has no exact ANSI SQL form"
-            )
+            # A function by its SQL name (RANGE_N, ARRAY_AGG), not sqlglot's class key (RANGEN).
+            name = node.sql_name() if isinstance(node, exp.Func) else node.key.upper()
+            ctx.report("error", "ANSI-UNSUPPORTED", node, f"{name} has no exact ANSI SQL form")
         elif isinstance(node, exp.DataType) and node.this not in ansi.ALLOWED_TYPES:
             ctx.report(
                 "error",

@@ -171,7 +171,7 @@ def _bigquery_text_to(node: exp.Expr, dialect: str, target: exp.DType) -> bool:
     """SAFE_CAST of a string to ``target`` in BigQuery, whose reader of numbers is
     documented (ZetaSQL's StringToNumeric)."""
     return (
-        semantics(dialect).TEXT_TO_INTEGER_IS_DOCUMENTED
+        semantics(dialect).TEXT_TO_NUMBER_IS_DOCUMENTED
         and isinstance(node, exp.TryCast)
         and node.args["to"].this == target
         and type_of(node.this) in STRING_TYPES

@@ -163,7 +163,7 @@ def test_range_n_in_a_query_is_refused_by_name():
             file="s.sql",
         )
     found = [(d.rule, d.line, d.message) for d in raised.value.diagnostics]
-    assert found == [("ANSI-UNSUPPORTED", 2, "RANGEN has no exact ANSI SQL form")], found
+    assert found == [("ANSI-UNSUPPORTED", 2, "RANGE_N has no exact ANSI SQL form")], found
 
 
 def test_a_join_index_is_dropped_with_a_note():

@@ -188,7 +188,7 @@ def test_bigquery_regexp_replace_across_a_line_break_stops_on_both_engines(table
 )
 def test_bigquery_regexp_replace_without_exact_form_is_refused(arguments):
     source = f"SELECT REGEXP_REPLACE(c_name, {arguments}) AS r FROM sales.customer"
-    with pytest.raises(TranslationError, match="REGEXPREPLACE"):
+    with pytest.raises(TranslationError, match="REGEXP_REPLACE"):
         translate(source, "bigquery")
 
 
