@@ -168,12 +168,8 @@ class Exact:
 Outcome = Cut | Guard | Refuse | None
 
 
-def _value(projection: exp.Expr) -> exp.Expr:
-    return projection.unalias() if isinstance(projection, exp.Alias) else projection
-
-
 def _data_type(projection: exp.Expr) -> exp.DataType | None:
-    node = _value(projection)
+    node = projection.unalias()
     while isinstance(node, exp.Paren):
         node = node.this
     data_type = node.type
@@ -251,7 +247,7 @@ def first_select_types(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return typed.scale if typed is not None and typed.is_exact else None
 
     for position, head in enumerate(first.selects):
-        head_value = _value(head)
+        head_value = head.unalias()
         head_origin = _origin(head_value)
         head_type = _type(head_origin, _data_type(head))
         if head_type is None:
@@ -261,7 +257,7 @@ def first_select_types(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             if position >= len(select.selects):
                 return None  # a column count Teradata refuses; left to the engines' error
             projection = select.selects[position]
-            value = _value(projection)
+            value = projection.unalias()
             if head_source is not None and head_source == _source(select, value):
                 continue  # one column of one table: one type, nothing converted
             origin = _origin(value)

@@ -44,6 +44,13 @@ def logged_run(client, tmp_path, name="run"):
     return run.info.run_id
 
 
+def registered(client, tmp_path, name="run") -> str:
+    """The version a fresh finished run's model is registered as, with no tags."""
+    run_id = logged_run(client, tmp_path, name)
+    uri = f"runs:/{run_id}/model"
+    return register_version(client, NAME, run_id=run_id, model_uri=uri, tags={}).version
+
+
 def test_the_gate_promotes_a_better_or_equal_challenger_and_not_a_worse_one():
     common = {"checks_passed": True, "champion_version": "3", "tolerance": 0.002}
     better = decide_promotion(0.990, champion_auc=0.988, baseline_bar=0.5, **common)
@@ -82,13 +89,7 @@ def test_registration_is_idempotent_and_repairs_missing_tags(client, tmp_path):
 
 def test_alias_moves_are_recorded_once_in_order_and_as_version_tags(client, tmp_path):
     history = AliasHistory(tmp_path / "lake" / "registry" / "alias_history")
-    run_ids = [logged_run(client, tmp_path, f"r{i}") for i in range(2)]
-    versions = [
-        register_version(
-            client, NAME, run_id=run_id, model_uri=f"runs:/{run_id}/model", tags={}
-        ).version
-        for run_id in run_ids
-    ]
+    versions = [registered(client, tmp_path, f"r{i}") for i in range(2)]
     clock = iter(dt.datetime(2026, 1, 1, 0, 0, s, tzinfo=dt.UTC) for s in range(10))
     now = lambda: next(clock)  # noqa: E731
     first = move_alias(
@@ -124,10 +125,7 @@ class TagWriteCounter(MlflowClient):
 
 def test_a_lost_move_tag_is_written_again_and_a_present_one_is_not(client, tmp_path):
     history = AliasHistory(tmp_path / "history")
-    run_id = logged_run(client, tmp_path)
-    version = register_version(
-        client, NAME, run_id=run_id, model_uri=f"runs:/{run_id}/model", tags={}
-    ).version
+    version = registered(client, tmp_path)
     move = move_alias(client, history, NAME, "champion", version, dagster_run_id="r", reason="x")
     [key] = [
         k for k in client.get_model_version(NAME, version).tags if k.startswith(ALIAS_TAG_PREFIX)
@@ -153,10 +151,7 @@ def test_a_lost_move_tag_is_written_again_and_a_present_one_is_not(client, tmp_p
 
 def test_an_interrupted_move_is_recorded_by_the_retry(client, tmp_path):
     history = AliasHistory(tmp_path / "history")
-    run_id = logged_run(client, tmp_path)
-    version = register_version(
-        client, NAME, run_id=run_id, model_uri=f"runs:/{run_id}/model", tags={}
-    ).version
+    version = registered(client, tmp_path)
     client.set_registered_model_alias(NAME, "champion", version)  # died right after this
     move = move_alias(client, history, NAME, "champion", version, dagster_run_id="r", reason="x")
     assert move is not None and "recorded on retry" in move.reason
