@@ -710,6 +710,7 @@ class PlumblineTeradata(Teradata, Semantics):
     class Tokenizer(Teradata.Tokenizer):
         KEYWORDS = {
             **Teradata.Tokenizer.KEYWORDS,
+            "BYTEINT": TokenType.TINYINT,
             "FLOAT": TokenType.DOUBLE,
             "REAL": TokenType.DOUBLE,
         }

@@ -78,6 +78,7 @@ def load_all() -> dict[str, Rule]:
         strings,
         teradata_dates,
         teradata_formats,
+        teradata_numbers,
         text_casts,
         text_groups,
         text_timestamps,

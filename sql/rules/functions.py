@@ -274,14 +274,29 @@ def _step(places: int, tenths: int = 10) -> exp.Expr:
     return exp.Literal.number(format(value, "f"))
 
 
+def halfway_to_even(value: exp.Expr, places: int) -> exp.Expr:
+    """``value``, an exact number, made ready for a rounding to ``places`` that takes halves
+    away from zero (the engines' ROUND and CAST to DECIMAL) so that it takes them to the
+    even digit instead. Exactly halfway means the digits removed are MOD(x, step) = +/- step
+    / 2, and the digit kept is even when x truncated (x - MOD(x, step)) is a multiple of 2 *
+    step: then the truncated value, which the rounding leaves as it is, else x."""
+    removed = exp.Mod(this=clone(value), expression=_step(places))
+    halfway = exp.EQ(this=exp.Abs(this=removed.copy()), expression=_step(places, 5))
+    truncated = exp.Sub(this=clone(value), expression=removed.copy())
+    kept = exp.Mod(this=exp.Paren(this=truncated.copy()), expression=_step(places, 20))
+    even = exp.EQ(this=kept, expression=lit(0))
+    return exp.Case(
+        ifs=[exp.If(this=exp.And(this=halfway, expression=even), true=truncated)],
+        default=clone(value),
+    )
+
+
 def _halfway_by_setting(node: exp.Round, ctx: Context) -> exp.Expr | None:
     """Teradata's ROUND of an exact number, whose halfway values round as DBS Control's
     RoundHalfwayMagUp says (https://docs.teradata.com/r/Teradata-VantageTM-Database-Utilities/
     July-2021/DBS-Control-dbscontrol/DBS-Control-Fields/RoundHalfwayMagUp): TRUE away from
-    zero, as ROUND does everywhere else; FALSE, the default, to the even digit (2.5 -> 2).
-    Exactly halfway means the digits removed are MOD(x, step) = +/- step / 2, and the digit
-    kept is even when x truncated (x - MOD(x, step)) is a multiple of 2 * step: then the
-    truncated value, else ROUND."""
+    zero, as ROUND does everywhere else; FALSE, the default, to the even digit (2.5 -> 2):
+    ROUND of :func:`halfway_to_even`."""
     value = node.this
     places = integer_literal(node.args.get("decimals") or lit(0))
     if places is None:
@@ -303,17 +318,8 @@ def _halfway_by_setting(node: exp.Round, ctx: Context) -> exp.Expr | None:
     )
     if setting == "TRUE":
         return None
-    removed = exp.Mod(this=clone(value), expression=_step(places))
-    halfway = exp.EQ(this=exp.Abs(this=removed.copy()), expression=_step(places, 5))
-    truncated = exp.Sub(this=clone(value), expression=removed.copy())
-    kept = exp.Mod(this=exp.Paren(this=truncated.copy()), expression=_step(places, 20))
-    even = exp.EQ(this=kept, expression=lit(0))
-    # A halfway value whose kept digit is even is rounded as its truncation, which ROUND
-    # leaves as it is; inside ROUND, cast back to x's type, the result keeps ROUND's type.
-    chosen = exp.Case(
-        ifs=[exp.If(this=exp.And(this=halfway, expression=even), true=truncated)],
-        default=clone(value),
-    )
+    # Inside ROUND, cast back to x's type, the result keeps ROUND's type.
+    chosen = halfway_to_even(value, places)
     rounded = clone(node)
     rounded.set("this", exp.Cast(this=chosen, to=kind.copy()) if kind is not None else chosen)
     return rounded

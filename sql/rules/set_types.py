@@ -80,6 +80,7 @@ from decimal import Decimal, localcontext
 from sqlglot import exp
 
 from sql.catalog import declared_type
+from sql.portable import PortableRaiseError
 from sql.rules.base import Context, rule
 from sql.rules.build import (
     INTEGER_TYPES,
@@ -179,16 +180,30 @@ def _data_type(projection: exp.Expr) -> exp.DataType | None:
 
 
 def _origin(value: exp.Expr) -> exp.Expr:
-    """What ``value`` stands for: through parentheses and the columns of WITH queries and
-    derived tables (a column of ``WITH f(y) AS (SELECT 'foo')`` is the literal 'foo')."""
+    """What ``value`` stands for: through parentheses, run-time guards (a guarded CAST to
+    BYTEINT is that CAST) and the columns of WITH queries and derived tables (a column of
+    ``WITH f(y) AS (SELECT 'foo')`` is the literal 'foo')."""
     for _ in range(_MAX_DEPTH):
-        while isinstance(value, exp.Paren):
-            value = value.this
+        while isinstance(value, exp.Paren) or _is_guard(value):
+            value = value.this if isinstance(value, exp.Paren) else value.args["default"]
         found = derived_value(value) if isinstance(value, exp.Column) and value.table else None
         if found is None:
             return value
         value = found
     return value
+
+
+def _is_guard(value: exp.Expr) -> bool:
+    """A CASE that :func:`sql.rules.build.guarded` wrote: one WHEN that raises, the value after
+    ELSE."""
+    ifs = value.args.get("ifs") if isinstance(value, exp.Case) else None
+    return (
+        bool(ifs)
+        and len(ifs) == 1
+        and isinstance(ifs[0].args.get("true"), PortableRaiseError)
+        and value.args.get("default") is not None
+        and value.this is None
+    )
 
 
 def _type(origin: exp.Expr, annotated: exp.DataType | None) -> exp.DataType | None:
