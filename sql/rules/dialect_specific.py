@@ -690,6 +690,31 @@ def _refuse_clock(node: exp.Expr, ctx: Context, message: str) -> exp.Expr:
 
 
 @rule(
+    "CLOCK-ZONE",
+    "refuse",
+    ("bigquery",),
+    (exp.CurrentDate, exp.CurrentDatetime, exp.CurrentTimestamp),
+    "BigQuery's CURRENT_DATE(zone) / CURRENT_DATETIME(zone) read the clock in the time zone "
+    "named, not the session's: the standard's CURRENT_DATE and CURRENT_TIMESTAMP take no "
+    "zone (its AT TIME ZONE takes a displacement, not a name), so a call with a zone is "
+    "refused rather than read in the session's.",
+    (("bigquery", "SELECT CURRENT_DATETIME('America/New_York') AS t", "1:8"),),
+    phase="syntax",
+)
+def clock_zone(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.args.get("this") is None:
+        return None
+    ctx.report(
+        "error",
+        "CLOCK-ZONE",
+        node,
+        "the current date or time in a named time zone: ANSI SQL's clocks read the "
+        "session's zone only; where that zone is the session's, write the call without it",
+    )
+    return node
+
+
+@rule(
     "SESSION-TIME",
     "warn",
     ALL_DIALECTS,

@@ -9,7 +9,8 @@ CURRENT_DATE (DATEs), Redshift's GETDATE() (whole seconds in its documentation) 
 CURRENT_TIMESTAMP(0) are the reading floored to the second; a precision of six digits or
 more is the engines' six-digit CURRENT_TIMESTAMP; 1 to 5 digits are refused (the floor needs
 the second's fraction, which DuckDB's EXTRACT(SECOND) lacks). A clock value cannot be compared
-with a constant, so the engine test checks its properties.
+with a constant, so the engine test checks its properties. BigQuery's clocks in a named time
+zone are refused (CLOCK-ZONE): they are not the session's.
 
 CAST-SECONDS-PRECISION (sql/rules/types.py): DuckDB rounds a CAST to TIMESTAMP(p) and Spark
 has no TIMESTAMP(p) and keeps six digits, so such a CAST is translated only of a value with
@@ -126,6 +127,14 @@ def test_another_precision_is_refused_at_the_call(dialect, call, why):
     [diagnostic] = [d for d in raised.value.diagnostics if d.rule == "CLOCK-PRECISION"]
     assert (diagnostic.line, diagnostic.col) == (1, 8)
     assert why in diagnostic.message
+
+
+@pytest.mark.parametrize("call", ["CURRENT_DATE('America/New_York')", "CURRENT_DATETIME('UTC')"])
+def test_a_bigquery_clock_in_a_named_zone_is_refused(call):
+    with pytest.raises(TranslationError) as raised:
+        translate(f"SELECT {call} AS t", "bigquery", file="q.sql")
+    [diagnostic] = [d for d in raised.value.diagnostics if d.rule == "CLOCK-ZONE"]
+    assert (diagnostic.line, diagnostic.col) == (1, 8)
 
 
 # What the engine says of a floored clock's value t, read in the same statement as its own
