@@ -168,6 +168,9 @@ class Semantics:
     VARCHAR_MAX_IS_UNBOUNDED = False  # VARCHAR(MAX) is the unbounded string type
 
     # Dates and times
+    # The largest fractional-second precision CURRENT_TIMESTAMP(p) takes (its reading cut to p
+    # digits); None where the dialect has no such argument
+    CLOCK_MAX_PRECISION: int | None = None
     ADD_MONTHS_KEEPS_MONTH_END = False  # ADD_MONTHS maps a month's last day to the last day
     DATE_DIFFERENCE_IS_DAY_COUNT = False  # DATE - DATE is a number of days
     DATE_PLUS_INTERVAL_IS_TIMESTAMP = False  # DATE +/- INTERVAL is a TIMESTAMP, whatever unit
@@ -223,6 +226,24 @@ class Semantics:
     WEEKS_START_ON_WEEK_START = False  # weeks start on the day the WEEK_START parameter names
 
 
+# On a clock node the parser wrote (meta key -> the fractional-second digits the legacy clock
+# gives, when fewer than the engines' six): the rules floor the reading to them
+# (sql/rules/dialect_specific.py, SESSION-TIME).
+CLOCK_DIGITS_META = "clock_digits"
+
+
+def _redshift_getdate(args: list[exp.Expr]) -> exp.Expr:
+    # Redshift's GETDATE() and SYSDATE are both TIMESTAMP in the session time zone, and both
+    # parse as CurrentTimestamp, but their documented examples differ: GETDATE's "full
+    # timestamp for the current date" is 2008-12-04 16:10:43, SYSDATE's 2008-12-04
+    # 16:10:43.976353 (https://docs.aws.amazon.com/redshift/latest/dg/r_GETDATE.html,
+    # r_SYSDATE.html). A reading floored to the second is a value GETDATE gives by its
+    # documentation, and a value its TIMESTAMP holds either way.
+    now = exp.CurrentTimestamp.from_arg_list(args)
+    now.meta[CLOCK_DIGITS_META] = 0
+    return now
+
+
 def _redshift_add_months(args: list[exp.Expr]) -> exp.Expr:
     # Redshift ADD_MONTHS maps a month's last day to the target month's last day (DATEADD does
     # not) and returns a TIMESTAMP; sqlglot parses both as TsOrDsAdd.
@@ -231,6 +252,9 @@ def _redshift_add_months(args: list[exp.Expr]) -> exp.Expr:
 
 
 class PlumblineRedshift(Redshift, Semantics):
+    # Its TIMESTAMP keeps six fractional digits ("Datetime types"); the documentation found
+    # gives CURRENT_TIMESTAMP no precision, so six is the largest taken
+    CLOCK_MAX_PRECISION = 6
     DATE_DIFF_COUNTS_TIME_BOUNDARIES = True
     DATE_DIFFERENCE_IS_DAY_COUNT = True
     DATE_PLUS_INTERVAL_IS_TIMESTAMP = True
@@ -259,11 +283,18 @@ class PlumblineRedshift(Redshift, Semantics):
     VARCHAR_MAX_IS_UNBOUNDED = True
 
     class Parser(Redshift.Parser):
-        FUNCTIONS = {**Redshift.Parser.FUNCTIONS, "ADD_MONTHS": _redshift_add_months}
+        FUNCTIONS = {
+            **Redshift.Parser.FUNCTIONS,
+            "ADD_MONTHS": _redshift_add_months,
+            "GETDATE": _redshift_getdate,
+        }
 
 
 class PlumblineSnowflake(Snowflake, Semantics):
     ADD_MONTHS_KEEPS_MONTH_END = True
+    # fract_sec_precision: "Valid values range from 0 - 9", default 9 (CURRENT_TIMESTAMP,
+    # LOCALTIMESTAMP: https://docs.snowflake.com/sql-reference/functions/current_timestamp)
+    CLOCK_MAX_PRECISION = 9
     CTES_RECURSE_WITHOUT_KEYWORD = True
     DATE_DIFF_COUNTS_TIME_BOUNDARIES = True
     DATE_DIFFERENCE_IS_DAY_COUNT = True
@@ -443,6 +474,9 @@ LOCKING_META = "teradata_locking"
 
 
 class PlumblineTeradata(Teradata, Semantics):
+    # CURRENT_TIMESTAMP(fractional_precision): 0 to 6, default 6 (SQL Functions, Operators,
+    # Expressions, and Predicates: CURRENT_TIMESTAMP), as TIMESTAMP(n) takes
+    CLOCK_MAX_PRECISION = 6
     COUNT_IS_INTEGER = True
     DATE_DIFFERENCE_IS_DAY_COUNT = True
     DOT_COMMANDS = True
@@ -1036,6 +1070,9 @@ class PlumblineTSQL(TSQL, Semantics):
 
 
 class PlumblineOracle(Oracle, Semantics):
+    # CURRENT_TIMESTAMP(precision): "If you omit precision, then the default is 6"; 0 to 9,
+    # as TIMESTAMP(fractional_seconds_precision) takes (SQL Reference: CURRENT_TIMESTAMP)
+    CLOCK_MAX_PRECISION = 9
     CONCAT_SKIPS_NULLS = True
     DATE_DIFFERENCE_IS_DAY_COUNT = True
     DATE_HOLDS_TIME = True

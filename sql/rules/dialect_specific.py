@@ -13,17 +13,21 @@ from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import (
     INTEGER_TYPES,
     NUMERIC_TYPES,
+    cast,
     clone,
+    extract,
     guarded,
+    interval,
     lit,
     type_of,
     type_params,
+    typed,
 )
 from sql.rules.case_sensitivity import compare as case_compare
 from sql.rules.case_sensitivity import text_type, unwrap
 from sql.rules.day_arithmetic import ORACLE_DATE_META
 from sql.rules.strings import BLANKS_KEPT, BLANKS_UNDECIDED, tsql_blank_guard, tsql_like_value
-from sql.source_dialects import semantics
+from sql.source_dialects import CLOCK_DIGITS_META, semantics
 
 
 def _noop(node: exp.Expr, ctx: Context) -> exp.Expr | None:
@@ -580,12 +584,15 @@ def casespecific(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return collation(node, ctx)
 
 
-# The fractional-second digits each dialect's CURRENT_TIMESTAMP gives without a precision:
-# with that precision it is the bare function, which SESSION-TIME translates. Snowflake's
-# default (9) is left out: its clock may give more than the engines' six digits, and how
-# it cuts them to a precision is not documented. The Redshift documentation found gives
-# neither a default nor the cut.
-CLOCK_DEFAULT_PRECISION = {"oracle": 6, "teradata": 6}
+# A translated clock is exact when every value it gives is a value the legacy clock's type
+# holds, and the relations the legacy documents between its clocks in one statement hold (a
+# reading is never reproducible: the statement runs at another instant on another machine).
+# A floor to the legacy digits keeps both: it is a value of the legacy type, never later than
+# a finer reading of the same instant, and on the same day (Teradata: "CURRENT_DATE and
+# CURRENT_TIMESTAMP always identify the same DATE"), where a rounding could reach the next
+# second, even the next day. The engines' clocks give six digits: a value every clock type of
+# six digits or more holds.
+ENGINE_CLOCK_DIGITS = 6
 CLOCK_DIALECTS = {
     "oracle": "Oracle",
     "redshift": "Redshift",
@@ -594,21 +601,54 @@ CLOCK_DIALECTS = {
 }
 
 
+def whole_seconds() -> exp.Expr:
+    """The current timestamp floored to the second, of the standard's EXTRACT, CAST and
+    interval arithmetic (it has no DATE_TRUNC): the reading's date as TIMESTAMP(0) plus its
+    hours, minutes and whole seconds. EXTRACT(SECOND) carries the fraction in Spark and not in
+    DuckDB: its FLOOR is the whole seconds on both. The four readings are one value: the
+    standard's CURRENT_TIMESTAMP is fixed for the statement, as DuckDB's (the transaction's
+    start) and Spark's (the query's) are. Its type is TIMESTAMP(0) (annotation gives it again
+    from the inner CAST), so that later rules know it holds whole seconds."""
+    seconds = exp.Add(
+        this=exp.Add(
+            this=exp.Mul(this=extract("HOUR", exp.CurrentTimestamp()), expression=lit(3600)),
+            expression=exp.Mul(this=extract("MINUTE", exp.CurrentTimestamp()), expression=lit(60)),
+        ),
+        expression=cast(exp.Floor(this=extract("SECOND", exp.CurrentTimestamp())), "INTEGER"),
+    )
+    midnight = cast(cast(exp.CurrentTimestamp(), "DATE"), "TIMESTAMP(0)")
+    return typed(exp.Add(this=midnight, expression=interval(seconds, "SECOND")), "TIMESTAMP(0)")
+
+
 @rule(
     "CLOCK-PRECISION",
-    "refuse",
+    "rewrite",
     tuple(CLOCK_DIALECTS),
     (exp.CurrentTimestamp,),
-    "CURRENT_TIMESTAMP(p) / LOCALTIMESTAMP(p) with a fractional-second precision: with the "
-    "dialect's default precision (6 in Teradata and Oracle) it is CURRENT_TIMESTAMP; any other "
-    "precision is refused at the call, because none of Teradata, Oracle, Snowflake and "
-    "Redshift documents whether the clock's digits beyond p are truncated or rounded (a "
-    "rounded CURRENT_TIMESTAMP(0) can be the next second, even the next day), and the "
-    "engines keep six digits, not Snowflake's nine. Write CURRENT_TIMESTAMP without a "
-    "precision where its six digits may stay.",
+    "CURRENT_TIMESTAMP(p) / LOCALTIMESTAMP(p) with a fractional-second precision. A clock's "
+    "reading is never reproducible, so its translation is exact when every value it gives is "
+    "a value of the legacy clock's type and the relations between the legacy's clocks in one "
+    "statement hold; a floor to p digits keeps both (never later than a finer reading, on the "
+    "same day as CURRENT_DATE), where a rounding may be the next second or day. (0) is the "
+    "reading floored to whole seconds (SESSION-TIME writes it); (6) up to the dialect's "
+    "largest (Teradata 6, Oracle and Snowflake 9, Redshift 6) is CURRENT_TIMESTAMP, whose six "
+    "digits that type holds. Refused: 1 to 5 digits (a floor needs the second's fraction, "
+    "which DuckDB's EXTRACT(SECOND) lacks), a precision beyond the dialect's largest, and one "
+    "that is not a number.",
     (
-        ("teradata", "SELECT CURRENT_TIMESTAMP(0) AS loaded_at FROM SALES_DB.REGION", "1:8"),
-        ("snowflake", "SELECT LOCALTIMESTAMP(3) AS loaded_at FROM sales.region", "1:8"),
+        (
+            "teradata",
+            "SELECT CURRENT_TIMESTAMP(0) AS loaded_at FROM SALES_DB.REGION",
+            "SELECT CAST(CAST(CURRENT_TIMESTAMP AS DATE) AS TIMESTAMP(0)) + (EXTRACT(HOUR FROM "
+            "CURRENT_TIMESTAMP) * 3600 + EXTRACT(MINUTE FROM CURRENT_TIMESTAMP) * 60 + "
+            "CAST(FLOOR(EXTRACT(SECOND FROM CURRENT_TIMESTAMP)) AS INTEGER)) * INTERVAL '1' "
+            'SECOND AS "loaded_at" FROM "raw"."region" AS "region"',
+        ),
+        (
+            "snowflake",
+            "SELECT LOCALTIMESTAMP(9) AS loaded_at FROM sales.region",
+            'SELECT CURRENT_TIMESTAMP AS "loaded_at" FROM "raw"."region" AS "region"',
+        ),
     ),
     phase="syntax",
 )
@@ -619,18 +659,57 @@ def clock_precision(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     digits = (
         int(precision.name) if isinstance(precision, exp.Literal) and precision.is_int else None
     )
-    if digits is not None and digits == CLOCK_DEFAULT_PRECISION.get(ctx.dialect):
-        return None  # the bare function: SESSION-TIME translates it
-    what = f"{digits} fractional-second digits" if digits is not None else "a precision"
+    name = CLOCK_DIALECTS[ctx.dialect]
+    largest = semantics(ctx.dialect).CLOCK_MAX_PRECISION or ENGINE_CLOCK_DIGITS
+    if digits is None or digits > largest:
+        return _refuse_clock(
+            node,
+            ctx,
+            f"the current timestamp with a precision that is not a number from 0 to {largest}, "
+            f"the precisions {name} takes",
+        )
+    if 0 < digits < ENGINE_CLOCK_DIGITS:
+        return _refuse_clock(
+            node,
+            ctx,
+            f"the current timestamp with {digits} fractional-second digits: the reading "
+            "floored to them would be exact, but the floor needs the second's fraction, "
+            "which DuckDB's EXTRACT(SECOND) does not give; write CURRENT_TIMESTAMP(0) (whole "
+            "seconds) or CURRENT_TIMESTAMP where six digits may stay",
+        )
+    # The bare function, in place: SESSION-TIME translates it, flooring a reading of no digits.
+    node.set("this", None)
+    if digits == 0:
+        node.meta[CLOCK_DIGITS_META] = 0
+    return node
+
+
+def _refuse_clock(node: exp.Expr, ctx: Context, message: str) -> exp.Expr:
+    ctx.report("error", "CLOCK-PRECISION", node, message)
+    return node
+
+
+@rule(
+    "CLOCK-ZONE",
+    "refuse",
+    ("bigquery",),
+    (exp.CurrentDate, exp.CurrentDatetime, exp.CurrentTimestamp),
+    "BigQuery's CURRENT_DATE(zone) / CURRENT_DATETIME(zone) read the clock in the time zone "
+    "named, not the session's: the standard's CURRENT_DATE and CURRENT_TIMESTAMP take no "
+    "zone (its AT TIME ZONE takes a displacement, not a name), so a call with a zone is "
+    "refused rather than read in the session's.",
+    (("bigquery", "SELECT CURRENT_DATETIME('America/New_York') AS t", "1:8"),),
+    phase="syntax",
+)
+def clock_zone(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if node.args.get("this") is None:
+        return None
     ctx.report(
         "error",
-        "CLOCK-PRECISION",
+        "CLOCK-ZONE",
         node,
-        f"the current timestamp with {what}: {CLOCK_DIALECTS[ctx.dialect]} does not document "
-        "whether the clock's further digits are truncated or rounded"
-        + (" (and the engines keep six digits only)" if (digits or 0) > 6 else "")
-        + "; write CURRENT_TIMESTAMP without a precision where its six fractional digits "
-        "may stay",
+        "the current date or time in a named time zone: ANSI SQL's clocks read the "
+        "session's zone only; where that zone is the session's, write the call without it",
     )
     return node
 
@@ -641,13 +720,23 @@ def clock_precision(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ALL_DIALECTS,
     (exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentDatetime),
     "CURRENT_DATE / GETDATE() / SYSDATE read the clock in the session time zone; translated "
-    "assuming the engine session uses the same time zone as the legacy server. Oracle's "
-    "CURRENT_DATE and SYSDATE are DATEs with the time of day: CURRENT_TIMESTAMP.",
+    "assuming the engine session uses the same time zone as the legacy server. A clock whose "
+    "type holds whole seconds is the reading floored to the second (see CLOCK-PRECISION): "
+    "Oracle's CURRENT_DATE and SYSDATE (DATEs, with the time of day), Redshift's GETDATE() "
+    "(its documentation shows whole seconds, SYSDATE's six digits) and CURRENT_TIMESTAMP(0).",
     (
         (
             "tsql",
             "SELECT o_orderkey FROM dbo.Orders WHERE o_orderdate < GETDATE()",
             'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_orderdate" < CURRENT_TIMESTAMP',
+        ),
+        (
+            "oracle",
+            "SELECT SYSDATE - 1 AS yesterday FROM dual",
+            "SELECT CAST(CAST(CURRENT_TIMESTAMP AS DATE) AS TIMESTAMP(0)) + (EXTRACT(HOUR FROM "
+            "CURRENT_TIMESTAMP) * 3600 + EXTRACT(MINUTE FROM CURRENT_TIMESTAMP) * 60 + "
+            "CAST(FLOOR(EXTRACT(SECOND FROM CURRENT_TIMESTAMP)) AS INTEGER)) * INTERVAL '1' "
+            "SECOND - INTERVAL '1' DAY AS \"yesterday\"",
         ),
     ),
 )
@@ -659,12 +748,15 @@ def session_time(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         isinstance(node, exp.CurrentDate) or node.args.get("sysdate")
     )
     if oracle_date:
-        # Oracle's CURRENT_DATE and SYSDATE are DATEs: the date and the time of day.
-        now = exp.CurrentTimestamp()
+        # Oracle's CURRENT_DATE and SYSDATE are DATEs: the date and the time of day, to the
+        # second.
+        now = whole_seconds()
         now.meta[ORACLE_DATE_META] = "time"
         return now
     if isinstance(node, exp.CurrentDate):
         return exp.CurrentDate()
+    if node.meta.get(CLOCK_DIGITS_META) == 0:
+        return whole_seconds()
     return exp.CurrentTimestamp()
 
 

@@ -18,7 +18,9 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+import sqlglot
 
+from sql import ansi
 from sql.catalog import Catalog
 from sql.diagnostics import TranslationError
 from sql.render import render
@@ -151,13 +153,21 @@ def test_oracle_date_minus_date_runs_exact_where_whole_and_stops_where_fractiona
         spark.sql(render(sql, "spark")).collect()
 
 
+# Oracle's SYSDATE and CURRENT_DATE: the clock floored to whole seconds (SESSION-TIME), a DATE.
+ORACLE_NOW = (
+    "CAST(CAST(CURRENT_TIMESTAMP AS DATE) AS TIMESTAMP(0)) + (EXTRACT(HOUR FROM "
+    "CURRENT_TIMESTAMP) * 3600 + EXTRACT(MINUTE FROM CURRENT_TIMESTAMP) * 60 + "
+    "CAST(FLOOR(EXTRACT(SECOND FROM CURRENT_TIMESTAMP)) AS INTEGER)) * INTERVAL '1' SECOND"
+)
+
+
 def test_oracle_sysdate_and_current_date_are_dates_with_a_time_of_day():
     translated = translate(
         "SELECT SYSDATE + 1 AS a, CURRENT_DATE - 7 AS b FROM DUAL", "oracle"
     ).ansi_sql
-    flat = " ".join(translated.split())
-    assert "CURRENT_TIMESTAMP + INTERVAL '1' DAY AS \"a\"" in flat
-    assert "CURRENT_TIMESTAMP - INTERVAL '7' DAY AS \"b\"" in flat
+    flat = ansi.generate(sqlglot.parse_one(translated, read=ansi.Ansi), pretty=False)
+    assert f"SELECT {ORACLE_NOW} + INTERVAL '1' DAY AS \"a\", " in flat
+    assert f", {ORACLE_NOW} - INTERVAL '7' DAY AS \"b\"" in flat
     assert "CURRENT_DATE" not in flat
 
 
