@@ -188,6 +188,11 @@ class Semantics:
     # datetime +/- n adds n days (a date + n is an error; datetime - datetime is the
     # datetime as far from 1900-01-01 as the two are apart)
     DATETIME_PLUS_NUMBER_ADDS_DAYS = False
+    # DATETIME and the clock (GETDATE(), CURRENT_TIMESTAMP) hold 1/300 s ticks, shown as
+    # milliseconds .000 / .003 / .007, from 1753-01-01 to 9999-12-31 23:59:59.997; text and
+    # finer values converted to it are rounded ("datetime (Transact-SQL)", "Rounding of
+    # datetime fractional second precision"; sql/rules/tsql_datetime.py)
+    DATETIME_TICKS = False
     DATE_NAMES_ARE_ENGLISH = False  # month and day names are English, whatever the session
     DATE_NUMBERS_ARE_INT = False  # DATEDIFF and DATEPART return INT, not BIGINT
     DATE_STRING_TYPE = "DATE"  # the type an ISO date string converts to as a date argument
@@ -904,6 +909,7 @@ class PlumblineTSQL(TSQL, Semantics):
     DATE_STRING_TYPE = "TIMESTAMP"
     DATETIME_FORMAT = "dotnet"
     DATETIME_PLUS_NUMBER_ADDS_DAYS = True
+    DATETIME_TICKS = True
     FLOAT_PRECISION_PICKS_WIDTH = True
     GREATEST_IGNORES_NULLS = True
     INSERT_CHECKS_TEXT_LENGTH = True

@@ -1,0 +1,165 @@
+"""T-SQL's datetime holds 1/300 s ticks shown as .000 / .003 / .007 (TSQL-DATETIME and
+TSQL-GETDATE, sql/rules/tsql_datetime.py): every value the translation gives where T-SQL
+gives a datetime is one a datetime holds, the one T-SQL's documentation says, or refused."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from sql.diagnostics import TranslationError
+from sql.translate import translate
+from tests.sql.engine_tables import first_values, imported_catalog, rows_on_engines
+
+DDL = """CREATE TABLE dbo.Events (
+  id INT NOT NULL, dt DATETIME, dt2 DATETIME2, dt3 DATETIME2(3), sdt SMALLDATETIME,
+  d DATE, t TIME
+);"""
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    return imported_catalog(tmp_path_factory.mktemp("tsql"), "tsql", DDL)
+
+
+def _ansi(sql: str, catalog=None) -> str:
+    return " ".join(translate(sql, "tsql", file="q.sql", catalog=catalog).ansi_sql.split())
+
+
+# "Rounding of datetime fractional second precision" in "datetime (Transact-SQL)", row by row,
+# and the text forms the page lists (ISO 8601 with T, unseparated), with CAST and CONVERT.
+DOCUMENTED = [
+    ("CAST('1998-01-01 23:59:59.999' AS DATETIME)", "1998-01-02 00:00:00.000"),
+    *(
+        (f"CAST('1998-01-01 23:59:59.99{d}' AS DATETIME)", "1998-01-01 23:59:59.997")
+        for d in (5, 6, 7, 8)
+    ),
+    *(
+        (f"CAST('1998-01-01 23:59:59.99{d}' AS DATETIME)", "1998-01-01 23:59:59.993")
+        for d in (2, 3, 4)
+    ),
+    *(
+        (f"CAST('1998-01-01 23:59:59.99{d}' AS DATETIME)", "1998-01-01 23:59:59.990")
+        for d in (0, 1)
+    ),
+    ("CONVERT(DATETIME, '2024-01-01T12:00:00.001')", "2024-01-01 12:00:00.000"),
+    ("CAST('20240101 12:00:00.5' AS DATETIME)", "2024-01-01 12:00:00.500"),
+    ("CAST(CAST('2024-01-01 12:00:00.0015' AS DATETIME2) AS DATETIME)", "2024-01-01 12:00:00.000"),
+    ("CAST('2024-01-01 12:00' AS DATETIME)", "2024-01-01 12:00:00"),
+]
+
+
+@pytest.mark.parametrize(("cast", "literal"), DOCUMENTED)
+def test_text_is_rounded_at_translation_as_documented(cast, literal):
+    assert _ansi(f"SELECT {cast} AS a") == f"SELECT CAST('{literal}' AS TIMESTAMP) AS \"a\""
+
+
+def test_a_variable_assigned_text_holds_the_rounded_datetime(catalog):
+    sql = "DECLARE @d DATETIME = '2024-01-01 12:00:00.001'; SELECT id FROM dbo.Events WHERE dt = @d"
+    assert '"events"."dt" = CAST(\'2024-01-01 12:00:00.000\' AS TIMESTAMP)' in _ansi(sql, catalog)
+
+
+def test_values_on_the_grid_pass_unchanged(catalog):
+    sql = "SELECT CAST(dt AS DATETIME) AS a, CAST(sdt AS DATETIME) AS b FROM dbo.Events"
+    assert _ansi(sql, catalog) == (
+        'SELECT CAST("events"."dt" AS TIMESTAMP) AS "a", CAST("events"."sdt" AS TIMESTAMP) '
+        'AS "b" FROM "raw"."events" AS "events"'
+    )
+
+
+REFUSED = [
+    ("SELECT CAST('2024-01-01 12:00:00.0001' AS DATETIME) AS a", "1:13", "4 fractional"),
+    ("SELECT CAST('01/02/2024' AS DATETIME) AS a", "1:13", "DATEFORMAT"),
+    ("SELECT CAST('1700-01-01' AS DATETIME) AS a", "1:13", "outside"),
+    ("SELECT CAST('9999-12-31 23:59:59.999' AS DATETIME) AS a", "1:13", "outside"),
+    # 1.9 ms: truncated to .001 the table gives .000, the nearest tick is .003
+    ("SELECT CAST(CAST('2024-01-01 00:00:00.0019' AS DATETIME2) AS DATETIME) AS a", "1:18", ""),
+    ("SELECT CAST(id AS DATETIME) AS a FROM dbo.Events", "1:13", "days since 1900-01-01"),
+    ("SELECT CONVERT(DATETIME, t) AS a FROM dbo.Events", "1:26", "type TIME"),
+]
+
+
+@pytest.mark.parametrize(("sql", "place", "why"), REFUSED)
+def test_values_a_datetime_does_not_hold_as_documented_are_refused(catalog, sql, place, why):
+    with pytest.raises(TranslationError) as raised:
+        translate(sql, "tsql", file="q.sql", catalog=catalog)
+    [diagnostic] = raised.value.diagnostics
+    assert diagnostic.rule == "TSQL-DATETIME"
+    assert f"{diagnostic.line}:{diagnostic.col}" == place
+    assert why in diagnostic.message
+
+
+def _at(micros: int, second: int = 0) -> dt.datetime:
+    return dt.datetime(2024, 1, 1, 12, 0, second) + dt.timedelta(microseconds=micros)
+
+
+# A DATETIME2 value and the datetime it becomes: where T-SQL's documented truncation past
+# the millisecond and its rounding to ticks agree.
+ROUNDED = [
+    (_at(1000), _at(0)),
+    (_at(1500), _at(0)),
+    (_at(2000), _at(3000)),
+    (_at(4999), _at(3000)),
+    (_at(5000), _at(7000)),
+    (_at(8300), _at(7000)),
+    (_at(9000), _at(10000)),
+    (_at(123456), _at(123000)),
+    (dt.datetime(2024, 1, 1, 23, 59, 59, 999000), dt.datetime(2024, 1, 2)),
+]
+
+
+def _timestamp_values(values) -> str:
+    rows = ", ".join(f"({i}, CAST('{v.isoformat(sep=' ')}' AS TIMESTAMP))" for i, v in values)
+    return f"SELECT * FROM (VALUES {rows}) AS t(id, dt2)"
+
+
+def test_timestamps_are_rounded_to_the_grid_on_both_engines(spark_engine, catalog):
+    ansi = _ansi("SELECT id, CAST(dt2 AS DATETIME) AS a FROM dbo.Events", catalog)
+    events = _timestamp_values([(i, value) for i, (value, _) in enumerate(ROUNDED)])
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session(), ansi, events=events)
+    want = sorted((i, rounded) for i, (_, rounded) in enumerate(ROUNDED))
+    assert on_duckdb == on_spark == want
+
+
+def _raises_on_both_engines(spark_engine, ansi: str, events: str) -> None:
+    query = ansi.replace('"raw"."events" AS "events"', f'({events}) AS "events"')
+    for result in first_values(query, spark_engine.session()):
+        assert isinstance(result, Exception) and "TSQL-DATETIME" in str(result), result
+
+
+@pytest.mark.parametrize(
+    "value",
+    [_at(1900), _at(8500), dt.datetime(1700, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, 999000)],
+)
+def test_values_the_documentation_leaves_open_or_out_of_range_stop_the_query(
+    spark_engine, catalog, value
+):
+    ansi = _ansi("SELECT id, CAST(dt2 AS DATETIME) AS a FROM dbo.Events", catalog)
+    _raises_on_both_engines(spark_engine, ansi, _timestamp_values([(1, value)]))
+
+
+def test_a_date_before_1753_stops_the_query(spark_engine, catalog):
+    ansi = _ansi("SELECT id, CAST(d AS DATETIME) AS a FROM dbo.Events", catalog)
+    fine = "SELECT * FROM (VALUES (1, DATE '2024-02-29')) AS t(id, d)"
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session(), ansi, events=fine)
+    assert on_duckdb == on_spark == [(1, dt.datetime(2024, 2, 29))]
+    early = "SELECT * FROM (VALUES (1, DATE '1752-12-31')) AS t(id, d)"
+    _raises_on_both_engines(spark_engine, ansi, early)
+
+
+def _floored(reading: dt.datetime) -> dt.datetime:
+    """The clock's reading floored to its 1/300 s tick, shown as T-SQL shows it."""
+    micros = reading.microsecond % 10_000
+    shown = 0 if micros < 3334 else 3000 if micros < 6667 else 7000
+    return reading + dt.timedelta(microseconds=shown - micros)
+
+
+def test_getdate_is_the_clock_floored_to_its_tick_and_sysdatetime_keeps_six_digits(spark_engine):
+    ansi = _ansi("SELECT GETDATE() AS g, CURRENT_TIMESTAMP AS c, SYSDATETIME() AS s")
+    assert ansi.endswith('CURRENT_TIMESTAMP AS "s"')
+    query = ansi.replace("SELECT ", "SELECT 1 AS id, ", 1) + ' FROM (VALUES (1)) AS "t"(x)'
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session(), query)
+    for _, getdate, current, reading in (*on_duckdb, *on_spark):
+        assert getdate == current == _floored(reading)
+        assert getdate.microsecond % 10_000 in (0, 3000, 7000)
