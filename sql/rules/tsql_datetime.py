@@ -169,14 +169,25 @@ def _literal_text(moment: dt.datetime, fraction: bool) -> str:
     return f"{text}.{moment.microsecond // 1000:03d}" if fraction else text
 
 
-def _fold(node: exp.Cast, moment: dt.datetime, fraction: str, more_digits: bool, ctx: Context):
-    """The datetime a moment read from text becomes, as a literal; None after a refusal."""
+def _fold(
+    node: exp.Cast,
+    moment: dt.datetime,
+    fraction: str,
+    more_digits: bool,
+    ctx: Context,
+    *,
+    rule_id: str = RULE,
+    at: exp.Expr | None = None,
+) -> exp.Expr | None:
+    """The datetime a moment read from text becomes, as a literal; None after a refusal
+    (reported by ``rule_id`` at ``at``, the literal by default)."""
+    at = at if at is not None else node.this
     rounded = _grid_point(moment, BY_MILLISECOND)
     if more_digits and _grid_point(moment, BY_TICK) != rounded:
         ctx.report(
             "error",
-            RULE,
-            node.this,
+            rule_id,
+            at,
             f"{_literal_text(moment, True)}{moment.microsecond % 1000:03d} as a datetime: T-SQL "
             "documents that the digits past the millisecond are truncated and rounds to its "
             "1/300 s ticks, which give different values here; write the value in milliseconds",
@@ -185,8 +196,8 @@ def _fold(node: exp.Cast, moment: dt.datetime, fraction: str, more_digits: bool,
     if rounded is None or not FIRST <= rounded <= LAST:
         ctx.report(
             "error",
-            RULE,
-            node.this,
+            rule_id,
+            at,
             f"{_literal_text(moment, bool(fraction))} is outside T-SQL's datetime range (1753-01-01 to "
             "9999-12-31 23:59:59.997): the conversion fails there",
         )
@@ -400,3 +411,95 @@ def tsql_getdate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     floored = to_grid(node.copy(), FLOORED)
     floored.meta[ON_GRID] = True
     return floored
+
+
+# Where T-SQL converts a string literal to the type of the values beside it (data type
+# precedence: datetime above every text type): a comparison, IN, BETWEEN, and the branches
+# of CASE / COALESCE / ISNULL / NULLIF.
+_BESIDE = (
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.Between,
+    exp.In,
+    exp.Coalesce,
+    exp.Nullif,
+)
+
+
+def _neighbours(literal: exp.Literal) -> list[exp.Expr] | None:
+    """The values ``literal`` takes its type from, or None where it is not converted so."""
+    parent = literal.parent
+    if isinstance(parent, _BESIDE):
+        values = [parent.this, *parent.expressions] if isinstance(parent, exp.In) else []
+        values += [v for k, v in parent.args.items() if k != "expressions" and v is not None]
+        if isinstance(parent, exp.Coalesce):
+            values += parent.expressions
+        return [v for v in values if isinstance(v, exp.Expr) and v is not literal]
+    if isinstance(parent, exp.If) and literal.arg_key == "true":
+        parent = parent.parent
+    elif not (isinstance(parent, exp.Case) and literal.arg_key == "default"):
+        return None
+    if not isinstance(parent, exp.Case) or parent.this is not None:
+        return None  # a simple CASE compares its operand too
+    branches = [i.args.get("true") for i in parent.args.get("ifs", [])]
+    branches.append(parent.args.get("default"))
+    return [b for b in branches if b is not None and b is not literal]
+
+
+@rule(
+    "TSQL-DATETIME-TEXT",
+    "rewrite",
+    ("tsql",),
+    (exp.Literal,),
+    "A string literal T-SQL converts to datetime because it stands beside datetime values (a "
+    "comparison, IN, BETWEEN, a CASE / COALESCE / ISNULL / NULLIF branch, where every other "
+    "value is a declared DATETIME or a value TSQL-DATETIME gives) is read at translation and "
+    "rounded as a CAST to DATETIME is (TSQL-DATETIME): WHERE dt = '2024-01-01T12:00:00.001' "
+    "matches .000. Text T-SQL reads by DATEFORMAT, with more than three fractional digits or "
+    "out of range is refused.",
+    (
+        (
+            "tsql",
+            "SELECT id FROM dbo.scans WHERE scanned_at IN ('2024-01-01T12:00:00.001', "
+            "'20240101 12:00:00.999')",
+            'SELECT "scans"."id" AS "id" FROM "raw"."scans" AS "scans" WHERE '
+            '"scans"."scanned_at" IN (CAST(\'2024-01-01 12:00:00.000\' AS TIMESTAMP), '
+            "CAST('2024-01-01 12:00:01.000' AS TIMESTAMP))",
+        ),
+    ),
+)
+def tsql_datetime_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    assert isinstance(node, exp.Literal)
+    if not node.is_string or not semantics(ctx.dialect).DATETIME_TICKS:
+        return None
+    neighbours = _neighbours(node)
+    if not neighbours:
+        return None
+    typed_values = [
+        v for v in neighbours if not isinstance(v, exp.Null) and not _is_text_literal(v)
+    ]
+    if not typed_values or not all(
+        _on_grid(v) and type_of(v) in TIMESTAMP_TYPES for v in typed_values
+    ):
+        return None
+    # Refused, the text stands as the conversion it is, so that no rule of comparisons
+    # reads it again (and reports it once more).
+    cast_node = exp.Cast(this=node.copy(), to=data_type("DATETIME"))
+    read = _read_text(node.name, 3, ctx)
+    if isinstance(read, str):
+        ctx.report("error", "TSQL-DATETIME-TEXT", node, read)
+        return cast_node
+    moment, fraction = read
+    folded = _fold(cast_node, moment, fraction, False, ctx, rule_id="TSQL-DATETIME-TEXT", at=node)
+    if folded is None:
+        return cast_node
+    folded.meta[ON_GRID] = True
+    return folded
+
+
+def _is_text_literal(value: exp.Expr) -> bool:
+    return isinstance(value, exp.Literal) and value.is_string

@@ -60,6 +60,43 @@ def test_a_variable_assigned_text_holds_the_rounded_datetime(catalog):
     assert '"events"."dt" = CAST(\'2024-01-01 12:00:00.000\' AS TIMESTAMP)' in _ansi(sql, catalog)
 
 
+# Text T-SQL converts to datetime because datetime values stand beside it: the one-line ANSI
+# of the query's WHERE or select list holds each rounded literal.
+BESIDE = [
+    (
+        "SELECT id FROM dbo.Events WHERE dt IN ('2024-01-01T12:00:00.001', "
+        "'20240101 23:59:59.999')",
+        "IN ( CAST('2024-01-01 12:00:00.000' AS TIMESTAMP), "
+        "CAST('2024-01-02 00:00:00.000' AS TIMESTAMP) )",
+    ),
+    (
+        "SELECT id FROM dbo.Events WHERE dt = '2024-01-01T12:00:00.005'",
+        '"events"."dt" = CAST(\'2024-01-01 12:00:00.007\' AS TIMESTAMP)',
+    ),
+    (
+        "SELECT id FROM dbo.Events WHERE dt BETWEEN '2024-01-01' AND '2024-01-01 12:00:00.002'",
+        "BETWEEN CAST('2024-01-01' AS TIMESTAMP) AND CAST('2024-01-01 12:00:00.003' AS TIMESTAMP)",
+    ),
+    (
+        "SELECT ISNULL(dt, '2024-01-01 12:00:00.001') AS a FROM dbo.Events",
+        'COALESCE("events"."dt", CAST(\'2024-01-01 12:00:00.000\' AS TIMESTAMP))',
+    ),
+    (
+        "SELECT CASE WHEN id = 1 THEN dt ELSE '2024-01-01 12:00:00.998' END AS a FROM dbo.Events",
+        "ELSE CAST('2024-01-01 12:00:00.997' AS TIMESTAMP) END",
+    ),
+    (
+        "SELECT id FROM dbo.Events WHERE GETDATE() > '2024-01-01 12:00:00.001'",
+        "> CAST('2024-01-01 12:00:00.000' AS TIMESTAMP)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("sql", "rounded"), BESIDE)
+def test_text_beside_datetime_values_is_rounded_as_t_sql_converts_it(catalog, sql, rounded):
+    assert rounded in _ansi(sql, catalog)
+
+
 def test_values_on_the_grid_pass_unchanged(catalog):
     sql = "SELECT CAST(dt AS DATETIME) AS a, CAST(sdt AS DATETIME) AS b FROM dbo.Events"
     assert _ansi(sql, catalog) == (
@@ -77,6 +114,8 @@ REFUSED = [
     ("SELECT CAST(CAST('2024-01-01 00:00:00.0019' AS DATETIME2) AS DATETIME) AS a", "1:18", ""),
     ("SELECT CAST(id AS DATETIME) AS a FROM dbo.Events", "1:13", "days since 1900-01-01"),
     ("SELECT CONVERT(DATETIME, t) AS a FROM dbo.Events", "1:26", "type TIME"),
+    ("SELECT id FROM dbo.Events WHERE dt IN ('01/02/2024')", "1:40", "DATEFORMAT"),
+    ("SELECT id FROM dbo.Events WHERE dt = '2024-01-01T12:00:00.0001'", "1:38", "4 fractional"),
 ]
 
 
@@ -85,7 +124,7 @@ def test_values_a_datetime_does_not_hold_as_documented_are_refused(catalog, sql,
     with pytest.raises(TranslationError) as raised:
         translate(sql, "tsql", file="q.sql", catalog=catalog)
     [diagnostic] = raised.value.diagnostics
-    assert diagnostic.rule == "TSQL-DATETIME"
+    assert diagnostic.rule in ("TSQL-DATETIME", "TSQL-DATETIME-TEXT")
     assert f"{diagnostic.line}:{diagnostic.col}" == place
     assert why in diagnostic.message
 
