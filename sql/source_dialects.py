@@ -195,6 +195,9 @@ class Semantics:
     DATETIME_TICKS = False
     DATE_NAMES_ARE_ENGLISH = False  # month and day names are English, whatever the session
     DATE_NUMBERS_ARE_INT = False  # DATEDIFF and DATEPART return INT, not BIGINT
+    # DATEPART / DATE_PART / EXTRACT of SECOND is the whole seconds (an integer type), where
+    # the standard's EXTRACT(SECOND) keeps the fraction
+    SECOND_PART_IS_WHOLE = False
     DATE_STRING_TYPE = "DATE"  # the type an ISO date string converts to as a date argument
     DATE_TEXT_READ_BY_INPUT_FORMAT = False  # TO_DATE(text) reads it by DATE_INPUT_FORMAT
     # DATE_PART(EPOCH_SECOND | EPOCH_MILLISECOND | EPOCH_MICROSECOND | EPOCH_NANOSECOND, ts)
@@ -287,6 +290,7 @@ class PlumblineSnowflake(Snowflake, Semantics):
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
     RATIO_TO_REPORT_OF_ZERO_IS_NULL = True
     REGEX_FLAG_I_FOLDS_CASE = True
+    SECOND_PART_IS_WHOLE = True  # DATE_PART('second') / SECOND(): 0 to 59
     TIMESTAMP_FOLLOWS_TYPE_MAPPING = True
     TO_NUMBER_IS_INTEGER = True
     TRUNCATED_WEEKS_START_MONDAY = True
@@ -740,6 +744,7 @@ class PlumblineBigQuery(BigQuery, Semantics):
     QUERY_PARAMETERS = True
     REGEX_EXTRACT_RETURNS_ITS_GROUP = True
     SCRIPT_VARIABLES = True
+    SECOND_PART_IS_WHOLE = True  # EXTRACT(SECOND) is an INT64, 0 to 59
     TEMP_FUNCTIONS = True
     TEXT_TO_NUMBER_IS_DOCUMENTED = True
     TRIM_REMOVES_WHITESPACE = True
@@ -919,6 +924,7 @@ class PlumblineTSQL(TSQL, Semantics):
     REPEAT_OF_NEGATIVE_IS_NULL = True
     ROUND_MODE_TRUNCATES = True
     SCRIPT_VARIABLES = True
+    SECOND_PART_IS_WHOLE = True  # DATEPART(second, x) is an int
     STRING_CASTS_TRUNCATE = True
     TEXT_COMPARES_BY_COLLATION = True
     TEXT_IGNORES_TRAILING_BLANKS = True
