@@ -18,7 +18,13 @@ TIMESTAMP(3), the milliseconds as shown (sql/catalog_import.py); so does the tra
   account; where the two readings give different values (a tenth of the values with more
   than three digits), or the value is out of range, a run-time guard stops the query;
 - the clock (GETDATE(), CURRENT_TIMESTAMP: datetime in T-SQL; SYSDATETIME() is datetime2(7)
-  and keeps its six digits): the reading floored to its tick, shown as T-SQL shows it.
+  and keeps its six digits): the reading floored to the tick that starts its 10 ms, .xx0.
+  Which instant a clock reads is not reproducible; the value must be one a datetime holds,
+  not later than the reading, and the same value as a DATETIME2, which .xx3 and .xx7 are not.
+
+The other way, a datetime converted to a DATETIME2 of more than three digits is its exact
+tick ("datetime2 (Transact-SQL)": .333 becomes .3333333), which six digits do not hold for
+.xx3 and .xx7: those stop at a guard (TSQL-DATETIME-TO-DATETIME2).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import re
 from sqlglot import exp
 
 from sql.catalog import declared_type
+from sql.diagnostics import node_offset
 from sql.rules.base import Context, rule
 from sql.rules.build import (
     STRING_TYPES,
@@ -45,6 +52,7 @@ from sql.rules.build import (
     typed,
 )
 from sql.rules.date_strings import read_date_string
+from sql.rules.portable_types import branches
 from sql.source_dialects import semantics
 
 RULE = "TSQL-DATETIME"
@@ -61,8 +69,8 @@ SHOWN = (0, 3000, 7000, 10000)
 BY_MILLISECOND = (2000, 5000, 9000)
 # The nearest tick (1/300 s = 3333.3 us): a tie (5000 us exactly) goes up, as the table's .005.
 BY_TICK = (1667, 5000, 8334)
-# The clock's reading floored to its tick: tick 1 starts at 3333.3 us, tick 2 at 6666.7 us.
-FLOORED = (3334, 6667, 10000)
+# Down to the block's first tick (.xx0 ms): no tick point past it.
+FLOORED = (SHOWN[-1],) * 3
 
 # 'hh:mm[:ss[.fff...]]': the time of a date string (the page's numeric and ISO 8601 forms).
 TIME_OF_DAY = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?")
@@ -83,7 +91,7 @@ def _target(micros: exp.Expr, bounds: tuple[int, int, int]) -> exp.Expr:
     ifs = [
         exp.If(this=exp.LT(this=clone(micros), expression=lit(b)), true=lit(s)) for b, s in steps
     ]
-    return exp.Case(ifs=ifs, default=lit(SHOWN[len(steps)]))
+    return exp.Case(ifs=ifs, default=lit(SHOWN[len(steps)])) if ifs else lit(SHOWN[0])
 
 
 def to_grid(value: exp.Expr, bounds: tuple[int, int, int]) -> exp.Expr:
@@ -215,6 +223,9 @@ def _fold(
         return _timestamp(moment.date().isoformat())
     written = _timestamp(_literal_text(rounded, bool(fraction) or rounded != moment))
     written.meta[ON_GRID] = True
+    offset = node_offset(node)
+    if offset is not None:
+        written.meta["keyword_start"] = offset  # where a later refusal of it points
     return written
 
 
@@ -285,7 +296,7 @@ def _rounded(node: exp.Cast, value: exp.Expr, ctx: Context) -> exp.Expr:
             ),
         )
     ]
-    if _fraction_digits(value) > 3 or _declared(value) == "DATETIME2":
+    if _fraction_digits(value) > 3:
         micros = _micros_in_block(clone(value))
         differs = exp.Or(
             this=_between(clone(micros), BY_TICK[0], BY_MILLISECOND[0] - 1),
@@ -381,20 +392,19 @@ def tsql_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "rewrite",
     ("tsql",),
     (exp.CurrentTimestamp,),
-    "GETDATE() and CURRENT_TIMESTAMP are T-SQL datetime values (1/300 s ticks): the clock's "
-    "reading floored to its tick and shown as T-SQL shows it (.000 / .003 / .007), so that the "
-    "value is one a datetime holds. SYSDATETIME() (datetime2(7)) keeps the six digits the "
-    "engines' clock has.",
+    "GETDATE() and CURRENT_TIMESTAMP are T-SQL datetime values (1/300 s ticks), read from a "
+    "clock whose instant no translation reproduces: the engines' reading floored to the tick "
+    "that starts its 10 ms (.xx0, one of the ticks a datetime shows), a value a datetime holds, "
+    "never later than the reading (GETDATE() <= SYSDATETIME() as in T-SQL), and one whose "
+    "DATETIME2 is the same value (TSQL-DATETIME-TO-DATETIME2 needs no guard for it). "
+    "SYSDATETIME() (datetime2(7)) keeps the six digits the engines' clock has.",
     (
         (
             "tsql",
             "SELECT GETDATE() AS now FROM dbo.Orders",
-            "SELECT (CURRENT_TIMESTAMP + (CASE WHEN MOD(CAST(EXTRACT(SECOND FROM "
-            "CURRENT_TIMESTAMP) * 1000000 AS BIGINT), 10000) < 3334 THEN 0 WHEN "
-            "MOD(CAST(EXTRACT(SECOND FROM CURRENT_TIMESTAMP) * 1000000 AS BIGINT), 10000) < "
-            "6667 THEN 3000 ELSE 7000 END - MOD(CAST(EXTRACT(SECOND FROM "
-            "CURRENT_TIMESTAMP) * 1000000 AS BIGINT), 10000)) * INTERVAL '0.000001' SECOND) "
-            'AS "now" FROM "raw"."orders" AS "orders"',
+            "SELECT (CURRENT_TIMESTAMP + (0 - MOD(CAST(EXTRACT(SECOND FROM CURRENT_TIMESTAMP) "
+            "* 1000000 AS BIGINT), 10000)) * INTERVAL '0.000001' SECOND) AS \"now\" FROM "
+            '"raw"."orders" AS "orders"',
         ),
     ),
     phase="syntax",
@@ -410,6 +420,7 @@ def tsql_getdate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     # The source's own node stays inside (SESSION-TIME still reads it, and warns).
     floored = to_grid(node.copy(), FLOORED)
     floored.meta[ON_GRID] = True
+    floored.meta[CLOCK_RULE] = True
     return floored
 
 
@@ -503,3 +514,127 @@ def tsql_datetime_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 
 def _is_text_literal(value: exp.Expr) -> bool:
     return isinstance(value, exp.Literal) and value.is_string
+
+
+# datetime -> datetime2 ----------------------------------------------------------------------
+
+WIDENED = "TSQL-DATETIME-TO-DATETIME2"
+WIDENED_WHY = (
+    "T-SQL extends a datetime ending in .xx3 or .xx7 ms to its 1/300 s tick (.003 is "
+    ".0033333) as a datetime2 of more than three digits, which the engines' six digits do "
+    "not hold"
+)
+
+
+def _tick_digit(value: exp.Expr) -> exp.Expr:
+    """The last digit of ``value``'s milliseconds (a value on the grid: 0, 3 or 7)."""
+    millis = exp.Mul(this=extract("SECOND", value), expression=lit(1000))
+    whole = typed(exp.Cast(this=millis, to=data_type("BIGINT")), "BIGINT")
+    return exp.Mod(this=whole, expression=lit(10))
+
+
+def widened(value: exp.Expr, at: exp.Expr) -> exp.Expr:
+    """A datetime ``value`` as the datetime2 of more than three digits T-SQL converts it to:
+    itself where its milliseconds end in 0 (the clock's always do, TSQL-GETDATE), a guard
+    where they end in 3 or 7."""
+    if value._meta and value.meta.get(CLOCK_RULE):
+        return value
+    repeating = exp.In(this=_tick_digit(clone(value)), expressions=[lit(3), lit(7)])
+    guarded = case_when(repeating, failure(WIDENED, WIDENED_WHY, at), clone(value))
+    guarded.type = data_type("TIMESTAMP")
+    guarded.meta[WIDENED] = True
+    return guarded
+
+
+def _wide_datetime2(kind: exp.DataType | None) -> bool:
+    """A DATETIME2 / TIMESTAMP type of more than three fractional digits."""
+    if kind is None or kind.this not in TIMESTAMP_TYPES or kind.this == exp.DType.DATETIME:
+        return False
+    params = [p.this for p in kind.expressions if isinstance(p, exp.DataTypeParam)]
+    digits = int(params[0].name) if params and isinstance(params[0], exp.Literal) else 7
+    return digits > 3
+
+
+def _datetime_value(value: exp.Expr) -> bool:
+    """A value of T-SQL's datetime type (not a DATE, not a SMALLDATETIME: whole minutes)."""
+    if value._meta and value.meta.get(WIDENED):
+        return False
+    if value._meta and value.meta.get(ON_GRID):
+        return True
+    if isinstance(value, exp.Paren):
+        return _datetime_value(value.this)
+    if isinstance(value, exp.Cast):
+        return value.args["to"].this == exp.DType.DATETIME
+    return _declared(value) == "DATETIME"
+
+
+@rule(
+    WIDENED,
+    "rewrite",
+    ("tsql",),
+    (exp.Cast, exp.Union),
+    "A datetime converted to a DATETIME2 of more than three digits (CAST / CONVERT, or a "
+    "UNION column of datetime and such datetime2 values) is its exact 1/300 s tick to 7 digits "
+    '(.333 is .3333333: "datetime2 (Transact-SQL)", converting from datetime, at '
+    "compatibility level 130 and above; .3330000 below). The lake holds datetime as shown, "
+    "so a value ending in .xx0 ms is exact and one ending in .xx3 or .xx7 stops the query at "
+    "a guard (a literal is refused). To DATETIME2(3) or fewer digits it is the value as shown.",
+    (
+        (
+            "tsql",
+            "SELECT CAST(scanned_at AS DATETIME2) AS t FROM dbo.scans",
+            'SELECT CAST(CASE WHEN MOD(CAST(EXTRACT(SECOND FROM "scans"."scanned_at") * 1000 AS '
+            "BIGINT), 10) IN (3, 7) THEN RAISE_ERROR('TSQL-DATETIME-TO-DATETIME2: T-SQL "
+            "extends a datetime ending in .xx3 or .xx7 ms to its 1/300 s tick (.003 is "
+            ".0033333) as a datetime2 of more than three digits, which the engines'' six "
+            'digits do not hold\') ELSE "scans"."scanned_at" END AS TIMESTAMP) AS "t" '
+            'FROM "raw"."scans" AS "scans"',
+        ),
+    ),
+    phase="final",
+)
+def tsql_datetime_to_datetime2(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not semantics(ctx.dialect).DATETIME_TICKS:
+        return None
+    if isinstance(node, exp.Cast):
+        if not _wide_datetime2(node.args["to"]) or not _datetime_value(node.this):
+            return None
+        guarded = _widen(node.this, node, ctx)
+        if guarded is None or guarded is node:
+            return guarded
+        converted = exp.Cast(this=guarded, to=node.args["to"].copy())
+        converted.type = node.type
+        return converted
+    if isinstance(node.parent, exp.SetOperation):
+        return None  # the outermost set operation sees every SELECT
+    selects = branches(node)
+    if len(selects) < 2 or any(s.is_star for s in selects):
+        return None
+    changed = False
+    for position in range(min(len(s.selects) for s in selects)):
+        values = [s.selects[position].unalias() for s in selects]
+        if not any(_wide_datetime2(v.type) and not _datetime_value(v) for v in values):
+            continue
+        for value in values:
+            if _datetime_value(value):
+                replaced = _widen(value, value, ctx)
+                if replaced is not None and replaced is not value:
+                    value.replace(replaced)
+                    ctx.wrote(replaced)
+                changed = changed or replaced is not None
+    return node if changed else None
+
+
+def _widen(value: exp.Expr, at: exp.Expr, ctx: Context) -> exp.Expr | None:
+    """``value`` (a datetime) as T-SQL widens it: a guarded value; None where it is exact as
+    it stands (a literal ending in .xx0 ms), ``at`` after a refusal (a literal ending in 3
+    or 7)."""
+    if isinstance(value, exp.Cast) and isinstance(value.this, exp.Literal):
+        moment = dt.datetime.fromisoformat(value.this.name)
+        if moment.microsecond // 1000 % 10 in (3, 7):
+            ctx.report(
+                "error", WIDENED, value if node_offset(value) is not None else at, WIDENED_WHY
+            )
+            return at
+        return None
+    return widened(value, at)

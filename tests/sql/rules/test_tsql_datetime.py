@@ -187,18 +187,56 @@ def test_a_date_before_1753_stops_the_query(spark_engine, catalog):
     _raises_on_both_engines(spark_engine, ansi, early)
 
 
-def _floored(reading: dt.datetime) -> dt.datetime:
-    """The clock's reading floored to its 1/300 s tick, shown as T-SQL shows it."""
-    micros = reading.microsecond % 10_000
-    shown = 0 if micros < 3334 else 3000 if micros < 6667 else 7000
-    return reading + dt.timedelta(microseconds=shown - micros)
-
-
-def test_getdate_is_the_clock_floored_to_its_tick_and_sysdatetime_keeps_six_digits(spark_engine):
-    ansi = _ansi("SELECT GETDATE() AS g, CURRENT_TIMESTAMP AS c, SYSDATETIME() AS s")
-    assert ansi.endswith('CURRENT_TIMESTAMP AS "s"')
+def test_getdate_is_the_clock_floored_to_10_ms_and_sysdatetime_keeps_six_digits(spark_engine):
+    """Floored to the tick that starts its 10 ms: a value a datetime holds, never later than
+    the reading, the same value as a DATETIME2."""
+    ansi = _ansi(
+        "SELECT GETDATE() AS g, CURRENT_TIMESTAMP AS c, SYSDATETIME() AS s, "
+        "CAST(GETDATE() AS DATETIME2) AS w"
+    )
+    assert 'CURRENT_TIMESTAMP AS "s"' in ansi and "RAISE_ERROR" not in ansi
     query = ansi.replace("SELECT ", "SELECT 1 AS id, ", 1) + ' FROM (VALUES (1)) AS "t"(x)'
     on_duckdb, on_spark = rows_on_engines(spark_engine.session(), query)
-    for _, getdate, current, reading in (*on_duckdb, *on_spark):
-        assert getdate == current == _floored(reading)
-        assert getdate.microsecond % 10_000 in (0, 3000, 7000)
+    for _, getdate, current, reading, widened in (*on_duckdb, *on_spark):
+        floored = reading - dt.timedelta(microseconds=reading.microsecond % 10_000)
+        # DuckDB's clock is a TIMESTAMP WITH TIME ZONE (the session's, UTC here)
+        naive = [v.replace(tzinfo=None) for v in (getdate, current, widened, floored)]
+        assert len(set(naive)) == 1
+
+
+# A datetime as a DATETIME2 of more than three digits: T-SQL's value is the exact tick
+# (.003 is .0033333), which six digits hold only for .xx0.
+def test_a_datetime_widened_to_datetime2_is_exact_or_stops(spark_engine, catalog):
+    ansi = _ansi(
+        "SELECT id, CAST(dt AS DATETIME2) AS a, CAST(dt AS DATETIME2(3)) AS b FROM dbo.Events",
+        catalog,
+    )
+    exact = "SELECT * FROM (VALUES (1, CAST('2024-01-01 12:00:00.120' AS TIMESTAMP))) AS t(id, dt)"
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session(), ansi, events=exact)
+    assert on_duckdb == on_spark == [(1, _at(120_000), _at(120_000))]
+    tick = "SELECT * FROM (VALUES (1, CAST('2024-01-01 12:00:00.123' AS TIMESTAMP))) AS t(id, dt)"
+    query = ansi.replace('"raw"."events" AS "events"', f'({tick}) AS "events"')
+    for result in first_values(query, spark_engine.session()):
+        assert isinstance(result, Exception) and "TSQL-DATETIME-TO-DATETIME2" in str(result)
+
+
+def test_a_union_of_datetime_and_datetime2_guards_the_datetime_column(catalog):
+    ansi = _ansi("SELECT dt AS a FROM dbo.Events UNION ALL SELECT dt2 FROM dbo.Events", catalog)
+    assert "IN (3, 7) THEN RAISE_ERROR( 'TSQL-DATETIME-TO-DATETIME2:" in ansi
+    same = _ansi("SELECT dt AS a FROM dbo.Events UNION ALL SELECT dt3 FROM dbo.Events", catalog)
+    assert "RAISE_ERROR" not in same
+
+
+def test_a_literal_datetime_widened_at_a_repeating_tick_is_refused():
+    with pytest.raises(TranslationError) as raised:
+        translate(
+            "SELECT CAST(CAST('2024-01-01 12:00:00.002' AS DATETIME) AS DATETIME2) AS a",
+            "tsql",
+            file="q.sql",
+        )
+    [diagnostic] = raised.value.diagnostics
+    assert (diagnostic.rule, diagnostic.line, diagnostic.col) == (
+        "TSQL-DATETIME-TO-DATETIME2",
+        1,
+        18,
+    )
