@@ -256,6 +256,8 @@ def _on_grid(value: exp.Expr) -> bool:
         return True
     if isinstance(value, exp.Paren):
         return _on_grid(value.this)
+    if isinstance(value, exp.Cast) and isinstance(value.this, exp.Null):
+        return True
     if isinstance(value, exp.Cast) and value.args["to"].this in (
         exp.DType.DATETIME,
         exp.DType.SMALLDATETIME,
