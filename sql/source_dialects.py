@@ -259,6 +259,9 @@ class PlumblineRedshift(Redshift, Semantics):
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
     RATIO_TO_REPORT_IS_DOUBLE = True
     REGEX_SUBSTR_OF_NO_MATCH_IS_EMPTY = True
+    # EXTRACT returns INTEGER of a TIMESTAMP, TIME or INTERVAL (docs.aws.amazon.com/redshift,
+    # "EXTRACT function"); DATE_PART parses into the same node (sql/rules/portable_types.py)
+    SECOND_PART_IS_WHOLE = True
     SPLIT_PART_NEEDS_POSITIVE_PART = True
     TIMESTAMP_DIFFERENCE_IS_INTERVAL = True
     TEXT_IGNORES_TRAILING_BLANKS = True

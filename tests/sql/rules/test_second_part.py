@@ -1,7 +1,7 @@
 """DATEPART / DATE_PART / EXTRACT of SECOND (DATE-PART, sql/rules/dates.py): whole seconds
-where the source's is an integer (T-SQL, Snowflake, BigQuery), the fraction where the source
-keeps it as the standard does (Teradata), one value on both engines (sql/render.py renders
-the standard's fractional EXTRACT(SECOND) for DuckDB)."""
+where the source's is an integer (T-SQL, Snowflake, BigQuery, Redshift), the fraction where
+the source keeps it as the standard does (Teradata), one value on both engines (sql/render.py
+renders the standard's fractional EXTRACT(SECOND) for DuckDB)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,12 @@ CASES = [
     (
         "bigquery",
         "EXTRACT(SECOND FROM DATETIME '2024-03-01 09:05:07.25')",
+        "sales.orders",
+        7,
+    ),
+    (
+        "redshift",
+        "EXTRACT(SECOND FROM CAST('2024-03-01 09:05:07.25' AS TIMESTAMP))",
         "sales.orders",
         7,
     ),
