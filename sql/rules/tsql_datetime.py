@@ -496,7 +496,7 @@ def tsql_datetime_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         v for v in neighbours if not isinstance(v, exp.Null) and not _is_text_literal(v)
     ]
     if not typed_values or not all(
-        _on_grid(v) and type_of(v) in TIMESTAMP_TYPES for v in typed_values
+        _datetime_value(v) and type_of(v) in TIMESTAMP_TYPES for v in typed_values
     ):
         return None
     # Refused, the text stands as the conversion it is, so that no rule of comparisons

@@ -129,6 +129,18 @@ def test_values_a_datetime_does_not_hold_as_documented_are_refused(catalog, sql,
     assert why in diagnostic.message
 
 
+def test_text_beside_a_smalldatetime_is_not_read_as_a_datetime(catalog):
+    """T-SQL converts it to smalldatetime (whole minutes: 12:00:30 is 12:01), not datetime."""
+    with pytest.raises(TranslationError) as raised:
+        translate(
+            "SELECT id FROM dbo.Events WHERE sdt = '2024-01-01 12:00:30'",
+            "tsql",
+            file="q.sql",
+            catalog=catalog,
+        )
+    assert [d.rule for d in raised.value.diagnostics] == ["DATE-STRING-COMPARISON"]
+
+
 def _at(micros: int, second: int = 0) -> dt.datetime:
     return dt.datetime(2024, 1, 1, 12, 0, second) + dt.timedelta(microseconds=micros)
 
