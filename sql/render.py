@@ -362,6 +362,27 @@ def _second_steps_for_duckdb(tree: exp.Expr) -> exp.Expr:
     return tree
 
 
+def _fractional_seconds_for_duckdb(tree: exp.Expr) -> exp.Expr:
+    """EXTRACT(SECOND FROM x) -> CAST(date_part('microseconds', x) * 0.000001 AS DECIMAL(8, 6)).
+
+    The standard's EXTRACT(SECOND) is an exact numeric that keeps the fraction (SQL:2016
+    6.28, scale the value's fractional-second precision), as Spark's DECIMAL(8, 6) does;
+    DuckDB's is the whole seconds as a BIGINT. DuckDB's microseconds part is the seconds
+    field and its fraction in microseconds (of a TIMESTAMP, a TIME and an INTERVAL alike,
+    negative for a negative interval), so the product is the standard's value, exactly.
+    """
+    for node in list(tree.find_all(exp.Extract)):
+        if node.name.upper() != "SECOND":
+            continue
+        micros = exp.Anonymous(
+            this="date_part",
+            expressions=[exp.Literal.string("microseconds"), node.expression.copy()],
+        )
+        seconds = exp.Mul(this=micros, expression=exp.Literal.number("0.000001"))
+        node.replace(exp.Cast(this=seconds, to=exp.DataType.build("DECIMAL(8, 6)")))
+    return tree
+
+
 # SQLSTATE 22012. The standard (and Spark in ANSI mode) raises on a zero divisor; DuckDB's
 # `/` gives IEEE's inf or nan (NULL with ieee_floating_point_ops off), never an error, and
 # its `%` gives nan for a DOUBLE.
@@ -1231,6 +1252,7 @@ def render(
     tree = _percentile_disc(tree, engine)
     if engine == "duckdb":
         tree = _second_steps_for_duckdb(tree)
+        tree = _fractional_seconds_for_duckdb(tree)
         tree = _checked_division_for_duckdb(tree)
         tree = _trimmed_spaces_for_duckdb(tree)
         tree = _zero_variance_for_duckdb(tree)

@@ -191,8 +191,16 @@ class Semantics:
     # datetime +/- n adds n days (a date + n is an error; datetime - datetime is the
     # datetime as far from 1900-01-01 as the two are apart)
     DATETIME_PLUS_NUMBER_ADDS_DAYS = False
+    # DATETIME and the clock (GETDATE(), CURRENT_TIMESTAMP) hold 1/300 s ticks, shown as
+    # milliseconds .000 / .003 / .007, from 1753-01-01 to 9999-12-31 23:59:59.997; text and
+    # finer values converted to it are rounded ("datetime (Transact-SQL)", "Rounding of
+    # datetime fractional second precision"; sql/rules/tsql_datetime.py)
+    DATETIME_TICKS = False
     DATE_NAMES_ARE_ENGLISH = False  # month and day names are English, whatever the session
     DATE_NUMBERS_ARE_INT = False  # DATEDIFF and DATEPART return INT, not BIGINT
+    # DATEPART / DATE_PART / EXTRACT of SECOND is the whole seconds (an integer type), where
+    # the standard's EXTRACT(SECOND) keeps the fraction
+    SECOND_PART_IS_WHOLE = False
     DATE_STRING_TYPE = "DATE"  # the type an ISO date string converts to as a date argument
     DATE_TEXT_READ_BY_INPUT_FORMAT = False  # TO_DATE(text) reads it by DATE_INPUT_FORMAT
     # DATE_PART(EPOCH_SECOND | EPOCH_MILLISECOND | EPOCH_MICROSECOND | EPOCH_NANOSECOND, ts)
@@ -275,6 +283,9 @@ class PlumblineRedshift(Redshift, Semantics):
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
     RATIO_TO_REPORT_IS_DOUBLE = True
     REGEX_SUBSTR_OF_NO_MATCH_IS_EMPTY = True
+    # EXTRACT returns INTEGER of a TIMESTAMP, TIME or INTERVAL (docs.aws.amazon.com/redshift,
+    # "EXTRACT function"); DATE_PART parses into the same node (sql/rules/portable_types.py)
+    SECOND_PART_IS_WHOLE = True
     SPLIT_PART_NEEDS_POSITIVE_PART = True
     TIMESTAMP_DIFFERENCE_IS_INTERVAL = True
     TEXT_IGNORES_TRAILING_BLANKS = True
@@ -313,6 +324,7 @@ class PlumblineSnowflake(Snowflake, Semantics):
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
     RATIO_TO_REPORT_OF_ZERO_IS_NULL = True
     REGEX_FLAG_I_FOLDS_CASE = True
+    SECOND_PART_IS_WHOLE = True  # DATE_PART('second') / SECOND(): 0 to 59
     TIMESTAMP_FOLLOWS_TYPE_MAPPING = True
     TO_NUMBER_IS_INTEGER = True
     TRUNCATED_WEEKS_START_MONDAY = True
@@ -770,6 +782,7 @@ class PlumblineBigQuery(BigQuery, Semantics):
     QUERY_PARAMETERS = True
     REGEX_EXTRACT_RETURNS_ITS_GROUP = True
     SCRIPT_VARIABLES = True
+    SECOND_PART_IS_WHOLE = True  # EXTRACT(SECOND) is an INT64, 0 to 59
     TEMP_FUNCTIONS = True
     TEXT_TO_NUMBER_IS_DOCUMENTED = True
     TRIM_REMOVES_WHITESPACE = True
@@ -939,6 +952,7 @@ class PlumblineTSQL(TSQL, Semantics):
     DATE_STRING_TYPE = "TIMESTAMP"
     DATETIME_FORMAT = "dotnet"
     DATETIME_PLUS_NUMBER_ADDS_DAYS = True
+    DATETIME_TICKS = True
     FLOAT_PRECISION_PICKS_WIDTH = True
     GREATEST_IGNORES_NULLS = True
     INSERT_CHECKS_TEXT_LENGTH = True
@@ -948,6 +962,7 @@ class PlumblineTSQL(TSQL, Semantics):
     REPEAT_OF_NEGATIVE_IS_NULL = True
     ROUND_MODE_TRUNCATES = True
     SCRIPT_VARIABLES = True
+    SECOND_PART_IS_WHOLE = True  # DATEPART(second, x) is an int
     STRING_CASTS_TRUNCATE = True
     TEXT_COMPARES_BY_COLLATION = True
     TEXT_IGNORES_TRAILING_BLANKS = True

@@ -82,6 +82,7 @@ def load_all() -> dict[str, Rule]:
         text_casts,
         text_groups,
         text_timestamps,
+        tsql_datetime,
         types,
         variant,
         wildcard_tables,

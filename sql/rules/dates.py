@@ -517,6 +517,13 @@ def date_part(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if part in EPOCH_PARTS and semantics(ctx.dialect).EPOCH_DATE_PARTS:
         return _epoch_part(node, part, ctx)
     if part in EXTRACTABLE:
+        if part == "SECOND" and semantics(ctx.dialect).SECOND_PART_IS_WHOLE:
+            # The standard's EXTRACT(SECOND) keeps the fraction (as both engines do); the
+            # source's is whole, of its date parts' integer type.
+            whole = exp.Floor(this=extract(part, node.expression))
+            return cast(
+                whole, "INTEGER" if semantics(ctx.dialect).DATE_NUMBERS_ARE_INT else "BIGINT"
+            )
         return extract(part, node.expression)
     if part == "QUARTER":
         return quarter_of(node.expression)

@@ -727,7 +727,7 @@ def clock_zone(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     (
         (
             "tsql",
-            "SELECT o_orderkey FROM dbo.Orders WHERE o_orderdate < GETDATE()",
+            "SELECT o_orderkey FROM dbo.Orders WHERE o_orderdate < SYSDATETIME()",
             'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_orderdate" < CURRENT_TIMESTAMP',
         ),
         (

@@ -179,7 +179,7 @@ def test_grouping_has_the_sources_type_and_values_on_both_engines(spark_engine):
 
 
 def test_compiled_date_formats_print_the_same_text_on_both_engines(spark_engine):
-    """EXTRACT(SECOND) is whole on DuckDB and carries the fraction on Spark; the compiled
+    """EXTRACT(SECOND) carries the fraction (the standard's, on both engines); the compiled
     format prints whole, zero-padded fields on both."""
     source = (
         "SELECT TO_CHAR(TO_TIMESTAMP_NTZ('2024-03-01 09:05:07.5'), 'YYYYMMDD HH24:MI:SS') AS t,"
@@ -497,3 +497,22 @@ def test_trim_without_characters_removes_only_spaces_on_both_engines(spark_engin
     assert tuple(spark_engine.session().sql(render(ansi_sql, "spark")).collect()[0]) == want
     spaced = "SELECT TRIM(s) AS b FROM (VALUES (' a  ')) AS t(s)"
     assert duckdb.sql(render(spaced, "duckdb")).fetchall() == [("a",)]
+
+
+def test_extract_second_keeps_the_fraction_as_an_exact_decimal_on_both_engines(spark_engine):
+    """The standard's EXTRACT(SECOND) is exact with the value's fraction (Spark's
+    DECIMAL(8, 6)); DuckDB's own is whole seconds, so its rendering reads the microseconds."""
+    ansi_sql = (
+        "SELECT EXTRACT(SECOND FROM CAST('2024-01-01 12:00:59.123456' AS TIMESTAMP)) AS t, "
+        "EXTRACT(SECOND FROM CAST('1969-12-31 23:59:07.5' AS TIMESTAMP)) AS before_1970, "
+        "EXTRACT(SECOND FROM INTERVAL '1.25' SECOND) AS i, "
+        "EXTRACT(SECOND FROM -INTERVAL '90.5' SECOND) AS negative, "
+        "EXTRACT(SECOND FROM CAST('2024-01-01 00:00:07' AS TIMESTAMP)) AS whole"
+    )
+    want = (Decimal("59.123456"), Decimal("7.5"), Decimal("1.25"), Decimal("-30.5"), Decimal(7))
+    assert duckdb.sql(render(ansi_sql, "duckdb")).fetchall() == [want]
+    assert tuple(spark_engine.session().sql(render(ansi_sql, "spark")).collect()[0]) == want
+    types = duckdb.sql(render(ansi_sql, "duckdb")).types
+    assert {str(kind) for kind in types} == {"DECIMAL(8,6)"}
+    time_sql = "SELECT EXTRACT(SECOND FROM CAST('12:00:01.25' AS TIME)) AS t"
+    assert duckdb.sql(render(time_sql, "duckdb")).fetchall() == [(Decimal("1.25"),)]

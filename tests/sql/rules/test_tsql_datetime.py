@@ -1,0 +1,254 @@
+"""T-SQL's datetime holds 1/300 s ticks shown as .000 / .003 / .007 (TSQL-DATETIME and
+TSQL-GETDATE, sql/rules/tsql_datetime.py): every value the translation gives where T-SQL
+gives a datetime is one a datetime holds, the one T-SQL's documentation says, or refused."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from sql.diagnostics import TranslationError
+from sql.translate import translate
+from tests.sql.engine_tables import first_values, imported_catalog, rows_on_engines
+
+DDL = """CREATE TABLE dbo.Events (
+  id INT NOT NULL, dt DATETIME, dt2 DATETIME2, dt3 DATETIME2(3), sdt SMALLDATETIME,
+  d DATE, t TIME
+);"""
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory):
+    return imported_catalog(tmp_path_factory.mktemp("tsql"), "tsql", DDL)
+
+
+def _ansi(sql: str, catalog=None) -> str:
+    return " ".join(translate(sql, "tsql", file="q.sql", catalog=catalog).ansi_sql.split())
+
+
+# "Rounding of datetime fractional second precision" in "datetime (Transact-SQL)", row by row,
+# and the text forms the page lists (ISO 8601 with T, unseparated), with CAST and CONVERT.
+DOCUMENTED = [
+    ("CAST('1998-01-01 23:59:59.999' AS DATETIME)", "1998-01-02 00:00:00.000"),
+    *(
+        (f"CAST('1998-01-01 23:59:59.99{d}' AS DATETIME)", "1998-01-01 23:59:59.997")
+        for d in (5, 6, 7, 8)
+    ),
+    *(
+        (f"CAST('1998-01-01 23:59:59.99{d}' AS DATETIME)", "1998-01-01 23:59:59.993")
+        for d in (2, 3, 4)
+    ),
+    *(
+        (f"CAST('1998-01-01 23:59:59.99{d}' AS DATETIME)", "1998-01-01 23:59:59.990")
+        for d in (0, 1)
+    ),
+    ("CONVERT(DATETIME, '2024-01-01T12:00:00.001')", "2024-01-01 12:00:00.000"),
+    ("CAST('20240101 12:00:00.5' AS DATETIME)", "2024-01-01 12:00:00.500"),
+    ("CAST(CAST('2024-01-01 12:00:00.0015' AS DATETIME2) AS DATETIME)", "2024-01-01 12:00:00.000"),
+    ("CAST('2024-01-01 12:00' AS DATETIME)", "2024-01-01 12:00:00"),
+]
+
+
+@pytest.mark.parametrize(("cast", "literal"), DOCUMENTED)
+def test_text_is_rounded_at_translation_as_documented(cast, literal):
+    assert _ansi(f"SELECT {cast} AS a") == f"SELECT CAST('{literal}' AS TIMESTAMP) AS \"a\""
+
+
+def test_a_variable_assigned_text_holds_the_rounded_datetime(catalog):
+    sql = "DECLARE @d DATETIME = '2024-01-01 12:00:00.001'; SELECT id FROM dbo.Events WHERE dt = @d"
+    assert '"events"."dt" = CAST(\'2024-01-01 12:00:00.000\' AS TIMESTAMP)' in _ansi(sql, catalog)
+
+
+# Text T-SQL converts to datetime because datetime values stand beside it: the one-line ANSI
+# of the query's WHERE or select list holds each rounded literal.
+BESIDE = [
+    (
+        "SELECT id FROM dbo.Events WHERE dt IN ('2024-01-01T12:00:00.001', "
+        "'20240101 23:59:59.999')",
+        "IN ( CAST('2024-01-01 12:00:00.000' AS TIMESTAMP), "
+        "CAST('2024-01-02 00:00:00.000' AS TIMESTAMP) )",
+    ),
+    (
+        "SELECT id FROM dbo.Events WHERE dt = '2024-01-01T12:00:00.005'",
+        '"events"."dt" = CAST(\'2024-01-01 12:00:00.007\' AS TIMESTAMP)',
+    ),
+    (
+        "SELECT id FROM dbo.Events WHERE dt BETWEEN '2024-01-01' AND '2024-01-01 12:00:00.002'",
+        "BETWEEN CAST('2024-01-01' AS TIMESTAMP) AND CAST('2024-01-01 12:00:00.003' AS TIMESTAMP)",
+    ),
+    (
+        "SELECT ISNULL(dt, '2024-01-01 12:00:00.001') AS a FROM dbo.Events",
+        'COALESCE("events"."dt", CAST(\'2024-01-01 12:00:00.000\' AS TIMESTAMP))',
+    ),
+    (
+        "SELECT CASE WHEN id = 1 THEN dt ELSE '2024-01-01 12:00:00.998' END AS a FROM dbo.Events",
+        "ELSE CAST('2024-01-01 12:00:00.997' AS TIMESTAMP) END",
+    ),
+    (
+        "SELECT id FROM dbo.Events WHERE GETDATE() > '2024-01-01 12:00:00.001'",
+        "> CAST('2024-01-01 12:00:00.000' AS TIMESTAMP)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("sql", "rounded"), BESIDE)
+def test_text_beside_datetime_values_is_rounded_as_t_sql_converts_it(catalog, sql, rounded):
+    assert rounded in _ansi(sql, catalog)
+
+
+def test_values_on_the_grid_pass_unchanged(catalog):
+    sql = "SELECT CAST(dt AS DATETIME) AS a, CAST(sdt AS DATETIME) AS b FROM dbo.Events"
+    assert _ansi(sql, catalog) == (
+        'SELECT CAST("events"."dt" AS TIMESTAMP) AS "a", CAST("events"."sdt" AS TIMESTAMP) '
+        'AS "b" FROM "raw"."events" AS "events"'
+    )
+
+
+REFUSED = [
+    ("SELECT CAST('2024-01-01 12:00:00.0001' AS DATETIME) AS a", "1:13", "4 fractional"),
+    ("SELECT CAST('01/02/2024' AS DATETIME) AS a", "1:13", "DATEFORMAT"),
+    ("SELECT CAST('1700-01-01' AS DATETIME) AS a", "1:13", "outside"),
+    ("SELECT CAST('9999-12-31 23:59:59.999' AS DATETIME) AS a", "1:13", "outside"),
+    # 1.9 ms: truncated to .001 the table gives .000, the nearest tick is .003
+    ("SELECT CAST(CAST('2024-01-01 00:00:00.0019' AS DATETIME2) AS DATETIME) AS a", "1:18", ""),
+    ("SELECT CAST(id AS DATETIME) AS a FROM dbo.Events", "1:13", "days since 1900-01-01"),
+    ("SELECT CONVERT(DATETIME, t) AS a FROM dbo.Events", "1:26", "type TIME"),
+    ("SELECT id FROM dbo.Events WHERE dt IN ('01/02/2024')", "1:40", "DATEFORMAT"),
+    ("SELECT id FROM dbo.Events WHERE dt = '2024-01-01T12:00:00.0001'", "1:38", "4 fractional"),
+]
+
+
+@pytest.mark.parametrize(("sql", "place", "why"), REFUSED)
+def test_values_a_datetime_does_not_hold_as_documented_are_refused(catalog, sql, place, why):
+    with pytest.raises(TranslationError) as raised:
+        translate(sql, "tsql", file="q.sql", catalog=catalog)
+    [diagnostic] = raised.value.diagnostics
+    assert diagnostic.rule in ("TSQL-DATETIME", "TSQL-DATETIME-TEXT")
+    assert f"{diagnostic.line}:{diagnostic.col}" == place
+    assert why in diagnostic.message
+
+
+def test_text_beside_a_smalldatetime_is_not_read_as_a_datetime(catalog):
+    """T-SQL converts it to smalldatetime (whole minutes: 12:00:30 is 12:01), not datetime."""
+    with pytest.raises(TranslationError) as raised:
+        translate(
+            "SELECT id FROM dbo.Events WHERE sdt = '2024-01-01 12:00:30'",
+            "tsql",
+            file="q.sql",
+            catalog=catalog,
+        )
+    assert [d.rule for d in raised.value.diagnostics] == ["DATE-STRING-COMPARISON"]
+
+
+def _at(micros: int, second: int = 0) -> dt.datetime:
+    return dt.datetime(2024, 1, 1, 12, 0, second) + dt.timedelta(microseconds=micros)
+
+
+# A DATETIME2 value and the datetime it becomes: where T-SQL's documented truncation past
+# the millisecond and its rounding to ticks agree.
+ROUNDED = [
+    (_at(1000), _at(0)),
+    (_at(1500), _at(0)),
+    (_at(2000), _at(3000)),
+    (_at(4999), _at(3000)),
+    (_at(5000), _at(7000)),
+    (_at(8300), _at(7000)),
+    (_at(9000), _at(10000)),
+    (_at(123456), _at(123000)),
+    (dt.datetime(2024, 1, 1, 23, 59, 59, 999000), dt.datetime(2024, 1, 2)),
+]
+
+
+def _timestamp_values(values) -> str:
+    rows = ", ".join(f"({i}, CAST('{v.isoformat(sep=' ')}' AS TIMESTAMP))" for i, v in values)
+    return f"SELECT * FROM (VALUES {rows}) AS t(id, dt2)"
+
+
+def test_timestamps_are_rounded_to_the_grid_on_both_engines(spark_engine, catalog):
+    ansi = _ansi("SELECT id, CAST(dt2 AS DATETIME) AS a FROM dbo.Events", catalog)
+    events = _timestamp_values([(i, value) for i, (value, _) in enumerate(ROUNDED)])
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session(), ansi, events=events)
+    want = sorted((i, rounded) for i, (_, rounded) in enumerate(ROUNDED))
+    assert on_duckdb == on_spark == want
+
+
+def _raises_on_both_engines(spark_engine, ansi: str, events: str) -> None:
+    query = ansi.replace('"raw"."events" AS "events"', f'({events}) AS "events"')
+    for result in first_values(query, spark_engine.session()):
+        assert isinstance(result, Exception) and "TSQL-DATETIME" in str(result), result
+
+
+@pytest.mark.parametrize(
+    "value",
+    [_at(1900), _at(8500), dt.datetime(1700, 1, 1), dt.datetime(9999, 12, 31, 23, 59, 59, 999000)],
+)
+def test_values_the_documentation_leaves_open_or_out_of_range_stop_the_query(
+    spark_engine, catalog, value
+):
+    ansi = _ansi("SELECT id, CAST(dt2 AS DATETIME) AS a FROM dbo.Events", catalog)
+    _raises_on_both_engines(spark_engine, ansi, _timestamp_values([(1, value)]))
+
+
+def test_a_date_before_1753_stops_the_query(spark_engine, catalog):
+    ansi = _ansi("SELECT id, CAST(d AS DATETIME) AS a FROM dbo.Events", catalog)
+    fine = "SELECT * FROM (VALUES (1, DATE '2024-02-29')) AS t(id, d)"
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session(), ansi, events=fine)
+    assert on_duckdb == on_spark == [(1, dt.datetime(2024, 2, 29))]
+    early = "SELECT * FROM (VALUES (1, DATE '1752-12-31')) AS t(id, d)"
+    _raises_on_both_engines(spark_engine, ansi, early)
+
+
+def test_getdate_is_the_clock_floored_to_10_ms_and_sysdatetime_keeps_six_digits(spark_engine):
+    """Floored to the tick that starts its 10 ms: a value a datetime holds, never later than
+    the reading, the same value as a DATETIME2."""
+    ansi = _ansi(
+        "SELECT GETDATE() AS g, CURRENT_TIMESTAMP AS c, SYSDATETIME() AS s, "
+        "CAST(GETDATE() AS DATETIME2) AS w"
+    )
+    assert 'CURRENT_TIMESTAMP AS "s"' in ansi and "RAISE_ERROR" not in ansi
+    query = ansi.replace("SELECT ", "SELECT 1 AS id, ", 1) + ' FROM (VALUES (1)) AS "t"(x)'
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session(), query)
+    for _, getdate, current, reading, widened in (*on_duckdb, *on_spark):
+        floored = reading - dt.timedelta(microseconds=reading.microsecond % 10_000)
+        # DuckDB's clock is a TIMESTAMP WITH TIME ZONE (the session's, UTC here)
+        naive = [v.replace(tzinfo=None) for v in (getdate, current, widened, floored)]
+        assert len(set(naive)) == 1
+
+
+# A datetime as a DATETIME2 of more than three digits: T-SQL's value is the exact tick
+# (.003 is .0033333), which six digits hold only for .xx0.
+def test_a_datetime_widened_to_datetime2_is_exact_or_stops(spark_engine, catalog):
+    ansi = _ansi(
+        "SELECT id, CAST(dt AS DATETIME2) AS a, CAST(dt AS DATETIME2(3)) AS b FROM dbo.Events",
+        catalog,
+    )
+    exact = "SELECT * FROM (VALUES (1, CAST('2024-01-01 12:00:00.120' AS TIMESTAMP))) AS t(id, dt)"
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session(), ansi, events=exact)
+    assert on_duckdb == on_spark == [(1, _at(120_000), _at(120_000))]
+    tick = "SELECT * FROM (VALUES (1, CAST('2024-01-01 12:00:00.123' AS TIMESTAMP))) AS t(id, dt)"
+    query = ansi.replace('"raw"."events" AS "events"', f'({tick}) AS "events"')
+    for result in first_values(query, spark_engine.session()):
+        assert isinstance(result, Exception) and "TSQL-DATETIME-TO-DATETIME2" in str(result)
+
+
+def test_a_union_of_datetime_and_datetime2_guards_the_datetime_column(catalog):
+    ansi = _ansi("SELECT dt AS a FROM dbo.Events UNION ALL SELECT dt2 FROM dbo.Events", catalog)
+    assert "IN (3, 7) THEN RAISE_ERROR( 'TSQL-DATETIME-TO-DATETIME2:" in ansi
+    same = _ansi("SELECT dt AS a FROM dbo.Events UNION ALL SELECT dt3 FROM dbo.Events", catalog)
+    assert "RAISE_ERROR" not in same
+
+
+def test_a_literal_datetime_widened_at_a_repeating_tick_is_refused():
+    with pytest.raises(TranslationError) as raised:
+        translate(
+            "SELECT CAST(CAST('2024-01-01 12:00:00.002' AS DATETIME) AS DATETIME2) AS a",
+            "tsql",
+            file="q.sql",
+        )
+    [diagnostic] = raised.value.diagnostics
+    assert (diagnostic.rule, diagnostic.line, diagnostic.col) == (
+        "TSQL-DATETIME-TO-DATETIME2",
+        1,
+        18,
+    )
