@@ -90,7 +90,6 @@ def _translate(call: str, dialect: str) -> str:
         ("snowflake", "GETDATE()", BARE),
         ("snowflake", "SYSDATE()", BARE),
         ("teradata", "CURRENT_TIMESTAMP", BARE),
-        # T-SQL's clocks are another rule's (its datetime ticks): unchanged here
     ],
 )
 def test_a_clock_gives_values_of_its_legacy_type(dialect, call, expected):
