@@ -6,6 +6,8 @@ statement or the catalog); they are registered here so the catalog and docs list
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlglot import exp
 
 from sql.portable import PortableRpad
@@ -601,22 +603,207 @@ CLOCK_DIALECTS = {
 }
 
 
+@dataclass(frozen=True)
+class Clock:
+    """What a legacy clock's documentation says its value is: ``zone`` True where its type is
+    an instant or keeps a time zone, False where it is a date and time without one, None where
+    the documentation found does not say (the translation then stays as it was)."""
+
+    functions: str  # the functions the source parser reads as one node, as documented
+    legacy_type: str
+    zone: bool | None
+    source: str  # the page, and its words
+
+
+# Each dialect's clocks by the node its parser reads them as (a bare CURRENT_TIMESTAMP, one
+# with sysdate set, CURRENT_DATETIME, LOCALTIMESTAMP), with their documented types. A clock
+# without a time zone reads the zone-less clock (local_now); one with a zone or an instant
+# keeps CURRENT_TIMESTAMP, as instants are kept elsewhere (read as they are). Clocks the
+# parsers give other nodes are refused elsewhere: T-SQL GETUTCDATE and SYSUTCDATETIME
+# (FN-UNKNOWN), SYSDATETIMEOFFSET (datetimeoffset(7)) and Oracle SYSTIMESTAMP (TIMESTAMP WITH
+# TIME ZONE) (ANSI-UNSUPPORTED). Oracle's SYSDATE / CURRENT_DATE and Redshift's GETDATE hold
+# whole seconds: SESSION-TIME floors them (whole_seconds reads the zone-less clock too).
+_LEARN = "https://learn.microsoft.com/sql/t-sql/functions/"
+_ORACLE = "https://docs.oracle.com/en/database/oracle/oracle-database/26/sqlrf/"
+_REDSHIFT = "https://docs.aws.amazon.com/redshift/latest/dg/"
+_SNOWFLAKE = "https://docs.snowflake.com/sql-reference/functions/"
+_BIGQUERY = "https://cloud.google.com/bigquery/docs/reference/standard-sql/"
+CLOCKS: dict[tuple[str, str], tuple[Clock, ...]] = {
+    ("tsql", "CURRENT_TIMESTAMP"): (
+        Clock(
+            "GETDATE()",
+            "datetime",
+            False,
+            f"{_LEARN}getdate-transact-sql: 'Returns the current database system timestamp as "
+            "a datetime value without the database time zone offset'",
+        ),
+        Clock(
+            "CURRENT_TIMESTAMP",
+            "datetime",
+            False,
+            f"{_LEARN}current-timestamp-transact-sql: 'Return types: datetime' (the ANSI "
+            "equivalent of GETDATE)",
+        ),
+        Clock(
+            "SYSDATETIME()",
+            "datetime2(7)",
+            False,
+            f"{_LEARN}sysdatetime-transact-sql: 'Returns a datetime2(7) value'; "
+            "SYSDATETIMEOFFSET alone 'includes the system time zone offset'",
+        ),
+    ),
+    ("oracle", "CURRENT_TIMESTAMP"): (
+        Clock(
+            "CURRENT_TIMESTAMP",
+            "TIMESTAMP WITH TIME ZONE",
+            True,
+            f"{_ORACLE}CURRENT_TIMESTAMP.html: 'returns the current date and time in the "
+            "session time zone, in a value of data type TIMESTAMP WITH TIME ZONE'",
+        ),
+    ),
+    ("oracle", "SYSDATE"): (
+        Clock(
+            "SYSDATE",
+            "DATE",
+            False,
+            f"{_ORACLE}SYSDATE.html: 'The data type of the returned value is DATE' (a date and "
+            "a time of day to the second, no zone)",
+        ),
+    ),
+    ("oracle", "CURRENT_DATE"): (
+        Clock(
+            "CURRENT_DATE",
+            "DATE",
+            False,
+            f"{_ORACLE}CURRENT_DATE.html: 'returns the current date in the session time zone, "
+            "in a value in the Gregorian calendar of data type DATE'",
+        ),
+    ),
+    ("oracle", "LOCALTIMESTAMP"): (
+        Clock(
+            "LOCALTIMESTAMP",
+            "TIMESTAMP",
+            False,
+            f"{_ORACLE}CURRENT_TIMESTAMP.html: 'CURRENT_TIMESTAMP returns a TIMESTAMP WITH "
+            "TIME ZONE value while LOCALTIMESTAMP returns a TIMESTAMP value'",
+        ),
+    ),
+    ("redshift", "SYSDATE"): (
+        Clock(
+            "SYSDATE",
+            "TIMESTAMP",
+            False,
+            f"{_REDSHIFT}r_SYSDATE.html: 'SYSDATE returns the current date and time in the "
+            "current session time zone (UTC by default)'; 'Return type: TIMESTAMP'",
+        ),
+    ),
+    ("redshift", "CURRENT_TIMESTAMP"): (
+        Clock(
+            "GETDATE()",
+            "TIMESTAMP",
+            False,
+            f"{_REDSHIFT}r_GETDATE.html: 'Return type: TIMESTAMP' (floored: CLOCK_DIGITS_META)",
+        ),
+        Clock(
+            "CURRENT_TIMESTAMP, NOW()",
+            "not documented",
+            None,
+            f"{_REDSHIFT}c_SQL_functions_leader_node_only.html lists both among 'leader "
+            "node-only functions [that] have been deprecated'; no return type is given",
+        ),
+    ),
+    ("snowflake", "CURRENT_TIMESTAMP"): (
+        Clock(
+            "CURRENT_TIMESTAMP, GETDATE(), LOCALTIMESTAMP, SYSTIMESTAMP()",
+            "TIMESTAMP_LTZ",
+            True,
+            f"{_SNOWFLAKE}current_timestamp (getdate, localtimestamp, systimestamp): 'The data "
+            "type of the returned value is TIMESTAMP_LTZ'",
+        ),
+    ),
+    ("snowflake", "SYSDATE"): (
+        Clock(
+            "SYSDATE()",
+            "TIMESTAMP_NTZ",
+            False,
+            f"{_SNOWFLAKE}sysdate: 'Returns the current timestamp in the UTC time zone. The "
+            "data type of the returned value is TIMESTAMP_NTZ' (the engines' sessions are "
+            "UTC: the zone-less clock is that value)",
+        ),
+    ),
+    ("bigquery", "CURRENT_TIMESTAMP"): (
+        Clock(
+            "CURRENT_TIMESTAMP()",
+            "TIMESTAMP (an instant)",
+            True,
+            f"{_BIGQUERY}timestamp_functions: 'Returns the current date and time as a "
+            "TIMESTAMP object'",
+        ),
+    ),
+    ("bigquery", "CURRENT_DATETIME"): (
+        Clock(
+            "CURRENT_DATETIME()",
+            "DATETIME",
+            False,
+            f"{_BIGQUERY}datetime_functions: 'Returns the current time as a DATETIME object' "
+            "(in the default time zone, UTC, as the engines' sessions are)",
+        ),
+    ),
+    ("teradata", "CURRENT_TIMESTAMP"): (
+        Clock(
+            "CURRENT_TIMESTAMP",
+            "not stated",
+            None,
+            "https://docs.teradata.com/r/kmuOwjp1zEYg98JsB8fu_A/5vnsnjwk8vS0VDvoRF7oMQ: built "
+            "'from the session time and session time zone', AT [TIME ZONE] sets its 'time "
+            "zone displacement'; the pages found give no result type",
+        ),
+    ),
+}
+
+
+def clock_shape(node: exp.Expr) -> str:
+    """The key of ``node`` in :data:`CLOCKS`: how the source parser read the clock."""
+    if isinstance(node, exp.Localtimestamp):
+        return "LOCALTIMESTAMP"
+    if isinstance(node, exp.CurrentDate):
+        return "CURRENT_DATE"
+    if isinstance(node, exp.CurrentDatetime):
+        return "CURRENT_DATETIME"
+    return "SYSDATE" if node.args.get("sysdate") else "CURRENT_TIMESTAMP"
+
+
+def zone_less(node: exp.Expr, dialect: str) -> bool:
+    """Whether every clock the parser reads as ``node`` is documented without a time zone."""
+    clocks = CLOCKS.get((dialect, clock_shape(node)), ())
+    return bool(clocks) and all(clock.zone is False for clock in clocks)
+
+
+def local_now() -> exp.Expr:
+    """The current date and time without a time zone: the standard's CURRENT_TIMESTAMP cast
+    to TIMESTAMP, its date and time of day in the session's zone, which is what the
+    standard's LOCALTIMESTAMP gives (DuckDB types both TIMESTAMP). LOCALTIMESTAMP itself is
+    not written: Spark 4 takes only localtimestamp(), which sqlglot does not write."""
+    return cast(exp.CurrentTimestamp(), "TIMESTAMP")
+
+
 def whole_seconds() -> exp.Expr:
-    """The current timestamp floored to the second, of the standard's EXTRACT, CAST and
-    interval arithmetic (it has no DATE_TRUNC): the reading's date as TIMESTAMP(0) plus its
-    hours, minutes and whole seconds. EXTRACT(SECOND) carries the fraction in Spark and not in
-    DuckDB: its FLOOR is the whole seconds on both. The four readings are one value: the
-    standard's CURRENT_TIMESTAMP is fixed for the statement, as DuckDB's (the transaction's
-    start) and Spark's (the query's) are. Its type is TIMESTAMP(0) (annotation gives it again
-    from the inner CAST), so that later rules know it holds whole seconds."""
+    """The current timestamp without time zone floored to the second, of the standard's
+    EXTRACT, CAST and interval arithmetic (it has no DATE_TRUNC): the reading's date as
+    TIMESTAMP(0) plus its hours, minutes and whole seconds, each read of the zone-less clock
+    (local_now). EXTRACT(SECOND) carries the fraction in Spark and not in DuckDB: its FLOOR
+    is the whole seconds on both. The four readings are one value: the standard's
+    CURRENT_TIMESTAMP is fixed for the statement, as DuckDB's (the transaction's start) and
+    Spark's (the query's) are. Its type is TIMESTAMP(0) (annotation gives it again from the
+    inner CAST), so that later rules know it holds whole seconds."""
     seconds = exp.Add(
         this=exp.Add(
-            this=exp.Mul(this=extract("HOUR", exp.CurrentTimestamp()), expression=lit(3600)),
-            expression=exp.Mul(this=extract("MINUTE", exp.CurrentTimestamp()), expression=lit(60)),
+            this=exp.Mul(this=extract("HOUR", local_now()), expression=lit(3600)),
+            expression=exp.Mul(this=extract("MINUTE", local_now()), expression=lit(60)),
         ),
-        expression=cast(exp.Floor(this=extract("SECOND", exp.CurrentTimestamp())), "INTEGER"),
+        expression=cast(exp.Floor(this=extract("SECOND", local_now())), "INTEGER"),
     )
-    midnight = cast(cast(exp.CurrentTimestamp(), "DATE"), "TIMESTAMP(0)")
+    midnight = cast(cast(local_now(), "DATE"), "TIMESTAMP(0)")
     return typed(exp.Add(this=midnight, expression=interval(seconds, "SECOND")), "TIMESTAMP(0)")
 
 
@@ -624,7 +811,7 @@ def whole_seconds() -> exp.Expr:
     "CLOCK-PRECISION",
     "rewrite",
     tuple(CLOCK_DIALECTS),
-    (exp.CurrentTimestamp,),
+    (exp.CurrentTimestamp, exp.Localtimestamp),
     "CURRENT_TIMESTAMP(p) / LOCALTIMESTAMP(p) with a fractional-second precision. A clock's "
     "reading is never reproducible, so its translation is exact when every value it gives is "
     "a value of the legacy clock's type and the relations between the legacy's clocks in one "
@@ -639,10 +826,11 @@ def whole_seconds() -> exp.Expr:
         (
             "teradata",
             "SELECT CURRENT_TIMESTAMP(0) AS loaded_at FROM SALES_DB.REGION",
-            "SELECT CAST(CAST(CURRENT_TIMESTAMP AS DATE) AS TIMESTAMP(0)) + (EXTRACT(HOUR FROM "
-            "CURRENT_TIMESTAMP) * 3600 + EXTRACT(MINUTE FROM CURRENT_TIMESTAMP) * 60 + "
-            "CAST(FLOOR(EXTRACT(SECOND FROM CURRENT_TIMESTAMP)) AS INTEGER)) * INTERVAL '1' "
-            'SECOND AS "loaded_at" FROM "raw"."region" AS "region"',
+            "SELECT CAST(CAST(CAST(CURRENT_TIMESTAMP AS TIMESTAMP) AS DATE) AS TIMESTAMP(0)) + "
+            "(EXTRACT(HOUR FROM CAST(CURRENT_TIMESTAMP AS TIMESTAMP)) * 3600 + EXTRACT(MINUTE "
+            "FROM CAST(CURRENT_TIMESTAMP AS TIMESTAMP)) * 60 + CAST(FLOOR(EXTRACT(SECOND FROM "
+            "CAST(CURRENT_TIMESTAMP AS TIMESTAMP))) AS INTEGER)) * INTERVAL '1' SECOND AS "
+            '"loaded_at" FROM "raw"."region" AS "region"',
         ),
         (
             "snowflake",
@@ -656,6 +844,8 @@ def clock_precision(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     precision = node.args.get("this")
     if precision is None:
         return None
+    if isinstance(node, exp.Localtimestamp) and not zone_less(node, ctx.dialect):
+        return None  # a LOCALTIMESTAMP of undocumented type: refused as it is
     digits = (
         int(precision.name) if isinstance(precision, exp.Literal) and precision.is_int else None
     )
@@ -718,29 +908,42 @@ def clock_zone(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "SESSION-TIME",
     "warn",
     ALL_DIALECTS,
-    (exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentDatetime),
+    (exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentDatetime, exp.Localtimestamp),
     "CURRENT_DATE / GETDATE() / SYSDATE read the clock in the session time zone; translated "
-    "assuming the engine session uses the same time zone as the legacy server. A clock whose "
-    "type holds whole seconds is the reading floored to the second (see CLOCK-PRECISION): "
-    "Oracle's CURRENT_DATE and SYSDATE (DATEs, with the time of day), Redshift's GETDATE() "
-    "(its documentation shows whole seconds, SYSDATE's six digits) and CURRENT_TIMESTAMP(0).",
+    "assuming the engine session uses the same time zone as the legacy server. A clock keeps "
+    "its legacy type's kind: one documented without a time zone (T-SQL GETDATE(), "
+    "CURRENT_TIMESTAMP and SYSDATETIME(); Oracle LOCALTIMESTAMP; Redshift SYSDATE; Snowflake "
+    "SYSDATE(), UTC's, as the engines' sessions are; BigQuery CURRENT_DATETIME()) is "
+    "CAST(CURRENT_TIMESTAMP AS TIMESTAMP), the standard's LOCALTIMESTAMP, a TIMESTAMP on both "
+    "engines and in the lake; an instant or one with a zone (Oracle CURRENT_TIMESTAMP, "
+    "Snowflake's TIMESTAMP_LTZ clocks, BigQuery CURRENT_TIMESTAMP()) and one whose type is "
+    "not documented (Teradata, Redshift CURRENT_TIMESTAMP) stays CURRENT_TIMESTAMP. A clock "
+    "whose type holds whole seconds is that reading floored to the second (see "
+    "CLOCK-PRECISION): Oracle's CURRENT_DATE and SYSDATE (DATEs, with the time of day), "
+    "Redshift's GETDATE() (its documentation shows whole seconds, SYSDATE's six digits) and "
+    "CURRENT_TIMESTAMP(0).",
     (
         (
             "tsql",
             "SELECT o_orderkey FROM dbo.Orders WHERE o_orderdate < SYSDATETIME()",
-            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" WHERE "orders"."o_orderdate" < CURRENT_TIMESTAMP',
+            'SELECT "orders"."o_orderkey" AS "o_orderkey" FROM "raw"."orders" AS "orders" '
+            'WHERE "orders"."o_orderdate" < CAST(CURRENT_TIMESTAMP AS TIMESTAMP)',
         ),
         (
             "oracle",
             "SELECT SYSDATE - 1 AS yesterday FROM dual",
-            "SELECT CAST(CAST(CURRENT_TIMESTAMP AS DATE) AS TIMESTAMP(0)) + (EXTRACT(HOUR FROM "
-            "CURRENT_TIMESTAMP) * 3600 + EXTRACT(MINUTE FROM CURRENT_TIMESTAMP) * 60 + "
-            "CAST(FLOOR(EXTRACT(SECOND FROM CURRENT_TIMESTAMP)) AS INTEGER)) * INTERVAL '1' "
-            "SECOND - INTERVAL '1' DAY AS \"yesterday\"",
+            "SELECT CAST(CAST(CAST(CURRENT_TIMESTAMP AS TIMESTAMP) AS DATE) AS TIMESTAMP(0)) + "
+            "(EXTRACT(HOUR FROM CAST(CURRENT_TIMESTAMP AS TIMESTAMP)) * 3600 + EXTRACT(MINUTE "
+            "FROM CAST(CURRENT_TIMESTAMP AS TIMESTAMP)) * 60 + CAST(FLOOR(EXTRACT(SECOND FROM "
+            "CAST(CURRENT_TIMESTAMP AS TIMESTAMP))) AS INTEGER)) * INTERVAL '1' SECOND - "
+            "INTERVAL '1' DAY AS \"yesterday\"",
         ),
     ),
 )
 def session_time(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    local = zone_less(node, ctx.dialect)
+    if isinstance(node, exp.Localtimestamp) and not local:
+        return None  # a LOCALTIMESTAMP of undocumented type: refused as it is
     ctx.report(
         "warning", "SESSION-TIME", node, "current date/time depends on the session time zone"
     )
@@ -757,7 +960,7 @@ def session_time(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return exp.CurrentDate()
     if node.meta.get(CLOCK_DIGITS_META) == 0:
         return whole_seconds()
-    return exp.CurrentTimestamp()
+    return local_now() if local else exp.CurrentTimestamp()
 
 
 @rule(

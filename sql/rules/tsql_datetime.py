@@ -404,9 +404,9 @@ def tsql_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "tsql",
             "SELECT GETDATE() AS now FROM dbo.Orders",
-            "SELECT (CURRENT_TIMESTAMP + (0 - MOD(CAST(EXTRACT(SECOND FROM CURRENT_TIMESTAMP) "
-            "* 1000000 AS BIGINT), 10000)) * INTERVAL '0.000001' SECOND) AS \"now\" FROM "
-            '"raw"."orders" AS "orders"',
+            "SELECT (CAST(CURRENT_TIMESTAMP AS TIMESTAMP) + (0 - MOD(CAST(EXTRACT(SECOND FROM "
+            "CAST(CURRENT_TIMESTAMP AS TIMESTAMP)) * 1000000 AS BIGINT), 10000)) * INTERVAL "
+            '\'0.000001\' SECOND) AS "now" FROM "raw"."orders" AS "orders"',
         ),
     ),
     phase="syntax",

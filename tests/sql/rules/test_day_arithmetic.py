@@ -153,11 +153,13 @@ def test_oracle_date_minus_date_runs_exact_where_whole_and_stops_where_fractiona
         spark.sql(render(sql, "spark")).collect()
 
 
-# Oracle's SYSDATE and CURRENT_DATE: the clock floored to whole seconds (SESSION-TIME), a DATE.
+# Oracle's SYSDATE and CURRENT_DATE: the zone-less clock floored to whole seconds
+# (SESSION-TIME), a DATE.
+LOCAL_NOW = "CAST(CURRENT_TIMESTAMP AS TIMESTAMP)"
 ORACLE_NOW = (
-    "CAST(CAST(CURRENT_TIMESTAMP AS DATE) AS TIMESTAMP(0)) + (EXTRACT(HOUR FROM "
-    "CURRENT_TIMESTAMP) * 3600 + EXTRACT(MINUTE FROM CURRENT_TIMESTAMP) * 60 + "
-    "CAST(FLOOR(EXTRACT(SECOND FROM CURRENT_TIMESTAMP)) AS INTEGER)) * INTERVAL '1' SECOND"
+    f"CAST(CAST({LOCAL_NOW} AS DATE) AS TIMESTAMP(0)) + (EXTRACT(HOUR FROM {LOCAL_NOW}) * 3600 "
+    f"+ EXTRACT(MINUTE FROM {LOCAL_NOW}) * 60 + CAST(FLOOR(EXTRACT(SECOND FROM {LOCAL_NOW})) AS "
+    "INTEGER)) * INTERVAL '1' SECOND"
 )
 
 

@@ -12,6 +12,12 @@ the second's fraction, which DuckDB's EXTRACT(SECOND) lacks). A clock value cann
 with a constant, so the engine test checks its properties. BigQuery's clocks in a named time
 zone are refused (CLOCK-ZONE): they are not the session's.
 
+A translated clock also keeps its legacy type's kind (SESSION-TIME, the CLOCKS table): one
+documented without a time zone (T-SQL GETDATE, Redshift SYSDATE, ...) reads the zone-less
+clock, CAST(CURRENT_TIMESTAMP AS TIMESTAMP), and so does the floor; an instant or a clock with
+a zone stays CURRENT_TIMESTAMP. A table built from a zone-less clock holds a TIMESTAMP on both
+engines and in the lake.
+
 CAST-SECONDS-PRECISION (sql/rules/types.py): DuckDB rounds a CAST to TIMESTAMP(p) and Spark
 has no TIMESTAMP(p) and keeps six digits, so such a CAST is translated only of a value with
 at most p digits, where both engines give that value."""
@@ -21,10 +27,13 @@ from __future__ import annotations
 from datetime import datetime
 
 import duckdb
+import pyarrow.parquet as pq
 import pytest
 import sqlglot
 from pyspark.sql.types import TimestampType
 
+from pipelines.warehouse.engines.duckdb_engine import DuckDBEngine, connect_duckdb
+from pipelines.warehouse.portability import output_schema
 from sql import ansi
 from sql.diagnostics import TranslationError
 from sql.render import render
@@ -47,11 +56,14 @@ ORDERS = {
     "tsql": "dbo.Orders",
 }
 BARE = 'SELECT CURRENT_TIMESTAMP AS "t" FROM "raw"."region" AS "region"'
-# The current timestamp floored to the second, typed TIMESTAMP(0).
+# The current date and time without time zone (the standard's LOCALTIMESTAMP).
+LOCAL_NOW = "CAST(CURRENT_TIMESTAMP AS TIMESTAMP)"
+LOCAL = f'SELECT {LOCAL_NOW} AS "t" FROM "raw"."region" AS "region"'
+# The zone-less clock floored to the second, typed TIMESTAMP(0).
 FLOORED = (
-    "CAST(CAST(CURRENT_TIMESTAMP AS DATE) AS TIMESTAMP(0)) + (EXTRACT(HOUR FROM "
-    "CURRENT_TIMESTAMP) * 3600 + EXTRACT(MINUTE FROM CURRENT_TIMESTAMP) * 60 + "
-    "CAST(FLOOR(EXTRACT(SECOND FROM CURRENT_TIMESTAMP)) AS INTEGER)) * INTERVAL '1' SECOND"
+    f"CAST(CAST({LOCAL_NOW} AS DATE) AS TIMESTAMP(0)) + (EXTRACT(HOUR FROM {LOCAL_NOW}) * 3600 "
+    f"+ EXTRACT(MINUTE FROM {LOCAL_NOW}) * 60 + CAST(FLOOR(EXTRACT(SECOND FROM {LOCAL_NOW})) AS "
+    "INTEGER)) * INTERVAL '1' SECOND"
 )
 WHOLE = f'SELECT {FLOORED} AS "t" FROM "raw"."region" AS "region"'
 
@@ -85,11 +97,18 @@ def _translate(call: str, dialect: str) -> str:
         ("snowflake", "CURRENT_TIMESTAMP(9)", BARE),
         ("redshift", "CURRENT_TIMESTAMP(6)", BARE),
         ("oracle", "CURRENT_TIMESTAMP", BARE),
-        ("redshift", "SYSDATE", BARE),
         ("redshift", "NOW()", BARE),
         ("snowflake", "GETDATE()", BARE),
-        ("snowflake", "SYSDATE()", BARE),
         ("teradata", "CURRENT_TIMESTAMP", BARE),
+        # clocks documented without a time zone: the zone-less clock (T-SQL's GETDATE() and
+        # CURRENT_TIMESTAMP, datetime ticks, are TSQL-GETDATE's floor of it:
+        # tests/sql/rules/test_tsql_datetime.py)
+        ("redshift", "SYSDATE", LOCAL),
+        ("snowflake", "SYSDATE()", LOCAL),
+        ("oracle", "LOCALTIMESTAMP", LOCAL),
+        ("oracle", "LOCALTIMESTAMP(9)", LOCAL),
+        ("oracle", "LOCALTIMESTAMP(0)", WHOLE),
+        ("tsql", "SYSDATETIME()", LOCAL),
     ],
 )
 def test_a_clock_gives_values_of_its_legacy_type(dialect, call, expected):
@@ -153,6 +172,27 @@ def test_a_floored_clock_is_whole_seconds_of_the_engines_own_reading(spark_engin
     for t, same_day, not_later, close in [*on_duckdb.fetchall(), tuple(on_spark.first())]:
         assert t.microsecond == 0 and t.tzinfo is None
         assert (same_day, not_later, close) == (True, True, True)
+
+
+def test_a_zone_less_clock_is_a_timestamp_on_both_engines_and_in_the_lake(spark_engine, tmp_path):
+    # T-SQL's GETDATE() is a datetime, no zone: the table built from it holds a TIMESTAMP on
+    # DuckDB (not the TIMESTAMP WITH TIME ZONE of its CURRENT_TIMESTAMP) and the type Spark
+    # gives the standard's TIMESTAMP, and the lake's Parquet from either build is a timestamp
+    # without a zone, which the lake's reader (portability.output_schema) reads as TIMESTAMP.
+    sql = translate("SELECT GETDATE() AS loaded_at", "tsql", file="q.sql").ansi_sql
+    assert LOCAL_NOW in sql and "CURRENT_TIMESTAMP +" not in sql  # (floored to its ticks)
+    with connect_duckdb() as con:
+        assert [str(t) for t in con.sql(render(sql, "duckdb")).types] == ["TIMESTAMP"]
+    spark = spark_engine.session()
+    ansi_timestamp = spark.sql(render("SELECT CAST(DATE '2024-01-01' AS TIMESTAMP) AS t", "spark"))
+    on_spark = spark.sql(render(sql, "spark")).schema["loaded_at"].dataType
+    assert on_spark == ansi_timestamp.schema["t"].dataType
+    for engine in (DuckDBEngine(threads=1), spark_engine):
+        out = tmp_path / engine.name
+        engine.build(sql, {}, out, file="q.sql")
+        assert output_schema(out) == [("loaded_at", "TIMESTAMP")], engine.name
+        for part in out.glob("*.parquet"):
+            assert pq.read_schema(part).field("loaded_at").type.tz is None, engine.name
 
 
 @pytest.mark.parametrize(
