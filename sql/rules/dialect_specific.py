@@ -624,10 +624,10 @@ class Clock:
 # TIME ZONE) (ANSI-UNSUPPORTED). Oracle's SYSDATE / CURRENT_DATE and Redshift's GETDATE hold
 # whole seconds: SESSION-TIME floors them (whole_seconds reads the zone-less clock too).
 _LEARN = "https://learn.microsoft.com/sql/t-sql/functions/"
-_ORACLE = "https://docs.oracle.com/en/database/oracle/oracle-database/26/sqlrf/"
+_ORACLE = "https://docs.oracle.com/database/122/SQLRF/"
 _REDSHIFT = "https://docs.aws.amazon.com/redshift/latest/dg/"
 _SNOWFLAKE = "https://docs.snowflake.com/sql-reference/functions/"
-_BIGQUERY = "https://cloud.google.com/bigquery/docs/reference/standard-sql/"
+_BIGQUERY = "https://docs.cloud.google.com/bigquery/docs/reference/standard-sql/"
 CLOCKS: dict[tuple[str, str], tuple[Clock, ...]] = {
     ("tsql", "CURRENT_TIMESTAMP"): (
         Clock(
@@ -641,15 +641,16 @@ CLOCKS: dict[tuple[str, str], tuple[Clock, ...]] = {
             "CURRENT_TIMESTAMP",
             "datetime",
             False,
-            f"{_LEARN}current-timestamp-transact-sql: 'Return types: datetime' (the ANSI "
-            "equivalent of GETDATE)",
+            f"{_LEARN}current-timestamp-transact-sql: 'returns the current database system "
+            "timestamp as a datetime value, without the database time zone offset'",
         ),
         Clock(
             "SYSDATETIME()",
             "datetime2(7)",
             False,
-            f"{_LEARN}sysdatetime-transact-sql: 'Returns a datetime2(7) value'; "
-            "SYSDATETIMEOFFSET alone 'includes the system time zone offset'",
+            f"{_LEARN}sysdatetime-transact-sql: 'Returns a datetime2(7) value that contains "
+            "the date and time of the computer'; of the six clocks there, 'SYSDATETIMEOFFSET "
+            "includes the system time zone offset'",
         ),
     ),
     ("oracle", "CURRENT_TIMESTAMP"): (
@@ -657,7 +658,7 @@ CLOCKS: dict[tuple[str, str], tuple[Clock, ...]] = {
             "CURRENT_TIMESTAMP",
             "TIMESTAMP WITH TIME ZONE",
             True,
-            f"{_ORACLE}CURRENT_TIMESTAMP.html: 'returns the current date and time in the "
+            f"{_ORACLE}CURRENT_TIMESTAMP.htm: 'returns the current date and time in the "
             "session time zone, in a value of data type TIMESTAMP WITH TIME ZONE'",
         ),
     ),
@@ -666,7 +667,7 @@ CLOCKS: dict[tuple[str, str], tuple[Clock, ...]] = {
             "SYSDATE",
             "DATE",
             False,
-            f"{_ORACLE}SYSDATE.html: 'The data type of the returned value is DATE' (a date and "
+            f"{_ORACLE}SYSDATE.htm: 'The data type of the returned value is DATE' (a date and "
             "a time of day to the second, no zone)",
         ),
     ),
@@ -675,7 +676,7 @@ CLOCKS: dict[tuple[str, str], tuple[Clock, ...]] = {
             "CURRENT_DATE",
             "DATE",
             False,
-            f"{_ORACLE}CURRENT_DATE.html: 'returns the current date in the session time zone, "
+            f"{_ORACLE}CURRENT_DATE.htm: 'returns the current date in the session time zone, "
             "in a value in the Gregorian calendar of data type DATE'",
         ),
     ),
@@ -684,7 +685,7 @@ CLOCKS: dict[tuple[str, str], tuple[Clock, ...]] = {
             "LOCALTIMESTAMP",
             "TIMESTAMP",
             False,
-            f"{_ORACLE}CURRENT_TIMESTAMP.html: 'CURRENT_TIMESTAMP returns a TIMESTAMP WITH "
+            f"{_ORACLE}CURRENT_TIMESTAMP.htm: 'CURRENT_TIMESTAMP returns a TIMESTAMP WITH "
             "TIME ZONE value while LOCALTIMESTAMP returns a TIMESTAMP value'",
         ),
     ),
@@ -708,8 +709,8 @@ CLOCKS: dict[tuple[str, str], tuple[Clock, ...]] = {
             "CURRENT_TIMESTAMP, NOW()",
             "not documented",
             None,
-            f"{_REDSHIFT}c_SQL_functions_leader_node_only.html lists both among 'leader "
-            "node-only functions [that] have been deprecated'; no return type is given",
+            f"{_REDSHIFT}c_SQL_functions_leader_node_only.html lists both among the date "
+            "functions 'deprecated and no longer supported'; no return type is given",
         ),
     ),
     ("snowflake", "CURRENT_TIMESTAMP"): (
@@ -736,8 +737,8 @@ CLOCKS: dict[tuple[str, str], tuple[Clock, ...]] = {
             "CURRENT_TIMESTAMP()",
             "TIMESTAMP (an instant)",
             True,
-            f"{_BIGQUERY}timestamp_functions: 'Returns the current date and time as a "
-            "TIMESTAMP object'",
+            f"{_BIGQUERY}timestamp_functions: CURRENT_TIMESTAMP 'Returns the current date and "
+            "time as a TIMESTAMP object'",
         ),
     ),
     ("bigquery", "CURRENT_DATETIME"): (
@@ -745,8 +746,9 @@ CLOCKS: dict[tuple[str, str], tuple[Clock, ...]] = {
             "CURRENT_DATETIME()",
             "DATETIME",
             False,
-            f"{_BIGQUERY}datetime_functions: 'Returns the current time as a DATETIME object' "
-            "(in the default time zone, UTC, as the engines' sessions are)",
+            f"{_BIGQUERY}datetime_functions: CURRENT_DATETIME 'Returns the current date and "
+            "time as a DATETIME value' (in the default time zone, UTC, as the engines' "
+            "sessions are)",
         ),
     ),
     ("teradata", "CURRENT_TIMESTAMP"): (

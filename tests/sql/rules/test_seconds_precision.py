@@ -115,6 +115,24 @@ def test_a_clock_gives_values_of_its_legacy_type(dialect, call, expected):
     assert _translate(call, dialect) == expected
 
 
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [("CURRENT_DATETIME()", LOCAL_NOW), ("CURRENT_TIMESTAMP()", "CURRENT_TIMESTAMP")],
+)
+def test_a_bigquery_datetime_clock_has_no_zone_and_its_instant_clock_stays(call, expected):
+    # CURRENT_DATETIME() is a DATETIME (UTC's, as the engines' sessions are); CURRENT_TIMESTAMP()
+    # an instant, kept as instants are.
+    translated = translate(f"SELECT {call} AS t", "bigquery", file="q.sql").ansi_sql
+    assert _one_line(translated) == f'SELECT {expected} AS "t"'
+
+
+def test_a_localtimestamp_of_undocumented_type_stays_refused():
+    # Redshift documents no LOCALTIMESTAMP: refused as before, without the clock's warning.
+    with pytest.raises(TranslationError) as raised:
+        translate("SELECT LOCALTIMESTAMP AS t", "redshift", file="q.sql")
+    assert {d.rule for d in raised.value.diagnostics} == {"ANSI-UNSUPPORTED"}
+
+
 def test_oracle_date_arithmetic_reads_the_floored_clock_as_a_date():
     # SYSDATE - 1 is a DATE a day earlier; + 1/24 an hour later (whole seconds, so exact).
     sql = "SELECT SYSDATE - 1 AS a, SYSDATE + 1/24 AS b FROM SALES.REGION"
@@ -131,6 +149,7 @@ def test_oracle_date_arithmetic_reads_the_floored_clock_as_a_date():
         ("teradata", "CURRENT_TIMESTAMP(2)", "2 fractional-second digits: the reading floored"),
         ("oracle", "CURRENT_TIMESTAMP(3)", "3 fractional-second digits"),
         ("snowflake", "LOCALTIMESTAMP(3)", "EXTRACT(SECOND) does not give"),
+        ("oracle", "LOCALTIMESTAMP(3)", "3 fractional-second digits"),
         ("redshift", "CURRENT_TIMESTAMP(5)", "5 fractional-second digits"),
         ("teradata", "CURRENT_TIMESTAMP(7)", "number from 0 to 6, the precisions Teradata takes"),
         ("redshift", "CURRENT_TIMESTAMP(7)", "number from 0 to 6, the precisions Redshift"),
