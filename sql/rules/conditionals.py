@@ -8,6 +8,9 @@ from sql.rules.base import ALL_DIALECTS, Context, rule
 from sql.rules.build import case_when, clone, is_null, lit, paren
 from sql.source_dialects import CaseN
 
+# Marks the COALESCE that was T-SQL's ISNULL.
+ISNULL = "isnull"
+
 
 @rule(
     "FN-IF",
@@ -26,7 +29,9 @@ from sql.source_dialects import CaseN
 def if_to_case(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if isinstance(node.parent, exp.Case):
         return None
-    return case_when(node.this, node.args["true"], node.args.get("false"))
+    written = case_when(node.this, node.args["true"], node.args.get("false"))
+    written.meta["source"] = True  # still the source's IIF: later phases translate its CASE
+    return written
 
 
 @rule(
@@ -46,7 +51,11 @@ def if_to_case(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def nvl_to_coalesce(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not (node.args.get("is_nvl") or node.args.get("is_null")):
         return None
-    return exp.Coalesce(this=node.this, expressions=node.expressions)
+    written = exp.Coalesce(this=node.this, expressions=node.expressions)
+    written.meta["source"] = True  # still the source's function: later phases translate it
+    # T-SQL's ISNULL has its first argument's type, not COALESCE's (sql/rules/tsql_datetime.py)
+    written.meta[ISNULL] = bool(node.args.get("is_null"))
+    return written
 
 
 @rule(

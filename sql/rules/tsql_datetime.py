@@ -24,13 +24,17 @@ TIMESTAMP(3), the milliseconds as shown (sql/catalog_import.py); so does the tra
 
 The other way, a datetime converted to a DATETIME2 of more than three digits is its exact
 tick ("datetime2 (Transact-SQL)": .333 becomes .3333333), which six digits do not hold for
-.xx3 and .xx7: those stop at a guard (TSQL-DATETIME-TO-DATETIME2).
+.xx3 and .xx7: those stop at a guard (TSQL-DATETIME-TO-DATETIME2). Beside a datetime2, T-SQL
+converts or compares a datetime the same way without being asked: a comparison is written
+exactly with the two microseconds around the tick (TSQL-DATETIME-COMPARED); CASE, COALESCE,
+IIF, ISNULL and NULLIF take the type T-SQL gives them (TSQL-DATETIME-BESIDE-DATETIME2).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 
 from sqlglot import exp
 
@@ -43,6 +47,7 @@ from sql.rules.build import (
     case_when,
     clone,
     data_type,
+    derived_value,
     extract,
     failure,
     lit,
@@ -51,6 +56,7 @@ from sql.rules.build import (
     type_of,
     typed,
 )
+from sql.rules.conditionals import ISNULL
 from sql.rules.date_strings import read_date_string
 from sql.rules.portable_types import branches
 from sql.source_dialects import semantics
@@ -285,8 +291,9 @@ def _fraction_digits(value: exp.Expr) -> int:
     return 6
 
 
-def _rounded(node: exp.Cast, value: exp.Expr, ctx: Context) -> exp.Expr:
-    """``value`` (a TIMESTAMP) rounded to the datetime grid in SQL, under guards."""
+def _rounded(node: exp.Expr, value: exp.Expr, ctx: Context) -> exp.Expr:
+    """``value`` (a TIMESTAMP) rounded to the datetime grid in SQL, under guards that name
+    ``node`` (the conversion)."""
     ifs = [
         exp.If(
             this=_out_of_range(value),
@@ -640,3 +647,338 @@ def _widen(value: exp.Expr, at: exp.Expr, ctx: Context) -> exp.Expr | None:
             return at
         return None
     return widened(value, at)
+
+
+# datetime beside datetime2 ----------------------------------------------------------------
+#
+# Compared with a datetime2 (of any precision), a datetime is its exact tick: .003 is
+# .00333..., .007 is .00666... (compatibility level 130 and above: "predicates involving
+# datetime consider the full precision of raw datetime internal value", dbdelta.com, "SQL
+# Server 2016 and Azure SQL Database V12 Breaking Change"; DATETIME2(7) '...29.1866667' >
+# DATETIME '...29.187' is true, dba.stackexchange.com/q/302362). The engines' values are
+# whole microseconds, and a tick ending in 3 or 7 lies strictly between two of them, LOW and
+# HIGH (.003333 < .00333... < .003334); one ending in 0 is both. For x on that grid:
+#   tick < x  iff LOW < x      tick <= x  iff HIGH <= x
+#   tick > x  iff HIGH > x     tick >= x  iff LOW >= x
+#   tick = x  iff LOW = x AND HIGH = x (false off the grid, NULL where x is)
+# which is exact, NULLs included.
+
+COMPARED = "TSQL-DATETIME-COMPARED"
+BESIDE_DATETIME2 = "TSQL-DATETIME-BESIDE-DATETIME2"
+# Microseconds from the shown value to the tick's neighbours (LOW, HIGH), by the last digit
+# of its milliseconds.
+NEIGHBOURS = {3: (333, 334), 7: (-334, -333)}
+_BOUND = {exp.LT: 0, exp.GTE: 0, exp.LTE: 1, exp.GT: 1}
+# ``x op datetime`` is ``datetime flipped-op x``.
+_FLIPPED = {exp.LT: exp.GT, exp.GT: exp.LT, exp.LTE: exp.GTE, exp.GTE: exp.LTE}
+
+
+def _datetime2_type(value: exp.Expr, text: bool = False) -> exp.DataType | None:
+    """The DATETIME2 type of ``value`` where T-SQL's type of it is one: a declared DATETIME2
+    column (also through a derived table), a conversion to DATETIME2, SYSDATETIME(); and,
+    where ``text``, a string (it takes the type of the values beside it, the highest by
+    T-SQL's precedence). None for anything else, whatever its engine type."""
+    if _on_grid(value) or _datetime_value(value):
+        return None
+    if isinstance(value, exp.Paren):
+        return _datetime2_type(value.this, text)
+    if _is_text_literal(value):
+        return data_type("TIMESTAMP") if text else None
+    if isinstance(value, (exp.Cast, exp.TryCast)):
+        if value.args["to"].this == exp.DType.DATETIME2:
+            return value.args["to"]
+        if _is_text_literal(value.this) and text:
+            return data_type("TIMESTAMP")
+        return None
+    if isinstance(value, exp.Column):
+        if _declared(value) == "DATETIME2":
+            return value.type
+        derived = derived_value(value) if _declared(value) is None else None
+        return _datetime2_type(derived, text) if derived is not None else None
+    if isinstance(value, exp.CurrentTimestamp):
+        return data_type("TIMESTAMP")  # SYSDATETIME(): GETDATE() is on the grid
+    return None
+
+
+def _mentions(value: exp.Expr, found: Callable[[exp.Expr], bool]) -> bool:
+    """Whether a column, conversion or clock inside ``value`` is one ``found`` names."""
+    named = (exp.Column, exp.Cast, exp.TryCast, exp.CurrentTimestamp)
+    return any(isinstance(n, named) and found(n) for n in value.walk())
+
+
+def _unknown_timestamp(value: exp.Expr) -> bool:
+    """A TIMESTAMP value whose T-SQL type (datetime or datetime2) is not known here: DATEADD
+    of either, a rule's rewrite of one, ... (a text literal takes the type beside it)."""
+    if _datetime_value(value) or _on_grid(value) or _datetime2_type(value) is not None:
+        return False
+    if _is_text_literal(value) or (
+        isinstance(value, (exp.Cast, exp.Paren)) and _is_text_literal(value.this)
+    ):
+        return False
+    return type_of(value) in TIMESTAMP_TYPES
+
+
+def _exact_datetime(value: exp.Expr) -> bool:
+    """A datetime value whose tick may lie off the engines' microseconds (not the clock's
+    .xx0, TSQL-GETDATE)."""
+    return _datetime_value(value) and not (value._meta and value.meta.get(CLOCK_RULE))
+
+
+def _neighbour(value: exp.Expr, which: int) -> exp.Expr:
+    """LOW (``which`` 0) or HIGH (1) of a datetime ``value``'s exact tick, as a TIMESTAMP."""
+    digit = _tick_digit(clone(value))
+    ifs = [
+        exp.If(this=exp.EQ(this=clone(digit), expression=lit(d)), true=lit(pair[which]))
+        for d, pair in NEIGHBOURS.items()
+    ]
+    shift = exp.Case(ifs=ifs, default=lit(0))
+    step = exp.Interval(this=exp.Literal.string("0.000001"), unit=exp.var("SECOND"))
+    start = typed(exp.Cast(this=clone(value), to=data_type("TIMESTAMP")), "TIMESTAMP")
+    moved = exp.Add(this=start, expression=exp.Mul(this=shift, expression=step))
+    return typed(exp.Paren(this=moved), "TIMESTAMP")
+
+
+def _boolean(node: exp.Expr) -> exp.Expr:
+    return typed(node, "BOOLEAN")
+
+
+def _compared(
+    kind: type[exp.Expr], left: exp.Expr, right: exp.Expr, text: bool = False
+) -> exp.Expr | None:
+    """``left kind right`` as T-SQL compares a datetime with a datetime2 (either side), or
+    None where the two are not such a pair; ``text``: text is a datetime2 here."""
+    if _exact_datetime(left) and _datetime2_type(right, text) is not None:
+        datetime, other, flipped = left, right, False
+    elif _exact_datetime(right) and _datetime2_type(left, text) is not None:
+        datetime, other, flipped = right, left, True
+    else:
+        return None
+    if kind in (exp.EQ, exp.NEQ):
+        join, each = (exp.And, exp.EQ) if kind is exp.EQ else (exp.Or, exp.NEQ)
+        low, high = (
+            _boolean(each(this=_neighbour(datetime, w), expression=clone(other))) for w in (0, 1)
+        )
+        return _boolean(exp.Paren(this=_boolean(join(this=low, expression=high))))
+    as_left = _FLIPPED[kind] if flipped else kind
+    bound = _neighbour(datetime, _BOUND[as_left])
+    pair = (clone(other), bound) if flipped else (bound, clone(other))
+    return _boolean(kind(this=pair[0], expression=pair[1]))
+
+
+def _refuse_unknown(values: list[exp.Expr], ctx: Context) -> bool:
+    """Report a datetime compared with a TIMESTAMP that may be a datetime2, or a datetime2
+    with one that may be a datetime (T-SQL's type of it unknown here, built from such
+    values): which of the two T-SQL compares them as is not known. True if reported."""
+    datetime = any(_exact_datetime(v) for v in values)
+    datetime2 = any(_datetime2_type(v) is not None for v in values)
+    for value in values:
+        if not _unknown_timestamp(value):
+            continue
+        if (datetime and _mentions(value, lambda n: _datetime2_type(n) is not None)) or (
+            datetime2 and _mentions(value, _exact_datetime)
+        ):
+            ctx.report(
+                "error",
+                COMPARED,
+                value,
+                "a datetime compared with a datetime2 is compared by its exact 1/300 s tick "
+                "(.003 is .00333...) and with a datetime as shown; whether T-SQL's type of "
+                "this value is datetime or datetime2 is not known here: CAST it to DATETIME "
+                "or DATETIME2",
+            )
+            return True
+    return False
+
+
+@rule(
+    COMPARED,
+    "rewrite",
+    ("tsql",),
+    (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.Between, exp.In),
+    "A datetime compared with a datetime2 (=, <>, <, <=, >, >=, BETWEEN, IN, a join's ON) is "
+    "compared by its exact 1/300 s tick (.003 is .00333..., .007 is .00666...; compatibility "
+    "level 130 and above), which lies strictly between two microseconds for .xx3 and .xx7: "
+    "dt = dt2 is never true there, dt < dt2 is dt2 >= .003334. The comparison is written "
+    "with those two neighbours, exact for every value and NULL; BETWEEN and IN become their "
+    "comparisons. A datetime compared with a value of unknown type, or IN a subquery of "
+    "datetime2, is refused.",
+    (
+        (
+            "tsql",
+            "SELECT id FROM dbo.scans WHERE scanned_at < SYSDATETIME()",
+            'SELECT "scans"."id" AS "id" FROM "raw"."scans" AS "scans" WHERE (CAST('
+            '"scans"."scanned_at" AS TIMESTAMP) + CASE WHEN MOD(CAST(EXTRACT(SECOND FROM '
+            '"scans"."scanned_at") * 1000 AS BIGINT), 10) = 3 THEN 333 WHEN MOD(CAST(EXTRACT('
+            'SECOND FROM "scans"."scanned_at") * 1000 AS BIGINT), 10) = 7 THEN -334 ELSE 0 END '
+            "* INTERVAL '0.000001' SECOND) < CURRENT_TIMESTAMP",
+        ),
+    ),
+    phase="final",
+)
+def tsql_datetime_compared(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not semantics(ctx.dialect).DATETIME_TICKS:
+        return None
+    if isinstance(node, exp.Between):
+        return _between_compared(node, ctx)
+    if isinstance(node, exp.In):
+        return _in_compared(node, ctx)
+    if _refuse_unknown([node.this, node.expression], ctx):
+        return node
+    return _compared(type(node), node.this, node.expression)
+
+
+def _between_compared(node: exp.Between, ctx: Context) -> exp.Expr | None:
+    value, low, high = node.this, node.args["low"], node.args["high"]
+    if _refuse_unknown([value, low, high], ctx):
+        return node
+    # All three take the highest type among them: text too is a datetime2 beside one.
+    text = any(_datetime2_type(v) is not None for v in (value, low, high))
+    above = _compared(exp.GTE, value, low, text)
+    below = _compared(exp.LTE, value, high, text)
+    if above is None and below is None:
+        return None
+    above = above or _boolean(exp.GTE(this=clone(value), expression=clone(low)))
+    below = below or _boolean(exp.LTE(this=clone(value), expression=clone(high)))
+    return _boolean(exp.Paren(this=_boolean(exp.And(this=above, expression=below))))
+
+
+def _in_compared(node: exp.In, ctx: Context) -> exp.Expr | None:
+    value = node.this
+    query = node.args.get("query")
+    if query is not None:
+        selects = query.this.selects if isinstance(query, exp.Subquery) else query.selects
+        if selects and _compared(exp.EQ, value, selects[0].unalias()) is not None:
+            ctx.report(
+                "error",
+                COMPARED,
+                node,
+                "a datetime IN a subquery of datetime2 values: T-SQL compares the datetime's "
+                "exact 1/300 s tick (.003 is .00333...), which is not translated here; write "
+                "the comparison as EXISTS with =",
+            )
+            return node
+        return None
+    values = node.expressions
+    if not values:
+        return None
+    if _refuse_unknown([value, *values], ctx):
+        return node
+    text = any(_datetime2_type(v) is not None for v in (value, *values))
+    pairs = [_compared(exp.EQ, value, v, text) for v in values]
+    if all(p is None for p in pairs):
+        return None
+    equal = [
+        p or _boolean(exp.EQ(this=clone(value), expression=clone(v)))
+        for p, v in zip(pairs, values, strict=True)
+    ]
+    joined = equal[0]
+    for each in equal[1:]:
+        joined = _boolean(exp.Or(this=joined, expression=each))
+    return _boolean(exp.Paren(this=joined))
+
+
+def _branches(node: exp.Expr) -> list[exp.Expr] | None:
+    """The values a CASE, COALESCE or IIF gives (one type, by T-SQL's precedence)."""
+    if isinstance(node, exp.Case):
+        values = [i.args.get("true") for i in node.args.get("ifs", [])]
+        values.append(node.args.get("default"))
+    elif isinstance(node, exp.Coalesce):
+        values = [node.this, *node.expressions]
+    elif isinstance(node, exp.If) and not isinstance(node.parent, exp.Case):
+        values = [node.args.get("true"), node.args.get("false")]
+    else:
+        return None
+    return [v for v in values if v is not None]
+
+
+def _on_tick(datetime: exp.Expr, value: exp.Expr) -> exp.Expr:
+    """``value`` where ``datetime``'s tick is a microsecond (.xx0), else NULL."""
+    repeating = exp.In(this=_tick_digit(clone(datetime)), expressions=[lit(3), lit(7)])
+    kept = case_when(repeating, exp.Null(), clone(value))
+    kept.type = value.type
+    return kept
+
+
+@rule(
+    BESIDE_DATETIME2,
+    "rewrite",
+    ("tsql",),
+    (exp.Case, exp.Coalesce, exp.If, exp.Nullif),
+    "A datetime beside a datetime2 where T-SQL converts one to the other: CASE, COALESCE and "
+    "IIF give a datetime2, a datetime branch widened to its exact tick (.003 is .0033333; "
+    "TSQL-DATETIME-TO-DATETIME2: exact for .xx0, a guard stops .xx3 / .xx7) where another "
+    "branch is a DATETIME2 of more than three digits; ISNULL gives its first argument's type: "
+    "ISNULL(dt, dt2) rounds dt2 to a datetime as CAST does (TSQL-DATETIME), ISNULL(dt2, dt) "
+    "widens dt; NULLIF compares the exact tick (never equal for .xx3 / .xx7, so the value "
+    "is kept). A simple CASE comparing a datetime with a datetime2 is refused.",
+    (
+        (
+            "tsql",
+            "SELECT NULLIF(scanned_at, SYSDATETIME()) AS t FROM dbo.scans",
+            'SELECT NULLIF("scans"."scanned_at", CASE WHEN MOD(CAST(EXTRACT(SECOND FROM '
+            '"scans"."scanned_at") * 1000 AS BIGINT), 10) IN (3, 7) THEN NULL ELSE '
+            'CURRENT_TIMESTAMP END) AS "t" FROM "raw"."scans" AS "scans"',
+        ),
+    ),
+    phase="final",
+)
+def tsql_datetime_beside_datetime2(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not semantics(ctx.dialect).DATETIME_TICKS:
+        return None
+    if isinstance(node, exp.Nullif):
+        return _nullif(node, ctx)
+    if isinstance(node, exp.Case) and node.this is not None:
+        whens = [i.this for i in node.args.get("ifs", [])]
+        if any(_compared(exp.EQ, node.this, w) is not None for w in whens):
+            ctx.report(
+                "error",
+                BESIDE_DATETIME2,
+                node,
+                "a simple CASE comparing a datetime with a datetime2: T-SQL compares the "
+                "datetime's exact 1/300 s tick (.003 is .00333...); write CASE WHEN x = y",
+            )
+            return node
+    values = _branches(node)
+    if not values:
+        return None
+    if isinstance(node, exp.Coalesce) and node.meta.get(ISNULL) and len(values) == 2:
+        return _isnull(node, values[0], values[1], ctx)
+    if not any(_wide_datetime2(_datetime2_type(v)) for v in values):
+        return None
+    changed = False
+    for value in values:
+        if _exact_datetime(value):
+            replaced = _widen(value, value, ctx)
+            if replaced is not None and replaced is not value:
+                value.replace(replaced)
+                ctx.wrote(replaced)
+            changed = changed or replaced is not None
+    return node if changed else None
+
+
+def _isnull(node: exp.Coalesce, first: exp.Expr, second: exp.Expr, ctx: Context) -> exp.Expr | None:
+    """ISNULL(first, second): ``second`` converted to ``first``'s type."""
+    if _datetime_value(first) and _datetime2_type(second) is not None:
+        replaced = _rounded(second, second, ctx)
+    elif _wide_datetime2(_datetime2_type(first)) and _exact_datetime(second):
+        replaced = _widen(second, second, ctx)
+        if replaced is None or replaced is second:
+            return replaced and node
+    else:
+        return None
+    second.replace(replaced)
+    ctx.wrote(replaced)
+    return node
+
+
+def _nullif(node: exp.Nullif, ctx: Context) -> exp.Expr | None:
+    """NULLIF(a, b) is NULL where a = b as T-SQL compares them: never for a datetime whose tick
+    is off the microseconds, so b stands as NULL there."""
+    first, second = node.this, node.expression
+    if _compared(exp.EQ, first, second) is None:
+        return None
+    datetime = first if _exact_datetime(first) else second
+    replaced = _on_tick(datetime, second)
+    second.replace(replaced)
+    ctx.wrote(replaced)
+    return node

@@ -5,6 +5,7 @@ gives a datetime is one a datetime holds, the one T-SQL's documentation says, or
 from __future__ import annotations
 
 import datetime as dt
+from fractions import Fraction
 
 import pytest
 
@@ -253,3 +254,197 @@ def test_a_literal_datetime_widened_at_a_repeating_tick_is_refused():
         1,
         18,
     )
+
+
+# A datetime compared with a datetime2 is its exact tick (.003 is .00333..., .007 .00666...,
+# compatibility level 130 and above): each comparison below, on both engines, against that
+# exact value worked out here in fractions of a second.
+def _tick(shown: dt.datetime) -> Fraction:
+    """The exact instant (seconds into the day) of a datetime shown as ``shown``."""
+    ticks = round(Fraction(shown.microsecond, 1_000_000) * 300)
+    return shown.hour * 3600 + shown.minute * 60 + shown.second + Fraction(ticks, 300)
+
+
+def _instant(value: dt.datetime) -> Fraction:
+    return value.hour * 3600 + value.minute * 60 + value.second + Fraction(value.microsecond, 10**6)
+
+
+COMPARISONS = {
+    "eq": ("dt = dt2", lambda a, b: a == b),
+    "ne": ("dt <> dt2", lambda a, b: a != b),
+    "lt": ("dt < dt2", lambda a, b: a < b),
+    "le": ("dt <= dt2", lambda a, b: a <= b),
+    "gt": ("dt > dt2", lambda a, b: a > b),
+    "ge": ("dt >= dt2", lambda a, b: a >= b),
+    "rlt": ("dt2 < dt", lambda a, b: b < a),
+    "rge": ("dt2 >= dt", lambda a, b: b >= a),
+    "btw": ("dt BETWEEN dt2 AND dt3", None),
+    "inn": ("dt IN (dt2, dt3)", None),
+    # a DATETIME2 literal: .0030000, below the tick .00333...
+    "lit": ("dt BETWEEN dt2 AND CAST('2024-01-01 12:00:00.003' AS DATETIME2)", None),
+}
+SHOWN = [_at(0), _at(3000), _at(7000), _at(997_000, second=59)]
+# Each datetime beside the datetime2 values at, around and between its tick's microseconds.
+PAIRS = [
+    (shown, shown + dt.timedelta(microseconds=delta))
+    for shown in SHOWN
+    for delta in (-334, -333, -1, 0, 1, 333, 334)
+]
+PAIRS += [(None, _at(0)), (_at(3000), None)]
+
+
+def _value(value: dt.datetime | None) -> str:
+    return (
+        "CAST(NULL AS TIMESTAMP)"
+        if value is None
+        else f"CAST('{value.isoformat(sep=' ')}' AS TIMESTAMP)"
+    )
+
+
+def _expected(name: str, shown: dt.datetime | None, other: dt.datetime | None) -> int | None:
+    if name == "lit" and shown is not None and other is None:
+        # NULL AND (tick <= .003): false where the upper bound fails
+        return None if _tick(shown) <= _instant(_at(3000)) else 0
+    if shown is None or other is None:
+        return None
+    a, b = _tick(shown), _instant(other)
+    if name == "btw":  # dt3 is dt2 + 1 us
+        return int(b <= a <= b + Fraction(1, 10**6))
+    if name == "lit":
+        return int(b <= a <= _instant(_at(3000)))
+    if name == "inn":
+        return int(a in (b, b + Fraction(1, 10**6)))
+    return int(COMPARISONS[name][1](a, b))
+
+
+def test_a_datetime_compared_with_a_datetime2_is_its_exact_tick_on_both_engines(
+    spark_engine, catalog
+):
+    columns = ", ".join(
+        f"CASE WHEN {sql} THEN 1 WHEN NOT ({sql}) THEN 0 END AS {name}"
+        for name, (sql, _) in COMPARISONS.items()
+    )
+    ansi = _ansi(f"SELECT id, {columns}, NULLIF(dt, dt2) AS nf FROM dbo.Events", catalog)
+    rows = ", ".join(
+        f"({i}, {_value(shown)}, {_value(other)}, "
+        f"{_value(other and other + dt.timedelta(microseconds=1))})"
+        for i, (shown, other) in enumerate(PAIRS)
+    )
+    events = f"SELECT * FROM (VALUES {rows}) AS t(id, dt, dt2, dt3)"
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session(), ansi, events=events)
+    want = (
+        (
+            i,
+            *(_expected(name, shown, other) for name in COMPARISONS),
+            # NULLIF: NULL only where T-SQL's comparison is true
+            None if _expected("eq", shown, other) == 1 or shown is None else shown,
+        )
+        for i, (shown, other) in enumerate(PAIRS)
+    )
+    assert on_duckdb == on_spark == sorted(want, key=repr)
+
+
+def test_a_datetime2_through_a_derived_table_is_compared_with_the_exact_tick(catalog):
+    ansi = _ansi(
+        "SELECT e.id FROM dbo.Events AS e CROSS APPLY (SELECT f.dt2 AS x FROM dbo.Events AS f "
+        "WHERE f.id = e.id) AS v WHERE e.dt <= v.x",
+        catalog,
+    )
+    assert "THEN 334 WHEN" in ansi and '<= "v"."x"' in ansi
+
+
+def test_a_join_on_a_datetime_and_a_datetime2_compares_the_exact_tick(catalog):
+    ansi = _ansi("SELECT e.id FROM dbo.Events AS e JOIN dbo.Events AS f ON e.dt = f.dt2", catalog)
+    assert "THEN 333 WHEN" in ansi and "THEN 334 WHEN" in ansi and '= "f"."dt2"' in ansi
+
+
+def test_text_in_a_between_beside_a_datetime2_is_a_datetime2(catalog):
+    """All three take the highest type: the datetime's tick is compared with the text's value
+    too (by its upper neighbour, .003334 for .003)."""
+    ansi = _ansi("SELECT id FROM dbo.Events WHERE dt BETWEEN dt2 AND '2024-01-02'", catalog)
+    upper = ansi.split('>= "events"."dt2" AND')[-1]
+    assert "THEN 334" in upper and "<= CAST('2024-01-02' AS TIMESTAMP)" in upper
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT id FROM dbo.Events WHERE dt = sdt OR dt = GETDATE() OR dt2 = GETDATE()",
+        "SELECT id FROM dbo.Events WHERE dt = d OR dt BETWEEN sdt AND '2024-01-01' OR dt IN (sdt)",
+        # DATEADD of a datetime is a datetime
+        "SELECT id FROM dbo.Events WHERE dt < DATEADD(day, 1, dt) OR dt2 < DATEADD(day, 1, GETDATE())",
+        "SELECT e.id FROM dbo.Events AS e CROSS APPLY (SELECT f.dt AS x FROM dbo.Events AS f "
+        "WHERE f.id = e.id) AS v WHERE e.dt = v.x",
+    ],
+)
+def test_datetimes_beside_values_a_datetime_holds_compare_as_shown(catalog, sql):
+    assert "333" not in _ansi(sql, catalog)
+
+
+# CASE, COALESCE and IIF of a datetime and a DATETIME2 of more than three digits give a
+# datetime2 (the datetime widened: exact for .xx0, a guard for .xx3 / .xx7); ISNULL gives its
+# first argument's type.
+BRANCHES = [
+    ("CASE WHEN id = 1 THEN dt ELSE dt2 END", "widened"),
+    ("COALESCE(dt, dt2)", "widened"),
+    ("IIF(id = 1, dt2, dt)", "widened"),
+    ("ISNULL(dt2, dt)", "widened"),
+    ("ISNULL(dt, dt2)", "rounded"),
+    ("CASE WHEN id = 1 THEN dt ELSE dt3 END", "shown"),
+    ("ISNULL(dt3, dt)", "shown"),
+]
+
+
+def test_branches_of_a_datetime_and_a_datetime2_are_widened_or_rounded(spark_engine, catalog):
+    for sql, kind in BRANCHES:
+        column = _ansi(f"SELECT {sql} AS b FROM dbo.Events", catalog)
+        assert ("TSQL-DATETIME-TO-DATETIME2" in column) == (kind == "widened"), sql
+        assert ("TSQL-DATETIME:" in column) == (kind == "rounded"), sql
+    ansi = _ansi(
+        "SELECT id, "
+        + ", ".join(f"{sql} AS b{i}" for i, (sql, _) in enumerate(BRANCHES))
+        + " FROM dbo.Events",
+        catalog,
+    )
+    # .xx0 datetimes (and a datetime2 on the grid) give their values on both engines
+    rows = (
+        f"(1, {_value(_at(120_000))}, CAST(NULL AS TIMESTAMP), CAST(NULL AS TIMESTAMP)), "
+        f"(2, CAST(NULL AS TIMESTAMP), {_value(_at(4000))}, {_value(_at(7000))})"
+    )
+    events = f"SELECT * FROM (VALUES {rows}) AS t(id, dt, dt2, dt3)"
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session(), ansi, events=events)
+    assert (
+        on_duckdb
+        == on_spark
+        == [
+            (1, _at(120_000), _at(120_000), None, *[_at(120_000)] * 4),
+            (2, _at(4000), _at(4000), None, _at(4000), _at(3000), _at(7000), _at(7000)),
+        ]
+    )
+    tick = f"SELECT * FROM (VALUES (1, {_value(_at(3000))}, {_value(_at(1))}, {_value(_at(1))})) AS t(id, dt, dt2, dt3)"
+    query = ansi.replace('"raw"."events" AS "events"', f'({tick}) AS "events"')
+    for result in first_values(query, spark_engine.session()):
+        assert isinstance(result, Exception) and "TSQL-DATETIME-TO-DATETIME2" in str(result)
+
+
+@pytest.mark.parametrize(
+    ("sql", "rule"),
+    [
+        (
+            "SELECT id FROM dbo.Events WHERE dt IN (SELECT dt2 FROM dbo.Events)",
+            "TSQL-DATETIME-COMPARED",
+        ),
+        # DATEADD of a datetime2 beside a datetime, of a datetime beside a datetime2: which
+        # type T-SQL's DATEADD has is not followed past the date arithmetic's rewrite
+        ("SELECT id FROM dbo.Events WHERE dt < DATEADD(day, 1, dt2)", "TSQL-DATETIME-COMPARED"),
+        ("SELECT id FROM dbo.Events WHERE dt2 IN (DATEADD(day, 1, dt))", "TSQL-DATETIME-COMPARED"),
+        (
+            "SELECT CASE dt WHEN dt2 THEN 1 END AS a FROM dbo.Events",
+            "TSQL-DATETIME-BESIDE-DATETIME2",
+        ),
+    ],
+)
+def test_comparisons_of_the_exact_tick_not_translated_are_refused(catalog, sql, rule):
+    with pytest.raises(TranslationError) as raised:
+        translate(sql, "tsql", file="q.sql", catalog=catalog)
+    assert [d.rule for d in raised.value.diagnostics] == [rule]
