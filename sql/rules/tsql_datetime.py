@@ -982,3 +982,41 @@ def _nullif(node: exp.Nullif, ctx: Context) -> exp.Expr | None:
     second.replace(replaced)
     ctx.wrote(replaced)
     return node
+
+
+# DATETIME2 text past the sixth digit ------------------------------------------------------
+
+DIGITS_RULE = "TSQL-DATETIME2-DIGITS"
+FRACTION = re.compile(r":\d{1,2}\.(\d+)\s*$")
+
+
+@rule(
+    DIGITS_RULE,
+    "refuse",
+    ("tsql",),
+    (exp.Cast, exp.TryCast),
+    "Text converted to DATETIME2 (7 digits by default) keeps a seventh fractional digit in "
+    "T-SQL (DATETIME2(6) rounds it), which the engines' six digits drop: CAST('... "
+    "12:00:00.1234567' AS DATETIME2) would be .123456, and equal to a value T-SQL holds "
+    "apart. Text with a non-zero digit past the sixth is refused.",
+    (("tsql", "SELECT CAST('2024-01-01 12:00:00.1234567' AS DATETIME2) AS t", "1:13"),),
+    phase="final",
+)
+def tsql_datetime2_digits(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    target = node.args["to"]
+    if target.this != exp.DType.DATETIME2 or not _is_text_literal(node.this):
+        return None
+    params = [p.this for p in target.expressions if isinstance(p, exp.DataTypeParam)]
+    if params and isinstance(params[0], exp.Literal) and int(params[0].name) < 6:
+        return None  # CAST-SECONDS-PRECISION
+    written = FRACTION.search(node.this.name)
+    if written is None or not written.group(1)[6:].strip("0"):
+        return None
+    ctx.report(
+        "error",
+        DIGITS_RULE,
+        node.this if node_offset(node.this) is not None else node,
+        f"{node.this.name!r} has a fractional-second digit past the sixth, which T-SQL's "
+        "DATETIME2 keeps (or rounds) and the engines drop; write at most six digits",
+    )
+    return node

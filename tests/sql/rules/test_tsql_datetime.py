@@ -448,3 +448,32 @@ def test_comparisons_of_the_exact_tick_not_translated_are_refused(catalog, sql, 
     with pytest.raises(TranslationError) as raised:
         translate(sql, "tsql", file="q.sql", catalog=catalog)
     assert [d.rule for d in raised.value.diagnostics] == [rule]
+
+
+@pytest.mark.parametrize(
+    ("sql", "place"),
+    [
+        ("SELECT CAST('2024-01-01 12:00:00.1234567' AS DATETIME2) AS a", "1:13"),
+        ("SELECT CONVERT(DATETIME2(6), '2024-01-01 12:00:00.1234567') AS a", "1:30"),
+        (
+            "DECLARE @v DATETIME2 = '2024-01-01 12:00:00.0000001'; "
+            "SELECT id FROM dbo.Events WHERE dt2 = @v",
+            "1:24",
+        ),
+    ],
+)
+def test_datetime2_text_with_a_seventh_digit_is_refused(catalog, sql, place):
+    """T-SQL keeps (DATETIME2(6): rounds) it; the engines' six digits would drop it."""
+    with pytest.raises(TranslationError) as raised:
+        translate(sql, "tsql", file="q.sql", catalog=catalog)
+    [diagnostic] = raised.value.diagnostics
+    assert (diagnostic.rule, f"{diagnostic.line}:{diagnostic.col}") == (
+        "TSQL-DATETIME2-DIGITS",
+        place,
+    )
+
+
+def test_datetime2_text_of_six_digits_or_a_zero_seventh_is_kept():
+    assert _ansi("SELECT CAST('2024-01-01 12:00:00.1234560' AS DATETIME2) AS a") == (
+        "SELECT CAST('2024-01-01 12:00:00.1234560' AS TIMESTAMP) AS \"a\""
+    )
