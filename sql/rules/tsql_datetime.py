@@ -678,7 +678,7 @@ def _datetime2_type(value: exp.Expr, text: bool = False) -> exp.DataType | None:
     column (also through a derived table), a conversion to DATETIME2, SYSDATETIME(); and,
     where ``text``, a string (it takes the type of the values beside it, the highest by
     T-SQL's precedence). None for anything else, whatever its engine type."""
-    if _on_grid(value) or _datetime_value(value):
+    if _on_grid(value) or _is_datetime(value):
         return None
     if isinstance(value, exp.Paren):
         return _datetime2_type(value.this, text)
@@ -687,9 +687,10 @@ def _datetime2_type(value: exp.Expr, text: bool = False) -> exp.DataType | None:
     if isinstance(value, (exp.Cast, exp.TryCast)):
         if value.args["to"].this == exp.DType.DATETIME2:
             return value.args["to"]
-        if _is_text_literal(value.this) and text:
-            return data_type("TIMESTAMP")
-        return None
+        if isinstance(value.this, exp.CurrentTimestamp):
+            return data_type("TIMESTAMP")  # SYSDATETIME(), the zone-less clock
+        if _is_text_literal(value.this):
+            return data_type("TIMESTAMP") if text else None
     if isinstance(value, exp.Column):
         if _declared(value) == "DATETIME2":
             return value.type
@@ -697,19 +698,58 @@ def _datetime2_type(value: exp.Expr, text: bool = False) -> exp.DataType | None:
         return _datetime2_type(derived, text) if derived is not None else None
     if isinstance(value, exp.CurrentTimestamp):
         return data_type("TIMESTAMP")  # SYSDATETIME(): GETDATE() is on the grid
+    base = _shifted(value)
+    return _datetime2_type(base, text) if base is not None else None
+
+
+def _shifted(value: exp.Expr) -> exp.Expr | None:
+    """The timestamp that date arithmetic moves by an interval, as the rules write DATEADD and
+    datetime + n (x + n * INTERVAL, in a CAST to TIMESTAMP): T-SQL's type of the result is
+    that timestamp's (T-SQL itself has no INTERVAL, so the form is always theirs)."""
+    while isinstance(value, exp.Paren) or (
+        isinstance(value, exp.Cast)
+        and value.args["to"].this == exp.DType.TIMESTAMP
+        and not value.args["to"].expressions
+    ):
+        value = value.this
+    if not isinstance(value, (exp.Add, exp.Sub)):
+        return None
+    if _interval(value.expression) and not _interval(value.this):
+        return value.this
+    if isinstance(value, exp.Add) and _interval(value.this) and not _interval(value.expression):
+        return value.expression
     return None
 
 
+def _interval(value: exp.Expr) -> bool:
+    """INTERVAL '1' DAY, n * INTERVAL '1' DAY (in parentheses or not)."""
+    if isinstance(value, exp.Paren):
+        return _interval(value.this)
+    if isinstance(value, exp.Mul):
+        return _interval(value.this) or _interval(value.expression)
+    return isinstance(value, exp.Interval)
+
+
+def _is_datetime(value: exp.Expr) -> bool:
+    """A value of T-SQL's datetime type: TSQL-DATETIME's, or date arithmetic on one."""
+    if _datetime_value(value):
+        return True
+    base = _shifted(value)
+    return base is not None and _is_datetime(base)
+
+
 def _mentions(value: exp.Expr, found: Callable[[exp.Expr], bool]) -> bool:
-    """Whether a column, conversion or clock inside ``value`` is one ``found`` names."""
+    """Whether a column, conversion or clock inside ``value`` is one ``found`` names (not
+    looking into a datetime: GETDATE() reads the clock SYSDATETIME() is)."""
     named = (exp.Column, exp.Cast, exp.TryCast, exp.CurrentTimestamp)
-    return any(isinstance(n, named) and found(n) for n in value.walk())
+    inside = value.walk(prune=lambda n: n is not value and (_on_grid(n) or _is_datetime(n)))
+    return any(isinstance(n, named) and found(n) for n in inside)
 
 
 def _unknown_timestamp(value: exp.Expr) -> bool:
     """A TIMESTAMP value whose T-SQL type (datetime or datetime2) is not known here: DATEADD
     of either, a rule's rewrite of one, ... (a text literal takes the type beside it)."""
-    if _datetime_value(value) or _on_grid(value) or _datetime2_type(value) is not None:
+    if _is_datetime(value) or _on_grid(value) or _datetime2_type(value) is not None:
         return False
     if _is_text_literal(value) or (
         isinstance(value, (exp.Cast, exp.Paren)) and _is_text_literal(value.this)
@@ -721,7 +761,10 @@ def _unknown_timestamp(value: exp.Expr) -> bool:
 def _exact_datetime(value: exp.Expr) -> bool:
     """A datetime value whose tick may lie off the engines' microseconds (not the clock's
     .xx0, TSQL-GETDATE)."""
-    return _datetime_value(value) and not (value._meta and value.meta.get(CLOCK_RULE))
+    if _datetime_value(value):
+        return not (value._meta and value.meta.get(CLOCK_RULE))
+    base = _shifted(value)
+    return base is not None and _exact_datetime(base)
 
 
 def _neighbour(value: exp.Expr, which: int) -> exp.Expr:
@@ -765,7 +808,7 @@ def _compared(
     return _boolean(kind(this=pair[0], expression=pair[1]))
 
 
-def _refuse_unknown(values: list[exp.Expr], ctx: Context) -> bool:
+def _refuse_unknown(values: list[exp.Expr], ctx: Context, rule_id: str = COMPARED) -> bool:
     """Report a datetime compared with a TIMESTAMP that may be a datetime2, or a datetime2
     with one that may be a datetime (T-SQL's type of it unknown here, built from such
     values): which of the two T-SQL compares them as is not known. True if reported."""
@@ -779,10 +822,10 @@ def _refuse_unknown(values: list[exp.Expr], ctx: Context) -> bool:
         ):
             ctx.report(
                 "error",
-                COMPARED,
+                rule_id,
                 value,
-                "a datetime compared with a datetime2 is compared by its exact 1/300 s tick "
-                "(.003 is .00333...) and with a datetime as shown; whether T-SQL's type of "
+                "beside a datetime2, a datetime is compared and converted by its exact 1/300 s "
+                "tick (.003 is .00333...), beside a datetime as shown; whether T-SQL's type of "
                 "this value is datetime or datetime2 is not known here: CAST it to DATETIME "
                 "or DATETIME2",
             )
@@ -810,7 +853,7 @@ def _refuse_unknown(values: list[exp.Expr], ctx: Context) -> bool:
             '"scans"."scanned_at" AS TIMESTAMP) + CASE WHEN MOD(CAST(EXTRACT(SECOND FROM '
             '"scans"."scanned_at") * 1000 AS BIGINT), 10) = 3 THEN 333 WHEN MOD(CAST(EXTRACT('
             'SECOND FROM "scans"."scanned_at") * 1000 AS BIGINT), 10) = 7 THEN -334 ELSE 0 END '
-            "* INTERVAL '0.000001' SECOND) < CURRENT_TIMESTAMP",
+            "* INTERVAL '0.000001' SECOND) < CAST(CURRENT_TIMESTAMP AS TIMESTAMP)",
         ),
     ),
     phase="final",
@@ -917,7 +960,7 @@ def _on_tick(datetime: exp.Expr, value: exp.Expr) -> exp.Expr:
             "SELECT NULLIF(scanned_at, SYSDATETIME()) AS t FROM dbo.scans",
             'SELECT NULLIF("scans"."scanned_at", CASE WHEN MOD(CAST(EXTRACT(SECOND FROM '
             '"scans"."scanned_at") * 1000 AS BIGINT), 10) IN (3, 7) THEN NULL ELSE '
-            'CURRENT_TIMESTAMP END) AS "t" FROM "raw"."scans" AS "scans"',
+            'CAST(CURRENT_TIMESTAMP AS TIMESTAMP) END) AS "t" FROM "raw"."scans" AS "scans"',
         ),
     ),
     phase="final",
@@ -941,6 +984,8 @@ def tsql_datetime_beside_datetime2(node: exp.Expr, ctx: Context) -> exp.Expr | N
     values = _branches(node)
     if not values:
         return None
+    if _refuse_unknown(values, ctx, BESIDE_DATETIME2):
+        return node
     if isinstance(node, exp.Coalesce) and node.meta.get(ISNULL) and len(values) == 2:
         return _isnull(node, values[0], values[1], ctx)
     if not any(_wide_datetime2(_datetime2_type(v)) for v in values):
@@ -958,7 +1003,7 @@ def tsql_datetime_beside_datetime2(node: exp.Expr, ctx: Context) -> exp.Expr | N
 
 def _isnull(node: exp.Coalesce, first: exp.Expr, second: exp.Expr, ctx: Context) -> exp.Expr | None:
     """ISNULL(first, second): ``second`` converted to ``first``'s type."""
-    if _datetime_value(first) and _datetime2_type(second) is not None:
+    if _is_datetime(first) and _datetime2_type(second) is not None:
         replaced = _rounded(second, second, ctx)
     elif _wide_datetime2(_datetime2_type(first)) and _exact_datetime(second):
         replaced = _widen(second, second, ctx)
@@ -975,6 +1020,8 @@ def _nullif(node: exp.Nullif, ctx: Context) -> exp.Expr | None:
     """NULLIF(a, b) is NULL where a = b as T-SQL compares them: never for a datetime whose tick
     is off the microseconds, so b stands as NULL there."""
     first, second = node.this, node.expression
+    if _refuse_unknown([first, second], ctx, BESIDE_DATETIME2):
+        return node
     if _compared(exp.EQ, first, second) is None:
         return None
     datetime = first if _exact_datetime(first) else second

@@ -344,13 +344,24 @@ def test_a_datetime_compared_with_a_datetime2_is_its_exact_tick_on_both_engines(
     assert on_duckdb == on_spark == sorted(want, key=repr)
 
 
-def test_a_datetime2_through_a_derived_table_is_compared_with_the_exact_tick(catalog):
-    ansi = _ansi(
-        "SELECT e.id FROM dbo.Events AS e CROSS APPLY (SELECT f.dt2 AS x FROM dbo.Events AS f "
-        "WHERE f.id = e.id) AS v WHERE e.dt <= v.x",
-        catalog,
-    )
-    assert "THEN 334 WHEN" in ansi and '<= "v"."x"' in ansi
+@pytest.mark.parametrize(
+    ("sql", "compared"),
+    [
+        (
+            "SELECT e.id FROM dbo.Events AS e CROSS APPLY (SELECT f.dt2 AS x FROM dbo.Events AS f "
+            "WHERE f.id = e.id) AS v WHERE e.dt <= v.x",
+            '<= "v"."x"',
+        ),
+        # DATEADD has its date argument's type: a datetime2, a datetime
+        ("SELECT id FROM dbo.Events WHERE dt <= DATEADD(day, -1, SYSDATETIME())", "<= CAST("),
+        ("SELECT id FROM dbo.Events WHERE DATEADD(hour, 2, dt) <= dt2", '<= "events"."dt2"'),
+    ],
+)
+def test_a_datetime2_behind_a_derived_table_or_dateadd_is_compared_with_the_tick(
+    catalog, sql, compared
+):
+    ansi = _ansi(sql, catalog)
+    assert "THEN 334 WHEN" in ansi and compared in ansi.split("THEN 334 WHEN")[-1]
 
 
 def test_a_join_on_a_datetime_and_a_datetime2_compares_the_exact_tick(catalog):
@@ -434,10 +445,15 @@ def test_branches_of_a_datetime_and_a_datetime2_are_widened_or_rounded(spark_eng
             "SELECT id FROM dbo.Events WHERE dt IN (SELECT dt2 FROM dbo.Events)",
             "TSQL-DATETIME-COMPARED",
         ),
-        # DATEADD of a datetime2 beside a datetime, of a datetime beside a datetime2: which
-        # type T-SQL's DATEADD has is not followed past the date arithmetic's rewrite
-        ("SELECT id FROM dbo.Events WHERE dt < DATEADD(day, 1, dt2)", "TSQL-DATETIME-COMPARED"),
-        ("SELECT id FROM dbo.Events WHERE dt2 IN (DATEADD(day, 1, dt))", "TSQL-DATETIME-COMPARED"),
+        # a CASE of a datetime and a datetime2 (T-SQL: a datetime2) beside a datetime
+        (
+            "SELECT id FROM dbo.Events WHERE dt < CASE WHEN id = 1 THEN dt2 ELSE dt END",
+            "TSQL-DATETIME-COMPARED",
+        ),
+        (
+            "SELECT NULLIF(dt, CASE WHEN id = 1 THEN dt2 ELSE dt END) AS a FROM dbo.Events",
+            "TSQL-DATETIME-BESIDE-DATETIME2",
+        ),
         (
             "SELECT CASE dt WHEN dt2 THEN 1 END AS a FROM dbo.Events",
             "TSQL-DATETIME-BESIDE-DATETIME2",
