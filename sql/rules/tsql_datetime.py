@@ -606,7 +606,7 @@ def tsql_datetime_to_datetime2(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not semantics(ctx.dialect).DATETIME_TICKS:
         return None
     if isinstance(node, exp.Cast):
-        if not _wide_datetime2(node.args["to"]) or not _datetime_value(node.this):
+        if not _wide_datetime2(node.args["to"]) or not _is_datetime(node.this):
             return None
         guarded = _widen(node.this, node, ctx)
         if guarded is None or guarded is node:
@@ -622,10 +622,10 @@ def tsql_datetime_to_datetime2(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     changed = False
     for position in range(min(len(s.selects) for s in selects)):
         values = [s.selects[position].unalias() for s in selects]
-        if not any(_wide_datetime2(v.type) and not _datetime_value(v) for v in values):
+        if not any(_wide_datetime2(v.type) and not _is_datetime(v) for v in values):
             continue
         for value in values:
-            if _datetime_value(value):
+            if _is_datetime(value):
                 replaced = _widen(value, value, ctx)
                 if replaced is not None and replaced is not value:
                     value.replace(replaced)

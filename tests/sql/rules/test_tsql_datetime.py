@@ -493,3 +493,23 @@ def test_datetime2_text_of_six_digits_or_a_zero_seventh_is_kept():
     assert _ansi("SELECT CAST('2024-01-01 12:00:00.1234560' AS DATETIME2) AS a") == (
         "SELECT CAST('2024-01-01 12:00:00.1234560' AS TIMESTAMP) AS \"a\""
     )
+
+
+@pytest.mark.parametrize(
+    ("sql", "guarded"),
+    [
+        ("SELECT CAST(DATEADD(day, 1, dt) AS DATETIME2) AS a FROM dbo.Events", True),
+        (
+            "SELECT DATEADD(day, 1, dt) AS a FROM dbo.Events UNION ALL SELECT dt2 FROM dbo.Events",
+            True,
+        ),
+        (
+            "SELECT dt AS a FROM dbo.Events UNION ALL SELECT DATEADD(day, 1, dt) FROM dbo.Events",
+            False,
+        ),
+    ],
+)
+def test_dateadd_of_a_datetime_is_a_datetime_where_it_is_widened(catalog, sql, guarded):
+    """DATEADD has its date argument's type: widened to a DATETIME2 its .xx3 / .xx7 stop at
+    TSQL-DATETIME-TO-DATETIME2's guard; beside a datetime it needs none."""
+    assert ("TSQL-DATETIME-TO-DATETIME2" in _ansi(sql, catalog)) == guarded
