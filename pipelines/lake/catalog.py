@@ -432,11 +432,16 @@ def correspondence(legacy: str, lake: str) -> Correspondence | None:
             if kept <= digits:
                 return Correspondence(legacy, lake, False, None, "")
             # More fractional digits than the legacy type keeps: each value must have none.
-            micros = 10 ** (6 - min(digits, 6))
+            # Counted in nanoseconds where the legacy type keeps six digits or more (a
+            # DATETIME2(7) read from a TIMESTAMP_NS column), else in microseconds.
+            nanos = digits >= 6
+            unit = 10 ** ((9 if nanos else 6) - min(digits, 9))
             finer = exp.NEQ(
                 this=exp.Mod(
-                    this=exp.Anonymous(this="epoch_us", expressions=[_value()]),
-                    expression=exp.Literal.number(micros),
+                    this=exp.Anonymous(
+                        this="epoch_ns" if nanos else "epoch_us", expressions=[_value()]
+                    ),
+                    expression=exp.Literal.number(unit),
                 ),
                 expression=exp.Literal.number(0),
             )

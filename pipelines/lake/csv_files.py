@@ -94,11 +94,66 @@ def csv_relation(
         _check_header(file, dialect)
     query = _read_csv(files, dialect, types=types)
     try:
-        return connection.sql(query.sql("duckdb"))
+        relation = connection.sql(query.sql("duckdb"))
     except duckdb.Error as error:
         # The sniffer, now strict, met a row that does not fit in its sample: find its line.
         _check_rows(connection, files, dialect)
         raise CsvError(csv_problem(error, files[0])) from None
+    _check_fractions(connection, files, dialect, relation)
+    return relation
+
+
+# DuckDB's TIMESTAMP and TIME hold microseconds, and its CSV reader cuts a seventh digit off
+# without a word ('12:00:00.1234567' is read as 12:00:00.123456), as T-SQL's DATETIME2(7) and
+# Oracle's or Snowflake's TIMESTAMP(9) export them. A field whose digits past the sixth are
+# not all 0 is what such a read would change.
+_MICROSECOND_TYPES = ("TIMESTAMP", "TIME", "TIMESTAMP WITH TIME ZONE")
+_FINER_THAN_MICROSECONDS = r"[0-9]:[0-9]{2}[.,][0-9]{6}[0-9]*[1-9]"
+
+
+def _check_fractions(
+    connection: duckdb.DuckDBPyConnection,
+    files: Sequence[Path],
+    dialect: Dialect,
+    relation: duckdb.DuckDBPyRelation,
+) -> None:
+    """CsvError naming the first file and the column whose text has fractional seconds
+    finer than the microseconds its TIMESTAMP or TIME column keeps (their count in that
+    file), which the read would cut off; nothing when no value has. The values themselves
+    are data: the message does not show them."""
+    timed = [
+        name
+        for name, kind in zip(relation.columns, relation.types, strict=True)
+        if str(kind) in _MICROSECOND_TYPES
+    ]
+    if not timed:
+        return
+    text = _read_csv(
+        files, dialect, columns={name: "VARCHAR" for name in relation.columns}, filename=True
+    )
+    for name in timed:
+        finer = exp.func(
+            "regexp_matches",
+            exp.column(name, quoted=True),
+            exp.Literal.string(_FINER_THAN_MICROSECONDS),
+        )
+        first = (
+            exp.select("filename", exp.func("count", exp.Star()))
+            .from_(text.subquery("fields"))
+            .where(finer)
+            .group_by("filename")
+            .order_by("filename")
+            .limit(1)
+        )
+        found = connection.sql(first.sql("duckdb")).fetchall()
+        if found:
+            [(file, count)] = found
+            raise CsvError(
+                f"{file}: column {name}: {count} value(s) with fractional seconds past the "
+                "sixth digit, which its TIMESTAMP or TIME (microseconds) would cut off; export "
+                "them with at most six digits, or declare the column VARCHAR in the source's "
+                "columns"
+            )
 
 
 def csv_problem(error: Exception, file: Path) -> str:
@@ -174,6 +229,7 @@ def _read_csv(
     *,
     types: Mapping[str, str] | None = None,
     columns: Mapping[str, str] | None = None,
+    filename: bool = False,
 ) -> exp.Select:
     def named(name: str, value: exp.Expr) -> exp.Expr:
         return exp.PropertyEQ(this=exp.to_identifier(name), expression=value)
@@ -204,6 +260,8 @@ def _read_csv(
         arguments.append(named("types", struct(types)))
     if columns is not None:
         arguments += [named("auto_detect", exp.false()), named("columns", struct(columns))]
+    if filename:
+        arguments.append(named("filename", exp.true()))
     return exp.select(exp.Star()).from_(
         exp.Table(this=exp.Anonymous(this="read_csv", expressions=arguments))
     )

@@ -544,6 +544,36 @@ def test_a_malformed_csv_is_an_error_naming_the_file_and_line_and_the_last_versi
     assert pq.read_table(good.version.path).column_names == ["id", "name"]
 
 
+def test_csv_fractional_seconds_the_lake_would_cut_are_refused_and_zeros_are_kept(
+    tmp_path: Path, lake: Lake
+) -> None:
+    # DATETIME2(7) as SSMS exports it: DuckDB's reader would keep six digits of seven.
+    export = tmp_path / "scans.csv"
+    export.write_text("id,at\n1,2024-01-01 12:00:00.1234560\n2,2024-01-01 12:00:00.5\n")
+    source = FileSource("scans", str(export), "csv")
+    good = publish_source(lake, source)
+    assert pq.read_table(good.version.files).column("at").to_pylist() == [
+        dt.datetime(2024, 1, 1, 12, 0, 0, 123456),
+        dt.datetime(2024, 1, 1, 12, 0, 0, 500000),
+    ]
+    export.write_text(
+        "id,at,t\n1,2024-01-01 12:00:00.1234567,12:00:00\n2,2024-01-01 12:00:00.9999999,"
+        "12:00:00\n3,2024-01-01 12:00:00,12:00:00.0000001\n"
+    )
+    with pytest.raises(SourceError) as raised:
+        publish_source(lake, source)
+    message = assert_one_line(raised.value, names="raw.scans")
+    assert f"{export}: column at: 2 value(s) with fractional seconds past the sixth" in message
+    assert "9999999" not in message  # the values are data
+    assert lake.current("raw", "scans").path == good.version.path
+    # Read as text where the user says so.
+    declared = FileSource(
+        "scans", str(export), "csv", columns=(("at", "VARCHAR"), ("t", "VARCHAR"))
+    )
+    texts = pq.read_table(publish_source(lake, declared).version.files).column("at").to_pylist()
+    assert texts[0] == "2024-01-01 12:00:00.1234567"
+
+
 @pytest.mark.parametrize(
     ("text", "rows"),
     [
@@ -1097,6 +1127,7 @@ def test_catalog_agreement_names_both_sides() -> None:
         ("TIMESTAMP(0)", "TIMESTAMP", (False, True)),  # ... as TIMESTAMP: no fractions
         ("TIMESTAMP(3)", "TIMESTAMP", (False, True)),
         ("TIMESTAMP", "TIMESTAMP(3)", (False, False)),
+        ("TIMESTAMP(7)", "TIMESTAMP(9)", (False, True)),  # DATETIME2(7) from nanoseconds
         ("DATE", "TIMESTAMP", (True, True)),  # midnights only
         ("TIMESTAMP WITH TIME ZONE", "TIMESTAMP", None),
         ("DATE", "VARCHAR", None),
@@ -1162,6 +1193,24 @@ def test_the_data_decides_each_checked_reading(tmp_path: Path) -> None:
         "at": 1,
         "amount": 1,
     }
+
+
+def test_nanoseconds_a_seven_digit_legacy_type_cannot_hold_are_counted(tmp_path: Path) -> None:
+    # A DATETIME2(7) exported as Parquet nanoseconds: a value with an eighth digit is not one.
+    times = [1704110400123456700, 1704110400123456789, None]
+    pq.write_table(
+        pa.table({"at": pa.array(times, type=pa.timestamp("ns"))}), tmp_path / "t.parquet"
+    )
+    source = parse_sources({"t": {"files": "t.parquet"}}, tmp_path)[0]
+    agreement = catalog_agreement(
+        {"raw.t": {"at": "TIMESTAMP(7)"}},
+        source_catalog([source]),
+        ddl_opaque={},
+        ddl_source="ddl.sql",
+        derived_source="the sources",
+    )
+    assert agreement.problems == []
+    assert count_values(source, agreement.data_checks()["raw.t"]) == {"at": 1}
 
 
 def test_a_database_source_is_checked_on_its_rows(postgres: PostgresServer, environ) -> None:
