@@ -140,6 +140,9 @@ class Semantics:
     INTEGER_DIVISION_IS_DECIMAL = False  # integer / integer is a DECIMAL(38, 6)
     # AVG of an exact number (integer or DECIMAL) is a binary floating-point number
     AVERAGE_OF_EXACT_IS_FLOAT = False
+    # AVG of a TINYINT, SMALLINT or INT is an INT, of a BIGINT a BIGINT, truncated (else, in
+    # a dialect whose integer average is an integer: a BIGINT)
+    AVERAGE_OF_INT_IS_INT = False
     # DECIMAL(m, n) / DECIMAL(k, j) (an integer being a DECIMAL of scale 0) is a DECIMAL of
     # scale max(n, j), its last digit rounded as a DECIMAL value is (ROUND_HALFWAY_IS_A_SETTING)
     DECIMAL_QUOTIENT_KEEPS_LARGER_SCALE = False
@@ -995,6 +998,9 @@ class PlumblineTSQL(TSQL, Semantics):
         "SQL Server documents the type of a decimal quotient and of AVG of decimal(p, s) "
         "(decimal(38, max(s, 6))), but not whether their last digit is rounded or cut"
     )
+    # "AVG": tinyint, smallint and int return int, bigint bigint; "If the sum exceeds the
+    # maximum value for the data type of the return value, AVG() will return an error."
+    AVERAGE_OF_INT_IS_INT = True
     CONCAT_SKIPS_NULLS = True
     IF_BLOCKS = True
     DATE_DIFF_COUNTS_TIME_BOUNDARIES = True

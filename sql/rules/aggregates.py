@@ -17,7 +17,7 @@ from sql.rules.build import (
     typed,
 )
 from sql.rules.dialect_specific import trailing_blanks_guard
-from sql.rules.division import DECIMAL_TYPES
+from sql.rules.division import DECIMAL_TYPES, truncated_quotient
 from sql.source_dialects import semantics
 
 
@@ -26,30 +26,39 @@ from sql.source_dialects import semantics
     "rewrite",
     ("tsql", "redshift"),
     (exp.Avg,),
-    "AVG of an integer column is an integer truncated toward zero in T-SQL and Redshift: "
-    "(SUM(x) - MOD(SUM(x), COUNT(x))) / COUNT(x), NULL for an empty group.",
+    "AVG of an integer column is an integer truncated toward zero in T-SQL (INT for TINYINT, "
+    "SMALLINT and INT, BIGINT for BIGINT) and Redshift (BIGINT): (SUM(x) - MOD(SUM(x), "
+    "COUNT(x))) / COUNT(x), NULL for an empty group; a BIGINT quotient is worked out exactly "
+    "(sql/rules/exact_division.py: DuckDB would divide in DOUBLE). A sum beyond the result "
+    "type stops the statement, as the source's overflow error does.",
     (
         (
             "tsql",
             "SELECT AVG(o_shippriority) AS a FROM dbo.Orders",
-            'SELECT CAST((SUM("orders"."o_shippriority") - MOD(SUM("orders"."o_shippriority"), NULLIF(COUNT("orders"."o_shippriority"), 0))) / NULLIF(COUNT("orders"."o_shippriority"), 0) AS BIGINT) AS "a" FROM "raw"."orders" AS "orders"',
+            'SELECT CASE WHEN SUM("orders"."o_shippriority") < -2147483648 OR SUM("orders"."o_shippriority") > 2147483647 THEN RAISE_ERROR(\'AVG-INTEGER: arithmetic overflow: the sum exceeds AVG\'\'s INTEGER\') ELSE CAST((SUM("orders"."o_shippriority") - MOD(SUM("orders"."o_shippriority"), NULLIF(COUNT("orders"."o_shippriority"), 0))) / NULLIF(COUNT("orders"."o_shippriority"), 0) AS INTEGER) END AS "a" FROM "raw"."orders" AS "orders"',
         ),
     ),
     phase="final",
 )
 def avg_integer(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     value = node.this
-    if (
-        type_of(value.expressions[0] if isinstance(value, exp.Distinct) else value)
-        not in INTEGER_TYPES
-    ):
+    kind = type_of(value.expressions[0] if isinstance(value, exp.Distinct) else value)
+    if kind not in INTEGER_TYPES:
         return None
+    wide = kind == exp.DType.BIGINT or not semantics(ctx.dialect).AVERAGE_OF_INT_IS_INT
+    result_type = "BIGINT" if wide else "INTEGER"
     total = exp.Sum(this=clone(value))
     count = exp.Nullif(this=exp.Count(this=clone(value)), expression=exp.Literal.number(0))
-    whole = exp.Paren(
-        this=exp.Sub(this=total, expression=exp.Mod(this=clone(total), expression=count))
+    # A sum beyond the result type is an overflow error in the source; within an INTEGER's
+    # range the quotient's DOUBLE on DuckDB is exact.
+    quotient = truncated_quotient(total, count, result_type, "AVG-INTEGER", node)
+    lowest, highest = (-(2**63), 2**63 - 1) if wide else (-(2**31), 2**31 - 1)
+    overflow = exp.Or(
+        this=exp.LT(this=clone(total), expression=lit(lowest)),
+        expression=exp.GT(this=clone(total), expression=lit(highest)),
     )
-    return cast(exp.Div(this=whole, expression=clone(count)), "BIGINT")
+    why = f"arithmetic overflow: the sum exceeds AVG's {result_type}"
+    return guarded(quotient, overflow, "AVG-INTEGER", why, at=node)
 
 
 def _distinct_as_doubles(value: exp.Expr) -> bool:

@@ -22,7 +22,7 @@ from sql.rules.build import (
     paren,
     type_of,
 )
-from sql.rules.exact_division import exact_quotient
+from sql.rules.exact_division import WHOLE, exact_quotient, integer_quotient
 from sql.rules.portable_types import SOURCES, Projections, Typer
 from sql.source_dialects import semantics
 
@@ -97,6 +97,23 @@ def decimal_division(
     return quotient
 
 
+def truncated_quotient(
+    dividend: exp.Expr, divisor: exp.Expr, result_type: str, rule_id: str, at: exp.Expr
+) -> exp.Expr:
+    """Integer ``dividend / divisor`` truncated toward zero, as ``result_type`` (INTEGER or
+    BIGINT). Of INTEGERs, ``(a - MOD(a, b)) / b``: an exact multiple divided, which DuckDB
+    does in DOUBLE, exact below 2^53, so for 32-bit operands. Of BIGINTs, which may be
+    larger, the exact integer quotient of sql/rules/exact_division.py."""
+    if result_type == "INTEGER":
+        remainder = exp.Mod(this=clone(dividend), expression=clone(divisor))
+        whole = exp.Paren(this=exp.Sub(this=paren(clone(dividend)), expression=remainder))
+        return cast(exp.Div(this=whole, expression=paren(clone(divisor))), result_type)
+    units = integer_quotient(
+        cast(clone(dividend), WHOLE), cast(clone(divisor), WHOLE), "truncate", rule_id, at
+    )
+    return cast(units, result_type)
+
+
 def exact_division(
     node: exp.Expr, dividend: exp.Expr, divisor: exp.Expr, ctx: Context, rule_id: str
 ) -> exp.Expr | None:
@@ -119,9 +136,7 @@ def exact_division(
         return decimal_division(node, dividend, divisor, ctx, rule_id)
     if semantics(ctx.dialect).TYPED_DIVISION:
         result_type = "BIGINT" if exp.DType.BIGINT in (left, right) else "INTEGER"
-        remainder = exp.Mod(this=clone(dividend), expression=clone(divisor))
-        whole = exp.Paren(this=exp.Sub(this=paren(clone(dividend)), expression=remainder))
-        return cast(exp.Div(this=whole, expression=paren(clone(divisor))), result_type)
+        return truncated_quotient(dividend, divisor, result_type, rule_id, node)
     quotient = exp.Div(this=cast(dividend, "DOUBLE"), expression=paren(clone(divisor)))
     if semantics(ctx.dialect).INTEGER_DIVISION_IS_DECIMAL:
         # Snowflake returns NUMBER with scale 6 for integer / integer.
@@ -224,7 +239,7 @@ def safe_divide(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "bigquery",
             "SELECT DIV(o_orderkey, 7) AS week_bucket FROM sales.orders",
-            'SELECT CAST(("orders"."o_orderkey" - MOD("orders"."o_orderkey", 7)) / 7 AS BIGINT) AS "week_bucket" FROM "raw"."orders" AS "orders"',
+            'SELECT CAST(CASE WHEN NOT (CAST((CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) / CAST(7 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) + CAST(((CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) - CAST((CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) / CAST(7 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) * CAST(7 AS DECIMAL(38, 0))) / CAST(7 AS DECIMAL(38, 0)) AS DECIMAL(38, 0))) * CAST(7 AS DECIMAL(38, 0)) = (CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) THEN RAISE_ERROR(\'FN-INTDIV: the exact quotient is beyond what this engine divides exactly\') ELSE (CAST((CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) / CAST(7 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) + CAST(((CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) - CAST((CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) / CAST(7 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) * CAST(7 AS DECIMAL(38, 0))) / CAST(7 AS DECIMAL(38, 0)) AS DECIMAL(38, 0))) END AS BIGINT) AS "week_bucket" FROM "raw"."orders" AS "orders"',
         ),
     ),
     phase="final",
@@ -233,6 +248,4 @@ def integer_div(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if type_of(node.this) not in INTEGER_TYPES or type_of(node.expression) not in INTEGER_TYPES:
         ctx.report("error", "FN-INTDIV", node, "DIV is translated for integer operands only")
         return None
-    remainder = exp.Mod(this=clone(node.this), expression=clone(node.expression))
-    whole = exp.Paren(this=exp.Sub(this=paren(clone(node.this)), expression=remainder))
-    return cast(exp.Div(this=whole, expression=paren(clone(node.expression))), "BIGINT")
+    return truncated_quotient(node.this, node.expression, "BIGINT", "FN-INTDIV", node)

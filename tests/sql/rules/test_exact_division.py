@@ -4,6 +4,7 @@ Python's decimal arithmetic."""
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, localcontext
 
@@ -13,6 +14,7 @@ from sqlglot import exp
 from sql.ansi import Ansi
 from sql.assumptions import Assumptions
 from sql.diagnostics import TranslationError
+from sql.render import render
 from sql.rules.exact_division import exact_quotient
 from sql.translate import Translation, translate, translate_script
 from tests.sql.engine_tables import imported_catalog, rows_on_engines
@@ -168,3 +170,68 @@ def test_an_undocumented_rounding_is_refused_where_it_is_written(dialect, table,
 def test_a_floating_point_operand_divides_as_before():
     ansi = translate("SELECT AVG(CAST(o_totalprice AS FLOAT)) / 2 AS v FROM dbo.Orders", "tsql")
     assert "MOD" not in ansi.ansi_sql
+
+
+# AVG-INTEGER and DIV-INTEGER: integer quotients, truncated toward zero, exact beyond 2^53.
+COUNTS_DDL = "CREATE TABLE dbo.counts (k INT, n INT, b BIGINT);"
+COUNTS = (
+    "SELECT * FROM (VALUES (1, -7, CAST(9007199254740993 AS BIGINT)), "
+    "(1, 0, CAST(9007199254740995 AS BIGINT)), (2, 5, CAST(-5 AS BIGINT)), "
+    "(2, 6, CAST(-6 AS BIGINT)), (2, 6, CAST(NULL AS BIGINT))) AS t(k, n, b)"
+)
+
+
+@pytest.fixture(scope="module")
+def counts_catalogs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("counts")
+    return {
+        dialect: imported_catalog(folder, dialect, COUNTS_DDL.replace("dbo.", schema))
+        for dialect, schema in (("tsql", "dbo."), ("redshift", "sales."))
+    }
+
+
+@pytest.mark.parametrize(
+    ("dialect", "table"), [("tsql", "dbo.counts"), ("redshift", "sales.counts")]
+)
+def test_integer_averages_and_quotients_truncate_exactly_in_the_sources_type(
+    counts_catalogs, spark_engine, dialect, table
+):
+    [translation] = translate_script(
+        f"SELECT k, AVG(n) AS a, AVG(b) AS w, b / 3 AS q FROM {table} GROUP BY k, b",
+        dialect,
+        file="q.sql",
+        catalog=counts_catalogs[dialect],
+    ).tables
+    # T-SQL: AVG of an int is an int; Redshift: BIGINT for any integer
+    result_type = "INTEGER" if dialect == "tsql" else "BIGINT"
+    assert re.search(rf'AS {result_type}\)\s+END AS "a"', translation.ansi_sql)
+    on_duckdb, on_spark = rows_on_engines(
+        spark_engine.session(), translation.ansi_sql, counts=COUNTS
+    )
+    big = 9007199254740993  # 2^53 + 1: no DOUBLE holds it
+    expected = [
+        (1, -7, big, big // 3),
+        (1, 0, big + 2, (big + 2) // 3),
+        (2, 6, None, None),
+        (2, 5, -5, -1),
+        (2, 6, -6, -2),
+    ]
+    assert on_duckdb == on_spark == sorted(expected, key=repr)
+
+
+def test_a_tsql_int_average_whose_sum_overflows_an_int_stops_as_sql_server_does(
+    counts_catalogs, spark_engine
+):
+    [translation] = translate_script(
+        "SELECT AVG(n) AS a FROM dbo.counts", "tsql", file="q.sql", catalog=counts_catalogs["tsql"]
+    ).tables
+    rows = "SELECT * FROM (VALUES (1, 2000000000, CAST(1 AS BIGINT)), (1, 2000000000, CAST(1 AS BIGINT))) AS t(k, n, b)"
+    for engine in ("duckdb", "spark"):
+        with pytest.raises(Exception, match="AVG-INTEGER: arithmetic overflow"):
+            if engine == "duckdb":
+                rows_on_engines(spark_engine.session(), translation.ansi_sql, counts=rows)
+            else:
+                sql = translation.ansi_sql.replace(
+                    '"raw"."counts" AS "counts"', f"({rows}) AS counts"
+                )
+                spark_engine.session().sql(render(sql, "spark")).collect()
