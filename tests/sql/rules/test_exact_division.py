@@ -46,23 +46,32 @@ def _expected(a: str, b: str, scale: int, mode: str) -> Decimal:
         return exact.quantize(Decimal(1).scaleb(-scale), rounding=MODES[mode])
 
 
-@pytest.mark.parametrize("mode", sorted(MODES))
-def test_the_quotient_is_the_exact_one_rounded_on_both_engines(mode, spark_engine):
-    columns, expected = [], []
-    for position, (a, a_type, b, b_type, scale) in enumerate(CASES):
-        dividend = exp.Cast(this=exp.Literal.number(a), to=exp.DataType.build(f"DECIMAL{a_type}"))
-        divisor = exp.Cast(this=exp.Literal.number(b), to=exp.DataType.build(f"DECIMAL{b_type}"))
-        quotient = exact_quotient(
-            dividend, a_type[1], divisor, b_type[1], scale, mode, "DIV-DECIMAL", dividend
-        )
-        assert quotient is not None
-        columns.append(exp.alias_(quotient, f"c{position}"))
-        expected.append(_expected(a, b, scale, mode))
+def test_the_quotient_is_the_exact_one_rounded_on_both_engines(spark_engine):
+    # every case in every rounding, as the columns of one query per engine
+    columns, expected, scales = [], [], []
+    for mode in sorted(MODES):
+        # the even-digit rounding, the most involved, on every case; the others on the
+        # halfway, negative and large ones (Spark plans each column for a while)
+        cases = CASES if mode == "half_even" else [CASES[i] for i in (2, 3, 4, 5, 8, 11)]
+        for a, a_type, b, b_type, scale in cases:
+            dividend = exp.Cast(
+                this=exp.Literal.number(a), to=exp.DataType.build(f"DECIMAL{a_type}")
+            )
+            divisor = exp.Cast(
+                this=exp.Literal.number(b), to=exp.DataType.build(f"DECIMAL{b_type}")
+            )
+            quotient = exact_quotient(
+                dividend, a_type[1], divisor, b_type[1], scale, mode, "DIV-DECIMAL", dividend
+            )
+            assert quotient is not None
+            columns.append(exp.alias_(quotient, f"c{len(columns)}"))
+            expected.append(_expected(a, b, scale, mode))
+            scales.append(-scale)
     sql = exp.select(*columns).sql(dialect=Ansi)
     on_duckdb, on_spark = rows_on_engines(spark_engine.session(), sql)
     assert list(on_duckdb[0]) == list(on_spark[0]) == expected
     # and of the type the source gives: DECIMAL(38, scale)
-    assert [value.as_tuple().exponent for value in on_spark[0]] == [-c[4] for c in CASES]
+    assert [value.as_tuple().exponent for value in on_spark[0]] == scales
 
 
 def test_no_exact_form_where_the_quotient_has_fewer_places_than_the_operands_give():
