@@ -4,7 +4,10 @@
 truncated toward zero) and 3.5 in Snowflake, BigQuery and Oracle. ANSI leaves the
 result type of integer division implementation-defined, so an integer quotient is never
 emitted bare: truncation is spelled ``(a - MOD(a, b)) / b`` (exact in every engine,
-MOD takes the dividend's sign) and a fractional quotient casts the dividend first.
+MOD takes the dividend's sign; of BIGINTs, which DuckDB's DOUBLE division would round past
+2^53, sql/rules/exact_division.py's exact quotient) and a fractional quotient casts the
+dividend first. A quotient with a DECIMAL operand is the source's DECIMAL, worked out
+exactly where the source documents its scale and rounding (Teradata), else refused.
 """
 
 from __future__ import annotations
@@ -42,8 +45,8 @@ def decimal_division(
     """A quotient of exact numbers, one of them a DECIMAL: the source's DECIMAL result,
     computed exactly (sql/rules/exact_division.py), where the source documents its scale and
     rounding; else refused, with the way to write it that translates."""
-    undocumented = semantics(ctx.dialect).EXACT_QUOTIENT_UNDOCUMENTED
-    if undocumented is not None or not semantics(ctx.dialect).DECIMAL_QUOTIENT_KEEPS_LARGER_SCALE:
+    if not semantics(ctx.dialect).DECIMAL_QUOTIENT_KEEPS_LARGER_SCALE:
+        undocumented = semantics(ctx.dialect).EXACT_QUOTIENT_UNDOCUMENTED
         ctx.report(
             "error",
             rule_id,
