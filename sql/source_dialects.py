@@ -138,6 +138,21 @@ class Semantics:
     FLOAT_PRECISION_PICKS_WIDTH = False  # FLOAT(n) is 32-bit for n <= 24, 64-bit above
     INTEGER_CAST_TRUNCATES = False  # CAST of a decimal to an integer truncates (else: rounds)
     INTEGER_DIVISION_IS_DECIMAL = False  # integer / integer is a DECIMAL(38, 6)
+    # AVG of an exact number (integer or DECIMAL) is a binary floating-point number
+    AVERAGE_OF_EXACT_IS_FLOAT = False
+    # AVG of a TINYINT, SMALLINT or INT is an INT, of a BIGINT a BIGINT, truncated (else, in
+    # a dialect whose integer average is an integer: a BIGINT)
+    AVERAGE_OF_INT_IS_INT = False
+    # DECIMAL(m, n) / DECIMAL(k, j) (an integer being a DECIMAL of scale 0) is a DECIMAL of
+    # scale max(n, j), its last digit rounded as a DECIMAL value is (ROUND_HALFWAY_IS_A_SETTING)
+    DECIMAL_QUOTIENT_KEEPS_LARGER_SCALE = False
+    # Where AVG of a DECIMAL or '/' with a DECIMAL operand has no documented value (result
+    # type and rounding of its last digit), what the dialect does document, for the refusal
+    # (sql/rules/division.py DIV-DECIMAL, sql/rules/aggregates.py AVG-DECIMAL); None where
+    # the flags above give the value.
+    EXACT_QUOTIENT_UNDOCUMENTED: str | None = (
+        "the standard leaves the scale of an exact quotient implementation-defined"
+    )
     # INSERT of text longer than a VARCHAR(n) column fails (T-SQL: with ANSI_WARNINGS ON, the
     # default of every client library), where a CAST to VARCHAR(n) cuts it
     INSERT_CHECKS_TEXT_LENGTH = False
@@ -260,6 +275,14 @@ def _redshift_add_months(args: list[exp.Expr]) -> exp.Expr:
 
 
 class PlumblineRedshift(Redshift, Semantics):
+    # "Computations with numeric values": DECIMAL / DECIMAL has scale max(4, s1 + p2 - s2 +
+    # 1); "AVG function": "The default precision for an AVG function result with a NUMERIC or
+    # DECIMAL argument is 38. The scale of the result is the same as the scale of the
+    # argument." Neither says how the last digit is rounded.
+    EXACT_QUOTIENT_UNDOCUMENTED = (
+        "Redshift documents the scale of a DECIMAL quotient (max(4, s1 + p2 - s2 + 1)) and of "
+        "AVG of DECIMAL(p, s) (DECIMAL(38, s)), but not how their last digit is rounded"
+    )
     # Its TIMESTAMP keeps six fractional digits ("Datetime types"); the documentation found
     # gives CURRENT_TIMESTAMP no precision, so six is the largest taken
     CLOCK_MAX_PRECISION = 6
@@ -302,6 +325,12 @@ class PlumblineRedshift(Redshift, Semantics):
 
 
 class PlumblineSnowflake(Snowflake, Semantics):
+    # "Arithmetic operators", Division: "Leading digits: L = L1 + S2; Scale: S = max(S1,
+    # min(S1 + 6, 12))"; how the last digit is rounded, and AVG's scale, are not documented.
+    EXACT_QUOTIENT_UNDOCUMENTED = (
+        "Snowflake documents the scale of a NUMBER quotient (max(S1, min(S1 + 6, 12))) but "
+        "not how its last digit is rounded, nor the scale of AVG of a NUMBER"
+    )
     ADD_MONTHS_KEEPS_MONTH_END = True
     # fract_sec_precision: "Valid values range from 0 - 9", default 9 (CURRENT_TIMESTAMP,
     # LOCALTIMESTAMP: https://docs.snowflake.com/sql-reference/functions/current_timestamp)
@@ -486,6 +515,15 @@ LOCKING_META = "teradata_locking"
 
 
 class PlumblineTeradata(Teradata, Semantics):
+    # AVG: "Result Type and Attributes: Data Type REAL" (SQL Functions, Operators,
+    # Expressions, and Predicates, AVG; REAL is Teradata's 64-bit FLOAT); window AVG "where x
+    # is a numeric, DATE, or INTERVAL type: FLOAT" ("Result Type and Format").
+    AVERAGE_OF_EXACT_IS_FLOAT = True
+    # "DECIMAL Result Data Type": DECIMAL(m,n) / DECIMAL(k,j) is DECIMAL(p, max(n,j)), an
+    # integer / DECIMAL(k,j) DECIMAL(p, j), p set by MaxDecimal (typed as 38, the widest:
+    # sql/rules/portable_types.py); the last digit rounds by RoundHalfwayMagUp.
+    DECIMAL_QUOTIENT_KEEPS_LARGER_SCALE = True
+    EXACT_QUOTIENT_UNDOCUMENTED = None
     # CURRENT_TIMESTAMP(fractional_precision): 0 to 6, default 6 (SQL Functions, Operators,
     # Expressions, and Predicates: CURRENT_TIMESTAMP), as TIMESTAMP(n) takes
     CLOCK_MAX_PRECISION = 6
@@ -763,6 +801,14 @@ class PlumblineTeradata(Teradata, Semantics):
 
 
 class PlumblineBigQuery(BigQuery, Semantics):
+    # "Aggregate functions", AVG: NUMERIC in, NUMERIC (DECIMAL(38, 9)) out; "Numeric types":
+    # a NUMERIC holds 9 decimal places. How a quotient's or an average's 9th place is
+    # rounded is not documented (the rounding modes of NUMERIC(P, S) columns apply to
+    # values written to them, not to arithmetic).
+    EXACT_QUOTIENT_UNDOCUMENTED = (
+        "BigQuery documents a NUMERIC quotient and AVG of NUMERIC as NUMERIC (9 places) but "
+        "not how their 9th place is rounded"
+    )
     ARRAYS_ARE_TYPED = True
     CORR_OF_CONSTANT_IS_NAN = True
     DATE_DIFF_WEEKS_START_SUNDAY = True
@@ -944,6 +990,17 @@ def _parse_tsql_session_setting(parser: TSQL.Parser) -> SessionSetting | None:
 
 
 class PlumblineTSQL(TSQL, Semantics):
+    # "Precision, scale, and length": e1 / e2 is decimal(p1 - s1 + s2 + max(6, s1 + p2 + 1),
+    # max(6, s1 + p2 + 1)), over 38 digits cut keeping the integral part and at least 6
+    # places; "AVG": decimal category (p, s) returns decimal(38, max(s, 6)). Neither says
+    # whether the last digit is rounded or cut.
+    EXACT_QUOTIENT_UNDOCUMENTED = (
+        "SQL Server documents the type of a decimal quotient and of AVG of decimal(p, s) "
+        "(decimal(38, max(s, 6))), but not whether their last digit is rounded or cut"
+    )
+    # "AVG": tinyint, smallint and int return int, bigint bigint; "If the sum exceeds the
+    # maximum value for the data type of the return value, AVG() will return an error."
+    AVERAGE_OF_INT_IS_INT = True
     CONCAT_SKIPS_NULLS = True
     IF_BLOCKS = True
     DATE_DIFF_COUNTS_TIME_BOUNDARIES = True
@@ -1085,6 +1142,13 @@ class PlumblineTSQL(TSQL, Semantics):
 
 
 class PlumblineOracle(Oracle, Semantics):
+    # "Numeric Data Types": NUMBER holds up to 38 significant digits wherever the point is (a
+    # decimal floating point): a quotient or an average has as many as it needs, which no
+    # DECIMAL(p, s) holds.
+    EXACT_QUOTIENT_UNDOCUMENTED = (
+        "Oracle divides NUMBERs (and averages them) in decimal floating point of 38 "
+        "significant digits, which no exact ANSI type holds"
+    )
     # CURRENT_TIMESTAMP(precision): "If you omit precision, then the default is 6"; 0 to 9,
     # as TIMESTAMP(fractional_seconds_precision) takes (SQL Reference: CURRENT_TIMESTAMP)
     CLOCK_MAX_PRECISION = 9

@@ -6,8 +6,18 @@ from sqlglot import exp
 
 from sql.ansi import PAIR_AGGREGATES
 from sql.rules.base import ALL_DIALECTS, Context, rule
-from sql.rules.build import INTEGER_TYPES, cast, clone, guarded, lit, type_of, typed
+from sql.rules.build import (
+    INTEGER_TYPES,
+    cast,
+    clone,
+    guarded,
+    lit,
+    type_of,
+    type_params,
+    typed,
+)
 from sql.rules.dialect_specific import trailing_blanks_guard
+from sql.rules.division import DECIMAL_TYPES, truncated_quotient
 from sql.source_dialects import semantics
 
 
@@ -16,30 +26,110 @@ from sql.source_dialects import semantics
     "rewrite",
     ("tsql", "redshift"),
     (exp.Avg,),
-    "AVG of an integer column is an integer truncated toward zero in T-SQL and Redshift: "
-    "(SUM(x) - MOD(SUM(x), COUNT(x))) / COUNT(x), NULL for an empty group.",
+    "AVG of an integer column is an integer truncated toward zero in T-SQL (INT for TINYINT, "
+    "SMALLINT and INT, BIGINT for BIGINT) and Redshift (BIGINT): (SUM(x) - MOD(SUM(x), "
+    "COUNT(x))) / COUNT(x), NULL for an empty group; a BIGINT quotient is worked out exactly "
+    "(sql/rules/exact_division.py: DuckDB would divide in DOUBLE). A sum beyond the result "
+    "type stops the statement, as the source's overflow error does.",
     (
         (
             "tsql",
             "SELECT AVG(o_shippriority) AS a FROM dbo.Orders",
-            'SELECT CAST((SUM("orders"."o_shippriority") - MOD(SUM("orders"."o_shippriority"), NULLIF(COUNT("orders"."o_shippriority"), 0))) / NULLIF(COUNT("orders"."o_shippriority"), 0) AS BIGINT) AS "a" FROM "raw"."orders" AS "orders"',
+            'SELECT CASE WHEN SUM("orders"."o_shippriority") < -2147483648 OR SUM("orders"."o_shippriority") > 2147483647 THEN RAISE_ERROR(\'AVG-INTEGER: arithmetic overflow: the sum exceeds AVG\'\'s INTEGER\') ELSE CAST((SUM("orders"."o_shippriority") - MOD(SUM("orders"."o_shippriority"), NULLIF(COUNT("orders"."o_shippriority"), 0))) / NULLIF(COUNT("orders"."o_shippriority"), 0) AS INTEGER) END AS "a" FROM "raw"."orders" AS "orders"',
         ),
     ),
     phase="final",
 )
 def avg_integer(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     value = node.this
-    if (
-        type_of(value.expressions[0] if isinstance(value, exp.Distinct) else value)
-        not in INTEGER_TYPES
-    ):
+    kind = type_of(value.expressions[0] if isinstance(value, exp.Distinct) else value)
+    if kind not in INTEGER_TYPES:
         return None
+    wide = kind == exp.DType.BIGINT or not semantics(ctx.dialect).AVERAGE_OF_INT_IS_INT
+    result_type = "BIGINT" if wide else "INTEGER"
     total = exp.Sum(this=clone(value))
     count = exp.Nullif(this=exp.Count(this=clone(value)), expression=exp.Literal.number(0))
-    whole = exp.Paren(
-        this=exp.Sub(this=total, expression=exp.Mod(this=clone(total), expression=count))
+    # A sum beyond the result type is an overflow error in the source; within an INTEGER's
+    # range the quotient's DOUBLE on DuckDB is exact.
+    quotient = truncated_quotient(total, count, result_type, "AVG-INTEGER", node)
+    lowest, highest = (-(2**63), 2**63 - 1) if wide else (-(2**31), 2**31 - 1)
+    overflow = exp.Or(
+        this=exp.LT(this=clone(total), expression=lit(lowest)),
+        expression=exp.GT(this=clone(total), expression=lit(highest)),
     )
-    return cast(exp.Div(this=whole, expression=clone(count)), "BIGINT")
+    why = f"arithmetic overflow: the sum exceeds AVG's {result_type}"
+    return guarded(quotient, overflow, "AVG-INTEGER", why, at=node)
+
+
+def _distinct_as_doubles(value: exp.Expr) -> bool:
+    """Whether distinct values of ``value`` are distinct DOUBLEs: an integer of 32 bits or
+    less, or a DECIMAL of at most 15 digits (a double tells apart any two numbers of 15
+    significant digits)."""
+    kind = value.type
+    if kind is None:
+        return False
+    if kind.this in {exp.DType.TINYINT, exp.DType.SMALLINT, exp.DType.INT}:
+        return True
+    params = type_params(kind) if kind.this == exp.DType.DECIMAL else None
+    return bool(params) and params[0] <= 15
+
+
+@rule(
+    "AVG-DECIMAL",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Avg,),
+    "AVG of an exact number has the source's result type, which neither engine gives (DuckDB "
+    "averages a DECIMAL as a DOUBLE, Spark to a DECIMAL of 4 more places). Teradata's AVG of an "
+    "integer or DECIMAL is a REAL, a 64-bit float: AVG(CAST(x AS DOUBLE PRECISION)). Elsewhere "
+    "AVG of a DECIMAL is refused: T-SQL (decimal(38, max(s, 6))), Redshift (DECIMAL(38, s)) "
+    "and BigQuery (NUMERIC) document its type but not how its last digit is rounded, "
+    "Snowflake neither, and Oracle averages in decimal floating point of 38 digits. Writing "
+    "AVG(CAST(x AS DOUBLE PRECISION)) (FLOAT) averages in binary floating point, which "
+    "translates. Integer averages: AVG-INTEGER (T-SQL, Redshift), a DOUBLE elsewhere.",
+    (
+        (
+            "teradata",
+            "SELECT AVG(o_totalprice) AS a FROM SALES_DB.ORDERS",
+            'SELECT AVG(CAST("orders"."o_totalprice" AS DOUBLE PRECISION)) AS "a" FROM '
+            '"raw"."orders" AS "orders"',
+        ),
+    ),
+    phase="final",
+)
+def avg_decimal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    value = node.this
+    argument = value.expressions[0] if isinstance(value, exp.Distinct) else value
+    kind = type_of(argument)
+    if semantics(ctx.dialect).AVERAGE_OF_EXACT_IS_FLOAT and kind in {
+        *INTEGER_TYPES,
+        *DECIMAL_TYPES,
+    }:
+        floating = cast(argument, "DOUBLE")
+        if isinstance(value, exp.Distinct) and not _distinct_as_doubles(argument):
+            ctx.report(
+                "error",
+                "AVG-DECIMAL",
+                node,
+                "AVG(DISTINCT x) averages Teradata's REALs of x's distinct exact values, and "
+                "values of more than 15 digits may be one DOUBLE; write AVG(DISTINCT CAST(x AS "
+                "FLOAT)) if they are distinct as floats too",
+            )
+            return None
+        if isinstance(value, exp.Distinct):
+            return exp.Avg(this=exp.Distinct(expressions=[floating]))
+        return exp.Avg(this=floating)
+    if kind not in DECIMAL_TYPES:
+        return None
+    undocumented = semantics(ctx.dialect).EXACT_QUOTIENT_UNDOCUMENTED
+    ctx.report(
+        "error",
+        "AVG-DECIMAL",
+        node,
+        f"AVG of a DECIMAL: {undocumented}, so no translation gives its value; write "
+        "AVG(CAST(x AS DOUBLE PRECISION)) (FLOAT) to average in binary floating point",
+    )
+    return None
 
 
 @rule(
@@ -200,7 +290,8 @@ def percentile_disc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ("snowflake", "oracle", "redshift"),
     (exp.Window,),
     "`RATIO_TO_REPORT(x) OVER (PARTITION BY p)` is x over the partition's sum, NULL where x "
-    "is NULL: `x / SUM(x) OVER (PARTITION BY p)`, divided as the source divides (DIV-INTEGER). "
+    "is NULL: `x / SUM(x) OVER (PARTITION BY p)`, divided as the source divides (DIV-INTEGER; "
+    "a DECIMAL x: DIV-DECIMAL). "
     "A zero sum is NULL in Snowflake (`NULLIF(SUM(...), 0)`); Oracle and Redshift do not "
     "document it, so there the division is left to fail as the standard's does (SQLSTATE "
     "22012), never to return a value they might not. Redshift returns FLOAT8: x and the sum "
@@ -209,10 +300,11 @@ def percentile_disc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     (
         (
             "snowflake",
-            "SELECT RATIO_TO_REPORT(o_totalprice) OVER (PARTITION BY o_custkey) AS r "
+            "SELECT RATIO_TO_REPORT(o_shippriority) OVER (PARTITION BY o_custkey) AS r "
             "FROM SALES.ORDERS",
-            'SELECT "orders"."o_totalprice" / NULLIF(SUM("orders"."o_totalprice") OVER '
-            '(PARTITION BY "orders"."o_custkey"), 0) AS "r" FROM "raw"."orders" AS "orders"',
+            'SELECT CAST(CAST("orders"."o_shippriority" AS DOUBLE PRECISION) / NULLIF(SUM('
+            '"orders"."o_shippriority") OVER (PARTITION BY "orders"."o_custkey"), 0) AS '
+            'DECIMAL(38, 6)) AS "r" FROM "raw"."orders" AS "orders"',
         ),
         (
             "redshift",

@@ -4,7 +4,10 @@
 truncated toward zero) and 3.5 in Snowflake, BigQuery and Oracle. ANSI leaves the
 result type of integer division implementation-defined, so an integer quotient is never
 emitted bare: truncation is spelled ``(a - MOD(a, b)) / b`` (exact in every engine,
-MOD takes the dividend's sign) and a fractional quotient casts the dividend first.
+MOD takes the dividend's sign; of BIGINTs, which DuckDB's DOUBLE division would round past
+2^53, sql/rules/exact_division.py's exact quotient) and a fractional quotient casts the
+dividend first. A quotient with a DECIMAL operand is the source's DECIMAL, worked out
+exactly where the source documents its scale and rounding (Teradata), else refused.
 """
 
 from __future__ import annotations
@@ -22,7 +25,96 @@ from sql.rules.build import (
     paren,
     type_of,
 )
+from sql.rules.exact_division import WHOLE, exact_quotient, integer_quotient
+from sql.rules.portable_types import SOURCES, Projections, Typer
 from sql.source_dialects import semantics
+
+APPROXIMATE_TYPES = {exp.DType.DOUBLE, exp.DType.FLOAT}
+DECIMAL_TYPES = {exp.DType.DECIMAL, exp.DType.BIGDECIMAL}
+
+
+def _scale(node: exp.Expr, ctx: Context) -> int | None:
+    """The scale the source gives an exact operand (0 for an integer), None if unknown."""
+    value = Typer(SOURCES[ctx.dialect], Projections.of(node.root()))(node)
+    return value.scale if value is not None and value.is_exact else None
+
+
+def decimal_division(
+    node: exp.Expr, dividend: exp.Expr, divisor: exp.Expr, ctx: Context, rule_id: str
+) -> exp.Expr | None:
+    """A quotient of exact numbers, one of them a DECIMAL: the source's DECIMAL result,
+    computed exactly (sql/rules/exact_division.py), where the source documents its scale and
+    rounding; else refused, with the way to write it that translates."""
+    if not semantics(ctx.dialect).DECIMAL_QUOTIENT_KEEPS_LARGER_SCALE:
+        undocumented = semantics(ctx.dialect).EXACT_QUOTIENT_UNDOCUMENTED
+        ctx.report(
+            "error",
+            rule_id,
+            node,
+            f"division of exact numbers, one a DECIMAL: {undocumented}, so no translation "
+            "gives its value; CAST an operand to DOUBLE PRECISION (FLOAT) to divide in binary "
+            "floating point",
+        )
+        return None
+    scales = _scale(dividend, ctx), _scale(divisor, ctx)
+    if scales[0] is None or scales[1] is None:
+        ctx.report(
+            "error",
+            rule_id,
+            node,
+            "cannot tell the scale of this division's operands, which sets its result's; "
+            "CAST them to the DECIMAL(p, s) intended",
+        )
+        return None
+    scale = max(scales)
+    setting = ctx.assume("teradata_round_halfway_mag_up")
+    rounding = "half_away" if setting == "TRUE" else "half_even"
+    ctx.report(
+        "warning",
+        rule_id,
+        node,
+        "a halfway quotient rounds "
+        f"{'away from zero' if setting == 'TRUE' else 'to the even digit'}, assuming "
+        f"RoundHalfwayMagUp {setting} (teradata_round_halfway_mag_up)",
+    )
+    quotient = exact_quotient(
+        paren(clone(dividend)),
+        scales[0],
+        paren(clone(divisor)),
+        scales[1],
+        scale,
+        rounding,
+        rule_id,
+        node,
+    )
+    if quotient is None:
+        ctx.report(
+            "error",
+            rule_id,
+            node,
+            f"this quotient's {scale} places leave no exact form on Spark (its products keep "
+            "38 digits); CAST the operands to a DECIMAL with fewer digits",
+        )
+        return None
+    ctx.applied.add(rule_id)
+    return quotient
+
+
+def truncated_quotient(
+    dividend: exp.Expr, divisor: exp.Expr, result_type: str, rule_id: str, at: exp.Expr
+) -> exp.Expr:
+    """Integer ``dividend / divisor`` truncated toward zero, as ``result_type`` (INTEGER or
+    BIGINT). Of INTEGERs, ``(a - MOD(a, b)) / b``: an exact multiple divided, which DuckDB
+    does in DOUBLE, exact below 2^53, so for 32-bit operands. Of BIGINTs, which may be
+    larger, the exact integer quotient of sql/rules/exact_division.py."""
+    if result_type == "INTEGER":
+        remainder = exp.Mod(this=clone(dividend), expression=clone(divisor))
+        whole = exp.Paren(this=exp.Sub(this=paren(clone(dividend)), expression=remainder))
+        return cast(exp.Div(this=whole, expression=paren(clone(divisor))), result_type)
+    units = integer_quotient(
+        cast(clone(dividend), WHOLE), cast(clone(divisor), WHOLE), "truncate", rule_id, at
+    )
+    return cast(units, result_type)
 
 
 def exact_division(
@@ -41,13 +133,13 @@ def exact_division(
     if left not in NUMERIC_TYPES or right not in NUMERIC_TYPES:
         ctx.report("error", rule_id, node, "division of non-numeric operands has no exact form")
         return None
-    if left not in INTEGER_TYPES or right not in INTEGER_TYPES:
+    if left in APPROXIMATE_TYPES or right in APPROXIMATE_TYPES:
         return exp.Div(this=paren(clone(dividend)), expression=paren(clone(divisor)))
+    if left not in INTEGER_TYPES or right not in INTEGER_TYPES:
+        return decimal_division(node, dividend, divisor, ctx, rule_id)
     if semantics(ctx.dialect).TYPED_DIVISION:
         result_type = "BIGINT" if exp.DType.BIGINT in (left, right) else "INTEGER"
-        remainder = exp.Mod(this=clone(dividend), expression=clone(divisor))
-        whole = exp.Paren(this=exp.Sub(this=paren(clone(dividend)), expression=remainder))
-        return cast(exp.Div(this=whole, expression=paren(clone(divisor))), result_type)
+        return truncated_quotient(dividend, divisor, result_type, rule_id, node)
     quotient = exp.Div(this=cast(dividend, "DOUBLE"), expression=paren(clone(divisor)))
     if semantics(ctx.dialect).INTEGER_DIVISION_IS_DECIMAL:
         # Snowflake returns NUMBER with scale 6 for integer / integer.
@@ -62,12 +154,13 @@ def exact_division(
     (exp.Div,),
     "Integer / integer keeps the source dialect's meaning: truncated toward zero in T-SQL, "
     "Teradata and Redshift; fractional in Snowflake (rounded to 6 decimals), BigQuery and "
-    "Oracle. Refused when the operand types cannot be inferred.",
+    "Oracle. Refused when the operand types cannot be inferred (a DECIMAL operand: "
+    "DIV-DECIMAL).",
     (
         (
             "tsql",
-            "SELECT l_quantity / 2 AS h, l_linenumber / 2 AS n FROM dbo.LineItem",
-            'SELECT "lineitem"."l_quantity" / 2 AS "h", CAST(("lineitem"."l_linenumber" - MOD("lineitem"."l_linenumber", 2)) / 2 AS INTEGER) AS "n" FROM "raw"."lineitem" AS "lineitem"',
+            "SELECT l_linenumber / 2 AS n FROM dbo.LineItem",
+            'SELECT CAST(("lineitem"."l_linenumber" - MOD("lineitem"."l_linenumber", 2)) / 2 AS INTEGER) AS "n" FROM "raw"."lineitem" AS "lineitem"',
         ),
         (
             "snowflake",
@@ -78,7 +171,42 @@ def exact_division(
     phase="final",
 )
 def integer_division(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if _has_decimal_operand(node):
+        return None  # DIV-DECIMAL's
     return exact_division(node, node.this, node.expression, ctx, "DIV-INTEGER")
+
+
+def _has_decimal_operand(node: exp.Expr) -> bool:
+    types = {type_of(node.this), type_of(node.expression)}
+    return not types & APPROXIMATE_TYPES and bool(types & DECIMAL_TYPES) and types <= NUMERIC_TYPES
+
+
+@rule(
+    "DIV-DECIMAL",
+    "rewrite",
+    ALL_DIALECTS,
+    (exp.Div,),
+    "A quotient of exact numbers, one of them a DECIMAL, is the source's DECIMAL, computed "
+    "exactly on both engines (DuckDB divides DECIMALs as DOUBLEs, Spark rounds to a scale of "
+    "its own): Teradata's DECIMAL(m, n) / DECIMAL(k, j) is DECIMAL(38, max(n, j)), its last "
+    "digit rounded as RoundHalfwayMagUp says (halves to the even digit by default), worked out "
+    "in whole units with MOD (sql/rules/exact_division.py), where a quotient the engine could "
+    "not divide exactly stops the statement. The other dialects document a result type but "
+    "not how its last digit is rounded (Oracle: a decimal floating point of 38 digits): "
+    "refused; CAST an operand to DOUBLE PRECISION to divide in binary floating point.",
+    (
+        (
+            "teradata",
+            "SELECT o_totalprice / 3 AS t FROM SALES_DB.ORDERS",
+            'SELECT CAST(CAST(CASE WHEN NOT (CAST((CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0)))) / CAST(3 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) + CAST(((CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0)))) - CAST((CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0)))) / CAST(3 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) * CAST(3 AS DECIMAL(38, 0))) / CAST(3 AS DECIMAL(38, 0)) AS DECIMAL(38, 0))) * CAST(3 AS DECIMAL(38, 0)) = (CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0)))) THEN RAISE_ERROR(\'DIV-DECIMAL: the exact quotient is beyond what this engine divides exactly\') ELSE CAST((CAST((CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0)))) / CAST(3 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) + CAST(((CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0)))) - CAST((CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0)))) / CAST(3 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) * CAST(3 AS DECIMAL(38, 0))) / CAST(3 AS DECIMAL(38, 0)) AS DECIMAL(38, 0))) + CASE WHEN (2 * ABS(MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0)))) > ABS(CAST(3 AS DECIMAL(38, 0))) OR (2 * ABS(MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0)))) = ABS(CAST(3 AS DECIMAL(38, 0))) AND MOD((CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0)))), (2 * CAST(3 AS DECIMAL(38, 0)))) <> 0)) AND (MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0))) < 0 AND CAST(3 AS DECIMAL(38, 0)) > 0 OR MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0))) > 0 AND CAST(3 AS DECIMAL(38, 0)) < 0) THEN -1 WHEN 2 * ABS(MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0)))) > ABS(CAST(3 AS DECIMAL(38, 0))) OR (2 * ABS(MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0)))) = ABS(CAST(3 AS DECIMAL(38, 0))) AND MOD((CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST("orders"."o_totalprice" AS DECIMAL(34, 2)) * 100 AS DECIMAL(38, 0)), CAST(3 AS DECIMAL(38, 0)))), (2 * CAST(3 AS DECIMAL(38, 0)))) <> 0) THEN 1 ELSE 0 END AS DECIMAL(38, 0)) END AS DECIMAL(35, 0)) * 0.01 AS DECIMAL(38, 2)) AS "t" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+    phase="final",
+)
+def decimal_quotient(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not _has_decimal_operand(node):
+        return None
+    return decimal_division(node, node.this, node.expression, ctx, "DIV-DECIMAL")
 
 
 @rule(
@@ -90,8 +218,8 @@ def integer_division(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     (
         (
             "bigquery",
-            "SELECT SAFE_DIVIDE(o_totalprice, o_shippriority) AS r FROM sales.orders",
-            'SELECT CASE WHEN "orders"."o_shippriority" = 0 THEN NULL ELSE "orders"."o_totalprice" / "orders"."o_shippriority" END AS "r" FROM "raw"."orders" AS "orders"',
+            "SELECT SAFE_DIVIDE(o_orderkey, o_shippriority) AS r FROM sales.orders",
+            'SELECT CASE WHEN "orders"."o_shippriority" = 0 THEN NULL ELSE CAST("orders"."o_orderkey" AS DOUBLE PRECISION) / "orders"."o_shippriority" END AS "r" FROM "raw"."orders" AS "orders"',
         ),
     ),
     phase="final",
@@ -114,7 +242,7 @@ def safe_divide(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         (
             "bigquery",
             "SELECT DIV(o_orderkey, 7) AS week_bucket FROM sales.orders",
-            'SELECT CAST(("orders"."o_orderkey" - MOD("orders"."o_orderkey", 7)) / 7 AS BIGINT) AS "week_bucket" FROM "raw"."orders" AS "orders"',
+            'SELECT CAST(CASE WHEN NOT (CAST((CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) / CAST(7 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) + CAST(((CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) - CAST((CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) / CAST(7 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) * CAST(7 AS DECIMAL(38, 0))) / CAST(7 AS DECIMAL(38, 0)) AS DECIMAL(38, 0))) * CAST(7 AS DECIMAL(38, 0)) = (CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) THEN RAISE_ERROR(\'FN-INTDIV: the exact quotient is beyond what this engine divides exactly\') ELSE (CAST((CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) / CAST(7 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) + CAST(((CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) - CAST((CAST("orders"."o_orderkey" AS DECIMAL(38, 0)) - MOD(CAST("orders"."o_orderkey" AS DECIMAL(38, 0)), CAST(7 AS DECIMAL(38, 0)))) / CAST(7 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) * CAST(7 AS DECIMAL(38, 0))) / CAST(7 AS DECIMAL(38, 0)) AS DECIMAL(38, 0))) END AS BIGINT) AS "week_bucket" FROM "raw"."orders" AS "orders"',
         ),
     ),
     phase="final",
@@ -123,6 +251,4 @@ def integer_div(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if type_of(node.this) not in INTEGER_TYPES or type_of(node.expression) not in INTEGER_TYPES:
         ctx.report("error", "FN-INTDIV", node, "DIV is translated for integer operands only")
         return None
-    remainder = exp.Mod(this=clone(node.this), expression=clone(node.expression))
-    whole = exp.Paren(this=exp.Sub(this=paren(clone(node.this)), expression=remainder))
-    return cast(exp.Div(this=whole, expression=paren(clone(node.expression))), "BIGINT")
+    return truncated_quotient(node.this, node.expression, "BIGINT", "FN-INTDIV", node)

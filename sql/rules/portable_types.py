@@ -204,8 +204,9 @@ class TypeSystem:
 
     def average(self, value: Numeric) -> Numeric | None:
         # AVG of a decimal is a DOUBLE on DuckDB and a DECIMAL on Spark: the values differ
-        # too, so no cast makes them equal. (T-SQL and Redshift integer averages are integers,
-        # which AVG-INTEGER spells out.)
+        # too, so no cast makes them equal. None is left here: AVG-DECIMAL writes the source's
+        # average (Teradata's REAL) or refuses it, AVG-INTEGER the T-SQL and Redshift integer
+        # averages.
         return None if value.kind == "DECIMAL" else DOUBLE
 
     def rounded(self, value: Numeric, digits: int) -> Numeric | None:
@@ -592,8 +593,9 @@ class Typer:
         left, right = self(node.this), self(node.expression)
         if left is not None and right is not None and (left.is_approximate or right.is_approximate):
             return None if OPAQUE in (left, right) else self._approximate(left, right)
-        # Integer quotients are cast by DIV-INTEGER; a decimal quotient is a DOUBLE on DuckDB
-        # and a DECIMAL on Spark, with different values, which a cast cannot reconcile.
+        # Integer quotients are cast by DIV-INTEGER and decimal ones written exactly by
+        # DIV-DECIMAL (or refused); a bare one is a DOUBLE on DuckDB and a DECIMAL on Spark,
+        # with different values, which a cast cannot reconcile.
         return None
 
     def _common(self, node: exp.Expr) -> Numeric | None:
@@ -756,7 +758,10 @@ def _cast(select: exp.Select, position: int, target: Numeric) -> None:
     "T-SQL ranks, Redshift ROW_NUMBER and DATEDIFF), BIGINT for BigQuery INT64 and for "
     "Snowflake and Oracle integers, DECIMAL(38, s) for sums (BigQuery NUMERIC: DECIMAL(38, 9)). "
     "Where the source's type is not documented, to the narrowest type holding what either "
-    "engine computes; a column no cast can reconcile (AVG or division of decimals) warns.",
+    "engine computes. A column whose engine types stay unknown (MOD of decimals, ROUND to "
+    "a computed number of places, an operand of unknown type) warns; the values of AVG and "
+    "division of exact numbers are AVG-DECIMAL's, AVG-INTEGER's, DIV-INTEGER's and "
+    "DIV-DECIMAL's.",
     (
         (
             "tsql",
