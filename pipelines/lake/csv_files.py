@@ -111,36 +111,69 @@ _MICROSECOND_TYPES = ("TIMESTAMP", "TIME", "TIMESTAMP WITH TIME ZONE")
 _FINER_THAN_MICROSECONDS = r"[0-9]:[0-9]{2}[.,][0-9]{6}[0-9]*[1-9]"
 
 
+# A DOUBLE's shortest decimal text has at most 17 significant digits (C's
+# DBL_DECIMAL_DIG): an export of a binary FLOAT writes no more, so text of more digits is a
+# decimal the DOUBLE cannot hold, which the reader rounds without a word
+# (12345678901234567.89 is read as 12345678901234568) and no later check of the DOUBLE can
+# see. (Text of 16 or 17 digits may be either; a catalog's DECIMAL check decides it.)
+_DOUBLE_DIGITS = 17
+
+
+def _more_digits_than_a_double_keeps(field: exp.Expr) -> exp.Expr:
+    """The text's significant digits (its mantissa without sign, point, exponent and the
+    zeros that lead or trail) number more than a DOUBLE's text has."""
+    mantissa = exp.RegexpExtract(
+        this=field,
+        expression=exp.Literal.string(r"^\s*[+-]?([0-9]*\.?[0-9]*)"),
+        group=exp.Literal.number(1),
+    )
+    digits = exp.func(
+        "trim",
+        exp.func("replace", mantissa, exp.Literal.string("."), exp.Literal.string("")),
+        exp.Literal.string("0"),
+    )
+    return exp.GT(this=exp.Length(this=digits), expression=exp.Literal.number(_DOUBLE_DIGITS))
+
+
 def _check_fractions(
     connection: duckdb.DuckDBPyConnection,
     files: Sequence[Path],
     dialect: Dialect,
     relation: duckdb.DuckDBPyRelation,
 ) -> None:
-    """CsvError naming the first file and the column whose text has fractional seconds
-    finer than the microseconds its TIMESTAMP or TIME column keeps (their count in that
-    file), which the read would cut off; nothing when no value has. The values themselves
-    are data: the message does not show them."""
-    timed = [
-        name
-        for name, kind in zip(relation.columns, relation.types, strict=True)
-        if str(kind) in _MICROSECOND_TYPES
-    ]
-    if not timed:
+    """CsvError naming the first file and the column whose text holds what its detected
+    type would cut off (their count in that file): fractional seconds finer than the
+    microseconds a TIMESTAMP or TIME keeps, more significant digits than a DOUBLE keeps;
+    nothing when no value does. The values themselves are data: the message does not show
+    them."""
+    kinds = dict(zip(relation.columns, map(str, relation.types), strict=True))
+    checked = {
+        name: kind for name, kind in kinds.items() if kind in (*_MICROSECOND_TYPES, "DOUBLE")
+    }
+    if not checked:
         return
     text = _read_csv(
         files, dialect, columns={name: "VARCHAR" for name in relation.columns}, filename=True
     )
-    for name in timed:
-        finer = exp.func(
-            "regexp_matches",
-            exp.column(name, quoted=True),
-            exp.Literal.string(_FINER_THAN_MICROSECONDS),
-        )
+    for name, kind in checked.items():
+        field = exp.column(name, quoted=True)
+        if kind == "DOUBLE":
+            cut = _more_digits_than_a_double_keeps(field)
+            what = (
+                f"more than {_DOUBLE_DIGITS} significant digits, which its DOUBLE would round "
+                "away; declare the column DECIMAL(p,s) (or VARCHAR) in the source's columns"
+            )
+        else:
+            cut = exp.func("regexp_matches", field, exp.Literal.string(_FINER_THAN_MICROSECONDS))
+            what = (
+                "fractional seconds past the sixth digit, which its TIMESTAMP or TIME "
+                "(microseconds) would cut off; export them with at most six digits, or "
+                "declare the column VARCHAR in the source's columns"
+            )
         first = (
             exp.select("filename", exp.func("count", exp.Star()))
             .from_(text.subquery("fields"))
-            .where(finer)
+            .where(cut)
             .group_by("filename")
             .order_by("filename")
             .limit(1)
@@ -148,12 +181,7 @@ def _check_fractions(
         found = connection.sql(first.sql("duckdb")).fetchall()
         if found:
             [(file, count)] = found
-            raise CsvError(
-                f"{file}: column {name}: {count} value(s) with fractional seconds past the "
-                "sixth digit, which its TIMESTAMP or TIME (microseconds) would cut off; export "
-                "them with at most six digits, or declare the column VARCHAR in the source's "
-                "columns"
-            )
+            raise CsvError(f"{file}: column {name}: {count} value(s) with {what}")
 
 
 def csv_problem(error: Exception, file: Path) -> str:

@@ -574,6 +574,27 @@ def test_csv_fractional_seconds_the_lake_would_cut_are_refused_and_zeros_are_kep
     assert texts[0] == "2024-01-01 12:00:00.1234567"
 
 
+def test_csv_numbers_of_more_digits_than_a_double_has_are_refused(
+    tmp_path: Path, lake: Lake
+) -> None:
+    # A FLOAT's own text (17 digits at most) reads back exactly; a DECIMAL(20,2) does not.
+    export = tmp_path / "meters.csv"
+    export.write_text("id,kwh\n1,0.30000000000000004\n2,-1.5e-7\n")
+    source = FileSource("meters", str(export), "csv")
+    assert pq.read_table(publish_source(lake, source).version.files).column("kwh").to_pylist() == [
+        0.30000000000000004,
+        -1.5e-7,
+    ]
+    export.write_text("id,kwh\n1,123456789012345678.25\n2,0.5\n")
+    with pytest.raises(SourceError) as raised:
+        publish_source(lake, source)
+    message = assert_one_line(raised.value, names="raw.meters")
+    assert f"{export}: column kwh: 1 value(s) with more than 17 significant digits" in message
+    declared = FileSource("meters", str(export), "csv", columns=(("kwh", "DECIMAL(20,2)"),))
+    exact = pq.read_table(publish_source(lake, declared).version.files).column("kwh")
+    assert exact.to_pylist()[0] == Decimal("123456789012345678.25")
+
+
 @pytest.mark.parametrize(
     ("text", "rows"),
     [
