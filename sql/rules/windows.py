@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sql.rules.base import Context, rule
-from sql.rules.build import clone, integer_literal, lit
+from sql.rules.build import INTEGER_TYPES, cast, clone, integer_literal, lit, type_of
+from sql.rules.division import DECIMAL_TYPES
 
 # Teradata's largest width of a moving function.
 MAX_WIDTH = 4096
@@ -40,7 +41,8 @@ def _frame(width: int | None) -> exp.WindowSpec:
     "BY k ROWS BETWEEN w - 1 PRECEDING AND CURRENT ROW), which use the rows there are while "
     "fewer than w precede, and x - LAG(x, w) OVER (ORDER BY k), NULL for the first w rows. "
     "CSUM and MSUM keep the type of x (Teradata: 'uses the default data type of "
-    "value_expression'); MAVG is an average. Rows tied on k are taken in an order neither "
+    "value_expression'); MAVG is an average, a FLOAT as Teradata's window AVG is (of an exact "
+    "x: AVG(CAST(x AS DOUBLE PRECISION))). Rows tied on k are taken in an order neither "
     "Teradata nor the standard fixes, in both. Refused: a query with GROUP BY (where "
     "Teradata restarts the functions per group without aggregating), a width that is not an "
     "integer literal from 1 to 4096, and MLINREG.",
@@ -100,9 +102,13 @@ def moving_function(node: exp.Anonymous, ctx: Context) -> exp.Expr | None:
             this=exp.Lag(this=clone(value), offset=lit(width)), order=order, over="OVER"
         )
         return exp.Sub(this=clone(value), expression=previous)
-    aggregate: exp.Expr = (
-        exp.Avg(this=clone(value)) if name == "MAVG" else exp.Sum(this=clone(value))
-    )
+    if name == "MAVG":
+        # Teradata's window AVG of a number is a FLOAT ("Result Type and Format"), as AVG
+        # is (AVG-DECIMAL): the engines' average of an exact x is exact, and not that.
+        exact = type_of(value) in {*INTEGER_TYPES, *DECIMAL_TYPES}
+        aggregate: exp.Expr = exp.Avg(this=cast(value, "DOUBLE") if exact else clone(value))
+    else:
+        aggregate = exp.Sum(this=clone(value))
     window = exp.Window(this=aggregate, order=order, spec=_frame(width), over="OVER")
     if name == "MAVG" or value.type is None or value.type.is_type(exp.DType.UNKNOWN):
         return window

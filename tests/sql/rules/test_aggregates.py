@@ -464,7 +464,10 @@ def test_teradata_moving_functions_are_the_standards_windows(engines, function, 
     on_spark = sorted(tuple(r) for r in spark.sql(render(ansi_sql, "spark")).collect())
     wanted = sorted(zip(SORTED_KEYS, [None if v is None else D(v) for v in expected], strict=True))
     for rows in (on_duckdb, on_spark):
-        # MAVG is an average: a DOUBLE on DuckDB and a DECIMAL on Spark, like AVG itself
+        if function.startswith("MAVG"):
+            # Teradata's window AVG is a FLOAT, on both engines (their sums of doubles may
+            # differ in the last place: compared approximately)
+            assert all(isinstance(v, float) for _, v in rows if v is not None), rows
         got = [(k, None if v is None else D(str(v))) for k, v in rows]
         assert [k for k, _ in got] == [k for k, _ in wanted], ansi_sql
         for (key, value), (_, want) in zip(got, wanted, strict=True):
