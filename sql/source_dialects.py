@@ -146,6 +146,11 @@ class Semantics:
     # DECIMAL(m, n) / DECIMAL(k, j) (an integer being a DECIMAL of scale 0) is a DECIMAL of
     # scale max(n, j), its last digit rounded as a DECIMAL value is (ROUND_HALFWAY_IS_A_SETTING)
     DECIMAL_QUOTIENT_KEEPS_LARGER_SCALE = False
+    # A quotient or an average of exact numbers (integers included) is a decimal floating
+    # point number of 38 significant digits (Oracle's NUMBER: 1/3 is .333...3, 40 digits):
+    # bare, no exact ANSI type holds it (refused); ROUND or TRUNC of it to n places is exact
+    # (sql/rules/division.py rounded_quotient)
+    QUOTIENT_IS_DECIMAL_FLOAT = False
     # Where AVG of a DECIMAL or '/' with a DECIMAL operand has no documented value (result
     # type and rounding of its last digit), what the dialect does document, for the refusal
     # (sql/rules/division.py DIV-DECIMAL, sql/rules/aggregates.py AVG-DECIMAL); None where
@@ -1167,6 +1172,7 @@ class PlumblineOracle(Oracle, Semantics):
     PAD_COUNTS_DISPLAY_COLUMNS = True
     PERCENTILE_OF_DECIMAL_IS_DECIMAL = True
     PERCENTILE_OF_DOUBLE_IS_DOUBLE = True
+    QUOTIENT_IS_DECIMAL_FLOAT = True
     REVERSE_REVERSES_BYTES = True
     STATISTICS_KEEP_DECIMAL = True
     TIMESTAMP_DIFFERENCE_IS_INTERVAL = True

@@ -17,7 +17,7 @@ from sql.rules.build import (
     typed,
 )
 from sql.rules.dialect_specific import trailing_blanks_guard
-from sql.rules.division import DECIMAL_TYPES, truncated_quotient
+from sql.rules.division import DECIMAL_TYPES, decimal_float_refused, truncated_quotient
 from sql.source_dialects import semantics
 
 
@@ -84,9 +84,11 @@ def _distinct_as_doubles(value: exp.Expr) -> bool:
     "integer or DECIMAL is a REAL, a 64-bit float: AVG(CAST(x AS DOUBLE PRECISION)). Elsewhere "
     "AVG of a DECIMAL is refused: T-SQL (decimal(38, max(s, 6))), Redshift (DECIMAL(38, s)) "
     "and BigQuery (NUMERIC) document its type but not how its last digit is rounded, "
-    "Snowflake neither, and Oracle averages in decimal floating point of 38 digits. Writing "
-    "AVG(CAST(x AS DOUBLE PRECISION)) (FLOAT) averages in binary floating point, which "
-    "translates. Integer averages: AVG-INTEGER (T-SQL, Redshift), a DOUBLE elsewhere.",
+    "Snowflake neither. Writing AVG(CAST(x AS DOUBLE PRECISION)) (FLOAT) averages in binary "
+    "floating point, which translates. Oracle averages integers and DECIMALs alike in decimal "
+    "floating point of 38 digits: refused; ROUND(AVG(x), n) translates (DIV-ROUNDED), as does "
+    "AVG(CAST(x AS BINARY_DOUBLE)). Integer averages: AVG-INTEGER (T-SQL, Redshift), a DOUBLE "
+    "elsewhere.",
     (
         (
             "teradata",
@@ -119,6 +121,8 @@ def avg_decimal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         if isinstance(value, exp.Distinct):
             return exp.Avg(this=exp.Distinct(expressions=[floating]))
         return exp.Avg(this=floating)
+    if kind in INTEGER_TYPES | DECIMAL_TYPES and decimal_float_refused(node, ctx, "AVG-DECIMAL"):
+        return None
     if kind not in DECIMAL_TYPES:
         return None
     undocumented = semantics(ctx.dialect).EXACT_QUOTIENT_UNDOCUMENTED

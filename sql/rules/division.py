@@ -8,6 +8,8 @@ MOD takes the dividend's sign; of BIGINTs, which DuckDB's DOUBLE division would 
 2^53, sql/rules/exact_division.py's exact quotient) and a fractional quotient casts the
 dividend first. A quotient with a DECIMAL operand is the source's DECIMAL, worked out
 exactly where the source documents its scale and rounding (Teradata), else refused.
+Oracle divides (and averages) NUMBERs, integers included, in decimal floating point of 38
+significant digits: bare, refused; rounded or truncated to n places, exact (DIV-ROUNDED).
 """
 
 from __future__ import annotations
@@ -21,16 +23,80 @@ from sql.rules.build import (
     case_when,
     cast,
     clone,
+    integer_literal,
     lit,
     paren,
     type_of,
 )
-from sql.rules.exact_division import WHOLE, exact_quotient, integer_quotient
+from sql.rules.exact_division import MAX_DIGITS, WHOLE, exact_quotient, integer_quotient
 from sql.rules.portable_types import SOURCES, Projections, Typer
 from sql.source_dialects import semantics
 
 APPROXIMATE_TYPES = {exp.DType.DOUBLE, exp.DType.FLOAT}
 DECIMAL_TYPES = {exp.DType.DECIMAL, exp.DType.BIGDECIMAL}
+EXACT_TYPES = {*INTEGER_TYPES, *DECIMAL_TYPES}
+# DIV-ROUNDED's places: 0 to 36 (sql/rules/exact_division.py scaled)
+MOST_PLACES = MAX_DIGITS - 2
+
+
+def rounded_places(node: exp.Round | exp.Trunc) -> int | None:
+    """n of ROUND(x, n) or TRUNC(x, n) (0 where n is left out) where it is an integer
+    literal of 0 to MOST_PLACES, else None."""
+    if node.args.get("truncate") is not None:
+        return None
+    decimals = node.args.get("decimals")
+    places = 0 if decimals is None else integer_literal(decimals)
+    return places if places is not None and 0 <= places <= MOST_PLACES else None
+
+
+def _unwrapped(node: exp.Expr) -> exp.Expr:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+def _rounded(node: exp.Expr) -> bool:
+    """Whether ``node`` (through parentheses) is x of a ROUND(x, n) or TRUNC(x, n) whose n
+    DIV-ROUNDED takes (rounded_places)."""
+    child, parent = node, node.parent
+    while isinstance(parent, exp.Paren):
+        child, parent = parent, parent.parent
+    return (
+        isinstance(parent, exp.Round | exp.Trunc)
+        and parent.this is child
+        and rounded_places(parent) is not None
+    )
+
+
+def _averaged(node: exp.Avg) -> exp.Expr:
+    value = node.this
+    return value.expressions[0] if isinstance(value, exp.Distinct) else value
+
+
+def decimal_float_refused(node: exp.Expr, ctx: Context, rule_id: str) -> bool:
+    """Where the dialect divides and averages exact numbers in decimal floating point of 38
+    significant digits (Oracle: QUOTIENT_IS_DECIMAL_FLOAT), a quotient or AVG of exact
+    numbers (``node``) has no exact ANSI form but rounded or truncated to n places: there
+    it is left to DIV-ROUNDED, elsewhere refused. False for other dialects."""
+    if not semantics(ctx.dialect).QUOTIENT_IS_DECIMAL_FLOAT:
+        return False
+    if _rounded(node):
+        return True  # DIV-ROUNDED's
+    if isinstance(node, exp.Avg):
+        what, rounded, binary = "an AVG", "ROUND(AVG(x), n)", "AVG(CAST(x AS BINARY_DOUBLE))"
+    else:
+        what, rounded, binary = "a quotient", "ROUND(a / b, n)", "a CAST to BINARY_DOUBLE"
+    ctx.report(
+        "error",
+        rule_id,
+        node,
+        f"{what} of NUMBERs (integers included) is a decimal floating-point number of 38 "
+        "significant digits in Oracle (1/3 is .3333333333333333333333333333333333333333), "
+        f"which no exact ANSI type holds; {rounded} (or TRUNC) to the places meant, n an "
+        f"integer literal of 0 to {MOST_PLACES}, translates exactly, and {binary} makes it "
+        "binary floating point",
+    )
+    return True
 
 
 def _scale(node: exp.Expr, ctx: Context) -> int | None:
@@ -45,6 +111,8 @@ def decimal_division(
     """A quotient of exact numbers, one of them a DECIMAL: the source's DECIMAL result,
     computed exactly (sql/rules/exact_division.py), where the source documents its scale and
     rounding; else refused, with the way to write it that translates."""
+    if decimal_float_refused(node, ctx, rule_id):
+        return None
     if not semantics(ctx.dialect).DECIMAL_QUOTIENT_KEEPS_LARGER_SCALE:
         undocumented = semantics(ctx.dialect).EXACT_QUOTIENT_UNDOCUMENTED
         ctx.report(
@@ -135,6 +203,8 @@ def exact_division(
         return None
     if left in APPROXIMATE_TYPES or right in APPROXIMATE_TYPES:
         return exp.Div(this=paren(clone(dividend)), expression=paren(clone(divisor)))
+    if decimal_float_refused(node, ctx, rule_id):
+        return None
     if left not in INTEGER_TYPES or right not in INTEGER_TYPES:
         return decimal_division(node, dividend, divisor, ctx, rule_id)
     if semantics(ctx.dialect).TYPED_DIVISION:
@@ -207,6 +277,105 @@ def decimal_quotient(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not _has_decimal_operand(node):
         return None
     return decimal_division(node, node.this, node.expression, ctx, "DIV-DECIMAL")
+
+
+@rule(
+    "DIV-ROUNDED",
+    "rewrite",
+    ("oracle",),
+    (exp.Round, exp.Trunc),
+    "Oracle divides NUMBERs, integers included, in decimal floating point of 38 significant "
+    "digits (1/3 is .3333333333333333333333333333333333333333), which no DECIMAL(p, s) holds: "
+    "a bare quotient or AVG of exact numbers is refused (DIV-INTEGER, DIV-DECIMAL, "
+    "AVG-DECIMAL). ROUND(a / b, n) and ROUND(AVG(x), n), n an integer literal of 0 to 36 "
+    "(TRUNC likewise), are the exact quotient (AVG: SUM(x) / COUNT(x)) rounded half away from "
+    "zero (Oracle's ROUND of a NUMBER) or truncated to n places: DECIMAL(38, n), worked out "
+    "in whole units with MOD (sql/rules/exact_division.py). Oracle rounds the quotient to "
+    "its 38 digits before ROUND does, which gives another result only where the exact "
+    "quotient is within a unit of its 38th digit of a rounding boundary: never, for a "
+    "dividend under 10^36 in units of the quotient's last place, beyond which the statement "
+    "stops (an overflow).",
+    (
+        (
+            "oracle",
+            "SELECT ROUND(AVG(o_shippriority), 2) AS a FROM SALES.ORDERS",
+            'SELECT CAST(CAST(CASE WHEN NOT (CAST((CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)), CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)))) / CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) + CAST(((CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)), CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)))) - CAST((CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)), CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)))) / CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) * CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0))) / CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)) AS DECIMAL(38, 0))) * CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)) = (CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)), CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)))) THEN RAISE_ERROR(\'DIV-ROUNDED: the exact quotient is beyond what this engine divides exactly\') ELSE CAST((CAST((CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)), CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)))) / CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) + CAST(((CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)), CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)))) - CAST((CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)) - MOD(CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)), CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)))) / CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) * CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0))) / CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)) AS DECIMAL(38, 0))) + CASE WHEN (2 * ABS(MOD(CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)), CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)))) >= ABS(CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)))) AND (MOD(CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)), CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0))) < 0 AND CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)) > 0 OR MOD(CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)), CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0))) > 0 AND CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)) < 0) THEN -1 WHEN 2 * ABS(MOD(CAST(CAST(SUM("orders"."o_shippriority") AS DECIMAL(34, 0)) * 100 AS DECIMAL(38, 0)), CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0)))) >= ABS(CAST(NULLIF(COUNT("orders"."o_shippriority"), 0) AS DECIMAL(38, 0))) THEN 1 ELSE 0 END AS DECIMAL(38, 0)) END AS DECIMAL(35, 0)) * 0.01 AS DECIMAL(38, 2)) AS "a" FROM "raw"."orders" AS "orders"',
+        ),
+    ),
+    phase="final",
+)
+def rounded_quotient(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    """Oracle's ROUND(x, n) or TRUNC(x, n) of a quotient or average of exact numbers, exact.
+
+    Oracle's x is the exact quotient q rounded to (at least) 38 significant digits, q', and
+    its ROUND or TRUNC of q' differs from that of q only where a boundary of the rounding
+    (a half at place n + 1, or a whole unit at place n) lies between q and q'. In units of
+    10^-(n + 1), q is N / D with N, D whole, and |q' - q| < |q| * 10^-37 = |N| / D * 10^-37;
+    a boundary H is whole, and unless q = H, |q - H| = |N - H * D| / D >= 1 / D. So where
+    |N| < 10^37 no boundary lies between them (and q = H has at most 37 digits, which q'
+    keeps exactly). exact_quotient's dividend in units of 10^-n is under 10^36 (or the
+    statement stops), so N, ten times it, is under 10^37: the rounded exact quotient is
+    Oracle's value."""
+    places = rounded_places(node)
+    if places is None or not rounds_a_quotient(node, ctx):
+        return None
+    argument = _unwrapped(node.this)
+    if isinstance(argument, exp.Div):
+        dividend, divisor = argument.this, argument.expression
+        scales = _scale(dividend, ctx), _scale(divisor, ctx)
+        dividend, divisor = paren(clone(dividend)), paren(clone(divisor))
+    else:
+        value = _averaged(argument)
+
+        def over(function: type[exp.Expr]) -> exp.Expr:
+            if isinstance(argument.this, exp.Distinct):
+                return function(this=exp.Distinct(expressions=[clone(value)]))
+            return function(this=clone(value))
+
+        scales = _scale(value, ctx), 0
+        dividend = over(exp.Sum)
+        divisor = exp.Nullif(this=over(exp.Count), expression=lit(0))
+    if scales[0] is None or scales[1] is None:
+        ctx.report(
+            "error",
+            "DIV-ROUNDED",
+            node,
+            "cannot tell the scale of this quotient's operands; CAST them to the NUMBER(p, s) "
+            "intended",
+        )
+        return node
+    if max(scales[0], places + scales[1]) == 0:
+        # exact_quotient leaves a whole dividend as it is: kept under 10^36 here too
+        dividend = exp.Cast(this=dividend, to=exp.DataType.build("DECIMAL(36, 0)"))
+    rounding = "truncate" if isinstance(node, exp.Trunc) else "half_away"
+    quotient = exact_quotient(
+        dividend, scales[0], divisor, scales[1], places, rounding, "DIV-ROUNDED", node
+    )
+    if quotient is None:
+        ctx.report(
+            "error",
+            "DIV-ROUNDED",
+            node,
+            f"{places} places of a quotient of operands of scales {scales[0]} and "
+            f"{scales[1]} leave no exact form on Spark (its products keep 38 digits); ROUND "
+            "to fewer places",
+        )
+        return node
+    return quotient
+
+
+def rounds_a_quotient(node: exp.Round, ctx: Context) -> bool:
+    """Whether DIV-ROUNDED takes this ROUND (FN-ROUND leaves it)."""
+    if not semantics(ctx.dialect).QUOTIENT_IS_DECIMAL_FLOAT or rounded_places(node) is None:
+        return False
+    argument = _unwrapped(node.this)
+    if isinstance(argument, exp.Div):
+        operands = (argument.this, argument.expression)
+    elif isinstance(argument, exp.Avg):
+        operands = (_averaged(argument),)
+    else:
+        return False
+    return all(type_of(operand) in EXACT_TYPES for operand in operands)
 
 
 @rule(

@@ -153,10 +153,19 @@ def exact_quotient(
 ) -> exp.Expr | None:
     """``dividend / divisor`` as DECIMAL(38, ``scale``), its last digit truncated or rounded
     as ``rounding`` says, exact on both engines (or the statement stops); None where the
-    operands' scales leave no exact form (a quotient with fewer places than the dividend
-    over the divisor's, or too many digits for Spark's products)."""
-    numerator = whole_units(dividend, dividend_scale, scale + divisor_scale)
-    denominator = whole_units(divisor, divisor_scale, divisor_scale)
+    operands' scales leave no exact form (too many digits for Spark's products, a negative
+    ``scale``).
+
+    The quotient in units of 10^-scale is ``a * 10^shift / (b * 10^(shift - scale))``, both
+    whole: ``shift`` is the larger of the dividend's scale and ``scale`` plus the divisor's
+    (a quotient with fewer places than the dividend's scale scales the divisor up instead).
+    :func:`whole_units` keeps the whole dividend under 10^36 (a larger one stops the
+    statement), which sql/rules/division.py's DIV-ROUNDED relies on."""
+    if scale < 0:
+        return None
+    shift = max(dividend_scale, scale + divisor_scale)
+    numerator = whole_units(dividend, dividend_scale, shift)
+    denominator = whole_units(divisor, divisor_scale, shift - scale)
     if numerator is None or denominator is None:
         return None
     units = integer_quotient(numerator, denominator, rounding, rule_id, at)

@@ -18,6 +18,7 @@ from sql.rules.build import (
     type_of,
 )
 from sql.rules.case_sensitivity import collated_search
+from sql.rules.division import rounds_a_quotient
 from sql.source_dialects import semantics
 
 MAX_GREATEST_ARGS = 4
@@ -157,7 +158,8 @@ def _truncated(node: exp.Round, ctx: Context) -> exp.Expr | None:
     "Teradata rounds a DECIMAL halfway value as DBS Control's RoundHalfwayMagUp says, by "
     "default to the even digit (2.5 -> 2): a halfway value with an even kept digit is "
     "rounded as its truncation (CASE over MOD), under the "
-    "teradata_round_halfway_mag_up assumption (a warning).",
+    "teradata_round_halfway_mag_up assumption (a warning). Oracle's ROUND of a quotient or "
+    "AVG of NUMBERs: DIV-ROUNDED.",
     (
         (
             "oracle",
@@ -181,6 +183,8 @@ def _truncated(node: exp.Round, ctx: Context) -> exp.Expr | None:
     phase="final",
 )
 def round_number(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if rounds_a_quotient(node, ctx):
+        return None  # DIV-ROUNDED's: an Oracle quotient or average of exact numbers
     value_type = type_of(node.this)
     decimals = node.args.get("decimals")
     mode = node.args.get("truncate")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import statistics
 from datetime import date
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 import duckdb
 import pytest
@@ -497,13 +497,24 @@ PRIORITY_RATIOS = {
 }  # fmt: skip
 
 
+def _ratio(key: int) -> Decimal:
+    """PRIORITY_RATIOS[key] exactly, rounded half away from zero to 6 places."""
+    [(custkey, share)] = [(k, s) for o, k, _, s, _ in ROWS if o == key]
+    total = sum(s for _, k, _, s, _ in ROWS if k == custkey and s is not None)
+    with localcontext() as context:
+        context.prec = 50
+        exact = Decimal(share) / Decimal(total)
+        return exact.quantize(Decimal("0.000001"), rounding=ROUND_HALF_UP)
+
+
 @pytest.mark.parametrize("dialect", ["oracle", "redshift", "snowflake"])
 def test_ratio_to_report_is_the_share_of_the_partitions_sum(engines, dialect):
     con, spark = engines
-    source = (
-        "SELECT o_orderkey, RATIO_TO_REPORT(o_shippriority) OVER (PARTITION BY o_custkey) AS v "
-        f"FROM {TABLES[dialect]}"
-    )
+    ratio = "RATIO_TO_REPORT(o_shippriority) OVER (PARTITION BY o_custkey)"
+    if dialect == "oracle":
+        # a quotient of NUMBERs, of 38 digits: exact rounded to places (DIV-ROUNDED)
+        ratio = f"ROUND({ratio}, 6)"
+    source = f"SELECT o_orderkey, {ratio} AS v FROM {TABLES[dialect]}"
     ansi_sql = translate(source, dialect).ansi_sql.replace('"raw"."orders"', '"orders"')
     for rows in (
         con.sql(render(ansi_sql, "duckdb")).fetchall(),
@@ -514,10 +525,22 @@ def test_ratio_to_report_is_the_share_of_the_partitions_sum(engines, dialect):
         for key, want in PRIORITY_RATIOS.items():
             if want is None:
                 assert got[key] is None, (key, ansi_sql)
+            elif dialect == "oracle":
+                assert got[key] == _ratio(key), (key, ansi_sql)
             else:
                 # Snowflake divides integers to 6 decimals (DIV-INTEGER)
                 want = round(want, 6) if dialect == "snowflake" else want
                 assert float(got[key]) == pytest.approx(want, rel=1e-12), (key, ansi_sql)
+
+
+def test_an_oracle_ratio_to_report_of_numbers_is_refused_bare():
+    with pytest.raises(TranslationError) as raised:
+        translate(
+            "SELECT RATIO_TO_REPORT(o_shippriority) OVER (PARTITION BY o_custkey) AS v "
+            "FROM SALES.ORDERS",
+            "oracle",
+        )
+    assert [d.rule for d in raised.value.diagnostics] == ["DIV-INTEGER"]
 
 
 @pytest.mark.parametrize("dialect", ["oracle", "redshift"])
@@ -525,14 +548,15 @@ def test_ratio_to_report_of_a_zero_sum_fails_where_the_source_does_not_document_
     engines, dialect
 ):
     con, spark = engines
-    source = (
-        "SELECT o_orderkey, RATIO_TO_REPORT(o_shippriority - 3) OVER (PARTITION BY o_custkey) "
-        f"AS v FROM {TABLES[dialect]}"  # customer 6's priorities are 3 and 3
-    )
+    ratio = "RATIO_TO_REPORT(o_shippriority - 3) OVER (PARTITION BY o_custkey)"
+    # customer 6's priorities are 3 and 3; Oracle's quotient of NUMBERs: rounded (DIV-ROUNDED)
+    ratio = f"ROUND({ratio}, 6)" if dialect == "oracle" else ratio
+    source = f"SELECT o_orderkey, {ratio} AS v FROM {TABLES[dialect]}"
     ansi_sql = translate(source, dialect).ansi_sql.replace('"raw"."orders"', '"orders"')
     with pytest.raises(duckdb.Error, match="division by zero"):
         con.sql(render(ansi_sql, "duckdb")).fetchall()
-    with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
+    # SQLSTATE 22012 either way (DIV-ROUNDED's MOD by the sum comes first)
+    with pytest.raises(Exception, match=r"DIVIDE_BY_ZERO|REMAINDER_BY_ZERO"):
         spark.sql(render(ansi_sql, "spark")).collect()
 
 

@@ -3,10 +3,12 @@ Python's decimal arithmetic."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import random
 import re
 from dataclasses import replace
-from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal, localcontext
+from decimal import ROUND_DOWN, ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_UP, Decimal, localcontext
 
 import pytest
 from sqlglot import exp
@@ -74,10 +76,15 @@ def test_the_quotient_is_the_exact_one_rounded_on_both_engines(spark_engine):
     assert [value.as_tuple().exponent for value in on_spark[0]] == scales
 
 
-def test_no_exact_form_where_the_quotient_has_fewer_places_than_the_operands_give():
+def test_a_quotient_with_fewer_places_than_the_dividend_scales_the_divisor_up():
+    # 1.25 / 1 to 1 place: 125 / 10 in whole units (Oracle's ROUND(d / e, 1), DIV-ROUNDED);
+    # its value on the engines: test_oracle_rounds_quotients_and_averages_exactly
     dividend = exp.Cast(this=exp.Literal.number("1.25"), to=exp.DataType.build("DECIMAL(5, 2)"))
     one = exp.Literal.number(1)
-    assert exact_quotient(dividend, 2, one, 0, 1, "truncate", "DIV-DECIMAL", one) is None
+    quotient = exact_quotient(dividend, 2, one, 0, 1, "truncate", "DIV-ROUNDED", one)
+    assert quotient is not None
+    assert "CAST(CAST(1 AS DECIMAL(35, 0)) * 10 AS DECIMAL(38, 0))" in quotient.sql(dialect=Ansi)
+    assert exact_quotient(dividend, 2, one, 0, -1, "truncate", "DIV-ROUNDED", one) is None
 
 
 # DIV-DECIMAL and AVG-DECIMAL: the source's quotient and average, or a located refusal.
@@ -173,7 +180,8 @@ def test_an_undocumented_rounding_is_refused_where_it_is_written(dialect, table,
         translate(f"SELECT {value} AS v FROM {table}", dialect)
     [error] = [d for d in raised.value.diagnostics if d.severity == "error"]
     assert (error.rule, error.line, error.col) == (rule_id, 1, 8)
-    assert "DOUBLE PRECISION" in error.message
+    # Oracle's DOUBLE PRECISION is a decimal FLOAT(126): its binary type is BINARY_DOUBLE
+    assert ("BINARY_DOUBLE" if dialect == "oracle" else "DOUBLE PRECISION") in error.message
 
 
 def test_a_floating_point_operand_divides_as_before():
@@ -244,3 +252,157 @@ def test_a_tsql_int_average_whose_sum_overflows_an_int_stops_as_sql_server_does(
                     '"raw"."counts" AS "counts"', f"({rows}) AS counts"
                 )
                 spark_engine.session().sql(render(sql, "spark")).collect()
+
+
+# DIV-ROUNDED: Oracle's quotients and averages of NUMBERs are decimal floating point of 38
+# digits; bare, refused where written; ROUND or TRUNC of them to n places, exact.
+ORACLE_REFUSED = [
+    ("o_shippriority / 3", "DIV-INTEGER", 8),
+    ("AVG(o_shippriority)", "AVG-DECIMAL", 8),
+    ("AVG(o_shippriority) OVER ()", "AVG-DECIMAL", 8),
+    ("ROUND(o_shippriority / 3 * 100, 2)", "DIV-INTEGER", 14),  # a product of the quotient
+    ("ROUND(o_totalprice / 3, -1)", "DIV-DECIMAL", 14),  # places left of the point
+    ("ROUND(o_totalprice / 3, o_shippriority)", "DIV-DECIMAL", 14),  # computed places
+    ("ROUND(AVG(o_totalprice), 37)", "AVG-DECIMAL", 14),  # more places than Spark keeps
+]
+
+
+@pytest.mark.parametrize(("value", "rule_id", "col"), ORACLE_REFUSED)
+def test_a_bare_oracle_quotient_or_average_of_numbers_is_refused_where_written(value, rule_id, col):
+    with pytest.raises(TranslationError) as raised:
+        translate(f"SELECT {value} AS v FROM SALES.ORDERS", "oracle")
+    errors = {(d.rule, d.line, d.col) for d in raised.value.diagnostics if d.severity == "error"}
+    assert (rule_id, 1, col) in errors
+    [message] = [d.message for d in raised.value.diagnostics if d.rule == rule_id]
+    assert "38 significant digits" in message and "BINARY_DOUBLE" in message
+
+
+def test_a_binary_double_operand_divides_and_averages_in_binary_as_oracle_does():
+    ansi = translate(
+        "SELECT o_shippriority / CAST(3 AS BINARY_DOUBLE) AS q, "
+        "AVG(CAST(o_shippriority AS BINARY_DOUBLE)) AS a FROM SALES.ORDERS GROUP BY o_custkey",
+        "oracle",
+    )
+    assert "MOD" not in ansi.ansi_sql and "DIV-ROUNDED" not in ansi.rules_applied
+
+
+ORACLE_DDL = "CREATE TABLE sales.amounts (k NUMBER(10), d NUMBER(8,2), e NUMBER(5,3));"
+
+
+@pytest.fixture(scope="module")
+def oracle_catalog(tmp_path_factory):
+    return imported_catalog(tmp_path_factory.mktemp("oracle"), "oracle", ORACLE_DDL)
+
+
+def _round(value: Decimal, places: int, mode: str = "half_away") -> Decimal:
+    with localcontext() as context:
+        context.prec = 80
+        return value.quantize(Decimal(1).scaleb(-places), rounding=MODES[mode])
+
+
+def test_oracle_rounds_quotients_and_averages_exactly(oracle_catalog, spark_engine):
+    # ROUND of a NUMBER: "If n is negative, then ROUND(n, integer) returns -ROUND(-n,
+    # integer). If n is positive, then ROUND(n, integer) = FLOOR(n * POWER(10, integer) +
+    # 0.5) * POWER(10, -integer)": halves away from zero; TRUNC toward zero.
+    rows = _oracle(
+        "SELECT k, ROUND(d / 10, 2) AS h, TRUNC(d / e, 1) AS t, ROUND(d / 3, 1) AS f, "
+        "ROUND(k / 8, 2) AS i FROM sales.amounts",
+        oracle_catalog,
+        spark_engine,
+    )
+    with localcontext() as context:
+        context.prec = 80
+        expected = [
+            (
+                k,
+                _round(Decimal(d) / 10, 2),
+                _round(Decimal(d) / Decimal(e), 1, "truncate"),
+                _round(Decimal(d) / 3, 1),
+                _round(Decimal(k) / 8, 2),
+            )
+            for k, d, e in AMOUNTS
+        ]
+    assert rows == expected
+    # .025 -> .03, -.035 -> -.04 (away from zero), -333.33 -> -333.3, .125 -> .13
+    assert [r[1] for r in rows] == [Decimal(v) for v in ("0.03", "0.04", "-0.10", "0.13")]
+    assert rows[2][2] == Decimal("-333.3") and rows[0][4] == Decimal("0.13")
+
+
+def test_oracle_rounds_averages_of_numbers_exactly(oracle_catalog, spark_engine):
+    [row] = _oracle(
+        "SELECT ROUND(AVG(d), 3) AS a, ROUND(AVG(k)) AS k, TRUNC(AVG(e), 2) AS t, "
+        "ROUND(AVG(DISTINCT e), 4) AS u, ROUND(SUM(d) / COUNT(*), 4) AS r FROM sales.amounts",
+        oracle_catalog,
+        spark_engine,
+    )
+    # .85 / 4 = .2125 -> .213 (half away from zero; to even: .212); 2.5 -> 3; 6.303 / 4 =
+    # 1.57575 -> 1.57 truncated, 1.5758 rounded
+    assert row == tuple(Decimal(v) for v in ("0.213", "3", "1.57", "1.5758", "0.2125"))
+    empty = _oracle(
+        "SELECT ROUND(AVG(d), 3) AS a FROM sales.amounts WHERE k > 9", oracle_catalog, spark_engine
+    )
+    assert empty == [(None,)]
+
+
+def _oracle(sql: str, catalog, spark_engine) -> list:
+    [table] = translate_script(sql, "oracle", file="q.sql", catalog=catalog).tables
+    assert "DIV-ROUNDED" in table.rules_applied
+    assert not [d for d in table.diagnostics if d.severity == "error"]
+    on_duckdb, on_spark = rows_on_engines(
+        spark_engine.session(), table.ansi_sql, amounts=_amounts()
+    )
+    assert on_duckdb == on_spark
+    return on_spark
+
+
+FIRST_ROUNDINGS = (ROUND_HALF_EVEN, ROUND_HALF_UP, ROUND_DOWN, ROUND_UP)
+
+
+def _oracle_then_rounded(
+    n: int, d: int, digits: int, truncate: bool, first: str = ROUND_HALF_EVEN
+) -> Decimal:
+    """Oracle's ROUND (TRUNC) to 0 places of n / d, its quotient first rounded to ``digits``
+    significant digits (as ``first`` says: how Oracle does is not documented)."""
+    with localcontext() as context:
+        context.prec = digits
+        context.rounding = first
+        quotient = Decimal(n) / Decimal(d)
+    return _round(quotient, 0, "truncate" if truncate else "half_away")
+
+
+def _exactly_rounded(n: int, d: int, truncate: bool) -> Decimal:
+    with localcontext() as context:
+        context.prec = 100
+        return _round(Decimal(n) / Decimal(d), 0, "truncate" if truncate else "half_away")
+
+
+def test_rounding_oracles_38_digit_quotient_gives_the_exact_quotients_rounding():
+    # DIV-ROUNDED's argument (sql/rules/division.py rounded_quotient): a quotient N / D in
+    # units of the place after the last kept, |N| < 10^37, is never within a unit of its 38th
+    # digit of a boundary H (a half, a whole) unless it is H. The nearest quotients to every
+    # kind of boundary, over divisors up to the bound, in 38 and 40 digits:
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(300):
+        d = rng.randrange(3, 10 ** rng.randrange(2, 37))
+        tens = (10**37 - 2) // d // 10 - 1  # boundaries h = 10 * j + 5 (a half) or 10 * j + 10
+        if tens < 1:
+            continue
+        j = rng.randrange(0, tens)
+        for h, truncate in ((10 * j + 5, False), (10 * j + 10, True)):
+            for n in (h * d - 1, h * d, h * d + 1, -(h * d - 1), -(h * d + 1)):
+                assert abs(n) < 10**37
+                exact = _exactly_rounded(n, 10 * d, truncate)
+                for digits, first in itertools.product((38, 40), FIRST_ROUNDINGS):
+                    rounded = _oracle_then_rounded(n, 10 * d, digits, truncate, first)
+                    assert rounded == exact, (n, d, digits, first)
+                    checked += 1
+    assert checked > 6000
+    # Beyond the bound the 38 digits decide, as the digits Oracle keeps do (38 to 40): 49.5
+    # less 1 / (2 * 10^36 + 2) is 49 exactly, 50 from 38 digits, 49 from 40. exact_quotient
+    # keeps the dividend under 10^36, so such a quotient stops the statement.
+    b = 10**36 + 1
+    a = 99 * b - 1
+    assert _exactly_rounded(a, 2 * b, False) == 49
+    assert _oracle_then_rounded(a, 2 * b, 38, False) == 50
+    assert _oracle_then_rounded(a, 2 * b, 40, False) == 49
