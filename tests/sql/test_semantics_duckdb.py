@@ -60,16 +60,18 @@ def con():
 
 CASES = [
     # RATIO_TO_REPORT: NULL for a NULL value and where the partition sums to 0; an integer
-    # ratio divides as Snowflake's integer / integer (6 decimals)
+    # ratio divides as Snowflake's integer / integer (6 decimals); a NUMBER(p, s) ratio has
+    # no documented last digit (DIV-DECIMAL), a FLOAT one divides in binary
     (
         "snowflake",
-        "SELECT o_orderkey, RATIO_TO_REPORT(o_totalprice) OVER (PARTITION BY o_custkey) AS r,"
+        "SELECT o_orderkey, RATIO_TO_REPORT(CAST(o_totalprice AS FLOAT))"
+        " OVER (PARTITION BY o_custkey) AS r,"
         " RATIO_TO_REPORT(o_shippriority) OVER (ORDER BY o_orderkey) AS s"
         " FROM SALES.ORDERS ORDER BY o_orderkey",
         [
             (1, None, Decimal("7.000000")),
             (2, None, Decimal("-7.000000")),
-            (3, Decimal("1"), Decimal("0.000000")),
+            (3, 1.0, Decimal("0.000000")),
             (4, None, Decimal("1.000000")),
         ],
     ),
