@@ -66,8 +66,14 @@ def test_every_sampled_query_is_translated_refused_or_crashed(sample):
 @needs_corpora
 def test_translated_tpch_queries_are_planned_by_duckdb(sample):
     tpch = [r for r in sample.results if r.corpus in ("redshift_tpch", "hyrise_tpch")]
-    assert tpch and all(r.status == "translated" and r.planned and r.ran for r in tpch)
-    assert all(r.readable for r in tpch)
+    assert tpch and all(r.readable for r in tpch)
+    # Each translates and runs, but an AVG or quotient of DECIMALs (TPC-H Q1's AVG of
+    # prices), whose last digit Redshift and T-SQL do not document, is refused there.
+    for result in tpch:
+        if result.status == "refused":
+            assert result.first_rule in ("AVG-DECIMAL", "DIV-DECIMAL"), result
+        else:
+            assert result.status == "translated" and result.planned and result.ran, result
 
 
 @needs_corpora
@@ -156,7 +162,7 @@ def test_an_error_the_translation_raises_as_the_source_does_is_a_run():
     # the rendered SQL, on purpose.
     catalog = load_catalog()
     script = translate_script(
-        "SELECT 1 / COUNT(*) AS x FROM SALES.ORDERS", "oracle", catalog=catalog
+        "SELECT 1.0 / COUNT(*) AS x FROM SALES_DB.ORDERS", "teradata", catalog=catalog
     )
     rendered = [render(t.ansi_sql, "duckdb") for t in script.tables]
     assert "division by zero" in rendered[0]
