@@ -41,47 +41,48 @@ def pytest_configure(config: pytest.Config) -> None:
     stop_servers_however_the_run_ends()
 
 
-# The files that take longest (seconds of a whole run with three workers, measured
-# 2026-12-07 17:10 with `pytest --durations=0`, the machine shared), longest first. xdist's
+# The files that take longest (seconds of a whole run with four workers, measured
+# 2026-12-07 21:25 with `pytest --durations=0`, nothing else running), longest first. xdist's
 # --dist loadfile hands out files in collection order to whichever worker runs low, so a
 # long file collected last ran alone at the end; starting the longest first (the usual
 # longest-processing-time order) ends the workers closer together: 967 s against 918 s for
 # an earlier run's file times replayed in each order. Re-measure when a file grows past these.
 LONGEST_FIRST = (
-    "tests/assets/test_warehouse_assets.py",  # 257
-    "tests/assets/test_training.py",  # 245
-    "tests/estates/test_utility_estate.py",  # 239
-    "tests/assets/test_audit.py",  # 203
+    "tests/assets/test_warehouse_assets.py",  # 290
+    "tests/estates/test_utility_estate.py",  # 278
+    "tests/assets/test_training.py",  # 226
+    "tests/assets/test_audit.py",  # 194
     "tests/sql/test_translations_run.py",  # 157 with the corpora (skipped without)
-    "tests/browser/test_asset_pages.py",  # 185
-    "tests/pipelines/test_second_project.py",  # 135
-    "tests/pipelines/warehouse/test_spark_cluster.py",  # 127
-    "tests/pipelines/cli/test_main.py",  # 85
-    "tests/sql/rules/test_variant.py",  # 83
+    "tests/browser/test_asset_pages.py",  # 143
+    "tests/pipelines/test_second_project.py",  # 137
+    "tests/pipelines/warehouse/test_spark_cluster.py",  # 100
+    "tests/sql/rules/test_variant.py",  # 99
+    "tests/pipelines/cli/test_main.py",  # 91
+    "tests/pipelines/contracts/test_paths_agree.py",  # 84
+    "tests/pipelines/cli/test_run_healing.py",  # 78
+    "tests/sql/rules/test_conversions.py",  # 76
+    "tests/test_secrets.py",  # 74
     "tests/pipelines/contracts/test_validate.py",  # 73
-    "tests/test_secrets.py",  # 73
-    "tests/pipelines/cli/test_run_healing.py",  # 68
-    "tests/pipelines/contracts/test_paths_agree.py",  # 60
-    "tests/pipelines/test_component.py",  # 57
-    "tests/pipelines/cli/test_servers.py",  # 57
-    "tests/pipelines/contracts/test_scan.py",  # 53
-    "tests/pipelines/cli/test_fuzz.py",  # 47
-    "tests/pipelines/warehouse/test_portability.py",  # 45
-    "tests/sql/test_corpus.py",  # 45
-    "tests/pipelines/audit/test_table_bundle.py",  # 40
-    "tests/pipelines/registry/test_tracking_store.py",  # 39
-    "tests/sql/rules/test_conversions.py",  # 37
-    "tests/pipelines/launch/test_loopback.py",  # 33
-    "tests/assets/test_raw_assets.py",  # 30
-    "tests/benchmarks/test_load_bench.py",  # 28
+    "tests/pipelines/warehouse/test_portability.py",  # 71
+    "tests/pipelines/test_component.py",  # 70
+    "tests/pipelines/cli/test_servers.py",  # 67
+    "tests/sql/rules/test_arrays.py",  # 66
+    "tests/pipelines/cli/test_fuzz.py",  # 63
+    "tests/pipelines/contracts/test_scan.py",  # 60
+    "tests/sql/test_corpus.py",  # 44
+    "tests/sql/rules/test_exact_division.py",  # 42
+    "tests/pipelines/audit/test_table_bundle.py",  # 39
+    "tests/pipelines/registry/test_tracking_store.py",  # 37
+    "tests/sql/rules/test_text_groups.py",  # 35
+    "tests/sql/rules/test_aggregates.py",  # 35
+    "tests/assets/test_raw_assets.py",  # 34
+    "tests/pipelines/warehouse/engines/test_engines.py",  # 28
+    "tests/sql/rules/test_tsql_expressions.py",  # 27
+    "tests/benchmarks/test_load_bench.py",  # 26
     "tests/pipelines/registry/test_tracking_server.py",  # 25
-    "tests/sql/rules/test_aggregates.py",  # 25
-    "tests/pipelines/cli/test_translate_templates.py",  # 24
-    "tests/sql/rules/test_arrays.py",  # 23
-    "tests/pipelines/cli/test_run_progress.py",  # 22
-    "tests/pipelines/cli/test_make_install.py",  # 22
-    "tests/pipelines/warehouse/engines/test_engines.py",  # 22
-    "tests/sql/rules/test_tsql_expressions.py",  # 20
+    "tests/sql/rules/test_exact_or_refused.py",  # 24
+    "tests/pipelines/warehouse/test_contract_lint.py",  # 24
+    "tests/pipelines/contracts/test_masking.py",  # 23
 )
 
 
