@@ -99,7 +99,7 @@ def csv_relation(
         # The sniffer, now strict, met a row that does not fit in its sample: find its line.
         _check_rows(connection, files, dialect)
         raise CsvError(csv_problem(error, files[0])) from None
-    _check_fractions(connection, files, dialect, relation)
+    _check_cut_values(connection, files, dialect, relation)
     return relation
 
 
@@ -135,53 +135,54 @@ def _more_digits_than_a_double_keeps(field: exp.Expr) -> exp.Expr:
     return exp.GT(this=exp.Length(this=digits), expression=exp.Literal.number(_DOUBLE_DIGITS))
 
 
-def _check_fractions(
+def _check_cut_values(
     connection: duckdb.DuckDBPyConnection,
     files: Sequence[Path],
     dialect: Dialect,
     relation: duckdb.DuckDBPyRelation,
 ) -> None:
-    """CsvError naming the first file and the column whose text holds what its detected
-    type would cut off (their count in that file): fractional seconds finer than the
+    """CsvError naming the first column, and the first file, whose text holds what its
+    detected type would cut off (their count in that file): fractional seconds finer than the
     microseconds a TIMESTAMP or TIME keeps, more significant digits than a DOUBLE keeps;
-    nothing when no value does. The values themselves are data: the message does not show
-    them."""
+    nothing when no value does. One scan of the files as text, for every column checked. The
+    values themselves are data: the message does not show them."""
     kinds = dict(zip(relation.columns, map(str, relation.types), strict=True))
-    checked = {
-        name: kind for name, kind in kinds.items() if kind in (*_MICROSECOND_TYPES, "DOUBLE")
-    }
+    checked: dict[str, tuple[exp.Expr, str]] = {}
+    for name, kind in kinds.items():
+        field = exp.column(name, quoted=True)
+        if kind == "DOUBLE":
+            checked[name] = (
+                _more_digits_than_a_double_keeps(field),
+                f"more than {_DOUBLE_DIGITS} significant digits, which its DOUBLE would round "
+                "away; declare the column DECIMAL(p,s) (or VARCHAR) in the source's columns",
+            )
+        elif kind in _MICROSECOND_TYPES:
+            checked[name] = (
+                exp.func("regexp_matches", field, exp.Literal.string(_FINER_THAN_MICROSECONDS)),
+                "fractional seconds past the sixth digit, which its TIMESTAMP or TIME "
+                "(microseconds) would cut off; export them with at most six digits, or "
+                "declare the column VARCHAR in the source's columns",
+            )
     if not checked:
         return
     text = _read_csv(
         files, dialect, columns={name: "VARCHAR" for name in relation.columns}, filename=True
     )
-    for name, kind in checked.items():
-        field = exp.column(name, quoted=True)
-        if kind == "DOUBLE":
-            cut = _more_digits_than_a_double_keeps(field)
-            what = (
-                f"more than {_DOUBLE_DIGITS} significant digits, which its DOUBLE would round "
-                "away; declare the column DECIMAL(p,s) (or VARCHAR) in the source's columns"
-            )
-        else:
-            cut = exp.func("regexp_matches", field, exp.Literal.string(_FINER_THAN_MICROSECONDS))
-            what = (
-                "fractional seconds past the sixth digit, which its TIMESTAMP or TIME "
-                "(microseconds) would cut off; export them with at most six digits, or "
-                "declare the column VARCHAR in the source's columns"
-            )
-        first = (
-            exp.select("filename", exp.func("count", exp.Star()))
-            .from_(text.subquery("fields"))
-            .where(cut)
-            .group_by("filename")
-            .order_by("filename")
-            .limit(1)
-        )
-        found = connection.sql(first.sql("duckdb")).fetchall()
-        if found:
-            [(file, count)] = found
-            raise CsvError(f"{file}: column {name}: {count} value(s) with {what}")
+    counts = [
+        exp.Filter(this=exp.func("count", exp.Star()), expression=exp.Where(this=cut.copy()))
+        for cut, _ in checked.values()
+    ]
+    per_file = (
+        exp.select("filename", *counts)
+        .from_(text.subquery("fields"))
+        .group_by("filename")
+        .order_by("filename")
+    )
+    rows = connection.sql(per_file.sql("duckdb")).fetchall()
+    for index, (name, (_, what)) in enumerate(checked.items(), start=1):
+        for row in rows:
+            if row[index]:
+                raise CsvError(f"{row[0]}: column {name}: {row[index]} value(s) with {what}")
 
 
 def csv_problem(error: Exception, file: Path) -> str:

@@ -41,13 +41,21 @@ def byteint() -> exp.DataType:
     return kind
 
 
-def _literal_number(node: exp.Expr) -> int | None:
-    """The integer a literal (or its negation) writes; None for anything else."""
+def _number_literal(node: exp.Expr) -> tuple[exp.Literal, bool] | None:
+    """A number literal as written, and whether it is negated; None for anything else."""
     negative = isinstance(node, exp.Neg)
     value = node.this if negative else node
-    if not isinstance(value, exp.Literal) or value.is_string or not value.name.isdigit():
+    if not isinstance(value, exp.Literal) or value.is_string:
         return None
-    return -int(value.name) if negative else int(value.name)
+    return value, negative
+
+
+def _literal_number(node: exp.Expr) -> int | None:
+    """The integer a literal of digits alone (or its negation) writes; None for anything else."""
+    found = _number_literal(node)
+    if found is None or not found[0].name.isdigit():
+        return None
+    return -int(found[0].name) if found[1] else int(found[0].name)
 
 
 @rule(
@@ -173,12 +181,13 @@ def _assumed(node: exp.Expr, ctx: Context) -> None:
 
 
 def _literal_decimal(node: exp.Expr) -> Decimal | None:
-    negative = isinstance(node, exp.Neg)
-    value = node.this if negative else node
-    if not isinstance(value, exp.Literal) or value.is_string or "e" in value.name.lower():
-        return None  # 1e5 is a FLOAT literal
+    """The number a decimal literal (or its negation) writes; None for anything else (1e5 is
+    a FLOAT literal)."""
+    found = _number_literal(node)
+    if found is None or "e" in found[0].name.lower():
+        return None
     try:
-        number = Decimal(value.name)
+        number = Decimal(found[0].name)
     except ArithmeticError:
         return None
-    return -number if negative else number
+    return -number if found[1] else number
