@@ -7,12 +7,15 @@ when the code location loads); a file is translated when its asset runs.
 import functools
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
 
 from assets.legacy import legacy_key
 from assets.metadata import code_references, lineage_metadata
+from assets.probes import Rerun, attach_probe, latest_events, provenance
+from pipelines.instance import DATA_VERSION_TAG
 from pipelines.lake.catalog import published_columns
 from pipelines.resources import AnsiStoreResource, LakeResource
 from pipelines.settings import shown_path
@@ -22,6 +25,7 @@ from pipelines.translation.store import (
     SourceDependencies,
     StoredTranslation,
     StoreError,
+    stored_translations,
     translate_to_store,
 )
 from pipelines.warehouse.lineage_view import (
@@ -29,7 +33,7 @@ from pipelines.warehouse.lineage_view import (
     lineage_rows,
     markdown_text,
 )
-from sql.catalog import CatalogError
+from sql.catalog import Catalog, CatalogError
 from sql.diagnostics import TranslationError
 from sql.paths import REPOSITORY_ROOT
 from sql.rules import load_all
@@ -158,14 +162,7 @@ def ansi_asset(
     def _ansi(context: dg.AssetExecutionContext, ansi_store: AnsiStoreResource, lake: LakeResource):
         usage = StepUsage.start()
         try:
-            catalog = ansi_store.catalog()
-            if project is not None:
-                catalog = project.catalog_for(
-                    legacy.names[0],
-                    catalog,
-                    ansi_store.path(),
-                    published=functools.partial(published_columns, lake.lake()),
-                )
+            catalog = _catalog(legacy, project, ansi_store, lake)
             stored = translate_to_store(
                 source,
                 ansi_store.path(),
@@ -198,7 +195,85 @@ def ansi_asset(
                 data_version=dg.DataVersion(table.data_version),
             )
 
-    return _ansi
+    # What `plumbline run` asks before it starts a run (assets/probes.py).
+    deps = tuple(dict.fromkeys(dep.asset_key for spec in specs for dep in spec.deps))
+    return attach_probe(_ansi, TranslationProbe(legacy, variables, project, deps))
+
+
+def _catalog(
+    legacy: SourceDependencies,
+    project: LegacySql | None,
+    ansi_store: AnsiStoreResource,
+    lake: LakeResource,
+) -> Catalog:
+    """The catalog ``legacy`` is translated against: in a ``project`` whose other files'
+    tables it reads, with those tables' columns as their translations give them."""
+    catalog = ansi_store.catalog()
+    if project is not None:
+        catalog = project.catalog_for(
+            legacy.names[0],
+            catalog,
+            ansi_store.path(),
+            published=functools.partial(published_columns, lake.lake()),
+        )
+    return catalog
+
+
+@dataclass(frozen=True)
+class TranslationProbe:
+    """The question a translation's step answers first (whether the store holds the
+    translations of the file as it is now, against the catalog as it is now), askable
+    before a run: ``plumbline run`` starts no step for a file whose translations are kept
+    and are what Dagster last recorded of its assets, made from the inputs' data versions
+    recorded now (assets/probes.py)."""
+
+    legacy: SourceDependencies
+    variables: Mapping[str, TemplateValue] | None
+    project: LegacySql | None
+    deps: tuple[dg.AssetKey, ...]
+
+    def ask(self, instance: dg.DagsterInstance, resources: Mapping[str, object]) -> Rerun:
+        from dagster._core.definitions.data_version import DEFAULT_DATA_VERSION
+
+        ansi_store, lake = resources["ansi_store"], resources["lake"]
+        assert isinstance(ansi_store, AnsiStoreResource) and isinstance(lake, LakeResource)
+        try:
+            stored = stored_translations(
+                self.legacy.source,
+                ansi_store.path(),
+                _catalog(self.legacy, self.project, ansi_store, lake),
+                self.legacy.names,
+                self.variables,
+                self.project.budget if self.project is not None else None,
+            )
+        except Exception as exc:  # the step says what is wrong, naming the file
+            return Rerun(f"its translation cannot be checked ({type(exc).__name__})")
+        if stored is None:
+            return Rerun("its file, the catalog or the translator changed since it was stored")
+        keys = [dg.AssetKey([ANSI_ZONE, table.name]) for table in stored]
+        latest = latest_events(instance, [*keys, *self.deps])
+        # As Dagster reads an input never observed nor materialized: INITIAL.
+        current = {
+            dep: latest[dep].asset_event.tags.get(DATA_VERSION_TAG)
+            if dep in latest
+            else DEFAULT_DATA_VERSION.value
+            for dep in self.deps
+        }
+        for key, table in zip(keys, stored, strict=True):
+            own = latest.get(key)
+            recorded = provenance(instance, key) if own is not None else None
+            if own is None or recorded is None:
+                return Rerun(f"Dagster records no materialization of {key.to_user_string()}")
+            if own.asset_event.tags.get(DATA_VERSION_TAG) != table.data_version:
+                return Rerun(f"{key.to_user_string()} was last materialized from another SQL")
+            if recorded.code_version != TRANSLATOR_VERSION:
+                return Rerun(f"{key.to_user_string()} was materialized by another translator")
+            inputs = {k: v.value for k, v in recorded.input_data_versions.items()}
+            if any(
+                current.get(dep) is None or inputs.get(dep) != current[dep] for dep in self.deps
+            ):
+                return Rerun(f"an input of {key.to_user_string()} has a new data version")
+        return Rerun(None, {key: dict(latest[key].asset_event.metadata) for key in keys})
 
 
 def build_ansi_assets(legacy: LegacySql) -> list[dg.AssetsDefinition]:

@@ -2,11 +2,13 @@
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import dagster as dg
 
 from assets.metadata import code_references, lineage_metadata, records_table, rounded
+from assets.probes import Rerun, attach_probe, latest_events, provenance
 from pipelines.contracts import Contract, load_contract
 from pipelines.contracts.describe import describe_columns
 from pipelines.instance import DATA_VERSION_TAG
@@ -354,24 +356,8 @@ SKIPPED_FLAG = "skipped_unchanged_inputs"
 SKIP_DROPS = tuple(CHECK_SECONDS.values())
 
 
-def _latest_events(
-    instance: dg.DagsterInstance, keys: Sequence[dg.AssetKey]
-) -> dict[dg.AssetKey, dg.EventLogRecord]:
-    """Each key's latest materialization, else its latest observation (as Dagster takes an
-    input's data version when a step materializes), in one read of the asset records."""
-    latest = {}
-    for record in instance.get_asset_records(list(keys)):
-        entry = record.asset_entry
-        event = entry.last_materialization_record or entry.last_observation_record
-        if event is None:
-            event = next(iter(instance.fetch_observations(entry.asset_key, limit=1).records), None)
-        if event is not None:
-            latest[entry.asset_key] = event
-    return latest
-
-
-def _skip_reason(
-    context: dg.AssetExecutionContext,
+def skip_reason(
+    instance: dg.DagsterInstance,
     table: WarehouseTable,
     *,
     code: str,
@@ -383,7 +369,9 @@ def _skip_reason(
 ) -> tuple[str | None, TableVersion | None, dict[str, dg.MetadataValue]]:
     """Why ``table`` is built (None: it is skipped, :func:`why_rebuild`), its live version and
     the metadata of its latest materialization. ``code`` is the asset's code version, ``deps``
-    its inputs, ``catalog`` gives the catalog a build holds them to."""
+    its inputs, ``catalog`` gives the catalog a build holds them to. Read from the Dagster
+    instance and the lake only: the step asks it, and so does ``plumbline run`` before it
+    starts a run (:class:`RerunProbe`)."""
     key = warehouse_key(table.name)
     try:
         live = lake.current(WAREHOUSE_ZONE, table.name)
@@ -392,17 +380,17 @@ def _skip_reason(
     except (LakeError, StoreError, EngineError, CatalogError) as exc:
         # The build says what is wrong, naming the file.
         return f"its live version or its SQL cannot be read ({exc})", None, {}
-    latest = _latest_events(context.instance, [key, *deps])
+    latest = latest_events(instance, [key, *deps])
     own = latest.get(key)
-    provenance = context.get_asset_provenance(key) if own is not None else None
+    recorded = provenance(instance, key) if own is not None else None
     last = (
         None
-        if own is None or provenance is None
+        if own is None or recorded is None
         else LastMaterialization(
             data_version=own.asset_event.tags.get(DATA_VERSION_TAG),
-            code_version=provenance.code_version,
+            code_version=recorded.code_version,
             input_data_versions={
-                k.to_user_string(): v.value for k, v in provenance.input_data_versions.items()
+                k.to_user_string(): v.value for k, v in recorded.input_data_versions.items()
             },
         )
     )
@@ -423,6 +411,72 @@ def _skip_reason(
         intact=lake.verify,
     )
     return reason, live, dict(own.asset_event.metadata) if own is not None else {}
+
+
+def _catalog(
+    table: WarehouseTable, project: LegacySql | None, ansi_store: AnsiStoreResource, lake: Lake
+) -> Catalog:
+    """The catalog a build of ``table`` holds its inputs to: a translated file of ``project``
+    reads the columns of another file's table as that file's translation gives them."""
+    read = ansi_store.catalog()
+    if project is not None and table.legacy is not None:
+        return project.catalog_for(
+            table.name,
+            read,
+            ansi_store.path(),
+            published=functools.partial(published_columns, lake),
+        )
+    return read
+
+
+@dataclass(frozen=True)
+class TableProbe:
+    """The question a warehouse table's step asks first, askable before a run: ``plumbline
+    run`` starts no step for a table its step would skip (assets/probes.py)."""
+
+    table: WarehouseTable
+    code: str
+    deps: tuple[dg.AssetKey, ...]
+    project: LegacySql | None
+    contract: Contract | None
+
+    def ask(self, instance: dg.DagsterInstance, resources: Mapping[str, object]) -> Rerun:
+        """The step's own answer, from the Definitions' ``resources`` (``lake``,
+        ``ansi_store``, ``warehouse_engine``) as they are configured."""
+        lake_resource = resources["lake"]
+        ansi_store = resources["ansi_store"]
+        engine = resources["warehouse_engine"]
+        assert isinstance(lake_resource, LakeResource)
+        assert isinstance(ansi_store, AnsiStoreResource)
+        assert isinstance(engine, EngineResource)
+        lake = lake_resource.lake()
+        reason, live, metadata = skip_reason(
+            instance,
+            self.table,
+            code=self.code,
+            deps=self.deps,
+            lake=lake,
+            ansi_root=ansi_store.path(),
+            engine=engine.engine,
+            catalog=lambda: _catalog(self.table, self.project, ansi_store, lake),
+        )
+        if reason is not None or live is None:
+            return Rerun(reason or "it has no published version")
+        return Rerun(
+            None,
+            {warehouse_key(self.table.name): metadata},
+            _skipped_checks(self.table, live, self.contract),
+        )
+
+
+def _skipped_checks(
+    table: WarehouseTable, live: TableVersion, contract: Contract | None
+) -> list[dg.AssetCheckResult]:
+    """A skipped table's check results: its blocking checks' verdicts as its live version
+    was published under them, not re-run, and the warnings of what it is not guarded by."""
+    return [_check_result(o) for o in verdicts_of_live_version(live)] + _unguarded(
+        table, contract is not None, table.reconciled
+    )
 
 
 def _skipped(
@@ -447,8 +501,7 @@ def _skipped(
             ),
         },
         data_version=dg.DataVersion(live.manifest["data_version"]),
-        check_results=[_check_result(o) for o in verdicts_of_live_version(live)]
-        + _unguarded(table, contract is not None, table.reconciled),
+        check_results=_skipped_checks(table, live, contract),
     )
 
 
@@ -495,21 +548,13 @@ def warehouse_asset(
         home = lake.home or None
 
         def catalog() -> Catalog:
-            read = ansi_store.catalog()
-            if project is not None and table.legacy is not None:
-                return project.catalog_for(
-                    table.name,
-                    read,
-                    ansi_store.path(),
-                    published=functools.partial(published_columns, lake.lake()),
-                )
-            return read
+            return _catalog(table, project, ansi_store, lake.lake())
 
         reason, live, metadata = (
             ("its config says rebuild (plumbline run --force)", None, {})
             if config.rebuild
-            else _skip_reason(
-                context,
+            else skip_reason(
+                context.instance,
                 table,
                 code=code,
                 deps=deps,
@@ -575,7 +620,8 @@ def warehouse_asset(
             + _unguarded(table, contract is not None, table.reconciled),
         )
 
-    return _table
+    # What `plumbline run` asks before it starts a run (assets/probes.py).
+    return attach_probe(_table, TableProbe(table, code, tuple(deps), project, contract))
 
 
 def portability_checks(tables: list[WarehouseTable], engine_name: str) -> dg.AssetChecksDefinition:

@@ -29,6 +29,7 @@ from typing import TextIO
 
 import dagster as dg
 
+from assets.probes import Probe, Rerun, rerun_probe
 from pipelines.cli.location import DEMO_MODULE, CodeLocation
 from pipelines.definitions import MATERIALIZE_ALL_JOB
 from pipelines.event_log_files import held_event_log
@@ -99,7 +100,7 @@ class AssetProgress:
 
 @dataclass
 class RunOutcome:
-    run_id: str
+    run_id: str | None  # the last Dagster run of the invocation; None where none was needed
     success: bool
     seconds: float
     assets: dict[str, AssetProgress] = field(default_factory=dict)
@@ -112,6 +113,8 @@ class RunOutcome:
     audit_root: str | None = None
     log: Path | None = None  # where the run's third-party output went
     demo: bool = True  # this repository's TPC-H demo, not a project of the user's
+    # Every Dagster run of the invocation, in order (run_assets: at most two).
+    run_ids: list[str] = field(default_factory=list)
 
 
 def resolve_selection(defs: dg.Definitions, selection: str | None) -> list[dg.AssetKey]:
@@ -314,6 +317,60 @@ class _Tracker:
             if names:
                 self.step_keys[assets_def.node_def.name] = names
 
+    def _check(
+        self,
+        asset: str,
+        name: str,
+        passed: bool,
+        *,
+        warning: bool,
+        description: str | None,
+        re_run: bool,
+    ) -> None:
+        verdict = "passed" if passed else "WARNING" if warning else "FAILED"
+        if not re_run:
+            # The live version's verdict, reported again for a skipped table.
+            verdict = f"{verdict.lower()}, not re-run:"
+            self.not_re_run.add(name)
+        else:
+            self.not_re_run.discard(name)
+        self.checks[name] = passed
+        if warning and not passed:
+            self.warnings[name] = description or ""
+        self.echo(f"  check {verdict:<7} {asset} {name}")
+
+    def skipped(self, key: dg.AssetKey, answer: Rerun, seconds: float) -> None:
+        """An asset given no step: its code and inputs are those of what it last produced
+        (``answer``), shown as its step would have shown it."""
+        name = key.to_user_string()
+        progress = self.assets.setdefault(name, AssetProgress(name))
+        progress.status = SKIPPED
+        rows = answer.metadata.get(key, {}).get("dagster/row_count")
+        progress.rows = None if rows is None else int(rows.value)
+        progress.seconds = seconds
+        rows_text = "" if progress.rows is None else f"  {progress.rows:,} rows"
+        self.echo(f"  {progress.status:<13} {name}{rows_text}  {seconds:.1f}s")
+        for result in answer.check_results:
+            if result.asset_key not in (None, key):
+                continue
+            re_run = result.metadata.get(RE_RUN)
+            self._check(
+                name,
+                result.check_name or "",
+                result.passed,
+                warning=result.severity == dg.AssetCheckSeverity.WARN,
+                description=result.description,
+                re_run=re_run is None or re_run.value is not False,
+            )
+
+    def not_run(self, key: dg.AssetKey, because: str) -> None:
+        """An asset left out as Dagster skips a step whose input did not materialize."""
+        name = key.to_user_string()
+        progress = self.assets.setdefault(name, AssetProgress(name))
+        progress.status = "skipped"
+        progress.message = because
+        self.echo(f"  {progress.status:<13} {name}: {because}")
+
     def handle(self, record: dg.EventLogRecord) -> None:
         entry = record.event_log_entry
         event = entry.dagster_event
@@ -371,21 +428,14 @@ class _Tracker:
             self.echo(f"  observed      {name}")
         elif kind == dg.DagsterEventType.ASSET_CHECK_EVALUATION:
             evaluation = event.event_specific_data
-            warning = evaluation.severity == dg.AssetCheckSeverity.WARN
-            verdict = "passed" if evaluation.passed else "WARNING" if warning else "FAILED"
             re_run = evaluation.metadata.get(RE_RUN)
-            if re_run is not None and re_run.value is False:
-                # The live version's verdict, reported again for a skipped table.
-                verdict = f"{verdict.lower()}, not re-run:"
-                self.not_re_run.add(evaluation.check_name)
-            else:
-                self.not_re_run.discard(evaluation.check_name)
-            self.checks[evaluation.check_name] = evaluation.passed
-            if warning and not evaluation.passed:
-                self.warnings[evaluation.check_name] = evaluation.description or ""
-            self.echo(
-                f"  check {verdict:<7} {evaluation.asset_key.to_user_string()}"
-                f" {evaluation.check_name}"
+            self._check(
+                evaluation.asset_key.to_user_string(),
+                evaluation.check_name,
+                evaluation.passed,
+                warning=evaluation.severity == dg.AssetCheckSeverity.WARN,
+                description=evaluation.description,
+                re_run=re_run is None or re_run.value is not False,
             )
         elif kind in (dg.DagsterEventType.STEP_FAILURE, dg.DagsterEventType.STEP_SKIPPED):
             failed = kind == dg.DagsterEventType.STEP_FAILURE
@@ -410,13 +460,19 @@ def run_assets(
     force: bool = False,
 ) -> RunOutcome:
     """Run the job ``job_name`` of ``location`` (default: this repository's TPC-H demo) over
-    ``keys`` (from :func:`resolve_selection`; None: the whole job) in one Dagster run on the
-    instance in ``$DAGSTER_HOME``.
+    ``keys`` (from :func:`resolve_selection`; None: the whole job) on the instance in
+    ``$DAGSTER_HOME``.
 
     With ``subset`` the run selects exactly ``keys`` and the job's checks on them; without it,
     the job runs as defined (``keys`` only label the progress display). With ``force``
     every warehouse table among ``keys`` is built and checked again, and the model trains
     even when a training of the same inputs could be reused (:func:`force_run_config`).
+
+    Without ``force``, a warehouse table whose step would only find that its code version
+    and its inputs' data versions are those of its live version (``assets.warehouse``'s
+    ``Probe``) gets no step: what the tables read is run first, each table is asked
+    then, and a second Dagster run of the same invocation (its tag ``plumbline/invocation``)
+    builds the rest (:func:`plan_phases`). Both runs' events make one progress display.
     """
     location = location or CodeLocation(REPOSITORY_ROOT, DEMO_MODULE)
     defs = location.definitions()
@@ -438,6 +494,9 @@ def run_assets(
     stoppable_children()
     started = time.monotonic()
     log_path = run_log_path(settings, time.time())
+    run_config = {**QUIET_RUN_CONFIG, **(force_run_config(defs, keys or []) if force else {})}
+    results: list[dg.JobExecutionResult] = []
+    blocked: set[dg.AssetKey] = set()
     with (
         held_event_log(settings.dagster_home),
         dg.DagsterInstance.get() as instance,
@@ -453,67 +512,43 @@ def run_assets(
             previous=latest_data_versions(instance, keys or []),
             log=log,
         )
-        box: dict[str, object] = {}
 
-        job = location.reconstructable_job(job_name)
-        if subset and keys is not None:
-            # The selected assets and the job's own checks on them. (execute_job's
-            # asset_selection would add every check defined on them, the portability checks
-            # too: each table's SQL on Spark, check_portability_job's work.)
-            selected = set(keys)
-            job = job.get_subset(
-                asset_selection=selected,
-                asset_check_selection={
-                    check
-                    for check in location.job(job_name).asset_layer.asset_graph.asset_check_keys
-                    if check.asset_key in selected
-                },
+        def execute(selected: list[dg.AssetKey] | None, as_subset: bool) -> None:
+            results.append(
+                _execute(
+                    instance,
+                    location,
+                    job_name,
+                    selected,
+                    subset=as_subset,
+                    tags=tags,
+                    run_config=run_config,
+                    tracker=tracker,
+                )
             )
 
-        def execute() -> None:
-            try:
-                box["result"] = dg.execute_job(
-                    job,
-                    instance=instance,
-                    tags=tags,
-                    run_config={
-                        **QUIET_RUN_CONFIG,
-                        **(force_run_config(defs, keys or []) if force else {}),
-                    },
-                )
-            except BaseException as exc:  # re-raised in the caller's thread below
-                box["error"] = exc
-
-        worker = threading.Thread(target=execute, name="plumbline-run", daemon=True)
-        worker.start()
-        run_id, cursor = None, None
-        while True:
-            alive = worker.is_alive()
-            if run_id is None:
-                runs = instance.get_runs(filters=dg.RunsFilter(tags={INVOCATION_TAG: invocation}))
-                run_id = runs[0].run_id if runs else None
-            if run_id is not None:
-                while True:
-                    # Every record, not only some event types: the epochs are log lines,
-                    # which carry no event type to filter on.
-                    conn = instance.get_records_for_run(run_id, cursor=cursor)
-                    for record in conn.records:
-                        tracker.handle(record)
-                    cursor = conn.cursor
-                    if not conn.has_more:
-                        break
-            if not alive:
-                break
-            time.sleep(POLL_SECONDS)
-        worker.join()
-        stop_leftover_log_mirrors()
-        if "error" in box:
-            raise box["error"]  # type: ignore[misc]
-        result: dg.JobExecutionResult = box["result"]  # type: ignore[assignment]
+        probes = {} if force or keys is None else rerun_probes(defs, keys)
+        if not probes:
+            execute(keys, subset)
+        else:
+            graph = defs.resolve_asset_graph()
+            first, later = plan_phases(graph, keys or [], set(probes))
+            if first:
+                execute(first, True)
+            failed = {k for k in first if tracker.assets[k.to_user_string()].status not in DONE}
+            blocked = downstream_of(graph, failed) & set(later)
+            skipped = skippable(graph, later, probes, blocked, instance, defs.resources, tracker)
+            for key in later:
+                if key in blocked:
+                    tracker.not_run(key, "an asset it reads did not materialize")
+            rest = [k for k in later if k not in skipped and k not in blocked]
+            if rest:
+                execute(rest, True)
 
     outcome = RunOutcome(
-        run_id=result.run_id,
-        success=result.success,
+        run_id=results[-1].run_id if results else None,
+        run_ids=[r.run_id for r in results],
+        success=all(r.success for r in results) and not blocked,
         seconds=time.monotonic() - started,
         assets=tracker.assets,
         checks=tracker.checks,
@@ -526,6 +561,142 @@ def run_assets(
     )
     echo_summary(outcome, settings, echo)
     return outcome
+
+
+def rerun_probes(defs: dg.Definitions, keys: list[dg.AssetKey]) -> dict[dg.AssetKey, Probe]:
+    """The selected warehouse tables' :class:`~assets.warehouse.Probe`, by key."""
+    graph = defs.resolve_asset_graph()
+    probes = {}
+    for key in keys:
+        node = graph.get(key)
+        probe = rerun_probe(node.assets_def) if node.is_materializable else None
+        if probe is not None:
+            probes[key] = probe
+    return probes
+
+
+def downstream_of(graph, keys: set[dg.AssetKey]) -> set[dg.AssetKey]:
+    """Every asset that reads one of ``keys``, directly or not (``keys`` left out)."""
+    if not keys:
+        return set()
+    return set(dg.AssetSelection.assets(*keys).downstream().resolve(graph)) - keys
+
+
+def plan_phases(
+    graph, keys: list[dg.AssetKey], probed: set[dg.AssetKey]
+) -> tuple[list[dg.AssetKey], list[dg.AssetKey]]:
+    """``keys`` split in two runs: first what no probed table is upstream of (the sources,
+    the legacy files' observations, the translations: what a table's probe reads the
+    versions of), then the probed tables and what reads them, each list in ``keys``' order."""
+    later = probed | downstream_of(graph, probed)
+    return [k for k in keys if k not in later], [k for k in keys if k in later]
+
+
+def skippable(
+    graph,
+    later: list[dg.AssetKey],
+    probes: dict[dg.AssetKey, Probe],
+    blocked: set[dg.AssetKey],
+    instance: dg.DagsterInstance,
+    resources: dict[str, object],
+    tracker: _Tracker,
+) -> set[dg.AssetKey]:
+    """The probed assets of ``later`` whose step would find them unchanged, shown as
+    skipped; asked in the graph's order, so that an asset reading one that is built (or
+    ``blocked``) is built too, its inputs' new versions being known only then."""
+    built: set[dg.AssetKey] = set(blocked)
+    skipped: set[dg.AssetKey] = set()
+    decided: set[dg.AssetKey] = set()
+    order = {key: index for index, key in enumerate(graph.toposorted_asset_keys)}
+    for key in sorted((k for k in later if k in probes), key=order.__getitem__):
+        if key in decided:
+            continue
+        # A step makes all its assets or none: they are decided together.
+        probe = probes[key]
+        made = [k for k in later if probes.get(k) is probe]
+        decided.update(made)
+        upstream = set(dg.AssetSelection.assets(*made).upstream().resolve(graph)) - set(made)
+        if set(made) & blocked:
+            continue
+        if upstream & built:
+            built.update(made)
+            continue
+        asked = time.monotonic()
+        answer = probe.ask(instance, resources)
+        seconds = time.monotonic() - asked
+        if answer.reason is not None:
+            built.update(made)
+            continue
+        for one in sorted(made, key=order.__getitem__):
+            skipped.add(one)
+            tracker.skipped(one, answer, seconds)
+    return skipped
+
+
+def _execute(
+    instance: dg.DagsterInstance,
+    location: CodeLocation,
+    job_name: str,
+    keys: list[dg.AssetKey] | None,
+    *,
+    subset: bool,
+    tags: dict[str, str],
+    run_config: dict[str, object],
+    tracker: _Tracker,
+) -> dg.JobExecutionResult:
+    """One Dagster run of ``job_name`` (over ``keys`` and the job's own checks on them, with
+    ``subset``) on ``instance``, in a worker thread while this one shows its events."""
+    box: dict[str, object] = {}
+    job = location.reconstructable_job(job_name)
+    if subset and keys is not None:
+        # The selected assets and the job's own checks on them. (execute_job's
+        # asset_selection would add every check defined on them, the portability checks
+        # too: each table's SQL on Spark, check_portability_job's work.)
+        selected = set(keys)
+        job = job.get_subset(
+            asset_selection=selected,
+            asset_check_selection={
+                check
+                for check in location.job(job_name).asset_layer.asset_graph.asset_check_keys
+                if check.asset_key in selected
+            },
+        )
+    # The invocation's runs so far: the one to show is the next.
+    invocation = dg.RunsFilter(tags={INVOCATION_TAG: tags[INVOCATION_TAG]})
+    known = {run.run_id for run in instance.get_runs(filters=invocation)}
+
+    def execute() -> None:
+        try:
+            box["result"] = dg.execute_job(job, instance=instance, tags=tags, run_config=run_config)
+        except BaseException as exc:  # re-raised in the caller's thread below
+            box["error"] = exc
+
+    worker = threading.Thread(target=execute, name="plumbline-run", daemon=True)
+    worker.start()
+    run_id, cursor = None, None
+    while True:
+        alive = worker.is_alive()
+        if run_id is None:
+            runs = instance.get_runs(filters=invocation)
+            run_id = next((r.run_id for r in runs if r.run_id not in known), None)
+        if run_id is not None:
+            while True:
+                # Every record, not only some event types: the epochs are log lines,
+                # which carry no event type to filter on.
+                conn = instance.get_records_for_run(run_id, cursor=cursor)
+                for record in conn.records:
+                    tracker.handle(record)
+                cursor = conn.cursor
+                if not conn.has_more:
+                    break
+        if not alive:
+            break
+        time.sleep(POLL_SECONDS)
+    worker.join()
+    stop_leftover_log_mirrors()
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["result"]  # type: ignore[return-value]
 
 
 def heal_home(
@@ -597,8 +768,16 @@ def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], 
         counts[p.status] = counts.get(p.status, 0) + 1
     verdict = "SUCCESS" if outcome.success else "FAILURE"
     echo("")
+    runs = outcome.run_ids or ([outcome.run_id] if outcome.run_id else [])
+    named = (
+        f"Run {runs[0]}"
+        if len(runs) == 1
+        else f"Runs {' and '.join(runs)}"
+        if runs
+        else "No Dagster run needed"
+    )
     echo(
-        f"Run {outcome.run_id}: {verdict} in {outcome.seconds:.1f}s ("
+        f"{named}: {verdict} in {outcome.seconds:.1f}s ("
         + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "checks only")
         + ")"
     )
@@ -612,4 +791,6 @@ def echo_summary(outcome: RunOutcome, settings: Settings, echo: Callable[[str], 
             f"{Path(outcome.audit_report).with_name('bundle.json')}`"
         )
     ui = "make ui" if outcome.demo else "plumbline ui"
-    echo(f"See it in the UI: `{ui}`, then http://127.0.0.1:3000/runs/{outcome.run_id}")
+    if runs:
+        links = ", ".join(f"http://127.0.0.1:3000/runs/{run}" for run in runs)
+        echo(f"See it in the UI: `{ui}`, then {links}")

@@ -443,6 +443,56 @@ def _reusable(
     return stored
 
 
+@dataclass(frozen=True)
+class _Current:
+    """What a stored translation of a source must have been made from to stand for it now."""
+
+    source_sha: str
+    key: str  # the catalog, assumptions and query parameters (_cache_key)
+    rendered: RenderedTemplate | None
+
+    @property
+    def rendered_sha(self) -> str | None:
+        return self.rendered.sql_sha256 if self.rendered is not None else None
+
+
+def _current(
+    source: LegacySource,
+    catalog: Catalog,
+    assumptions: Assumptions,
+    variables: Mapping[str, TemplateValue] | None,
+    parameters: Mapping[str, QueryParameter] | None,
+    budget: TemplateBudget | None,
+) -> _Current:
+    source_bytes = read_source(source.path)
+    key = _cache_key(catalog, assumptions)
+    recorded = {k: str(v) for k, v in parameters.items()} if parameters else None
+    if recorded:
+        # Other parameter values are another translation.
+        key += f",query_parameters={sha256_text(json.dumps(recorded, sort_keys=True))[:16]}"
+    text = source_text(source_bytes, str(source.path))
+    # Rendered before the reuse check: the same template with other variables (or another
+    # catalog's ref) is other SQL.
+    rendered = _rendered(source, text, catalog, assumptions, variables, budget)
+    return _Current(sha256_bytes(source_bytes), key, rendered)
+
+
+def stored_translations(
+    source: LegacySource,
+    store: Path,
+    catalog: Catalog,
+    expected: Sequence[str],
+    variables: Mapping[str, TemplateValue] | None = None,
+    budget: TemplateBudget | None = None,
+) -> list[StoredTranslation] | None:
+    """The translations of ``source`` that :func:`translate_to_store` would reuse (the
+    ``expected`` tables', made from the same source bytes, translator version, assumptions,
+    catalog and rendered SQL), without translating anything; None where it would translate.
+    Raises what reading and rendering the source raise."""
+    current = _current(source, catalog, load_assumptions(), variables, None, budget)
+    return _reusable(store, expected, current.source_sha, current.key, current.rendered_sha)
+
+
 def translate_to_store(
     source: LegacySource,
     store: Path,
@@ -463,20 +513,10 @@ def translate_to_store(
     code location loaded); the previous stored translations are then left untouched.
     """
     assumptions = assumptions or load_assumptions()
-    source_bytes = read_source(source.path)
-    source_sha = sha256_bytes(source_bytes)
-    key = _cache_key(catalog, assumptions)
-    recorded = {k: str(v) for k, v in parameters.items()} if parameters else None
-    if recorded:
-        # Other parameter values are another translation.
-        key += f",query_parameters={sha256_text(json.dumps(recorded, sort_keys=True))[:16]}"
-    text = source_text(source_bytes, str(source.path))
-    # Rendered before the reuse check: the same template with other variables (or another
-    # catalog's ref) is other SQL.
-    rendered = _rendered(source, text, catalog, assumptions, variables, budget)
-    rendered_sha = rendered.sql_sha256 if rendered is not None else None
+    current = _current(source, catalog, assumptions, variables, parameters, budget)
+    source_sha, key, rendered = current.source_sha, current.key, current.rendered
     if expected is not None:
-        reused = _reusable(store, expected, source_sha, key, rendered_sha)
+        reused = _reusable(store, expected, source_sha, key, current.rendered_sha)
         if reused is not None:
             return reused
     if rendered is not None:
@@ -524,8 +564,8 @@ def translate_to_store(
                 portable_functions=list(translation.portable_functions),
                 guards=list(translation.guards),
                 template_vars=dict(rendered.variables) if rendered is not None else None,
-                rendered_sha256=rendered_sha,
-                query_parameters=recorded,
+                rendered_sha256=current.rendered_sha,
+                query_parameters={k: str(v) for k, v in parameters.items()} if parameters else None,
                 output_schema=_schema_record(output_schema(translation)),
             )
         )

@@ -128,8 +128,25 @@ def test_a_second_run_marks_reused_and_skipped_assets(runs):
     assert re.search(
         r"^peak RSS of a step: [\d,]+ MB \(\S+\); DuckDB held to 2GB", first.stdout, re.M
     )
+    # Nor the translation of its legacy file: the store holds it, made from the same file
+    # and catalog, and it is what Dagster last recorded.
+    assert status_of(second.stdout, "ansi/delay_features") == SKIPPED
     [counts] = re.findall(r"SUCCESS in [\d.]+s \((.*)\)", second.stdout)
-    assert "reused" in counts and f"2 {SKIPPED}" in counts
+    assert "reused" in counts and f"3 {SKIPPED}" in counts, counts
+    # ...and no step of theirs ran: the invocation's second Dagster run holds only what
+    # reads them (the model).
+    [runs] = re.findall(r"^Runs (\S+) and (\S+): SUCCESS", second.stdout, re.M)
+    with dg.DagsterInstance.from_config(str(home / "dagster")) as instance:
+        steps = {
+            run: {
+                e.step_key
+                for e in instance.all_logs(run, of_type=dg.DagsterEventType.STEP_START)
+            }
+            for run in runs
+        }
+    assert "raw__orders" in steps[runs[0]] and "models__delay_model" in steps[runs[1]]
+    ran = steps[runs[0]] | steps[runs[1]]
+    assert not {s for s in ran if s.startswith(("warehouse__", "ansi_"))}, ran
     # Each run its own log file.
     assert len(list((home / "logs").glob("run-*.log"))) == 2
 
