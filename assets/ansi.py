@@ -14,7 +14,7 @@ import dagster as dg
 
 from assets.legacy import legacy_key
 from assets.metadata import code_references, lineage_metadata
-from assets.probes import Rerun, attach_probe, latest_events, provenance
+from assets.probes import Facts, Rerun, attach_probe, provenance
 from pipelines.instance import DATA_VERSION_TAG
 from pipelines.lake.catalog import published_columns
 from pipelines.resources import AnsiStoreResource, LakeResource
@@ -232,7 +232,7 @@ class TranslationProbe:
     project: LegacySql | None
     deps: tuple[dg.AssetKey, ...]
 
-    def ask(self, instance: dg.DagsterInstance, resources: Mapping[str, object]) -> Rerun:
+    def ask(self, facts: Facts, resources: Mapping[str, object]) -> Rerun:
         from dagster._core.definitions.data_version import DEFAULT_DATA_VERSION
 
         ansi_store, lake = resources["ansi_store"], resources["lake"]
@@ -251,7 +251,7 @@ class TranslationProbe:
         if stored is None:
             return Rerun("its file, the catalog or the translator changed since it was stored")
         keys = [dg.AssetKey([ANSI_ZONE, table.name]) for table in stored]
-        latest = latest_events(instance, [*keys, *self.deps])
+        latest = facts.latest([*keys, *self.deps])
         # As Dagster reads an input never observed nor materialized: INITIAL.
         current = {
             dep: latest[dep].asset_event.tags.get(DATA_VERSION_TAG)
@@ -261,7 +261,7 @@ class TranslationProbe:
         }
         for key, table in zip(keys, stored, strict=True):
             own = latest.get(key)
-            recorded = provenance(instance, key) if own is not None else None
+            recorded = provenance(own) if own is not None else None
             if own is None or recorded is None:
                 return Rerun(f"Dagster records no materialization of {key.to_user_string()}")
             if own.asset_event.tags.get(DATA_VERSION_TAG) != table.data_version:

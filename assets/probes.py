@@ -32,9 +32,9 @@ class Rerun:
 
 
 class Probe(Protocol):
-    def ask(self, instance: dg.DagsterInstance, resources: Mapping[str, object]) -> Rerun:
-        """The step's own question, answered from the instance and the Definitions'
-        configured ``resources``."""
+    def ask(self, facts: Facts, resources: Mapping[str, object]) -> Rerun:
+        """The step's own question, answered from what the instance recorded (``facts``) and
+        the Definitions' configured ``resources``."""
         ...
 
 
@@ -50,26 +50,42 @@ def rerun_probe(assets_def: dg.AssetsDefinition) -> Probe | None:
     return getattr(compute, RERUN_PROBE, None)
 
 
-def latest_events(
-    instance: dg.DagsterInstance, keys: Sequence[dg.AssetKey]
-) -> dict[dg.AssetKey, dg.EventLogRecord]:
-    """Each key's latest materialization, else its latest observation (as Dagster takes an
-    input's data version when a step materializes), in one read of the asset records."""
-    latest = {}
-    for record in instance.get_asset_records(list(keys)):
-        entry = record.asset_entry
-        event = entry.last_materialization_record or entry.last_observation_record
-        if event is None:
-            event = next(iter(instance.fetch_observations(entry.asset_key, limit=1).records), None)
-        if event is not None:
-            latest[entry.asset_key] = event
-    return latest
+class Facts:
+    """The latest materialization (else observation) of assets, as Dagster takes an input's
+    data version when a step materializes, read from ``instance`` in one read of the asset
+    records per batch of keys not read yet: a step asks for its own asset and inputs,
+    ``plumbline run`` for every asset it probes at once (:meth:`read`)."""
+
+    def __init__(self, instance: dg.DagsterInstance):
+        self.instance = instance
+        self._latest: dict[dg.AssetKey, dg.EventLogRecord | None] = {}
+
+    def read(self, keys: Sequence[dg.AssetKey]) -> None:
+        """Read what is not read yet of ``keys``, in one read of the asset records."""
+        missing = [key for key in dict.fromkeys(keys) if key not in self._latest]
+        if not missing:
+            return
+        found = {}
+        for record in self.instance.get_asset_records(missing):
+            entry = record.asset_entry
+            event = entry.last_materialization_record or entry.last_observation_record
+            if event is None:
+                observed = self.instance.fetch_observations(entry.asset_key, limit=1).records
+                event = next(iter(observed), None)
+            found[entry.asset_key] = event
+        for key in missing:
+            self._latest[key] = found.get(key)
+
+    def latest(self, keys: Sequence[dg.AssetKey]) -> dict[dg.AssetKey, dg.EventLogRecord]:
+        """Each of ``keys``' latest materialization, else observation; keys with neither
+        are left out."""
+        self.read(keys)
+        return {key: event for key in keys if (event := self._latest[key]) is not None}
 
 
-def provenance(instance: dg.DagsterInstance, key: dg.AssetKey) -> dg.DataProvenance | None:
-    """What ``context.get_asset_provenance`` reads, from the instance alone: the code version
-    and input data versions of the latest materialization of ``key``."""
+def provenance(event: dg.EventLogRecord) -> dg.DataProvenance | None:
+    """The code version and input data versions a materialization recorded (what
+    ``context.get_asset_provenance`` reads of an asset's latest one)."""
     from dagster._core.definitions.data_version import extract_data_provenance_from_entry
 
-    record = instance.get_latest_data_version_record(key)
-    return None if record is None else extract_data_provenance_from_entry(record.event_log_entry)
+    return extract_data_provenance_from_entry(event.event_log_entry)

@@ -8,7 +8,7 @@ from pathlib import Path
 import dagster as dg
 
 from assets.metadata import code_references, lineage_metadata, records_table, rounded
-from assets.probes import Rerun, attach_probe, latest_events, provenance
+from assets.probes import Facts, Rerun, attach_probe, provenance
 from pipelines.contracts import Contract, load_contract
 from pipelines.contracts.describe import describe_columns
 from pipelines.instance import DATA_VERSION_TAG
@@ -357,7 +357,7 @@ SKIP_DROPS = tuple(CHECK_SECONDS.values())
 
 
 def skip_reason(
-    instance: dg.DagsterInstance,
+    facts: Facts,
     table: WarehouseTable,
     *,
     code: str,
@@ -369,9 +369,9 @@ def skip_reason(
 ) -> tuple[str | None, TableVersion | None, dict[str, dg.MetadataValue]]:
     """Why ``table`` is built (None: it is skipped, :func:`why_rebuild`), its live version and
     the metadata of its latest materialization. ``code`` is the asset's code version, ``deps``
-    its inputs, ``catalog`` gives the catalog a build holds them to. Read from the Dagster
-    instance and the lake only: the step asks it, and so does ``plumbline run`` before it
-    starts a run (:class:`RerunProbe`)."""
+    its inputs, ``catalog`` gives the catalog a build holds them to. Read from what the
+    Dagster instance recorded and the lake only: the step asks it, and so does ``plumbline
+    run`` before it starts a run (:class:`TableProbe`)."""
     key = warehouse_key(table.name)
     try:
         live = lake.current(WAREHOUSE_ZONE, table.name)
@@ -380,9 +380,9 @@ def skip_reason(
     except (LakeError, StoreError, EngineError, CatalogError) as exc:
         # The build says what is wrong, naming the file.
         return f"its live version or its SQL cannot be read ({exc})", None, {}
-    latest = latest_events(instance, [key, *deps])
+    latest = facts.latest([key, *deps])
     own = latest.get(key)
-    recorded = provenance(instance, key) if own is not None else None
+    recorded = provenance(own) if own is not None else None
     last = (
         None
         if own is None or recorded is None
@@ -440,7 +440,7 @@ class TableProbe:
     project: LegacySql | None
     contract: Contract | None
 
-    def ask(self, instance: dg.DagsterInstance, resources: Mapping[str, object]) -> Rerun:
+    def ask(self, facts: Facts, resources: Mapping[str, object]) -> Rerun:
         """The step's own answer, from the Definitions' ``resources`` (``lake``,
         ``ansi_store``, ``warehouse_engine``) as they are configured."""
         lake_resource = resources["lake"]
@@ -451,7 +451,7 @@ class TableProbe:
         assert isinstance(engine, EngineResource)
         lake = lake_resource.lake()
         reason, live, metadata = skip_reason(
-            instance,
+            facts,
             self.table,
             code=self.code,
             deps=self.deps,
@@ -554,7 +554,7 @@ def warehouse_asset(
             ("its config says rebuild (plumbline run --force)", None, {})
             if config.rebuild
             else skip_reason(
-                context.instance,
+                Facts(context.instance),
                 table,
                 code=code,
                 deps=deps,

@@ -29,7 +29,7 @@ from typing import TextIO
 
 import dagster as dg
 
-from assets.probes import Probe, Rerun, rerun_probe
+from assets.probes import Facts, Probe, Rerun, rerun_probe
 from pipelines.cli.location import DEMO_MODULE, CodeLocation
 from pipelines.definitions import MATERIALIZE_ALL_JOB
 from pipelines.event_log_files import held_event_log
@@ -607,6 +607,9 @@ def skippable(
     built: set[dg.AssetKey] = set(blocked)
     skipped: set[dg.AssetKey] = set()
     decided: set[dg.AssetKey] = set()
+    # What every probe reads of the instance, read at once.
+    facts = Facts(instance)
+    facts.read([*later, *(parent for key in later for parent in graph.get(key).parent_keys)])
     order = {key: index for index, key in enumerate(graph.toposorted_asset_keys)}
     for key in sorted((k for k in later if k in probes), key=order.__getitem__):
         if key in decided:
@@ -622,7 +625,7 @@ def skippable(
             built.update(made)
             continue
         asked = time.monotonic()
-        answer = probe.ask(instance, resources)
+        answer = probe.ask(facts, resources)
         seconds = time.monotonic() - asked
         if answer.reason is not None:
             built.update(made)

@@ -139,8 +139,7 @@ def test_a_second_run_marks_reused_and_skipped_assets(runs):
     with dg.DagsterInstance.from_config(str(home / "dagster")) as instance:
         steps = {
             run: {
-                e.step_key
-                for e in instance.all_logs(run, of_type=dg.DagsterEventType.STEP_START)
+                e.step_key for e in instance.all_logs(run, of_type=dg.DagsterEventType.STEP_START)
             }
             for run in runs
         }
