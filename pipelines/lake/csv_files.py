@@ -28,7 +28,7 @@ from __future__ import annotations
 import csv
 import gzip
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -99,7 +99,7 @@ def csv_relation(
         # The sniffer, now strict, met a row that does not fit in its sample: find its line.
         _check_rows(connection, files, dialect)
         raise CsvError(csv_problem(error, files[0])) from None
-    _check_cut_values(connection, files, dialect, relation)
+    _check_cut_values(connection, files, dialect, relation, declared=set(types or {}))
     return relation
 
 
@@ -111,28 +111,34 @@ _MICROSECOND_TYPES = ("TIMESTAMP", "TIME", "TIMESTAMP WITH TIME ZONE")
 _FINER_THAN_MICROSECONDS = r"[0-9]:[0-9]{2}[.,][0-9]{6}[0-9]*[1-9]"
 
 
-# A DOUBLE's shortest decimal text has at most 17 significant digits (C's
-# DBL_DECIMAL_DIG): an export of a binary FLOAT writes no more, so text of more digits is a
-# decimal the DOUBLE cannot hold, which the reader rounds without a word
-# (12345678901234567.89 is read as 12345678901234568) and no later check of the DOUBLE can
-# see. (Text of 16 or 17 digits may be either; a catalog's DECIMAL check decides it.)
-_DOUBLE_DIGITS = 17
-
-
-def _more_digits_than_a_double_keeps(field: exp.Expr) -> exp.Expr:
-    """The text's significant digits (its mantissa without sign, point, exponent and the
-    zeros that lead or trail) number more than a DOUBLE's text has."""
+# A number read as a DOUBLE keeps its value only where the DOUBLE prints back as the text
+# (the same significant digits: DuckDB, like Python, prints a DOUBLE's shortest decimal text
+# that reads back to it). Text of up to 15 significant digits always does. Text of more than
+# 17 never does: it is a decimal the DOUBLE cannot hold, which the reader rounds without a
+# word (12345678901234567.89 is read as 12345678901234568). Text of 16 or 17 digits that does
+# not print back is either a FLOAT printed with more digits than its shortest text
+# (0.10000000000000001, which reads back to the same FLOAT) or a DECIMAL the DOUBLE rounds
+# (0.30000000000000003 becomes 0.30000000000000004): the text cannot tell which, and the
+# column's declared type can.
+def _significant_digits(text: exp.Expr) -> exp.Expr:
+    """The text's significant digits: its mantissa without sign, point, exponent and the
+    zeros that lead or trail."""
     mantissa = exp.RegexpExtract(
-        this=field,
+        this=text,
         expression=exp.Literal.string(r"^\s*[+-]?([0-9]*\.?[0-9]*)"),
         group=exp.Literal.number(1),
     )
-    digits = exp.func(
+    return exp.func(
         "trim",
         exp.func("replace", mantissa, exp.Literal.string("."), exp.Literal.string("")),
         exp.Literal.string("0"),
     )
-    return exp.GT(this=exp.Length(this=digits), expression=exp.Literal.number(_DOUBLE_DIGITS))
+
+
+def _not_what_its_double_prints(field: exp.Expr) -> exp.Expr:
+    """The text's significant digits are not those of the DOUBLE it reads as."""
+    printed = exp.cast(exp.TryCast(this=field.copy(), to=exp.DataType.build("DOUBLE")), "VARCHAR")
+    return exp.NEQ(this=_significant_digits(field), expression=_significant_digits(printed))
 
 
 def _check_cut_values(
@@ -140,21 +146,25 @@ def _check_cut_values(
     files: Sequence[Path],
     dialect: Dialect,
     relation: duckdb.DuckDBPyRelation,
+    declared: Set[str] = frozenset(),
 ) -> None:
-    """CsvError naming the first column, and the first file, whose text holds what its
-    detected type would cut off (their count in that file): fractional seconds finer than the
-    microseconds a TIMESTAMP or TIME keeps, more significant digits than a DOUBLE keeps;
-    nothing when no value does. One scan of the files as text, for every column checked. The
-    values themselves are data: the message does not show them."""
+    """CsvError naming the first column, and the first file, whose text holds what its type
+    would cut off (their count in that file): fractional seconds finer than the microseconds
+    a TIMESTAMP or TIME keeps, other significant digits than its DOUBLE prints back (in a
+    column whose type was detected, not ``declared``); nothing when no value does. One scan
+    of the files as text, for every column checked. The values themselves are data: the
+    message does not show them."""
     kinds = dict(zip(relation.columns, map(str, relation.types), strict=True))
     checked: dict[str, tuple[exp.Expr, str]] = {}
     for name, kind in kinds.items():
         field = exp.column(name, quoted=True)
-        if kind == "DOUBLE":
+        if kind == "DOUBLE" and name not in declared:
             checked[name] = (
-                _more_digits_than_a_double_keeps(field),
-                f"more than {_DOUBLE_DIGITS} significant digits, which its DOUBLE would round "
-                "away; declare the column DECIMAL(p,s) (or VARCHAR) in the source's columns",
+                _not_what_its_double_prints(field),
+                "more significant digits than the DOUBLE it is read as prints back (a "
+                "DECIMAL the DOUBLE would round, or a FLOAT printed with extra digits); "
+                "declare the column DECIMAL(p,s), DOUBLE PRECISION or VARCHAR in the "
+                "source's columns",
             )
         elif kind in _MICROSECOND_TYPES:
             checked[name] = (

@@ -574,25 +574,45 @@ def test_csv_fractional_seconds_the_lake_would_cut_are_refused_and_zeros_are_kep
     assert texts[0] == "2024-01-01 12:00:00.1234567"
 
 
-def test_csv_numbers_of_more_digits_than_a_double_has_are_refused(
-    tmp_path: Path, lake: Lake
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("123456789012345678.25", 1),  # 20 digits: no DOUBLE holds it
+        ("0.30000000000000003", 1),  # 17 digits: read as 0.30000000000000004
+        ("1234567890123456.7", 1),  # 17 digits: read as 1234567890123456.8
+        ("0.10000000000000001", 1),  # a FLOAT's 17-digit text, or a DECIMAL: unknown
+        ("0.30000000000000004", 0),  # a DOUBLE's own text reads back to it
+        ("12345678901234.50", 0),  # 15 significant digits, a trailing zero
+        ("-1.5e-7", 0),
+    ],
+)
+def test_csv_numbers_a_double_would_change_are_refused(
+    tmp_path: Path, lake: Lake, text: str, count: int
 ) -> None:
-    # A FLOAT's own text (17 digits at most) reads back exactly; a DECIMAL(20,2) does not.
+    """A number detected as a DOUBLE keeps its value only where the DOUBLE prints back as
+    its text; where not, the column must say what it is (its declared type is read)."""
     export = tmp_path / "meters.csv"
-    export.write_text("id,kwh\n1,0.30000000000000004\n2,-1.5e-7\n")
+    export.write_text(f"id,kwh\n1,{text}\n2,0.5\n")
     source = FileSource("meters", str(export), "csv")
-    assert pq.read_table(publish_source(lake, source).version.files).column("kwh").to_pylist() == [
-        0.30000000000000004,
-        -1.5e-7,
-    ]
-    export.write_text("id,kwh\n1,123456789012345678.25\n2,0.5\n")
+    if not count:
+        kwh = pq.read_table(publish_source(lake, source).version.files).column("kwh")
+        assert kwh.to_pylist() == [float(text), 0.5]
+        return
     with pytest.raises(SourceError) as raised:
         publish_source(lake, source)
     message = assert_one_line(raised.value, names="raw.meters")
-    assert f"{export}: column kwh: 1 value(s) with more than 17 significant digits" in message
+    assert f"{export}: column kwh: {count} value(s) with more significant digits than the" in (
+        message
+    )
+    assert text not in message  # the values are data
     declared = FileSource("meters", str(export), "csv", columns=(("kwh", "DECIMAL(20,2)"),))
-    exact = pq.read_table(publish_source(lake, declared).version.files).column("kwh")
-    assert exact.to_pylist()[0] == Decimal("123456789012345678.25")
+    if text.endswith(".25"):
+        exact = pq.read_table(publish_source(lake, declared).version.files).column("kwh")
+        assert exact.to_pylist()[0] == Decimal(text)
+    # Declared a DOUBLE (the export of a FLOAT), it is read as one.
+    floats = FileSource("meters", str(export), "csv", columns=(("kwh", "DOUBLE"),))
+    kwh = pq.read_table(publish_source(lake, floats).version.files).column("kwh")
+    assert kwh.to_pylist() == [float(text), 0.5]
 
 
 @pytest.mark.parametrize(
