@@ -458,7 +458,8 @@ def execute(script: ScriptTranslation, rendered: Sequence[str], catalog: Catalog
 
     An error the rendered SQL raises on purpose, with ``error('...')``, is the source's own
     exception on that data (a division by zero over an empty table, as ``x / COUNT(*)``
-    raises in the source): the translation ran as it should, and the run stops there."""
+    raises in the source), as is DuckDB's own division by zero (an exact quotient's MOD by
+    a COUNT of 0): the translation ran as it should, and the run stops there."""
     connection = connect_duckdb()
     try:
         _create_inputs(connection, script, catalog)
@@ -477,11 +478,19 @@ def execute(script: ScriptTranslation, rendered: Sequence[str], catalog: Catalog
     return None
 
 
+# DuckDB's own error for an integer or DECIMAL division (or MOD) by zero: every source
+# dialect raises one there too (an exact quotient divides with MOD: sql/rules/exact_division.py).
+_DIVISION_BY_ZERO = "Division by zero in expression "
+
+
 def _raised_on_purpose(error: duckdb.Error, sql: str) -> bool:
-    """Whether ``error`` is one that ``sql`` raises itself with DuckDB's ``error(message)``."""
+    """Whether ``error`` is one that ``sql`` raises itself with DuckDB's ``error(message)``,
+    or DuckDB's division by zero, which the source raises as well."""
     if not isinstance(error, duckdb.InvalidInputException):
         return False
     message = str(error).removeprefix("Invalid Input Error: ").strip()
+    if message.startswith(_DIVISION_BY_ZERO):
+        return True
     raised = {
         call.expressions[0].name
         for call in sqlglot.parse_one(sql, read="duckdb").find_all(exp.Anonymous)

@@ -167,6 +167,16 @@ def test_an_error_the_translation_raises_as_the_source_does_is_a_run():
     rendered = [render(t.ansi_sql, "duckdb") for t in script.tables]
     assert "division by zero" in rendered[0]
     assert execute(script, rendered, catalog) is None
+    # An exact integer quotient divides with MOD, which raises DuckDB's own division by
+    # zero, as T-SQL raises its error 8134.
+    script = translate_script(
+        "SELECT COUNT_BIG(*) / COUNT_BIG(*) AS x FROM dbo.Orders", "tsql", catalog=catalog
+    )
+    rendered = [render(t.ansi_sql, "duckdb") for t in script.tables]
+    assert execute(script, rendered, catalog) is None
+    # Any other error of DuckDB's is a broken translation.
+    error = execute(script, ["SELECT CAST('x' AS INTEGER) AS x"], catalog)
+    assert error is not None and "Conversion Error" in error
 
 
 FEDERATED = """\
