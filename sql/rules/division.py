@@ -55,12 +55,37 @@ def _unwrapped(node: exp.Expr) -> exp.Expr:
     return node
 
 
+def _power_of_ten(node: exp.Expr) -> int | None:
+    """k of an integer literal 10^k (k >= 1), else None."""
+    value = integer_literal(node)
+    if value is None or value < 10:
+        return None
+    text = str(value)
+    return len(text) - 1 if text == "1" + "0" * (len(text) - 1) else None
+
+
+def _scaled(node: exp.Expr) -> tuple[exp.Expr, int]:
+    """(x, k) of ``node`` = x * 10^k or 10^k * x (through parentheses; k an integer literal's
+    power of ten), else (``node``, 0)."""
+    node = _unwrapped(node)
+    if isinstance(node, exp.Mul):
+        for value, factor in ((node.this, node.expression), (node.expression, node.this)):
+            k = _power_of_ten(factor)
+            if k is not None:
+                return _unwrapped(value), k
+    return node, 0
+
+
 def _rounded(node: exp.Expr) -> bool:
-    """Whether ``node`` (through parentheses) is x of a ROUND(x, n) or TRUNC(x, n) whose n
-    DIV-ROUNDED takes (rounded_places)."""
+    """Whether ``node`` (through parentheses, and a product with a power of ten) is x of a
+    ROUND(x, n) or TRUNC(x, n) whose n DIV-ROUNDED takes (rounded_places)."""
     child, parent = node, node.parent
     while isinstance(parent, exp.Paren):
         child, parent = parent, parent.parent
+    if isinstance(parent, exp.Mul) and _scaled(parent)[0] is _unwrapped(child):
+        child, parent = parent, parent.parent
+        while isinstance(parent, exp.Paren):
+            child, parent = parent, parent.parent
     return (
         isinstance(parent, exp.Round | exp.Trunc)
         and parent.this is child
@@ -288,7 +313,8 @@ def decimal_quotient(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "digits (1/3 is .3333333333333333333333333333333333333333), which no DECIMAL(p, s) holds: "
     "a bare quotient or AVG of exact numbers is refused (DIV-INTEGER, DIV-DECIMAL, "
     "AVG-DECIMAL). ROUND(a / b, n) and ROUND(AVG(x), n), n an integer literal of 0 to 36 "
-    "(TRUNC likewise), are the exact quotient (AVG: SUM(x) / COUNT(x)) rounded half away from "
+    "(TRUNC likewise, and either times a power of ten: ROUND(a / b * 100, 2)), are the exact "
+    "quotient (AVG: SUM(x) / COUNT(x)) rounded half away from "
     "zero (Oracle's ROUND of a NUMBER) or truncated to n places: DECIMAL(38, n), worked out "
     "in whole units with MOD (sql/rules/exact_division.py). Oracle rounds the quotient to "
     "its 38 digits before ROUND does, which gives another result only where the exact "
@@ -319,7 +345,9 @@ def rounded_quotient(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     places = rounded_places(node)
     if places is None or not rounds_a_quotient(node, ctx):
         return None
-    argument = _unwrapped(node.this)
+    # (a / b) * 10^k: Oracle's quotient q', 38 digits, times 10^k is q' with its point moved,
+    # no digit more to round; ROUND of it is ROUND of (a * 10^k) / b's 38 digits, below.
+    argument, shift = _scaled(node.this)
     if isinstance(argument, exp.Div):
         dividend, divisor = argument.this, argument.expression
         scales = _scale(dividend, ctx), _scale(divisor, ctx)
@@ -335,6 +363,8 @@ def rounded_quotient(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         scales = _scale(value, ctx), 0
         dividend = over(exp.Sum)
         divisor = exp.Nullif(this=over(exp.Count), expression=lit(0))
+    if shift:
+        dividend = exp.Mul(this=dividend, expression=lit(10**shift))
     if scales[0] is None or scales[1] is None:
         ctx.report(
             "error",
@@ -368,7 +398,7 @@ def rounds_a_quotient(node: exp.Round, ctx: Context) -> bool:
     """Whether DIV-ROUNDED takes this ROUND (FN-ROUND leaves it)."""
     if not semantics(ctx.dialect).QUOTIENT_IS_DECIMAL_FLOAT or rounded_places(node) is None:
         return False
-    argument = _unwrapped(node.this)
+    argument, _ = _scaled(node.this)
     if isinstance(argument, exp.Div):
         operands = (argument.this, argument.expression)
     elif isinstance(argument, exp.Avg):

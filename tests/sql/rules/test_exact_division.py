@@ -260,7 +260,7 @@ ORACLE_REFUSED = [
     ("o_shippriority / 3", "DIV-INTEGER", 8),
     ("AVG(o_shippriority)", "AVG-DECIMAL", 8),
     ("AVG(o_shippriority) OVER ()", "AVG-DECIMAL", 8),
-    ("ROUND(o_shippriority / 3 * 100, 2)", "DIV-INTEGER", 14),  # a product of the quotient
+    ("ROUND(o_shippriority / 3 * 50, 2)", "DIV-INTEGER", 14),  # times other than 10^k
     ("ROUND(o_totalprice / 3, -1)", "DIV-DECIMAL", 14),  # places left of the point
     ("ROUND(o_totalprice / 3, o_shippriority)", "DIV-DECIMAL", 14),  # computed places
     ("ROUND(AVG(o_totalprice), 37)", "AVG-DECIMAL", 14),  # more places than Spark keeps
@@ -306,7 +306,8 @@ def test_oracle_rounds_quotients_and_averages_exactly(oracle_catalog, spark_engi
     # 0.5) * POWER(10, -integer)": halves away from zero; TRUNC toward zero.
     rows = _oracle(
         "SELECT k, ROUND(d / 10, 2) AS h, TRUNC(d / e, 1) AS t, ROUND(d / 3, 1) AS f, "
-        "ROUND(k / 8, 2) AS i FROM sales.amounts",
+        "ROUND(k / 8, 2) AS i, ROUND(k / 3 * 100, 2) AS p, TRUNC(1000 * (d / e), 1) AS m "
+        "FROM sales.amounts",
         oracle_catalog,
         spark_engine,
     )
@@ -319,6 +320,9 @@ def test_oracle_rounds_quotients_and_averages_exactly(oracle_catalog, spark_engi
                 _round(Decimal(d) / Decimal(e), 1, "truncate"),
                 _round(Decimal(d) / 3, 1),
                 _round(Decimal(k) / 8, 2),
+                # A quotient times a power of ten: Oracle's 38 digits with the point moved.
+                _round(Decimal(k) * 100 / 3, 2),
+                _round(Decimal(d) * 1000 / Decimal(e), 1, "truncate"),
             )
             for k, d, e in AMOUNTS
         ]
@@ -326,18 +330,20 @@ def test_oracle_rounds_quotients_and_averages_exactly(oracle_catalog, spark_engi
     # .025 -> .03, -.035 -> -.04 (away from zero), -333.33 -> -333.3, .125 -> .13
     assert [r[1] for r in rows] == [Decimal(v) for v in ("0.03", "0.04", "-0.10", "0.13")]
     assert rows[2][2] == Decimal("-333.3") and rows[0][4] == Decimal("0.13")
+    assert rows[0][5] == Decimal("33.33") and rows[1][5] == Decimal("66.67")
 
 
 def test_oracle_rounds_averages_of_numbers_exactly(oracle_catalog, spark_engine):
     [row] = _oracle(
         "SELECT ROUND(AVG(d), 3) AS a, ROUND(AVG(k)) AS k, TRUNC(AVG(e), 2) AS t, "
-        "ROUND(AVG(DISTINCT e), 4) AS u, ROUND(SUM(d) / COUNT(*), 4) AS r FROM sales.amounts",
+        "ROUND(AVG(DISTINCT e), 4) AS u, ROUND(SUM(d) / COUNT(*), 4) AS r, "
+        "ROUND(AVG(d) * 10, 2) AS p FROM sales.amounts",
         oracle_catalog,
         spark_engine,
     )
     # .85 / 4 = .2125 -> .213 (half away from zero; to even: .212); 2.5 -> 3; 6.303 / 4 =
-    # 1.57575 -> 1.57 truncated, 1.5758 rounded
-    assert row == tuple(Decimal(v) for v in ("0.213", "3", "1.57", "1.5758", "0.2125"))
+    # 1.57575 -> 1.57 truncated, 1.5758 rounded; 2.125 -> 2.13
+    assert row == tuple(Decimal(v) for v in ("0.213", "3", "1.57", "1.5758", "0.2125", "2.13"))
     empty = _oracle(
         "SELECT ROUND(AVG(d), 3) AS a FROM sales.amounts WHERE k > 9", oracle_catalog, spark_engine
     )
