@@ -80,6 +80,8 @@ def _rounded(node: exp.Expr) -> bool:
     """Whether ``node`` (through parentheses, and a product with a power of ten) is x of a
     ROUND(x, n) or TRUNC(x, n) whose n DIV-ROUNDED takes (rounded_places)."""
     child, parent = node, node.parent
+    if isinstance(parent, exp.Window) and parent.this is child:
+        child, parent = parent, parent.parent  # AVG(x) OVER w
     while isinstance(parent, exp.Paren):
         child, parent = parent, parent.parent
     if isinstance(parent, exp.Mul) and _scaled(parent)[0] is _unwrapped(child):
@@ -312,7 +314,8 @@ def decimal_quotient(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "Oracle divides NUMBERs, integers included, in decimal floating point of 38 significant "
     "digits (1/3 is .3333333333333333333333333333333333333333), which no DECIMAL(p, s) holds: "
     "a bare quotient or AVG of exact numbers is refused (DIV-INTEGER, DIV-DECIMAL, "
-    "AVG-DECIMAL). ROUND(a / b, n) and ROUND(AVG(x), n), n an integer literal of 0 to 36 "
+    "AVG-DECIMAL). ROUND(a / b, n) and ROUND(AVG(x), n) (or AVG(x) OVER w), n an integer "
+    "literal of 0 to 36 "
     "(TRUNC likewise, and either times a power of ten: ROUND(a / b * 100, 2)), are the exact "
     "quotient (AVG: SUM(x) / COUNT(x)) rounded half away from "
     "zero (Oracle's ROUND of a NUMBER) or truncated to n places: DECIMAL(38, n), worked out "
@@ -353,12 +356,21 @@ def rounded_quotient(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         scales = _scale(dividend, ctx), _scale(divisor, ctx)
         dividend, divisor = paren(clone(dividend)), paren(clone(divisor))
     else:
-        value = _averaged(argument)
+        # AVG(x), or AVG(x) OVER w: SUM(x) and COUNT(x), over the same window.
+        window = argument if isinstance(argument, exp.Window) else None
+        average = argument.this if window is not None else argument
+        value = _averaged(average)
 
         def over(function: type[exp.Expr]) -> exp.Expr:
-            if isinstance(argument.this, exp.Distinct):
-                return function(this=exp.Distinct(expressions=[clone(value)]))
-            return function(this=clone(value))
+            if isinstance(average.this, exp.Distinct):
+                call = function(this=exp.Distinct(expressions=[clone(value)]))
+            else:
+                call = function(this=clone(value))
+            if window is None:
+                return call
+            framed = clone(window)
+            framed.set("this", call)
+            return framed
 
         scales = _scale(value, ctx), 0
         dividend = over(exp.Sum)
@@ -399,6 +411,8 @@ def rounds_a_quotient(node: exp.Round, ctx: Context) -> bool:
     if not semantics(ctx.dialect).QUOTIENT_IS_DECIMAL_FLOAT or rounded_places(node) is None:
         return False
     argument, _ = _scaled(node.this)
+    if isinstance(argument, exp.Window) and isinstance(argument.this, exp.Avg):
+        argument = argument.this
     if isinstance(argument, exp.Div):
         operands = (argument.this, argument.expression)
     elif isinstance(argument, exp.Avg):

@@ -350,6 +350,31 @@ def test_oracle_rounds_averages_of_numbers_exactly(oracle_catalog, spark_engine)
     assert empty == [(None,)]
 
 
+def test_oracle_rounds_window_averages_of_numbers_exactly(oracle_catalog, spark_engine):
+    # AVG(d) OVER w is SUM(d) OVER w / COUNT(d) OVER w, over the same window.
+    rows = _oracle(
+        "SELECT k, ROUND(AVG(d) OVER (ORDER BY k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), 2) "
+        "AS m, ROUND(AVG(e) OVER (PARTITION BY MOD(k, 2)) * 100, 1) AS p FROM sales.amounts",
+        oracle_catalog,
+        spark_engine,
+    )
+    ds = [Decimal(d) for _, d, _ in AMOUNTS]
+    es = [Decimal(e) for _, _, e in AMOUNTS]
+    with localcontext() as context:
+        context.prec = 80
+        expected = [
+            (
+                k,
+                _round(sum(ds[max(0, i - 1) : i + 1]) / len(ds[max(0, i - 1) : i + 1]), 2),
+                _round(sum(es[j] for j in range(4) if j % 2 == i % 2) * 100 / 2, 1),
+            )
+            for i, (k, _, _) in enumerate(AMOUNTS)
+        ]
+    assert sorted(rows) == expected
+    # (.25 + .35) / 2 = .30; (1.25 - 1.00) / 2 = .125 -> .13 (away from zero)
+    assert [r[1] for r in sorted(rows)] == [Decimal(v) for v in ("0.25", "0.30", "-0.33", "0.13")]
+
+
 def _oracle(sql: str, catalog, spark_engine) -> list:
     [table] = translate_script(sql, "oracle", file="q.sql", catalog=catalog).tables
     assert "DIV-ROUNDED" in table.rules_applied
