@@ -17,6 +17,7 @@ from sql.rules.build import (
     NUMERIC_TYPES,
     cast,
     clone,
+    data_type,
     extract,
     guarded,
     interval,
@@ -595,6 +596,8 @@ def casespecific(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 # second, even the next day. The engines' clocks give six digits: a value every clock type of
 # six digits or more holds.
 ENGINE_CLOCK_DIGITS = 6
+# On a clock whose precision the query wrote (CURRENT_TIMESTAMP(0)), set by CLOCK-PRECISION.
+CLOCK_PRECISION_META = "clock_precision"
 CLOCK_DIALECTS = {
     "oracle": "Oracle",
     "redshift": "Redshift",
@@ -809,6 +812,28 @@ def whole_seconds() -> exp.Expr:
     return typed(exp.Add(this=midnight, expression=interval(seconds, "SECOND")), "TIMESTAMP(0)")
 
 
+def whole_seconds_instant() -> exp.Expr:
+    """The current timestamp floored to the second, kept an instant: CURRENT_TIMESTAMP (a
+    TIMESTAMP WITH TIME ZONE on DuckDB, Spark's TIMESTAMP, an instant) less its microseconds
+    into the second. The fraction is read of the zone-less clock (local_now), the same
+    reading in the session's zone: a zone's offset is whole minutes, so the fraction is the
+    instant's. DuckDB and Spark keep the kind of an instant plus an interval. Its type is
+    TIMESTAMP(0) WITH TIME ZONE, so that later rules know it holds whole seconds."""
+    micros = typed(
+        exp.Cast(
+            this=exp.Mul(this=extract("SECOND", local_now()), expression=lit(1_000_000)),
+            to=data_type("BIGINT"),
+        ),
+        "BIGINT",
+    )
+    fraction = exp.Mod(this=micros, expression=lit(1_000_000))
+    step = exp.Interval(this=exp.Literal.string("0.000001"), unit=exp.var("SECOND"))
+    floored = exp.Sub(
+        this=exp.CurrentTimestamp(), expression=exp.Mul(this=fraction, expression=step)
+    )
+    return typed(floored, "TIMESTAMPTZ(0)")
+
+
 @rule(
     "CLOCK-PRECISION",
     "rewrite",
@@ -819,7 +844,11 @@ def whole_seconds() -> exp.Expr:
     "a value of the legacy clock's type and the relations between the legacy's clocks in one "
     "statement hold; a floor to p digits keeps both (never later than a finer reading, on the "
     "same day as CURRENT_DATE), where a rounding may be the next second or day. (0) is the "
-    "reading floored to whole seconds (SESSION-TIME writes it); (6) up to the dialect's "
+    "reading floored to whole seconds (SESSION-TIME writes it), of the kind the clock without "
+    "a precision gives: a clock documented without a time zone (Oracle LOCALTIMESTAMP) the "
+    "zone-less TIMESTAMP, any other (Oracle's and Snowflake's CURRENT_TIMESTAMP, Teradata's, "
+    "Redshift's) CURRENT_TIMESTAMP less its microseconds, an instant still (DuckDB's "
+    "TIMESTAMP WITH TIME ZONE, Spark's TIMESTAMP); (6) up to the dialect's "
     "largest (Teradata 6, Oracle and Snowflake 9, Redshift 6) is CURRENT_TIMESTAMP, whose six "
     "digits that type holds. Refused: 1 to 5 digits (a floor needs the second's fraction, "
     "which DuckDB's EXTRACT(SECOND) lacks), a precision beyond the dialect's largest, and one "
@@ -828,6 +857,13 @@ def whole_seconds() -> exp.Expr:
         (
             "teradata",
             "SELECT CURRENT_TIMESTAMP(0) AS loaded_at FROM SALES_DB.REGION",
+            "SELECT CURRENT_TIMESTAMP - MOD(CAST(EXTRACT(SECOND FROM CAST(CURRENT_TIMESTAMP AS "
+            "TIMESTAMP)) * 1000000 AS BIGINT), 1000000) * INTERVAL '0.000001' SECOND AS "
+            '"loaded_at" FROM "raw"."region" AS "region"',
+        ),
+        (
+            "oracle",
+            "SELECT LOCALTIMESTAMP(0) AS loaded_at FROM SALES.REGION",
             "SELECT CAST(CAST(CAST(CURRENT_TIMESTAMP AS TIMESTAMP) AS DATE) AS TIMESTAMP(0)) + "
             "(EXTRACT(HOUR FROM CAST(CURRENT_TIMESTAMP AS TIMESTAMP)) * 3600 + EXTRACT(MINUTE "
             "FROM CAST(CURRENT_TIMESTAMP AS TIMESTAMP)) * 60 + CAST(FLOOR(EXTRACT(SECOND FROM "
@@ -873,6 +909,7 @@ def clock_precision(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     node.set("this", None)
     if digits == 0:
         node.meta[CLOCK_DIGITS_META] = 0
+        node.meta[CLOCK_PRECISION_META] = True
     return node
 
 
@@ -923,7 +960,7 @@ def clock_zone(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "whose type holds whole seconds is that reading floored to the second (see "
     "CLOCK-PRECISION): Oracle's CURRENT_DATE and SYSDATE (DATEs, with the time of day), "
     "Redshift's GETDATE() (its documentation shows whole seconds, SYSDATE's six digits) and "
-    "CURRENT_TIMESTAMP(0).",
+    "CURRENT_TIMESTAMP(0), which stays an instant where CURRENT_TIMESTAMP does.",
     (
         (
             "tsql",
@@ -961,7 +998,12 @@ def session_time(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if isinstance(node, exp.CurrentDate):
         return exp.CurrentDate()
     if node.meta.get(CLOCK_DIGITS_META) == 0:
-        return whole_seconds()
+        # Floored, of the kind the clock without digits gives: Redshift's GETDATE() is a
+        # TIMESTAMP whatever the other clocks its node stands for (CLOCK_PRECISION_META
+        # marks the precisions written in the query).
+        if local or not node.meta.get(CLOCK_PRECISION_META):
+            return whole_seconds()
+        return whole_seconds_instant()
     return local_now() if local else exp.CurrentTimestamp()
 
 
