@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import duckdb
 import pyarrow.parquet as pq
 import pytest
 import sqlglot
