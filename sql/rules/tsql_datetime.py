@@ -65,6 +65,8 @@ RULE = "TSQL-DATETIME"
 CLOCK_RULE = "TSQL-GETDATE"
 # Marks a value this module put on the datetime grid (or found there): not rounded again.
 ON_GRID = "tsql_datetime"
+# Marks a value sql/rules/tsql_smalldatetime.py rounded to its minute: a smalldatetime.
+ON_MINUTE = "tsql_smalldatetime"
 FIRST = dt.datetime(1753, 1, 1)
 LAST = dt.datetime(9999, 12, 31, 23, 59, 59, 997000)
 
@@ -264,12 +266,29 @@ def _on_grid(value: exp.Expr) -> bool:
         return _on_grid(value.this)
     if isinstance(value, exp.Cast) and isinstance(value.this, exp.Null):
         return True
-    if isinstance(value, exp.Cast) and value.args["to"].this in (
-        exp.DType.DATETIME,
-        exp.DType.SMALLDATETIME,
-    ):
+    if isinstance(value, exp.Cast) and value.args["to"].this == exp.DType.DATETIME:
         return True
-    return _declared(value) in ("DATETIME", "SMALLDATETIME")
+    return _declared(value) == "DATETIME" or smalldatetime_value(value)
+
+
+def smalldatetime_value(value: exp.Expr) -> bool:
+    """A value of T-SQL's smalldatetime type: a declared SMALLDATETIME, a conversion to one
+    (or what sql/rules/tsql_smalldatetime.py wrote of it)."""
+    if value._meta and value.meta.get(ON_MINUTE):
+        return True
+    if isinstance(value, exp.Paren):
+        return smalldatetime_value(value.this)
+    if isinstance(value, exp.Cast) and value.args["to"].this == exp.DType.SMALLDATETIME:
+        return True
+    if type_of(value) == exp.DType.SMALLDATETIME:
+        return True  # a value T-SQL's conversions typed (an inserted row's column)
+    if isinstance(value, exp.Column) and _declared(value) is None:
+        derived = derived_value(value)
+        return derived is not None and smalldatetime_value(derived)
+    if _declared(value) == "SMALLDATETIME":
+        return True
+    base = _shifted(value)  # DATEADD keeps its date's type
+    return base is not None and smalldatetime_value(base)
 
 
 def _declared(value: exp.Expr) -> str | None:
@@ -502,8 +521,14 @@ def tsql_datetime_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     typed_values = [
         v for v in neighbours if not isinstance(v, exp.Null) and not _is_text_literal(v)
     ]
-    if not typed_values or not all(
-        _datetime_value(v) and type_of(v) in TIMESTAMP_TYPES for v in typed_values
+    # Beside datetime and smalldatetime values, text takes the higher type: datetime.
+    if (
+        not typed_values
+        or not all(
+            (_datetime_value(v) or smalldatetime_value(v)) and type_of(v) in TIMESTAMP_TYPES
+            for v in typed_values
+        )
+        or not any(_datetime_value(v) for v in typed_values)
     ):
         return None
     # Refused, the text stands as the conversion it is, so that no rule of comparisons
