@@ -10,7 +10,7 @@ minute" ("2007-05-09 23:59:59 will round to 2007-05-10 00:00:00"; its example re
 TIMESTAMP(0) (sql/catalog_import.py); so does the translation, wherever T-SQL makes one:
 
 - CAST / CONVERT to SMALLDATETIME (an INSERT into a SMALLDATETIME column of a temporary
-  table is one: sql/scripting.py writes it) of text: read at translation and rounded by the
+  table is one: sql/script.py writes it) of text: read at translation and rounded by the
   page's rule, written as the literal it gives; text with more than three fractional digits
   (the page shows milliseconds only, and says nothing of the digits past them) or whose
   minute falls outside the range is refused;
