@@ -30,7 +30,7 @@ from sql.rules.case_sensitivity import compare as case_compare
 from sql.rules.case_sensitivity import text_type, unwrap
 from sql.rules.day_arithmetic import ORACLE_DATE_META
 from sql.rules.strings import BLANKS_KEPT, BLANKS_UNDECIDED, tsql_blank_guard, tsql_like_value
-from sql.source_dialects import CLOCK_DIGITS_META, semantics
+from sql.source_dialects import CLOCK_DIGITS_META, UTC_CLOCK_META, semantics
 
 
 def _noop(node: exp.Expr, ctx: Context) -> exp.Expr | None:
@@ -621,10 +621,12 @@ class Clock:
 # Each dialect's clocks by the node its parser reads them as (a bare CURRENT_TIMESTAMP, one
 # with sysdate set, CURRENT_DATETIME, LOCALTIMESTAMP), with their documented types. A clock
 # without a time zone reads the zone-less clock (local_now); one with a zone or an instant
-# keeps CURRENT_TIMESTAMP, as instants are kept elsewhere (read as they are). Clocks the
-# parsers give other nodes are refused elsewhere: T-SQL GETUTCDATE and SYSUTCDATETIME
-# (FN-UNKNOWN), SYSDATETIMEOFFSET (datetimeoffset(7)) and Oracle SYSTIMESTAMP (TIMESTAMP WITH
-# TIME ZONE) (ANSI-UNSUPPORTED). Oracle's SYSDATE / CURRENT_DATE and Redshift's GETDATE hold
+# keeps CURRENT_TIMESTAMP, as instants are kept elsewhere (read as they are). T-SQL's UTC
+# clocks (GETUTCDATE, SYSUTCDATETIME: "UTC", parsed as CURRENT_TIMESTAMP marked
+# UTC_CLOCK_META) are UTC's date and time without a zone: the zone-less clock, which the
+# engines' sessions read in UTC (SESSION_CONF, connect_duckdb), whatever the legacy server's
+# zone. Clocks the parsers give other nodes are refused elsewhere: T-SQL SYSDATETIMEOFFSET
+# (datetimeoffset(7)) and Oracle SYSTIMESTAMP (TIMESTAMP WITH TIME ZONE) (ANSI-UNSUPPORTED). Oracle's SYSDATE / CURRENT_DATE and Redshift's GETDATE hold
 # whole seconds: SESSION-TIME floors them (whole_seconds reads the zone-less clock too).
 _LEARN = "https://learn.microsoft.com/sql/t-sql/functions/"
 _ORACLE = "https://docs.oracle.com/database/122/SQLRF/"
@@ -654,6 +656,24 @@ CLOCKS: dict[tuple[str, str], tuple[Clock, ...]] = {
             f"{_LEARN}sysdatetime-transact-sql: 'Returns a datetime2(7) value that contains "
             "the date and time of the computer'; of the six clocks there, 'SYSDATETIMEOFFSET "
             "includes the system time zone offset'",
+        ),
+    ),
+    ("tsql", "UTC"): (
+        Clock(
+            "GETUTCDATE()",
+            "datetime",
+            False,
+            f"{_LEARN}getutcdate-transact-sql: 'Returns the current database system timestamp "
+            "as a datetime value. The database time zone offset is not included. This value "
+            "represents the current UTC time (Coordinated Universal Time)'",
+        ),
+        Clock(
+            "SYSUTCDATETIME()",
+            "datetime2(7)",
+            False,
+            f"{_LEARN}sysutcdatetime-transact-sql: 'returns a datetime2 value that contains the "
+            "date and time of the computer on which the instance of SQL Server is running. The "
+            "date and time is returned as UTC time'; 'The default precision is 7 digits'",
         ),
     ),
     ("oracle", "CURRENT_TIMESTAMP"): (
@@ -775,6 +795,8 @@ def clock_shape(node: exp.Expr) -> str:
         return "CURRENT_DATE"
     if isinstance(node, exp.CurrentDatetime):
         return "CURRENT_DATETIME"
+    if node._meta and node.meta.get(UTC_CLOCK_META):
+        return "UTC"
     return "SYSDATE" if node.args.get("sysdate") else "CURRENT_TIMESTAMP"
 
 
@@ -951,7 +973,8 @@ def clock_zone(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "CURRENT_DATE / GETDATE() / SYSDATE read the clock in the session time zone; translated "
     "assuming the engine session uses the same time zone as the legacy server. A clock keeps "
     "its legacy type's kind: one documented without a time zone (T-SQL GETDATE(), "
-    "CURRENT_TIMESTAMP and SYSDATETIME(); Oracle LOCALTIMESTAMP; Redshift SYSDATE; Snowflake "
+    "CURRENT_TIMESTAMP and SYSDATETIME(), and GETUTCDATE() and SYSUTCDATETIME(), UTC's, "
+    "without the warning: the engines' sessions are UTC; Oracle LOCALTIMESTAMP; Redshift SYSDATE; Snowflake "
     "SYSDATE(), UTC's, as the engines' sessions are; BigQuery CURRENT_DATETIME()) is "
     "CAST(CURRENT_TIMESTAMP AS TIMESTAMP), the standard's LOCALTIMESTAMP, a TIMESTAMP on both "
     "engines and in the lake; an instant or one with a zone (Oracle CURRENT_TIMESTAMP, "
@@ -983,9 +1006,10 @@ def session_time(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     local = zone_less(node, ctx.dialect)
     if isinstance(node, exp.Localtimestamp) and not local:
         return None  # a LOCALTIMESTAMP of undocumented type: refused as it is
-    ctx.report(
-        "warning", "SESSION-TIME", node, "current date/time depends on the session time zone"
-    )
+    if clock_shape(node) != "UTC":  # UTC's clocks depend on no zone the legacy server has
+        ctx.report(
+            "warning", "SESSION-TIME", node, "current date/time depends on the session time zone"
+        )
     oracle_date = semantics(ctx.dialect).DATE_HOLDS_TIME and (
         isinstance(node, exp.CurrentDate) or node.args.get("sysdate")
     )

@@ -59,7 +59,7 @@ from sql.rules.build import (
 from sql.rules.conditionals import ISNULL
 from sql.rules.date_strings import read_date_string
 from sql.rules.portable_types import branches
-from sql.source_dialects import semantics
+from sql.source_dialects import UTC_CLOCK_META, semantics
 
 RULE = "TSQL-DATETIME"
 CLOCK_RULE = "TSQL-GETDATE"
@@ -420,12 +420,13 @@ def tsql_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "rewrite",
     ("tsql",),
     (exp.CurrentTimestamp,),
-    "GETDATE() and CURRENT_TIMESTAMP are T-SQL datetime values (1/300 s ticks), read from a "
+    "GETDATE(), CURRENT_TIMESTAMP and GETUTCDATE() are T-SQL datetime values (1/300 s ticks), read from a "
     "clock whose instant no translation reproduces: the engines' reading floored to the tick "
     "that starts its 10 ms (.xx0, one of the ticks a datetime shows), a value a datetime holds, "
     "never later than the reading (GETDATE() <= SYSDATETIME() as in T-SQL), and one whose "
     "DATETIME2 is the same value (TSQL-DATETIME-TO-DATETIME2 needs no guard for it). "
-    "SYSDATETIME() (datetime2(7)) keeps the six digits the engines' clock has.",
+    "SYSDATETIME() and SYSUTCDATETIME() (datetime2(7)) keep the six digits the engines' clock "
+    "has.",
     (
         (
             "tsql",
@@ -440,6 +441,8 @@ def tsql_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def tsql_getdate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not semantics(ctx.dialect).DATETIME_TICKS or node.args.get("this") is not None:
         return None
+    if node._meta and node.meta.get(UTC_CLOCK_META) == "SYSUTCDATETIME":
+        return None  # datetime2(7); GETUTCDATE() is a datetime, floored as GETDATE()
     start = node.meta.get("start") if node._meta else None
     if start is not None and ctx.text[start : start + len("SYSDATETIME")].upper() == (
         "SYSDATETIME"
