@@ -70,6 +70,8 @@ _INSTANT_PARENTS = (
     exp.Nullif,
     exp.Tuple,
 )
+# Of those, the ones whose value is a datetimeoffset again.
+_STILL_INSTANTS = (exp.Coalesce, exp.Case, exp.If, exp.Nullif, exp.Max, exp.Min)
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.Between, exp.In)
 # [+-]hh:mm or Z at the end of a datetimeoffset's text (ISO 8601 with T: no space before it).
 OFFSET = re.compile(r"(?P<space>\s*)(?:(?P<sign>[+-])(?P<hh>\d{2}):(?P<mm>\d{2})|Z)$")
@@ -142,10 +144,14 @@ def _compared_with_datetime(parent: exp.Expr) -> exp.Expr | None:
 def tsql_datetimeoffset_local(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not semantics(ctx.dialect).DATETIME_TICKS or not _datetimeoffset(node):
         return None
-    parent = _reader(node)
+    value, parent = node, _reader(node)
+    # Through the values that are datetimeoffsets still (COALESCE(dto, dt2), MAX(dto), a CASE
+    # of it) to what reads them.
+    while isinstance(parent, _STILL_INSTANTS) and _local_reading(value, parent) is None:
+        value, parent = parent, _reader(parent)
     if parent is None:
         return None
-    reading = _local_reading(node, parent)
+    reading = _local_reading(value, parent)
     datetime = _compared_with_datetime(parent)
     if reading is None and datetime is None:
         return None

@@ -22,7 +22,9 @@ TIMESTAMP(0) (sql/catalog_import.py); so does the translation, wherever T-SQL ma
 - text that T-SQL converts to smalldatetime because smalldatetime values stand beside it
   (data type precedence: a comparison, IN, BETWEEN, a CASE / COALESCE / ISNULL / NULLIF
   branch): read and rounded the same way (TSQL-SMALLDATETIME-TEXT); beside a datetime too,
-  it is a datetime (TSQL-DATETIME-TEXT).
+  it is a datetime (TSQL-DATETIME-TEXT);
+- ISNULL(smalldatetime, x): x converted to smalldatetime, ISNULL's type being its first
+  argument's (TSQL-SMALLDATETIME-ISNULL).
 
 A smalldatetime beside a datetime, datetime2 or datetimeoffset is converted to that type
 exactly (whole minutes), and needs nothing here.
@@ -36,6 +38,7 @@ from sqlglot import exp
 
 from sql.diagnostics import node_offset
 from sql.rules.base import Context, rule
+from sql.rules.conditionals import ISNULL
 from sql.rules.build import (
     STRING_TYPES,
     TIMESTAMP_TYPES,
@@ -279,3 +282,51 @@ def tsql_smalldatetime_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     moment, fraction = read
     folded = _folded(moment, fraction, node, TEXT_RULE, ctx)
     return cast_node if folded is None else folded
+
+
+ISNULL_RULE = "TSQL-SMALLDATETIME-ISNULL"
+
+
+@rule(
+    ISNULL_RULE,
+    "rewrite",
+    ("tsql",),
+    (exp.Coalesce,),
+    'ISNULL(sdt, x) of a smalldatetime has the smalldatetime type (ISNULL: "Returns the same '
+    'type as check_expression"): x, a DATETIME2, DATETIME or DATE, is converted to it as '
+    "TSQL-SMALLDATETIME converts, rounded to its minute (text: TSQL-SMALLDATETIME-TEXT).",
+    (
+        (
+            "tsql",
+            "SELECT ISNULL(booked_at, CAST(scanned_at AS DATE)) AS b FROM dbo.bookings "
+            "CROSS JOIN dbo.scans",
+            'SELECT COALESCE("bookings"."booked_at", CASE WHEN CAST("scans"."scanned_at" AS DATE) '
+            '< CAST(\'1900-01-01 00:00:00\' AS TIMESTAMP) OR CAST("scans"."scanned_at" AS DATE) '
+            "> CAST('2079-06-06 00:00:00' AS TIMESTAMP) THEN RAISE_ERROR('TSQL-SMALLDATETIME: "
+            "the value is outside T-SQL''s smalldatetime range (1900-01-01 to 2079-06-06 23:59), "
+            'where the conversion fails\') ELSE CAST(CAST("scans"."scanned_at" AS DATE) AS '
+            'TIMESTAMP) END) AS "b" FROM "raw"."bookings" AS "bookings" CROSS JOIN "raw"."scans" '
+            'AS "scans"',
+        ),
+    ),
+    phase="final",
+)
+def tsql_smalldatetime_isnull(node: exp.Expr, ctx: Context) -> exp.Expr | None:
+    if not node.meta.get(ISNULL) or not semantics(ctx.dialect).DATETIME_TICKS:
+        return None
+    values = [node.this, *node.expressions]
+    if len(values) != 2 or not smalldatetime_value(values[0]):
+        return None
+    second = values[1]
+    if isinstance(second, exp.Null) or smalldatetime_value(second) or _is_text_literal(second):
+        return None
+    converted = tsql_smalldatetime(
+        exp.Cast(this=clone(second), to=exp.DataType(this=exp.DType.SMALLDATETIME)), ctx
+    )
+    if converted is None:
+        return None
+    if isinstance(converted, exp.Cast) and converted.to.this == exp.DType.SMALLDATETIME:
+        return node  # refused where it stands
+    second.replace(converted)
+    ctx.wrote(converted)
+    return node

@@ -14,9 +14,11 @@ zone are refused (CLOCK-ZONE): they are not the session's.
 
 A translated clock also keeps its legacy type's kind (SESSION-TIME, the CLOCKS table): one
 documented without a time zone (T-SQL GETDATE, Redshift SYSDATE, ...) reads the zone-less
-clock, CAST(CURRENT_TIMESTAMP AS TIMESTAMP), and so does the floor; an instant or a clock with
-a zone stays CURRENT_TIMESTAMP. A table built from a zone-less clock holds a TIMESTAMP on both
-engines and in the lake.
+clock, CAST(CURRENT_TIMESTAMP AS TIMESTAMP), and so does its floor; an instant or a clock with
+a zone stays CURRENT_TIMESTAMP, and its (0) is CURRENT_TIMESTAMP less its microseconds, an
+instant still. A table built from a zone-less clock holds a TIMESTAMP on both engines and in
+the lake; one built from an instant, floored or not, a TIMESTAMP WITH TIME ZONE in DuckDB's
+Parquet (isAdjustedToUTC) and Spark's INT96 (no such flag) in Spark's.
 
 CAST-SECONDS-PRECISION (sql/rules/types.py): DuckDB rounds a CAST to TIMESTAMP(p) and Spark
 has no TIMESTAMP(p) and keeps six digits, so such a CAST is translated only of a value with
