@@ -38,7 +38,6 @@ from sqlglot import exp
 
 from sql.diagnostics import node_offset
 from sql.rules.base import Context, rule
-from sql.rules.conditionals import ISNULL
 from sql.rules.build import (
     STRING_TYPES,
     TIMESTAMP_TYPES,
@@ -53,6 +52,7 @@ from sql.rules.build import (
     type_of,
     typed,
 )
+from sql.rules.conditionals import ISNULL
 from sql.rules.tsql_datetime import (
     ON_MINUTE,
     _fraction_digits,
