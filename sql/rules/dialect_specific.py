@@ -853,7 +853,7 @@ def whole_seconds_instant() -> exp.Expr:
     floored = exp.Sub(
         this=exp.CurrentTimestamp(), expression=exp.Mul(this=fraction, expression=step)
     )
-    return typed(floored, "TIMESTAMPTZ(0)")
+    return typed(floored, "TIMESTAMP(0)")
 
 
 @rule(
@@ -868,9 +868,12 @@ def whole_seconds_instant() -> exp.Expr:
     "same day as CURRENT_DATE), where a rounding may be the next second or day. (0) is the "
     "reading floored to whole seconds (SESSION-TIME writes it), of the kind the clock without "
     "a precision gives: a clock documented without a time zone (Oracle LOCALTIMESTAMP) the "
-    "zone-less TIMESTAMP, any other (Oracle's and Snowflake's CURRENT_TIMESTAMP, Teradata's, "
-    "Redshift's) CURRENT_TIMESTAMP less its microseconds, an instant still (DuckDB's "
-    "TIMESTAMP WITH TIME ZONE, Spark's TIMESTAMP); (6) up to the dialect's "
+    "zone-less TIMESTAMP; any other (Oracle's and Snowflake's CURRENT_TIMESTAMP, Teradata's, "
+    "Redshift's) where its value is kept (selected, compared, a CASE / COALESCE branch, an "
+    "interval added) CURRENT_TIMESTAMP less its microseconds, an instant still (DuckDB's "
+    "TIMESTAMP WITH TIME ZONE, Spark's TIMESTAMP), and where it is converted or a function's "
+    "argument its date and time in the session's zone, as the rules read CURRENT_TIMESTAMP "
+    "there; (6) up to the dialect's "
     "largest (Teradata 6, Oracle and Snowflake 9, Redshift 6) is CURRENT_TIMESTAMP, whose six "
     "digits that type holds. Refused: 1 to 5 digits (a floor needs the second's fraction, "
     "which DuckDB's EXTRACT(SECOND) lacks), a precision beyond the dialect's largest, and one "
@@ -1025,10 +1028,50 @@ def session_time(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         # Floored, of the kind the clock without digits gives: Redshift's GETDATE() is a
         # TIMESTAMP whatever the other clocks its node stands for (CLOCK_PRECISION_META
         # marks the precisions written in the query).
-        if local or not node.meta.get(CLOCK_PRECISION_META):
+        if local or not node.meta.get(CLOCK_PRECISION_META) or not _kept_as_instant(node):
             return whole_seconds()
         return whole_seconds_instant()
     return local_now() if local else exp.CurrentTimestamp()
+
+
+# Where a clock's value is kept as the value it is: selected, compared, a branch, an interval
+# added. Elsewhere (a CAST, a function's argument, a number of days added) the rules read the
+# clock as its date and time in the session's zone, as they read CURRENT_TIMESTAMP itself.
+_KEEPS_VALUE = (
+    exp.Alias,
+    exp.Select,
+    exp.Ordered,
+    exp.Tuple,
+    exp.EQ,
+    exp.NEQ,
+    exp.LT,
+    exp.LTE,
+    exp.GT,
+    exp.GTE,
+    exp.Between,
+    exp.In,
+    exp.Coalesce,
+    exp.Case,
+    exp.If,
+    exp.Nullif,
+    exp.Max,
+    exp.Min,
+)
+
+
+def _kept_as_instant(node: exp.Expr) -> bool:
+    """Whether the clock ``node`` is read as its value (an instant stays one) rather than
+    converted or taken apart (its date and time of day)."""
+    parent = node.parent
+    while isinstance(parent, exp.Paren):
+        node, parent = parent, parent.parent
+    if isinstance(parent, (exp.Add, exp.Sub)):
+        other = parent.expression if parent.this is node else parent.this
+        return isinstance(other, exp.Interval) or (
+            isinstance(other, exp.Mul)
+            and any(isinstance(side, exp.Interval) for side in (other.this, other.expression))
+        )
+    return parent is None or isinstance(parent, _KEEPS_VALUE)
 
 
 @rule(

@@ -125,6 +125,23 @@ def test_a_clock_gives_values_of_its_legacy_type(dialect, call, expected):
 
 
 @pytest.mark.parametrize(
+    ("dialect", "call", "instant"),
+    [
+        ("oracle", "CURRENT_TIMESTAMP(0) + INTERVAL '1' DAY", True),
+        ("snowflake", "CASE WHEN 1 = 1 THEN CURRENT_TIMESTAMP(0) END", True),
+        # converted, a number of days added, a function's argument: its date and time, as
+        # the rules read CURRENT_TIMESTAMP there
+        ("oracle", "CAST(CURRENT_TIMESTAMP(0) AS DATE)", False),
+        ("oracle", "CURRENT_TIMESTAMP(0) - 1", False),
+        ("snowflake", "DATEADD(day, 1, CURRENT_TIMESTAMP(0))", False),
+    ],
+)
+def test_a_floored_instant_stays_one_where_its_value_is_kept(dialect, call, instant):
+    translated = _translate(call, dialect)
+    assert (FLOORED_INSTANT in translated, FLOORED in translated) == (instant, not instant)
+
+
+@pytest.mark.parametrize(
     ("call", "expected"),
     [("CURRENT_DATETIME()", LOCAL_NOW), ("CURRENT_TIMESTAMP()", "CURRENT_TIMESTAMP")],
 )
