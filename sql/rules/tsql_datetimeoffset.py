@@ -37,11 +37,11 @@ from sql.rules.base import Context, rule
 from sql.rules.build import derived_value, type_of
 from sql.rules.conditionals import ISNULL
 from sql.rules.tsql_datetime import (
-    _exact_datetime,
-    _is_text_literal,
-    _neighbours,
-    _read_text,
-    _timestamp,
+    exact_datetime,
+    is_text_literal,
+    read_text,
+    text_neighbours,
+    timestamp_literal,
 )
 from sql.source_dialects import semantics
 
@@ -121,7 +121,7 @@ def _compared_with_datetime(parent: exp.Expr) -> exp.Expr | None:
         return None
     values = [v for k, v in parent.args.items() if isinstance(v, exp.Expr) and k != "query"]
     values += parent.expressions if isinstance(parent, exp.In) else []
-    return next((v for v in values if _exact_datetime(v)), None)
+    return next((v for v in values if exact_datetime(v)), None)
 
 
 @rule(
@@ -183,7 +183,7 @@ def _utc(text: str, ctx: Context) -> dt.datetime | str:
         return f"{text!r}: ISO 8601 with T allows no space before the offset"
     if offset is not None and " " not in local.strip() and "T" not in local:
         return f"{text!r}: a date with an offset and no time, which T-SQL does not allow"
-    read = _read_text(local, 7, ctx)
+    read = read_text(local, 7, ctx)
     if isinstance(read, str):
         return read
     moment, _ = read
@@ -219,22 +219,20 @@ def tsql_datetimeoffset_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     assert isinstance(node, exp.Literal)
     if not node.is_string or not semantics(ctx.dialect).DATETIME_TICKS:
         return None
-    neighbours = _neighbours(node)
+    neighbours = text_neighbours(node)
     if not neighbours:
         return None
-    typed_values = [
-        v for v in neighbours if not isinstance(v, exp.Null) and not _is_text_literal(v)
-    ]
+    typed_values = [v for v in neighbours if not isinstance(v, exp.Null) and not is_text_literal(v)]
     if not any(_datetimeoffset(v) for v in typed_values):
         return None
-    if any(_exact_datetime(v) for v in typed_values):
+    if any(exact_datetime(v) for v in typed_values):
         return None  # refused: TSQL-DATETIMEOFFSET-LOCAL
     read = _utc(node.name, ctx)
     if isinstance(read, str):
         ctx.report("error", TEXT_RULE, node, read)
         return exp.Cast(this=node.copy(), to=exp.DataType(this=exp.DType.TIMESTAMPTZ))
     text = read.strftime("%Y-%m-%d %H:%M:%S")
-    written = _timestamp(f"{text}.{read.microsecond:06d}" if read.microsecond else text)
+    written = timestamp_literal(f"{text}.{read.microsecond:06d}" if read.microsecond else text)
     offset = node_offset(node)
     if offset is not None:
         written.meta["keyword_start"] = offset

@@ -55,14 +55,14 @@ from sql.rules.build import (
 from sql.rules.conditionals import ISNULL
 from sql.rules.tsql_datetime import (
     ON_MINUTE,
-    _fraction_digits,
-    _is_datetime,
-    _is_text_literal,
-    _literal_moment,
-    _neighbours,
-    _read_text,
-    _timestamp,
+    is_datetime,
+    is_text_literal,
+    literal_moment,
+    read_text,
     smalldatetime_value,
+    text_neighbours,
+    timestamp_digits,
+    timestamp_literal,
 )
 from sql.source_dialects import semantics
 
@@ -122,7 +122,7 @@ def _folded(moment: dt.datetime, fraction: str, at: exp.Expr, rule_id: str, ctx:
             "23:59 after its rounding to the minute): the conversion fails there",
         )
         return None
-    written = _timestamp(minute.strftime("%Y-%m-%d %H:%M:%S"))
+    written = timestamp_literal(minute.strftime("%Y-%m-%d %H:%M:%S"))
     offset = node_offset(at)
     if offset is not None:
         written.meta["keyword_start"] = offset
@@ -134,11 +134,13 @@ def _rounded(node: exp.Expr, value: exp.Expr) -> exp.Expr:
     seconds = exp.Mul(this=extract("SECOND", clone(value)), expression=lit(1_000_000))
     micros = typed(exp.Cast(this=seconds, to=data_type("BIGINT")), "BIGINT")
     out_of_range = exp.Or(
-        this=exp.LT(this=clone(value), expression=_timestamp("1900-01-01 00:00:00")),
-        expression=exp.GTE(this=clone(value), expression=_timestamp("2079-06-06 23:59:29.999")),
+        this=exp.LT(this=clone(value), expression=timestamp_literal("1900-01-01 00:00:00")),
+        expression=exp.GTE(
+            this=clone(value), expression=timestamp_literal("2079-06-06 23:59:29.999")
+        ),
     )
     ifs = [exp.If(this=out_of_range, true=failure(RULE, RANGE_WHY, node))]
-    if _fraction_digits(value) > 3 and not _is_datetime(value):
+    if timestamp_digits(value) > 3 and not is_datetime(value):
         between = exp.And(
             this=exp.GT(this=clone(micros), expression=lit(DOWN)),
             expression=exp.LT(this=clone(micros), expression=lit(UP)),
@@ -187,10 +189,10 @@ def tsql_smalldatetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return _on_minute(
             typed(exp.Cast(this=clone(value), to=data_type("TIMESTAMP")), "TIMESTAMP")
         )
-    written = _literal_moment(value, ctx)
+    written = literal_moment(value, ctx)
     if written is not None:
         literal, text, digits = written
-        read = _read_text(text, 7 if digits == 3 else digits, ctx)
+        read = read_text(text, 7 if digits == 3 else digits, ctx)
         if isinstance(read, str):
             ctx.report("error", RULE, literal, read)
             return node
@@ -208,8 +210,10 @@ def tsql_smalldatetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     kind = type_of(value)
     if kind == exp.DType.DATE:
         out = exp.Or(
-            this=exp.LT(this=clone(value), expression=_timestamp("1900-01-01 00:00:00")),
-            expression=exp.GT(this=clone(value), expression=_timestamp("2079-06-06 00:00:00")),
+            this=exp.LT(this=clone(value), expression=timestamp_literal("1900-01-01 00:00:00")),
+            expression=exp.GT(
+                this=clone(value), expression=timestamp_literal("2079-06-06 00:00:00")
+            ),
         )
         moved = typed(exp.Cast(this=clone(value), to=data_type("TIMESTAMP")), "TIMESTAMP")
         result = case_when(out, failure(RULE, RANGE_WHY, node), moved)
@@ -265,17 +269,15 @@ def tsql_smalldatetime_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     assert isinstance(node, exp.Literal)
     if not node.is_string or not semantics(ctx.dialect).DATETIME_TICKS:
         return None
-    neighbours = _neighbours(node)
+    neighbours = text_neighbours(node)
     if not neighbours:
         return None
-    typed_values = [
-        v for v in neighbours if not isinstance(v, exp.Null) and not _is_text_literal(v)
-    ]
+    typed_values = [v for v in neighbours if not isinstance(v, exp.Null) and not is_text_literal(v)]
     if not typed_values or not all(smalldatetime_value(v) for v in typed_values):
         return None
     # Refused, the text stands as the conversion it is, so that no other rule reads it again.
     cast_node = exp.Cast(this=node.copy(), to=exp.DataType(this=exp.DType.SMALLDATETIME))
-    read = _read_text(node.name, 7, ctx)
+    read = read_text(node.name, 7, ctx)
     if isinstance(read, str):
         ctx.report("error", TEXT_RULE, node, read)
         return cast_node
@@ -318,7 +320,7 @@ def tsql_smalldatetime_isnull(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if len(values) != 2 or not smalldatetime_value(values[0]):
         return None
     second = values[1]
-    if isinstance(second, exp.Null) or smalldatetime_value(second) or _is_text_literal(second):
+    if isinstance(second, exp.Null) or smalldatetime_value(second) or is_text_literal(second):
         return None
     converted = tsql_smalldatetime(
         exp.Cast(this=clone(second), to=exp.DataType(this=exp.DType.SMALLDATETIME)), ctx
