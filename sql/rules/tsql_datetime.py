@@ -459,7 +459,7 @@ def tsql_getdate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 
 # Where T-SQL converts a string literal to the type of the values beside it (data type
 # precedence: datetime above every text type): a comparison, IN, BETWEEN, and the branches
-# of CASE / COALESCE / ISNULL / NULLIF.
+# of CASE / COALESCE / ISNULL / NULLIF, and the WHEN values of a simple CASE.
 _BESIDE = (
     exp.EQ,
     exp.NEQ,
@@ -483,6 +483,13 @@ def text_neighbours(literal: exp.Literal) -> list[exp.Expr] | None:
         if isinstance(parent, exp.Coalesce):
             values += parent.expressions
         return [v for v in values if isinstance(v, exp.Expr) and v is not literal]
+    if (
+        isinstance(parent, exp.If)
+        and literal.arg_key == "this"
+        and isinstance(parent.parent, exp.Case)
+        and parent.parent.this is not None
+    ):
+        return [parent.parent.this]  # CASE x WHEN 'text': compared with x
     if isinstance(parent, exp.If) and literal.arg_key == "true":
         parent = parent.parent
     elif not (isinstance(parent, exp.Case) and literal.arg_key == "default"):
@@ -500,7 +507,7 @@ def text_neighbours(literal: exp.Literal) -> list[exp.Expr] | None:
     ("tsql",),
     (exp.Literal,),
     "A string literal T-SQL converts to datetime because it stands beside datetime values (a "
-    "comparison, IN, BETWEEN, a CASE / COALESCE / ISNULL / NULLIF branch, where every other "
+    "comparison, IN, BETWEEN, a CASE / COALESCE / ISNULL / NULLIF branch, a simple CASE's WHEN, where every other "
     "value is a declared DATETIME or a value TSQL-DATETIME gives) is read at translation and "
     "rounded as a CAST to DATETIME is (TSQL-DATETIME): WHERE dt = '2024-01-01T12:00:00.001' "
     "matches .000. Text T-SQL reads by DATEFORMAT, with more than three fractional digits or "

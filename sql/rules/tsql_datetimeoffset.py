@@ -115,6 +115,23 @@ def _local_reading(column: exp.Expr, parent: exp.Expr) -> str | None:
     return f"{parent.key.upper()}"
 
 
+def _branch_datetime(parent: exp.Expr) -> exp.Expr | None:
+    """A datetime that COALESCE, CASE, IIF or NULLIF ``parent`` converts to datetimeoffset
+    beside one (or compares with it: NULLIF, a simple CASE)."""
+    if isinstance(parent, exp.Case):
+        values = [parent.this, parent.args.get("default")]
+        for branch in parent.args.get("ifs", []):
+            values += [branch.args.get("true")]
+            values += [branch.this] if parent.this is not None else []
+    elif isinstance(parent, exp.If):
+        values = [parent.args.get("true"), parent.args.get("false")]
+    elif isinstance(parent, (exp.Coalesce, exp.Nullif)):
+        values = [parent.this, *parent.expressions, parent.args.get("expression")]
+    else:
+        return None
+    return next((v for v in values if v is not None and exact_datetime(v)), None)
+
+
 def _compared_with_datetime(parent: exp.Expr) -> exp.Expr | None:
     """The datetime a datetimeoffset is compared with in ``parent``, if any."""
     if not isinstance(parent, _COMPARISONS):
@@ -147,12 +164,14 @@ def tsql_datetimeoffset_local(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     value, parent = node, _reader(node)
     # Through the values that are datetimeoffsets still (COALESCE(dto, dt2), MAX(dto), a CASE
     # of it) to what reads them.
+    datetime = None
     while isinstance(parent, _STILL_INSTANTS) and _local_reading(value, parent) is None:
+        datetime = datetime or _branch_datetime(parent)
         value, parent = parent, _reader(parent)
     if parent is None:
         return None
     reading = _local_reading(value, parent)
-    datetime = _compared_with_datetime(parent)
+    datetime = datetime or _compared_with_datetime(parent)
     if reading is None and datetime is None:
         return None
     at = node if node_offset(node) is not None else (derived_value(node) or node)
@@ -160,7 +179,7 @@ def tsql_datetimeoffset_local(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         message = f"a datetimeoffset read by {reading}: {LOCAL_WHY}"
     else:
         message = (
-            "a datetimeoffset compared with a datetime: T-SQL converts the datetime to "
+            "a datetimeoffset beside a datetime: T-SQL converts the datetime to "
             "datetimeoffset, and whether by its exact 1/300 s tick (.003 is .00333..., as to "
             "datetime2) or as shown is not documented; CAST the datetime to DATETIME2"
         )
@@ -199,7 +218,7 @@ def _utc(text: str, ctx: Context) -> dt.datetime | str:
     ("tsql",),
     (exp.Literal,),
     "A string literal T-SQL converts to datetimeoffset because a datetimeoffset stands beside "
-    "it (a comparison, IN, BETWEEN, a CASE / COALESCE / NULLIF branch; the other values a "
+    "it (a comparison, IN, BETWEEN, a CASE / COALESCE / NULLIF branch, a simple CASE's WHEN; the other values a "
     "datetimeoffset, datetime2, smalldatetime or date) is read at translation, its offset "
     '+00:00 where it names none ("DATE + TIME: The TIMEZONE defaults to +00:00", '
     '"datetimeoffset (Transact-SQL)"), and written as the UTC date and time it names, which '

@@ -21,7 +21,7 @@ TIMESTAMP(0) (sql/catalog_import.py); so does the translation, wherever T-SQL ma
 - of a value already whole minutes (a declared SMALLDATETIME): unchanged;
 - text that T-SQL converts to smalldatetime because smalldatetime values stand beside it
   (data type precedence: a comparison, IN, BETWEEN, a CASE / COALESCE / ISNULL / NULLIF
-  branch): read and rounded the same way (TSQL-SMALLDATETIME-TEXT); beside a datetime too,
+  branch, a simple CASE's WHEN): read and rounded the same way (TSQL-SMALLDATETIME-TEXT); beside a datetime too,
   it is a datetime (TSQL-DATETIME-TEXT);
 - ISNULL(smalldatetime, x): x converted to smalldatetime, ISNULL's type being its first
   argument's (TSQL-SMALLDATETIME-ISNULL).
@@ -249,7 +249,7 @@ def tsql_smalldatetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ("tsql",),
     (exp.Literal,),
     "A string literal T-SQL converts to smalldatetime because smalldatetime values stand "
-    "beside it (a comparison, IN, BETWEEN, a CASE / COALESCE / ISNULL / NULLIF branch, where "
+    "beside it (a comparison, IN, BETWEEN, a CASE / COALESCE / ISNULL / NULLIF branch, a simple CASE's WHEN, where "
     "every other value is a declared SMALLDATETIME or a conversion to one) is read at "
     "translation and rounded to its minute as TSQL-SMALLDATETIME does: WHERE sdt BETWEEN "
     "'2024-01-01 10:00:29' AND '2024-01-01 10:00:31' compares with 10:00 and 10:01. Text T-SQL "

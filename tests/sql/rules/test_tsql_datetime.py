@@ -90,6 +90,11 @@ BESIDE = [
         "SELECT id FROM dbo.Events WHERE GETDATE() > '2024-01-01 12:00:00.001'",
         "> CAST('2024-01-01 12:00:00.000' AS TIMESTAMP)",
     ),
+    # a simple CASE compares its operand with each WHEN
+    (
+        "SELECT CASE dt WHEN '2024-01-01 12:00:00.001' THEN 1 END AS a FROM dbo.Events",
+        "WHEN CAST('2024-01-01 12:00:00.000' AS TIMESTAMP) THEN",
+    ),
 ]
 
 

@@ -61,8 +61,9 @@ def test_a_datetimeoffset_compares_as_its_utc_instant_on_both_engines(spark_engi
         "btw": "dto BETWEEN '2024-01-01' AND '2024-01-01T00:30:00+01:00'",
         "inz": "dto IN ('2024-01-01T00:00:00Z', '2024-01-01T08:00:00')",
     }
+    simple = "CASE dto WHEN '2024-01-01T01:00:00+01:00' THEN 1 ELSE 0 END AS sc"
     columns = ", ".join(f"CASE WHEN {c} THEN 1 ELSE 0 END AS {n}" for n, c in comparisons.items())
-    ansi = _ansi(f"SELECT id, {columns}, ISNULL(dto, dt2) AS n FROM dbo.Events", catalog)
+    ansi = _ansi(f"SELECT id, {columns}, {simple}, ISNULL(dto, dt2) AS n FROM dbo.Events", catalog)
     values = ", ".join(
         f"({i}, "
         + (
@@ -87,7 +88,7 @@ def test_a_datetimeoffset_compares_as_its_utc_instant_on_both_engines(spark_engi
         instant, wall, small = _instant(o), _wall(w), _wall(s)
         midnight = _wall(f"{d} 00:00:00")
         if instant is None:
-            checks = (0,) * 6
+            checks = (0,) * 7
         else:
             checks = (
                 instant == wall,
@@ -96,6 +97,7 @@ def test_a_datetimeoffset_compares_as_its_utc_instant_on_both_engines(spark_engi
                 instant == _instant("2024-01-01 10:00:00+02:00"),
                 _wall("2024-01-01 00:00:00") <= instant <= _instant("2024-01-01 00:30:00+01:00"),
                 instant in (_wall("2024-01-01 00:00:00"), _wall("2024-01-01 08:00:00")),
+                instant == _wall("2024-01-01 00:00:00"),
             )
         want.append((i, *(int(c) for c in checks), instant or wall))
     # DuckDB gives instants in UTC, Spark the session's (UTC) date and time without a zone
@@ -112,6 +114,7 @@ REFUSED = [
     ("SELECT DATEPART(hour, dto) AS a FROM dbo.Events", "1:23"),
     ("SELECT ISNULL(dt2, dto) AS a FROM dbo.Events", "1:20"),
     ("SELECT id FROM dbo.Events WHERE dto < dt", "1:33"),
+    ("SELECT COALESCE(dto, dt) AS a FROM dbo.Events", "1:17"),
     (
         "CREATE TABLE #t (x DATETIME2); INSERT INTO #t SELECT dto FROM dbo.Events; "
         "SELECT x FROM #t",

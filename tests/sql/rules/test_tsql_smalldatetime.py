@@ -69,7 +69,8 @@ def _timestamp(value: dt.datetime | None) -> str:
 
 def test_values_are_rounded_to_their_minute_on_both_engines(spark_engine, catalog):
     """CAST of a DATETIME2, a DATETIME and a DATE, an INSERT into a SMALLDATETIME column of a
-    temporary table, text beside a smalldatetime (=, <, BETWEEN, IN, ISNULL, CASE) and
+    temporary table, text beside a smalldatetime (=, <, BETWEEN, IN, ISNULL, CASE, a simple
+    CASE's WHEN) and
     ISNULL(smalldatetime, datetime2)."""
     beside = {
         "eq": "sdt = '2024-01-01 10:00:30'",
@@ -78,10 +79,11 @@ def test_values_are_rounded_to_their_minute_on_both_engines(spark_engine, catalo
         "inn": "sdt IN ('2024-01-01 10:05:29.999')",
         "add": "DATEADD(minute, 1, sdt) = '2024-01-01 10:01:45'",
     }
+    simple = "CASE sdt WHEN '2024-01-01 10:00:30' THEN 1 ELSE 0 END AS sc"
     tests = ", ".join(f"CASE WHEN {c} THEN 1 ELSE 0 END AS {n}" for n, c in beside.items())
     ansi = _ansi(
         "SELECT id, CAST(dt2 AS SMALLDATETIME) AS a, CONVERT(SMALLDATETIME, dt) AS b, "
-        f"CAST(d AS SMALLDATETIME) AS c, {tests}, ISNULL(sdt, '2024-01-01 10:07:31') AS i, "
+        f"CAST(d AS SMALLDATETIME) AS c, {tests}, {simple}, ISNULL(sdt, '2024-01-01 10:07:31') AS i, "
         "CASE WHEN id < 0 THEN sdt ELSE '2024-01-01 10:07:29' END AS w, "
         "ISNULL(sdt, dt2) AS j FROM dbo.Events",
         catalog,
@@ -100,9 +102,15 @@ def test_values_are_rounded_to_their_minute_on_both_engines(spark_engine, catalo
     for i in range(count):
         sdt = sdts[i]
         checks = (
-            (sdt == _at(1), sdt < _at(1), _at(0) <= sdt <= _at(1), sdt == _at(6), sdt == _at(1))
+            (
+                sdt == _at(1),
+                sdt < _at(1),
+                _at(0) <= sdt <= _at(1),
+                sdt == _at(6),
+                *[sdt == _at(1)] * 2,
+            )
             if sdt is not None
-            else (False,) * 5
+            else (False,) * 6
         )
         want.append(
             (
