@@ -21,8 +21,8 @@ TIMESTAMP(0) (sql/catalog_import.py); so does the translation, wherever T-SQL ma
 - of a value already whole minutes (a declared SMALLDATETIME): unchanged;
 - text that T-SQL converts to smalldatetime because smalldatetime values stand beside it
   (data type precedence: a comparison, IN, BETWEEN, a CASE / COALESCE / ISNULL / NULLIF
-  branch, a simple CASE's WHEN): read and rounded the same way (TSQL-SMALLDATETIME-TEXT); beside a datetime too,
-  it is a datetime (TSQL-DATETIME-TEXT);
+  branch, a simple CASE's WHEN): read and rounded the same way (TSQL-SMALLDATETIME-TEXT);
+  beside a datetime too, it is a datetime (TSQL-DATETIME-TEXT);
 - ISNULL(smalldatetime, x): x converted to smalldatetime, ISNULL's type being its first
   argument's (TSQL-SMALLDATETIME-ISNULL).
 
