@@ -110,8 +110,8 @@ def _local_reading(column: exp.Expr, parent: exp.Expr) -> str | None:
         return None
     if isinstance(parent, _COMPARISONS):
         return None  # TSQL-DATETIMEOFFSET-TEXT reads text, _compared_with_datetime datetimes
-    if isinstance(parent, _INSTANT_PARENTS):
-        return None
+    if isinstance(parent, (*_INSTANT_PARENTS, exp.Anonymous, exp.AtTimeZone)):
+        return None  # (a function not known, AT TIME ZONE: refused as they are)
     return f"{parent.key.upper()}"
 
 

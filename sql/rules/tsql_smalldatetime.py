@@ -113,13 +113,14 @@ def _folded(moment: dt.datetime, fraction: str, at: exp.Expr, rule_id: str, ctx:
         )
         return None
     minute = minute_of(moment)
-    if minute is None or not FIRST <= minute <= LAST:
+    # Outside the range before its rounding too (1899-12-31 23:59:30), as the SQL guard is.
+    if minute is None or moment < FIRST or not FIRST <= minute <= LAST:
         ctx.report(
             "error",
             rule_id,
             at,
             f"{shown!r} is outside T-SQL's smalldatetime range (1900-01-01 to 2079-06-06 "
-            "23:59 after its rounding to the minute): the conversion fails there",
+            "23:59, before or after its rounding to the minute): the conversion fails there",
         )
         return None
     written = timestamp_literal(minute.strftime("%Y-%m-%d %H:%M:%S"))
