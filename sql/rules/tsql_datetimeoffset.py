@@ -20,9 +20,10 @@ Spark hold as an instant: the value's own offset is not in the lake. So:
   DATE, TIME or text, an INSERT into such a column, ISNULL with a first argument of such a
   type) T-SQL takes the date and time of the value's own offset ("the date and time are
   copied ... and the time zone is truncated"), and so do its parts (YEAR, DATEPART,
-  DATENAME, FORMAT): refused (TSQL-DATETIMEOFFSET-LOCAL), as is a datetime beside one,
-  whose conversion to datetimeoffset (its exact 1/300 s tick, as to datetime2 at
-  compatibility level 130, or the value as shown) is not documented.
+  DATENAME, FORMAT): refused (TSQL-DATETIMEOFFSET-LOCAL), as is a datetime beside one (a
+  comparison, CASE / COALESCE, a UNION's column), whose conversion to datetimeoffset (its
+  exact 1/300 s tick, as to datetime2 at compatibility level 130, or the value as shown) is
+  not documented.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from sql.diagnostics import node_offset
 from sql.rules.base import Context, rule
 from sql.rules.build import derived_value, type_of
 from sql.rules.conditionals import ISNULL
+from sql.rules.portable_types import branches
 from sql.rules.tsql_datetime import (
     exact_datetime,
     is_text_literal,
@@ -145,21 +147,26 @@ def _compared_with_datetime(parent: exp.Expr) -> exp.Expr | None:
     LOCAL_RULE,
     "refuse",
     ("tsql",),
-    (exp.Column,),
+    (exp.Column, exp.Union),
     "A datetimeoffset the lake holds as an instant (TIMESTAMP WITH TIME ZONE, its offset not "
     "kept) read in its own offset is refused: CAST / CONVERT to DATETIME2, DATETIME, "
     'SMALLDATETIME, DATE, TIME or text ("the date and time are copied ... and the time zone '
     'is truncated", "datetimeoffset (Transact-SQL)"), an INSERT into such a column, ISNULL '
     "with a first argument of such a type, YEAR / DATEPART / FORMAT and every other function "
     "of it; and a datetimeoffset compared with a datetime, whose conversion (the exact 1/300 s "
-    "tick or the value as shown) is not documented. Read as an instant it is translated: "
+    "tick or the value as shown) is not documented, beside one in CASE / COALESCE or in a "
+    "UNION's column likewise. Read as an instant it is translated: "
     "compared with a datetimeoffset, or with a datetime2, smalldatetime or date (T-SQL gives "
     "them the offset +00:00: UTC's instant, as the engines' UTC sessions do), sorted, "
     "grouped, MIN / MAX, CASE / COALESCE.",
     (("tsql", "SELECT CAST(confirmed_at AS DATE) AS d FROM dbo.bookings", "1:13"),),
 )
 def tsql_datetimeoffset_local(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if not semantics(ctx.dialect).DATETIME_TICKS or not _datetimeoffset(node):
+    if not semantics(ctx.dialect).DATETIME_TICKS:
+        return None
+    if isinstance(node, exp.Union):
+        return _union_with_datetime(node, ctx)
+    if not _datetimeoffset(node):
         return None
     value, parent = node, _reader(node)
     # Through the values that are datetimeoffsets still (COALESCE(dto, dt2), MAX(dto), a CASE
@@ -256,3 +263,27 @@ def tsql_datetimeoffset_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if offset is not None:
         written.meta["keyword_start"] = offset
     return written
+
+
+def _union_with_datetime(node: exp.Union, ctx: Context) -> exp.Expr | None:
+    """Report a UNION column of datetimeoffset and datetime values: T-SQL converts the
+    datetimes to datetimeoffset, by a conversion not documented (TSQL-DATETIMEOFFSET-LOCAL)."""
+    if isinstance(node.parent, exp.SetOperation):
+        return None  # the outermost set operation sees every SELECT
+    selects = branches(node)
+    if len(selects) < 2 or any(s.is_star for s in selects):
+        return None
+    for position in range(min(len(s.selects) for s in selects)):
+        values = [s.selects[position].unalias() for s in selects]
+        datetime = next((v for v in values if exact_datetime(v)), None)
+        if datetime is not None and any(_datetimeoffset(v) for v in values):
+            ctx.report(
+                "error",
+                LOCAL_RULE,
+                datetime,
+                "a datetime in a UNION column of datetimeoffset values: T-SQL converts it to "
+                "datetimeoffset, and whether by its exact 1/300 s tick (.003 is .00333..., as "
+                "to datetime2) or as shown is not documented; CAST it to DATETIME2",
+            )
+            return node
+    return None

@@ -115,6 +115,7 @@ REFUSED = [
     ("SELECT ISNULL(dt2, dto) AS a FROM dbo.Events", "1:20"),
     ("SELECT id FROM dbo.Events WHERE dto < dt", "1:33"),
     ("SELECT COALESCE(dto, dt) AS a FROM dbo.Events", "1:17"),
+    ("SELECT dto AS a FROM dbo.Events UNION ALL SELECT dt FROM dbo.Events", "1:50"),
     (
         "CREATE TABLE #t (x DATETIME2); INSERT INTO #t SELECT dto FROM dbo.Events; "
         "SELECT x FROM #t",
