@@ -272,6 +272,21 @@ def _redshift_getdate(args: list[exp.Expr]) -> exp.Expr:
     return now
 
 
+# On a T-SQL clock that reads UTC's date and time (GETUTCDATE(), SYSUTCDATETIME()): the
+# function's name. Both are CURRENT_TIMESTAMP nodes to the rules (sql/rules/dialect_specific.py
+# CLOCKS, sql/rules/tsql_datetime.py TSQL-GETDATE).
+UTC_CLOCK_META = "utc_clock"
+
+
+def _tsql_utc_clock(name: str):
+    def parse(args: list[exp.Expr]) -> exp.Expr:
+        now = exp.CurrentTimestamp.from_arg_list(args)
+        now.meta[UTC_CLOCK_META] = name
+        return now
+
+    return parse
+
+
 def _redshift_add_months(args: list[exp.Expr]) -> exp.Expr:
     # Redshift ADD_MONTHS maps a month's last day to the target month's last day (DATEADD does
     # not) and returns a TIMESTAMP; sqlglot parses both as TsOrDsAdd.
@@ -1036,6 +1051,11 @@ class PlumblineTSQL(TSQL, Semantics):
     WEEKS_START_ON_DATEFIRST = True
 
     class Parser(TSQL.Parser):
+        FUNCTIONS = {
+            **TSQL.Parser.FUNCTIONS,
+            "GETUTCDATE": _tsql_utc_clock("GETUTCDATE"),
+            "SYSUTCDATETIME": _tsql_utc_clock("SYSUTCDATETIME"),
+        }
         # SSMS's and Synapse's table options say how a table is stored, never which rows it
         # holds: WITH (DISTRIBUTION = HASH(k), CLUSTERED COLUMNSTORE INDEX ORDER (k), HEAP,
         # PARTITION (k RANGE RIGHT FOR VALUES (...))), TEXTIMAGE_ON [PRIMARY]. sqlglot stops

@@ -83,6 +83,8 @@ def load_all() -> dict[str, Rule]:
         text_groups,
         text_timestamps,
         tsql_datetime,
+        tsql_datetimeoffset,
+        tsql_smalldatetime,
         types,
         variant,
         wildcard_tables,

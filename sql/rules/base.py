@@ -341,10 +341,21 @@ EXAMPLE_LEGACY["teradata"] = {
     ("sales_db", "regions_short"): "raw.regions_short",
     ("sales_db", "regions_long"): "raw.regions_long",
 }
-EXAMPLE_LEGACY["tsql"] = {("dbo", "scans"): "raw.scans"}
+# A T-SQL smalldatetime and datetimeoffset, read by the examples of their conversions
+# (sql/rules/tsql_smalldatetime.py, sql/rules/tsql_datetimeoffset.py).
+EXAMPLE_TABLES["raw.bookings"] = {
+    "id": "BIGINT",
+    "booked_at": "TIMESTAMP(0)",
+    "confirmed_at": "TIMESTAMP WITH TIME ZONE",
+}
+EXAMPLE_LEGACY["tsql"] = {("dbo", "scans"): "raw.scans", ("dbo", "bookings"): "raw.bookings"}
 EXAMPLE_DECLARED = {
     "raw.shipments": {"shipped_at": ("oracle", "DATE"), "delivered_at": ("oracle", "DATE")},
     "raw.scans": {"scanned_at": ("tsql", "DATETIME")},
+    "raw.bookings": {
+        "booked_at": ("tsql", "SMALLDATETIME"),
+        "confirmed_at": ("tsql", "DATETIMEOFFSET"),
+    },
 }
 
 

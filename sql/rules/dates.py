@@ -29,6 +29,7 @@ from sql.rules.build import (
     extract,
     first_of_month,
     guarded,
+    integer_literal,
     interval,
     last_of_month,
     lit,
@@ -204,9 +205,38 @@ def date_add(node: exp.Expr, ctx: Context) -> exp.Expr | None:
             return None
         unit = time_unit
     amount = _amount(node)
+    if unit == "SECOND" and _seconds_to_smalldatetime(node, date, amount, ctx):
+        return None
     if isinstance(node, exp.DateSub):
         amount = exp.Neg(this=clone(amount))
     return _shift(date, amount, unit, kind, keep_eom=False)
+
+
+def _seconds_to_smalldatetime(
+    node: exp.Expr, date: exp.Expr, amount: exp.Expr, ctx: Context
+) -> bool:
+    """Report DATEADD(second, n, smalldatetime) unless n is whole minutes: its result is a
+    smalldatetime ("The return data type is the data type of the date argument"), and
+    "DATEADD (Transact-SQL)", "Return Values for a smalldatetime date and a second or
+    Fractional Seconds datepart", says only that "For a datepart of second, and a number value
+    between -30 and +29, DATEADD makes no changes", and for others that it "performs its
+    addition beginning at one minute", which does not say the value. True if reported."""
+    if not semantics(ctx.dialect).DATETIME_TICKS:
+        return False
+    from sql.rules.tsql_datetime import smalldatetime_value
+
+    seconds = integer_literal(amount)
+    if not smalldatetime_value(date) or (seconds is not None and seconds % 60 == 0):
+        return False
+    ctx.report(
+        "error",
+        "DATE-ADD",
+        node,
+        "seconds added to a smalldatetime: the result is a smalldatetime, whole minutes, and "
+        "T-SQL documents no change for -30 to +29 seconds and an addition 'beginning at one "
+        "minute' past them, not its value; add minutes, or CAST the value to DATETIME2 first",
+    )
+    return True
 
 
 @rule(

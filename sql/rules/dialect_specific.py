@@ -17,6 +17,7 @@ from sql.rules.build import (
     NUMERIC_TYPES,
     cast,
     clone,
+    data_type,
     extract,
     guarded,
     interval,
@@ -29,7 +30,7 @@ from sql.rules.case_sensitivity import compare as case_compare
 from sql.rules.case_sensitivity import text_type, unwrap
 from sql.rules.day_arithmetic import ORACLE_DATE_META
 from sql.rules.strings import BLANKS_KEPT, BLANKS_UNDECIDED, tsql_blank_guard, tsql_like_value
-from sql.source_dialects import CLOCK_DIGITS_META, semantics
+from sql.source_dialects import CLOCK_DIGITS_META, UTC_CLOCK_META, semantics
 
 
 def _noop(node: exp.Expr, ctx: Context) -> exp.Expr | None:
@@ -595,6 +596,8 @@ def casespecific(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 # second, even the next day. The engines' clocks give six digits: a value every clock type of
 # six digits or more holds.
 ENGINE_CLOCK_DIGITS = 6
+# On a clock whose precision the query wrote (CURRENT_TIMESTAMP(0)), set by CLOCK-PRECISION.
+CLOCK_PRECISION_META = "clock_precision"
 CLOCK_DIALECTS = {
     "oracle": "Oracle",
     "redshift": "Redshift",
@@ -618,10 +621,12 @@ class Clock:
 # Each dialect's clocks by the node its parser reads them as (a bare CURRENT_TIMESTAMP, one
 # with sysdate set, CURRENT_DATETIME, LOCALTIMESTAMP), with their documented types. A clock
 # without a time zone reads the zone-less clock (local_now); one with a zone or an instant
-# keeps CURRENT_TIMESTAMP, as instants are kept elsewhere (read as they are). Clocks the
-# parsers give other nodes are refused elsewhere: T-SQL GETUTCDATE and SYSUTCDATETIME
-# (FN-UNKNOWN), SYSDATETIMEOFFSET (datetimeoffset(7)) and Oracle SYSTIMESTAMP (TIMESTAMP WITH
-# TIME ZONE) (ANSI-UNSUPPORTED). Oracle's SYSDATE / CURRENT_DATE and Redshift's GETDATE hold
+# keeps CURRENT_TIMESTAMP, as instants are kept elsewhere (read as they are). T-SQL's UTC
+# clocks (GETUTCDATE, SYSUTCDATETIME: "UTC", parsed as CURRENT_TIMESTAMP marked
+# UTC_CLOCK_META) are UTC's date and time without a zone: the zone-less clock, which the
+# engines' sessions read in UTC (SESSION_CONF, connect_duckdb), whatever the legacy server's
+# zone. Clocks the parsers give other nodes are refused elsewhere: T-SQL SYSDATETIMEOFFSET
+# (datetimeoffset(7)) and Oracle SYSTIMESTAMP (TIMESTAMP WITH TIME ZONE) (ANSI-UNSUPPORTED). Oracle's SYSDATE / CURRENT_DATE and Redshift's GETDATE hold
 # whole seconds: SESSION-TIME floors them (whole_seconds reads the zone-less clock too).
 _LEARN = "https://learn.microsoft.com/sql/t-sql/functions/"
 _ORACLE = "https://docs.oracle.com/database/122/SQLRF/"
@@ -651,6 +656,24 @@ CLOCKS: dict[tuple[str, str], tuple[Clock, ...]] = {
             f"{_LEARN}sysdatetime-transact-sql: 'Returns a datetime2(7) value that contains "
             "the date and time of the computer'; of the six clocks there, 'SYSDATETIMEOFFSET "
             "includes the system time zone offset'",
+        ),
+    ),
+    ("tsql", "UTC"): (
+        Clock(
+            "GETUTCDATE()",
+            "datetime",
+            False,
+            f"{_LEARN}getutcdate-transact-sql: 'Returns the current database system timestamp "
+            "as a datetime value. The database time zone offset is not included. This value "
+            "represents the current UTC time (Coordinated Universal Time)'",
+        ),
+        Clock(
+            "SYSUTCDATETIME()",
+            "datetime2(7)",
+            False,
+            f"{_LEARN}sysutcdatetime-transact-sql: 'returns a datetime2 value that contains the "
+            "date and time of the computer on which the instance of SQL Server is running. The "
+            "date and time is returned as UTC time'; 'The default precision is 7 digits'",
         ),
     ),
     ("oracle", "CURRENT_TIMESTAMP"): (
@@ -772,6 +795,8 @@ def clock_shape(node: exp.Expr) -> str:
         return "CURRENT_DATE"
     if isinstance(node, exp.CurrentDatetime):
         return "CURRENT_DATETIME"
+    if node._meta and node.meta.get(UTC_CLOCK_META):
+        return "UTC"
     return "SYSDATE" if node.args.get("sysdate") else "CURRENT_TIMESTAMP"
 
 
@@ -809,6 +834,28 @@ def whole_seconds() -> exp.Expr:
     return typed(exp.Add(this=midnight, expression=interval(seconds, "SECOND")), "TIMESTAMP(0)")
 
 
+def whole_seconds_instant() -> exp.Expr:
+    """The current timestamp floored to the second, kept an instant: CURRENT_TIMESTAMP (a
+    TIMESTAMP WITH TIME ZONE on DuckDB, Spark's TIMESTAMP, an instant) less its microseconds
+    into the second. The fraction is read of the zone-less clock (local_now), the same
+    reading in the session's zone: a zone's offset is whole minutes, so the fraction is the
+    instant's. DuckDB and Spark keep the kind of an instant plus an interval. Its type is
+    TIMESTAMP(0) WITH TIME ZONE, so that later rules know it holds whole seconds."""
+    micros = typed(
+        exp.Cast(
+            this=exp.Mul(this=extract("SECOND", local_now()), expression=lit(1_000_000)),
+            to=data_type("BIGINT"),
+        ),
+        "BIGINT",
+    )
+    fraction = exp.Mod(this=micros, expression=lit(1_000_000))
+    step = exp.Interval(this=exp.Literal.string("0.000001"), unit=exp.var("SECOND"))
+    floored = exp.Sub(
+        this=exp.CurrentTimestamp(), expression=exp.Mul(this=fraction, expression=step)
+    )
+    return typed(floored, "TIMESTAMP(0)")
+
+
 @rule(
     "CLOCK-PRECISION",
     "rewrite",
@@ -819,7 +866,14 @@ def whole_seconds() -> exp.Expr:
     "a value of the legacy clock's type and the relations between the legacy's clocks in one "
     "statement hold; a floor to p digits keeps both (never later than a finer reading, on the "
     "same day as CURRENT_DATE), where a rounding may be the next second or day. (0) is the "
-    "reading floored to whole seconds (SESSION-TIME writes it); (6) up to the dialect's "
+    "reading floored to whole seconds (SESSION-TIME writes it), of the kind the clock without "
+    "a precision gives: a clock documented without a time zone (Oracle LOCALTIMESTAMP) the "
+    "zone-less TIMESTAMP; any other (Oracle's and Snowflake's CURRENT_TIMESTAMP, Teradata's, "
+    "Redshift's) where its value is kept (selected, compared, a CASE / COALESCE branch, an "
+    "interval added) CURRENT_TIMESTAMP less its microseconds, an instant still (DuckDB's "
+    "TIMESTAMP WITH TIME ZONE, Spark's TIMESTAMP), and where it is converted or a function's "
+    "argument its date and time in the session's zone, as the rules read CURRENT_TIMESTAMP "
+    "there; (6) up to the dialect's "
     "largest (Teradata 6, Oracle and Snowflake 9, Redshift 6) is CURRENT_TIMESTAMP, whose six "
     "digits that type holds. Refused: 1 to 5 digits (a floor needs the second's fraction, "
     "which DuckDB's EXTRACT(SECOND) lacks), a precision beyond the dialect's largest, and one "
@@ -828,6 +882,13 @@ def whole_seconds() -> exp.Expr:
         (
             "teradata",
             "SELECT CURRENT_TIMESTAMP(0) AS loaded_at FROM SALES_DB.REGION",
+            "SELECT CURRENT_TIMESTAMP - MOD(CAST(EXTRACT(SECOND FROM CAST(CURRENT_TIMESTAMP AS "
+            "TIMESTAMP)) * 1000000 AS BIGINT), 1000000) * INTERVAL '0.000001' SECOND AS "
+            '"loaded_at" FROM "raw"."region" AS "region"',
+        ),
+        (
+            "oracle",
+            "SELECT LOCALTIMESTAMP(0) AS loaded_at FROM SALES.REGION",
             "SELECT CAST(CAST(CAST(CURRENT_TIMESTAMP AS TIMESTAMP) AS DATE) AS TIMESTAMP(0)) + "
             "(EXTRACT(HOUR FROM CAST(CURRENT_TIMESTAMP AS TIMESTAMP)) * 3600 + EXTRACT(MINUTE "
             "FROM CAST(CURRENT_TIMESTAMP AS TIMESTAMP)) * 60 + CAST(FLOOR(EXTRACT(SECOND FROM "
@@ -873,6 +934,7 @@ def clock_precision(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     node.set("this", None)
     if digits == 0:
         node.meta[CLOCK_DIGITS_META] = 0
+        node.meta[CLOCK_PRECISION_META] = True
     return node
 
 
@@ -914,7 +976,8 @@ def clock_zone(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "CURRENT_DATE / GETDATE() / SYSDATE read the clock in the session time zone; translated "
     "assuming the engine session uses the same time zone as the legacy server. A clock keeps "
     "its legacy type's kind: one documented without a time zone (T-SQL GETDATE(), "
-    "CURRENT_TIMESTAMP and SYSDATETIME(); Oracle LOCALTIMESTAMP; Redshift SYSDATE; Snowflake "
+    "CURRENT_TIMESTAMP and SYSDATETIME(), and GETUTCDATE() and SYSUTCDATETIME(), UTC's, "
+    "without the warning: the engines' sessions are UTC; Oracle LOCALTIMESTAMP; Redshift SYSDATE; Snowflake "
     "SYSDATE(), UTC's, as the engines' sessions are; BigQuery CURRENT_DATETIME()) is "
     "CAST(CURRENT_TIMESTAMP AS TIMESTAMP), the standard's LOCALTIMESTAMP, a TIMESTAMP on both "
     "engines and in the lake; an instant or one with a zone (Oracle CURRENT_TIMESTAMP, "
@@ -923,7 +986,7 @@ def clock_zone(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "whose type holds whole seconds is that reading floored to the second (see "
     "CLOCK-PRECISION): Oracle's CURRENT_DATE and SYSDATE (DATEs, with the time of day), "
     "Redshift's GETDATE() (its documentation shows whole seconds, SYSDATE's six digits) and "
-    "CURRENT_TIMESTAMP(0).",
+    "CURRENT_TIMESTAMP(0), which stays an instant where CURRENT_TIMESTAMP does.",
     (
         (
             "tsql",
@@ -946,9 +1009,10 @@ def session_time(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     local = zone_less(node, ctx.dialect)
     if isinstance(node, exp.Localtimestamp) and not local:
         return None  # a LOCALTIMESTAMP of undocumented type: refused as it is
-    ctx.report(
-        "warning", "SESSION-TIME", node, "current date/time depends on the session time zone"
-    )
+    if clock_shape(node) != "UTC":  # UTC's clocks depend on no zone the legacy server has
+        ctx.report(
+            "warning", "SESSION-TIME", node, "current date/time depends on the session time zone"
+        )
     oracle_date = semantics(ctx.dialect).DATE_HOLDS_TIME and (
         isinstance(node, exp.CurrentDate) or node.args.get("sysdate")
     )
@@ -961,8 +1025,53 @@ def session_time(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if isinstance(node, exp.CurrentDate):
         return exp.CurrentDate()
     if node.meta.get(CLOCK_DIGITS_META) == 0:
-        return whole_seconds()
+        # Floored, of the kind the clock without digits gives: Redshift's GETDATE() is a
+        # TIMESTAMP whatever the other clocks its node stands for (CLOCK_PRECISION_META
+        # marks the precisions written in the query).
+        if local or not node.meta.get(CLOCK_PRECISION_META) or not _kept_as_instant(node):
+            return whole_seconds()
+        return whole_seconds_instant()
     return local_now() if local else exp.CurrentTimestamp()
+
+
+# Where a clock's value is kept as the value it is: selected, compared, a branch, an interval
+# added. Elsewhere (a CAST, a function's argument, a number of days added) the rules read the
+# clock as its date and time in the session's zone, as they read CURRENT_TIMESTAMP itself.
+_KEEPS_VALUE = (
+    exp.Alias,
+    exp.Select,
+    exp.Ordered,
+    exp.Tuple,
+    exp.EQ,
+    exp.NEQ,
+    exp.LT,
+    exp.LTE,
+    exp.GT,
+    exp.GTE,
+    exp.Between,
+    exp.In,
+    exp.Coalesce,
+    exp.Case,
+    exp.If,
+    exp.Nullif,
+    exp.Max,
+    exp.Min,
+)
+
+
+def _kept_as_instant(node: exp.Expr) -> bool:
+    """Whether the clock ``node`` is read as its value (an instant stays one) rather than
+    converted or taken apart (its date and time of day)."""
+    parent = node.parent
+    while isinstance(parent, exp.Paren):
+        node, parent = parent, parent.parent
+    if isinstance(parent, (exp.Add, exp.Sub)):
+        other = parent.expression if parent.this is node else parent.this
+        return isinstance(other, exp.Interval) or (
+            isinstance(other, exp.Mul)
+            and any(isinstance(side, exp.Interval) for side in (other.this, other.expression))
+        )
+    return parent is None or isinstance(parent, _KEEPS_VALUE)
 
 
 @rule(

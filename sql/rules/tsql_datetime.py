@@ -59,12 +59,14 @@ from sql.rules.build import (
 from sql.rules.conditionals import ISNULL
 from sql.rules.date_strings import read_date_string
 from sql.rules.portable_types import branches
-from sql.source_dialects import semantics
+from sql.source_dialects import UTC_CLOCK_META, semantics
 
 RULE = "TSQL-DATETIME"
 CLOCK_RULE = "TSQL-GETDATE"
 # Marks a value this module put on the datetime grid (or found there): not rounded again.
 ON_GRID = "tsql_datetime"
+# Marks a value sql/rules/tsql_smalldatetime.py rounded to its minute: a smalldatetime.
+ON_MINUTE = "tsql_smalldatetime"
 FIRST = dt.datetime(1753, 1, 1)
 LAST = dt.datetime(9999, 12, 31, 23, 59, 59, 997000)
 
@@ -113,22 +115,24 @@ def _between(value: exp.Expr, low: int, high: int) -> exp.Expr:
     return exp.Between(this=value, low=lit(low), high=lit(high))
 
 
-def _timestamp(text: str) -> exp.Expr:
+def timestamp_literal(text: str) -> exp.Expr:
     return typed(exp.Cast(this=lit(text), to=data_type("TIMESTAMP")), "TIMESTAMP")
 
 
 def _out_of_range(value: exp.Expr) -> exp.Expr:
     """Before 1753-01-01, or rounded past 9999-12-31 23:59:59.997 (by either reading)."""
     return exp.Or(
-        this=exp.LT(this=clone(value), expression=_timestamp("1753-01-01 00:00:00")),
-        expression=exp.GTE(this=clone(value), expression=_timestamp("9999-12-31 23:59:59.998334")),
+        this=exp.LT(this=clone(value), expression=timestamp_literal("1753-01-01 00:00:00")),
+        expression=exp.GTE(
+            this=clone(value), expression=timestamp_literal("9999-12-31 23:59:59.998334")
+        ),
     )
 
 
 # Text, read at translation --------------------------------------------------------------
 
 
-def _read_text(text: str, digits: int, ctx: Context) -> tuple[dt.datetime, str] | str:
+def read_text(text: str, digits: int, ctx: Context) -> tuple[dt.datetime, str] | str:
     """``text`` as T-SQL reads it for a type of ``digits`` fractional digits: the moment to
     the microsecond and the fraction as written, or why it is not read here."""
     text = text.strip()
@@ -226,8 +230,8 @@ def _fold(
             0,
         )
     ):
-        return _timestamp(moment.date().isoformat())
-    written = _timestamp(_literal_text(rounded, bool(fraction) or rounded != moment))
+        return timestamp_literal(moment.date().isoformat())
+    written = timestamp_literal(_literal_text(rounded, bool(fraction) or rounded != moment))
     written.meta[ON_GRID] = True
     offset = node_offset(node)
     if offset is not None:
@@ -235,7 +239,7 @@ def _fold(
     return written
 
 
-def _literal_moment(value: exp.Expr, ctx: Context) -> tuple[exp.Expr, str, int] | None:
+def literal_moment(value: exp.Expr, ctx: Context) -> tuple[exp.Expr, str, int] | None:
     """The string literal ``value`` converts (itself, or inside CAST to DATETIME2(p) /
     TIMESTAMP(p)), its text and the digits the conversion reads."""
     if isinstance(value, exp.Literal) and value.is_string:
@@ -264,12 +268,29 @@ def _on_grid(value: exp.Expr) -> bool:
         return _on_grid(value.this)
     if isinstance(value, exp.Cast) and isinstance(value.this, exp.Null):
         return True
-    if isinstance(value, exp.Cast) and value.args["to"].this in (
-        exp.DType.DATETIME,
-        exp.DType.SMALLDATETIME,
-    ):
+    if isinstance(value, exp.Cast) and value.args["to"].this == exp.DType.DATETIME:
         return True
-    return _declared(value) in ("DATETIME", "SMALLDATETIME")
+    return _declared(value) == "DATETIME" or smalldatetime_value(value)
+
+
+def smalldatetime_value(value: exp.Expr) -> bool:
+    """A value of T-SQL's smalldatetime type: a declared SMALLDATETIME, a conversion to one
+    (or what sql/rules/tsql_smalldatetime.py wrote of it)."""
+    if value._meta and value.meta.get(ON_MINUTE):
+        return True
+    if isinstance(value, exp.Paren):
+        return smalldatetime_value(value.this)
+    if isinstance(value, exp.Cast) and value.args["to"].this == exp.DType.SMALLDATETIME:
+        return True
+    if type_of(value) == exp.DType.SMALLDATETIME:
+        return True  # a value T-SQL's conversions typed (an inserted row's column)
+    if isinstance(value, exp.Column) and _declared(value) is None:
+        derived = derived_value(value)
+        return derived is not None and smalldatetime_value(derived)
+    if _declared(value) == "SMALLDATETIME":
+        return True
+    base = _shifted(value)  # DATEADD keeps its date's type
+    return base is not None and smalldatetime_value(base)
 
 
 def _declared(value: exp.Expr) -> str | None:
@@ -280,7 +301,7 @@ def _declared(value: exp.Expr) -> str | None:
     return declared[1].upper().partition("(")[0].strip()
 
 
-def _fraction_digits(value: exp.Expr) -> int:
+def timestamp_digits(value: exp.Expr) -> int:
     """Digits past the second ``value`` may hold (6 where its type does not say)."""
     kind = value.type
     if kind is None or kind.this not in TIMESTAMP_TYPES:
@@ -305,7 +326,7 @@ def _rounded(node: exp.Expr, value: exp.Expr, ctx: Context) -> exp.Expr:
             ),
         )
     ]
-    if _fraction_digits(value) > 3:
+    if timestamp_digits(value) > 3:
         micros = _micros_in_block(clone(value))
         differs = exp.Or(
             this=_between(clone(micros), BY_TICK[0], BY_MILLISECOND[0] - 1),
@@ -362,10 +383,10 @@ def tsql_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     value = node.this
     if isinstance(value, exp.Null) or _on_grid(value):
         return None
-    written = _literal_moment(value, ctx)
+    written = literal_moment(value, ctx)
     if written is not None:
         literal, text, digits = written
-        read = _read_text(text, digits, ctx)
+        read = read_text(text, digits, ctx)
         if isinstance(read, str):
             ctx.report("error", RULE, literal, read)
             return node
@@ -374,7 +395,7 @@ def tsql_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return node if folded is None else folded
     kind = type_of(value)
     if kind == exp.DType.DATE:
-        before = exp.LT(this=clone(value), expression=_timestamp("1753-01-01 00:00:00"))
+        before = exp.LT(this=clone(value), expression=timestamp_literal("1753-01-01 00:00:00"))
         why = "the date is before 1753-01-01, where T-SQL's conversion to datetime fails"
         moved = typed(exp.Cast(this=clone(value), to=data_type("TIMESTAMP")), "TIMESTAMP")
         guarded = case_when(before, failure(RULE, why, node), moved)
@@ -401,12 +422,13 @@ def tsql_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     "rewrite",
     ("tsql",),
     (exp.CurrentTimestamp,),
-    "GETDATE() and CURRENT_TIMESTAMP are T-SQL datetime values (1/300 s ticks), read from a "
+    "GETDATE(), CURRENT_TIMESTAMP and GETUTCDATE() are T-SQL datetime values (1/300 s ticks), read from a "
     "clock whose instant no translation reproduces: the engines' reading floored to the tick "
     "that starts its 10 ms (.xx0, one of the ticks a datetime shows), a value a datetime holds, "
     "never later than the reading (GETDATE() <= SYSDATETIME() as in T-SQL), and one whose "
     "DATETIME2 is the same value (TSQL-DATETIME-TO-DATETIME2 needs no guard for it). "
-    "SYSDATETIME() (datetime2(7)) keeps the six digits the engines' clock has.",
+    "SYSDATETIME() and SYSUTCDATETIME() (datetime2(7)) keep the six digits the engines' clock "
+    "has.",
     (
         (
             "tsql",
@@ -421,6 +443,8 @@ def tsql_datetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 def tsql_getdate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not semantics(ctx.dialect).DATETIME_TICKS or node.args.get("this") is not None:
         return None
+    if node._meta and node.meta.get(UTC_CLOCK_META) == "SYSUTCDATETIME":
+        return None  # datetime2(7); GETUTCDATE() is a datetime, floored as GETDATE()
     start = node.meta.get("start") if node._meta else None
     if start is not None and ctx.text[start : start + len("SYSDATETIME")].upper() == (
         "SYSDATETIME"
@@ -435,7 +459,7 @@ def tsql_getdate(node: exp.Expr, ctx: Context) -> exp.Expr | None:
 
 # Where T-SQL converts a string literal to the type of the values beside it (data type
 # precedence: datetime above every text type): a comparison, IN, BETWEEN, and the branches
-# of CASE / COALESCE / ISNULL / NULLIF.
+# of CASE / COALESCE / ISNULL / NULLIF, and the WHEN values of a simple CASE.
 _BESIDE = (
     exp.EQ,
     exp.NEQ,
@@ -450,7 +474,7 @@ _BESIDE = (
 )
 
 
-def _neighbours(literal: exp.Literal) -> list[exp.Expr] | None:
+def text_neighbours(literal: exp.Literal) -> list[exp.Expr] | None:
     """The values ``literal`` takes its type from, or None where it is not converted so."""
     parent = literal.parent
     if isinstance(parent, _BESIDE):
@@ -459,6 +483,13 @@ def _neighbours(literal: exp.Literal) -> list[exp.Expr] | None:
         if isinstance(parent, exp.Coalesce):
             values += parent.expressions
         return [v for v in values if isinstance(v, exp.Expr) and v is not literal]
+    if (
+        isinstance(parent, exp.If)
+        and literal.arg_key == "this"
+        and isinstance(parent.parent, exp.Case)
+        and parent.parent.this is not None
+    ):
+        return [parent.parent.this]  # CASE x WHEN 'text': compared with x
     if isinstance(parent, exp.If) and literal.arg_key == "true":
         parent = parent.parent
     elif not (isinstance(parent, exp.Case) and literal.arg_key == "default"):
@@ -476,7 +507,7 @@ def _neighbours(literal: exp.Literal) -> list[exp.Expr] | None:
     ("tsql",),
     (exp.Literal,),
     "A string literal T-SQL converts to datetime because it stands beside datetime values (a "
-    "comparison, IN, BETWEEN, a CASE / COALESCE / ISNULL / NULLIF branch, where every other "
+    "comparison, IN, BETWEEN, a CASE / COALESCE / ISNULL / NULLIF branch, a simple CASE's WHEN, where every other "
     "value is a declared DATETIME or a value TSQL-DATETIME gives) is read at translation and "
     "rounded as a CAST to DATETIME is (TSQL-DATETIME): WHERE dt = '2024-01-01T12:00:00.001' "
     "matches .000. Text T-SQL reads by DATEFORMAT, with more than three fractional digits or "
@@ -496,20 +527,24 @@ def tsql_datetime_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     assert isinstance(node, exp.Literal)
     if not node.is_string or not semantics(ctx.dialect).DATETIME_TICKS:
         return None
-    neighbours = _neighbours(node)
+    neighbours = text_neighbours(node)
     if not neighbours:
         return None
-    typed_values = [
-        v for v in neighbours if not isinstance(v, exp.Null) and not _is_text_literal(v)
-    ]
-    if not typed_values or not all(
-        _datetime_value(v) and type_of(v) in TIMESTAMP_TYPES for v in typed_values
+    typed_values = [v for v in neighbours if not isinstance(v, exp.Null) and not is_text_literal(v)]
+    # Beside datetime and smalldatetime values, text takes the higher type: datetime.
+    if (
+        not typed_values
+        or not all(
+            (_datetime_value(v) or smalldatetime_value(v)) and type_of(v) in TIMESTAMP_TYPES
+            for v in typed_values
+        )
+        or not any(_datetime_value(v) for v in typed_values)
     ):
         return None
     # Refused, the text stands as the conversion it is, so that no rule of comparisons
     # reads it again (and reports it once more).
     cast_node = exp.Cast(this=node.copy(), to=data_type("DATETIME"))
-    read = _read_text(node.name, 3, ctx)
+    read = read_text(node.name, 3, ctx)
     if isinstance(read, str):
         ctx.report("error", "TSQL-DATETIME-TEXT", node, read)
         return cast_node
@@ -521,7 +556,7 @@ def tsql_datetime_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     return folded
 
 
-def _is_text_literal(value: exp.Expr) -> bool:
+def is_text_literal(value: exp.Expr) -> bool:
     return isinstance(value, exp.Literal) and value.is_string
 
 
@@ -606,7 +641,7 @@ def tsql_datetime_to_datetime2(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     if not semantics(ctx.dialect).DATETIME_TICKS:
         return None
     if isinstance(node, exp.Cast):
-        if not _wide_datetime2(node.args["to"]) or not _is_datetime(node.this):
+        if not _wide_datetime2(node.args["to"]) or not is_datetime(node.this):
             return None
         guarded = _widen(node.this, node, ctx)
         if guarded is None or guarded is node:
@@ -622,10 +657,10 @@ def tsql_datetime_to_datetime2(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     changed = False
     for position in range(min(len(s.selects) for s in selects)):
         values = [s.selects[position].unalias() for s in selects]
-        if not any(_wide_datetime2(v.type) and not _is_datetime(v) for v in values):
+        if not any(_wide_datetime2(v.type) and not is_datetime(v) for v in values):
             continue
         for value in values:
-            if _is_datetime(value):
+            if is_datetime(value):
                 replaced = _widen(value, value, ctx)
                 if replaced is not None and replaced is not value:
                     value.replace(replaced)
@@ -678,18 +713,18 @@ def _datetime2_type(value: exp.Expr, text: bool = False) -> exp.DataType | None:
     column (also through a derived table), a conversion to DATETIME2, SYSDATETIME(); and,
     where ``text``, a string (it takes the type of the values beside it, the highest by
     T-SQL's precedence). None for anything else, whatever its engine type."""
-    if _on_grid(value) or _is_datetime(value):
+    if _on_grid(value) or is_datetime(value):
         return None
     if isinstance(value, exp.Paren):
         return _datetime2_type(value.this, text)
-    if _is_text_literal(value):
+    if is_text_literal(value):
         return data_type("TIMESTAMP") if text else None
     if isinstance(value, (exp.Cast, exp.TryCast)):
         if value.args["to"].this == exp.DType.DATETIME2:
             return value.args["to"]
         if isinstance(value.this, exp.CurrentTimestamp):
             return data_type("TIMESTAMP")  # SYSDATETIME(), the zone-less clock
-        if _is_text_literal(value.this):
+        if is_text_literal(value.this):
             return data_type("TIMESTAMP") if text else None
     if isinstance(value, exp.Column):
         if _declared(value) == "DATETIME2":
@@ -730,41 +765,41 @@ def _interval(value: exp.Expr) -> bool:
     return isinstance(value, exp.Interval)
 
 
-def _is_datetime(value: exp.Expr) -> bool:
+def is_datetime(value: exp.Expr) -> bool:
     """A value of T-SQL's datetime type: TSQL-DATETIME's, or date arithmetic on one."""
     if _datetime_value(value):
         return True
     base = _shifted(value)
-    return base is not None and _is_datetime(base)
+    return base is not None and is_datetime(base)
 
 
 def _mentions(value: exp.Expr, found: Callable[[exp.Expr], bool]) -> bool:
     """Whether a column, conversion or clock inside ``value`` is one ``found`` names (not
     looking into a datetime: GETDATE() reads the clock SYSDATETIME() is)."""
     named = (exp.Column, exp.Cast, exp.TryCast, exp.CurrentTimestamp)
-    inside = value.walk(prune=lambda n: n is not value and (_on_grid(n) or _is_datetime(n)))
+    inside = value.walk(prune=lambda n: n is not value and (_on_grid(n) or is_datetime(n)))
     return any(isinstance(n, named) and found(n) for n in inside)
 
 
 def _unknown_timestamp(value: exp.Expr) -> bool:
     """A TIMESTAMP value whose T-SQL type (datetime or datetime2) is not known here: DATEADD
     of either, a rule's rewrite of one, ... (a text literal takes the type beside it)."""
-    if _is_datetime(value) or _on_grid(value) or _datetime2_type(value) is not None:
+    if is_datetime(value) or _on_grid(value) or _datetime2_type(value) is not None:
         return False
-    if _is_text_literal(value) or (
-        isinstance(value, (exp.Cast, exp.Paren)) and _is_text_literal(value.this)
+    if is_text_literal(value) or (
+        isinstance(value, (exp.Cast, exp.Paren)) and is_text_literal(value.this)
     ):
         return False
     return type_of(value) in TIMESTAMP_TYPES
 
 
-def _exact_datetime(value: exp.Expr) -> bool:
+def exact_datetime(value: exp.Expr) -> bool:
     """A datetime value whose tick may lie off the engines' microseconds (not the clock's
     .xx0, TSQL-GETDATE)."""
     if _datetime_value(value):
         return not (value._meta and value.meta.get(CLOCK_RULE))
     base = _shifted(value)
-    return base is not None and _exact_datetime(base)
+    return base is not None and exact_datetime(base)
 
 
 def _neighbour(value: exp.Expr, which: int) -> exp.Expr:
@@ -790,9 +825,9 @@ def _compared(
 ) -> exp.Expr | None:
     """``left kind right`` as T-SQL compares a datetime with a datetime2 (either side), or
     None where the two are not such a pair; ``text``: text is a datetime2 here."""
-    if _exact_datetime(left) and _datetime2_type(right, text) is not None:
+    if exact_datetime(left) and _datetime2_type(right, text) is not None:
         datetime, other, flipped = left, right, False
-    elif _exact_datetime(right) and _datetime2_type(left, text) is not None:
+    elif exact_datetime(right) and _datetime2_type(left, text) is not None:
         datetime, other, flipped = right, left, True
     else:
         return None
@@ -812,13 +847,13 @@ def _refuse_unknown(values: list[exp.Expr], ctx: Context, rule_id: str = COMPARE
     """Report a datetime compared with a TIMESTAMP that may be a datetime2, or a datetime2
     with one that may be a datetime (T-SQL's type of it unknown here, built from such
     values): which of the two T-SQL compares them as is not known. True if reported."""
-    datetime = any(_exact_datetime(v) for v in values)
+    datetime = any(exact_datetime(v) for v in values)
     datetime2 = any(_datetime2_type(v) is not None for v in values)
     for value in values:
         if not _unknown_timestamp(value):
             continue
         if (datetime and _mentions(value, lambda n: _datetime2_type(n) is not None)) or (
-            datetime2 and _mentions(value, _exact_datetime)
+            datetime2 and _mentions(value, exact_datetime)
         ):
             ctx.report(
                 "error",
@@ -992,7 +1027,7 @@ def tsql_datetime_beside_datetime2(node: exp.Expr, ctx: Context) -> exp.Expr | N
         return None
     changed = False
     for value in values:
-        if _exact_datetime(value):
+        if exact_datetime(value):
             replaced = _widen(value, value, ctx)
             if replaced is not None and replaced is not value:
                 value.replace(replaced)
@@ -1003,9 +1038,9 @@ def tsql_datetime_beside_datetime2(node: exp.Expr, ctx: Context) -> exp.Expr | N
 
 def _isnull(node: exp.Coalesce, first: exp.Expr, second: exp.Expr, ctx: Context) -> exp.Expr | None:
     """ISNULL(first, second): ``second`` converted to ``first``'s type."""
-    if _is_datetime(first) and _datetime2_type(second) is not None:
+    if is_datetime(first) and _datetime2_type(second) is not None:
         replaced = _rounded(second, second, ctx)
-    elif _wide_datetime2(_datetime2_type(first)) and _exact_datetime(second):
+    elif _wide_datetime2(_datetime2_type(first)) and exact_datetime(second):
         replaced = _widen(second, second, ctx)
         if replaced is None or replaced is second:
             return replaced and node
@@ -1024,7 +1059,7 @@ def _nullif(node: exp.Nullif, ctx: Context) -> exp.Expr | None:
         return node
     if _compared(exp.EQ, first, second) is None:
         return None
-    datetime = first if _exact_datetime(first) else second
+    datetime = first if exact_datetime(first) else second
     replaced = _on_tick(datetime, second)
     second.replace(replaced)
     ctx.wrote(replaced)
@@ -1051,7 +1086,7 @@ FRACTION = re.compile(r":\d{1,2}\.(\d+)\s*$")
 )
 def tsql_datetime2_digits(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     target = node.args["to"]
-    if target.this != exp.DType.DATETIME2 or not _is_text_literal(node.this):
+    if target.this != exp.DType.DATETIME2 or not is_text_literal(node.this):
         return None
     params = [p.this for p in target.expressions if isinstance(p, exp.DataTypeParam)]
     if params and isinstance(params[0], exp.Literal) and int(params[0].name) < 6:

@@ -14,9 +14,11 @@ zone are refused (CLOCK-ZONE): they are not the session's.
 
 A translated clock also keeps its legacy type's kind (SESSION-TIME, the CLOCKS table): one
 documented without a time zone (T-SQL GETDATE, Redshift SYSDATE, ...) reads the zone-less
-clock, CAST(CURRENT_TIMESTAMP AS TIMESTAMP), and so does the floor; an instant or a clock with
-a zone stays CURRENT_TIMESTAMP. A table built from a zone-less clock holds a TIMESTAMP on both
-engines and in the lake.
+clock, CAST(CURRENT_TIMESTAMP AS TIMESTAMP), and so does its floor; an instant or a clock with
+a zone stays CURRENT_TIMESTAMP, and its (0) is CURRENT_TIMESTAMP less its microseconds, an
+instant still. A table built from a zone-less clock holds a TIMESTAMP on both engines and in
+the lake; one built from an instant, floored or not, a TIMESTAMP WITH TIME ZONE in DuckDB's
+Parquet (isAdjustedToUTC) and Spark's INT96 (no such flag) in Spark's.
 
 CAST-SECONDS-PRECISION (sql/rules/types.py): DuckDB rounds a CAST to TIMESTAMP(p) and Spark
 has no TIMESTAMP(p) and keeps six digits, so such a CAST is translated only of a value with
@@ -26,7 +28,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import duckdb
 import pyarrow.parquet as pq
 import pytest
 import sqlglot
@@ -66,6 +67,12 @@ FLOORED = (
     "INTEGER)) * INTERVAL '1' SECOND"
 )
 WHOLE = f'SELECT {FLOORED} AS "t" FROM "raw"."region" AS "region"'
+# An instant (CURRENT_TIMESTAMP) floored to the second, still an instant.
+FLOORED_INSTANT = (
+    f"CURRENT_TIMESTAMP - MOD(CAST(EXTRACT(SECOND FROM {LOCAL_NOW}) * 1000000 AS BIGINT), "
+    "1000000) * INTERVAL '0.000001' SECOND"
+)
+WHOLE_INSTANT = f'SELECT {FLOORED_INSTANT} AS "t" FROM "raw"."region" AS "region"'
 
 
 def _one_line(ansi_sql: str) -> str:
@@ -84,11 +91,13 @@ def _translate(call: str, dialect: str) -> str:
         ("oracle", "SYSDATE", WHOLE),
         ("oracle", "CURRENT_DATE", WHOLE),
         ("redshift", "GETDATE()", WHOLE),
-        ("teradata", "CURRENT_TIMESTAMP(0)", WHOLE),
-        ("oracle", "CURRENT_TIMESTAMP(0)", WHOLE),
-        ("snowflake", "CURRENT_TIMESTAMP(0)", WHOLE),
-        ("snowflake", "LOCALTIMESTAMP(0)", WHOLE),
-        ("redshift", "CURRENT_TIMESTAMP(0)", WHOLE),
+        # of a clock that is an instant (or of undocumented kind, kept as CURRENT_TIMESTAMP):
+        # an instant floored
+        ("teradata", "CURRENT_TIMESTAMP(0)", WHOLE_INSTANT),
+        ("oracle", "CURRENT_TIMESTAMP(0)", WHOLE_INSTANT),
+        ("snowflake", "CURRENT_TIMESTAMP(0)", WHOLE_INSTANT),
+        ("snowflake", "LOCALTIMESTAMP(0)", WHOLE_INSTANT),
+        ("redshift", "CURRENT_TIMESTAMP(0)", WHOLE_INSTANT),
         # six digits or more: values the engines' six-digit clock gives are the type's
         ("teradata", "CURRENT_TIMESTAMP(6)", BARE),
         ("oracle", "CURRENT_TIMESTAMP(6)", BARE),
@@ -113,6 +122,23 @@ def _translate(call: str, dialect: str) -> str:
 )
 def test_a_clock_gives_values_of_its_legacy_type(dialect, call, expected):
     assert _translate(call, dialect) == expected
+
+
+@pytest.mark.parametrize(
+    ("dialect", "call", "instant"),
+    [
+        ("oracle", "CURRENT_TIMESTAMP(0) + INTERVAL '1' DAY", True),
+        ("snowflake", "CASE WHEN 1 = 1 THEN CURRENT_TIMESTAMP(0) END", True),
+        # converted, a number of days added, a function's argument: its date and time, as
+        # the rules read CURRENT_TIMESTAMP there
+        ("oracle", "CAST(CURRENT_TIMESTAMP(0) AS DATE)", False),
+        ("oracle", "CURRENT_TIMESTAMP(0) - 1", False),
+        ("snowflake", "DATEADD(day, 1, CURRENT_TIMESTAMP(0))", False),
+    ],
+)
+def test_a_floored_instant_stays_one_where_its_value_is_kept(dialect, call, instant):
+    translated = _translate(call, dialect)
+    assert (FLOORED_INSTANT in translated, FLOORED in translated) == (instant, not instant)
 
 
 @pytest.mark.parametrize(
@@ -173,24 +199,65 @@ def test_a_bigquery_clock_in_a_named_zone_is_refused(call):
 
 
 # What the engine says of a floored clock's value t, read in the same statement as its own
-# clock: the same day as its CURRENT_DATE, not after its CURRENT_TIMESTAMP, within a second.
-# Every floored clock above is this one ANSI expression.
+# clock: the same day as its CURRENT_DATE, not after its CURRENT_TIMESTAMP, within a second;
+# and the same of the floored instant i, compared as instants. Every floored clock above is
+# one of these two ANSI expressions.
 PROPERTIES = (
     'SELECT "c"."t" AS "t", CAST("c"."t" AS DATE) = CURRENT_DATE AS "same_day", '
     '"c"."t" <= CAST(CURRENT_TIMESTAMP AS TIMESTAMP) AS "not_later", '
-    'CAST(CURRENT_TIMESTAMP AS TIMESTAMP) - "c"."t" < INTERVAL \'1\' SECOND AS "close" '
-    f'FROM (SELECT {FLOORED} AS "t") AS "c"'
+    'CAST(CURRENT_TIMESTAMP AS TIMESTAMP) - "c"."t" < INTERVAL \'1\' SECOND AS "close", '
+    '"c"."i" AS "i", CAST("c"."i" AS DATE) = CURRENT_DATE AS "i_same_day", '
+    '"c"."i" <= CURRENT_TIMESTAMP AS "i_not_later", '
+    'CURRENT_TIMESTAMP - "c"."i" < INTERVAL \'1\' SECOND AS "i_close" '
+    f'FROM (SELECT {FLOORED} AS "t", {FLOORED_INSTANT} AS "i") AS "c"'
 )
 
 
 def test_a_floored_clock_is_whole_seconds_of_the_engines_own_reading(spark_engine):
-    on_duckdb = duckdb.connect().sql(render(PROPERTIES, "duckdb"))
-    assert str(on_duckdb.types[0]) == "TIMESTAMP"
+    on_duckdb = connect_duckdb().sql(render(PROPERTIES, "duckdb"))
+    # the zone-less floor is a TIMESTAMP, the instant's an instant still
+    assert [str(on_duckdb.types[i]) for i in (0, 4)] == ["TIMESTAMP", "TIMESTAMP WITH TIME ZONE"]
     on_spark = spark_engine.session().sql(render(PROPERTIES, "spark"))
     assert isinstance(on_spark.schema["t"].dataType, TimestampType)
-    for t, same_day, not_later, close in [*on_duckdb.fetchall(), tuple(on_spark.first())]:
+    assert isinstance(on_spark.schema["i"].dataType, TimestampType)  # Spark's instant type
+    for row in [*on_duckdb.fetchall(), tuple(on_spark.first())]:
+        t, i, facts = row[0], row[4], (*row[1:4], *row[5:])
         assert t.microsecond == 0 and t.tzinfo is None
-        assert (same_day, not_later, close) == (True, True, True)
+        assert i.microsecond == 0
+        assert facts == (True,) * 6
+
+
+def test_a_floored_instant_is_written_to_the_lake_as_its_clock_is(spark_engine, tmp_path):
+    """Oracle's CURRENT_TIMESTAMP is a TIMESTAMP WITH TIME ZONE, LOCALTIMESTAMP a TIMESTAMP:
+    floored to the second, each is written as the clock without a precision is. DuckDB
+    writes an instant with isAdjustedToUTC (pyarrow's tz 'UTC') and a TIMESTAMP without;
+    Spark writes its TIMESTAMP (an instant) as INT96 whatever the clock, which carries no
+    isAdjustedToUTC: the lake's reader sees a TIMESTAMP there for both kinds."""
+    sql = translate(
+        "SELECT CURRENT_TIMESTAMP AS bare, CURRENT_TIMESTAMP(0) AS floored, "
+        "LOCALTIMESTAMP(0) AS local FROM dual",
+        "oracle",
+        file="q.sql",
+    ).ansi_sql
+    written = {}
+    for engine in (DuckDBEngine(threads=1), spark_engine):
+        out = tmp_path / engine.name
+        engine.build(sql, {}, out, file="q.sql")
+        [part] = [p for p in out.glob("*.parquet") if pq.read_metadata(p).num_rows]
+        schema = pq.ParquetFile(part).schema
+        written[engine.name] = [
+            (c.physical_type, str(c.logical_type)) for c in (schema.column(i) for i in range(3))
+        ]
+        assert written[engine.name][0] == written[engine.name][1], engine.name
+        if engine.name == "duckdb":
+            assert output_schema(out) == [
+                ("bare", "TIMESTAMP WITH TIME ZONE"),
+                ("floored", "TIMESTAMP WITH TIME ZONE"),
+                ("local", "TIMESTAMP"),
+            ]
+    assert "isAdjustedToUTC=true" in written["duckdb"][1][1]
+    assert "isAdjustedToUTC=false" in written["duckdb"][2][1]
+    assert [physical for physical, _ in written["spark"]] == ["INT96"] * 3
 
 
 def test_a_zone_less_clock_is_a_timestamp_on_both_engines_and_in_the_lake(spark_engine, tmp_path):
