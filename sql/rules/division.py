@@ -166,9 +166,23 @@ def _scale(node: exp.Expr, ctx: Context) -> int | None:
 def decimal_division(
     node: exp.Expr, dividend: exp.Expr, divisor: exp.Expr, ctx: Context, rule_id: str
 ) -> exp.Expr | None:
-    """A quotient of exact numbers, one of them a DECIMAL: the source's DECIMAL result,
-    computed exactly (sql/rules/exact_division.py), where the source documents its scale and
-    rounding; else refused, with the way to write it that translates."""
+    """A quotient of exact numbers, one of them a DECIMAL (in Snowflake, integers too): the
+    source's DECIMAL result, computed exactly (sql/rules/exact_division.py), where the source
+    documents its scale and rounding; else refused, with the way to write it that translates.
+
+    Teradata: DECIMAL(38, max(n, j)), halves rounded as RoundHalfwayMagUp says (an
+    assumption, warned). Snowflake ("Arithmetic operators", Scale and precision in arithmetic
+    operations, Division): "Leading digits: L = L1 + S2; Scale: S = max(S1, min(S1 + 6,
+    12))", precision "always limited to 38"; and its last digit is rounded half away from
+    zero, documented by release note BCR-1400 (2023_08 bundle): "DIV0 and DIV0NULL round the
+    output half away from zero. This is consistent with the results from using the division
+    operator (/)" (its example: 5/9 is 0.555556). So a halfway quotient (1/128 = .0078125)
+    is .007813, and needs no guard: no other reading is documented. The result is
+    DECIMAL(38, S) (Snowflake's type has L1 + S2 + S digits, at most 38: the same values,
+    no more than 38 - S whole digits). exact_quotient stops the statement (an overflow) at a
+    dividend of 10^36 or more in units of the quotient's last place plus the divisor's scale
+    (10^30 for integer / integer), where Snowflake may still give a value: stopped, never a
+    value that differs."""
     if decimal_float_refused(node, ctx, rule_id):
         return None
     dialect = semantics(ctx.dialect)

@@ -519,6 +519,18 @@ def test_a_snowflake_division_by_zero_stops_on_both_engines(snowflake_catalog, s
             spark_engine.session().sql(render(sql, "spark")).collect()
 
 
+def test_snowflake_div0_is_zero_where_the_quotient_would_stop(snowflake_catalog, spark_engine):
+    # BCR-1400: "DIV0 and DIV0NULL round the output half away from zero. This is consistent
+    # with the results from using the division operator (/)": DIV0(5, 9) is 0.555556.
+    table = _snowflake(
+        "SELECT k, DIV0(n, b) AS z, DIV0NULL(d, e) AS y FROM sales.amounts", snowflake_catalog
+    )
+    rows = _snowflake_amounts([(1, 5, 0, "1.00", "0.000"), (2, 5, 9, "1.00", "NULL")])
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session(), table.ansi_sql, amounts=rows)
+    assert on_duckdb == on_spark == [(1, 0, 0), (2, Decimal("0.555556"), 0)]
+    assert [v.as_tuple().exponent for v in on_spark[1][1:]] == [-6, -8]
+
+
 SNOWFLAKE_REFUSED = [
     # AVG of a NUMBER, integers included: its scale is not documented
     ("AVG(o_shippriority)", "AVG-DECIMAL", 8, "SUM(x) / COUNT(x)"),
