@@ -348,7 +348,8 @@ class PlumblineSnowflake(Snowflake, Semantics):
     QUOTIENT_ADDS_SIX_PLACES = True
     # A number with a decimal point is a fixed-point NUMBER: the page's own examples take
     # literals as NUMBER operands ("SELECT 10.01 n1, 1.1 n2, n1 * n2" is 11.011 by the
-    # NUMBER scale rule). A literal with an exponent stays a FLOAT (sql/rules/portable_types.py).
+    # NUMBER scale rule). A literal with an exponent (1.5e0) has no type on the pages found:
+    # a quotient or AVG reading one is refused (sql/rules/division.py operand_type).
     DECIMAL_LITERAL_IS_EXACT = True
     AVERAGE_OF_INT_IS_NUMBER = True
     EXACT_QUOTIENT_UNDOCUMENTED = (

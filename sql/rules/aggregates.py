@@ -130,6 +130,15 @@ def avg_decimal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return exp.Avg(this=floating)
     if kind in INTEGER_TYPES | DECIMAL_TYPES and decimal_float_refused(node, ctx, "AVG-DECIMAL"):
         return None
+    if kind is None and semantics(ctx.dialect).DECIMAL_LITERAL_IS_EXACT:
+        ctx.report(
+            "error",
+            "AVG-DECIMAL",
+            node,
+            "cannot tell whether this AVG's argument is an exact number, whose average differs "
+            "from a float's; CAST it to the type intended",
+        )
+        return None
     if kind in INTEGER_TYPES and semantics(ctx.dialect).AVERAGE_OF_INT_IS_NUMBER:
         what = "an integer"
     elif kind in DECIMAL_TYPES:

@@ -138,23 +138,30 @@ def operand_type(node: exp.Expr, ctx: Context) -> exp.DType | None:
     annotation, save where the dialect's decimal literals are exact NUMBERs
     (DECIMAL_LITERAL_IS_EXACT: Snowflake's 1.5 is NUMBER(2, 1)), which sqlglot types
     DOUBLE, and with them what it computes from them (``x * 1.5``): there the source's type
-    (sql/rules/portable_types.py Typer), None where it cannot tell an operand holding such a
-    literal exact or not."""
+    (sql/rules/portable_types.py Typer). None (the rules refuse) where it cannot tell an
+    operand typed DOUBLE from such literals exact or not, and where one holds a literal with
+    an exponent (1.5e0), whose type that dialect's pages found here do not give."""
     kind = type_of(node)
     if kind not in APPROXIMATE_TYPES or not semantics(ctx.dialect).DECIMAL_LITERAL_IS_EXACT:
         return kind
+    literals = [literal.name.lower() for literal in _uncast_numbers(node)]
+    if any("e" in literal for literal in literals):
+        return None
     value = Typer(SOURCES[ctx.dialect], Projections.of(node.root()))(node)
     if value is not None and value.is_approximate:
         return kind
     if value is not None and value.is_exact:
         return {"INT": exp.DType.INT, "BIGINT": exp.DType.BIGINT}.get(value.kind, exp.DType.DECIMAL)
-    literals = node.find_all(exp.Literal)
-    return None if any(_decimal_literal(literal) for literal in literals) else kind
+    return None if any("." in literal for literal in literals) else kind
 
 
-def _decimal_literal(node: exp.Literal) -> bool:
-    text = node.name
-    return not node.is_string and "." in text and "e" not in text.lower()
+def _uncast_numbers(node: exp.Expr) -> list[exp.Literal]:
+    """The number literals in ``node`` that no CAST around them types."""
+    if isinstance(node, exp.Literal):
+        return [] if node.is_string else [node]
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        return []
+    return [found for child in node.iter_expressions() for found in _uncast_numbers(child)]
 
 
 def _scale(node: exp.Expr, ctx: Context) -> int | None:
