@@ -137,7 +137,15 @@ class Semantics:
     FLOAT_ROUND_TIES: str | None = "away"
     FLOAT_PRECISION_PICKS_WIDTH = False  # FLOAT(n) is 32-bit for n <= 24, 64-bit above
     INTEGER_CAST_TRUNCATES = False  # CAST of a decimal to an integer truncates (else: rounds)
-    INTEGER_DIVISION_IS_DECIMAL = False  # integer / integer is a DECIMAL(38, 6)
+    # A quotient of exact numbers (integers included) of scales s1 / s2 is a NUMBER of scale
+    # max(s1, min(s1 + 6, 12)), its last digit rounded half away from zero (Snowflake)
+    QUOTIENT_ADDS_SIX_PLACES = False
+    # A number literal with a decimal point and no exponent (1.5) is an exact NUMBER(2, 1)
+    # (sqlglot types it DOUBLE): read by the quotient and AVG rules (sql/rules/division.py)
+    DECIMAL_LITERAL_IS_EXACT = False
+    # AVG of an integer is a fixed-point number whose scale is not documented: refused as
+    # AVG of a DECIMAL is (sql/rules/aggregates.py AVG-DECIMAL)
+    AVERAGE_OF_INT_IS_NUMBER = False
     # AVG of an exact number (integer or DECIMAL) is a binary floating-point number
     AVERAGE_OF_EXACT_IS_FLOAT = False
     # AVG of a TINYINT, SMALLINT or INT is an INT, of a BIGINT a BIGINT, truncated (else, in
@@ -345,11 +353,23 @@ class PlumblineRedshift(Redshift, Semantics):
 
 
 class PlumblineSnowflake(Snowflake, Semantics):
-    # "Arithmetic operators", Division: "Leading digits: L = L1 + S2; Scale: S = max(S1,
-    # min(S1 + 6, 12))"; how the last digit is rounded, and AVG's scale, are not documented.
+    # "Arithmetic operators", Scale and precision in arithmetic operations, Division: "Leading
+    # digits: L = L1 + S2; Scale: S = max(S1, min(S1 + 6, 12))" (an integer: S1 = 0, so 6
+    # places); release note BCR-1400 (2023_08 bundle, "DIV0 and DIV0NULL: Change to results
+    # exceeding the output scale"): "DIV0 and DIV0NULL round the output half away from zero.
+    # This is consistent with the results from using the division operator (/)." The AVG
+    # page names no result type or scale for a NUMBER argument (nor how its last digit is
+    # rounded).
+    QUOTIENT_ADDS_SIX_PLACES = True
+    # A number with a decimal point is a fixed-point NUMBER: the page's own examples take
+    # literals as NUMBER operands ("SELECT 10.01 n1, 1.1 n2, n1 * n2" is 11.011 by the
+    # NUMBER scale rule). A literal with an exponent (1.5e0) has no type on the pages found:
+    # a quotient or AVG reading one is refused (sql/rules/division.py operand_type).
+    DECIMAL_LITERAL_IS_EXACT = True
+    AVERAGE_OF_INT_IS_NUMBER = True
     EXACT_QUOTIENT_UNDOCUMENTED = (
-        "Snowflake documents the scale of a NUMBER quotient (max(S1, min(S1 + 6, 12))) but "
-        "not how its last digit is rounded, nor the scale of AVG of a NUMBER"
+        "Snowflake documents the scale of a quotient (max(s1, min(s1 + 6, 12)), rounded half "
+        "away from zero) but not the scale of AVG of a NUMBER, integers included"
     )
     ADD_MONTHS_KEEPS_MONTH_END = True
     # fract_sec_precision: "Valid values range from 0 - 9", default 9 (CURRENT_TIMESTAMP,
@@ -363,7 +383,6 @@ class PlumblineSnowflake(Snowflake, Semantics):
     FORMAT_NAME_CASE = "title"
     HAS_VARIANT = True
     INITCAP_WORDS_DOCUMENTED = True
-    INTEGER_DIVISION_IS_DECIMAL = True
     EPOCH_DATE_PARTS = True
     ISO_TIMESTAMP_STRINGS = True
     LAST_DAY_TAKES_WEEK = True

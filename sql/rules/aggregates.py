@@ -17,7 +17,12 @@ from sql.rules.build import (
     typed,
 )
 from sql.rules.dialect_specific import trailing_blanks_guard
-from sql.rules.division import DECIMAL_TYPES, decimal_float_refused, truncated_quotient
+from sql.rules.division import (
+    DECIMAL_TYPES,
+    decimal_float_refused,
+    operand_type,
+    truncated_quotient,
+)
 from sql.source_dialects import semantics
 
 
@@ -84,11 +89,13 @@ def _distinct_as_doubles(value: exp.Expr) -> bool:
     "integer or DECIMAL is a REAL, a 64-bit float: AVG(CAST(x AS DOUBLE PRECISION)). Elsewhere "
     "AVG of a DECIMAL is refused: T-SQL (decimal(38, max(s, 6))), Redshift (DECIMAL(38, s)) "
     "and BigQuery (NUMERIC) document its type but not how its last digit is rounded, "
-    "Snowflake neither. Writing AVG(CAST(x AS DOUBLE PRECISION)) (FLOAT) averages in binary "
-    "floating point, which translates. Oracle averages integers and DECIMALs alike in decimal "
+    "Snowflake neither, for integers too (its AVG of a NUMBER(38, 0) is a NUMBER of places its "
+    "AVG page does not give: refused, where SUM(x) / COUNT(x) divides at the documented scale "
+    "of a quotient, DIV-INTEGER). Writing AVG(CAST(x AS DOUBLE PRECISION)) (FLOAT) averages in "
+    "binary floating point, which translates. Oracle averages integers and DECIMALs alike in decimal "
     "floating point of 38 digits: refused; ROUND(AVG(x), n) translates (DIV-ROUNDED), as does "
     "AVG(CAST(x AS BINARY_DOUBLE)). Integer averages: AVG-INTEGER (T-SQL, Redshift), a DOUBLE "
-    "elsewhere.",
+    "in BigQuery (FLOAT64).",
     (
         (
             "teradata",
@@ -102,7 +109,7 @@ def _distinct_as_doubles(value: exp.Expr) -> bool:
 def avg_decimal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     value = node.this
     argument = value.expressions[0] if isinstance(value, exp.Distinct) else value
-    kind = type_of(argument)
+    kind = operand_type(argument, ctx)
     if semantics(ctx.dialect).AVERAGE_OF_EXACT_IS_FLOAT and kind in {
         *INTEGER_TYPES,
         *DECIMAL_TYPES,
@@ -123,15 +130,35 @@ def avg_decimal(node: exp.Expr, ctx: Context) -> exp.Expr | None:
         return exp.Avg(this=floating)
     if kind in INTEGER_TYPES | DECIMAL_TYPES and decimal_float_refused(node, ctx, "AVG-DECIMAL"):
         return None
-    if kind not in DECIMAL_TYPES:
+    if kind is None and semantics(ctx.dialect).DECIMAL_LITERAL_IS_EXACT:
+        ctx.report(
+            "error",
+            "AVG-DECIMAL",
+            node,
+            "cannot tell whether this AVG's argument is an exact number, whose average differs "
+            "from a float's; CAST it to the type intended",
+        )
+        return None
+    if kind in INTEGER_TYPES and semantics(ctx.dialect).AVERAGE_OF_INT_IS_NUMBER:
+        what = "an integer"
+    elif kind in DECIMAL_TYPES:
+        what = "a DECIMAL"
+    else:
         return None
     undocumented = semantics(ctx.dialect).EXACT_QUOTIENT_UNDOCUMENTED
+    quotient = (
+        "; SUM(x) / COUNT(x) divides exactly at the quotient's documented scale (DIV-INTEGER, "
+        "DIV-DECIMAL)"
+        if semantics(ctx.dialect).QUOTIENT_ADDS_SIX_PLACES
+        else ""
+    )
     ctx.report(
         "error",
         "AVG-DECIMAL",
         node,
-        f"AVG of a DECIMAL: {undocumented}, so no translation gives its value; write "
-        "AVG(CAST(x AS DOUBLE PRECISION)) (FLOAT) to average in binary floating point",
+        f"AVG of {what}: {undocumented}, so no translation gives its value; write "
+        "AVG(CAST(x AS DOUBLE PRECISION)) (FLOAT) to average in binary floating point"
+        f"{quotient}",
     )
     return None
 
@@ -304,11 +331,11 @@ def percentile_disc(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     (
         (
             "snowflake",
-            "SELECT RATIO_TO_REPORT(o_shippriority) OVER (PARTITION BY o_custkey) AS r "
-            "FROM SALES.ORDERS",
-            'SELECT CAST(CAST("orders"."o_shippriority" AS DOUBLE PRECISION) / NULLIF(SUM('
-            '"orders"."o_shippriority") OVER (PARTITION BY "orders"."o_custkey"), 0) AS '
-            'DECIMAL(38, 6)) AS "r" FROM "raw"."orders" AS "orders"',
+            "SELECT RATIO_TO_REPORT(CAST(o_totalprice AS FLOAT)) OVER (PARTITION BY o_custkey) "
+            "AS r FROM SALES.ORDERS",
+            'SELECT CAST("orders"."o_totalprice" AS DOUBLE PRECISION) / NULLIF(SUM(CAST('
+            '"orders"."o_totalprice" AS DOUBLE PRECISION)) OVER (PARTITION BY '
+            '"orders"."o_custkey"), 0) AS "r" FROM "raw"."orders" AS "orders"',
         ),
         (
             "redshift",

@@ -7,7 +7,8 @@ emitted bare: truncation is spelled ``(a - MOD(a, b)) / b`` (exact in every engi
 MOD takes the dividend's sign; of BIGINTs, which DuckDB's DOUBLE division would round past
 2^53, sql/rules/exact_division.py's exact quotient) and a fractional quotient casts the
 dividend first. A quotient with a DECIMAL operand is the source's DECIMAL, worked out
-exactly where the source documents its scale and rounding (Teradata), else refused.
+exactly where the source documents its scale and rounding (Teradata; Snowflake, whose
+integer quotients are NUMBERs too), else refused.
 Oracle divides (and averages) NUMBERs, integers included, in decimal floating point of 38
 significant digits: bare, refused; rounded or truncated to n places, exact (DIV-ROUNDED).
 """
@@ -28,7 +29,13 @@ from sql.rules.build import (
     paren,
     type_of,
 )
-from sql.rules.exact_division import MAX_DIGITS, WHOLE, exact_quotient, integer_quotient
+from sql.rules.exact_division import (
+    MAX_DIGITS,
+    WHOLE,
+    Rounding,
+    exact_quotient,
+    integer_quotient,
+)
 from sql.rules.portable_types import SOURCES, Projections, Typer
 from sql.source_dialects import semantics
 
@@ -126,6 +133,37 @@ def decimal_float_refused(node: exp.Expr, ctx: Context, rule_id: str) -> bool:
     return True
 
 
+def operand_type(node: exp.Expr, ctx: Context) -> exp.DType | None:
+    """The type of a quotient's or AVG's operand as the source types it: sqlglot's
+    annotation, save where the dialect's decimal literals are exact NUMBERs
+    (DECIMAL_LITERAL_IS_EXACT: Snowflake's 1.5 is NUMBER(2, 1)), which sqlglot types
+    DOUBLE, and with them what it computes from them (``x * 1.5``): there the source's type
+    (sql/rules/portable_types.py Typer). None (the rules refuse) where it cannot tell an
+    operand typed DOUBLE from such literals exact or not, and where one holds a literal with
+    an exponent (1.5e0), whose type that dialect's pages found here do not give."""
+    kind = type_of(node)
+    if kind not in APPROXIMATE_TYPES or not semantics(ctx.dialect).DECIMAL_LITERAL_IS_EXACT:
+        return kind
+    literals = [literal.name.lower() for literal in _uncast_numbers(node)]
+    if any("e" in literal for literal in literals):
+        return None
+    value = Typer(SOURCES[ctx.dialect], Projections.of(node.root()))(node)
+    if value is not None and value.is_approximate:
+        return kind
+    if value is not None and value.is_exact:
+        return {"INT": exp.DType.INT, "BIGINT": exp.DType.BIGINT}.get(value.kind, exp.DType.DECIMAL)
+    return None if any("." in literal for literal in literals) else kind
+
+
+def _uncast_numbers(node: exp.Expr) -> list[exp.Literal]:
+    """The number literals in ``node`` that no CAST around them types."""
+    if isinstance(node, exp.Literal):
+        return [] if node.is_string else [node]
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        return []
+    return [found for child in node.iter_expressions() for found in _uncast_numbers(child)]
+
+
 def _scale(node: exp.Expr, ctx: Context) -> int | None:
     """The scale the source gives an exact operand (0 for an integer), None if unknown."""
     value = Typer(SOURCES[ctx.dialect], Projections.of(node.root()))(node)
@@ -135,13 +173,28 @@ def _scale(node: exp.Expr, ctx: Context) -> int | None:
 def decimal_division(
     node: exp.Expr, dividend: exp.Expr, divisor: exp.Expr, ctx: Context, rule_id: str
 ) -> exp.Expr | None:
-    """A quotient of exact numbers, one of them a DECIMAL: the source's DECIMAL result,
-    computed exactly (sql/rules/exact_division.py), where the source documents its scale and
-    rounding; else refused, with the way to write it that translates."""
+    """A quotient of exact numbers, one of them a DECIMAL (in Snowflake, integers too): the
+    source's DECIMAL result, computed exactly (sql/rules/exact_division.py), where the source
+    documents its scale and rounding; else refused, with the way to write it that translates.
+
+    Teradata: DECIMAL(38, max(n, j)), halves rounded as RoundHalfwayMagUp says (an
+    assumption, warned). Snowflake ("Arithmetic operators", Scale and precision in arithmetic
+    operations, Division): "Leading digits: L = L1 + S2; Scale: S = max(S1, min(S1 + 6,
+    12))", precision "always limited to 38"; and its last digit is rounded half away from
+    zero, documented by release note BCR-1400 (2023_08 bundle): "DIV0 and DIV0NULL round the
+    output half away from zero. This is consistent with the results from using the division
+    operator (/)" (its example: 5/9 is 0.555556). So a halfway quotient (1/128 = .0078125)
+    is .007813, and needs no guard: no other reading is documented. The result is
+    DECIMAL(38, S) (Snowflake's type has L1 + S2 + S digits, at most 38: the same values,
+    no more than 38 - S whole digits). exact_quotient stops the statement (an overflow) at a
+    dividend of 10^36 or more in units of the quotient's last place plus the divisor's scale
+    (10^30 for integer / integer), where Snowflake may still give a value: stopped, never a
+    value that differs."""
     if decimal_float_refused(node, ctx, rule_id):
         return None
-    if not semantics(ctx.dialect).DECIMAL_QUOTIENT_KEEPS_LARGER_SCALE:
-        undocumented = semantics(ctx.dialect).EXACT_QUOTIENT_UNDOCUMENTED
+    dialect = semantics(ctx.dialect)
+    if not (dialect.DECIMAL_QUOTIENT_KEEPS_LARGER_SCALE or dialect.QUOTIENT_ADDS_SIX_PLACES):
+        undocumented = dialect.EXACT_QUOTIENT_UNDOCUMENTED
         ctx.report(
             "error",
             rule_id,
@@ -161,17 +214,22 @@ def decimal_division(
             "CAST them to the DECIMAL(p, s) intended",
         )
         return None
-    scale = max(scales)
-    setting = ctx.assume("teradata_round_halfway_mag_up")
-    rounding = "half_away" if setting == "TRUE" else "half_even"
-    ctx.report(
-        "warning",
-        rule_id,
-        node,
-        "a halfway quotient rounds "
-        f"{'away from zero' if setting == 'TRUE' else 'to the even digit'}, assuming "
-        f"RoundHalfwayMagUp {setting} (teradata_round_halfway_mag_up)",
-    )
+    rounding: Rounding
+    if dialect.QUOTIENT_ADDS_SIX_PLACES:
+        scale = max(scales[0], min(scales[0] + 6, 12))
+        rounding = "half_away"
+    else:
+        scale = max(scales)
+        setting = ctx.assume("teradata_round_halfway_mag_up")
+        rounding = "half_away" if setting == "TRUE" else "half_even"
+        ctx.report(
+            "warning",
+            rule_id,
+            node,
+            "a halfway quotient rounds "
+            f"{'away from zero' if setting == 'TRUE' else 'to the even digit'}, assuming "
+            f"RoundHalfwayMagUp {setting} (teradata_round_halfway_mag_up)",
+        )
     quotient = exact_quotient(
         paren(clone(dividend)),
         scales[0],
@@ -215,7 +273,7 @@ def truncated_quotient(
 def exact_division(
     node: exp.Expr, dividend: exp.Expr, divisor: exp.Expr, ctx: Context, rule_id: str
 ) -> exp.Expr | None:
-    left, right = type_of(dividend), type_of(divisor)
+    left, right = operand_type(dividend, ctx), operand_type(divisor, ctx)
     if left is None or right is None:
         ctx.report(
             "error",
@@ -237,11 +295,10 @@ def exact_division(
     if semantics(ctx.dialect).TYPED_DIVISION:
         result_type = "BIGINT" if exp.DType.BIGINT in (left, right) else "INTEGER"
         return truncated_quotient(dividend, divisor, result_type, rule_id, node)
-    quotient = exp.Div(this=cast(dividend, "DOUBLE"), expression=paren(clone(divisor)))
-    if semantics(ctx.dialect).INTEGER_DIVISION_IS_DECIMAL:
-        # Snowflake returns NUMBER with scale 6 for integer / integer.
-        return cast(quotient, "DECIMAL(38, 6)")
-    return quotient
+    if semantics(ctx.dialect).QUOTIENT_ADDS_SIX_PLACES:
+        # Snowflake's integers are NUMBER(38, 0): their quotient is a NUMBER of 6 places.
+        return decimal_division(node, dividend, divisor, ctx, rule_id)
+    return exp.Div(this=cast(dividend, "DOUBLE"), expression=paren(clone(divisor)))
 
 
 @rule(
@@ -250,9 +307,11 @@ def exact_division(
     ALL_DIALECTS,
     (exp.Div,),
     "Integer / integer keeps the source dialect's meaning: truncated toward zero in T-SQL, "
-    "Teradata and Redshift; fractional in Snowflake (rounded to 6 decimals), BigQuery and "
-    "Oracle. Refused when the operand types cannot be inferred (a DECIMAL operand: "
-    "DIV-DECIMAL).",
+    "Teradata and Redshift; fractional in BigQuery (a FLOAT64) and Oracle (refused bare: "
+    "DIV-ROUNDED); in Snowflake a NUMBER of 6 places, its last digit rounded half away from "
+    "zero, worked out exactly in whole units with MOD (sql/rules/exact_division.py, as "
+    "DIV-DECIMAL; a dividend of 10^30 or more stops the statement with an overflow). Refused "
+    "when the operand types cannot be inferred (a DECIMAL operand: DIV-DECIMAL).",
     (
         (
             "tsql",
@@ -262,19 +321,19 @@ def exact_division(
         (
             "snowflake",
             "SELECT l_linenumber / 2 AS n FROM PROD_DW.SALES.LINEITEM",
-            'SELECT CAST(CAST("lineitem"."l_linenumber" AS DOUBLE PRECISION) / 2 AS DECIMAL(38, 6)) AS "n" FROM "raw"."lineitem" AS "lineitem"',
+            'SELECT CAST(CAST(CASE WHEN NOT (CAST((CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)) - MOD(CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)), CAST(2 AS DECIMAL(38, 0)))) / CAST(2 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) + CAST(((CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)) - MOD(CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)), CAST(2 AS DECIMAL(38, 0)))) - CAST((CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)) - MOD(CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)), CAST(2 AS DECIMAL(38, 0)))) / CAST(2 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) * CAST(2 AS DECIMAL(38, 0))) / CAST(2 AS DECIMAL(38, 0)) AS DECIMAL(38, 0))) * CAST(2 AS DECIMAL(38, 0)) = (CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)) - MOD(CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)), CAST(2 AS DECIMAL(38, 0)))) THEN RAISE_ERROR(\'DIV-INTEGER: the exact quotient is beyond what this engine divides exactly\') ELSE CAST((CAST((CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)) - MOD(CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)), CAST(2 AS DECIMAL(38, 0)))) / CAST(2 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) + CAST(((CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)) - MOD(CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)), CAST(2 AS DECIMAL(38, 0)))) - CAST((CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)) - MOD(CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)), CAST(2 AS DECIMAL(38, 0)))) / CAST(2 AS DECIMAL(38, 0)) AS DECIMAL(38, 0)) * CAST(2 AS DECIMAL(38, 0))) / CAST(2 AS DECIMAL(38, 0)) AS DECIMAL(38, 0))) + CASE WHEN (2 * ABS(MOD(CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)), CAST(2 AS DECIMAL(38, 0)))) >= ABS(CAST(2 AS DECIMAL(38, 0)))) AND (MOD(CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)), CAST(2 AS DECIMAL(38, 0))) < 0 AND CAST(2 AS DECIMAL(38, 0)) > 0 OR MOD(CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)), CAST(2 AS DECIMAL(38, 0))) > 0 AND CAST(2 AS DECIMAL(38, 0)) < 0) THEN -1 WHEN 2 * ABS(MOD(CAST(CAST("lineitem"."l_linenumber" AS DECIMAL(30, 0)) * 1000000 AS DECIMAL(38, 0)), CAST(2 AS DECIMAL(38, 0)))) >= ABS(CAST(2 AS DECIMAL(38, 0))) THEN 1 ELSE 0 END AS DECIMAL(38, 0)) END AS DECIMAL(31, 0)) * 0.000001 AS DECIMAL(38, 6)) AS "n" FROM "raw"."lineitem" AS "lineitem"',
         ),
     ),
     phase="final",
 )
 def integer_division(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if _has_decimal_operand(node):
+    if _has_decimal_operand(node, ctx):
         return None  # DIV-DECIMAL's
     return exact_division(node, node.this, node.expression, ctx, "DIV-INTEGER")
 
 
-def _has_decimal_operand(node: exp.Expr) -> bool:
-    types = {type_of(node.this), type_of(node.expression)}
+def _has_decimal_operand(node: exp.Expr, ctx: Context) -> bool:
+    types = {operand_type(node.this, ctx), operand_type(node.expression, ctx)}
     return not types & APPROXIMATE_TYPES and bool(types & DECIMAL_TYPES) and types <= NUMERIC_TYPES
 
 
@@ -288,9 +347,13 @@ def _has_decimal_operand(node: exp.Expr) -> bool:
     "its own): Teradata's DECIMAL(m, n) / DECIMAL(k, j) is DECIMAL(38, max(n, j)), its last "
     "digit rounded as RoundHalfwayMagUp says (halves to the even digit by default), worked out "
     "in whole units with MOD (sql/rules/exact_division.py), where a quotient the engine could "
-    "not divide exactly stops the statement. The other dialects document a result type but "
-    "not how its last digit is rounded (Oracle: a decimal floating point of 38 digits): "
-    "refused; CAST an operand to DOUBLE PRECISION to divide in binary floating point.",
+    "not divide exactly stops the statement. Snowflake's NUMBER(p1, s1) / NUMBER(p2, s2) "
+    "(integers and decimal literals such as 1.5 included) is a NUMBER of scale max(s1, "
+    "min(s1 + 6, 12)), its last digit rounded half away from zero, worked out the same way "
+    "(an operand of unknown scale, or scales that leave Spark's 38 digits no room, refused). "
+    "The other dialects document a result type but not how its last digit is rounded "
+    "(Oracle: a decimal floating point of 38 digits): refused; CAST an operand to DOUBLE "
+    "PRECISION to divide in binary floating point.",
     (
         (
             "teradata",
@@ -301,7 +364,7 @@ def _has_decimal_operand(node: exp.Expr) -> bool:
     phase="final",
 )
 def decimal_quotient(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    if not _has_decimal_operand(node):
+    if not _has_decimal_operand(node, ctx):
         return None
     return decimal_division(node, node.this, node.expression, ctx, "DIV-DECIMAL")
 

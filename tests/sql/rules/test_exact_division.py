@@ -167,7 +167,6 @@ REFUSED = [
     ("bigquery", "sales.orders", "o_totalprice / 2", "DIV-DECIMAL"),
     ("bigquery", "sales.orders", "SAFE_DIVIDE(o_totalprice, 2)", "FN-SAFE-DIVIDE"),
     ("bigquery", "sales.orders", "AVG(o_totalprice)", "AVG-DECIMAL"),
-    ("snowflake", "SALES.ORDERS", "o_totalprice / o_shippriority", "DIV-DECIMAL"),
     ("snowflake", "SALES.ORDERS", "AVG(o_totalprice)", "AVG-DECIMAL"),
     ("oracle", "SALES.ORDERS", "o_totalprice / 7", "DIV-DECIMAL"),
     ("oracle", "SALES.ORDERS", "AVG(o_totalprice)", "AVG-DECIMAL"),
@@ -437,3 +436,141 @@ def test_rounding_oracles_38_digit_quotient_gives_the_exact_quotients_rounding()
     assert _exactly_rounded(a, 2 * b, False) == 49
     assert _oracle_then_rounded(a, 2 * b, 38, False) == 50
     assert _oracle_then_rounded(a, 2 * b, 40, False) == 49
+
+
+# Snowflake: a quotient of NUMBERs (integers and literals like 1.5 included) has scale
+# max(s1, min(s1 + 6, 12)), its last digit rounded half away from zero ("Arithmetic
+# operators"; BCR-1400: "consistent with the results from using the division operator").
+SNOWFLAKE_DDL = (
+    "CREATE TABLE sales.amounts (k INTEGER, n INTEGER, b INTEGER, d NUMBER(8,2), e NUMBER(5,3));"
+)
+BIG = 2**53 + 1  # no DOUBLE holds it
+SNOWFLAKE_AMOUNTS = [
+    (1, 1, 128, "0.25", "3.000"),  # 1/128 = .0078125, .25/128 = .001953125: halfway
+    (2, -1, 128, "-0.35", "-0.700"),  # -.0078125, -.002734375: halfway, away from zero
+    (3, BIG, 7, "-1.00", "0.003"),
+    (4, -BIG - 2, -3, "1.25", "4.000"),
+    (5, 2, 3, "999999.99", "0.001"),
+]
+
+
+@pytest.fixture(scope="module")
+def snowflake_catalog(tmp_path_factory):
+    return imported_catalog(tmp_path_factory.mktemp("snowflake"), "snowflake", SNOWFLAKE_DDL)
+
+
+def _snowflake_amounts(rows) -> str:
+    values = ", ".join(
+        f"({k}, CAST({n} AS DECIMAL(38, 0)), CAST({b} AS DECIMAL(38, 0)), "
+        f"CAST({d} AS DECIMAL(8, 2)), "
+        f"CAST({e} AS DECIMAL(5, 3)))"
+        for k, n, b, d, e in rows
+    )
+    return f"SELECT * FROM (VALUES {values}) AS t(k, n, b, d, e)"
+
+
+def _snowflake(sql: str, catalog) -> Translation:
+    [table] = translate_script(sql, "snowflake", file="q.sql", catalog=catalog).tables
+    return table
+
+
+def test_snowflake_divides_numbers_exactly_to_its_documented_scale(snowflake_catalog, spark_engine):
+    table = _snowflake(
+        "SELECT k, n / b AS i, d / b AS m, d / e AS r, d / 1.5 AS l, n / 1.5 AS j "
+        "FROM sales.amounts",
+        snowflake_catalog,
+    )
+    # Snowflake's INTEGER is NUMBER(38, 0) (the catalog's DECIMAL(38, 0)): DIV-DECIMAL's
+    assert "DIV-DECIMAL" in table.rules_applied
+    assert "DOUBLE" not in table.ansi_sql
+    assert not [d for d in table.diagnostics if d.rule == "PORTABLE-TYPE"]
+    on_duckdb, on_spark = rows_on_engines(
+        spark_engine.session(),
+        table.ansi_sql,
+        amounts=_snowflake_amounts(SNOWFLAKE_AMOUNTS),
+    )
+    expected = [
+        (
+            k,
+            _expected(str(n), str(b), 6, "half_away"),
+            _expected(d, str(b), 8, "half_away"),
+            _expected(d, e, 8, "half_away"),
+            _expected(d, "1.5", 8, "half_away"),
+            _expected(str(n), "1.5", 6, "half_away"),
+        )
+        for k, n, b, d, e in SNOWFLAKE_AMOUNTS
+    ]
+    assert on_duckdb == on_spark == expected
+    assert [row[1] for row in expected[:2]] == [Decimal("0.007813"), Decimal("-0.007813")]
+    assert [row[2] for row in expected[:2]] == [Decimal("0.00195313"), Decimal("-0.00273438")]
+    assert [v.as_tuple().exponent for v in on_spark[0][1:]] == [-6, -8, -8, -8, -6]
+
+
+def test_a_snowflake_division_by_zero_stops_on_both_engines(snowflake_catalog, spark_engine):
+    # Snowflake raises "Division by zero" (DIV0 is the function that gives 0 instead)
+    table = _snowflake("SELECT n / b AS i, d / e AS r FROM sales.amounts", snowflake_catalog)
+    for zero in ([(1, 1, 0, "1.00", "1.000")], [(1, 1, 1, "1.00", "0.000")]):
+        rows = _snowflake_amounts(zero)
+        # DuckDB: "Division by zero"; Spark: REMAINDER_BY_ZERO (SQLSTATE 22012)
+        with pytest.raises(Exception, match=r"(?i)by zero"):
+            rows_on_engines(spark_engine.session(), table.ansi_sql, amounts=rows)
+        sql = table.ansi_sql.replace('"raw"."amounts" AS "amounts"', f"({rows}) AS amounts")
+        with pytest.raises(Exception, match=r"(?i)by zero"):
+            spark_engine.session().sql(render(sql, "spark")).collect()
+
+
+def test_snowflake_div0_is_zero_where_the_quotient_would_stop(snowflake_catalog, spark_engine):
+    # BCR-1400: "DIV0 and DIV0NULL round the output half away from zero. This is consistent
+    # with the results from using the division operator (/)": DIV0(5, 9) is 0.555556.
+    table = _snowflake(
+        "SELECT k, DIV0(n, b) AS z, DIV0NULL(d, e) AS y FROM sales.amounts", snowflake_catalog
+    )
+    rows = _snowflake_amounts([(1, 5, 0, "1.00", "0.000"), (2, 5, 9, "1.00", "NULL")])
+    on_duckdb, on_spark = rows_on_engines(spark_engine.session(), table.ansi_sql, amounts=rows)
+    assert on_duckdb == on_spark == [(1, 0, 0), (2, Decimal("0.555556"), 0)]
+    assert [v.as_tuple().exponent for v in on_spark[1][1:]] == [-6, -8]
+
+
+SNOWFLAKE_REFUSED = [
+    # AVG of a NUMBER, integers included: its scale is not documented
+    ("AVG(o_shippriority)", "AVG-DECIMAL", 8, "SUM(x) / COUNT(x)"),
+    ("AVG(o_totalprice * 1.5) OVER ()", "AVG-DECIMAL", 8, "SUM(x) / COUNT(x)"),
+    # a literal with an exponent: NUMBER or FLOAT, the pages found do not say
+    ("AVG(o_shippriority * 1.5e0)", "AVG-DECIMAL", 8, "CAST"),
+    # 12 places of operands of scale 12: beyond Spark's 38 digits (located at the dividend)
+    (
+        "CAST(o_totalprice AS NUMBER(30, 12)) / CAST(o_shippriority AS NUMBER(30, 12))",
+        "DIV-DECIMAL",
+        13,
+        "fewer digits",
+    ),
+]
+
+
+@pytest.mark.parametrize(("value", "rule_id", "col", "advice"), SNOWFLAKE_REFUSED)
+def test_snowflake_averages_and_unworkable_quotients_are_refused_where_written(
+    value, rule_id, col, advice
+):
+    with pytest.raises(TranslationError) as raised:
+        translate(f"SELECT {value} AS v FROM SALES.ORDERS", "snowflake")
+    [error] = [d for d in raised.value.diagnostics if d.severity == "error"]
+    assert (error.rule, error.line, error.col) == (rule_id, 1, col)
+    assert advice in error.message
+
+
+def test_a_snowflake_float_operand_divides_in_floating_point():
+    ansi = translate(
+        "SELECT o_shippriority / CAST(1.5e0 AS FLOAT) AS f, o_totalprice / CAST(2 AS FLOAT) AS g, "
+        "AVG(CAST(o_shippriority AS FLOAT)) AS a FROM SALES.ORDERS",
+        "snowflake",
+    )
+    assert "MOD" not in ansi.ansi_sql
+
+
+def test_a_snowflake_literal_with_an_exponent_is_refused_in_a_quotient():
+    # its type (NUMBER or FLOAT) is not on the pages found: the quotient's value depends on it
+    with pytest.raises(TranslationError) as raised:
+        translate("SELECT o_shippriority / 1.5e0 AS v FROM SALES.ORDERS", "snowflake")
+    [error] = [d for d in raised.value.diagnostics if d.severity == "error"]
+    assert (error.rule, error.line, error.col) == ("DIV-INTEGER", 1, 8)
+    assert "CAST" in error.message
