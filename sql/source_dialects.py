@@ -143,6 +143,9 @@ class Semantics:
     # A number literal with a decimal point and no exponent (1.5) is an exact NUMBER(2, 1)
     # (sqlglot types it DOUBLE): read by the quotient and AVG rules (sql/rules/division.py)
     DECIMAL_LITERAL_IS_EXACT = False
+    # ...and a number literal with an exponent (1.5E0) is a FLOAT, documented (T-SQL,
+    # Teradata); where not set, a quotient or AVG reading one is refused
+    EXPONENT_LITERAL_IS_FLOAT = False
     # AVG of an integer is a fixed-point number whose scale is not documented: refused as
     # AVG of a DECIMAL is (sql/rules/aggregates.py AVG-DECIMAL)
     AVERAGE_OF_INT_IS_NUMBER = False
@@ -303,6 +306,11 @@ def _redshift_add_months(args: list[exp.Expr]) -> exp.Expr:
 
 
 class PlumblineRedshift(Redshift, Semantics):
+    # "Numeric literals": 3.14159 is a "floating-point literal (also referred to as decimal,
+    # numeric, or real literals)": exact or not is not settled by the page, and an exact
+    # operand makes the quotient a DECIMAL one (refused below): read as exact, so that a
+    # quotient reading one is refused rather than divided in DOUBLE.
+    DECIMAL_LITERAL_IS_EXACT = True
     # "Computations with numeric values": DECIMAL / DECIMAL has scale max(4, s1 + p2 - s2 +
     # 1); "AVG function": "The default precision for an AVG function result with a NUMERIC or
     # DECIMAL argument is 38. The scale of the result is the same as the scale of the
@@ -554,6 +562,10 @@ LOCKING_META = "teradata_locking"
 
 
 class PlumblineTeradata(Teradata, Semantics):
+    # "Decimal literals": digits with a decimal point are DECIMAL(n, m); "Floating point
+    # literals" have an exponent (E) and are FLOAT
+    DECIMAL_LITERAL_IS_EXACT = True
+    EXPONENT_LITERAL_IS_FLOAT = True
     # AVG: "Result Type and Attributes: Data Type REAL" (SQL Functions, Operators,
     # Expressions, and Predicates, AVG; REAL is Teradata's 64-bit FLOAT); window AVG "where x
     # is a numeric, DATE, or INTERVAL type: FLOAT" ("Result Type and Format").
@@ -1029,6 +1041,11 @@ def _parse_tsql_session_setting(parser: TSQL.Parser) -> SessionSetting | None:
 
 
 class PlumblineTSQL(TSQL, Semantics):
+    # "Constants": "decimal constants are represented by a string of numbers that are not
+    # enclosed in quotation marks and contain a decimal point" (1894.1204, 2.0); "float and
+    # real constants are represented by using scientific notation" (101.5E5)
+    DECIMAL_LITERAL_IS_EXACT = True
+    EXPONENT_LITERAL_IS_FLOAT = True
     # "Precision, scale, and length": e1 / e2 is decimal(p1 - s1 + s2 + max(6, s1 + p2 + 1),
     # max(6, s1 + p2 + 1)), over 38 digits cut keeping the integral part and at least 6
     # places; "AVG": decimal category (p, s) returns decimal(38, max(s, 6)). Neither says
@@ -1186,6 +1203,10 @@ class PlumblineTSQL(TSQL, Semantics):
 
 
 class PlumblineOracle(Oracle, Semantics):
+    # "Numeric Literals": a number written without the f or d suffix (25, +6.34, 0.5,
+    # 25e-03) is a NUMBER; one with an exponent is refused where a quotient or AVG reads it
+    # (typed DOUBLE by the type system here)
+    DECIMAL_LITERAL_IS_EXACT = True
     # "Numeric Data Types": NUMBER holds up to 38 significant digits wherever the point is (a
     # decimal floating point): a quotient or an average has as many as it needs, which no
     # DECIMAL(p, s) holds.

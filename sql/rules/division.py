@@ -136,16 +136,20 @@ def decimal_float_refused(node: exp.Expr, ctx: Context, rule_id: str) -> bool:
 def operand_type(node: exp.Expr, ctx: Context) -> exp.DType | None:
     """The type of a quotient's or AVG's operand as the source types it: sqlglot's
     annotation, save where the dialect's decimal literals are exact NUMBERs
-    (DECIMAL_LITERAL_IS_EXACT: Snowflake's 1.5 is NUMBER(2, 1)), which sqlglot types
+    (DECIMAL_LITERAL_IS_EXACT: Snowflake's and T-SQL's 1.5 is NUMBER(2, 1)), which sqlglot types
     DOUBLE, and with them what it computes from them (``x * 1.5``): there the source's type
     (sql/rules/portable_types.py Typer). None (the rules refuse) where it cannot tell an
     operand typed DOUBLE from such literals exact or not, and where one holds a literal with
-    an exponent (1.5e0), whose type that dialect's pages found here do not give."""
+    an exponent (1.5e0), whose type that dialect's pages found here do not give (T-SQL's and
+    Teradata's are FLOATs: EXPONENT_LITERAL_IS_FLOAT)."""
     kind = type_of(node)
     if kind not in APPROXIMATE_TYPES or not semantics(ctx.dialect).DECIMAL_LITERAL_IS_EXACT:
         return kind
     literals = [literal.name.lower() for literal in _uncast_numbers(node)]
-    if any("e" in literal for literal in literals):
+    if (
+        any("e" in literal for literal in literals)
+        and not semantics(ctx.dialect).EXPONENT_LITERAL_IS_FLOAT
+    ):
         return None
     value = Typer(SOURCES[ctx.dialect], Projections.of(node.root()))(node)
     if value is not None and value.is_approximate:
@@ -482,7 +486,7 @@ def rounds_a_quotient(node: exp.Round, ctx: Context) -> bool:
         operands = (_averaged(argument),)
     else:
         return False
-    return all(type_of(operand) in EXACT_TYPES for operand in operands)
+    return all(operand_type(operand, ctx) in EXACT_TYPES for operand in operands)
 
 
 @rule(

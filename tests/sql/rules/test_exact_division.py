@@ -170,6 +170,12 @@ REFUSED = [
     ("snowflake", "SALES.ORDERS", "AVG(o_totalprice)", "AVG-DECIMAL"),
     ("oracle", "SALES.ORDERS", "o_totalprice / 7", "DIV-DECIMAL"),
     ("oracle", "SALES.ORDERS", "AVG(o_totalprice)", "AVG-DECIMAL"),
+    # A number with a decimal point is an exact literal in T-SQL ("Constants": decimal
+    # constants), Redshift (read so) and Oracle (NUMBER): not a DOUBLE division.
+    ("tsql", "dbo.Orders", "o_custkey / 1.5", "DIV-DECIMAL"),
+    ("tsql", "dbo.Orders", "AVG(o_custkey * 0.5)", "AVG-DECIMAL"),
+    ("redshift", "sales.orders", "o_custkey / 1.5", "DIV-DECIMAL"),
+    ("oracle", "SALES.ORDERS", "o_custkey / 1.5", "DIV-DECIMAL"),
 ]
 
 
@@ -186,6 +192,34 @@ def test_an_undocumented_rounding_is_refused_where_it_is_written(dialect, table,
 def test_a_floating_point_operand_divides_as_before():
     ansi = translate("SELECT AVG(CAST(o_totalprice AS FLOAT)) / 2 AS v FROM dbo.Orders", "tsql")
     assert "MOD" not in ansi.ansi_sql
+    # T-SQL's and Teradata's constants in scientific notation are floats ("Constants").
+    for dialect, table in (("tsql", "dbo.Orders"), ("teradata", "SALES_DB.ORDERS")):
+        ansi = translate(f"SELECT o_custkey / 1.5E0 AS v FROM {table}", dialect)
+        assert "MOD" not in ansi.ansi_sql, dialect
+
+
+def test_a_decimal_literal_divides_exactly_where_the_source_documents_it(
+    teradata_catalog, oracle_catalog, spark_engine
+):
+    # Teradata's 1.5 is a DECIMAL(2,1) ("Decimal literals"): k / 1.5 is DECIMAL(38, 1),
+    # halves to the even digit; Oracle's ROUND(k / 1.5, 2) the exact quotient's rounding.
+    table = _teradata("SELECT k, k / 1.5 AS q FROM sales.amounts", teradata_catalog)
+    assert "DIV-DECIMAL" in table.rules_applied
+    on_duckdb, on_spark = rows_on_engines(
+        spark_engine.session(), table.ansi_sql, amounts=_amounts()
+    )
+    assert (
+        on_duckdb
+        == on_spark
+        == [(k, _expected(str(k), "1.5", 1, "half_even")) for k, _, _ in AMOUNTS]
+    )
+    rows = _oracle(
+        "SELECT k, ROUND(k / 1.5, 2) AS q FROM sales.amounts", oracle_catalog, spark_engine
+    )
+    with localcontext() as context:
+        context.prec = 80
+        assert rows == [(k, _round(Decimal(k) / Decimal("1.5"), 2)) for k, _, _ in AMOUNTS]
+    assert [q for _, q in rows] == [Decimal(v) for v in ("0.67", "1.33", "2.00", "2.67")]
 
 
 # AVG-INTEGER and DIV-INTEGER: integer quotients, truncated toward zero, exact beyond 2^53.
