@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import signal
 import sys
 import threading
@@ -279,10 +280,18 @@ def stop_leftover_log_mirrors(timeout: float = 5.0) -> list[int]:
     return [child.pid for child in leftovers]
 
 
+# How Dagster's error info begins the message of a dg.Failure an asset raised: the class's
+# path, which says nothing to the user ("dagster._core.definitions.events.Failure: ...").
+_FAILURE_CLASS = re.compile(r"^[A-Za-z_][\w.]*\.Failure: ")
+
+
 def _innermost_message(error: object) -> str:
+    """The first line of the innermost error's message; of an asset's dg.Failure, its
+    description alone (the asset's own words, naming the file or source)."""
     while getattr(error, "cause", None) is not None:
         error = error.cause  # type: ignore[attr-defined]
-    return str(getattr(error, "message", error)).strip().splitlines()[0]
+    message = str(getattr(error, "message", error)).strip().splitlines()[0]
+    return _FAILURE_CLASS.sub("", message)
 
 
 class _Tracker:

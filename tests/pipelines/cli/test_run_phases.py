@@ -156,3 +156,28 @@ def test_an_asset_without_a_probe_has_none(name):
     defs, _ = _graph(UNCHANGED)
     node = defs.resolve_asset_graph().get(dg.AssetKey.from_user_string(name))
     assert rerun_probe(node.assets_def) is None
+
+
+def test_a_failed_asset_is_shown_in_its_own_words():
+    """A dg.Failure's description, not Dagster's path of the class before it; the innermost
+    cause's first line."""
+    from dagster._utils.error import SerializableErrorInfo
+
+    from pipelines.cli.run import _innermost_message
+
+    failure = SerializableErrorInfo(
+        "dagster._core.definitions.events.Failure: source raw.customers (postgresql table "
+        "utility.customers via $URL): the table no longer exists\n",
+        [],
+        "Failure",
+    )
+    assert _innermost_message(failure) == (
+        "source raw.customers (postgresql table utility.customers via $URL): the table no "
+        "longer exists"
+    )
+    wrapped = SerializableErrorInfo("step failed: see cause\n", [], "Exception", cause=failure)
+    assert _innermost_message(wrapped).startswith("source raw.customers")
+    other = SerializableErrorInfo(
+        "ValueError: a Failure: of another kind\nmore\n", [], "ValueError"
+    )
+    assert _innermost_message(other) == "ValueError: a Failure: of another kind"
