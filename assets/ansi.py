@@ -14,9 +14,9 @@ import dagster as dg
 
 from assets.legacy import legacy_key
 from assets.metadata import code_references, lineage_metadata
-from assets.probes import Facts, Rerun, attach_probe, provenance
 from pipelines.instance import DATA_VERSION_TAG
 from pipelines.lake.catalog import published_columns
+from pipelines.probes import INITIAL_DATA_VERSION, Facts, Rerun, attach_probe, provenance
 from pipelines.resources import AnsiStoreResource, LakeResource
 from pipelines.settings import shown_path
 from pipelines.step_usage import StepUsage
@@ -195,7 +195,7 @@ def ansi_asset(
                 data_version=dg.DataVersion(table.data_version),
             )
 
-    # What `plumbline run` asks before it starts a run (assets/probes.py).
+    # What `plumbline run` asks before it starts a run (pipelines/probes.py).
     deps = tuple(dict.fromkeys(dep.asset_key for spec in specs for dep in spec.deps))
     return attach_probe(_ansi, TranslationProbe(legacy, variables, project, deps))
 
@@ -225,7 +225,7 @@ class TranslationProbe:
     translations of the file as it is now, against the catalog as it is now), askable
     before a run: ``plumbline run`` starts no step for a file whose translations are kept
     and are what Dagster last recorded of its assets, made from the inputs' data versions
-    recorded now (assets/probes.py)."""
+    recorded now (pipelines/probes.py)."""
 
     legacy: SourceDependencies
     variables: Mapping[str, TemplateValue] | None
@@ -233,8 +233,6 @@ class TranslationProbe:
     deps: tuple[dg.AssetKey, ...]
 
     def ask(self, facts: Facts, resources: Mapping[str, object]) -> Rerun:
-        from dagster._core.definitions.data_version import DEFAULT_DATA_VERSION
-
         ansi_store, lake = resources["ansi_store"], resources["lake"]
         assert isinstance(ansi_store, AnsiStoreResource) and isinstance(lake, LakeResource)
         try:
@@ -256,7 +254,7 @@ class TranslationProbe:
         current = {
             dep: latest[dep].asset_event.tags.get(DATA_VERSION_TAG)
             if dep in latest
-            else DEFAULT_DATA_VERSION.value
+            else INITIAL_DATA_VERSION.value
             for dep in self.deps
         }
         for key, table in zip(keys, stored, strict=True):

@@ -8,12 +8,12 @@ from pathlib import Path
 import dagster as dg
 
 from assets.metadata import code_references, lineage_metadata, records_table, rounded
-from assets.probes import Facts, Rerun, attach_probe, provenance
 from pipelines.contracts import Contract, load_contract
 from pipelines.contracts.describe import describe_columns
 from pipelines.instance import DATA_VERSION_TAG
 from pipelines.lake.catalog import published_columns
 from pipelines.lake.store import Lake, LakeError, TableVersion
+from pipelines.probes import Facts, Rerun, attach_probe, provenance
 from pipelines.resources import (
     AnsiStoreResource,
     ContractsResource,
@@ -432,7 +432,7 @@ def _catalog(
 @dataclass(frozen=True)
 class TableProbe:
     """The question a warehouse table's step asks first, askable before a run: ``plumbline
-    run`` starts no step for a table its step would skip (assets/probes.py)."""
+    run`` starts no step for a table its step would skip (pipelines/probes.py)."""
 
     table: WarehouseTable
     code: str
@@ -620,7 +620,7 @@ def warehouse_asset(
             + _unguarded(table, contract is not None, table.reconciled),
         )
 
-    # What `plumbline run` asks before it starts a run (assets/probes.py).
+    # What `plumbline run` asks before it starts a run (pipelines/probes.py).
     return attach_probe(_table, TableProbe(table, code, tuple(deps), project, contract))
 
 

@@ -30,7 +30,6 @@ from typing import TextIO
 
 import dagster as dg
 
-from assets.probes import Facts, Probe, Rerun, rerun_probe
 from pipelines.cli.location import DEMO_MODULE, CodeLocation
 from pipelines.definitions import MATERIALIZE_ALL_JOB
 from pipelines.event_log_files import held_event_log
@@ -39,6 +38,7 @@ from pipelines.lake.duckdb_limits import remove_stale_spill
 from pipelines.lake.store import Lake
 from pipelines.lake.tpch import format_scale
 from pipelines.pipes.messages import is_epoch_message
+from pipelines.probes import Facts, Probe, Rerun, rerun_probe
 from pipelines.settings import Settings
 from pipelines.step_usage import PEAK_RSS_KEY
 from sql.paths import REPOSITORY_ROOT

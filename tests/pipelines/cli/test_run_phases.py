@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 import dagster as dg
 import pytest
 
-from assets.probes import Rerun, attach_probe, rerun_probe
 from pipelines.cli.run import (
     SKIPPED,
     _Tracker,
@@ -19,6 +18,7 @@ from pipelines.cli.run import (
     rerun_probes,
     skippable,
 )
+from pipelines.probes import Rerun, attach_probe, rerun_probe
 
 
 @dataclass(eq=False)

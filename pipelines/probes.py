@@ -84,8 +84,10 @@ class Facts:
 
 
 def provenance(event: dg.EventLogRecord) -> dg.DataProvenance | None:
-    """The code version and input data versions a materialization recorded (what
+    """The code version and input data versions a materialization recorded in its tags (what
     ``context.get_asset_provenance`` reads of an asset's latest one)."""
-    from dagster._core.definitions.data_version import extract_data_provenance_from_entry
+    return dg.DataProvenance.from_tags(event.asset_event.tags or {})
 
-    return extract_data_provenance_from_entry(event.event_log_entry)
+
+# The data version Dagster gives an input never observed nor materialized.
+INITIAL_DATA_VERSION = dg.DataVersion("INITIAL")
