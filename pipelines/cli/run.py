@@ -5,7 +5,9 @@ The run goes through ``dg.execute_job`` against the persistent instance in
 launched from the UI. Progress is read back from the instance's event log while the run
 executes in a worker thread: step starts, materializations (marked ``reused``,
 ``unchanged`` or ``skipped: unchanged inputs`` when no new data came of them), check results,
-and each training epoch.
+and each training epoch. A translation or table whose step would only find it unchanged gets
+no step at all (pipelines.probes): what they read runs first, their probes are asked, and a
+second run of the same invocation builds the rest (:func:`run_assets`).
 
 What third-party libraries print (MLflow, Alembic, Great Expectations, torchrun's banners,
 Python warnings) goes to the run's log file under ``$PLUMBLINE_HOME/logs``, not the console.
