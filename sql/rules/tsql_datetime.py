@@ -501,6 +501,19 @@ def text_neighbours(literal: exp.Literal) -> list[exp.Expr] | None:
     return [b for b in branches if b is not None and b is not literal]
 
 
+def typed_neighbours(node: exp.Expr, ctx: Context) -> list[exp.Expr] | None:
+    """The typed values a T-SQL text literal ``node`` stands beside, whose type T-SQL
+    converts it to (text_neighbours, NULLs and other text left out); None where ``node`` is
+    no text or stands beside nothing."""
+    assert isinstance(node, exp.Literal)
+    if not node.is_string or not semantics(ctx.dialect).DATETIME_TICKS:
+        return None
+    neighbours = text_neighbours(node)
+    if not neighbours:
+        return None
+    return [v for v in neighbours if not isinstance(v, exp.Null) and not is_text_literal(v)]
+
+
 @rule(
     "TSQL-DATETIME-TEXT",
     "rewrite",
@@ -524,13 +537,9 @@ def text_neighbours(literal: exp.Literal) -> list[exp.Expr] | None:
     ),
 )
 def tsql_datetime_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    assert isinstance(node, exp.Literal)
-    if not node.is_string or not semantics(ctx.dialect).DATETIME_TICKS:
+    typed_values = typed_neighbours(node, ctx)
+    if typed_values is None:
         return None
-    neighbours = text_neighbours(node)
-    if not neighbours:
-        return None
-    typed_values = [v for v in neighbours if not isinstance(v, exp.Null) and not is_text_literal(v)]
     # Beside datetime and smalldatetime values, text takes the higher type: datetime.
     if (
         not typed_values

@@ -40,10 +40,9 @@ from sql.rules.conditionals import ISNULL
 from sql.rules.portable_types import branches
 from sql.rules.tsql_datetime import (
     exact_datetime,
-    is_text_literal,
     read_text,
-    text_neighbours,
     timestamp_literal,
+    typed_neighbours,
 )
 from sql.source_dialects import semantics
 
@@ -242,13 +241,9 @@ def _utc(text: str, ctx: Context) -> dt.datetime | str:
     ),
 )
 def tsql_datetimeoffset_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    assert isinstance(node, exp.Literal)
-    if not node.is_string or not semantics(ctx.dialect).DATETIME_TICKS:
+    typed_values = typed_neighbours(node, ctx)
+    if typed_values is None:
         return None
-    neighbours = text_neighbours(node)
-    if not neighbours:
-        return None
-    typed_values = [v for v in neighbours if not isinstance(v, exp.Null) and not is_text_literal(v)]
     if not any(_datetimeoffset(v) for v in typed_values):
         return None
     if any(exact_datetime(v) for v in typed_values):

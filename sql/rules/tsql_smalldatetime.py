@@ -60,9 +60,9 @@ from sql.rules.tsql_datetime import (
     literal_moment,
     read_text,
     smalldatetime_value,
-    text_neighbours,
     timestamp_digits,
     timestamp_literal,
+    typed_neighbours,
 )
 from sql.source_dialects import semantics
 
@@ -267,13 +267,9 @@ def tsql_smalldatetime(node: exp.Expr, ctx: Context) -> exp.Expr | None:
     ),
 )
 def tsql_smalldatetime_text(node: exp.Expr, ctx: Context) -> exp.Expr | None:
-    assert isinstance(node, exp.Literal)
-    if not node.is_string or not semantics(ctx.dialect).DATETIME_TICKS:
+    typed_values = typed_neighbours(node, ctx)
+    if typed_values is None:
         return None
-    neighbours = text_neighbours(node)
-    if not neighbours:
-        return None
-    typed_values = [v for v in neighbours if not isinstance(v, exp.Null) and not is_text_literal(v)]
     if not typed_values or not all(smalldatetime_value(v) for v in typed_values):
         return None
     # Refused, the text stands as the conversion it is, so that no other rule reads it again.
